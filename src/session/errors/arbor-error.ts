@@ -1,0 +1,47 @@
+import type { ArborErrorCode } from "./codes.js";
+
+/** Marker on every error Arbor creates; survives two copies of Arbor in one app. */
+export const ARBOR_ERROR_MARKER: unique symbol = Symbol.for("arbor.error") as never;
+
+export interface ArborErrorOptions {
+  cause?: unknown;
+}
+
+/** The shape every Arbor error has, whatever built-in class it extends. */
+export interface ArborErrorLike extends Error {
+  readonly code: ArborErrorCode;
+  readonly [ARBOR_ERROR_MARKER]: true;
+}
+
+/** An Arbor `Error`. Its `message` is exactly the text SPEC gives, without prefix. */
+export class ArborError extends Error implements ArborErrorLike {
+  readonly code: ArborErrorCode;
+  readonly [ARBOR_ERROR_MARKER] = true as const;
+
+  constructor(code: ArborErrorCode, message: string, options?: ArborErrorOptions) {
+    super(message, options);
+    this.name = "ArborError";
+    this.code = code;
+  }
+}
+
+/** An Arbor `TypeError`: invalid input, such as a malformed message. */
+export class ArborTypeError extends TypeError implements ArborErrorLike {
+  readonly code: ArborErrorCode;
+  readonly [ARBOR_ERROR_MARKER] = true as const;
+
+  constructor(code: ArborErrorCode, message: string, options?: ArborErrorOptions) {
+    super(message, options);
+    this.name = "ArborTypeError";
+    this.code = code;
+  }
+}
+
+/** True for any error created by any copy of Arbor. */
+export function isArborError(error: unknown): error is ArborErrorLike {
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    (error as Record<symbol, unknown>)[ARBOR_ERROR_MARKER] === true
+  );
+}

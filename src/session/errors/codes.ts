@@ -1,0 +1,44 @@
+/**
+ * The closed set of error codes Arbor attaches to every error it creates.
+ * Documented in docs/errors.md; match on `code`, never on `instanceof`.
+ */
+export const ARBOR_ERROR_CODES = [
+  /** A message without a string `id`, string `role` or `parts` array, or not JSON-representable. */
+  "INVALID_MESSAGE",
+  /** `Session.create()` / `SessionManager.create()` got something that is not a store. */
+  "INVALID_TARGET",
+  /** An argument of the wrong type or range (non-finite usage numbers, empty summary, …). */
+  "INVALID_ARGUMENT",
+  /** A builder method was called after the session initialized. */
+  "SESSION_ALREADY_INITIALIZED",
+  /** A context block label is taken or reserved. */
+  "BLOCK_EXISTS",
+  /** A context block label is unknown. */
+  "BLOCK_NOT_FOUND",
+  /** A write went to a read-only block. */
+  "BLOCK_READONLY",
+  /** A plain write went to a keyed (skill or search) block. */
+  "BLOCK_KEYED",
+  /** A write would exceed the block's `maxTokens`. */
+  "BLOCK_TOO_LARGE",
+  /** A block version that does not exist. */
+  "BLOCK_VERSION_NOT_FOUND",
+  /** `compact()` without `onCompaction()`. */
+  "COMPACTION_NOT_CONFIGURED",
+  /** The provider lacks an optional capability the call needs (search, removing compactions, …). */
+  "NOT_SUPPORTED",
+  /** A session id without a registry row, or hidden from this owner. */
+  "SESSION_NOT_FOUND",
+  /** The session belongs to another owner. */
+  "SESSION_FORBIDDEN",
+  /** A session id that already exists. */
+  "SESSION_EXISTS",
+  /** A message id that is not in the session. */
+  "MESSAGE_NOT_FOUND",
+  /** A snapshot of an unknown format or version, or with a bad signature. */
+  "INVALID_SNAPSHOT",
+  /** The storage schema is newer than this version of Arbor understands. */
+  "SCHEMA_VERSION",
+] as const;
+
+export type ArborErrorCode = (typeof ARBOR_ERROR_CODES)[number];

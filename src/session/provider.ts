@@ -1,0 +1,88 @@
+/**
+ * The storage contract (SPEC §12.4). Every backend (in-memory, any Durable-Object-style `sql` tag,
+ * PostgreSQL, yours) implements this one interface, and the conformance suite in `arbor/testing`
+ * checks it. Every method may answer synchronously or with a Promise.
+ *
+ * Required members are the primitives; optional members add speed or capabilities, and the Session
+ * either falls back to the primitives or throws a clear "not supported" error without them.
+ */
+import type {
+  CompactionMeta,
+  HistoryRowStat,
+  MaybePromise,
+  RecentHistoryResult,
+  SearchResult,
+  SessionMessage,
+  StoredCompaction,
+} from "./types.js";
+
+/** A message with its place in the tree, as exported and imported in bulk (SPEC §15.3). */
+export interface StoredMessageRecord {
+  message: SessionMessage;
+  parentId: string | null;
+  /** ISO-8601 UTC with milliseconds: the insertion time. */
+  createdAt: string;
+}
+
+export interface SessionProvider {
+  /** The stored message with this id in this session, raw (no overlays), or `null`. */
+  getMessage(id: string): MaybePromise<SessionMessage | null>;
+  /** Path root → leaf (latest leaf when `leafId` is null/undefined/""), overlays applied; `[]` for unknown ids. */
+  getHistory(leafId?: string | null): MaybePromise<SessionMessage[]>;
+  /** The most recently inserted leaf, raw, or `null` for an empty session. */
+  getLatestLeaf(): MaybePromise<SessionMessage | null>;
+  /** Children of `messageId` in insertion order (oldest first). */
+  getBranches(messageId: string): MaybePromise<SessionMessage[]>;
+  /** Number of stored rows on the path to `leafId` (latest leaf by default); 0 if unknown. */
+  getPathLength(leafId?: string | null): MaybePromise<number>;
+  /**
+   * Insert. `parentId`: `undefined` = the latest leaf, `null` = a new root, a string = that message
+   * (a root if it is not in this session). Idempotent by id: an existing id is left as it is.
+   * Returns `true` when a row was inserted, `false` for a duplicate (`void` is read as "inserted").
+   */
+  appendMessage(message: SessionMessage, parentId?: string | null): MaybePromise<boolean | void>;
+  /** Replace the stored content of the message with this id; parent and order unchanged; no-op if absent. */
+  updateMessage(message: SessionMessage): MaybePromise<void>;
+  /** Delete these messages (unknown ids ignored), re-parenting children and repairing overlays (SPEC §4.4). */
+  deleteMessages(ids: readonly string[]): MaybePromise<void>;
+  /** Delete every message, overlay and index row of this session. */
+  clearMessages(): MaybePromise<void>;
+  /** Store an overlay and return it. */
+  addCompaction(
+    summary: string,
+    fromMessageId: string,
+    toMessageId: string,
+    meta?: CompactionMeta,
+  ): MaybePromise<StoredCompaction>;
+  /** Every overlay of this session, superseded ones included, oldest first. */
+  getCompactions(): MaybePromise<StoredCompaction[]>;
+
+  /** Optional: full-text search within this session (SPEC §5). Without it `session.search()` throws. */
+  searchMessages?(query: string, limit?: number): MaybePromise<SearchResult[]>;
+  /** Optional: byte-budgeted suffix of the path to `leafId` (SPEC §4.7). */
+  getRecentHistory?(
+    leafId: string | null | undefined,
+    maxContentBytes: number,
+    minRecentMessages?: number,
+  ): MaybePromise<RecentHistoryResult>;
+  /** Optional: `{ id, role, bytes }` per row on the path, without reading content. */
+  getHistoryRowStats?(leafId?: string | null): MaybePromise<HistoryRowStat[]>;
+  /** Optional: a writable context provider stored beside the messages, used by auto-wiring (SPEC §3.3). */
+  createContextProvider?(key: string): unknown;
+  /** Optional: delete one overlay of this session; `false` if absent (SPEC §6.10). */
+  deleteCompaction?(id: string): MaybePromise<boolean>;
+  /** Optional: every message of the session, all branches, in insertion order (SPEC §15.3). */
+  exportMessages?(): MaybePromise<StoredMessageRecord[]>;
+  /**
+   * Optional: the same store scoped to another session id. Lets `forSession()` and the
+   * SessionManager address many sessions in one store.
+   */
+  forSession?(sessionId: string): SessionProvider;
+  /**
+   * Optional: an object that identifies the underlying store. Sessions over the same store and
+   * session id share one append lock within the process (SPEC §4.2). Defaults to the provider.
+   */
+  readonly storeIdentity?: object;
+  /** Optional: the session id this provider is scoped to ("" = no namespace). */
+  readonly sessionId?: string;
+}
