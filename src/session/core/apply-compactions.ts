@@ -6,7 +6,12 @@ export const COMPACTION_PREFIX = "compaction_";
 /** One step of a path after overlays: a stored row (by index) or a summary covering a range. */
 export type OverlaySpan =
   | { kind: "row"; index: number }
-  | { kind: "summary"; overlay: StoredCompaction; fromIndex: number; toIndex: number };
+  | {
+      kind: "summary";
+      overlay: StoredCompaction;
+      fromIndex: number;
+      toIndex: number;
+    };
 
 /**
  * Applies overlays to a path given as ids (SPEC §6.1): at each index the newest overlay that starts
@@ -20,7 +25,8 @@ export function applyOverlaySpans(
   overlays: readonly StoredCompaction[],
 ): OverlaySpan[] {
   const spans: OverlaySpan[] = [];
-  const newestStartingAt = overlays.length > 0 ? indexOverlays(ids, overlays) : undefined;
+  const newestStartingAt =
+    overlays.length > 0 ? indexOverlays(ids, overlays) : undefined;
   for (let index = 0; index < ids.length; index++) {
     const candidate = newestStartingAt?.get(index);
     if (candidate) {
@@ -42,7 +48,9 @@ export function applyCompactions(
   return applyOverlaySpans(
     path.map((message) => message.id),
     overlays,
-  ).map((span) => (span.kind === "row" ? path[span.index]! : summaryMessage(span.overlay)));
+  ).map((span) =>
+    span.kind === "row" ? path[span.index]! : summaryMessage(span.overlay),
+  );
 }
 
 /** The synthetic message that stands for an overlay in a read path. */
@@ -56,8 +64,12 @@ export function summaryMessage(overlay: StoredCompaction): SessionMessage {
 }
 
 /** True for the synthetic summary messages that overlays produce. */
-export function isCompactionMessage(message: { id: string } | null | undefined): boolean {
-  return typeof message?.id === "string" && message.id.startsWith(COMPACTION_PREFIX);
+export function isCompactionMessage(
+  message: { id: string } | null | undefined,
+): boolean {
+  return (
+    typeof message?.id === "string" && message.id.startsWith(COMPACTION_PREFIX)
+  );
 }
 
 // --- Internal helpers ---
@@ -65,15 +77,22 @@ export function isCompactionMessage(message: { id: string } | null | undefined):
 function indexOverlays(
   ids: readonly string[],
   overlays: readonly StoredCompaction[],
-): Map<number, { overlay: StoredCompaction; fromIndex: number; toIndex: number }> {
+): Map<
+  number,
+  { overlay: StoredCompaction; fromIndex: number; toIndex: number }
+> {
   const position = new Map<string, number>();
   ids.forEach((id, index) => position.set(id, index));
-  const newest = new Map<number, { overlay: StoredCompaction; fromIndex: number; toIndex: number }>();
+  const newest = new Map<
+    number,
+    { overlay: StoredCompaction; fromIndex: number; toIndex: number }
+  >();
   // Later rows are newer, so a later valid overlay replaces an earlier one at the same start.
   for (const overlay of overlays) {
     const fromIndex = position.get(overlay.fromMessageId);
     const toIndex = position.get(overlay.toMessageId);
-    if (fromIndex === undefined || toIndex === undefined || toIndex < fromIndex) continue;
+    if (fromIndex === undefined || toIndex === undefined || toIndex < fromIndex)
+      continue;
     newest.set(fromIndex, { overlay, fromIndex, toIndex });
   }
   return newest;

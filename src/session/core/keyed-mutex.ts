@@ -5,7 +5,11 @@
  */
 const queues = new WeakMap<object, Map<string, Promise<unknown>>>();
 
-export function runExclusive<T>(store: object, key: string, task: () => Promise<T>): Promise<T> {
+export function runExclusive<T>(
+  store: object,
+  key: string,
+  task: () => Promise<T>,
+): Promise<T> {
   let byKey = queues.get(store);
   if (!byKey) {
     byKey = new Map();

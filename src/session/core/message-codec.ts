@@ -20,9 +20,15 @@ export function encodeMessage(message: unknown): string {
 }
 
 /** Throws `TypeError` (`INVALID_MESSAGE`) unless `message` has a non-empty string id, a string role and a parts array of objects. */
-export function assertValidMessage(message: unknown): asserts message is SessionMessage {
+export function assertValidMessage(
+  message: unknown,
+): asserts message is SessionMessage {
   const problem = describeProblem(message);
-  if (problem) throw new ArborTypeError("INVALID_MESSAGE", `[arbor] Invalid message: ${problem}`);
+  if (problem)
+    throw new ArborTypeError(
+      "INVALID_MESSAGE",
+      `[arbor] Invalid message: ${problem}`,
+    );
 }
 
 /** Parses a stored row; `null` when it is not a valid message (such rows are skipped on read). */
@@ -47,7 +53,8 @@ export function decodeMessage(json: string): SessionMessage | null {
 export function searchableText(message: SessionMessage): string {
   const texts: string[] = [];
   for (const part of message.parts) {
-    if (part.type === "text" && typeof part.text === "string") texts.push(part.text);
+    if (part.type === "text" && typeof part.text === "string")
+      texts.push(part.text);
   }
   return texts.join("\n");
 }
@@ -55,14 +62,26 @@ export function searchableText(message: SessionMessage): string {
 // --- Internal helpers ---
 
 function describeProblem(message: unknown): string | null {
-  if (typeof message !== "object" || message === null || Array.isArray(message)) {
+  if (
+    typeof message !== "object" ||
+    message === null ||
+    Array.isArray(message)
+  ) {
     return "expected an object with `id`, `role` and `parts`";
   }
   const { id, role, parts } = message as Record<string, unknown>;
-  if (typeof id !== "string" || id.length === 0) return "`id` must be a non-empty string";
-  if (typeof role !== "string") return `\`role\` of message "${id}" must be a string`;
-  if (!Array.isArray(parts)) return `\`parts\` of message "${id}" must be an array`;
-  if (!parts.every((part) => typeof part === "object" && part !== null && !Array.isArray(part))) {
+  if (typeof id !== "string" || id.length === 0)
+    return "`id` must be a non-empty string";
+  if (typeof role !== "string")
+    return `\`role\` of message "${id}" must be a string`;
+  if (!Array.isArray(parts))
+    return `\`parts\` of message "${id}" must be an array`;
+  if (
+    !parts.every(
+      (part) =>
+        typeof part === "object" && part !== null && !Array.isArray(part),
+    )
+  ) {
     return `every part of message "${id}" must be an object`;
   }
   return null;

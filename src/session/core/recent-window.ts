@@ -1,4 +1,8 @@
-import { applyOverlaySpans, summaryMessage, type OverlaySpan } from "./apply-compactions.js";
+import {
+  applyOverlaySpans,
+  summaryMessage,
+  type OverlaySpan,
+} from "./apply-compactions.js";
 import { utf8Length } from "./utf8.js";
 import type { StoredCompaction } from "../types.js";
 
@@ -31,7 +35,10 @@ export function chooseRecentWindow(
     rows.map((row) => row.id),
     overlays,
   );
-  const floor = Math.max(1, Math.floor(Number.isFinite(minRecentMessages) ? minRecentMessages : 1));
+  const floor = Math.max(
+    1,
+    Math.floor(Number.isFinite(minRecentMessages) ? minRecentMessages : 1),
+  );
   let start = spans.length;
   let used = 0;
   while (start > 0) {

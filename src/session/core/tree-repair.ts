@@ -16,7 +16,11 @@ export interface TreeRepairPlan {
   /** Surviving children moved to the nearest surviving ancestor (`null` = become a root). */
   reparent: Array<{ id: string; parentId: string | null }>;
   /** Overlays whose endpoints move to the nearest surviving message of their range. */
-  moveOverlays: Array<{ id: string; fromMessageId: string; toMessageId: string }>;
+  moveOverlays: Array<{
+    id: string;
+    fromMessageId: string;
+    toMessageId: string;
+  }>;
   /** Overlays whose whole range was deleted. */
   deleteOverlays: string[];
 }
@@ -38,20 +42,33 @@ export function planTreeRepair(input: TreeRepairInput): TreeRepairPlan {
   const moveOverlays: TreeRepairPlan["moveOverlays"] = [];
   const deleteOverlays: string[] = [];
   for (const overlay of input.overlays) {
-    if (!deleted.has(overlay.fromMessageId) && !deleted.has(overlay.toMessageId)) continue;
+    if (
+      !deleted.has(overlay.fromMessageId) &&
+      !deleted.has(overlay.toMessageId)
+    )
+      continue;
     const range = rangeOnPath(overlay, input.parentOf);
     const surviving = range?.filter((id) => !deleted.has(id)) ?? [];
     const first = surviving[0];
     const last = surviving.at(-1);
-    if (first === undefined || last === undefined) deleteOverlays.push(overlay.id);
-    else moveOverlays.push({ id: overlay.id, fromMessageId: first, toMessageId: last });
+    if (first === undefined || last === undefined)
+      deleteOverlays.push(overlay.id);
+    else
+      moveOverlays.push({
+        id: overlay.id,
+        fromMessageId: first,
+        toMessageId: last,
+      });
   }
   return { reparent, moveOverlays, deleteOverlays };
 }
 
 // --- Internal helpers ---
 
-function nearestSurvivingAncestor(id: string, input: TreeRepairInput): string | null {
+function nearestSurvivingAncestor(
+  id: string,
+  input: TreeRepairInput,
+): string | null {
   const seen = new Set<string>([id]);
   let current = input.parentOf(id) ?? null;
   while (current !== null && input.deleted.has(current) && !seen.has(current)) {

@@ -1,0 +1,38 @@
+// Checks the package's `exports` map against the build: every entry is built, and every public
+// entry folder (src/<name>/index.ts) is exported. Run by `npm run build`.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+
+const pkg = JSON.parse(
+  readFileSync(new URL("../package.json", import.meta.url), "utf8"),
+);
+const problems = [];
+const exported = new Set();
+
+for (const [entry, target] of Object.entries(pkg.exports)) {
+  if (typeof target === "string") continue;
+  for (const file of [target.import, target.types]) {
+    if (!existsSync(new URL(`../${file}`, import.meta.url))) {
+      problems.push(`${entry}: ${file} was not built`);
+    }
+  }
+  exported.add(target.import);
+}
+
+for (const folder of readdirSync(new URL("../src", import.meta.url))) {
+  const built = `./dist/${folder}/index.js`;
+  if (
+    existsSync(new URL(`../src/${folder}/index.ts`, import.meta.url)) &&
+    !exported.has(built)
+  ) {
+    problems.push(
+      `src/${folder}/index.ts is a public entry but no export points at ${built}`,
+    );
+  }
+}
+
+if (problems.length > 0) {
+  console.error(
+    `Package exports do not match the build:\n- ${problems.join("\n- ")}`,
+  );
+  process.exit(1);
+}

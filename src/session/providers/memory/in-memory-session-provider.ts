@@ -1,0 +1,331 @@
+import {
+  applyOverlaySpans,
+  summaryMessage,
+} from "../../core/apply-compactions.js";
+import { chooseRecentWindow } from "../../core/recent-window.js";
+import {
+  decodeMessage,
+  encodeMessage,
+  searchableText,
+} from "../../core/message-codec.js";
+import { planTreeRepair } from "../../core/tree-repair.js";
+import { utf8Length } from "../../core/utf8.js";
+import { walkToRoot } from "../../core/walk-path.js";
+import type { SessionProvider, StoredMessageRecord } from "../../provider.js";
+import type {
+  CompactionMeta,
+  HistoryRowStat,
+  RecentHistoryResult,
+  SearchResult,
+  SessionMessage,
+  StoredCompaction,
+} from "../../types.js";
+import { InMemoryContextProvider } from "./in-memory-context-provider.js";
+import {
+  MemoryStore,
+  type MemoryRow,
+  type MemorySessionData,
+} from "./memory-store.js";
+import { searchRows } from "./memory-search.js";
+
+const DEFAULT_SEARCH_LIMIT = 20;
+
+export interface InMemorySessionProviderOptions {
+  /** The session this provider addresses ("" = no namespace). */
+  sessionId?: string;
+}
+
+/**
+ * A pure-JavaScript message store with the same observable tree, overlay and history semantics
+ * as the SQLite store (SPEC §12.3). The whole history lives in the process: ideal for tests and
+ * for short-lived agents. Providers made with `forSession()` share one store.
+ *
+ * @example
+ * ```ts
+ * const session = Session.create(new InMemorySessionProvider()).withContext("memory");
+ * ```
+ */
+export class InMemorySessionProvider implements SessionProvider {
+  readonly sessionId: string;
+  readonly storeIdentity: MemoryStore;
+  private readonly store: MemoryStore;
+
+  constructor(
+    options: InMemorySessionProviderOptions = {},
+    store: MemoryStore = new MemoryStore(),
+  ) {
+    this.sessionId = options.sessionId ?? "";
+    this.store = store;
+    this.storeIdentity = store;
+  }
+
+  forSession(sessionId: string): InMemorySessionProvider {
+    return new InMemorySessionProvider({ sessionId }, this.store);
+  }
+
+  createContextProvider(key: string): InMemoryContextProvider {
+    return new InMemoryContextProvider(this.store.contextRows, key);
+  }
+
+  getMessage(id: string): SessionMessage | null {
+    const row = this.data()?.rows.get(id);
+    return row ? decodeMessage(row.json) : null;
+  }
+
+  getHistory(leafId?: string | null): SessionMessage[] {
+    const data = this.data();
+    if (!data) return [];
+    const path = this.pathRows(data, leafId);
+    const messages = path.map((row) => decodeMessage(row.json));
+    const ids = path.map((row) => row.id);
+    return applyOverlaySpans(ids, data.compactions).flatMap((span) => {
+      if (span.kind === "summary") return [summaryMessage(span.overlay)];
+      const message = messages[span.index];
+      return message ? [message] : [];
+    });
+  }
+
+  getLatestLeaf(): SessionMessage | null {
+    const data = this.data();
+    const row = data ? latestLeafRow(data) : null;
+    return row ? decodeMessage(row.json) : null;
+  }
+
+  getBranches(messageId: string): SessionMessage[] {
+    const children = this.data()?.children.get(messageId) ?? [];
+    return children.flatMap((row) => decodeMessage(row.json) ?? []);
+  }
+
+  getPathLength(leafId?: string | null): number {
+    const data = this.data();
+    return data ? this.pathRows(data, leafId).length : 0;
+  }
+
+  appendMessage(message: SessionMessage, parentId?: string | null): boolean {
+    const json = encodeMessage(message);
+    const data = this.store.session(this.sessionId);
+    if (data.rows.has(message.id)) return false;
+    let parent: string | null;
+    if (parentId === undefined) parent = latestLeafRow(data)?.id ?? null;
+    else if (parentId === null) parent = null;
+    else parent = data.rows.has(parentId) ? parentId : null;
+
+    const row: MemoryRow = {
+      seq: this.store.takeSeq(),
+      id: message.id,
+      parentId: parent,
+      role: message.role,
+      json,
+      createdAt: new Date().toISOString(),
+      text: searchableText(message),
+    };
+    data.rows.set(row.id, row);
+    data.ordered.push(row);
+    if (parent !== null) pushChild(data, parent, row);
+    data.latestLeaf = row;
+    return true;
+  }
+
+  updateMessage(message: SessionMessage): void {
+    const json = encodeMessage(message);
+    const row = this.data()?.rows.get(message.id);
+    if (!row) return;
+    row.json = json;
+    row.role = message.role;
+    row.text = searchableText(message);
+    row.searchCache = undefined;
+  }
+
+  deleteMessages(ids: readonly string[]): void {
+    const data = this.data();
+    if (!data) return;
+    const deleted = new Set(ids.filter((id) => data.rows.has(id)));
+    if (deleted.size === 0) return;
+    const plan = planTreeRepair({
+      deleted,
+      parentOf: (id) => data.rows.get(id)?.parentId,
+      childrenOf: (id) => (data.children.get(id) ?? []).map((row) => row.id),
+      overlays: data.compactions,
+    });
+
+    for (const id of deleted) {
+      const row = data.rows.get(id)!;
+      data.rows.delete(id);
+      data.children.delete(id);
+      if (row.parentId !== null) removeChild(data, row.parentId, id);
+    }
+    for (const { id, parentId } of plan.reparent) {
+      const row = data.rows.get(id)!;
+      row.parentId = parentId;
+      if (parentId !== null) pushChild(data, parentId, row);
+    }
+    data.ordered = data.ordered.filter((row) => !deleted.has(row.id));
+    const moves = new Map(plan.moveOverlays.map((move) => [move.id, move]));
+    const dropped = new Set(plan.deleteOverlays);
+    data.compactions = data.compactions
+      .filter((overlay) => !dropped.has(overlay.id))
+      .map((overlay) => {
+        const move = moves.get(overlay.id);
+        return move ? { ...overlay, ...move } : overlay;
+      });
+    data.latestLeaf = undefined;
+  }
+
+  clearMessages(): void {
+    const data = this.data();
+    if (!data) return;
+    data.rows.clear();
+    data.children.clear();
+    data.ordered = [];
+    data.compactions = [];
+    data.latestLeaf = null;
+  }
+
+  addCompaction(
+    summary: string,
+    fromMessageId: string,
+    toMessageId: string,
+    meta?: CompactionMeta,
+  ): StoredCompaction {
+    const overlay: StoredCompaction = {
+      id: crypto.randomUUID(),
+      summary,
+      fromMessageId,
+      toMessageId,
+      createdAt: new Date().toISOString(),
+      ...(meta ? { meta: { ...meta } } : {}),
+    };
+    this.store.session(this.sessionId).compactions.push(overlay);
+    return structuredClone(overlay);
+  }
+
+  getCompactions(): StoredCompaction[] {
+    return structuredClone(this.data()?.compactions ?? []);
+  }
+
+  deleteCompaction(id: string): boolean {
+    const data = this.data();
+    if (!data) return false;
+    const before = data.compactions.length;
+    data.compactions = data.compactions.filter((overlay) => overlay.id !== id);
+    return data.compactions.length < before;
+  }
+
+  searchMessages(
+    query: string,
+    limit: number = DEFAULT_SEARCH_LIMIT,
+  ): SearchResult[] {
+    const data = this.data();
+    if (!data) return [];
+    return searchRows(data.ordered, query, limit).map((row) => ({
+      id: row.id,
+      role: row.role,
+      content: row.text,
+      createdAt: row.createdAt,
+    }));
+  }
+
+  getHistoryRowStats(leafId?: string | null): HistoryRowStat[] {
+    const data = this.data();
+    if (!data) return [];
+    return this.pathRows(data, leafId).map((row) => ({
+      id: row.id,
+      role: row.role,
+      bytes: utf8Length(row.json),
+    }));
+  }
+
+  getRecentHistory(
+    leafId: string | null | undefined,
+    maxContentBytes: number,
+    minRecentMessages = 1,
+  ): RecentHistoryResult {
+    const data = this.data();
+    if (!data) return { messages: [], truncated: false, totalContentBytes: 0 };
+    const path = this.pathRows(data, leafId);
+    const window = chooseRecentWindow(
+      path.map((row) => ({ id: row.id, bytes: utf8Length(row.json) })),
+      data.compactions,
+      maxContentBytes,
+      minRecentMessages,
+    );
+    const messages = window.spans.flatMap((span) =>
+      span.kind === "summary"
+        ? [summaryMessage(span.overlay)]
+        : (decodeMessage(path[span.index]!.json) ?? []),
+    );
+    return {
+      messages,
+      truncated: window.truncated,
+      totalContentBytes: window.totalContentBytes,
+    };
+  }
+
+  exportMessages(): StoredMessageRecord[] {
+    return (this.data()?.ordered ?? []).flatMap((row) => {
+      const message = decodeMessage(row.json);
+      return message
+        ? [{ message, parentId: row.parentId, createdAt: row.createdAt }]
+        : [];
+    });
+  }
+
+  // --- Internal helpers ---
+
+  private data(): MemorySessionData | undefined {
+    return this.store.peek(this.sessionId);
+  }
+
+  private pathRows(
+    data: MemorySessionData,
+    leafId?: string | null,
+  ): MemoryRow[] {
+    const leaf = leafId ? data.rows.get(leafId) : latestLeafRow(data);
+    if (!leaf) return [];
+    return walkToRoot(leaf.id, (id) => data.rows.get(id)?.parentId).map((id) =>
+      data.rows.get(id)!,
+    );
+  }
+}
+
+function latestLeafRow(data: MemorySessionData): MemoryRow | null {
+  if (data.latestLeaf === undefined) {
+    data.latestLeaf = null;
+    for (let index = data.ordered.length - 1; index >= 0; index--) {
+      const row = data.ordered[index]!;
+      if (data.childCount(row.id) === 0) {
+        data.latestLeaf = row;
+        break;
+      }
+    }
+  }
+  return data.latestLeaf;
+}
+
+function pushChild(
+  data: MemorySessionData,
+  parentId: string,
+  row: MemoryRow,
+): void {
+  const siblings = data.children.get(parentId);
+  if (!siblings) data.children.set(parentId, [row]);
+  else if (siblings.length === 0 || siblings.at(-1)!.seq < row.seq)
+    siblings.push(row);
+  else {
+    // Re-parented rows keep insertion order among their new siblings.
+    const at = siblings.findIndex((sibling) => sibling.seq > row.seq);
+    siblings.splice(at, 0, row);
+  }
+}
+
+function removeChild(
+  data: MemorySessionData,
+  parentId: string,
+  id: string,
+): void {
+  const siblings = data.children.get(parentId);
+  if (!siblings) return;
+  const remaining = siblings.filter((row) => row.id !== id);
+  if (remaining.length > 0) data.children.set(parentId, remaining);
+  else data.children.delete(parentId);
+}

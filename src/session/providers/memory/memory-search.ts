@@ -1,0 +1,89 @@
+import {
+  foldText,
+  hasCjk,
+  queryTerms,
+  wordTokens,
+} from "../../core/search-terms.js";
+import type { MemoryRow } from "./memory-store.js";
+
+/**
+ * The in-memory search of SPEC §5.2: every query term must match. A CJK term matches as a
+ * substring of the text; other terms match word tokens after folding and light stemming.
+ * Ranked by match count, ties newest first.
+ *
+ * @param rows the session's rows in insertion order.
+ */
+export function searchRows(
+  rows: readonly MemoryRow[],
+  query: string,
+  limit: number,
+): MemoryRow[] {
+  const matchers = queryTerms(query).flatMap(termMatcher);
+  if (matchers.length === 0) return [];
+  const hits: Array<{ row: MemoryRow; score: number }> = [];
+  for (const row of rows) {
+    if (row.text.length === 0) continue;
+    const indexed = (row.searchCache ??= index(row.text));
+    let score = 0;
+    for (const matcher of matchers) {
+      const count = matcher(indexed);
+      if (count === 0) {
+        score = 0;
+        break;
+      }
+      score += count;
+    }
+    if (score > 0) hits.push({ row, score });
+  }
+  hits.sort((a, b) => b.score - a.score || b.row.seq - a.row.seq);
+  return hits.slice(0, normalizeLimit(limit)).map((hit) => hit.row);
+}
+
+// --- Internal helpers ---
+
+type Indexed = NonNullable<MemoryRow["searchCache"]>;
+type Matcher = (indexed: Indexed) => number;
+
+function index(text: string): Indexed {
+  const folded = foldText(text);
+  const tokens = new Map<string, number>();
+  for (const token of wordTokens(folded))
+    tokens.set(token, (tokens.get(token) ?? 0) + 1);
+  return { folded, tokens };
+}
+
+function termMatcher(term: string): Matcher[] {
+  const folded = foldText(term);
+  if (hasCjk(folded))
+    return [(indexed) => countOccurrences(indexed.folded, folded)];
+  const tokens = wordTokens(folded);
+  // A term with no letter or digit can never be a token; it is ignored, as FTS5 ignores it.
+  if (tokens.length === 0) return [];
+  return [
+    (indexed) => {
+      let count = 0;
+      for (const token of tokens) {
+        const found = indexed.tokens.get(token) ?? 0;
+        if (found === 0) return 0;
+        count += found;
+      }
+      return count;
+    },
+  ];
+}
+
+function countOccurrences(text: string, needle: string): number {
+  let count = 0;
+  for (
+    let at = text.indexOf(needle);
+    at !== -1;
+    at = text.indexOf(needle, at + needle.length)
+  ) {
+    count++;
+  }
+  return count;
+}
+
+function normalizeLimit(limit: number): number {
+  return Number.isInteger(limit) && limit > 0 ? limit : 20;
+}

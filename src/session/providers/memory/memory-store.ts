@@ -1,0 +1,63 @@
+import type { StoredCompaction } from "../../types.js";
+
+/** One stored message row: the JSON text is what is stored, so callers cannot mutate it. */
+export interface MemoryRow {
+  seq: number;
+  id: string;
+  parentId: string | null;
+  role: string;
+  json: string;
+  createdAt: string;
+  /** The indexed text (SPEC §5.1). */
+  text: string;
+  /** Folded text and tokens, computed on the first search after a write. */
+  searchCache?: { folded: string; tokens: Map<string, number> } | undefined;
+}
+
+/** Everything stored for one session id. */
+export class MemorySessionData {
+  readonly rows = new Map<string, MemoryRow>();
+  /** Rows in insertion order; kept sorted by seq. */
+  ordered: MemoryRow[] = [];
+  readonly children = new Map<string, MemoryRow[]>();
+  compactions: StoredCompaction[] = [];
+  readonly config = new Map<string, string>();
+  latestLeaf: MemoryRow | null | undefined = undefined;
+
+  childCount(id: string): number {
+    return this.children.get(id)?.length ?? 0;
+  }
+}
+
+/**
+ * The shared store behind every `InMemorySessionProvider` made from one another with
+ * `forSession()`: one insertion sequence, many sessions, and the context rows of auto-wired blocks.
+ */
+export class MemoryStore {
+  private nextSeq = 1;
+  readonly sessions = new Map<string, MemorySessionData>();
+  readonly contextRows = new Map<string, string>();
+
+  takeSeq(): number {
+    return this.nextSeq++;
+  }
+
+  /** The data of a session, created on first write. */
+  session(sessionId: string): MemorySessionData {
+    let data = this.sessions.get(sessionId);
+    if (!data) {
+      data = new MemorySessionData();
+      this.sessions.set(sessionId, data);
+    }
+    return data;
+  }
+
+  peek(sessionId: string): MemorySessionData | undefined {
+    return this.sessions.get(sessionId);
+  }
+
+  /** Moves the sequence past restored rows so later appends sort after them. */
+  observeSeq(seq: number): void {
+    if (seq >= this.nextSeq) this.nextSeq = seq + 1;
+  }
+}

@@ -1,0 +1,87 @@
+// Imports the *built* package by its name, the way users do, in a separate Node process.
+// `npm test` builds first; run `npm run build` before running this file alone.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+const root = resolve(import.meta.dirname, "../..");
+const scratch = mkdtempSync(join(tmpdir(), "arbor-smoke-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function runModule(source: string): string {
+  return execFileSync(process.execPath, ["--input-type=module", "-e", source], {
+    cwd: root,
+    encoding: "utf8",
+  });
+}
+
+describe("the built package", () => {
+  it("exposes every entry of the exports map by package name", () => {
+    const output = runModule(`
+      const session = await import("arbor/session");
+      const sqlite = await import("arbor/sqlite");
+      const utils = await import("arbor/utils");
+      const helpers = await import("arbor/utils/compaction-helpers");
+      const testing = await import("arbor/testing");
+      console.log(JSON.stringify({
+        session: ["Session", "AgentSessionProvider", "InMemorySessionProvider", "isArborError"].every((name) => typeof session[name] === "function"),
+        sqlite: typeof sqlite.openSqlite === "function",
+        sameHelpers: helpers.applyCompactions === utils.applyCompactions && helpers.COMPACTION_PREFIX === "compaction_",
+        testing: typeof testing.runProviderConformance === "function",
+      }));
+    `);
+    expect(JSON.parse(output)).toEqual({
+      session: true,
+      sqlite: true,
+      sameHelpers: true,
+      testing: true,
+    });
+  });
+
+  it("stores and reads a branched conversation through arbor/session and arbor/sqlite", () => {
+    const file = join(scratch, "smoke.db");
+    const output = runModule(`
+      import { Session } from "arbor/session";
+      import { openSqlite } from "arbor/sqlite";
+      const db = openSqlite(${JSON.stringify(file)});
+      const session = Session.create(db).forSession("s");
+      const text = (t) => [{ type: "text", text: t }];
+      await session.appendMessage({ id: "u", role: "user", parts: text("question") });
+      await session.appendMessage({ id: "a", role: "assistant", parts: text("first answer") });
+      await session.appendMessage({ id: "b", role: "assistant", parts: text("second answer") }, "u");
+      const history = (await session.getHistory()).map((m) => m.id);
+      const branches = (await session.getBranches("u")).map((m) => m.id);
+      const hits = (await session.search("answer first")).map((m) => m.id);
+      db.close();
+      console.log(JSON.stringify({ history, branches, hits }));
+    `);
+    expect(JSON.parse(output)).toEqual({
+      history: ["u", "b"],
+      branches: ["a", "b"],
+      hits: ["a"],
+    });
+  });
+
+  it("keeps arbor/session free of Node-only modules, so it loads in workerd", () => {
+    const seen = new Set<string>();
+    const forbidden: string[] = [];
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const source = readFileSync(file, "utf8");
+      for (const match of source.matchAll(
+        /(?:import|export)[^'"]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g,
+      )) {
+        const specifier = match[1] ?? match[2]!;
+        if (specifier.startsWith(".")) visit(resolve(dirname(file), specifier));
+        else
+          forbidden.push(`${file.slice(root.length + 1)} imports ${specifier}`);
+      }
+    };
+    visit(join(root, "dist/session/index.js"));
+    expect(seen.size).toBeGreaterThan(5);
+    expect(forbidden).toEqual([]);
+  });
+});
