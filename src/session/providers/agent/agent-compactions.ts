@@ -1,0 +1,112 @@
+import { ArborTypeError } from "../../errors/index.js";
+import type { SqlProvider } from "../../sql-provider.js";
+import type { CompactionMeta, StoredCompaction } from "../../types.js";
+import { nowIso } from "./agent-transaction.js";
+
+/** Stores an overlay of this session and returns it (SPEC §6.1, §6.3, §6.10). */
+export function insertCompaction(
+  agent: SqlProvider,
+  sessionId: string,
+  summary: string,
+  fromMessageId: string,
+  toMessageId: string,
+  meta?: CompactionMeta,
+): StoredCompaction {
+  for (const [name, value] of [
+    ["summary", summary],
+    ["fromMessageId", fromMessageId],
+    ["toMessageId", toMessageId],
+  ] as const) {
+    if (typeof value !== "string" || value.length === 0) {
+      throw new ArborTypeError(
+        "INVALID_ARGUMENT",
+        `[arbor] [sqlite] addCompaction() needs a non-empty string \`${name}\``,
+      );
+    }
+  }
+  const compaction: StoredCompaction = {
+    id: crypto.randomUUID(),
+    summary,
+    fromMessageId,
+    toMessageId,
+    createdAt: nowIso(),
+  };
+  if (meta != null) compaction.meta = { ...meta };
+  agent.sql`INSERT INTO assistant_compactions
+      (id, session_id, summary, from_message_id, to_message_id, created_at, meta)
+    VALUES (${compaction.id}, ${sessionId}, ${summary}, ${fromMessageId}, ${toMessageId},
+      ${compaction.createdAt}, ${meta != null ? JSON.stringify(meta) : null})`;
+  return compaction;
+}
+
+/** Every overlay of the session, superseded ones included, in insertion order. */
+export function readCompactions(
+  agent: SqlProvider,
+  sessionId: string,
+): StoredCompaction[] {
+  return agent.sql<CompactionRow>`SELECT id, summary, from_message_id, to_message_id, created_at, meta
+      FROM assistant_compactions WHERE session_id = ${sessionId} ORDER BY seq`.map(
+    toStoredCompaction,
+  );
+}
+
+/** The overlays of the session with an endpoint among `messageIds` (a JSON array), oldest first. */
+export function readCompactionsTouching(
+  agent: SqlProvider,
+  sessionId: string,
+  messageIdsJson: string,
+): StoredCompaction[] {
+  return agent.sql<CompactionRow>`SELECT id, summary, from_message_id, to_message_id, created_at, meta
+      FROM assistant_compactions
+      WHERE session_id = ${sessionId}
+        AND (from_message_id IN (SELECT value FROM json_each(${messageIdsJson}))
+          OR to_message_id IN (SELECT value FROM json_each(${messageIdsJson})))
+      ORDER BY seq`.map(toStoredCompaction);
+}
+
+/** Deletes one overlay of the session; `false` if it has no such overlay. */
+export function deleteCompactionRow(
+  agent: SqlProvider,
+  sessionId: string,
+  id: string,
+): boolean {
+  const deleted = agent.sql<{ id: string }>`
+    DELETE FROM assistant_compactions WHERE session_id = ${sessionId} AND id = ${id} RETURNING id`;
+  return deleted.length > 0;
+}
+
+// --- Internal helpers ---
+
+interface CompactionRow {
+  id: string;
+  summary: string;
+  from_message_id: string;
+  to_message_id: string;
+  created_at: string;
+  meta: string | null;
+}
+
+function toStoredCompaction(row: CompactionRow): StoredCompaction {
+  const compaction: StoredCompaction = {
+    id: row.id,
+    summary: row.summary,
+    fromMessageId: row.from_message_id,
+    toMessageId: row.to_message_id,
+    createdAt: row.created_at,
+  };
+  const meta = parseMeta(row.meta);
+  if (meta) compaction.meta = meta;
+  return compaction;
+}
+
+function parseMeta(json: string | null): CompactionMeta | undefined {
+  if (json === null) return undefined;
+  try {
+    const value: unknown = JSON.parse(json);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as CompactionMeta)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

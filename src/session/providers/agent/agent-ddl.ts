@@ -1,0 +1,65 @@
+import type { SqlProvider } from "../../sql-provider.js";
+
+/** The Arbor DDL of the message store (SPEC §12.1), every statement `IF NOT EXISTS`. */
+export function createMessageTables(agent: SqlProvider): void {
+  agent.sql`CREATE TABLE IF NOT EXISTS assistant_messages (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL,
+    session_id TEXT NOT NULL DEFAULT '',
+    parent_id TEXT,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    UNIQUE (session_id, id)
+  )`;
+  agent.sql`CREATE INDEX IF NOT EXISTS idx_assistant_messages_session_parent
+    ON assistant_messages (session_id, parent_id)`;
+  agent.sql`CREATE INDEX IF NOT EXISTS idx_assistant_messages_session_seq
+    ON assistant_messages (session_id, seq)`;
+  agent.sql`CREATE TABLE IF NOT EXISTS assistant_compactions (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    session_id TEXT NOT NULL DEFAULT '',
+    summary TEXT NOT NULL,
+    from_message_id TEXT NOT NULL,
+    to_message_id TEXT NOT NULL,
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    meta TEXT
+  )`;
+  agent.sql`CREATE INDEX IF NOT EXISTS idx_assistant_compactions_session_seq
+    ON assistant_compactions (session_id, seq)`;
+  createMessageIndexTable(agent);
+  agent.sql`CREATE TABLE IF NOT EXISTS assistant_config (
+    session_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (session_id, key)
+  )`;
+}
+
+/** The message search index: `rowid` = the message's `seq`; `content` holds the CJK-spaced text. */
+export function createMessageIndexTable(agent: SqlProvider): void {
+  agent.sql`CREATE VIRTUAL TABLE IF NOT EXISTS assistant_fts USING fts5(
+    id UNINDEXED, session_id UNINDEXED, role UNINDEXED, content, tokenize = 'porter unicode61'
+  )`;
+}
+
+/**
+ * Arbor's form of the `AgentSearchProvider` tables (SPEC §10.2, §12.1): entries keyed by `seq`,
+ * unique by `(label, key)`, FTS `rowid` = entry `seq`. Created here only when a reference
+ * database is migrated; the search provider creates them otherwise.
+ */
+export function createSearchEntryTables(agent: SqlProvider): void {
+  agent.sql`CREATE TABLE IF NOT EXISTS cf_agents_search_entries (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    label TEXT NOT NULL,
+    key TEXT NOT NULL,
+    content TEXT NOT NULL,
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    UNIQUE (label, key)
+  )`;
+  agent.sql`CREATE VIRTUAL TABLE IF NOT EXISTS cf_agents_search_fts USING fts5(
+    label UNINDEXED, key UNINDEXED, content, tokenize = 'porter unicode61'
+  )`;
+}

@@ -1,0 +1,114 @@
+import { walkToRoot } from "../../core/walk-path.js";
+import type { SqlProvider } from "../../sql-provider.js";
+
+/** A stored row on a path, with its content. */
+export interface PathContentRow {
+  seq: number;
+  id: string;
+  parent_id: string | null;
+  content: string;
+}
+
+/** A stored row on a path, with its role and stored UTF-8 size instead of its content. */
+export interface PathSizeRow {
+  seq: number;
+  id: string;
+  parent_id: string | null;
+  role: string;
+  bytes: number;
+}
+
+// Every path query walks a recursive CTE over (seq, id, parent_id) only, so no content travels
+// through the recursion and the cost follows the path, not the session. UNION (not UNION ALL)
+// drops a row already produced, so a cycle written by raw SQL ends the recursion. There is no
+// depth limit. The rows come back unordered; `orderPath` puts them root → leaf with a visited set.
+
+/** The rows of the path to `leafId` with content, root first; `[]` if the id is not in the session. */
+export function loadPathWithContent(
+  agent: SqlProvider,
+  sessionId: string,
+  leafId: string,
+): PathContentRow[] {
+  const rows = agent.sql<PathContentRow>`
+    WITH RECURSIVE path (seq, id, parent_id) AS (
+      SELECT seq, id, parent_id FROM assistant_messages WHERE session_id = ${sessionId} AND id = ${leafId}
+      UNION
+      SELECT m.seq, m.id, m.parent_id FROM path AS p
+        JOIN assistant_messages AS m ON m.session_id = ${sessionId} AND m.id = p.parent_id
+    )
+    SELECT p.seq AS seq, p.id AS id, p.parent_id AS parent_id, m.content AS content
+    FROM path AS p JOIN assistant_messages AS m ON m.seq = p.seq`;
+  return orderPath(rows, leafId);
+}
+
+/** The rows of the path to `leafId` with role and stored size, root first, without reading content into JS. */
+export function loadPathWithSizes(
+  agent: SqlProvider,
+  sessionId: string,
+  leafId: string,
+): PathSizeRow[] {
+  const rows = agent.sql<PathSizeRow>`
+    WITH RECURSIVE path (seq, id, parent_id) AS (
+      SELECT seq, id, parent_id FROM assistant_messages WHERE session_id = ${sessionId} AND id = ${leafId}
+      UNION
+      SELECT m.seq, m.id, m.parent_id FROM path AS p
+        JOIN assistant_messages AS m ON m.session_id = ${sessionId} AND m.id = p.parent_id
+    )
+    SELECT p.seq AS seq, p.id AS id, p.parent_id AS parent_id, m.role AS role,
+      length(CAST(m.content AS BLOB)) AS bytes
+    FROM path AS p JOIN assistant_messages AS m ON m.seq = p.seq`;
+  return orderPath(rows, leafId);
+}
+
+/** The number of stored rows on the path to `leafId`; 0 when the id is not in the session. */
+export function countPath(
+  agent: SqlProvider,
+  sessionId: string,
+  leafId: string,
+): number {
+  const rows = agent.sql<{ count: number }>`
+    WITH RECURSIVE path (seq, id, parent_id) AS (
+      SELECT seq, id, parent_id FROM assistant_messages WHERE session_id = ${sessionId} AND id = ${leafId}
+      UNION
+      SELECT m.seq, m.id, m.parent_id FROM path AS p
+        JOIN assistant_messages AS m ON m.session_id = ${sessionId} AND m.id = p.parent_id
+    )
+    SELECT COUNT(*) AS count FROM path`;
+  return Number(rows[0]?.count ?? 0);
+}
+
+/**
+ * The `(id, parent_id)` links from `toId` up to and including `fromId` (or to the root when
+ * `fromId` is not an ancestor). Used to repair overlays without loading content.
+ */
+export function loadAncestorLinks(
+  agent: SqlProvider,
+  sessionId: string,
+  toId: string,
+  fromId: string,
+): Array<{ id: string; parent_id: string | null }> {
+  return agent.sql<{ id: string; parent_id: string | null }>`
+    WITH RECURSIVE path (seq, id, parent_id) AS (
+      SELECT seq, id, parent_id FROM assistant_messages WHERE session_id = ${sessionId} AND id = ${toId}
+      UNION
+      SELECT m.seq, m.id, m.parent_id FROM path AS p
+        JOIN assistant_messages AS m ON m.session_id = ${sessionId} AND m.id = p.parent_id
+      WHERE p.id <> ${fromId}
+    )
+    SELECT id, parent_id FROM path`;
+}
+
+// --- Internal helpers ---
+
+function orderPath<Row extends { id: string; parent_id: string | null }>(
+  rows: Row[],
+  leafId: string,
+): Row[] {
+  if (rows.length === 0) return rows;
+  const byId = new Map<string, Row>();
+  for (const row of rows) byId.set(row.id, row);
+  return walkToRoot(leafId, (id) => {
+    const row = byId.get(id);
+    return row === undefined ? undefined : row.parent_id;
+  }).map((id) => byId.get(id)!);
+}

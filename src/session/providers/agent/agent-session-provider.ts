@@ -1,0 +1,353 @@
+import {
+  applyOverlaySpans,
+  summaryMessage,
+  type OverlaySpan,
+} from "../../core/apply-compactions.js";
+import { decodeMessage, encodeMessage } from "../../core/message-codec.js";
+import { chooseRecentWindow } from "../../core/recent-window.js";
+import { ArborTypeError } from "../../errors/index.js";
+import type { SessionProvider, StoredMessageRecord } from "../../provider.js";
+import { isSqlProvider, type SqlProvider } from "../../sql-provider.js";
+import type {
+  CompactionMeta,
+  HistoryRowStat,
+  RecentHistoryResult,
+  SearchResult,
+  SessionMessage,
+  StoredCompaction,
+} from "../../types.js";
+import {
+  deleteCompactionRow,
+  insertCompaction,
+  readCompactions,
+} from "./agent-compactions.js";
+import { LatestLeafTracker } from "./agent-latest-leaf.js";
+import {
+  countPath,
+  loadPathWithContent,
+  loadPathWithSizes,
+} from "./agent-path.js";
+import { ensureAgentSchema } from "./agent-schema.js";
+import {
+  indexMessage,
+  searchSessionMessages,
+  unindexMessage,
+} from "./agent-search.js";
+import { deleteWithRepair } from "./agent-tree-repair.js";
+import { atomically, nowIso } from "./agent-transaction.js";
+
+/**
+ * The SQLite message store (SPEC §12.1) over any object with a synchronous `sql` tagged template: a
+ * Cloudflare Durable Object `Agent`, or `openSqlite()` on Node. Imports nothing platform-specific.
+ *
+ * Rows are ordered by an insertion sequence (`seq`), ids are unique per session, paths are read
+ * with a recursive query of any depth, and the search index is linked to messages by `rowid = seq`,
+ * so every write costs O(1) in the size of the session. Tables are created on first use. When the
+ * store has `transaction()`, every read-then-write and multi-statement write runs inside it.
+ * Every method answers synchronously.
+ *
+ * @example
+ * ```ts
+ * import { openSqlite } from "arbor/sqlite";
+ * import { AgentSessionProvider } from "arbor/session";
+ *
+ * const provider = new AgentSessionProvider(openSqlite("memory.db"), "chat-1");
+ * provider.appendMessage({ id: "m1", role: "user", parts: [{ type: "text", text: "Hello" }] });
+ * provider.getHistory(); // [{ id: "m1", … }]
+ * ```
+ */
+export class AgentSessionProvider implements SessionProvider {
+  /** The session this provider reads and writes ("" = no namespace). */
+  readonly sessionId: string;
+  readonly #agent: SqlProvider;
+  readonly #latestLeaf: LatestLeafTracker;
+
+  constructor(agent: SqlProvider, sessionId = "") {
+    if (!isSqlProvider(agent)) {
+      throw new ArborTypeError(
+        "INVALID_TARGET",
+        "[arbor] [sqlite] AgentSessionProvider needs an object with a `sql` tagged template (a Durable Object Agent or openSqlite())",
+      );
+    }
+    if (typeof sessionId !== "string") {
+      throw new ArborTypeError(
+        "INVALID_ARGUMENT",
+        "[arbor] [sqlite] AgentSessionProvider session id must be a string",
+      );
+    }
+    this.#agent = agent;
+    this.sessionId = sessionId;
+    this.#latestLeaf = new LatestLeafTracker(agent, sessionId);
+  }
+
+  /** The underlying store: sessions over the same agent and id share one append lock. */
+  get storeIdentity(): object {
+    return this.#agent;
+  }
+
+  /** The same store scoped to another session id. */
+  forSession(sessionId: string): AgentSessionProvider {
+    return new AgentSessionProvider(this.#agent, sessionId);
+  }
+
+  getMessage(id: string): SessionMessage | null {
+    this.#ready();
+    const [row] = this.#agent.sql<{ content: string }>`
+      SELECT content FROM assistant_messages WHERE session_id = ${this.sessionId} AND id = ${id}`;
+    return row ? decodeMessage(row.content) : null;
+  }
+
+  getHistory(leafId?: string | null): SessionMessage[] {
+    this.#ready();
+    const target = this.#target(leafId);
+    if (target === null) return [];
+    const rows = loadPathWithContent(this.#agent, this.sessionId, target);
+    if (rows.length === 0) return [];
+    const spans = applyOverlaySpans(
+      rows.map((row) => row.id),
+      readCompactions(this.#agent, this.sessionId),
+    );
+    return materialize(spans, (index) => rows[index]!.content);
+  }
+
+  getLatestLeaf(): SessionMessage | null {
+    this.#ready();
+    const id = this.#latestLeaf.current();
+    return id === null ? null : this.getMessage(id);
+  }
+
+  getBranches(messageId: string): SessionMessage[] {
+    this.#ready();
+    const rows = this.#agent.sql<{ content: string }>`
+      SELECT content FROM assistant_messages
+      WHERE session_id = ${this.sessionId} AND parent_id = ${messageId}
+      ORDER BY seq`;
+    return decodeAll(rows.map((row) => row.content));
+  }
+
+  getPathLength(leafId?: string | null): number {
+    this.#ready();
+    const target = this.#target(leafId);
+    return target === null ? 0 : countPath(this.#agent, this.sessionId, target);
+  }
+
+  /** Inserts the message; `false` (and no write) when its id already exists in this session. */
+  appendMessage(message: SessionMessage, parentId?: string | null): boolean {
+    const content = encodeMessage(message);
+    this.#ready();
+    const agent = this.#agent;
+    const sessionId = this.sessionId;
+    // One transaction: the latest leaf read and the insert are atomic across processes.
+    const seq = atomically(agent, () => {
+      const parent = this.#resolveParent(parentId);
+      const [row] = agent.sql<{ seq: number }>`
+        INSERT INTO assistant_messages (id, session_id, parent_id, role, content, created_at)
+        VALUES (${message.id}, ${sessionId}, ${parent}, ${message.role}, ${content}, ${nowIso()})
+        ON CONFLICT (session_id, id) DO NOTHING
+        RETURNING seq`;
+      if (!row) return null;
+      indexMessage(agent, sessionId, row.seq, message);
+      return row.seq;
+    });
+    if (seq === null) return false;
+    this.#latestLeaf.remember(message.id, seq);
+    return true;
+  }
+
+  /** Replaces content and role of the message with this id; a no-op (index untouched) if absent. */
+  updateMessage(message: SessionMessage): void {
+    const content = encodeMessage(message);
+    this.#ready();
+    const agent = this.#agent;
+    const sessionId = this.sessionId;
+    atomically(agent, () => {
+      const [row] = agent.sql<{ seq: number }>`
+        UPDATE assistant_messages SET content = ${content}, role = ${message.role}
+        WHERE session_id = ${sessionId} AND id = ${message.id}
+        RETURNING seq`;
+      if (!row) return;
+      unindexMessage(agent, row.seq);
+      indexMessage(agent, sessionId, row.seq, message);
+    });
+  }
+
+  deleteMessages(ids: readonly string[]): void {
+    if (!Array.isArray(ids) || ids.length === 0) return;
+    this.#ready();
+    const deleted = atomically(this.#agent, () =>
+      deleteWithRepair(this.#agent, this.sessionId, ids),
+    );
+    if (deleted > 0) this.#latestLeaf.forget();
+  }
+
+  clearMessages(): void {
+    this.#ready();
+    const agent = this.#agent;
+    const sessionId = this.sessionId;
+    atomically(agent, () => {
+      agent.sql`DELETE FROM assistant_fts
+        WHERE rowid IN (SELECT seq FROM assistant_messages WHERE session_id = ${sessionId})`;
+      agent.sql`DELETE FROM assistant_messages WHERE session_id = ${sessionId}`;
+      agent.sql`DELETE FROM assistant_compactions WHERE session_id = ${sessionId}`;
+    });
+    this.#latestLeaf.forget();
+  }
+
+  addCompaction(
+    summary: string,
+    fromMessageId: string,
+    toMessageId: string,
+    meta?: CompactionMeta,
+  ): StoredCompaction {
+    this.#ready();
+    return atomically(this.#agent, () =>
+      insertCompaction(
+        this.#agent,
+        this.sessionId,
+        summary,
+        fromMessageId,
+        toMessageId,
+        meta,
+      ),
+    );
+  }
+
+  getCompactions(): StoredCompaction[] {
+    this.#ready();
+    return readCompactions(this.#agent, this.sessionId);
+  }
+
+  deleteCompaction(id: string): boolean {
+    this.#ready();
+    return deleteCompactionRow(this.#agent, this.sessionId, id);
+  }
+
+  searchMessages(query: string, limit?: number): SearchResult[] {
+    this.#ready();
+    return searchSessionMessages(this.#agent, this.sessionId, query, limit);
+  }
+
+  /** The byte-budgeted suffix of the path (SPEC §4.7); content is read for the chosen rows only. */
+  getRecentHistory(
+    leafId: string | null | undefined,
+    maxContentBytes: number,
+    minRecentMessages = 1,
+  ): RecentHistoryResult {
+    this.#ready();
+    const target = this.#target(leafId);
+    const rows =
+      target === null
+        ? []
+        : loadPathWithSizes(this.#agent, this.sessionId, target);
+    if (rows.length === 0)
+      return { messages: [], truncated: false, totalContentBytes: 0 };
+    const window = chooseRecentWindow(
+      rows,
+      readCompactions(this.#agent, this.sessionId),
+      maxContentBytes,
+      minRecentMessages,
+    );
+    const seqs = window.spans.flatMap((span) =>
+      span.kind === "row" ? [rows[span.index]!.seq] : [],
+    );
+    const contents = new Map<number, string>();
+    for (const row of this.#agent.sql<{ seq: number; content: string }>`
+      SELECT seq, content FROM assistant_messages
+      WHERE seq IN (SELECT value FROM json_each(${JSON.stringify(seqs)}))`) {
+      contents.set(row.seq, row.content);
+    }
+    return {
+      messages: materialize(window.spans, (index) =>
+        contents.get(rows[index]!.seq),
+      ),
+      truncated: window.truncated,
+      totalContentBytes: window.totalContentBytes,
+    };
+  }
+
+  /** `{ id, role, bytes }` per stored row on the path, without reading content. */
+  getHistoryRowStats(leafId?: string | null): HistoryRowStat[] {
+    this.#ready();
+    const target = this.#target(leafId);
+    if (target === null) return [];
+    return loadPathWithSizes(this.#agent, this.sessionId, target).map(
+      (row) => ({
+        id: row.id,
+        role: row.role,
+        bytes: row.bytes,
+      }),
+    );
+  }
+
+  /** Every message of the session, all branches, in insertion order (unparseable rows skipped). */
+  exportMessages(): StoredMessageRecord[] {
+    this.#ready();
+    const records: StoredMessageRecord[] = [];
+    for (const row of this.#agent.sql<{
+      parent_id: string | null;
+      content: string;
+      created_at: string;
+    }>`SELECT parent_id, content, created_at FROM assistant_messages
+      WHERE session_id = ${this.sessionId} ORDER BY seq`) {
+      const message = decodeMessage(row.content);
+      if (message)
+        records.push({
+          message,
+          parentId: row.parent_id,
+          createdAt: row.created_at,
+        });
+    }
+    return records;
+  }
+
+  // --- Internal helpers ---
+
+  #ready(): void {
+    ensureAgentSchema(this.#agent);
+  }
+
+  /** The message a read starts from: the given id, or the latest leaf for null/undefined/"". */
+  #target(leafId: string | null | undefined): string | null {
+    return typeof leafId === "string" && leafId.length > 0
+      ? leafId
+      : this.#latestLeaf.current();
+  }
+
+  /** SPEC §4.2: undefined → latest leaf, null → root, an id of this session → it, else a root. */
+  #resolveParent(parentId: string | null | undefined): string | null {
+    if (parentId === undefined) return this.#latestLeaf.current();
+    if (typeof parentId !== "string") return null;
+    const [row] = this.#agent.sql<{ found: number }>`
+      SELECT 1 AS found FROM assistant_messages WHERE session_id = ${this.sessionId} AND id = ${parentId}`;
+    return row ? parentId : null;
+  }
+}
+
+// --- Internal helpers ---
+
+/** Turns overlay spans into messages: stored rows are decoded (unparseable ones skipped), summaries synthesized. */
+function materialize(
+  spans: readonly OverlaySpan[],
+  contentAt: (index: number) => string | undefined,
+): SessionMessage[] {
+  const messages: SessionMessage[] = [];
+  for (const span of spans) {
+    if (span.kind === "summary") {
+      messages.push(summaryMessage(span.overlay));
+      continue;
+    }
+    const content = contentAt(span.index);
+    const message = content === undefined ? null : decodeMessage(content);
+    if (message) messages.push(message);
+  }
+  return messages;
+}
+
+function decodeAll(contents: readonly string[]): SessionMessage[] {
+  const messages: SessionMessage[] = [];
+  for (const content of contents) {
+    const message = decodeMessage(content);
+    if (message) messages.push(message);
+  }
+  return messages;
+}
