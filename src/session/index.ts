@@ -6,30 +6,61 @@
  * ```ts
  * import { Session, InMemorySessionProvider } from "arbor/session";
  *
- * const session = Session.create(new InMemorySessionProvider());
+ * const session = Session.create(new InMemorySessionProvider()).withContext("memory");
  * await session.appendMessage({ id: "u1", role: "user", parts: [{ type: "text", text: "Hello" }] });
- * console.log(await session.getHistory());
+ * console.log(await session.getHistory(), await session.freezeSystemPrompt());
  * ```
  */
 export { Session, type SessionOptions, type SearchOptions } from "./session.js";
 export type { SessionProvider, StoredMessageRecord } from "./provider.js";
 export type { SqlProvider } from "./sql-provider.js";
 export type {
+  CompactAfterOptions,
+  CompactContext,
   CompactionMeta,
+  ContextBlock,
   HistoryRowStat,
   MaybePromise,
   RecentHistoryResult,
   SearchResult,
   SessionMessage,
   SessionMessagePart,
+  SessionTokenCounter,
+  SessionTokenCounterInput,
   StoredCompaction,
 } from "./types.js";
+export type {
+  BlockHistoryStore,
+  BlockVersion,
+  ContextConfig,
+  SessionContextOptions,
+} from "./context/types.js";
+export {
+  isSearchProvider,
+  isSkillProvider,
+  isWritableProvider,
+  type ContextProvider,
+  type SearchProvider,
+  type SkillProvider,
+  type WritableContextProvider,
+} from "./context/provider-kinds.js";
+export type { ArborTool, ArborToolSet } from "./context/tools/index.js";
+export type {
+  SessionErrorEvent,
+  SessionEvent,
+  SessionEventListener,
+  SessionStatusEvent,
+} from "./status.js";
 export { AgentSessionProvider } from "./providers/agent/index.js";
+export { AgentContextProvider } from "./providers/agent/agent-context-provider.js";
+export { AgentSearchProvider } from "./providers/agent/agent-search-provider.js";
+export { R2SkillProvider } from "./providers/r2/index.js";
 export {
   InMemorySessionProvider,
   InMemoryContextProvider,
   type InMemorySessionProviderOptions,
 } from "./providers/memory/index.js";
+export { InMemoryBlockHistory } from "./context/in-memory-block-history.js";
 export {
   applyCompactions,
   isCompactionMessage,

@@ -6,6 +6,7 @@
  * Required members are the primitives; optional members add speed or capabilities, and the Session
  * either falls back to the primitives or throws a clear "not supported" error without them.
  */
+import type { BlockHistoryStore } from "./context/types.js";
 import type {
   CompactionMeta,
   HistoryRowStat,
@@ -40,7 +41,10 @@ export interface SessionProvider {
    * (a root if it is not in this session). Idempotent by id: an existing id is left as it is.
    * Returns `true` when a row was inserted, `false` for a duplicate (`void` is read as "inserted").
    */
-  appendMessage(message: SessionMessage, parentId?: string | null): MaybePromise<boolean | void>;
+  appendMessage(
+    message: SessionMessage,
+    parentId?: string | null,
+  ): MaybePromise<boolean | void>;
   /** Replace the stored content of the message with this id; parent and order unchanged; no-op if absent. */
   updateMessage(message: SessionMessage): MaybePromise<void>;
   /** Delete these messages (unknown ids ignored), re-parenting children and repairing overlays (SPEC §4.4). */
@@ -69,6 +73,8 @@ export interface SessionProvider {
   getHistoryRowStats?(leafId?: string | null): MaybePromise<HistoryRowStat[]>;
   /** Optional: a writable context provider stored beside the messages, used by auto-wiring (SPEC §3.3). */
   createContextProvider?(key: string): unknown;
+  /** Optional: durable block history (SPEC §7.7) stored beside the messages; in memory without it. */
+  createBlockHistory?(): BlockHistoryStore;
   /** Optional: delete one overlay of this session; `false` if absent (SPEC §6.10). */
   deleteCompaction?(id: string): MaybePromise<boolean>;
   /** Optional: every message of the session, all branches, in insertion order (SPEC §15.3). */

@@ -1,11 +1,37 @@
-import { utf8Length } from "./core/utf8.js";
-import { encodeMessage } from "./core/message-codec.js";
+import type { WriteSource } from "./context/context-blocks.js";
+import {
+  isSkillProvider,
+  type WritableContextProvider,
+} from "./context/provider-kinds.js";
+import { reclaimSkill, reclaimWithinMessage } from "./context/skills.js";
+import { buildContextTools, type ArborToolSet } from "./context/tools/index.js";
+import type {
+  BlockVersion,
+  ContextBlock,
+  ContextConfig,
+  SessionContextOptions,
+} from "./context/types.js";
 import { runExclusive } from "./core/keyed-mutex.js";
+import { encodeMessage } from "./core/message-codec.js";
 import { queryTerms } from "./core/search-terms.js";
+import { utf8Length } from "./core/utf8.js";
 import { ArborError, ArborTypeError } from "./errors/index.js";
 import type { SessionProvider } from "./provider.js";
-import { AgentSessionProvider } from "./providers/agent/index.js";
+import {
+  assertNewLabel,
+  hasSkillBlocks,
+  providerForRuntimeBlock,
+  setUpSession,
+  type SessionParts,
+  type SessionPlan,
+} from "./session-setup.js";
 import { isSqlProvider, type SqlProvider } from "./sql-provider.js";
+import {
+  messageOf,
+  StatusEmitter,
+  type SessionEvent,
+  type SessionEventListener,
+} from "./status.js";
 import type {
   CompactionMeta,
   HistoryRowStat,
@@ -14,11 +40,19 @@ import type {
   SessionMessage,
   StoredCompaction,
 } from "./types.js";
+import {
+  estimateMessageTokens,
+  estimateStringTokens,
+} from "../utils/tokens/estimate.js";
 
 const DEFAULT_SEARCH_LIMIT = 20;
 
-/** Options of the direct constructor (SPEC §3.4). Later capabilities add their options here. */
+/** Options of the direct constructor (SPEC §3.4): exactly these pieces, no auto-wiring. */
 export interface SessionOptions {
+  /** Context blocks; a config without provider is an empty read-only block. */
+  context?: ContextConfig[];
+  /** Persists the frozen system prompt. */
+  promptStore?: WritableContextProvider;
   /** The session id the provider is scoped to, when the provider does not say (`provider.sessionId`). */
   sessionId?: string;
 }
@@ -28,17 +62,14 @@ export interface SearchOptions {
   limit?: number;
 }
 
-type Target =
-  | { kind: "sql"; agent: SqlProvider }
-  | { kind: "provider"; provider: SessionProvider };
-
 /** Lets `Session.create()` hand a `sql` store to the constructor without widening its public type. */
 const SQL_TARGET = Symbol("arbor.sqlTarget");
 type InternalOptions = SessionOptions & { [SQL_TARGET]?: SqlProvider };
 
 /**
  * A conversation stored as a tree of messages, read back as a linear history for any leaf, with
- * compaction overlays applied at read time and full-text search (SPEC §3–§6).
+ * compaction overlays applied at read time, context blocks rendered into a cacheable system
+ * prompt, AI tools for the model to manage its memory, and full-text search (SPEC §3–§9).
  *
  * Builder methods record configuration and return `this`; the first other call initializes the
  * session once. Every read and write returns a Promise, whatever the backend.
@@ -48,40 +79,64 @@ type InternalOptions = SessionOptions & { [SQL_TARGET]?: SqlProvider };
  * import { Session } from "arbor/session";
  * import { openSqlite } from "arbor/sqlite";
  *
- * const session = Session.create(openSqlite("memory.db")).forSession("chat-1");
+ * const session = Session.create(openSqlite("memory.db"))
+ *   .forSession("chat-1")
+ *   .withContext("soul", { provider: { get: async () => "You are a helpful assistant." } })
+ *   .withContext("memory", { description: "Learned facts", maxTokens: 1100 })
+ *   .withCachedPrompt();
+ *
  * await session.appendMessage({ id: "u1", role: "user", parts: [{ type: "text", text: "Hi" }] });
- * const history = await session.getHistory();
+ * const system = await session.freezeSystemPrompt();
+ * const tools = await session.tools(); // set_context for "memory"
  * ```
  */
 export class Session {
-  private readonly target: Target;
-  private sessionId: string;
-  private provider: SessionProvider | null = null;
+  private readonly plan: SessionPlan;
+  private parts: SessionParts | null = null;
+  private restoring: Promise<void> | null = null;
+  private readonly status: StatusEmitter;
   private warnedRecentFallback = false;
 
-  /** Uses exactly the given provider: no auto-wiring (SPEC §3.4). */
+  /** Uses exactly the given provider and options: no auto-wiring (SPEC §3.4). */
   constructor(provider: SessionProvider, options: SessionOptions = {}) {
     if (typeof provider !== "object" || provider === null)
       throw invalidTarget();
     const agent = (options as InternalOptions)[SQL_TARGET];
-    this.target = agent
-      ? { kind: "sql", agent }
-      : { kind: "provider", provider };
-    this.sessionId = options.sessionId ?? provider.sessionId ?? "";
+    const context = options.context ?? [];
+    context.reduce<string[]>((labels, config) => {
+      assertNewLabel(labels, config.label);
+      return [...labels, config.label];
+    }, []);
+    this.plan = {
+      target: agent ? { kind: "sql", agent } : { kind: "provider", provider },
+      sessionId: options.sessionId ?? provider.sessionId ?? "",
+      context: [...context],
+      promptStore: options.promptStore,
+      direct: agent === undefined,
+    };
+    const broadcast =
+      agent && typeof agent.broadcast === "function" ? agent.broadcast : null;
+    this.status = new StatusEmitter(
+      broadcast ? (message) => broadcast.call(agent, message) : null,
+    );
   }
 
   /**
-   * A session over a `sql` store (Durable Object, `openSqlite()`) or any `SessionProvider`.
-   * Performs no I/O.
+   * A session over a `sql` store (Durable Object, `openSqlite()`) or any `SessionProvider`, with
+   * auto-wired context blocks. Performs no I/O.
    */
   static create(target: SqlProvider | SessionProvider): Session {
     if (typeof target !== "object" || target === null) throw invalidTarget();
-    if (!isSqlProvider(target)) return new Session(target);
-    const options: InternalOptions = { sessionId: "", [SQL_TARGET]: target };
-    return new Session(target as unknown as SessionProvider, options);
+    if (isSqlProvider(target)) {
+      const options: InternalOptions = { sessionId: "", [SQL_TARGET]: target };
+      return new Session(target as unknown as SessionProvider, options);
+    }
+    const session = new Session(target);
+    session.plan.direct = false;
+    return session;
   }
 
-  // --- Builder ---
+  // --- Builder: records only; throws after initialization ---
 
   /** Namespaces this session: rows carry `sessionId`, so many sessions can share one store. */
   forSession(sessionId: string): this {
@@ -92,8 +147,34 @@ export class Session {
         "[arbor] forSession() takes a string id",
       );
     }
-    this.sessionId = sessionId;
+    this.plan.sessionId = sessionId;
     return this;
+  }
+
+  /**
+   * Adds a context block. Without a provider it is auto-wired: a row in the `sql` store, or the
+   * provider's `createContextProvider()` hook.
+   */
+  withContext(label: string, options: SessionContextOptions = {}): this {
+    this.assertBuilder();
+    assertNewLabel(
+      this.plan.context.map((config) => config.label),
+      label,
+    );
+    this.plan.context.push({ label, ...options });
+    return this;
+  }
+
+  /** Persists the frozen system prompt, so a restarted session serves the same prompt. */
+  withCachedPrompt(provider?: WritableContextProvider): this {
+    this.assertBuilder();
+    this.plan.promptStore = provider ?? null;
+    return this;
+  }
+
+  /** Receives status and error events (SPEC §13), for any backend. Returns an unsubscribe function. */
+  onStatus(listener: SessionEventListener): () => void {
+    return this.status.subscribe(listener);
   }
 
   // --- Messages ---
@@ -108,25 +189,29 @@ export class Session {
     parentId?: string | null,
   ): Promise<void> {
     encodeMessage(message);
-    const provider = this.ready();
-    await this.exclusive(async () => {
+    const { provider } = await this.ready();
+    const stored = reclaimWithinMessage(message);
+    await this.exclusive(provider, async () => {
       if (
         typeof parentId === "string" &&
         (await provider.getMessage(parentId)) === null
       ) {
         console.warn(
-          `[arbor] Parent "${parentId}" is not in session "${this.sessionId}"; message "${message.id}" is stored as a root`,
+          `[arbor] Parent "${parentId}" is not in session "${this.plan.sessionId}"; message "${message.id}" is stored as a root`,
         );
       }
-      await provider.appendMessage(message, parentId);
+      await provider.appendMessage(stored, parentId);
     });
+    await this.emitIdle();
   }
 
   /** Replaces the stored content of the message with the same id. Unknown ids are a no-op. */
   async updateMessage(message: SessionMessage): Promise<void> {
     encodeMessage(message);
-    const provider = this.ready();
-    await this.exclusive(async () => provider.updateMessage(message));
+    const { provider } = await this.ready();
+    const stored = reclaimWithinMessage(message);
+    await this.exclusive(provider, async () => provider.updateMessage(stored));
+    await this.emitIdle();
   }
 
   /** Deletes messages; children move up to the nearest surviving ancestor (SPEC §4.4). */
@@ -137,47 +222,61 @@ export class Session {
         "[arbor] deleteMessages() takes an array of ids",
       );
     }
+    const { provider } = await this.ready();
     const valid = ids.filter((id): id is string => typeof id === "string");
-    if (valid.length === 0) return;
-    const provider = this.ready();
-    await this.exclusive(async () => provider.deleteMessages(valid));
+    if (valid.length > 0)
+      await this.exclusive(provider, async () =>
+        provider.deleteMessages(valid),
+      );
+    await this.emitIdle();
   }
 
-  /** Deletes every message, overlay and index row of this session. Other sessions are untouched. */
+  /**
+   * Deletes every message, overlay and index row of this session, forgets loaded skills and
+   * re-renders the system prompt. Other sessions and block contents are untouched.
+   */
   async clearMessages(): Promise<void> {
-    const provider = this.ready();
-    await this.exclusive(async () => provider.clearMessages());
+    const { provider, skills, prompt } = await this.ready();
+    await this.exclusive(provider, async () => provider.clearMessages());
+    skills.clear();
+    await prompt.refresh();
+    await this.emitIdle();
   }
 
   /** The stored message, without overlays, or `null`. */
   async getMessage(id: string): Promise<SessionMessage | null> {
+    const { provider } = await this.ready();
     if (typeof id !== "string" || id === "") return null;
-    return (await this.ready().getMessage(id)) ?? null;
+    return (await provider.getMessage(id)) ?? null;
   }
 
   /** The path root → `leafId` (latest leaf by default) with compaction overlays applied. */
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
+    const { provider } = await this.ready();
     if (leafId !== undefined && leafId !== null && typeof leafId !== "string")
       return [];
-    return this.ready().getHistory(leafId || undefined);
+    return provider.getHistory(leafId || undefined);
   }
 
   /** The most recently inserted leaf, raw, or `null`. */
   async getLatestLeaf(): Promise<SessionMessage | null> {
-    return (await this.ready().getLatestLeaf()) ?? null;
+    const { provider } = await this.ready();
+    return (await provider.getLatestLeaf()) ?? null;
   }
 
   /** Children of a message, oldest first: the answers a regenerate produced, for example. */
   async getBranches(messageId: string): Promise<SessionMessage[]> {
+    const { provider } = await this.ready();
     if (typeof messageId !== "string") return [];
-    return this.ready().getBranches(messageId);
+    return provider.getBranches(messageId);
   }
 
   /** Number of stored rows on the path (overlays do not reduce it). */
   async getPathLength(leafId?: string | null): Promise<number> {
+    const { provider } = await this.ready();
     if (leafId !== undefined && leafId !== null && typeof leafId !== "string")
       return 0;
-    return this.ready().getPathLength(leafId || undefined);
+    return provider.getPathLength(leafId || undefined);
   }
 
   /** A suffix of the active path that fits `maxContentBytes` (SPEC §4.7). */
@@ -185,7 +284,7 @@ export class Session {
     maxContentBytes: number,
     minRecentMessages = 1,
   ): Promise<RecentHistoryResult> {
-    const provider = this.ready();
+    const { provider } = await this.ready();
     if (provider.getRecentHistory) {
       return provider.getRecentHistory(
         undefined,
@@ -208,7 +307,7 @@ export class Session {
 
   /** `{ id, role, bytes }` for each row of the active path, or `null` if the provider cannot tell. */
   async getHistoryRowStats(): Promise<HistoryRowStat[] | null> {
-    const provider = this.ready();
+    const { provider } = await this.ready();
     return provider.getHistoryRowStats ? provider.getHistoryRowStats() : null;
   }
 
@@ -233,22 +332,19 @@ export class Session {
         );
       }
     }
-    return this.ready().addCompaction(
-      summary,
-      fromMessageId,
-      toMessageId,
-      meta,
-    );
+    const { provider } = await this.ready();
+    return provider.addCompaction(summary, fromMessageId, toMessageId, meta);
   }
 
   /** Every overlay of this session, superseded ones included, oldest first. */
   async getCompactions(): Promise<StoredCompaction[]> {
-    return this.ready().getCompactions();
+    const { provider } = await this.ready();
+    return provider.getCompactions();
   }
 
   /** Deletes one overlay; the messages (or the older summary) it covered reappear. */
   async removeCompaction(id: string): Promise<boolean> {
-    const provider = this.ready();
+    const { provider } = await this.ready();
     if (!provider.deleteCompaction) {
       throw new ArborError(
         "NOT_SUPPORTED",
@@ -265,7 +361,7 @@ export class Session {
     query: string,
     options: SearchOptions = {},
   ): Promise<SearchResult[]> {
-    const provider = this.ready();
+    const { provider } = await this.ready();
     if (!provider.searchMessages) {
       throw new ArborError(
         "NOT_SUPPORTED",
@@ -280,42 +376,240 @@ export class Session {
     return provider.searchMessages(query, limit);
   }
 
+  // --- Context blocks ---
+
+  /** A copy of a loaded block, or `null` before blocks load (see `loadContext()`). */
+  getContextBlock(label: string): ContextBlock | null {
+    return this.parts?.blocks.get(label) ?? null;
+  }
+
+  /** Copies of the loaded blocks, `[]` before blocks load (see `loadContext()`). */
+  getContextBlocks(): ContextBlock[] {
+    return this.parts?.blocks.list() ?? [];
+  }
+
+  /** Loads the blocks from their providers (once), so the sync getters see them. */
+  async loadContext(): Promise<ContextBlock[]> {
+    const { blocks } = await this.ready();
+    await blocks.load();
+    return blocks.list();
+  }
+
+  /** Replaces a writable block's content (SPEC §7.3). The frozen prompt does not change. */
+  async replaceContextBlock(
+    label: string,
+    content: string,
+  ): Promise<ContextBlock> {
+    const { blocks } = await this.ready();
+    return blocks.replace(label, assertContent(content), API_WRITE);
+  }
+
+  /** Appends to a writable block, re-reading its provider first so no concurrent write is lost. */
+  async appendContextBlock(
+    label: string,
+    content: string,
+  ): Promise<ContextBlock> {
+    const { blocks } = await this.ready();
+    return blocks.append(label, assertContent(content), API_WRITE);
+  }
+
+  /** Every recorded write of a writable block, oldest first (SPEC §7.7). */
+  async getContextBlockHistory(label: string): Promise<BlockVersion[]> {
+    const { blocks } = await this.ready();
+    return blocks.versions(label);
+  }
+
+  /** Restores a block to a recorded version, with the replace rules; recorded as a revert. */
+  async revertContextBlock(
+    label: string,
+    version: number,
+  ): Promise<ContextBlock> {
+    const { blocks } = await this.ready();
+    return blocks.revert(label, version);
+  }
+
+  /** Adds a block at runtime; it reaches the prompt after `refreshSystemPrompt()`. */
+  async addContext(
+    label: string,
+    options: SessionContextOptions = {},
+  ): Promise<ContextBlock> {
+    const parts = await this.ready();
+    await parts.blocks.load();
+    assertNewLabel(
+      parts.blocks.list().map((block) => block.label),
+      label,
+    );
+    const provider =
+      options.provider ??
+      providerForRuntimeBlock(this.plan, parts.provider, label);
+    const block = await parts.blocks.add({ label, ...options, provider });
+    if (isSkillProvider(provider))
+      await parts.skills.restore(parts.provider).catch(warnRestore);
+    return block;
+  }
+
+  /** Removes a block and forgets its loaded skills (history is not rewritten); `false` if absent. */
+  removeContext(label: string): boolean {
+    if (!this.parts) {
+      const index = this.plan.context.findIndex(
+        (config) => config.label === label,
+      );
+      if (index === -1) return false;
+      this.plan.context.splice(index, 1);
+      return true;
+    }
+    const removed = this.parts.blocks.remove(label);
+    if (removed) this.parts.skills.forgetLabel(label);
+    return removed;
+  }
+
+  // --- System prompt ---
+
+  /**
+   * The frozen system prompt: the stored one if `withCachedPrompt` persisted it, else rendered
+   * once from the blocks and kept identical, so prefix caches stay warm (SPEC §7.6).
+   */
+  async freezeSystemPrompt(): Promise<string> {
+    const { prompt } = await this.ready();
+    return prompt.freeze();
+  }
+
+  /** Reloads every block, re-renders, persists and returns the new prompt. Call between turns. */
+  async refreshSystemPrompt(): Promise<string> {
+    const { prompt } = await this.ready();
+    return prompt.refresh();
+  }
+
+  // --- Tools and skills ---
+
+  /**
+   * The AI SDK tools for the loaded blocks: `set_context`, `load_context`, `unload_context`,
+   * `search_context`, each only when a block of its kind exists. Their `execute` never throws.
+   */
+  async tools(): Promise<ArborToolSet> {
+    const parts = await this.ready();
+    await parts.blocks.load();
+    return buildContextTools(
+      {
+        blocks: parts.blocks,
+        skills: parts.skills,
+        unloadSkill: (label, key) => this.unloadSkill(label, key),
+      },
+      parts.blocks.loadedBlocks(),
+    );
+  }
+
+  /** The loaded skills as `"<label>:<key>"` (a copy). */
+  async getLoadedSkillKeys(): Promise<Set<string>> {
+    const { skills } = await this.ready();
+    return skills.keys();
+  }
+
+  /**
+   * Unloads a skill: stops tracking it and rewrites its tool results on the active path to
+   * `[skill unloaded: <key>]`, so the body is not replayed every turn. `false` if not loaded.
+   */
+  async unloadSkill(label: string, key: string): Promise<boolean> {
+    const { skills, provider } = await this.ready();
+    if (!skills.isLoaded(label, key)) return false;
+    skills.delete(label, key);
+    await reclaimSkill(provider, label, key, (message) =>
+      this.updateMessage(message),
+    );
+    return true;
+  }
+
   // --- Internal helpers ---
 
-  /** Resolves the provider on first use (SPEC §3.3). */
-  private ready(): SessionProvider {
-    if (this.provider) return this.provider;
-    const provider =
-      this.target.kind === "sql"
-        ? new AgentSessionProvider(this.target.agent, this.sessionId)
-        : scopeProvider(this.target.provider, this.sessionId);
-    this.provider = provider;
-    return provider;
+  /** Initializes once (SPEC §3.3) and waits for the skill restore scan. */
+  private async ready(): Promise<SessionParts> {
+    const parts = this.parts ?? this.initialize();
+    if (this.restoring) await this.restoring;
+    return parts;
+  }
+
+  private initialize(): SessionParts {
+    const parts = setUpSession(this.plan);
+    this.parts = parts;
+    if (hasSkillBlocks(this.plan.context)) {
+      this.restoring = parts.skills
+        .restore(parts.provider)
+        .catch(warnRestore)
+        .finally(() => {
+          this.restoring = null;
+        });
+    }
+    return parts;
   }
 
   private assertBuilder(): void {
-    if (this.provider !== null) throw alreadyInitialized();
+    if (this.parts !== null) {
+      throw new ArborError(
+        "SESSION_ALREADY_INITIALIZED",
+        "Session is already initialized; use addContext() for runtime blocks",
+      );
+    }
   }
 
-  private exclusive<T>(task: () => Promise<T>): Promise<T> {
-    const provider = this.ready();
+  private exclusive<T>(
+    provider: SessionProvider,
+    task: () => Promise<T>,
+  ): Promise<T> {
     return runExclusive(
       provider.storeIdentity ?? provider,
-      this.sessionId,
+      this.plan.sessionId,
       task,
+    );
+  }
+
+  /** Emits `idle`; the token estimate is computed only when someone broadcasts it (SPEC §13). */
+  private async emitIdle(extra: Partial<SessionEvent> = {}): Promise<void> {
+    if (!this.status.isObserved) return;
+    let tokenEstimate = 0;
+    if (this.status.hasBroadcaster) {
+      try {
+        tokenEstimate = await this.estimateTokens();
+      } catch (error) {
+        console.warn(
+          `[arbor] Status token estimate failed: ${messageOf(error)}`,
+        );
+      }
+    }
+    this.status.emit({
+      type: "cf_agent_session",
+      phase: "idle",
+      tokenEstimate,
+      tokenThreshold: null,
+      ...extra,
+    } as SessionEvent);
+  }
+
+  /** Heuristic estimate of the active branch plus the prompt inference would use (SPEC §6.4). */
+  private async estimateTokens(): Promise<number> {
+    const { provider, prompt } = await this.ready();
+    const history = await provider.getHistory();
+    return (
+      estimateMessageTokens(history) +
+      estimateStringTokens(await prompt.current())
     );
   }
 }
 
-function scopeProvider(
-  provider: SessionProvider,
-  sessionId: string,
-): SessionProvider {
-  if ((provider.sessionId ?? "") === sessionId) return provider;
-  if (provider.forSession) return provider.forSession(sessionId);
-  throw new ArborError(
-    "NOT_SUPPORTED",
-    `[arbor] forSession("${sessionId}") needs a provider with forSession(); pass a provider scoped to that session instead`,
+const API_WRITE: WriteSource = { source: "api" };
+
+function assertContent(content: unknown): string {
+  if (typeof content !== "string") {
+    throw new ArborTypeError(
+      "INVALID_ARGUMENT",
+      "[arbor] Block content must be a string",
+    );
+  }
+  return content;
+}
+
+function warnRestore(error: unknown): void {
+  console.warn(
+    `[arbor] Restoring loaded skills failed; tracking starts empty: ${messageOf(error)}`,
   );
 }
 
@@ -323,12 +617,5 @@ function invalidTarget(): TypeError {
   return new ArborTypeError(
     "INVALID_TARGET",
     "Session.create() requires a SqlProvider or SessionProvider",
-  );
-}
-
-function alreadyInitialized(): Error {
-  return new ArborError(
-    "SESSION_ALREADY_INITIALIZED",
-    "Session is already initialized; use addContext() for runtime blocks",
   );
 }

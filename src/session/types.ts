@@ -68,3 +68,49 @@ export interface RecentHistoryResult {
   truncated: boolean;
   totalContentBytes: number;
 }
+
+/**
+ * A loaded context block (SPEC §7.2). Declared here, beside the other shared shapes, because token
+ * counters receive blocks; the context-block code produces them.
+ */
+export interface ContextBlock {
+  label: string;
+  description?: string;
+  /** What the provider's `get()` returned (`null` → ""). */
+  content: string;
+  /** `estimateStringTokens(content)`. */
+  tokens: number;
+  maxTokens?: number;
+  writable: boolean;
+  isSkill: boolean;
+  isSearchable: boolean;
+}
+
+/** What a session-level token counter sees (SPEC §2.3, §6.4). */
+export interface SessionTokenCounterInput {
+  /** The active branch as `getHistory()` returns it (overlays applied). */
+  messages: SessionMessage[];
+  /** The system prompt inference would use. */
+  systemPrompt: string;
+  /** The loaded context blocks. */
+  contextBlocks: ContextBlock[];
+}
+
+/** Counts the tokens of a whole request (SPEC §6.4). Non-finite results count as 0. */
+export type SessionTokenCounter = (
+  input: SessionTokenCounterInput,
+) => MaybePromise<number>;
+
+/** Options of `compactAfter(threshold, options)`. */
+export interface CompactAfterOptions {
+  tokenCounter?: SessionTokenCounter;
+}
+
+/** What the Session passes to a compaction function as its second argument. */
+export interface CompactContext {
+  /** The Session's counter, if any: the same one that decided to compact (SPEC §6.4). */
+  tokenCounter?: SessionTokenCounter;
+}
+
+/** Receives every auto-compaction failure (SPEC §6.4). A throwing handler is logged and swallowed. */
+export type CompactionErrorHandler = (error: unknown) => void | Promise<void>;

@@ -1,7 +1,9 @@
 import type { ArborErrorCode } from "./codes.js";
 
 /** Marker on every error Arbor creates; survives two copies of Arbor in one app. */
-export const ARBOR_ERROR_MARKER: unique symbol = Symbol.for("arbor.error") as never;
+export const ARBOR_ERROR_MARKER: unique symbol = Symbol.for(
+  "arbor.error",
+) as never;
 
 export interface ArborErrorOptions {
   cause?: unknown;
@@ -18,7 +20,11 @@ export class ArborError extends Error implements ArborErrorLike {
   readonly code: ArborErrorCode;
   readonly [ARBOR_ERROR_MARKER] = true as const;
 
-  constructor(code: ArborErrorCode, message: string, options?: ArborErrorOptions) {
+  constructor(
+    code: ArborErrorCode,
+    message: string,
+    options?: ArborErrorOptions,
+  ) {
     super(message, options);
     this.name = "ArborError";
     this.code = code;
@@ -30,7 +36,11 @@ export class ArborTypeError extends TypeError implements ArborErrorLike {
   readonly code: ArborErrorCode;
   readonly [ARBOR_ERROR_MARKER] = true as const;
 
-  constructor(code: ArborErrorCode, message: string, options?: ArborErrorOptions) {
+  constructor(
+    code: ArborErrorCode,
+    message: string,
+    options?: ArborErrorOptions,
+  ) {
     super(message, options);
     this.name = "ArborTypeError";
     this.code = code;

@@ -13,6 +13,8 @@ export const ARBOR_ERROR_CODES = [
   "SESSION_ALREADY_INITIALIZED",
   /** A context block label is taken or reserved. */
   "BLOCK_EXISTS",
+  /** A context block label is reserved for Arbor's own rows (`_system_prompt…`). */
+  "BLOCK_LABEL_RESERVED",
   /** A context block label is unknown. */
   "BLOCK_NOT_FOUND",
   /** A write went to a read-only block. */

@@ -1,3 +1,5 @@
+import { AgentBlockHistory } from "./agent-block-history.js";
+import { AgentContextProvider } from "./agent-context-provider.js";
 import {
   applyOverlaySpans,
   summaryMessage,
@@ -88,6 +90,16 @@ export class AgentSessionProvider implements SessionProvider {
   /** The same store scoped to another session id. */
   forSession(sessionId: string): AgentSessionProvider {
     return new AgentSessionProvider(this.#agent, sessionId);
+  }
+
+  /** A writable block row in `cf_agents_context_blocks` under `key` (SPEC §3.3 auto-wiring). */
+  createContextProvider(key: string): AgentContextProvider {
+    return new AgentContextProvider(this.#agent, key);
+  }
+
+  /** Block history in `arbor_block_history`, scoped to this session (SPEC §7.7). */
+  createBlockHistory(): AgentBlockHistory {
+    return new AgentBlockHistory(this.#agent, this.sessionId);
   }
 
   getMessage(id: string): SessionMessage | null {

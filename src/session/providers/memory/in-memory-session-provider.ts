@@ -20,6 +20,7 @@ import type {
   SessionMessage,
   StoredCompaction,
 } from "../../types.js";
+import type { InMemoryBlockHistory } from "../../context/in-memory-block-history.js";
 import { InMemoryContextProvider } from "./in-memory-context-provider.js";
 import {
   MemoryStore,
@@ -65,6 +66,10 @@ export class InMemorySessionProvider implements SessionProvider {
 
   createContextProvider(key: string): InMemoryContextProvider {
     return new InMemoryContextProvider(this.store.contextRows, key);
+  }
+
+  createBlockHistory(): InMemoryBlockHistory {
+    return this.store.blockHistory(this.sessionId);
   }
 
   getMessage(id: string): SessionMessage | null {

@@ -1,3 +1,4 @@
+import { InMemoryBlockHistory } from "../../context/in-memory-block-history.js";
 import type { StoredCompaction } from "../../types.js";
 
 /** One stored message row: the JSON text is what is stored, so callers cannot mutate it. */
@@ -37,6 +38,7 @@ export class MemoryStore {
   private nextSeq = 1;
   readonly sessions = new Map<string, MemorySessionData>();
   readonly contextRows = new Map<string, string>();
+  readonly blockHistories = new Map<string, InMemoryBlockHistory>();
 
   takeSeq(): number {
     return this.nextSeq++;
@@ -50,6 +52,16 @@ export class MemoryStore {
       this.sessions.set(sessionId, data);
     }
     return data;
+  }
+
+  /** The block history of a session (SPEC §7.7); survives clearing the messages. */
+  blockHistory(sessionId: string): InMemoryBlockHistory {
+    let history = this.blockHistories.get(sessionId);
+    if (!history) {
+      history = new InMemoryBlockHistory();
+      this.blockHistories.set(sessionId, history);
+    }
+    return history;
   }
 
   peek(sessionId: string): MemorySessionData | undefined {

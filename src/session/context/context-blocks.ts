@@ -1,0 +1,238 @@
+import { ArborError } from "../errors/index.js";
+import { estimateStringTokens } from "../../utils/tokens/estimate.js";
+import {
+  isSearchProvider,
+  isSkillProvider,
+  isWritableProvider,
+  type AnyContextProvider,
+  type WritableContextProvider,
+} from "./provider-kinds.js";
+import type {
+  BlockHistoryStore,
+  BlockVersion,
+  ContextBlock,
+  ContextConfig,
+} from "./types.js";
+
+/** Who wrote a block: recorded in its history (SPEC §7.7). */
+export interface WriteSource {
+  source: BlockVersion["source"];
+  toolCallId?: string;
+}
+
+/**
+ * The context blocks of one session: configuration, lazy loading (all blocks at once, one load
+ * in flight at a time), the write rules of SPEC §7.3 and the block history of §7.7.
+ */
+export class ContextBlocks {
+  private readonly configs: ContextConfig[];
+  private blocks: Map<string, ContextBlock> | null = null;
+  private inflight: Promise<void> | null = null;
+
+  constructor(
+    configs: readonly ContextConfig[],
+    private readonly historyStore: BlockHistoryStore,
+  ) {
+    this.configs = [...configs];
+  }
+
+  /** True once blocks have been loaded at least once. */
+  get isLoaded(): boolean {
+    return this.blocks !== null;
+  }
+
+  /** Loads every block from its provider; `force` reloads even when loaded. */
+  async load(force = false): Promise<void> {
+    if (this.blocks && !force) return;
+    if (this.inflight) return this.inflight;
+    this.inflight = (async () => {
+      const loaded = await Promise.all(
+        this.configs.map((config) => loadBlock(config)),
+      );
+      this.blocks = new Map(loaded.map((block) => [block.label, block]));
+    })();
+    try {
+      await this.inflight;
+    } finally {
+      this.inflight = null;
+    }
+  }
+
+  /** A copy of a loaded block, or `null`. */
+  get(label: string): ContextBlock | null {
+    const block = this.blocks?.get(label);
+    return block ? { ...block } : null;
+  }
+
+  /** Copies of the loaded blocks in configuration order, runtime additions last. */
+  list(): ContextBlock[] {
+    return this.blocks
+      ? [...this.blocks.values()].map((block) => ({ ...block }))
+      : [];
+  }
+
+  /** The loaded blocks themselves, for rendering and tools inside the session. */
+  loadedBlocks(): readonly ContextBlock[] {
+    return this.blocks ? [...this.blocks.values()] : [];
+  }
+
+  has(label: string): boolean {
+    return this.configs.some((config) => config.label === label);
+  }
+
+  config(label: string): ContextConfig | undefined {
+    return this.configs.find((config) => config.label === label);
+  }
+
+  providers(): AnyContextProvider[] {
+    return this.configs.flatMap((config) =>
+      config.provider ? [config.provider] : [],
+    );
+  }
+
+  /** Replaces a plain writable block: provider first, then memory (SPEC §7.3). */
+  async replace(
+    label: string,
+    content: string,
+    source: WriteSource,
+  ): Promise<ContextBlock> {
+    await this.load();
+    const { block, provider } = this.writableBlock(label);
+    const tokens = estimateStringTokens(content);
+    if (
+      block.maxTokens !== undefined &&
+      block.maxTokens > 0 &&
+      tokens > block.maxTokens
+    ) {
+      throw new ArborError(
+        "BLOCK_TOO_LARGE",
+        `Block "${label}" exceeds maxTokens: ${tokens} > ${block.maxTokens}`,
+      );
+    }
+    const previousContent = block.content;
+    await provider.set(content);
+    block.content = content;
+    block.tokens = tokens;
+    await this.historyStore.record(label, {
+      content,
+      previousContent,
+      source: source.source,
+      ...(source.toolCallId !== undefined
+        ? { toolCallId: source.toolCallId }
+        : {}),
+    });
+    return { ...block };
+  }
+
+  /** Appends to a plain writable block after re-reading the provider, so no update is lost. */
+  async append(
+    label: string,
+    content: string,
+    source: WriteSource,
+  ): Promise<ContextBlock> {
+    await this.load();
+    const { block, provider } = this.writableBlock(label);
+    const current = (await provider.get()) ?? "";
+    block.content = current;
+    block.tokens = estimateStringTokens(current);
+    const separator = current !== "" && !content.startsWith("\n") ? "\n" : "";
+    return this.replace(label, current + separator + content, source);
+  }
+
+  /**
+   * Re-reads one block from its provider (after keyed writes). With `keepIfEmpty`, an empty
+   * answer keeps the current content (skill lists, SPEC §7.3).
+   */
+  async reload(
+    label: string,
+    options: { keepIfEmpty?: boolean } = {},
+  ): Promise<void> {
+    const config = this.config(label);
+    const current = this.blocks?.get(label);
+    if (!config || !current || !this.blocks) return;
+    const block = await loadBlock(config);
+    if (options.keepIfEmpty && block.content === "") return;
+    this.blocks.set(label, block);
+  }
+
+  /** Adds a runtime block, loaded and appended last (SPEC §7.4). */
+  async add(config: ContextConfig): Promise<ContextBlock> {
+    await this.load();
+    if (this.has(config.label)) throw blockExists(config.label);
+    const block = await loadBlock(config);
+    this.configs.push(config);
+    this.blocks!.set(config.label, block);
+    return { ...block };
+  }
+
+  /** Removes a block and its configuration; `false` if absent. */
+  remove(label: string): boolean {
+    const index = this.configs.findIndex((config) => config.label === label);
+    if (index === -1) return false;
+    this.configs.splice(index, 1);
+    this.blocks?.delete(label);
+    return true;
+  }
+
+  versions(label: string): Promise<BlockVersion[]> | BlockVersion[] {
+    return this.historyStore.list(label);
+  }
+
+  /** Restores a recorded version with the replace rules, recorded as a `revert`. */
+  async revert(label: string, version: number): Promise<ContextBlock> {
+    const versions = await this.historyStore.list(label);
+    const target = versions.find((entry) => entry.version === version);
+    if (!target) {
+      throw new ArborError(
+        "BLOCK_VERSION_NOT_FOUND",
+        `Block "${label}" has no version ${version}`,
+      );
+    }
+    return this.replace(label, target.content, { source: "revert" });
+  }
+
+  // --- Internal helpers ---
+
+  private writableBlock(label: string): {
+    block: ContextBlock;
+    provider: WritableContextProvider;
+  } {
+    const block = this.blocks?.get(label);
+    const provider = this.config(label)?.provider;
+    if (!block)
+      throw new ArborError("BLOCK_NOT_FOUND", `Block "${label}" not found`);
+    if (block.isSkill || block.isSearchable) {
+      throw new ArborError(
+        "BLOCK_KEYED",
+        `Block "${label}" is a keyed provider. Use set_context with metadata instead.`,
+      );
+    }
+    if (!block.writable || !isWritableProvider(provider)) {
+      throw new ArborError("BLOCK_READONLY", `Block "${label}" is readonly`);
+    }
+    return { block, provider };
+  }
+}
+
+/** `Error('Block "<label>" already exists')`. */
+export function blockExists(label: string): Error {
+  return new ArborError("BLOCK_EXISTS", `Block "${label}" already exists`);
+}
+
+async function loadBlock(config: ContextConfig): Promise<ContextBlock> {
+  const provider = config.provider;
+  provider?.init?.(config.label);
+  const content = (await provider?.get()) ?? "";
+  return {
+    label: config.label,
+    ...(config.description !== undefined
+      ? { description: config.description }
+      : {}),
+    content,
+    tokens: estimateStringTokens(content),
+    ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
+    writable: isWritableProvider(provider),
+    isSkill: isSkillProvider(provider),
+    isSearchable: isSearchProvider(provider),
+  };
+}

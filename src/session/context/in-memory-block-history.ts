@@ -1,0 +1,34 @@
+import type { BlockHistoryStore, BlockVersion } from "./types.js";
+
+/** Block history kept in the process: for in-memory sessions and custom providers. */
+export class InMemoryBlockHistory implements BlockHistoryStore {
+  private readonly versions = new Map<string, BlockVersion[]>();
+
+  record(
+    label: string,
+    entry: Omit<BlockVersion, "version" | "at"> & { at?: string },
+  ): BlockVersion {
+    const list = this.versions.get(label) ?? [];
+    const version: BlockVersion = {
+      version: list.length + 1,
+      content: entry.content,
+      previousContent: entry.previousContent,
+      source: entry.source,
+      ...(entry.toolCallId !== undefined
+        ? { toolCallId: entry.toolCallId }
+        : {}),
+      at: entry.at ?? new Date().toISOString(),
+    };
+    list.push(version);
+    this.versions.set(label, list);
+    return { ...version };
+  }
+
+  list(label: string): BlockVersion[] {
+    return (this.versions.get(label) ?? []).map((version) => ({ ...version }));
+  }
+
+  clear(): void {
+    this.versions.clear();
+  }
+}

@@ -1,0 +1,54 @@
+import type { ContextBlocks } from "./context-blocks.js";
+import { renderSystemPrompt } from "./render-prompt.js";
+import type { PromptStore } from "./types.js";
+
+/**
+ * The frozen system prompt (SPEC §7.6): rendered once and kept identical through a conversation,
+ * so provider prefix caches stay warm. Block writes reach it only on `refresh()`. With a store
+ * the frozen prompt survives restarts.
+ */
+export class SystemPrompt {
+  private frozen: string | null = null;
+
+  constructor(
+    private readonly blocks: ContextBlocks,
+    private readonly store: PromptStore | null,
+  ) {}
+
+  /** The stored prompt if any, else the in-memory snapshot, rendered and persisted on first use. */
+  async freeze(): Promise<string> {
+    if (this.store) {
+      const stored = await this.store.get();
+      if (stored !== null) {
+        this.frozen = stored;
+        return stored;
+      }
+    }
+    if (this.frozen === null) {
+      await this.blocks.load();
+      this.frozen = renderSystemPrompt(this.blocks.loadedBlocks());
+    }
+    await this.store?.set(this.frozen);
+    return this.frozen;
+  }
+
+  /** Reloads every block, re-renders, replaces the snapshot and persists it. */
+  async refresh(): Promise<string> {
+    await this.blocks.load(true);
+    this.frozen = renderSystemPrompt(this.blocks.loadedBlocks());
+    await this.store?.set(this.frozen);
+    return this.frozen;
+  }
+
+  /**
+   * The prompt inference would use now, without freezing or persisting: the snapshot, else the
+   * stored prompt, else a render of the current blocks (SPEC §6.4).
+   */
+  async current(): Promise<string> {
+    if (this.frozen !== null) return this.frozen;
+    const stored = this.store ? await this.store.get() : null;
+    if (stored !== null) return stored;
+    await this.blocks.load();
+    return renderSystemPrompt(this.blocks.loadedBlocks());
+  }
+}

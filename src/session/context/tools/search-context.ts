@@ -1,0 +1,37 @@
+import { z } from "zod";
+import { isSearchProvider } from "../provider-kinds.js";
+import type { ContextBlock } from "../types.js";
+import { quoted, safely, type ArborTool, type ToolHost } from "./tool-types.js";
+
+interface SearchInput {
+  label: string;
+  query: string;
+}
+
+/** `search_context` (SPEC §8.2) for the searchable blocks; `null` if there are none. */
+export function searchContextTool(
+  host: ToolHost,
+  blocks: readonly ContextBlock[],
+): ArborTool<SearchInput> | null {
+  const searchable = blocks
+    .filter((block) => block.isSearchable)
+    .map((block) => block.label);
+  if (searchable.length === 0) return null;
+  return {
+    description: `Search a searchable context block for relevant entries. ONLY these blocks are searchable: ${quoted(searchable)}.`,
+    inputSchema: z.object({
+      label: z
+        .enum(searchable as [string, ...string[]])
+        .describe("Searchable block label"),
+      query: z.string().describe("Search query"),
+    }),
+    execute: (input) =>
+      safely(async () => {
+        const provider = host.blocks.config(input.label)?.provider;
+        if (!searchable.includes(input.label) || !isSearchProvider(provider)) {
+          return `Error: "${input.label}" is not searchable. Searchable blocks: ${searchable.join(", ")}`;
+        }
+        return (await provider.search(input.query)) ?? "No results found.";
+      }),
+  };
+}

@@ -1,0 +1,116 @@
+import { z } from "zod";
+import { isSearchProvider, isSkillProvider } from "../provider-kinds.js";
+import type { ContextBlock } from "../types.js";
+import { entryKey } from "./entry-key.js";
+import { quoted, safely, type ArborTool, type ToolHost } from "./tool-types.js";
+
+interface SetContextInput {
+  label: string;
+  content: string;
+  action?: "replace" | "append";
+  metadata?: { title?: string; description?: string };
+}
+
+/** `set_context` (SPEC §8.1), for the writable blocks among `blocks`; `null` if there are none. */
+export function setContextTool(
+  host: ToolHost,
+  blocks: readonly ContextBlock[],
+): ArborTool<SetContextInput> | null {
+  const writable = blocks.filter((block) => block.writable);
+  const first = writable[0];
+  if (!first) return null;
+  const labels = writable.map((block) => block.label) as [string, ...string[]];
+  const keyed = writable.filter((block) => block.isSkill || block.isSearchable);
+
+  const shape = {
+    label: z.enum(labels).describe("Block label to write to"),
+    content: z.string().describe("The main content to write to the block."),
+    action: z
+      .enum(["replace", "append"])
+      .optional()
+      .describe("replace (default) or append"),
+    ...(keyed.length > 0
+      ? {
+          metadata: z
+            .object({
+              title: z
+                .string()
+                .optional()
+                .describe(
+                  "Stable identifier: writing the same title again updates the same entry.",
+                ),
+              description: z
+                .string()
+                .optional()
+                .describe(
+                  "One-line summary shown next to the title in the prompt.",
+                ),
+            })
+            .optional()
+            .describe(
+              `Only for keyed blocks (${quoted(keyed.map((block) => block.label))}).`,
+            ),
+        }
+      : {}),
+  };
+
+  const lines = writable.map(
+    (block) =>
+      `- "${block.label}" (${kindOf(block)}): ${block.description || "no description"}`,
+  );
+  let description = `Write to a context block. Available blocks:\n${lines.join("\n")}\nWrites are durable and persist across sessions.`;
+  if (keyed.length > 0) {
+    description +=
+      "\nFor keyed blocks pass metadata: { title, description }. A title gives the entry a stable key, so writing the same title again updates that entry instead of adding a new one; a description is shown next to the title and helps pick the right entry later.";
+  }
+
+  return {
+    description,
+    inputSchema: z.object(shape),
+    execute: (input, options) =>
+      safely(async () => {
+        const block = host.blocks.get(input.label);
+        const provider = host.blocks.config(input.label)?.provider;
+        if (!block) return `Error: block "${input.label}" not found`;
+
+        if ((block.isSkill || block.isSearchable) && provider) {
+          const key = entryKey(input.content, input.metadata?.title);
+          if (block.isSkill && isSkillProvider(provider) && provider.set) {
+            await provider.set(
+              key,
+              input.content,
+              input.metadata?.description ?? input.metadata?.title,
+            );
+          } else if (isSearchProvider(provider) && provider.set) {
+            await provider.set(key, input.content);
+          } else {
+            throw new Error(`Block "${input.label}" is readonly`);
+          }
+          await host.blocks.reload(input.label, { keepIfEmpty: block.isSkill });
+          return `Indexed "${key}" in ${input.label}.`;
+        }
+
+        const source = {
+          source: "tool" as const,
+          ...(options?.toolCallId !== undefined
+            ? { toolCallId: options.toolCallId }
+            : {}),
+        };
+        const written =
+          input.action === "append"
+            ? await host.blocks.append(input.label, input.content, source)
+            : await host.blocks.replace(input.label, input.content, source);
+        return written.maxTokens
+          ? `Written to ${input.label}. Usage: ${Math.round((written.tokens / written.maxTokens) * 100)}% (${written.tokens}/${written.maxTokens} tokens)`
+          : `Written to ${input.label}. Usage: ${written.tokens} tokens`;
+      }),
+  };
+}
+
+// --- Internal helpers ---
+
+function kindOf(block: ContextBlock): string {
+  if (block.isSkill) return "skill collection, keyed entries";
+  if (block.isSearchable) return "searchable, keyed entries";
+  return "writable";
+}

@@ -1,0 +1,90 @@
+import type { BlockHistoryStore, BlockVersion } from "../../context/types.js";
+import type { SqlProvider } from "../../sql-provider.js";
+import { atomically, nowIso } from "./agent-transaction.js";
+
+const tablesReady = new WeakSet<object>();
+
+interface VersionRow {
+  version: number;
+  content: string;
+  previous_content: string | null;
+  source: BlockVersion["source"];
+  tool_call_id: string | null;
+  at: string;
+}
+
+/** Block history (SPEC §7.7) in `arbor_block_history`, scoped by session id and label. */
+export class AgentBlockHistory implements BlockHistoryStore {
+  constructor(
+    private readonly agent: SqlProvider,
+    private readonly sessionId: string,
+  ) {}
+
+  record(
+    label: string,
+    entry: Omit<BlockVersion, "version" | "at"> & { at?: string },
+  ): BlockVersion {
+    ensureTable(this.agent);
+    const at = entry.at ?? nowIso();
+    return atomically(this.agent, () => {
+      const [last] = this.agent.sql<{ version: number | null }>`
+        SELECT MAX(version) AS version FROM arbor_block_history
+        WHERE session_id = ${this.sessionId} AND label = ${label}`;
+      const version = (last?.version ?? 0) + 1;
+      this.agent.sql`INSERT INTO arbor_block_history
+        (session_id, label, version, content, previous_content, source, tool_call_id, at)
+        VALUES (${this.sessionId}, ${label}, ${version}, ${entry.content}, ${entry.previousContent},
+          ${entry.source}, ${entry.toolCallId ?? null}, ${at})`;
+      return toVersion({
+        version,
+        content: entry.content,
+        previous_content: entry.previousContent,
+        source: entry.source,
+        tool_call_id: entry.toolCallId ?? null,
+        at,
+      });
+    });
+  }
+
+  list(label: string): BlockVersion[] {
+    ensureTable(this.agent);
+    return this.agent.sql<VersionRow>`
+      SELECT version, content, previous_content, source, tool_call_id, at
+      FROM arbor_block_history WHERE session_id = ${this.sessionId} AND label = ${label}
+      ORDER BY version`.map(toVersion);
+  }
+
+  clear(): void {
+    ensureTable(this.agent);
+    this.agent
+      .sql`DELETE FROM arbor_block_history WHERE session_id = ${this.sessionId}`;
+  }
+}
+
+function toVersion(row: VersionRow): BlockVersion {
+  return {
+    version: Number(row.version),
+    content: row.content,
+    previousContent: row.previous_content,
+    source: row.source,
+    ...(row.tool_call_id !== null ? { toolCallId: row.tool_call_id } : {}),
+    at: row.at,
+  };
+}
+
+function ensureTable(agent: SqlProvider): void {
+  if (tablesReady.has(agent)) return;
+  agent.sql`CREATE TABLE IF NOT EXISTS arbor_block_history (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL,
+    label TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    content TEXT NOT NULL,
+    previous_content TEXT,
+    source TEXT NOT NULL,
+    tool_call_id TEXT,
+    at TEXT NOT NULL,
+    UNIQUE (session_id, label, version)
+  )`;
+  tablesReady.add(agent);
+}

@@ -1,0 +1,170 @@
+import { ContextBlocks } from "./context/context-blocks.js";
+import { InMemoryBlockHistory } from "./context/in-memory-block-history.js";
+import type {
+  AnyContextProvider,
+  WritableContextProvider,
+} from "./context/provider-kinds.js";
+import {
+  isSkillProvider,
+  isWritableProvider,
+} from "./context/provider-kinds.js";
+import { SkillTracker } from "./context/skills.js";
+import { SystemPrompt } from "./context/system-prompt.js";
+import type { BlockHistoryStore, ContextConfig } from "./context/types.js";
+import { ArborError } from "./errors/index.js";
+import type { SessionProvider } from "./provider.js";
+import { AgentBlockHistory } from "./providers/agent/agent-block-history.js";
+import { AgentContextProvider } from "./providers/agent/agent-context-provider.js";
+import { AgentSessionProvider } from "./providers/agent/index.js";
+import type { SqlProvider } from "./sql-provider.js";
+
+/** The key prefix of the cached system prompt; block labels may not use it (SPEC §3.3). */
+export const PROMPT_KEY = "_system_prompt";
+
+/** Where a session's storage comes from. */
+export type SessionTarget =
+  | { kind: "sql"; agent: SqlProvider }
+  | { kind: "provider"; provider: SessionProvider };
+
+/** What the builder recorded. */
+export interface SessionPlan {
+  target: SessionTarget;
+  sessionId: string;
+  context: ContextConfig[];
+  /** `undefined` = no cached prompt; `null` = auto-wired; a provider = that provider. */
+  promptStore: WritableContextProvider | null | undefined;
+  /** True for the direct constructor: exactly the given pieces, no auto-wiring (SPEC §3.4). */
+  direct: boolean;
+}
+
+/** The resolved pieces of an initialized session. */
+export interface SessionParts {
+  provider: SessionProvider;
+  blocks: ContextBlocks;
+  prompt: SystemPrompt;
+  skills: SkillTracker;
+}
+
+/** Resolves storage, blocks and the prompt store at first use (SPEC §3.3). */
+export function setUpSession(plan: SessionPlan): SessionParts {
+  const provider = resolveProvider(plan);
+  const configs = plan.context.map((config) => ({
+    ...config,
+    ...resolveBlockProvider(plan, provider, config),
+  }));
+  const blocks = new ContextBlocks(
+    configs,
+    resolveBlockHistory(plan, provider),
+  );
+  let promptStore: WritableContextProvider | null = null;
+  if (plan.promptStore) promptStore = plan.promptStore;
+  else if (plan.promptStore === null) {
+    const key = plan.sessionId ? `${PROMPT_KEY}_${plan.sessionId}` : PROMPT_KEY;
+    const wired = autoWire(plan, provider, key);
+    promptStore = isWritableProvider(wired) ? wired : null;
+  }
+  return {
+    provider,
+    blocks,
+    prompt: new SystemPrompt(blocks, promptStore),
+    skills: new SkillTracker(),
+  };
+}
+
+/** A provider for a block added at runtime without one (SPEC §7.4). */
+export function providerForRuntimeBlock(
+  plan: SessionPlan,
+  provider: SessionProvider,
+  label: string,
+): AnyContextProvider {
+  const wired = plan.direct
+    ? undefined
+    : autoWire(plan, provider, blockKey(plan, label));
+  if (!wired) {
+    throw new ArborError(
+      "NOT_SUPPORTED",
+      `addContext("${label}") requires an explicit provider when Session uses a SessionProvider`,
+    );
+  }
+  return wired;
+}
+
+/** Rejects labels that are taken or collide with the prompt store. */
+export function assertNewLabel(labels: readonly string[], label: string): void {
+  if (typeof label !== "string" || label === "") {
+    throw new ArborError(
+      "INVALID_ARGUMENT",
+      "[arbor] A context block needs a non-empty label",
+    );
+  }
+  if (label.startsWith(PROMPT_KEY)) {
+    throw new ArborError(
+      "BLOCK_LABEL_RESERVED",
+      `[arbor] Block label "${label}" is reserved: labels starting with "${PROMPT_KEY}" name the cached system prompt`,
+    );
+  }
+  if (labels.includes(label)) {
+    throw new ArborError("BLOCK_EXISTS", `Block "${label}" already exists`);
+  }
+}
+
+export function hasSkillBlocks(configs: readonly ContextConfig[]): boolean {
+  return configs.some((config) => isSkillProvider(config.provider));
+}
+
+// --- Internal helpers ---
+
+function resolveProvider(plan: SessionPlan): SessionProvider {
+  if (plan.target.kind === "sql")
+    return new AgentSessionProvider(plan.target.agent, plan.sessionId);
+  const provider = plan.target.provider;
+  if ((provider.sessionId ?? "") === plan.sessionId || plan.direct)
+    return provider;
+  if (provider.forSession) return provider.forSession(plan.sessionId);
+  throw new ArborError(
+    "NOT_SUPPORTED",
+    `[arbor] forSession("${plan.sessionId}") needs a provider with forSession(); pass a provider scoped to that session instead`,
+  );
+}
+
+function blockKey(plan: SessionPlan, label: string): string {
+  return plan.sessionId ? `${label}_${plan.sessionId}` : label;
+}
+
+function resolveBlockProvider(
+  plan: SessionPlan,
+  provider: SessionProvider,
+  config: ContextConfig,
+): { provider?: AnyContextProvider } {
+  if (config.provider) return { provider: config.provider };
+  const wired = plan.direct
+    ? undefined
+    : autoWire(plan, provider, blockKey(plan, config.label));
+  if (wired) return { provider: wired };
+  console.warn(
+    `[arbor] Block "${config.label}" has no provider: it is empty and read-only. Pass a provider, or use a store that can create one.`,
+  );
+  return {};
+}
+
+function autoWire(
+  plan: SessionPlan,
+  provider: SessionProvider,
+  key: string,
+): AnyContextProvider | undefined {
+  if (plan.target.kind === "sql")
+    return new AgentContextProvider(plan.target.agent, key);
+  const created = provider.createContextProvider?.(key);
+  return created && typeof created === "object"
+    ? (created as AnyContextProvider)
+    : undefined;
+}
+
+function resolveBlockHistory(
+  plan: SessionPlan,
+  provider: SessionProvider,
+): BlockHistoryStore {
+  if (plan.target.kind === "sql")
+    return new AgentBlockHistory(plan.target.agent, plan.sessionId);
+  return provider.createBlockHistory?.() ?? new InMemoryBlockHistory();
+}

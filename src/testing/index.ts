@@ -1,0 +1,82 @@
+/**
+ * @module `arbor/testing`: the provider conformance suite every Arbor backend passes, for your own
+ * `SessionProvider` too; it imports no test runner (pass vitest's, jest's or node:test's functions).
+ */
+import { appendSpec } from "./spec/append.js";
+import { compactionSpec } from "./spec/compaction.js";
+import { deleteSpec } from "./spec/delete.js";
+import { historySpec } from "./spec/history.js";
+import { recentHistorySpec } from "./spec/recent-history.js";
+import { searchSpec } from "./spec/search.js";
+import { contextSpec } from "./spec/context.js";
+import { sessionSpec } from "./spec/session.js";
+import { createSuite } from "./suite.js";
+import type { ConformanceApi, ProviderFactory } from "./types.js";
+
+export type {
+  ConformanceApi,
+  ConformanceStore,
+  ExpectLike,
+  ProviderCapabilities,
+  ProviderFactory,
+} from "./types.js";
+export { DEFAULT_CAPABILITIES } from "./suite.js";
+export { assertExpect, type AssertLike } from "./assert-expect.js";
+export {
+  build,
+  chain,
+  conversation,
+  ids,
+  textMessage,
+  tree,
+  type Appendable,
+  type Fixture,
+  type FixtureStep,
+  type TreeOptions,
+  type TreeShape,
+} from "./fixtures.js";
+
+/**
+ * Registers the whole conformance suite for one backend with the given runner: tree and
+ * append rules, history, delete repair, compaction overlays, search, recent-history windows and
+ * the `Session` API over the provider. Most cases run twice, against the raw provider and
+ * against a `Session` over it. Cases that need a capability the factory declares absent are
+ * registered as skipped, with the reason in their name.
+ *
+ * Every case calls `factory.create()` for fresh or cleared storage and `destroy()` after it.
+ *
+ * @example
+ * ```ts
+ * import { describe, it, expect, beforeAll, afterAll } from "vitest";
+ * import { InMemorySessionProvider } from "arbor/session";
+ * import { runProviderConformance } from "arbor/testing";
+ *
+ * runProviderConformance(
+ *   {
+ *     name: "in-memory",
+ *     capabilities: { stemming: false },
+ *     create: () => {
+ *       const root = new InMemorySessionProvider();
+ *       return { session: (sessionId) => root.forSession(sessionId) };
+ *     },
+ *   },
+ *   { describe, it, expect, beforeAll, afterAll },
+ * );
+ * ```
+ */
+export function runProviderConformance(
+  factory: ProviderFactory,
+  api: ConformanceApi,
+): void {
+  api.describe(`arbor conformance: ${factory.name}`, () => {
+    const suite = createSuite(factory, api);
+    appendSpec(suite);
+    historySpec(suite);
+    deleteSpec(suite);
+    compactionSpec(suite);
+    searchSpec(suite);
+    recentHistorySpec(suite);
+    sessionSpec(suite);
+    contextSpec(suite);
+  });
+}
