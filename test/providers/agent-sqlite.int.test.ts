@@ -257,6 +257,7 @@ describe("AgentSessionProvider on SQLite", () => {
       ",",
       ".",
       "金",
+      "\u0000",
       "deploy",
     );
     fc.assert(
@@ -277,6 +278,10 @@ describe("AgentSessionProvider on SQLite", () => {
       "a",
     ]);
     expect(provider.searchMessages("!!! ---")).toEqual([]);
+    expect(provider.searchMessages('"1e9(\u0000')).toEqual([]);
+    expect(
+      provider.searchMessages("deploy\u0000quoted").map((hit) => hit.id),
+    ).toEqual(["a"]);
     expect(provider.searchMessages("OR").map((hit) => hit.id)).toEqual(["a"]);
   });
 
@@ -401,6 +406,11 @@ describe("legacy (agents@0.22) databases", () => {
     db.sql`INSERT INTO cf_agents_search_entries (label, key, content, created_at, updated_at)
       VALUES ('kb', 'b', 'second', '2026-11-29 20:25:21', '2026-11-29 20:25:21'), ('kb', 'a', '咖啡 notes', '2026-11-29 20:25:20', '2026-11-29 20:25:23')`;
 
+    db.sql`CREATE TABLE cf_agents_context_blocks (label TEXT PRIMARY KEY, content TEXT NOT NULL, updated_at DATETIME DEFAULT CURRENT_TIMESTAMP)`;
+    db.sql`INSERT INTO cf_agents_context_blocks VALUES ('memory', 'x', '2026-11-29 20:25:24')`;
+    db.sql`CREATE TABLE assistant_sessions (id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at DATETIME DEFAULT CURRENT_TIMESTAMP, updated_at DATETIME DEFAULT CURRENT_TIMESTAMP)`;
+    db.sql`INSERT INTO assistant_sessions VALUES ('s', 'chat', '2026-11-29 20:25:19', '2026-11-29 20:25:25')`;
+
     const provider = new AgentSessionProvider(db, "s");
     expect(
       provider
@@ -447,6 +457,17 @@ describe("legacy (agents@0.22) databases", () => {
     expect(
       db.sql`SELECT rowid FROM cf_agents_search_fts WHERE cf_agents_search_fts MATCH '"咖 啡"'`,
     ).toEqual([{ rowid: 1 }]);
+    expect(db.sql`SELECT updated_at FROM cf_agents_context_blocks`).toEqual([
+      { updated_at: "2026-11-29T20:25:24.000Z" },
+    ]);
+    expect(
+      db.sql`SELECT created_at, updated_at FROM assistant_sessions`,
+    ).toEqual([
+      {
+        created_at: "2026-11-29T20:25:19.000Z",
+        updated_at: "2026-11-29T20:25:25.000Z",
+      },
+    ]);
     // New ids in another session no longer collide with the old global key.
     expect(provider.forSession("t").appendMessage(text("u1", "again"))).toBe(
       true,

@@ -14,7 +14,8 @@ const REINDEX_BATCH = 500;
  * Arbor's schema (SPEC §12.1). Each table is detected on its own by the absence of a `seq`
  * column, rebuilt with `seq` assigned in the old `created_at, rowid` order, and its legacy
  * `YYYY-MM-DD HH:MM:SS` timestamps become ISO-8601 (`YYYY-MM-DDTHH:MM:SS.000Z`). The search
- * indexes, whose rowids were unrelated to the rows, are rebuilt with `rowid = seq`.
+ * indexes, whose rowids were unrelated to the rows, are rebuilt with `rowid = seq`. The keyed
+ * context-block and session-registry tables keep their rows; only their timestamps become ISO.
  *
  * Must run inside the caller's transaction: a failure part-way leaves the database as it was.
  */
@@ -23,17 +24,45 @@ export function migrateLegacyTables(agent: SqlProvider): void {
   if (isLegacyTable(agent, "assistant_compactions")) migrateCompactions(agent);
   if (isLegacyTable(agent, "cf_agents_search_entries"))
     migrateSearchEntries(agent);
+  convertKeyedTableTimestamps(agent);
 }
 
 /** True when `table` exists and has no `seq` column, i.e. it was created by the reference. */
 export function isLegacyTable(agent: SqlProvider, table: string): boolean {
-  const rows = agent.sql<{ sql: string | null }>`
-    SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ${table}`;
-  const ddl = rows[0]?.sql;
-  return typeof ddl === "string" && !SEQ_COLUMN.test(ddl);
+  const ddl = tableDdl(agent, table);
+  return ddl !== null && !SEQ_COLUMN.test(ddl);
 }
 
 // --- Internal helpers ---
+
+function tableDdl(agent: SqlProvider, table: string): string | null {
+  const rows = agent.sql<{ sql: string | null }>`
+    SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ${table}`;
+  return rows[0]?.sql ?? null;
+}
+
+/**
+ * The context-block and session-registry tables keep their keys, so they are not rebuilt; only
+ * their legacy `CURRENT_TIMESTAMP` values become ISO, so every time Arbor returns sorts and parses
+ * alike. Values already in another form are left alone.
+ */
+function convertKeyedTableTimestamps(agent: SqlProvider): void {
+  if (
+    /\bupdated_at\b/i.test(tableDdl(agent, "cf_agents_context_blocks") ?? "")
+  ) {
+    agent.sql`UPDATE cf_agents_context_blocks SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', updated_at)
+      WHERE updated_at GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9]'`;
+  }
+  const registry = tableDdl(agent, "assistant_sessions") ?? "";
+  if (/\bcreated_at\b/i.test(registry)) {
+    agent.sql`UPDATE assistant_sessions SET created_at = strftime('%Y-%m-%dT%H:%M:%fZ', created_at)
+      WHERE created_at GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9]'`;
+  }
+  if (/\bupdated_at\b/i.test(registry)) {
+    agent.sql`UPDATE assistant_sessions SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', updated_at)
+      WHERE updated_at GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9]'`;
+  }
+}
 
 /** A `seq` column definition right after `(` or `,` in a CREATE TABLE statement. */
 const SEQ_COLUMN = /[(,]\s*["'`[]?seq["'`\]]?\s+INTEGER/i;

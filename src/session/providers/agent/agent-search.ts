@@ -40,7 +40,10 @@ export function searchSessionMessages(
   query: string,
   limit?: number,
 ): SearchResult[] {
-  const match = toFts5Query(query);
+  // FTS5 reads a query only up to a NUL character, so a NUL separates terms like a space.
+  const match = toFts5Query(
+    typeof query === "string" ? query.replaceAll("\u0000", " ") : query,
+  );
   if (match === null) return [];
   const count =
     Number.isInteger(limit) && (limit as number) > 0
@@ -84,7 +87,7 @@ interface HitRow {
 
 /** FTS5 query-syntax failures; anything else (I/O, missing tables) is a storage error and propagates. */
 const REJECTED_QUERY =
-  /fts5|syntax error|malformed match|no such column|unknown special query/i;
+  /fts5|syntax error|unterminated string|malformed match|unknown special query/i;
 
 function isRejectedQuery(error: unknown): boolean {
   return error instanceof Error && REJECTED_QUERY.test(error.message);
