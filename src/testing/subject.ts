@@ -1,0 +1,145 @@
+import type { SessionProvider } from "../session/provider.js";
+import type {
+  CompactionMeta,
+  HistoryRowStat,
+  RecentHistoryResult,
+  SearchResult,
+  SessionMessage,
+  StoredCompaction,
+} from "../session/types.js";
+
+/**
+ * The surface most cases run against: the `Session` API. A `Session` is one as it is; a raw
+ * provider is adapted by `providerSubject()`, so the same case checks both layers.
+ */
+export interface Subject {
+  appendMessage(
+    message: SessionMessage,
+    parentId?: string | null,
+  ): Promise<unknown>;
+  updateMessage(message: SessionMessage): Promise<void>;
+  deleteMessages(ids: readonly string[]): Promise<void>;
+  clearMessages(): Promise<void>;
+  getMessage(id: string): Promise<SessionMessage | null>;
+  getHistory(leafId?: string | null): Promise<SessionMessage[]>;
+  getLatestLeaf(): Promise<SessionMessage | null>;
+  getBranches(messageId: string): Promise<SessionMessage[]>;
+  getPathLength(leafId?: string | null): Promise<number>;
+  getRecentHistory(
+    maxContentBytes: number,
+    minRecentMessages?: number,
+  ): Promise<RecentHistoryResult>;
+  getHistoryRowStats(): Promise<HistoryRowStat[] | null>;
+  addCompaction(
+    summary: string,
+    fromMessageId: string,
+    toMessageId: string,
+    meta?: CompactionMeta,
+  ): Promise<StoredCompaction>;
+  getCompactions(): Promise<StoredCompaction[]>;
+  removeCompaction(id: string): Promise<boolean>;
+  search(query: string, options?: { limit?: number }): Promise<SearchResult[]>;
+}
+
+/** The raw provider seen through the `Session` method names. Every answer is awaited. */
+export function providerSubject(provider: SessionProvider): Subject {
+  return {
+    appendMessage: async (message, parentId) =>
+      parentId === undefined
+        ? provider.appendMessage(message)
+        : provider.appendMessage(message, parentId),
+    updateMessage: async (message) => provider.updateMessage(message),
+    deleteMessages: async (ids) => provider.deleteMessages(ids),
+    clearMessages: async () => provider.clearMessages(),
+    getMessage: async (id) => provider.getMessage(id),
+    getHistory: async (leafId) => provider.getHistory(leafId),
+    getLatestLeaf: async () => provider.getLatestLeaf(),
+    getBranches: async (messageId) => provider.getBranches(messageId),
+    getPathLength: async (leafId) => provider.getPathLength(leafId),
+    getRecentHistory: async (maxContentBytes, minRecentMessages) =>
+      required(provider, "getRecentHistory", "recentHistory").call(
+        provider,
+        undefined,
+        maxContentBytes,
+        minRecentMessages,
+      ),
+    getHistoryRowStats: async () =>
+      required(provider, "getHistoryRowStats", "rowStats").call(provider),
+    addCompaction: async (summary, fromMessageId, toMessageId, meta) =>
+      meta === undefined
+        ? provider.addCompaction(summary, fromMessageId, toMessageId)
+        : provider.addCompaction(summary, fromMessageId, toMessageId, meta),
+    getCompactions: async () => provider.getCompactions(),
+    removeCompaction: async (id) =>
+      required(provider, "deleteCompaction", "deleteCompaction").call(
+        provider,
+        id,
+      ),
+    search: async (query, options) => {
+      const searchMessages = required(provider, "searchMessages", "search");
+      return options?.limit === undefined
+        ? searchMessages.call(provider, query)
+        : searchMessages.call(provider, query, options.limit);
+    },
+  };
+}
+
+/** The members every provider must have (SPEC §12.4). */
+const REQUIRED_MEMBERS = [
+  "getMessage",
+  "getHistory",
+  "getLatestLeaf",
+  "getBranches",
+  "getPathLength",
+  "appendMessage",
+  "updateMessage",
+  "deleteMessages",
+  "clearMessages",
+  "addCompaction",
+  "getCompactions",
+] as const;
+
+/**
+ * A provider that delegates the required members and, of the optional ones, only `keep`: used to
+ * check the Session's fallbacks and "not supported" errors on every backend. It keeps the store
+ * identity and session id, so the Session's per-store append lock is unchanged.
+ */
+export function withoutOptionalMembers(
+  provider: SessionProvider,
+  keep: ReadonlyArray<keyof SessionProvider> = [],
+): SessionProvider {
+  const restricted: Record<string, unknown> = {
+    storeIdentity: provider.storeIdentity ?? provider,
+    sessionId: provider.sessionId,
+  };
+  for (const name of [...REQUIRED_MEMBERS, ...keep]) {
+    const member = provider[name];
+    if (typeof member === "function") {
+      restricted[name] = (...args: unknown[]) =>
+        (member as (...args: unknown[]) => unknown).apply(provider, args);
+    }
+  }
+  return restricted as unknown as SessionProvider;
+}
+
+// --- Internal helpers ---
+
+type OptionalMethod =
+  | "getRecentHistory"
+  | "getHistoryRowStats"
+  | "deleteCompaction"
+  | "searchMessages";
+
+function required<Name extends OptionalMethod>(
+  provider: SessionProvider,
+  name: Name,
+  flag: string,
+): NonNullable<SessionProvider[Name]> {
+  const method = provider[name];
+  if (typeof method !== "function") {
+    throw new Error(
+      `[arbor/testing] capabilities.${flag} is true but the provider has no ${name}(); set ${flag}: false in the factory's capabilities`,
+    );
+  }
+  return method as NonNullable<SessionProvider[Name]>;
+}

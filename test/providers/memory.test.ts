@@ -1,0 +1,16 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { InMemorySessionProvider } from "../../src/session/providers/memory/index.js";
+import { runProviderConformance } from "../../src/testing/index.js";
+
+runProviderConformance(
+  {
+    name: "InMemorySessionProvider",
+    // Light suffix stripping only, not Porter (SPEC §5.2, §12.3).
+    capabilities: { stemming: false },
+    create: () => {
+      const root = new InMemorySessionProvider();
+      return { session: (sessionId) => root.forSession(sessionId) };
+    },
+  },
+  { describe, it, expect, beforeAll, afterAll },
+);
