@@ -54,7 +54,14 @@ export type {
 export { AgentSessionProvider } from "./providers/agent/index.js";
 export { AgentContextProvider } from "./providers/agent/agent-context-provider.js";
 export { AgentSearchProvider } from "./providers/agent/agent-search-provider.js";
-export { R2SkillProvider } from "./providers/r2/index.js";
+export {
+  R2SkillProvider,
+  type R2BucketLike,
+  type R2ListOptionsLike,
+  type R2ObjectLike,
+  type R2ObjectsLike,
+  type R2SkillProviderOptions,
+} from "./providers/r2/index.js";
 export {
   InMemorySessionProvider,
   InMemoryContextProvider,

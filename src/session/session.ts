@@ -29,21 +29,29 @@ import { isSqlProvider, type SqlProvider } from "./sql-provider.js";
 import {
   messageOf,
   StatusEmitter,
-  type SessionEvent,
   type SessionEventListener,
 } from "./status.js";
 import type {
+  CompactAfterOptions,
+  CompactionErrorHandler,
   CompactionMeta,
   HistoryRowStat,
   RecentHistoryResult,
   SearchResult,
   SessionMessage,
+  SessionTokenCounter,
   StoredCompaction,
 } from "./types.js";
+import type { CompactResult } from "../utils/compaction/compact-function.js";
 import {
-  estimateMessageTokens,
-  estimateStringTokens,
-} from "../utils/tokens/estimate.js";
+  enforceRowSizeLimit,
+  ROW_MAX_BYTES,
+} from "../utils/truncation/row-size-limit.js";
+import {
+  SessionCompaction,
+  type CompactionFunction,
+  type CompactionHost,
+} from "./compaction/session-compaction.js";
 
 const DEFAULT_SEARCH_LIMIT = 20;
 
@@ -55,6 +63,12 @@ export interface SessionOptions {
   promptStore?: WritableContextProvider;
   /** The session id the provider is scoped to, when the provider does not say (`provider.sessionId`). */
   sessionId?: string;
+  /** Replaces the heuristic token estimate for auto-compaction and status (SPEC §6.4). */
+  tokenCounter?: SessionTokenCounter;
+  /** Receives auto-compaction failures. */
+  onCompactionError?: CompactionErrorHandler;
+  /** Row-size limit applied on append and update (SPEC §6.9); default 1,800,000; `false` disables. */
+  maxRowBytes?: number | false;
 }
 
 export interface SearchOptions {
@@ -95,6 +109,8 @@ export class Session {
   private parts: SessionParts | null = null;
   private restoring: Promise<void> | null = null;
   private readonly status: StatusEmitter;
+  private readonly compaction = new SessionCompaction();
+  private readonly maxRowBytes: number | false;
   private warnedRecentFallback = false;
 
   /** Uses exactly the given provider and options: no auto-wiring (SPEC §3.4). */
@@ -114,6 +130,9 @@ export class Session {
       promptStore: options.promptStore,
       direct: agent === undefined,
     };
+    this.compaction.tokenCounter = options.tokenCounter;
+    this.compaction.errorHandler = options.onCompactionError;
+    this.maxRowBytes = options.maxRowBytes ?? ROW_MAX_BYTES;
     const broadcast =
       agent && typeof agent.broadcast === "function" ? agent.broadcast : null;
     this.status = new StatusEmitter(
@@ -172,6 +191,46 @@ export class Session {
     return this;
   }
 
+  /**
+   * Registers the compaction function (for example `createCompactFunction({ summarize })`).
+   * May be called at any time.
+   */
+  onCompaction(compactFunction: CompactionFunction): this {
+    if (typeof compactFunction !== "function") {
+      throw new ArborTypeError(
+        "INVALID_ARGUMENT",
+        "[arbor] onCompaction() takes a function",
+      );
+    }
+    this.compaction.compactFunction = compactFunction;
+    return this;
+  }
+
+  /**
+   * Compacts automatically when, after an insert, the token estimate is above `threshold`.
+   * `options.tokenCounter` replaces the heuristic for the decision and for the compaction function.
+   */
+  compactAfter(threshold: number, options: CompactAfterOptions = {}): this {
+    if (
+      typeof threshold !== "number" ||
+      !Number.isFinite(threshold) ||
+      threshold < 0
+    ) {
+      throw new ArborTypeError(
+        "INVALID_ARGUMENT",
+        "[arbor] compactAfter() takes a finite, non-negative token threshold",
+      );
+    }
+    this.compaction.configureAfter(threshold, options);
+    return this;
+  }
+
+  /** Receives auto-compaction failures; a throwing handler is logged and swallowed. */
+  onCompactionError(handler: CompactionErrorHandler): this {
+    this.compaction.errorHandler = handler;
+    return this;
+  }
+
   /** Receives status and error events (SPEC §13), for any backend. Returns an unsubscribe function. */
   onStatus(listener: SessionEventListener): () => void {
     return this.status.subscribe(listener);
@@ -189,9 +248,13 @@ export class Session {
     parentId?: string | null,
   ): Promise<void> {
     encodeMessage(message);
-    const { provider } = await this.ready();
-    const stored = reclaimWithinMessage(message);
+    const parts = await this.ready();
+    const { provider } = parts;
+    const stored = this.prepareForStorage(message);
+    const estimator = this.compaction.estimator;
+    let inserted = false;
     await this.exclusive(provider, async () => {
+      let parent: string | null | undefined = parentId;
       if (
         typeof parentId === "string" &&
         (await provider.getMessage(parentId)) === null
@@ -199,18 +262,25 @@ export class Session {
         console.warn(
           `[arbor] Parent "${parentId}" is not in session "${this.plan.sessionId}"; message "${message.id}" is stored as a root`,
         );
+        parent = null;
       }
-      await provider.appendMessage(stored, parentId);
+      if (parent === undefined && estimator.cachedLeafId !== undefined) {
+        parent = (await provider.getLatestLeaf())?.id ?? null;
+      }
+      inserted = (await provider.appendMessage(stored, parentId)) !== false;
+      if (inserted) estimator.appended(stored, parent ?? null);
     });
-    await this.emitIdle();
+    const estimate = await this.emitIdle();
+    if (inserted) await this.compaction.afterInsert(this.host(parts), estimate);
   }
 
   /** Replaces the stored content of the message with the same id. Unknown ids are a no-op. */
   async updateMessage(message: SessionMessage): Promise<void> {
     encodeMessage(message);
     const { provider } = await this.ready();
-    const stored = reclaimWithinMessage(message);
+    const stored = this.prepareForStorage(message);
     await this.exclusive(provider, async () => provider.updateMessage(stored));
+    this.compaction.estimator.invalidate();
     await this.emitIdle();
   }
 
@@ -228,6 +298,7 @@ export class Session {
       await this.exclusive(provider, async () =>
         provider.deleteMessages(valid),
       );
+    this.compaction.estimator.invalidate();
     await this.emitIdle();
   }
 
@@ -238,6 +309,7 @@ export class Session {
   async clearMessages(): Promise<void> {
     const { provider, skills, prompt } = await this.ready();
     await this.exclusive(provider, async () => provider.clearMessages());
+    this.compaction.estimator.invalidate();
     skills.clear();
     await prompt.refresh();
     await this.emitIdle();
@@ -333,7 +405,14 @@ export class Session {
       }
     }
     const { provider } = await this.ready();
-    return provider.addCompaction(summary, fromMessageId, toMessageId, meta);
+    const stored = await provider.addCompaction(
+      summary,
+      fromMessageId,
+      toMessageId,
+      meta,
+    );
+    this.compaction.estimator.invalidate();
+    return stored;
   }
 
   /** Every overlay of this session, superseded ones included, oldest first. */
@@ -351,7 +430,19 @@ export class Session {
         "Session provider does not support removing compactions",
       );
     }
-    return provider.deleteCompaction(id);
+    const removed = await provider.deleteCompaction(id);
+    this.compaction.estimator.invalidate();
+    return removed;
+  }
+
+  /**
+   * Summarizes older messages of the active branch (or of `leafId`'s branch) with the function
+   * given to `onCompaction()`, stores the overlay and refreshes the system prompt. Returns the
+   * stored range, or `null` when there was nothing to compact. Errors are rethrown.
+   */
+  async compact(leafId?: string | null): Promise<CompactResult | null> {
+    const parts = await this.ready();
+    return this.compaction.compact(this.host(parts), leafId);
   }
 
   // --- Search ---
@@ -562,13 +653,21 @@ export class Session {
     );
   }
 
-  /** Emits `idle`; the token estimate is computed only when someone broadcasts it (SPEC §13). */
-  private async emitIdle(extra: Partial<SessionEvent> = {}): Promise<void> {
-    if (!this.status.isObserved) return;
+  /**
+   * Emits `idle` (SPEC §13). The estimate is computed only when a broadcaster hears it or
+   * auto-compaction needs it; it is returned so the automatic check does not compute it twice.
+   */
+  private async emitIdle(): Promise<number | undefined> {
+    const needed = this.status.hasBroadcaster || this.compaction.isAutomatic;
+    if (!needed && !this.status.isObserved) return undefined;
     let tokenEstimate = 0;
-    if (this.status.hasBroadcaster) {
+    let computed: number | undefined;
+    if (needed) {
       try {
-        tokenEstimate = await this.estimateTokens();
+        computed = await this.compaction.estimate(
+          this.host(await this.ready()),
+        );
+        tokenEstimate = computed;
       } catch (error) {
         console.warn(
           `[arbor] Status token estimate failed: ${messageOf(error)}`,
@@ -579,19 +678,26 @@ export class Session {
       type: "cf_agent_session",
       phase: "idle",
       tokenEstimate,
-      tokenThreshold: null,
-      ...extra,
-    } as SessionEvent);
+      tokenThreshold: this.compaction.threshold,
+    });
+    return computed;
   }
 
-  /** Heuristic estimate of the active branch plus the prompt inference would use (SPEC §6.4). */
-  private async estimateTokens(): Promise<number> {
-    const { provider, prompt } = await this.ready();
-    const history = await provider.getHistory();
-    return (
-      estimateMessageTokens(history) +
-      estimateStringTokens(await prompt.current())
-    );
+  private host(parts: SessionParts): CompactionHost {
+    return {
+      provider: parts.provider,
+      prompt: parts.prompt,
+      blocks: parts.blocks,
+      status: this.status,
+    };
+  }
+
+  /** Write-time skill reclaim, then the row-size limit (SPEC §9.3, §6.9). */
+  private prepareForStorage(message: SessionMessage): SessionMessage {
+    const reclaimed = reclaimWithinMessage(message);
+    return this.maxRowBytes === false
+      ? reclaimed
+      : enforceRowSizeLimit(reclaimed, { maxBytes: this.maxRowBytes });
   }
 }
 

@@ -1,0 +1,358 @@
+import {
+  estimateMessageTokens,
+  estimateStringTokens,
+} from "../../utils/tokens/estimate.js";
+import type { CompactResult } from "../../utils/compaction/compact-function.js";
+import {
+  COMPACTION_PREFIX,
+  summaryMessage,
+} from "../core/apply-compactions.js";
+import { ArborError } from "../errors/index.js";
+import type { SessionProvider } from "../provider.js";
+import { messageOf, type StatusEmitter } from "../status.js";
+import type { SystemPrompt } from "../context/system-prompt.js";
+import type { ContextBlocks } from "../context/context-blocks.js";
+import type {
+  CompactAfterOptions,
+  CompactContext,
+  CompactionErrorHandler,
+  SessionMessage,
+  SessionTokenCounter,
+  StoredCompaction,
+} from "../types.js";
+import { BranchEstimator } from "./branch-estimator.js";
+
+/** `onCompaction(fn)`: summarizes messages into an overlay, or answers `null` for "nothing to do". */
+export type CompactionFunction = (
+  messages: SessionMessage[],
+  context?: CompactContext,
+) => Promise<CompactResult | null>;
+
+/** What compaction needs from its session. */
+export interface CompactionHost {
+  provider: SessionProvider;
+  prompt: SystemPrompt;
+  blocks: ContextBlocks;
+  status: StatusEmitter;
+}
+
+/**
+ * Compaction of one session (SPEC §6.2, §6.4, §6.10): manual `compact()`, the automatic check
+ * after each insert, single-flight, token estimates and overlay provenance.
+ */
+export class SessionCompaction {
+  compactFunction: CompactionFunction | null = null;
+  threshold: number | null = null;
+  tokenCounter: SessionTokenCounter | undefined;
+  errorHandler: CompactionErrorHandler | undefined;
+  readonly estimator = new BranchEstimator();
+  private running: Promise<unknown> | null = null;
+  private warnedNoFunction = false;
+  private warnedNoop = false;
+
+  /** Whether inserts run the automatic check. */
+  get isAutomatic(): boolean {
+    return this.threshold !== null && this.compactFunction !== null;
+  }
+
+  configureAfter(threshold: number, options: CompactAfterOptions = {}): void {
+    this.threshold = threshold;
+    if (options.tokenCounter) this.tokenCounter = options.tokenCounter;
+  }
+
+  /** The estimate of SPEC §6.4: the custom counter, else heuristic messages + prompt. */
+  async estimate(host: CompactionHost): Promise<number> {
+    if (this.tokenCounter) {
+      await host.blocks.load();
+      const result = await this.tokenCounter({
+        messages: await host.provider.getHistory(),
+        systemPrompt: await host.prompt.current(),
+        contextBlocks: host.blocks.list(),
+      });
+      return Number.isFinite(result) ? Math.max(0, Math.ceil(result)) : 0;
+    }
+    const messages = await this.estimator.messageTokens(host.provider);
+    return messages + estimateStringTokens(await host.prompt.current());
+  }
+
+  /** Runs one compaction; calls queue behind the one in flight. */
+  compact(
+    host: CompactionHost,
+    leafId?: string | null,
+  ): Promise<CompactResult | null> {
+    if (!this.compactFunction) {
+      throw new ArborError(
+        "COMPACTION_NOT_CONFIGURED",
+        "No compaction function registered. Call onCompaction() first.",
+      );
+    }
+    const previous = this.running ?? Promise.resolve();
+    const run = previous.then(
+      () => this.compactOnce(host, leafId),
+      () => this.compactOnce(host, leafId),
+    );
+    this.running = run;
+    void run.then(
+      () => this.settle(run),
+      () => this.settle(run),
+    );
+    return run;
+  }
+
+  /** The automatic path after an insert: never throws (SPEC §6.4). */
+  async afterInsert(
+    host: CompactionHost,
+    knownEstimate?: number,
+  ): Promise<void> {
+    if (this.threshold === null) return;
+    if (!this.compactFunction) {
+      if (!this.warnedNoFunction) {
+        this.warnedNoFunction = true;
+        console.warn(
+          "[arbor] compactAfter() is set but no compaction function is registered; call onCompaction() to enable auto-compaction",
+        );
+      }
+      return;
+    }
+    // Single-flight: an insert during a compaction does not start another one.
+    if (this.running) return;
+    try {
+      const estimate = knownEstimate ?? (await this.estimate(host));
+      if (estimate <= this.threshold) return;
+      const result = await this.compact(host);
+      if (result === null) {
+        if (!this.warnedNoop) {
+          this.warnedNoop = true;
+          console.warn(
+            `[arbor] Auto-compaction triggered (estimate ${estimate} > ${this.threshold}) but compacted nothing; consider passing a tokenCounter to compactAfter()`,
+          );
+        }
+      } else {
+        this.warnedNoop = false;
+      }
+    } catch (error) {
+      await this.reportAutomaticFailure(error);
+    }
+  }
+
+  // --- Internal helpers ---
+
+  private settle(run: Promise<unknown>): void {
+    if (this.running === run) this.running = null;
+  }
+
+  private async compactOnce(
+    host: CompactionHost,
+    leafId?: string | null,
+  ): Promise<CompactResult | null> {
+    const compactFunction = this.compactFunction!;
+    try {
+      const tokensBefore = await this.estimate(host);
+      this.emitPhase(host, "compacting", tokensBefore);
+      const history = await host.provider.getHistory(leafId || undefined);
+      const result = await compactFunction(
+        history,
+        this.tokenCounter ? { tokenCounter: this.tokenCounter } : {},
+      );
+      if (!result) {
+        this.emitPhase(host, "idle", tokensBefore);
+        return null;
+      }
+      const overlays = await host.provider.getCompactions();
+      const plan = await planOverlay(
+        host.provider,
+        leafId,
+        history,
+        overlays,
+        result,
+      );
+      if (!plan) {
+        console.warn(
+          `[arbor] The compaction result ${result.fromMessageId}..${result.toMessageId} is not a range of this branch; nothing was stored`,
+        );
+        this.emitPhase(host, "idle", tokensBefore);
+        return null;
+      }
+      const tokensAfter = await this.estimateWithOverlay(
+        history,
+        plan,
+        result.summary,
+      );
+      await host.provider.addCompaction(
+        result.summary,
+        plan.from,
+        result.toMessageId,
+        {
+          ...result.meta,
+          tokensBefore,
+          tokensAfter,
+          coveredMessages: plan.covered,
+        },
+      );
+      this.estimator.invalidate();
+      await host.prompt.refresh();
+      const tokenEstimate = await this.estimate(host);
+      host.status.emit({
+        type: "cf_agent_session",
+        phase: "idle",
+        tokenEstimate,
+        tokenThreshold: this.threshold,
+        compacted: { tokensBefore },
+      });
+      return { ...result, fromMessageId: plan.from };
+    } catch (error) {
+      host.status.emit({
+        type: "cf_agent_session_error",
+        error: messageOf(error),
+      });
+      throw error;
+    }
+  }
+
+  private async estimateWithOverlay(
+    history: SessionMessage[],
+    plan: OverlayPlan,
+    summary: string,
+  ): Promise<number> {
+    const synthetic = summaryMessage({
+      id: "pending",
+      summary,
+      fromMessageId: plan.from,
+      toMessageId: plan.to,
+      createdAt: new Date().toISOString(),
+    });
+    const after = [
+      ...history.slice(0, plan.firstIndex),
+      synthetic,
+      ...history.slice(plan.lastIndex + 1),
+    ];
+    if (this.tokenCounter) {
+      const value = await this.tokenCounter({
+        messages: after,
+        systemPrompt: "",
+        contextBlocks: [],
+      });
+      return Number.isFinite(value) ? Math.max(0, Math.ceil(value)) : 0;
+    }
+    return estimateMessageTokens(after);
+  }
+
+  private emitPhase(
+    host: CompactionHost,
+    phase: "idle" | "compacting",
+    tokenEstimate: number,
+  ) {
+    host.status.emit({
+      type: "cf_agent_session",
+      phase,
+      tokenEstimate,
+      tokenThreshold: this.threshold,
+    });
+  }
+
+  private async reportAutomaticFailure(error: unknown): Promise<void> {
+    if (!this.errorHandler) {
+      console.warn(`Session auto-compaction failed: ${messageOf(error)}`);
+      return;
+    }
+    try {
+      await this.errorHandler(error);
+    } catch (handlerError) {
+      console.warn(
+        `[arbor] onCompactionError handler threw: ${messageOf(handlerError)}`,
+      );
+    }
+  }
+}
+
+// --- Internal helpers ---
+
+interface OverlayPlan {
+  /** The overlay's start: the earliest of the result's and the visible overlays' starts. */
+  from: string;
+  to: string;
+  /** Raw messages in the range. */
+  covered: number;
+  /** The range in `history` (overlays applied) the new summary replaces. */
+  firstIndex: number;
+  lastIndex: number;
+}
+
+/**
+ * Validates a result against the raw path (both ends real and in order) and applies the
+ * iterative extension of SPEC §6.2 step 6. `null` when the result is not a range of this path.
+ */
+async function planOverlay(
+  provider: SessionProvider,
+  leafId: string | null | undefined,
+  history: SessionMessage[],
+  overlays: StoredCompaction[],
+  result: CompactResult,
+): Promise<OverlayPlan | null> {
+  const rawIds = provider.getHistoryRowStats
+    ? (await provider.getHistoryRowStats(leafId || undefined)).map(
+        (row) => row.id,
+      )
+    : rawIdsFromHistory(history, overlays);
+  const position = new Map(rawIds.map((id, index) => [id, index]));
+  const isReal = (id: string) =>
+    !id.startsWith(COMPACTION_PREFIX) && position.has(id);
+  if (!isReal(result.fromMessageId) || !isReal(result.toMessageId)) return null;
+  const to = position.get(result.toMessageId)!;
+  let from = position.get(result.fromMessageId)!;
+  if (from > to) return null;
+
+  const shown = new Set(history.map((message) => message.id));
+  for (const overlay of overlays) {
+    const start = position.get(overlay.fromMessageId);
+    const end = position.get(overlay.toMessageId);
+    const visible =
+      shown.has(COMPACTION_PREFIX + overlay.id) ||
+      (start !== undefined && end !== undefined);
+    if (visible && start !== undefined && start < from) from = start;
+  }
+
+  // Where each history item sits on the raw path, to find the items the summary replaces.
+  const spans = history.map((message) => {
+    if (!message.id.startsWith(COMPACTION_PREFIX)) {
+      const index = position.get(message.id) ?? -1;
+      return [index, index] as const;
+    }
+    const overlay = overlays.find(
+      (entry) => COMPACTION_PREFIX + entry.id === message.id,
+    );
+    return [
+      position.get(overlay?.fromMessageId ?? "") ?? -1,
+      position.get(overlay?.toMessageId ?? "") ?? -1,
+    ] as const;
+  });
+  const firstIndex = Math.max(
+    0,
+    spans.findIndex(([, end]) => end >= from),
+  );
+  let lastIndex = firstIndex;
+  spans.forEach(([start], index) => {
+    if (start !== -1 && start <= to) lastIndex = Math.max(lastIndex, index);
+  });
+  return {
+    from: rawIds[from]!,
+    to: rawIds[to]!,
+    covered: to - from + 1,
+    firstIndex,
+    lastIndex,
+  };
+}
+
+/** Without row stats: the raw path ids, with each summary expanded to its overlay's endpoints. */
+function rawIdsFromHistory(
+  history: SessionMessage[],
+  overlays: StoredCompaction[],
+): string[] {
+  return history.flatMap((message) => {
+    if (!message.id.startsWith(COMPACTION_PREFIX)) return [message.id];
+    const overlay = overlays.find(
+      (entry) => COMPACTION_PREFIX + entry.id === message.id,
+    );
+    return overlay ? [overlay.fromMessageId, overlay.toMessageId] : [];
+  });
+}
