@@ -9,6 +9,7 @@ import { historySpec } from "./spec/history.js";
 import { recentHistorySpec } from "./spec/recent-history.js";
 import { searchSpec } from "./spec/search.js";
 import { contextSpec } from "./spec/context.js";
+import { sessionCompactionSpec } from "./spec/session-compaction.js";
 import { sessionSpec } from "./spec/session.js";
 import { createSuite } from "./suite.js";
 import type { ConformanceApi, ProviderFactory } from "./types.js";
@@ -78,5 +79,6 @@ export function runProviderConformance(
     recentHistorySpec(suite);
     sessionSpec(suite);
     contextSpec(suite);
+    sessionCompactionSpec(suite);
   });
 }
