@@ -125,6 +125,22 @@ export function appendSpec(suite: Suite): void {
       );
 
       suite.it(
+        "sees writes made through another object for the same session",
+        async ({ open }) => {
+          const first = open("a");
+          const second = open("a");
+          await first.appendMessage(textMessage("m1"));
+          await second.appendMessage(textMessage("m2"));
+          await first.appendMessage(textMessage("m3"));
+          expect(ids(await second.getHistory())).toEqual(["m1", "m2", "m3"]);
+          await second.deleteMessages(["m3"]);
+          expect((await first.getLatestLeaf())?.id).toBe("m2");
+          await first.appendMessage(textMessage("m4"));
+          expect(ids(await second.getHistory())).toEqual(["m1", "m2", "m4"]);
+        },
+      );
+
+      suite.it(
         "keeps message ids unique per session, not per store",
         async ({ open }) => {
           const a = open("a");

@@ -98,6 +98,34 @@ export function compactionSpec(suite: Suite): void {
       );
 
       suite.it(
+        "does not store the synthetic message: its id reads as unknown",
+        async ({ open }) => {
+          const session = open();
+          await build(session, chain(3));
+          const overlay = await session.addCompaction("S", "m1", "m2");
+          const synthetic = PREFIX + overlay.id;
+          expect(await session.getMessage(synthetic)).toBeNull();
+          expect(await session.getHistory(synthetic)).toEqual([]);
+          expect(await session.getBranches(synthetic)).toEqual([]);
+          expect(await session.getPathLength(synthetic)).toBe(0);
+        },
+      );
+
+      suite.it(
+        "accepts an overlay before its messages exist and applies it once they do",
+        async ({ open }) => {
+          const session = open();
+          const overlay = await session.addCompaction("early", "m1", "m2");
+          expect(await session.getCompactions()).toHaveLength(1);
+          await build(session, chain(3));
+          expect(ids(await session.getHistory())).toEqual([
+            PREFIX + overlay.id,
+            "m3",
+          ]);
+        },
+      );
+
+      suite.it(
         "ignores an overlay whose end is not on the read path",
         async ({ open }) => {
           const session = open();

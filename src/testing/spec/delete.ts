@@ -78,6 +78,17 @@ export function deleteSpec(suite: Suite): void {
         },
       );
 
+      suite.it(
+        "auto-parents the next append to the recomputed latest leaf",
+        async ({ open }) => {
+          const session = open();
+          await build(session, tree({ r: { a: {}, b: { c: {} } } }));
+          await session.deleteMessages(["c"]);
+          await session.appendMessage(textMessage("d"));
+          expect(ids(await session.getHistory())).toEqual(["r", "b", "d"]);
+        },
+      );
+
       suite.it("ignores unknown ids and an empty list", async ({ open }) => {
         const session = open();
         await build(session, chain(3));
@@ -127,6 +138,24 @@ export function deleteSpec(suite: Suite): void {
           await session.deleteMessages(["m4"]);
           const [stored] = await session.getCompactions();
           expect(stored?.fromMessageId).toBe("m2");
+          expect(stored?.toMessageId).toBe("m3");
+          expect(ids(await session.getHistory())).toEqual([
+            "m1",
+            `compaction_${overlay.id}`,
+            "m5",
+          ]);
+        },
+      );
+
+      suite.it(
+        "shrinks an overlay from both ends when both endpoints are deleted",
+        async ({ open }) => {
+          const session = open();
+          await build(session, chain(5));
+          const overlay = await session.addCompaction("S", "m2", "m4");
+          await session.deleteMessages(["m2", "m4"]);
+          const [stored] = await session.getCompactions();
+          expect(stored?.fromMessageId).toBe("m3");
           expect(stored?.toMessageId).toBe("m3");
           expect(ids(await session.getHistory())).toEqual([
             "m1",

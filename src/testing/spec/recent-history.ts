@@ -1,5 +1,12 @@
 import type { SessionMessage, StoredCompaction } from "../../session/types.js";
-import { build, conversation, ids, tree, type Fixture } from "../fixtures.js";
+import {
+  build,
+  conversation,
+  ids,
+  textMessage,
+  tree,
+  type Fixture,
+} from "../fixtures.js";
 import { utf8Bytes } from "../helpers.js";
 import { eachLayer, type Suite } from "../suite.js";
 
@@ -205,6 +212,23 @@ export function recentHistorySpec(suite: Suite): void {
               bytes: utf8Bytes(JSON.stringify(message)),
             })),
           );
+        },
+        { requires: { rowStats: true } },
+      );
+
+      suite.it(
+        "reports the new role and size after an update",
+        async ({ open }) => {
+          const session = open();
+          await build(session, conversation(TEXTS.slice(0, 2)));
+          const updated = textMessage("m1", "edited: 金曜日 🎉", "system");
+          await session.updateMessage(updated);
+          const [first] = (await session.getHistoryRowStats()) ?? [];
+          expect(first).toEqual({
+            id: "m1",
+            role: "system",
+            bytes: utf8Bytes(JSON.stringify(updated)),
+          });
         },
         { requires: { rowStats: true } },
       );

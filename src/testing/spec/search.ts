@@ -371,13 +371,16 @@ export function searchSpec(suite: Suite): void {
       );
 
       suite.it(
-        "re-indexes a message on update",
+        "re-indexes a message and its role on update",
         async ({ open }) => {
           const session = open();
           await build(session, conversation(["apple"]));
-          await session.updateMessage(textMessage("m1", "banana"));
+          await session.updateMessage(textMessage("m1", "banana", "assistant"));
           expect(await session.search("apple")).toEqual([]);
-          expect(ids(await session.search("banana"))).toEqual(["m1"]);
+          const [hit] = await session.search("banana");
+          expect(hit?.id).toBe("m1");
+          expect(hit?.role).toBe("assistant");
+          expect(hit?.content).toBe("banana");
           await session.updateMessage({ id: "m1", role: "user", parts: [] });
           expect(await session.search("banana")).toEqual([]);
         },

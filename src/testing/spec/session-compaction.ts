@@ -98,13 +98,32 @@ export function sessionCompactionSpec(rootSuite: Suite): void {
         ).toHaveLength(1);
         expect(view[1]!.parts[0]!.text).toBe("summary 2");
         expect(await session.getCompactions()).toHaveLength(2);
-        // Undo: removing the newest overlay brings the previous summary back.
+      },
+    );
+
+    suite.it(
+      "undoing an iterative compaction brings the previous summary back",
+      async ({ provider }) => {
+        const summarizer = fakeSummarizer();
+        const session = Session.create(provider("a")).onCompaction(
+          createCompactFunction({
+            summarize: summarizer.summarize,
+            protectHead: 1,
+            tailTokenBudget: 20,
+            minTailMessages: 2,
+          }),
+        );
+        await appendChain(session, 8);
+        await session.compact();
+        await appendChain(session, 8, 9);
+        await session.compact();
         const newest = (await session.getCompactions())[1]!;
         expect(await session.removeCompaction(newest.id)).toBe(true);
         expect((await session.getHistory())[1]!.parts[0]!.text).toBe(
           "summary 1",
         );
       },
+      { requires: { deleteCompaction: true } },
     );
 
     suite.it(

@@ -106,6 +106,33 @@ export function sessionSpec(rootSuite: Suite): void {
     );
 
     suite.it(
+      "rejects an overlay with an empty summary or id and stores nothing",
+      async ({ session }) => {
+        const subject = session();
+        await build(subject, conversation(["one", "two"]));
+        const calls: Array<[string, string, string]> = [
+          ["", "m1", "m2"],
+          ["S", "", "m2"],
+          ["S", "m1", ""],
+        ];
+        for (const [summary, from, to] of calls) {
+          const error = await caught(() =>
+            subject.addCompaction(summary, from, to),
+          );
+          expect({ summary, from, to, ...summarizeError(error) }).toEqual({
+            summary,
+            from,
+            to,
+            kind: "TypeError",
+            code: "INVALID_ARGUMENT",
+            marked: true,
+          });
+        }
+        expect(await subject.getCompactions()).toEqual([]);
+      },
+    );
+
+    suite.it(
       "throws when searching a provider without searchMessages",
       async ({ provider, session }) => {
         const subject = session("a", withoutOptionalMembers(provider()));
