@@ -333,6 +333,26 @@ describe("AgentSessionProvider on SQLite", () => {
     expect(provider.getHistory().map((m) => m.id)).not.toContain("m9");
   });
 
+  it("measures the same UTF-8 sizes on SQLite builds without octet_length (before 3.43)", () => {
+    const db = openSqlite(":memory:");
+    const old: SqlProvider = {
+      sql<Row>(strings: TemplateStringsArray, ...values: unknown[]): Row[] {
+        if (strings.join("?").includes("octet_length"))
+          throw new Error("no such function: octet_length");
+        return db.sql<Row>(strings, ...values);
+      },
+      transaction: <T>(fn: () => T): T => db.transaction(fn),
+    };
+    const modern = new AgentSessionProvider(db);
+    modern.appendMessage(text("a", "héllo 金曜日"));
+    modern.appendMessage(text("b", "ascii"));
+    const stats = modern.getHistoryRowStats();
+    expect(stats[0]!.bytes).toBe(
+      Buffer.byteLength(JSON.stringify(text("a", "héllo 金曜日"))),
+    );
+    expect(new AgentSessionProvider(old).getHistoryRowStats()).toEqual(stats);
+  });
+
   it("runs the DDL once per store object, however many providers use it", () => {
     const db = openSqlite(":memory:");
     const watched = spy(db);

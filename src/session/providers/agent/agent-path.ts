@@ -3,7 +3,6 @@ import type { SqlProvider } from "../../sql-provider.js";
 
 /** A stored row on a path, with its content. */
 export interface PathContentRow {
-  seq: number;
   id: string;
   parent_id: string | null;
   content: string;
@@ -18,7 +17,7 @@ export interface PathSizeRow {
   bytes: number;
 }
 
-// Every path query walks a recursive CTE over (seq, id, parent_id) only, so no content travels
+// Every path query walks a recursive CTE over (seq, parent_id) only, so no content travels
 // through the recursion and the cost follows the path, not the session. UNION (not UNION ALL)
 // drops a row already produced, so a cycle written by raw SQL ends the recursion. There is no
 // depth limit. The rows come back unordered; `orderPath` puts them root → leaf with a visited set.
@@ -30,13 +29,13 @@ export function loadPathWithContent(
   leafId: string,
 ): PathContentRow[] {
   const rows = agent.sql<PathContentRow>`
-    WITH RECURSIVE path (seq, id, parent_id) AS (
-      SELECT seq, id, parent_id FROM assistant_messages WHERE session_id = ${sessionId} AND id = ${leafId}
+    WITH RECURSIVE path (seq, parent_id) AS (
+      SELECT seq, parent_id FROM assistant_messages WHERE session_id = ${sessionId} AND id = ${leafId}
       UNION
-      SELECT m.seq, m.id, m.parent_id FROM path AS p
+      SELECT m.seq, m.parent_id FROM path AS p
         JOIN assistant_messages AS m ON m.session_id = ${sessionId} AND m.id = p.parent_id
     )
-    SELECT p.seq AS seq, p.id AS id, p.parent_id AS parent_id, m.content AS content
+    SELECT m.id AS id, m.parent_id AS parent_id, m.content AS content
     FROM path AS p JOIN assistant_messages AS m ON m.seq = p.seq`;
   return orderPath(rows, leafId);
 }
@@ -47,16 +46,29 @@ export function loadPathWithSizes(
   sessionId: string,
   leafId: string,
 ): PathSizeRow[] {
-  const rows = agent.sql<PathSizeRow>`
-    WITH RECURSIVE path (seq, id, parent_id) AS (
-      SELECT seq, id, parent_id FROM assistant_messages WHERE session_id = ${sessionId} AND id = ${leafId}
-      UNION
-      SELECT m.seq, m.id, m.parent_id FROM path AS p
-        JOIN assistant_messages AS m ON m.session_id = ${sessionId} AND m.id = p.parent_id
-    )
-    SELECT p.seq AS seq, p.id AS id, p.parent_id AS parent_id, m.role AS role,
-      length(CAST(m.content AS BLOB)) AS bytes
-    FROM path AS p JOIN assistant_messages AS m ON m.seq = p.seq`;
+  // octet_length (SQLite 3.43+) reads the stored size without loading the text; the CAST
+  // fallback gives the same number but makes SQLite read every row's content internally.
+  const rows = hasOctetLength(agent)
+    ? agent.sql<PathSizeRow>`
+      WITH RECURSIVE path (seq, parent_id) AS (
+        SELECT seq, parent_id FROM assistant_messages WHERE session_id = ${sessionId} AND id = ${leafId}
+        UNION
+        SELECT m.seq, m.parent_id FROM path AS p
+          JOIN assistant_messages AS m ON m.session_id = ${sessionId} AND m.id = p.parent_id
+      )
+      SELECT m.seq AS seq, m.id AS id, m.parent_id AS parent_id, m.role AS role,
+        octet_length(m.content) AS bytes
+      FROM path AS p JOIN assistant_messages AS m ON m.seq = p.seq`
+    : agent.sql<PathSizeRow>`
+      WITH RECURSIVE path (seq, parent_id) AS (
+        SELECT seq, parent_id FROM assistant_messages WHERE session_id = ${sessionId} AND id = ${leafId}
+        UNION
+        SELECT m.seq, m.parent_id FROM path AS p
+          JOIN assistant_messages AS m ON m.session_id = ${sessionId} AND m.id = p.parent_id
+      )
+      SELECT m.seq AS seq, m.id AS id, m.parent_id AS parent_id, m.role AS role,
+        length(CAST(m.content AS BLOB)) AS bytes
+      FROM path AS p JOIN assistant_messages AS m ON m.seq = p.seq`;
   return orderPath(rows, leafId);
 }
 
@@ -67,10 +79,10 @@ export function countPath(
   leafId: string,
 ): number {
   const rows = agent.sql<{ count: number }>`
-    WITH RECURSIVE path (seq, id, parent_id) AS (
-      SELECT seq, id, parent_id FROM assistant_messages WHERE session_id = ${sessionId} AND id = ${leafId}
+    WITH RECURSIVE path (seq, parent_id) AS (
+      SELECT seq, parent_id FROM assistant_messages WHERE session_id = ${sessionId} AND id = ${leafId}
       UNION
-      SELECT m.seq, m.id, m.parent_id FROM path AS p
+      SELECT m.seq, m.parent_id FROM path AS p
         JOIN assistant_messages AS m ON m.session_id = ${sessionId} AND m.id = p.parent_id
     )
     SELECT COUNT(*) AS count FROM path`;
@@ -99,6 +111,22 @@ export function loadAncestorLinks(
 }
 
 // --- Internal helpers ---
+
+const octetLength = new WeakMap<object, boolean>();
+
+function hasOctetLength(agent: SqlProvider): boolean {
+  let known = octetLength.get(agent);
+  if (known === undefined) {
+    try {
+      agent.sql`SELECT octet_length('') AS bytes`;
+      known = true;
+    } catch {
+      known = false;
+    }
+    octetLength.set(agent, known);
+  }
+  return known;
+}
 
 function orderPath<Row extends { id: string; parent_id: string | null }>(
   rows: Row[],
