@@ -1,0 +1,207 @@
+// AgentSessionProvider inside workerd, over Durable Object SQLite: the engine's authorizer, no
+// `transaction()` on the store, `sql.exec` as the tagged template (the shape of an Agents SDK
+// `Agent`). Guards the SQL the provider relies on there: RETURNING, json_each, octet_length,
+// FTS5, sqlite_master reads and ALTER TABLE … RENAME in the legacy migration.
+import { readFileSync } from "node:fs";
+import { Miniflare } from "miniflare";
+import ts from "typescript";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const SRC = new URL("../../src/", import.meta.url);
+const ENTRY = new URL("session/providers/agent/index.ts", SRC);
+
+const WORKER = `
+import { AgentSessionProvider } from "./session/providers/agent/index.js";
+
+const text = (id, body) => ({ id, role: "user", parts: [{ type: "text", text: body }] });
+
+export class Store {
+  constructor(ctx) { this.storage = ctx.storage.sql; }
+  sql(strings, ...values) { return [...this.storage.exec(strings.join("?"), ...values)]; }
+
+  async fetch(request) {
+    const scenario = new URL(request.url).pathname.slice(1);
+    try {
+      return Response.json(this[scenario]());
+    } catch (error) {
+      return Response.json({ error: String(error && error.stack || error) }, { status: 500 });
+    }
+  }
+
+  tree() {
+    const provider = new AgentSessionProvider(this, "s");
+    const out = {};
+    out.inserted = provider.appendMessage(text("a", "本番環境へのデプロイは金曜日です"));
+    out.duplicate = provider.appendMessage(text("a", "again"));
+    provider.appendMessage(text("b", "Развёртывание назначено на пятницу"));
+    provider.appendMessage(text("c", "third"));
+    provider.appendMessage(text("c2", "regenerated"), "b");
+    provider.forSession("other").appendMessage(text("a", "same id elsewhere"));
+    provider.updateMessage(text("ghost", "never stored"));
+    const overlay = provider.addCompaction("summary", "a", "b", { tokensBefore: 10 });
+    out.history = provider.getHistory().map((m) => m.id);
+    out.branches = provider.getBranches("b").map((m) => m.id);
+    out.search = ["金曜日", "пятницу", "never", 'NEAR( "x * ^:'].map((q) =>
+      provider.searchMessages(q).map((hit) => hit.id),
+    );
+    out.stats = provider.getHistoryRowStats().map((row) => [row.id, row.bytes]);
+    out.recent = provider.getRecentHistory(null, 1, 1).messages.map((m) => m.id);
+    provider.deleteMessages(["b"]);
+    out.afterDelete = provider.getHistory().map((m) => m.id);
+    out.removed = provider.deleteCompaction(overlay.id);
+    out.ftsLinked = this.sql\`SELECT COUNT(*) AS n FROM assistant_fts AS f
+      JOIN assistant_messages AS m ON m.seq = f.rowid AND m.id = f.id\`[0].n;
+    out.ftsRows = this.sql\`SELECT COUNT(*) AS n FROM assistant_fts\`[0].n;
+    provider.clearMessages();
+    out.afterClear = provider.exportMessages().length;
+    out.other = provider.forSession("other").getHistory().map((m) => m.parts[0].text);
+    return out;
+  }
+
+  deep() {
+    const provider = new AgentSessionProvider(this, "deep");
+    provider.getLatestLeaf();
+    for (let index = 0; index < 12000; index++) {
+      this.sql\`INSERT INTO assistant_messages (id, session_id, parent_id, role, content)
+        VALUES (\${"m" + index}, 'deep', \${index ? "m" + (index - 1) : null}, 'user', \${JSON.stringify(text("m" + index, "x"))})\`;
+    }
+    return { length: provider.getHistory().length, latest: provider.getLatestLeaf().id };
+  }
+
+  legacy() {
+    this.sql\`CREATE TABLE assistant_messages (id TEXT PRIMARY KEY, session_id TEXT NOT NULL DEFAULT '',
+      parent_id TEXT, role TEXT NOT NULL, content TEXT NOT NULL, created_at DATETIME DEFAULT CURRENT_TIMESTAMP)\`;
+    this.sql\`CREATE INDEX idx_assistant_msg_parent ON assistant_messages(parent_id)\`;
+    this.sql\`CREATE VIRTUAL TABLE assistant_fts USING fts5(id UNINDEXED, session_id UNINDEXED, role UNINDEXED,
+      content, tokenize='porter unicode61')\`;
+    this.sql\`CREATE TABLE cf_agents_search_entries (label TEXT NOT NULL, key TEXT NOT NULL, content TEXT NOT NULL,
+      created_at DATETIME DEFAULT CURRENT_TIMESTAMP, updated_at DATETIME DEFAULT CURRENT_TIMESTAMP, PRIMARY KEY (label, key))\`;
+    this.sql\`INSERT INTO assistant_messages (id, parent_id, role, content, created_at)
+      VALUES ('x2', 'x1', 'user', \${JSON.stringify(text("x2", "second"))}, '2026-01-01 00:00:00'),
+             ('x1', NULL, 'user', \${JSON.stringify(text("x1", "金曜日にデプロイします"))}, '2026-01-01 00:00:00')\`;
+    this.sql\`INSERT INTO assistant_fts (rowid, id, session_id, role, content) VALUES (9, 'ghost', '', 'user', 'phantom')\`;
+    this.sql\`INSERT INTO cf_agents_search_entries (label, key, content, created_at, updated_at)
+      VALUES ('kb', 'k', 'notes', '2026-01-01 00:00:01', '2026-01-01 00:00:02')\`;
+    const provider = new AgentSessionProvider(this);
+    return {
+      records: provider.exportMessages().map((r) => [r.message.id, r.parentId, r.createdAt]),
+      search: provider.searchMessages("金曜日").map((hit) => hit.id),
+      phantom: provider.searchMessages("phantom"),
+      entries: this.sql\`SELECT seq, key, created_at FROM cf_agents_search_entries\`,
+      meta: this.sql\`SELECT key, value FROM arbor_meta\`,
+    };
+  }
+}
+
+export default {
+  fetch(request, env) {
+    const url = new URL(request.url);
+    return env.STORE.get(env.STORE.idFromName(url.pathname)).fetch(request);
+  },
+};
+`;
+
+let worker: Miniflare;
+
+beforeAll(() => {
+  worker = new Miniflare({
+    modules: [
+      { type: "ESModule", path: "/worker/index.js", contents: WORKER },
+      ...compiledModules(ENTRY),
+    ],
+    modulesRoot: "/worker",
+    compatibilityDate: "2025-01-01",
+    durableObjects: { STORE: { className: "Store", useSQLite: true } },
+  });
+});
+
+afterAll(async () => {
+  await worker?.dispose();
+});
+
+async function run(scenario: string): Promise<Record<string, unknown>> {
+  const response = await worker.dispatchFetch(`http://localhost/${scenario}`);
+  const body = (await response.json()) as Record<string, unknown>;
+  expect(body.error).toBeUndefined();
+  return body;
+}
+
+describe("AgentSessionProvider inside workerd (Durable Object SQLite)", () => {
+  it("keeps the tree, search and repair rules on the DO engine, without transaction()", async () => {
+    const out = await run("tree");
+    expect(out).toMatchObject({
+      inserted: true,
+      duplicate: false,
+      history: [expect.stringMatching(/^compaction_/), "c2"],
+      branches: ["c", "c2"],
+      search: [["a"], ["b"], [], []],
+      recent: ["c2"],
+      afterDelete: [expect.stringMatching(/^compaction_/), "c2"],
+      removed: true,
+      afterClear: 0,
+      other: ["same id elsewhere"],
+    });
+    expect(out.ftsRows).toBe(out.ftsLinked);
+    expect((out.stats as [string, number][]).map(([id]) => id)).toEqual([
+      "a",
+      "b",
+      "c2",
+    ]);
+  });
+
+  it("reads a path deeper than the reference's 10,000-step cap", async () => {
+    expect(await run("deep")).toEqual({ length: 12_000, latest: "m11999" });
+  });
+
+  it("migrates a reference database in place", async () => {
+    const out = await run("legacy");
+    expect(out.records).toEqual([
+      ["x2", "x1", "2026-01-01T00:00:00.000Z"],
+      ["x1", null, "2026-01-01T00:00:00.000Z"],
+    ]);
+    expect(out.search).toEqual(["x1"]);
+    expect(out.phantom).toEqual([]);
+    expect(out.entries).toEqual([
+      { seq: 1, key: "k", created_at: "2026-01-01T00:00:01.000Z" },
+    ]);
+    expect(out.meta).toEqual([{ key: "session_schema_version", value: "1" }]);
+  });
+});
+
+// --- Helpers ---
+
+/**
+ * The provider's module graph, transpiled file by file to plain ESM, at the same relative paths
+ * under /worker/. Only runtime imports remain after transpiling, so only those are followed.
+ */
+function compiledModules(
+  entry: URL,
+): Array<{ type: "ESModule"; path: string; contents: string }> {
+  const modules = new Map<string, string>();
+  const pending = [entry];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    const relative = file.pathname
+      .slice(SRC.pathname.length)
+      .replace(/\.ts$/, ".js");
+    if (modules.has(relative)) continue;
+    const output = ts.transpileModule(readFileSync(file, "utf8"), {
+      compilerOptions: {
+        module: ts.ModuleKind.ESNext,
+        target: ts.ScriptTarget.ES2022,
+        verbatimModuleSyntax: true,
+      },
+    }).outputText;
+    modules.set(relative, output);
+    for (const match of output.matchAll(
+      /(?:from|import)\s*["'](\.{1,2}\/[^"']+)\.js["']/g,
+    )) {
+      pending.push(new URL(`${match[1]}.ts`, file));
+    }
+  }
+  return [...modules].map(([path, contents]) => ({
+    type: "ESModule" as const,
+    path: `/worker/${path}`,
+    contents,
+  }));
+}
