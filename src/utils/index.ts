@@ -1,11 +1,16 @@
 /**
- * @module `arbor/utils`: framework-neutral helpers around sessions: overlay application and the
- * compaction helpers (the compaction algorithm itself arrives with the compaction work).
+ * @module `arbor/utils`: framework-neutral helpers around sessions: overlay application, the
+ * compaction algorithm and its helpers, token estimation, read-time truncation, the row-size
+ * limit and history filters. Pure functions over `SessionMessage[]`; loads in workerd (no Node-only
+ * imports, no tokenizer).
  *
  * @example
  * ```ts
- * import { applyCompactions } from "arbor/utils";
- * const view = applyCompactions(path, overlays);
+ * import { createCompactFunction, estimateMessageTokens } from "arbor/utils";
+ *
+ * const compact = createCompactFunction({ summarize: async (prompt) => callMyModel(prompt) });
+ * const result = await compact(await session.getHistory());
+ * console.log(estimateMessageTokens(await session.getHistory()));
  * ```
  */
 export {
@@ -13,3 +18,50 @@ export {
   COMPACTION_PREFIX,
   isCompactionMessage,
 } from "../session/core/apply-compactions.js";
+export {
+  CHARS_PER_TOKEN,
+  estimateMessageTokens,
+  estimateStringTokens,
+  TOKENS_PER_MESSAGE,
+  WORDS_TOKEN_MULTIPLIER,
+} from "./tokens/estimate.js";
+export {
+  alignBoundaryBackward,
+  alignBoundaryForward,
+} from "./compaction/align.js";
+export { findTailCutByTokens } from "./compaction/tail-cut.js";
+export {
+  buildSummaryPrompt,
+  computeSummaryBudget,
+} from "./compaction/summary-prompt.js";
+export {
+  createCompactFunction,
+  type CompactFunction,
+  type CompactOptions,
+  type CompactResult,
+  type CompactTokenCounter,
+} from "./compaction/compact-function.js";
+export {
+  MISSING_TOOL_RESULT_OUTPUT,
+  sanitizeToolPairs,
+} from "./compaction/sanitize-tool-pairs.js";
+export {
+  truncateOlderMessages,
+  type TruncateOptions,
+} from "./truncation/truncate.js";
+export {
+  truncateToolOutput,
+  type TruncatedToolOutput,
+} from "./truncation/truncate-tool-output.js";
+export {
+  enforceRowSizeLimit,
+  ROW_MAX_BYTES,
+  type RowSizeLimitOptions,
+} from "./truncation/row-size-limit.js";
+export {
+  composeHistoryFilters,
+  keepLastMessages,
+  keepWithinTokenBudget,
+  type HistoryFilter,
+  type HistoryFilterOptions,
+} from "./history-filters.js";

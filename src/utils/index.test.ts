@@ -1,0 +1,91 @@
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import * as helpers from "./compaction-helpers.js";
+import * as utils from "./index.js";
+// Type exports of SPEC §1.1 (checked by tsc).
+import type {
+  CompactOptions,
+  CompactResult,
+  CompactTokenCounter,
+  HistoryFilter,
+  TruncateOptions,
+} from "./index.js";
+
+export type SpecTypes = [
+  CompactOptions,
+  CompactResult,
+  CompactTokenCounter,
+  HistoryFilter,
+  TruncateOptions,
+];
+
+// SPEC §1.1, `arbor/utils` row. `assembleContext` (§14.3) arrives with the agent-turn work.
+const SPEC_NAMES = [
+  "createCompactFunction",
+  "truncateOlderMessages",
+  "estimateMessageTokens",
+  "estimateStringTokens",
+  "COMPACTION_PREFIX",
+  "isCompactionMessage",
+  "sanitizeToolPairs",
+  "alignBoundaryForward",
+  "alignBoundaryBackward",
+  "findTailCutByTokens",
+  "computeSummaryBudget",
+  "buildSummaryPrompt",
+  "CHARS_PER_TOKEN",
+  "WORDS_TOKEN_MULTIPLIER",
+  "TOKENS_PER_MESSAGE",
+  "truncateToolOutput",
+  "enforceRowSizeLimit",
+  "ROW_MAX_BYTES",
+  "applyCompactions",
+  "keepLastMessages",
+  "keepWithinTokenBudget",
+  "composeHistoryFilters",
+];
+const HISTORY_FILTERS = [
+  "keepLastMessages",
+  "keepWithinTokenBudget",
+  "composeHistoryFilters",
+];
+
+describe("arbor/utils", () => {
+  it("exports every name SPEC §1.1 lists", () => {
+    for (const name of SPEC_NAMES) expect(utils, name).toHaveProperty(name);
+  });
+
+  it("exports the compaction helpers from arbor/utils/compaction-helpers as the same objects", () => {
+    for (const name of SPEC_NAMES.filter(
+      (name) => !HISTORY_FILTERS.includes(name),
+    ))
+      expect(helpers[name as keyof typeof helpers], name).toBe(
+        utils[name as keyof typeof utils],
+      );
+  });
+
+  it("imports nothing but its own relative modules, so it loads in workerd", () => {
+    const root = dirname(fileURLToPath(import.meta.url));
+    const seen = new Set<string>();
+    const external: string[] = [];
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const source = readFileSync(file, "utf8")
+        .replace(/\/\*[\s\S]*?\*\//g, "")
+        .replace(/^\s*\/\/.*$/gm, "");
+      for (const [, specifier] of source.matchAll(
+        /(?:from|import)\s*\(?\s*"([^"]+)"/g,
+      )) {
+        if (specifier!.startsWith("."))
+          visit(resolve(dirname(file), specifier!.replace(/\.js$/, ".ts")));
+        else external.push(`${file}: ${specifier}`);
+      }
+    };
+    visit(resolve(root, "index.ts"));
+    expect(external).toEqual([]);
+    expect(seen.size).toBeGreaterThan(10);
+  });
+});
