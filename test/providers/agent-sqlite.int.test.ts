@@ -1,11 +1,22 @@
 // SQLite-specific regressions of AgentSessionProvider (over openSqlite / better-sqlite3).
 // The shared behaviour is covered by the conformance suite; each case here names the bug it guards.
+import {
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { Worker } from "node:worker_threads";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { AgentSessionProvider } from "../../src/session/providers/agent/index.js";
 import type { SqlProvider } from "../../src/session/sql-provider.js";
 import type { SessionMessage } from "../../src/session/types.js";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/index.js";
+import { SRC, transpileGraph } from "./support/transpile-graph.js";
 
 const text = (id: string, body: string, role = "user"): SessionMessage => ({
   id,
@@ -395,6 +406,68 @@ describe("AgentSessionProvider on SQLite", () => {
     ]);
     expect(provider.getBranches("a").map((m) => m.id)).toEqual(["b", "c"]);
     for (const record of records) expect(record.createdAt).toMatch(/Z$/);
+  });
+});
+
+describe("AgentSessionProvider across processes", () => {
+  it("chains concurrent appends from several connections instead of forking", async () => {
+    const scratch = mkdtempSync(join(tmpdir(), "arbor-append-"));
+    try {
+      // The sources, transpiled, next to a node_modules link so better-sqlite3 resolves.
+      for (const entry of [
+        "session/providers/agent/index.ts",
+        "sqlite/index.ts",
+      ]) {
+        for (const [path, contents] of transpileGraph(new URL(entry, SRC))) {
+          mkdirSync(dirname(join(scratch, path)), { recursive: true });
+          writeFileSync(join(scratch, path), contents);
+        }
+      }
+      writeFileSync(join(scratch, "package.json"), '{ "type": "module" }');
+      symlinkSync(
+        new URL("../../node_modules", import.meta.url).pathname,
+        join(scratch, "node_modules"),
+      );
+      writeFileSync(
+        join(scratch, "append.js"),
+        `import { workerData } from "node:worker_threads";
+        import { AgentSessionProvider } from "./session/providers/agent/index.js";
+        import { openSqlite } from "./sqlite/index.js";
+        const db = openSqlite(workerData.file);
+        const provider = new AgentSessionProvider(db, "s");
+        for (let index = 0; index < workerData.count; index++) {
+          provider.appendMessage({ id: workerData.name + "-" + index, role: "user", parts: [{ type: "text", text: "x" }] });
+        }
+        db.close();`,
+      );
+      const file = join(scratch, "shared.db");
+      new AgentSessionProvider(openSqlite(file)).getLatestLeaf(); // schema first
+      const workers = ["w1", "w2", "w3"].map(
+        (name) =>
+          new Promise<void>((resolve, reject) => {
+            const worker = new Worker(join(scratch, "append.js"), {
+              workerData: { file, name, count: 300 },
+            });
+            worker.on("error", reject);
+            worker.on("exit", (code) =>
+              code === 0 ? resolve() : reject(new Error(`exit ${code}`)),
+            );
+          }),
+      );
+      await Promise.all(workers);
+
+      const db = openSqlite(file);
+      const provider = new AgentSessionProvider(db, "s");
+      const records = provider.exportMessages();
+      expect(records).toHaveLength(900);
+      records.forEach((record, index) =>
+        expect(record.parentId).toBe(records[index - 1]?.message.id ?? null),
+      );
+      expect(provider.getPathLength()).toBe(900);
+      db.close();
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 });
 

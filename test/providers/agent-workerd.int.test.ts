@@ -2,12 +2,10 @@
 // `transaction()` on the store, `sql.exec` as the tagged template (the shape of an Agents SDK
 // `Agent`). Guards the SQL the provider relies on there: RETURNING, json_each, octet_length,
 // FTS5, sqlite_master reads and ALTER TABLE … RENAME in the legacy migration.
-import { readFileSync } from "node:fs";
 import { Miniflare } from "miniflare";
-import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SRC, transpileGraph } from "./support/transpile-graph.js";
 
-const SRC = new URL("../../src/", import.meta.url);
 const ENTRY = new URL("session/providers/agent/index.ts", SRC);
 
 const WORKER = `
@@ -107,7 +105,11 @@ beforeAll(() => {
   worker = new Miniflare({
     modules: [
       { type: "ESModule", path: "/worker/index.js", contents: WORKER },
-      ...compiledModules(ENTRY),
+      ...[...transpileGraph(ENTRY)].map(([path, contents]) => ({
+        type: "ESModule" as const,
+        path: `/worker/${path}`,
+        contents,
+      })),
     ],
     modulesRoot: "/worker",
     compatibilityDate: "2025-01-01",
@@ -167,41 +169,3 @@ describe("AgentSessionProvider inside workerd (Durable Object SQLite)", () => {
     expect(out.meta).toEqual([{ key: "session_schema_version", value: "1" }]);
   });
 });
-
-// --- Helpers ---
-
-/**
- * The provider's module graph, transpiled file by file to plain ESM, at the same relative paths
- * under /worker/. Only runtime imports remain after transpiling, so only those are followed.
- */
-function compiledModules(
-  entry: URL,
-): Array<{ type: "ESModule"; path: string; contents: string }> {
-  const modules = new Map<string, string>();
-  const pending = [entry];
-  while (pending.length > 0) {
-    const file = pending.pop()!;
-    const relative = file.pathname
-      .slice(SRC.pathname.length)
-      .replace(/\.ts$/, ".js");
-    if (modules.has(relative)) continue;
-    const output = ts.transpileModule(readFileSync(file, "utf8"), {
-      compilerOptions: {
-        module: ts.ModuleKind.ESNext,
-        target: ts.ScriptTarget.ES2022,
-        verbatimModuleSyntax: true,
-      },
-    }).outputText;
-    modules.set(relative, output);
-    for (const match of output.matchAll(
-      /(?:from|import)\s*["'](\.{1,2}\/[^"']+)\.js["']/g,
-    )) {
-      pending.push(new URL(`${match[1]}.ts`, file));
-    }
-  }
-  return [...modules].map(([path, contents]) => ({
-    type: "ESModule" as const,
-    path: `/worker/${path}`,
-    contents,
-  }));
-}
