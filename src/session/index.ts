@@ -51,6 +51,28 @@ export type {
   SessionEventListener,
   SessionStatusEvent,
 } from "./status.js";
+export {
+  SessionManager,
+  type CreateSessionOptions,
+  type ImportSessionOptions,
+  type ListSessionsOptions,
+  type ManagerBackend,
+  type ManagerContextOptions,
+  type ManagerSearchOptions,
+  type ProviderOrFactory,
+  type SessionManagerOptions,
+} from "./manager/session-manager.js";
+export type {
+  ListPosition,
+  RegistryListOptions,
+  RegistrySearchOptions,
+  SessionInfoPatch,
+  SessionRegistry,
+} from "./manager/registry.js";
+export { SqlSessionRegistry } from "./manager/sql-registry.js";
+export { MemorySessionRegistry } from "./manager/memory-registry.js";
+export type { SessionInfo, SessionSnapshot } from "./snapshot/snapshot.js";
+export type { ImportRecords } from "./provider.js";
 export { AgentSessionProvider } from "./providers/agent/index.js";
 export { AgentContextProvider } from "./providers/agent/agent-context-provider.js";
 export { AgentSearchProvider } from "./providers/agent/agent-search-provider.js";

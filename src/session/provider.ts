@@ -25,6 +25,15 @@ export interface StoredMessageRecord {
   createdAt: string;
 }
 
+/** Messages and overlays to import in one go. */
+export interface ImportRecords {
+  /** In insertion order; parents come before their children. */
+  messages: StoredMessageRecord[];
+  compactions: StoredCompaction[];
+  /** Delete the session's messages and overlays first, in the same atomic write. */
+  replace?: boolean;
+}
+
 export interface SessionProvider {
   /** The stored message with this id in this session, raw (no overlays), or `null`. */
   getMessage(id: string): MaybePromise<SessionMessage | null>;
@@ -77,6 +86,12 @@ export interface SessionProvider {
   createBlockHistory?(): BlockHistoryStore;
   /** Optional: delete one overlay of this session; `false` if absent (SPEC §6.10). */
   deleteCompaction?(id: string): MaybePromise<boolean>;
+  /**
+   * Optional: inserts exported records as they were (ids, parents, insertion order, times) and
+   * their overlays, atomically; throws `MESSAGE_EXISTS` and writes nothing when an id is taken.
+   * Used by snapshot import and fork (SPEC §11.5, §15.3).
+   */
+  importRecords?(records: ImportRecords): MaybePromise<void>;
   /** Optional: every message of the session, all branches, in insertion order (SPEC §15.3). */
   exportMessages?(): MaybePromise<StoredMessageRecord[]>;
   /**

@@ -43,6 +43,8 @@ export interface SessionParts {
   blocks: ContextBlocks;
   prompt: SystemPrompt;
   skills: SkillTracker;
+  /** Labels of auto-wired blocks: the session owns their rows (snapshots carry them). */
+  ownedLabels: ReadonlySet<string>;
 }
 
 /** Resolves storage, blocks and the prompt store at first use (SPEC §3.3). */
@@ -68,6 +70,11 @@ export function setUpSession(plan: SessionPlan): SessionParts {
     blocks,
     prompt: new SystemPrompt(blocks, promptStore),
     skills: new SkillTracker(),
+    ownedLabels: new Set(
+      plan.context
+        .filter((config) => !config.provider)
+        .map((config) => config.label),
+    ),
   };
 }
 

@@ -25,6 +25,7 @@ import {
   type SessionParts,
   type SessionPlan,
 } from "./session-setup.js";
+import { assertSnapshot, type SessionSnapshot } from "./snapshot/snapshot.js";
 import { isSqlProvider, type SqlProvider } from "./sql-provider.js";
 import {
   messageOf,
@@ -112,6 +113,8 @@ export class Session {
   private readonly compaction = new SessionCompaction();
   private readonly maxRowBytes: number | false;
   private warnedRecentFallback = false;
+  /** Set by a SessionManager: bumps the registry's `updated_at` after each write. */
+  private afterWrite: (() => unknown) | undefined;
 
   /** Uses exactly the given provider and options: no auto-wiring (SPEC §3.4). */
   constructor(provider: SessionProvider, options: SessionOptions = {}) {
@@ -270,6 +273,7 @@ export class Session {
       inserted = (await provider.appendMessage(stored, parentId)) !== false;
       if (inserted) estimator.appended(stored, parent ?? null);
     });
+    if (inserted) await this.afterWrite?.();
     const estimate = await this.emitIdle();
     if (inserted) await this.compaction.afterInsert(this.host(parts), estimate);
   }
@@ -281,6 +285,7 @@ export class Session {
     const stored = this.prepareForStorage(message);
     await this.exclusive(provider, async () => provider.updateMessage(stored));
     this.compaction.estimator.invalidate();
+    await this.afterWrite?.();
     await this.emitIdle();
   }
 
@@ -299,6 +304,7 @@ export class Session {
         provider.deleteMessages(valid),
       );
     this.compaction.estimator.invalidate();
+    await this.afterWrite?.();
     await this.emitIdle();
   }
 
@@ -312,6 +318,7 @@ export class Session {
     this.compaction.estimator.invalidate();
     skills.clear();
     await prompt.refresh();
+    await this.afterWrite?.();
     await this.emitIdle();
   }
 
@@ -610,6 +617,88 @@ export class Session {
     return true;
   }
 
+  // --- Snapshots ---
+
+  /**
+   * The whole session as data (SPEC §15.3): every branch in insertion order, overlays, the
+   * contents of the session's own blocks and the persisted prompt. Store it server-side.
+   */
+  async exportSnapshot(): Promise<SessionSnapshot> {
+    const { provider, blocks, prompt, ownedLabels } = await this.ready();
+    if (!provider.exportMessages) {
+      throw new ArborError(
+        "NOT_SUPPORTED",
+        "[arbor] This session provider cannot export its messages (no exportMessages())",
+      );
+    }
+    const records = await provider.exportMessages();
+    await blocks.load();
+    const contextBlocks: Record<string, string> = {};
+    for (const block of blocks.list()) {
+      if (ownedLabels.has(block.label) && block.writable)
+        contextBlocks[block.label] = block.content;
+    }
+    return {
+      format: "arbor.session",
+      version: 1,
+      sessionId: this.plan.sessionId,
+      exportedAt: new Date().toISOString(),
+      messages: records.map(({ message, parentId, createdAt }) => ({
+        message,
+        parentId,
+        createdAt,
+      })),
+      compactions: await provider.getCompactions(),
+      contextBlocks,
+      systemPrompt: await prompt.stored(),
+    };
+  }
+
+  /**
+   * Restores a snapshot into this session, whatever its id: messages with their ids, parents and
+   * order (so the same latest leaf), overlays, block contents and the frozen prompt. With
+   * `replace` (default) existing messages and overlays are replaced in one atomic write; without
+   * it an id collision throws `MESSAGE_EXISTS` and nothing is written.
+   */
+  async importSnapshot(
+    snapshot: SessionSnapshot,
+    options: { replace?: boolean } = {},
+  ): Promise<void> {
+    assertSnapshot(snapshot);
+    const parts = await this.ready();
+    const { provider, blocks, prompt, skills, ownedLabels } = parts;
+    if (!provider.importRecords) {
+      throw new ArborError(
+        "NOT_SUPPORTED",
+        "[arbor] This session provider cannot import records (no importRecords())",
+      );
+    }
+    const importRecords = provider.importRecords.bind(provider);
+    await this.exclusive(provider, async () =>
+      importRecords({
+        messages: snapshot.messages,
+        compactions: snapshot.compactions,
+        replace: options.replace ?? true,
+      }),
+    );
+    this.compaction.estimator.invalidate();
+    await blocks.load();
+    for (const [label, content] of Object.entries(
+      snapshot.contextBlocks ?? {},
+    )) {
+      if (
+        ownedLabels.has(label) &&
+        blocks.get(label)?.writable &&
+        typeof content === "string"
+      ) {
+        await blocks.replace(label, content, { source: "import" });
+      }
+    }
+    if (typeof snapshot.systemPrompt === "string")
+      await prompt.restore(snapshot.systemPrompt);
+    await skills.restore(provider).catch(warnRestore);
+  }
+
   // --- Internal helpers ---
 
   /** Initializes once (SPEC §3.3) and waits for the skill restore scan. */
@@ -724,4 +813,9 @@ function invalidTarget(): TypeError {
     "INVALID_TARGET",
     "Session.create() requires a SqlProvider or SessionProvider",
   );
+}
+
+/** Lets a SessionManager hear every write of a session it manages (not public API). */
+export function setAfterWrite(session: Session, hook: () => unknown): void {
+  (session as unknown as { afterWrite: () => unknown }).afterWrite = hook;
 }

@@ -5,7 +5,10 @@
  * `openSqlite()` from `arbor/sqlite` makes one for Node.
  */
 export interface SqlProvider {
-  sql<Row = Record<string, unknown>>(strings: TemplateStringsArray, ...values: unknown[]): Row[];
+  sql<Row = Record<string, unknown>>(
+    strings: TemplateStringsArray,
+    ...values: unknown[]
+  ): Row[];
   /**
    * Optional: runs `fn` atomically (SQLite `BEGIN IMMEDIATE`). Arbor uses it when present, so
    * read-then-write operations are atomic across processes; Durable Objects rely on their

@@ -12,6 +12,8 @@ import { contextSpec } from "./spec/context.js";
 import { sessionCompactionSpec } from "./spec/session-compaction.js";
 import { sessionSpec } from "./spec/session.js";
 import { createSuite } from "./suite.js";
+import { createManagerSuite, type ManagerFactory } from "./manager-suite.js";
+import { managerSpec } from "./spec/manager.js";
 import type { ConformanceApi, ProviderFactory } from "./types.js";
 
 export type {
@@ -22,6 +24,7 @@ export type {
   ProviderFactory,
 } from "./types.js";
 export { DEFAULT_CAPABILITIES } from "./suite.js";
+export type { ManagerFactory, ManagerStore } from "./manager-suite.js";
 export { assertExpect, type AssertLike } from "./assert-expect.js";
 export {
   build,
@@ -80,5 +83,27 @@ export function runProviderConformance(
     sessionSpec(suite);
     contextSpec(suite);
     sessionCompactionSpec(suite);
+  });
+}
+
+/**
+ * Registers the SessionManager suite for one backend: lifecycle, message helpers, fork,
+ * compact-and-split, usage, cross-session search and tools, builder propagation, delete
+ * (checked by a scan of every stored row), tenant binding and snapshots.
+ *
+ * @example
+ * ```ts
+ * runManagerConformance(
+ *   { name: "sqlite", create: () => { const db = openSqlite(":memory:"); return { manager: (options) => SessionManager.create(db, options), dump: () => dumpAllTables(db) }; } },
+ *   { describe, it, expect },
+ * );
+ * ```
+ */
+export function runManagerConformance(
+  factory: ManagerFactory,
+  api: ConformanceApi,
+): void {
+  api.describe(`arbor manager conformance: ${factory.name}`, () => {
+    managerSpec(createManagerSuite(factory, api));
   });
 }

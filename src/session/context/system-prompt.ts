@@ -32,6 +32,17 @@ export class SystemPrompt {
     return this.frozen;
   }
 
+  /** The persisted prompt, or `null` without a store or before the first freeze. */
+  async stored(): Promise<string | null> {
+    return this.store ? this.store.get() : null;
+  }
+
+  /** Makes `prompt` the frozen prompt and persists it (snapshot import). */
+  async restore(prompt: string): Promise<void> {
+    this.frozen = prompt;
+    await this.store?.set(prompt);
+  }
+
   /** Reloads every block, re-renders, replaces the snapshot and persists it. */
   async refresh(): Promise<string> {
     await this.blocks.load(true);

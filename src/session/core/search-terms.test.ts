@@ -32,11 +32,8 @@ describe("search terms", () => {
   });
 
   it("folds case, width and diacritics for the in-memory matcher, and strips light suffixes", () => {
-    expect(wordTokens(foldText("Déployées CAFÉ Ｆｒｉｄａｙ running"))).toEqual([
-      "deploye",
-      "cafe",
-      "friday",
-      "runn",
-    ]);
+    expect(wordTokens(foldText("Déployées CAFÉ Ｆｒｉｄａｙ running"))).toEqual(
+      ["deploye", "cafe", "friday", "runn"],
+    );
   });
 });

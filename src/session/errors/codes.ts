@@ -35,6 +35,8 @@ export const ARBOR_ERROR_CODES = [
   "SESSION_FORBIDDEN",
   /** A session id that already exists. */
   "SESSION_EXISTS",
+  /** A message id that is already taken in the session (imports without replace). */
+  "MESSAGE_EXISTS",
   /** A message id that is not in the session. */
   "MESSAGE_NOT_FOUND",
   /** A snapshot of an unknown format or version, or with a bad signature. */

@@ -24,7 +24,7 @@ export class AgentBlockHistory implements BlockHistoryStore {
     label: string,
     entry: Omit<BlockVersion, "version" | "at"> & { at?: string },
   ): BlockVersion {
-    ensureTable(this.agent);
+    ensureBlockHistoryTable(this.agent);
     const at = entry.at ?? nowIso();
     return atomically(this.agent, () => {
       const [last] = this.agent.sql<{ version: number | null }>`
@@ -47,7 +47,7 @@ export class AgentBlockHistory implements BlockHistoryStore {
   }
 
   list(label: string): BlockVersion[] {
-    ensureTable(this.agent);
+    ensureBlockHistoryTable(this.agent);
     return this.agent.sql<VersionRow>`
       SELECT version, content, previous_content, source, tool_call_id, at
       FROM arbor_block_history WHERE session_id = ${this.sessionId} AND label = ${label}
@@ -55,7 +55,7 @@ export class AgentBlockHistory implements BlockHistoryStore {
   }
 
   clear(): void {
-    ensureTable(this.agent);
+    ensureBlockHistoryTable(this.agent);
     this.agent
       .sql`DELETE FROM arbor_block_history WHERE session_id = ${this.sessionId}`;
   }
@@ -72,7 +72,7 @@ function toVersion(row: VersionRow): BlockVersion {
   };
 }
 
-function ensureTable(agent: SqlProvider): void {
+export function ensureBlockHistoryTable(agent: SqlProvider): void {
   if (tablesReady.has(agent)) return;
   agent.sql`CREATE TABLE IF NOT EXISTS arbor_block_history (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,

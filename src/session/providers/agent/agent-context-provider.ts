@@ -25,14 +25,14 @@ export class AgentContextProvider implements WritableContextProvider {
   }
 
   async get(): Promise<string | null> {
-    ensureTable(this.agent);
+    ensureContextBlockTable(this.agent);
     const rows = this.agent.sql<{ content: string }>`
       SELECT content FROM cf_agents_context_blocks WHERE label = ${this.requireKey()}`;
     return rows[0]?.content ?? null;
   }
 
   async set(content: string): Promise<void> {
-    ensureTable(this.agent);
+    ensureContextBlockTable(this.agent);
     this.agent
       .sql`INSERT INTO cf_agents_context_blocks (label, content, updated_at)
       VALUES (${this.requireKey()}, ${content}, ${nowIso()})
@@ -51,7 +51,7 @@ export class AgentContextProvider implements WritableContextProvider {
   }
 }
 
-function ensureTable(agent: SqlProvider): void {
+export function ensureContextBlockTable(agent: SqlProvider): void {
   if (tablesReady.has(agent)) return;
   agent.sql`CREATE TABLE IF NOT EXISTS cf_agents_context_blocks (
     label TEXT PRIMARY KEY,

@@ -1,3 +1,4 @@
+import { importRecords } from "./agent-import.js";
 import { AgentBlockHistory } from "./agent-block-history.js";
 import { AgentContextProvider } from "./agent-context-provider.js";
 import {
@@ -8,7 +9,11 @@ import {
 import { decodeMessage, encodeMessage } from "../../core/message-codec.js";
 import { chooseRecentWindow } from "../../core/recent-window.js";
 import { ArborTypeError } from "../../errors/index.js";
-import type { SessionProvider, StoredMessageRecord } from "../../provider.js";
+import type {
+  ImportRecords,
+  SessionProvider,
+  StoredMessageRecord,
+} from "../../provider.js";
 import { isSqlProvider, type SqlProvider } from "../../sql-provider.js";
 import type {
   CompactionMeta,
@@ -310,6 +315,16 @@ export class AgentSessionProvider implements SessionProvider {
         });
     }
     return records;
+  }
+
+  /** Inserts exported records as they were, atomically (snapshot import, fork). */
+  importRecords(records: ImportRecords): void {
+    this.#ready();
+    atomically(this.#agent, () => {
+      if (records.replace) this.clearMessages();
+      importRecords(this.#agent, this.sessionId, records);
+    });
+    this.#latestLeaf.forget();
   }
 
   // --- Internal helpers ---

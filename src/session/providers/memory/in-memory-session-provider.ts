@@ -11,7 +11,12 @@ import {
 import { planTreeRepair } from "../../core/tree-repair.js";
 import { utf8Length } from "../../core/utf8.js";
 import { walkToRoot } from "../../core/walk-path.js";
-import type { SessionProvider, StoredMessageRecord } from "../../provider.js";
+import type {
+  ImportRecords,
+  SessionProvider,
+  StoredMessageRecord,
+} from "../../provider.js";
+import { ArborError } from "../../errors/index.js";
 import type {
   CompactionMeta,
   HistoryRowStat,
@@ -264,6 +269,36 @@ export class InMemorySessionProvider implements SessionProvider {
       truncated: window.truncated,
       totalContentBytes: window.totalContentBytes,
     };
+  }
+
+  importRecords(records: ImportRecords): void {
+    const data = this.store.session(this.sessionId);
+    for (const { message } of records.messages) {
+      encodeMessage(message);
+      if (!records.replace && data.rows.has(message.id)) {
+        throw new ArborError(
+          "MESSAGE_EXISTS",
+          `[arbor] Message "${message.id}" already exists in session "${this.sessionId}"; import with replace to overwrite`,
+        );
+      }
+    }
+    if (records.replace) this.clearMessages();
+    for (const { message, parentId, createdAt } of records.messages) {
+      const row: MemoryRow = {
+        seq: this.store.takeSeq(),
+        id: message.id,
+        parentId,
+        role: message.role,
+        json: encodeMessage(message),
+        createdAt,
+        text: searchableText(message),
+      };
+      data.rows.set(row.id, row);
+      data.ordered.push(row);
+      if (parentId !== null) pushChild(data, parentId, row);
+    }
+    data.compactions.push(...structuredClone(records.compactions));
+    data.latestLeaf = undefined;
   }
 
   exportMessages(): StoredMessageRecord[] {

@@ -18,6 +18,17 @@ export function searchRows(
   query: string,
   limit: number,
 ): MemoryRow[] {
+  return scoreRows(rows, query)
+    .sort((a, b) => b.score - a.score || b.row.seq - a.row.seq)
+    .slice(0, normalizeLimit(limit))
+    .map((hit) => hit.row);
+}
+
+/** Every row matching all query terms, with its match count (unsorted). */
+export function scoreRows(
+  rows: readonly MemoryRow[],
+  query: string,
+): Array<{ row: MemoryRow; score: number }> {
   const matchers = queryTerms(query).flatMap(termMatcher);
   if (matchers.length === 0) return [];
   const hits: Array<{ row: MemoryRow; score: number }> = [];
@@ -35,8 +46,7 @@ export function searchRows(
     }
     if (score > 0) hits.push({ row, score });
   }
-  hits.sort((a, b) => b.score - a.score || b.row.seq - a.row.seq);
-  return hits.slice(0, normalizeLimit(limit)).map((hit) => hit.row);
+  return hits;
 }
 
 // --- Internal helpers ---

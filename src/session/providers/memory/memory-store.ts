@@ -1,4 +1,5 @@
 import { InMemoryBlockHistory } from "../../context/in-memory-block-history.js";
+import type { SessionInfo } from "../../snapshot/snapshot.js";
 import type { StoredCompaction } from "../../types.js";
 
 /** One stored message row: the JSON text is what is stored, so callers cannot mutate it. */
@@ -39,6 +40,8 @@ export class MemoryStore {
   readonly sessions = new Map<string, MemorySessionData>();
   readonly contextRows = new Map<string, string>();
   readonly blockHistories = new Map<string, InMemoryBlockHistory>();
+  /** SessionManager registry rows, by session id. */
+  readonly registry = new Map<string, SessionInfo>();
 
   takeSeq(): number {
     return this.nextSeq++;

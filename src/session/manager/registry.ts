@@ -1,0 +1,89 @@
+import type { SessionInfo } from "../snapshot/snapshot.js";
+import type { MaybePromise, SearchResult } from "../types.js";
+
+/** Where a page of `list()` continues: after this row in list order. */
+export interface ListPosition {
+  updated_at: string;
+  created_at: string;
+  id: string;
+}
+
+export interface RegistryListOptions {
+  ownerId?: string;
+  limit?: number;
+  after?: ListPosition;
+}
+
+export interface RegistrySearchOptions {
+  limit: number;
+  sessionIds?: readonly string[];
+  ownerId?: string;
+}
+
+/** Fields `update()` may change. */
+export type SessionInfoPatch = Partial<
+  Pick<SessionInfo, "name" | "end_reason" | "model" | "source" | "updated_at">
+>;
+
+/**
+ * The SessionManager's registry of sessions (SPEC §11.2, §12.4): a seam separate from the message
+ * store, with one implementation per backend (SQLite/Durable Object, PostgreSQL, in memory).
+ * Per-session config (owner, metadata) lives here too (`assistant_config`).
+ */
+export interface SessionRegistry {
+  /** Inserts a row. */
+  insert(info: SessionInfo): MaybePromise<void>;
+  get(id: string): MaybePromise<SessionInfo | null>;
+  /**
+   * Rows ordered by `updated_at` desc, then `created_at` desc, then `id` asc; only rows after
+   * `after` in that order; at most `limit`; only sessions owned by `ownerId` when given.
+   */
+  list(options: RegistryListOptions): MaybePromise<SessionInfo[]>;
+  /** Changes fields of a row; `false` when there is none. */
+  update(id: string, patch: SessionInfoPatch): MaybePromise<boolean>;
+  /** Adds to the usage counters and sets `updated_at`; `false` when there is no row. */
+  addUsage(
+    id: string,
+    inputTokens: number,
+    outputTokens: number,
+    cost: number,
+    at: string,
+  ): MaybePromise<boolean>;
+  /** Sets `updated_at` if the row exists. */
+  touch(id: string, at: string): MaybePromise<void>;
+  /** Number of registered sessions. */
+  count(): MaybePromise<number>;
+  getConfig(sessionId: string, key: string): MaybePromise<string | null>;
+  setConfig(sessionId: string, key: string, value: string): MaybePromise<void>;
+  /** Every config entry of a session whose key starts with `prefix`. */
+  listConfig(
+    sessionId: string,
+    prefix: string,
+  ): MaybePromise<Record<string, string>>;
+  /**
+   * Per-term AND search over the messages of registered sessions (SPEC §11.7), relevance first,
+   * ties newest first; results carry `sessionId` and `createdAt`. `[]` for unsearchable queries.
+   */
+  search(
+    query: string,
+    options: RegistrySearchOptions,
+  ): MaybePromise<SearchResult[]>;
+  /**
+   * Deletes the registry row and every row of the session, atomically: messages, overlays, index
+   * rows, config, block history and the context rows under `contextKeys`. `false` (and nothing
+   * deleted) when the session has no registry row.
+   */
+  deleteSession(
+    id: string,
+    contextKeys: readonly string[],
+  ): MaybePromise<boolean>;
+}
+
+/** The list order of SPEC §11.3 as a comparator. */
+export function compareListOrder(a: ListPosition, b: ListPosition): number {
+  if (a.updated_at !== b.updated_at)
+    return a.updated_at < b.updated_at ? 1 : -1;
+  if (a.created_at !== b.created_at)
+    return a.created_at < b.created_at ? 1 : -1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}

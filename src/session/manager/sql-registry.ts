@@ -1,0 +1,232 @@
+import { toFts5Query } from "../core/search-terms.js";
+import { decodeMessage, searchableText } from "../core/message-codec.js";
+import type { SqlProvider } from "../sql-provider.js";
+import type { SessionInfo } from "../snapshot/snapshot.js";
+import type { SearchResult } from "../types.js";
+import { ensureAgentSchema } from "../providers/agent/agent-schema.js";
+import { atomically } from "../providers/agent/agent-transaction.js";
+import { ensureBlockHistoryTable } from "../providers/agent/agent-block-history.js";
+import { ensureContextBlockTable } from "../providers/agent/agent-context-provider.js";
+import type {
+  RegistryListOptions,
+  RegistrySearchOptions,
+  SessionInfoPatch,
+  SessionRegistry,
+} from "./registry.js";
+
+const ready = new WeakSet<object>();
+
+/** The registry in `assistant_sessions` / `assistant_config` of a `sql` store (SQLite, Durable Object). */
+export class SqlSessionRegistry implements SessionRegistry {
+  constructor(private readonly agent: SqlProvider) {}
+
+  insert(info: SessionInfo): void {
+    this.ready();
+    this.agent
+      .sql`INSERT INTO assistant_sessions (id, name, parent_session_id, model, source,
+        input_tokens, output_tokens, estimated_cost, end_reason, created_at, updated_at)
+      VALUES (${info.id}, ${info.name}, ${info.parent_session_id}, ${info.model}, ${info.source},
+        ${info.input_tokens}, ${info.output_tokens}, ${info.estimated_cost}, ${info.end_reason},
+        ${info.created_at}, ${info.updated_at})`;
+  }
+
+  get(id: string): SessionInfo | null {
+    this.ready();
+    const [row] = this.agent
+      .sql<SessionInfo>`SELECT * FROM assistant_sessions WHERE id = ${id}`;
+    return row ? normalize(row) : null;
+  }
+
+  list(options: RegistryListOptions): SessionInfo[] {
+    this.ready();
+    const after = options.after;
+    const limit = options.limit ?? -1;
+    return this.agent.sql<SessionInfo>`
+      SELECT s.* FROM assistant_sessions AS s
+      WHERE (${options.ownerId ?? null} IS NULL OR EXISTS (
+          SELECT 1 FROM assistant_config AS c
+          WHERE c.session_id = s.id AND c.key = 'owner' AND c.value = ${options.ownerId ?? null}))
+        AND (${after ? 1 : 0} = 0
+          OR s.updated_at < ${after?.updated_at ?? null}
+          OR (s.updated_at = ${after?.updated_at ?? null} AND s.created_at < ${after?.created_at ?? null})
+          OR (s.updated_at = ${after?.updated_at ?? null} AND s.created_at = ${after?.created_at ?? null}
+            AND s.id > ${after?.id ?? null}))
+      ORDER BY s.updated_at DESC, s.created_at DESC, s.id ASC
+      LIMIT ${limit}`.map(normalize);
+  }
+
+  update(id: string, patch: SessionInfoPatch): boolean {
+    this.ready();
+    const current = this.get(id);
+    if (!current) return false;
+    const next = { ...current, ...patch };
+    this.agent
+      .sql`UPDATE assistant_sessions SET name = ${next.name}, end_reason = ${next.end_reason},
+        model = ${next.model}, source = ${next.source}, updated_at = ${next.updated_at}
+      WHERE id = ${id}`;
+    return true;
+  }
+
+  addUsage(
+    id: string,
+    inputTokens: number,
+    outputTokens: number,
+    cost: number,
+    at: string,
+  ): boolean {
+    this.ready();
+    const [row] = this.agent.sql<{ id: string }>`UPDATE assistant_sessions
+      SET input_tokens = input_tokens + ${inputTokens}, output_tokens = output_tokens + ${outputTokens},
+        estimated_cost = estimated_cost + ${cost}, updated_at = ${at}
+      WHERE id = ${id} RETURNING id`;
+    return row !== undefined;
+  }
+
+  touch(id: string, at: string): void {
+    this.ready();
+    this.agent
+      .sql`UPDATE assistant_sessions SET updated_at = ${at} WHERE id = ${id}`;
+  }
+
+  count(): number {
+    this.ready();
+    const [row] = this.agent.sql<{
+      count: number;
+    }>`SELECT COUNT(*) AS count FROM assistant_sessions`;
+    return Number(row?.count ?? 0);
+  }
+
+  getConfig(sessionId: string, key: string): string | null {
+    this.ready();
+    const [row] = this.agent.sql<{ value: string }>`
+      SELECT value FROM assistant_config WHERE session_id = ${sessionId} AND key = ${key}`;
+    return row?.value ?? null;
+  }
+
+  setConfig(sessionId: string, key: string, value: string): void {
+    this.ready();
+    this.agent
+      .sql`INSERT INTO assistant_config (session_id, key, value) VALUES (${sessionId}, ${key}, ${value})
+      ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value`;
+  }
+
+  listConfig(sessionId: string, prefix: string): Record<string, string> {
+    this.ready();
+    const rows = this.agent.sql<{ key: string; value: string }>`
+      SELECT key, value FROM assistant_config WHERE session_id = ${sessionId} ORDER BY key`;
+    return Object.fromEntries(
+      rows
+        .filter((row) => row.key.startsWith(prefix))
+        .map((row) => [row.key, row.value]),
+    );
+  }
+
+  search(query: string, options: RegistrySearchOptions): SearchResult[] {
+    this.ready();
+    const match = toFts5Query(query);
+    if (match === null) return [];
+    const sessionIds = options.sessionIds
+      ? JSON.stringify(options.sessionIds)
+      : null;
+    const ownerId = options.ownerId ?? null;
+    let rows: Array<{
+      id: string;
+      session_id: string;
+      role: string;
+      content: string;
+      created_at: string;
+    }>;
+    try {
+      rows = this.agent.sql`
+        SELECT m.id AS id, m.session_id AS session_id, m.role AS role, m.content AS content,
+          m.created_at AS created_at
+        FROM assistant_fts AS f
+          CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
+          JOIN assistant_sessions AS s ON s.id = m.session_id
+        WHERE assistant_fts MATCH ${match}
+          AND (${sessionIds} IS NULL OR m.session_id IN (SELECT value FROM json_each(${sessionIds})))
+          AND (${ownerId} IS NULL OR EXISTS (SELECT 1 FROM assistant_config AS c
+            WHERE c.session_id = m.session_id AND c.key = 'owner' AND c.value = ${ownerId}))
+        ORDER BY f.rank, f.rowid DESC
+        LIMIT ${options.limit}`;
+    } catch {
+      return [];
+    }
+    return rows.flatMap((row) => {
+      const message = decodeMessage(row.content);
+      if (!message) return [];
+      return [
+        {
+          id: row.id,
+          role: row.role,
+          content: searchableText(message),
+          createdAt: row.created_at,
+          sessionId: row.session_id,
+        },
+      ];
+    });
+  }
+
+  deleteSession(id: string, contextKeys: readonly string[]): boolean {
+    this.ready();
+    ensureBlockHistoryTable(this.agent);
+    ensureContextBlockTable(this.agent);
+    return atomically(this.agent, () => {
+      const [row] = this.agent.sql<{
+        id: string;
+      }>`SELECT id FROM assistant_sessions WHERE id = ${id}`;
+      if (!row) return false;
+      const keys = JSON.stringify(contextKeys);
+      this.agent.sql`DELETE FROM assistant_fts WHERE rowid IN
+        (SELECT seq FROM assistant_messages WHERE session_id = ${id})`;
+      this.agent.sql`DELETE FROM assistant_messages WHERE session_id = ${id}`;
+      this.agent
+        .sql`DELETE FROM assistant_compactions WHERE session_id = ${id}`;
+      this.agent.sql`DELETE FROM assistant_config WHERE session_id = ${id}`;
+      this.agent.sql`DELETE FROM arbor_block_history WHERE session_id = ${id}`;
+      this.agent
+        .sql`DELETE FROM cf_agents_context_blocks WHERE label IN (SELECT value FROM json_each(${keys}))`;
+      this.agent.sql`DELETE FROM assistant_sessions WHERE id = ${id}`;
+      return true;
+    });
+  }
+
+  // --- Internal helpers ---
+
+  private ready(): void {
+    if (ready.has(this.agent)) return;
+    ensureAgentSchema(this.agent);
+    this.agent.sql`CREATE TABLE IF NOT EXISTS assistant_sessions (
+      id TEXT PRIMARY KEY,
+      name TEXT NOT NULL,
+      parent_session_id TEXT,
+      model TEXT,
+      source TEXT,
+      input_tokens INTEGER DEFAULT 0,
+      output_tokens INTEGER DEFAULT 0,
+      estimated_cost REAL DEFAULT 0,
+      end_reason TEXT,
+      created_at TEXT,
+      updated_at TEXT
+    )`;
+    this.agent.sql`CREATE INDEX IF NOT EXISTS idx_assistant_sessions_updated
+      ON assistant_sessions (updated_at)`;
+    ready.add(this.agent);
+  }
+}
+
+function normalize(row: SessionInfo): SessionInfo {
+  return {
+    id: row.id,
+    name: row.name,
+    parent_session_id: row.parent_session_id ?? null,
+    model: row.model ?? null,
+    source: row.source ?? null,
+    input_tokens: Number(row.input_tokens ?? 0),
+    output_tokens: Number(row.output_tokens ?? 0),
+    estimated_cost: Number(row.estimated_cost ?? 0),
+    end_reason: row.end_reason ?? null,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}

@@ -1,0 +1,137 @@
+import { ArborError } from "../errors/index.js";
+import type { StoredMessageRecord } from "../provider.js";
+import type { StoredCompaction } from "../types.js";
+
+/** The session registry row (SPEC §11.2). */
+export interface SessionInfo {
+  id: string;
+  name: string;
+  parent_session_id: string | null;
+  model: string | null;
+  source: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  estimated_cost: number;
+  end_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A whole session as data (SPEC §15.3): every branch, overlays, owned blocks and the prompt. */
+export interface SessionSnapshot {
+  format: "arbor.session";
+  version: 1;
+  sessionId: string;
+  exportedAt: string;
+  /** All branches, in insertion order. */
+  messages: Array<{
+    message: StoredMessageRecord["message"];
+    parentId: string | null;
+    createdAt: string;
+  }>;
+  compactions: StoredCompaction[];
+  /** Contents of the session's own (auto-wired) writable blocks, by label. */
+  contextBlocks?: Record<string, string>;
+  /** The persisted frozen prompt, if any. */
+  systemPrompt?: string | null;
+  info?: SessionInfo;
+  ownerId?: string;
+  metadata?: Record<string, string>;
+  /** HMAC-SHA256 of the snapshot without this field, when the exporter had a key. */
+  signature?: string;
+}
+
+/** Throws `INVALID_SNAPSHOT` unless the value is a snapshot this Arbor can read. */
+export function assertSnapshot(
+  value: unknown,
+): asserts value is SessionSnapshot {
+  const snapshot = value as Partial<SessionSnapshot> | null;
+  if (
+    typeof snapshot !== "object" ||
+    snapshot === null ||
+    snapshot.format !== "arbor.session"
+  ) {
+    throw new ArborError(
+      "INVALID_SNAPSHOT",
+      '[arbor] Not an Arbor session snapshot (format must be "arbor.session")',
+    );
+  }
+  if (snapshot.version !== 1) {
+    throw new ArborError(
+      "INVALID_SNAPSHOT",
+      `[arbor] Unsupported snapshot version ${String(snapshot.version)}; this Arbor reads version 1`,
+    );
+  }
+  if (
+    !Array.isArray(snapshot.messages) ||
+    !Array.isArray(snapshot.compactions)
+  ) {
+    throw new ArborError(
+      "INVALID_SNAPSHOT",
+      "[arbor] A snapshot needs `messages` and `compactions` arrays",
+    );
+  }
+}
+
+/** HMAC-SHA256 (hex) of the snapshot's canonical JSON, without its signature. WebCrypto: Node and workerd. */
+export async function signSnapshot(
+  snapshot: SessionSnapshot,
+  key: string,
+): Promise<string> {
+  const { signature: _ignored, ...unsigned } = snapshot;
+  const encoder = new TextEncoder();
+  const cryptoKey = await crypto.subtle.importKey(
+    "raw",
+    encoder.encode(key),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const mac = await crypto.subtle.sign(
+    "HMAC",
+    cryptoKey,
+    encoder.encode(canonicalJson(unsigned)),
+  );
+  return [...new Uint8Array(mac)]
+    .map((byte) => byte.toString(16).padStart(2, "0"))
+    .join("");
+}
+
+/** Throws `INVALID_SNAPSHOT` when the signature is missing or wrong. */
+export async function verifySnapshot(
+  snapshot: SessionSnapshot,
+  key: string,
+): Promise<void> {
+  const expected = await signSnapshot(snapshot, key);
+  if (
+    typeof snapshot.signature !== "string" ||
+    !constantTimeEqual(snapshot.signature, expected)
+  ) {
+    throw new ArborError(
+      "INVALID_SNAPSHOT",
+      "[arbor] The snapshot signature is missing or does not match",
+    );
+  }
+}
+
+// --- Internal helpers ---
+
+/** JSON with object keys sorted, so the signature does not depend on key order. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) => {
+    if (inner && typeof inner === "object" && !Array.isArray(inner)) {
+      return Object.fromEntries(
+        Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+      );
+    }
+    return inner;
+  });
+}
+
+function constantTimeEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let index = 0; index < a.length; index++)
+    difference |= a.charCodeAt(index) ^ b.charCodeAt(index);
+  return difference === 0;
+}

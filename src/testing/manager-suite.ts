@@ -1,0 +1,65 @@
+import type {
+  SessionManager,
+  SessionManagerOptions,
+} from "../session/manager/session-manager.js";
+import type { ConformanceApi } from "./types.js";
+
+/**
+ * One store under test for the SessionManager suite. `manager()` may be called several times per
+ * case: every manager it returns works on the same storage (a restart, or a second app instance).
+ */
+export interface ManagerStore {
+  manager(options?: SessionManagerOptions): SessionManager;
+  /**
+   * Every stored row, as JSON text, in every table of the store (messages, overlays, index rows,
+   * blocks, prompts, config, history, registry). The suite checks that nothing mentions a deleted
+   * session's id.
+   */
+  dump(): unknown[] | Promise<unknown[]>;
+  destroy?(): unknown;
+}
+
+/** How the manager suite gets stores of one backend; each `create()` is fresh or cleared storage. */
+export interface ManagerFactory {
+  name: string;
+  beforeAll?(): unknown;
+  afterAll?(): unknown;
+  create(): ManagerStore | Promise<ManagerStore>;
+}
+
+export type ManagerCase = (store: ManagerStore) => Promise<void>;
+
+/** Registers cases, each with its own store. */
+export interface ManagerSuite {
+  readonly expect: ConformanceApi["expect"];
+  describe(name: string, fn: () => void): void;
+  it(name: string, body: ManagerCase): void;
+}
+
+export function createManagerSuite(
+  factory: ManagerFactory,
+  api: ConformanceApi,
+): ManagerSuite {
+  let started: Promise<unknown> | undefined;
+  const start = () => (started ??= Promise.resolve(factory.beforeAll?.()));
+  if (api.beforeAll) api.beforeAll(start);
+  if (api.afterAll && factory.afterAll) {
+    const afterAll = factory.afterAll.bind(factory);
+    api.afterAll(() => afterAll());
+  }
+  return {
+    expect: api.expect,
+    describe: (name, fn) => api.describe(name, fn),
+    it(name, body) {
+      api.it(name, async () => {
+        await start();
+        const store = await factory.create();
+        try {
+          await body(store);
+        } finally {
+          await store.destroy?.();
+        }
+      });
+    },
+  };
+}
