@@ -1,0 +1,169 @@
+// `npm run bench`: speed figures for the message store, measured side by side in one run.
+// Not a test: it prints a table (and writes .bench/results.json) for docs/benchmarks.md.
+import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { InMemorySessionProvider, Session } from "arbor/session";
+import { openSqlite } from "arbor/sqlite";
+
+const dir = join(process.cwd(), ".bench");
+rmSync(dir, { recursive: true, force: true });
+mkdirSync(dir, { recursive: true });
+
+const rows = [];
+const record = (workload, backend, value, unit, note = "") => {
+  rows.push({ workload, backend, value, unit, note });
+  console.log(
+    `${workload.padEnd(38)} ${backend.padEnd(14)} ${format(value).padStart(10)} ${unit} ${note}`,
+  );
+};
+const format = (value) =>
+  value >= 100 ? Math.round(value).toString() : value.toFixed(2);
+
+const WORDS =
+  "deploy friday server cache review budget memory agent branch search token summary alpha beta gamma delta".split(
+    " ",
+  );
+const sentence = (i) =>
+  Array.from(
+    { length: 12 },
+    (_, k) => WORDS[(i * 7 + k * 13 + ((i * k) % 5)) % WORDS.length],
+  ).join(" ") + ` #${i}`;
+const message = (i) => ({
+  id: `m${i}`,
+  role: i % 2 ? "assistant" : "user",
+  parts: [{ type: "text", text: sentence(i) }],
+});
+
+async function appendRun(backend, session, count) {
+  const chunk = count / 10;
+  const rates = [];
+  for (let c = 0; c < 10; c++) {
+    const start = performance.now();
+    for (let i = c * chunk; i < (c + 1) * chunk; i++)
+      await session.appendMessage(message(i));
+    rates.push(chunk / ((performance.now() - start) / 1000));
+  }
+  const total = count / rates.reduce((sum, rate) => sum + chunk / rate, 0);
+  record(
+    `append ${count.toLocaleString("en")}`,
+    backend,
+    total,
+    "msg/s",
+    `first 10%: ${Math.round(rates[0])}, last 10%: ${Math.round(rates[9])} (last/first ${(rates[9] / rates[0]).toFixed(2)})`,
+  );
+}
+
+function time(fn) {
+  const start = performance.now();
+  const result = fn();
+  return result instanceof Promise
+    ? result.then((value) => ({ ms: performance.now() - start, value }))
+    : { ms: performance.now() - start, value: result };
+}
+
+async function median(runs, fn) {
+  const times = [];
+  let value;
+  for (let i = 0; i < runs; i++) {
+    const result = await time(fn);
+    times.push(result.ms);
+    value = result.value;
+  }
+  times.sort((a, b) => a - b);
+  return { ms: times[Math.floor(times.length / 2)], value };
+}
+
+// 1. Appends.
+{
+  const file = join(dir, "append.db");
+  const db = openSqlite(file);
+  await appendRun(
+    "sqlite file",
+    Session.create(db).forSession("bench"),
+    10_000,
+  );
+  db.close();
+  await appendRun(
+    "in-memory",
+    Session.create(new InMemorySessionProvider()),
+    10_000,
+  );
+}
+
+// 2. getHistory by depth, warm and cold (cold = a new handle and Session over the same file).
+for (const depth of [1_000, 10_000, 100_000]) {
+  const file = join(dir, `depth-${depth}.db`);
+  const db = openSqlite(file);
+  const session = Session.create(db).forSession("deep");
+  for (let i = 0; i < depth; i++) await session.appendMessage(message(i));
+  const warm = await median(5, () => session.getHistory());
+  record(
+    `getHistory depth ${depth.toLocaleString("en")}, warm`,
+    "sqlite file",
+    warm.ms,
+    "ms",
+    `returned ${warm.value.length.toLocaleString("en")} messages`,
+  );
+  db.close();
+  const coldDb = openSqlite(file);
+  const cold = await time(() =>
+    Session.create(coldDb).forSession("deep").getHistory(),
+  );
+  record(
+    `getHistory depth ${depth.toLocaleString("en")}, cold`,
+    "sqlite file",
+    cold.ms,
+    "ms",
+    `returned ${cold.value.length.toLocaleString("en")} messages`,
+  );
+  coldDb.close();
+}
+
+// 3. Search over 50,000 messages.
+const expected = (query) => {
+  const terms = query.split(" ");
+  let count = 0;
+  for (let i = 0; i < 50_000; i++) {
+    const words = new Set(sentence(i).split(" "));
+    if (terms.every((term) => words.has(term))) count++;
+  }
+  return count;
+};
+{
+  const db = openSqlite(join(dir, "search.db"));
+  const session = Session.create(db).forSession("search");
+  for (let i = 0; i < 50_000; i++) await session.appendMessage(message(i));
+  const memory = Session.create(new InMemorySessionProvider());
+  for (let i = 0; i < 50_000; i++) await memory.appendMessage(message(i));
+  for (const [label, query] of [
+    ["one term", "deploy"],
+    ["two terms", "deploy friday"],
+  ]) {
+    for (const [backend, target] of [
+      ["sqlite file", session],
+      ["in-memory", memory],
+    ]) {
+      const result = await median(5, () => target.search(query, { limit: 20 }));
+      const all = await target.search(query, { limit: 1_000_000 });
+      record(
+        `search 50,000, ${label}`,
+        backend,
+        result.ms,
+        "ms",
+        `limit 20; unlimited: found ${all.length} of ${expected(query)} matching`,
+      );
+    }
+  }
+  db.close();
+}
+
+const { writeFileSync } = await import("node:fs");
+writeFileSync(
+  join(dir, "results.json"),
+  JSON.stringify(
+    { at: new Date().toISOString(), node: process.version, rows },
+    null,
+    2,
+  ),
+);
