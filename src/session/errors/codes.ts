@@ -43,6 +43,10 @@ export const ARBOR_ERROR_CODES = [
   "INVALID_SNAPSHOT",
   /** The storage schema is newer than this version of Arbor understands. */
   "SCHEMA_VERSION",
+  /** The PostgreSQL schema is not applied, or older than this Arbor needs: run `applyPostgresSchema()`. */
+  "SCHEMA_MISSING",
+  /** A write kept losing to concurrent writes of the same session and gave up (PostgreSQL `execute`-style connections). */
+  "WRITE_CONFLICT",
 ] as const;
 
 export type ArborErrorCode = (typeof ARBOR_ERROR_CODES)[number];
