@@ -6,7 +6,10 @@ const BUSY_TIMEOUT_MS = 5_000;
 
 /** A SQLite database as a `sql` tagged template, with an atomic `transaction` (SPEC §1.2). */
 export interface SqliteHandle extends SqlProvider {
-  sql<Row = Record<string, unknown>>(strings: TemplateStringsArray, ...values: unknown[]): Row[];
+  sql<Row = Record<string, unknown>>(
+    strings: TemplateStringsArray,
+    ...values: unknown[]
+  ): Row[];
   transaction<T>(fn: () => T): T;
   close(): void;
   /** The underlying better-sqlite3 database, for tools that need more. */

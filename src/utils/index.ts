@@ -65,3 +65,9 @@ export {
   type HistoryFilter,
   type HistoryFilterOptions,
 } from "./history-filters.js";
+export {
+  estimateMessageTokensMultilingual,
+  estimateStringTokensMultilingual,
+  MULTILINGUAL_TOKEN_WEIGHTS,
+  multilingualTokenCounter,
+} from "./tokens/multilingual-estimate.js";

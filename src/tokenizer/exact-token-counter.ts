@@ -1,0 +1,57 @@
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import type {
+  SessionMessage,
+  SessionTokenCounter,
+  SessionTokenCounterInput,
+} from "../session/types.js";
+import { countMessageTokens } from "../utils/tokens/_count-message-tokens.js";
+
+// Special-token text such as "<|endoftext|>" in a message is counted as plain text, never thrown on.
+const AS_PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+
+/**
+ * The exact number of o200k_base tokens in `text` (the encoding of GPT-4o, GPT-4.1, GPT-5 and the
+ * o-series). Special-token markers are counted as the plain text they are.
+ *
+ * @example
+ * ```ts
+ * import { countExactTokens } from "arbor/tokenizer";
+ * countExactTokens("Hello world"); // 2
+ * ```
+ */
+export function countExactTokens(text: string): number {
+  return text.length === 0 ? 0 : countTokens(text, AS_PLAIN_TEXT);
+}
+
+/**
+ * `estimateMessageTokens` (SPEC §6.8) with exact string counts: the same parts, the same 4
+ * tokens per message for the chat framing. Usable as a `CompactTokenCounter`.
+ *
+ * @example
+ * ```ts
+ * import { createCompactFunction } from "arbor/utils";
+ * import { countExactMessageTokens } from "arbor/tokenizer";
+ * const compact = createCompactFunction({ summarize, tokenCounter: countExactMessageTokens });
+ * ```
+ */
+export function countExactMessageTokens(
+  messages: readonly SessionMessage[],
+): number {
+  return countMessageTokens(messages, countExactTokens);
+}
+
+/**
+ * A `SessionTokenCounter` backed by a real tokenizer: exact message tokens plus the system
+ * prompt's tokens, counted like the default (SPEC §6.4). Context blocks are not added: they are
+ * already part of the rendered system prompt.
+ *
+ * @example
+ * ```ts
+ * import { exactTokenCounter } from "arbor/tokenizer";
+ * session.compactAfter(100_000, { tokenCounter: exactTokenCounter() });
+ * ```
+ */
+export function exactTokenCounter(): SessionTokenCounter {
+  return ({ messages, systemPrompt }: SessionTokenCounterInput) =>
+    countExactMessageTokens(messages) + countExactTokens(systemPrompt);
+}
