@@ -1,10 +1,11 @@
-// `npm run bench:tokens`: error of Arbor's token estimates against a real tokenizer
-// (gpt-tokenizer, o200k_base), per category, on the held-out set and, separately, the fit set.
+// `npm run bench:tokens`: error of Arbor's token estimates against a real tokenizer (gpt-tokenizer
+// o200k_base, through arbor/tokenizer), per category, on the held-out set and, separately, the fit
+// set.
 // Imports the built package: run `npm run build` first. `--markdown` prints the tables as Markdown.
 //
 // Error per sample = (estimate - actual) / actual. "mean |err|" is the mean absolute percentage
 // error over the samples of a category, "bias" the mean signed error (+ = overestimate).
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { countExactTokens } from "arbor/tokenizer";
 import {
   estimateStringTokens,
   estimateStringTokensMultilingual,
@@ -27,9 +28,7 @@ export function measure(samples, groupOf = (sample) => sample.category) {
     groups.get(key).push(sample);
   }
   return [...groups].map(([group, inGroup]) => {
-    const actual = inGroup.map((sample) =>
-      countTokens(sample.text, { disallowedSpecial: new Set() }),
-    );
+    const actual = inGroup.map((sample) => countExactTokens(sample.text));
     const row = {
       group,
       samples: inGroup.length,

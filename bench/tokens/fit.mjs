@@ -2,9 +2,10 @@
 // and prints them. Run after `npm run build`: node bench/tokens/fit.mjs
 //
 // Method: non-negative least squares on relative error, ((estimate - actual) / actual)², each
-// category weighted equally whatever its number of samples. The reference is gpt-tokenizer's
-// o200k_base. Weights for scripts the corpus does not contain are fixed by hand (FIXED below).
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+// category weighted equally whatever its number of samples. The reference is arbor/tokenizer
+// (gpt-tokenizer's o200k_base). Weights for scripts the corpus does not contain are fixed by hand
+// (FIXED below).
+import { countExactTokens } from "arbor/tokenizer";
 import {
   SCRIPT_FEATURE_NAMES,
   countScriptFeatures,
@@ -18,7 +19,7 @@ const FIXED = { hangul: 0.6, otherLetters: 0.4 };
 const samples = loadSamples("fit").map((sample) => ({
   ...sample,
   features: countScriptFeatures(sample.text),
-  actual: countTokens(sample.text, { disallowedSpecial: new Set() }),
+  actual: countExactTokens(sample.text),
 }));
 const names = SCRIPT_FEATURE_NAMES.filter((name) => !(name in FIXED));
 
