@@ -85,6 +85,18 @@ export {
   type R2SkillProviderOptions,
 } from "./providers/r2/index.js";
 export {
+  PostgresSessionProvider,
+  PostgresContextProvider,
+  PostgresSearchProvider,
+  POSTGRES_SCHEMA_SQL,
+  applyPostgresSchema,
+  postgresSchemaSql,
+  type PostgresSchemaOptions,
+  type PgClientLike,
+  type PostgresConnection,
+  type PostgresClient,
+} from "./providers/postgres/index.js";
+export {
   InMemorySessionProvider,
   InMemoryContextProvider,
   type InMemorySessionProviderOptions,

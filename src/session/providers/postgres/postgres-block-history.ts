@@ -1,0 +1,106 @@
+import type { BlockHistoryStore, BlockVersion } from "../../context/types.js";
+import {
+  postgresExecutor,
+  type PostgresClient,
+  type PostgresExecutor,
+} from "./postgres-client.js";
+import { postgresSettings } from "./postgres-schema.js";
+import { isoSql } from "./postgres-sql.js";
+
+/** Attempts of `record` when concurrent writers take the same version number. */
+const MAX_ATTEMPTS = 20;
+
+/**
+ * Block history (SPEC §7.7) in `arbor_block_history`, scoped by session id and label. Versions
+ * are numbered by the database: concurrent writers from several processes each get their own
+ * version (`UNIQUE (session_id, label, version)` decides, the loser retries).
+ */
+export class PostgresBlockHistory implements BlockHistoryStore {
+  readonly #db: PostgresExecutor;
+
+  constructor(
+    client: PostgresClient,
+    private readonly sessionId: string,
+  ) {
+    this.#db = postgresExecutor(client);
+  }
+
+  async record(
+    label: string,
+    entry: Omit<BlockVersion, "version" | "at"> & { at?: string },
+  ): Promise<BlockVersion> {
+    await postgresSettings(this.#db);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const [row] = await this.#db.query<VersionRow>(
+          `INSERT INTO arbor_block_history
+            (session_id, label, version, content, previous_content, source, tool_call_id, at)
+          SELECT ?, ?, COALESCE(MAX(version), 0) + 1, ?, ?, ?, ?,
+            COALESCE(?::timestamptz, clock_timestamp())
+          FROM arbor_block_history WHERE session_id = ? AND label = ?
+          RETURNING ${COLUMNS}`,
+          [
+            this.sessionId,
+            label,
+            entry.content,
+            entry.previousContent,
+            entry.source,
+            entry.toolCallId ?? null,
+            entry.at ?? null,
+            this.sessionId,
+            label,
+          ],
+        );
+        return toVersion(row!);
+      } catch (error) {
+        if (!isUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async list(label: string): Promise<BlockVersion[]> {
+    await postgresSettings(this.#db);
+    const rows = await this.#db.query<VersionRow>(
+      `SELECT ${COLUMNS} FROM arbor_block_history
+      WHERE session_id = ? AND label = ? ORDER BY version`,
+      [this.sessionId, label],
+    );
+    return rows.map(toVersion);
+  }
+
+  async clear(): Promise<void> {
+    await postgresSettings(this.#db);
+    await this.#db.query(
+      "DELETE FROM arbor_block_history WHERE session_id = ?",
+      [this.sessionId],
+    );
+  }
+}
+
+// --- Internal helpers ---
+
+const COLUMNS = `version, content, previous_content, source, tool_call_id, ${isoSql("at")} AS at`;
+
+interface VersionRow {
+  version: number;
+  content: string;
+  previous_content: string | null;
+  source: BlockVersion["source"];
+  tool_call_id: string | null;
+  at: string;
+}
+
+function toVersion(row: VersionRow): BlockVersion {
+  return {
+    version: Number(row.version),
+    content: row.content,
+    previousContent: row.previous_content,
+    source: row.source,
+    ...(row.tool_call_id !== null ? { toolCallId: row.tool_call_id } : {}),
+    at: row.at,
+  };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "23505";
+}

@@ -1,0 +1,122 @@
+import { ArborTypeError } from "../../errors/index.js";
+import type { CompactionMeta, StoredCompaction } from "../../types.js";
+import type { PostgresQueryable } from "./postgres-client.js";
+import { isoSql, TEXT_ARRAY_SQL } from "./postgres-sql.js";
+
+const COLUMNS = `id, summary, from_message_id, to_message_id, ${isoSql("created_at")} AS created_at, meta::text AS meta`;
+
+/** Stores an overlay of this session and returns it (SPEC §6.1, §6.3, §6.10). */
+export async function insertCompaction(
+  db: PostgresQueryable,
+  sessionId: string,
+  summary: string,
+  fromMessageId: string,
+  toMessageId: string,
+  meta?: CompactionMeta,
+): Promise<StoredCompaction> {
+  for (const [name, value] of [
+    ["summary", summary],
+    ["fromMessageId", fromMessageId],
+    ["toMessageId", toMessageId],
+  ] as const) {
+    if (typeof value !== "string" || value.length === 0) {
+      throw new ArborTypeError(
+        "INVALID_ARGUMENT",
+        `[arbor] [postgres] addCompaction() needs a non-empty string \`${name}\``,
+      );
+    }
+  }
+  const [row] = await db.query<CompactionRow>(
+    `INSERT INTO assistant_compactions
+      (id, session_id, summary, from_message_id, to_message_id, created_at, meta)
+    VALUES (?, ?, ?, ?, ?, clock_timestamp(), ?::jsonb)
+    RETURNING ${COLUMNS}`,
+    [
+      crypto.randomUUID(),
+      sessionId,
+      summary,
+      fromMessageId,
+      toMessageId,
+      meta != null ? JSON.stringify(meta) : null,
+    ],
+  );
+  return toStoredCompaction(row!);
+}
+
+/** Every overlay of the session, superseded ones included, in insertion order. */
+export async function readCompactions(
+  db: PostgresQueryable,
+  sessionId: string,
+): Promise<StoredCompaction[]> {
+  const rows = await db.query<CompactionRow>(
+    `SELECT ${COLUMNS} FROM assistant_compactions WHERE session_id = ? ORDER BY seq`,
+    [sessionId],
+  );
+  return rows.map(toStoredCompaction);
+}
+
+/** The overlays of the session with an endpoint among `messageIds`, oldest first. */
+export async function readCompactionsTouching(
+  db: PostgresQueryable,
+  sessionId: string,
+  messageIds: readonly string[],
+): Promise<StoredCompaction[]> {
+  const ids = JSON.stringify(messageIds);
+  const rows = await db.query<CompactionRow>(
+    `SELECT ${COLUMNS} FROM assistant_compactions
+    WHERE session_id = ?
+      AND (from_message_id = ANY(${TEXT_ARRAY_SQL}) OR to_message_id = ANY(${TEXT_ARRAY_SQL}))
+    ORDER BY seq`,
+    [sessionId, ids, ids],
+  );
+  return rows.map(toStoredCompaction);
+}
+
+/** Deletes one overlay of the session; `false` if it has no such overlay. */
+export async function deleteCompactionRow(
+  db: PostgresQueryable,
+  sessionId: string,
+  id: string,
+): Promise<boolean> {
+  const rows = await db.query(
+    "DELETE FROM assistant_compactions WHERE session_id = ? AND id = ? RETURNING id",
+    [sessionId, id],
+  );
+  return rows.length > 0;
+}
+
+// --- Internal helpers ---
+
+interface CompactionRow {
+  id: string;
+  summary: string;
+  from_message_id: string;
+  to_message_id: string;
+  created_at: string;
+  meta: string | null;
+}
+
+function toStoredCompaction(row: CompactionRow): StoredCompaction {
+  const compaction: StoredCompaction = {
+    id: row.id,
+    summary: row.summary,
+    fromMessageId: row.from_message_id,
+    toMessageId: row.to_message_id,
+    createdAt: row.created_at,
+  };
+  const meta = parseMeta(row.meta);
+  if (meta) compaction.meta = meta;
+  return compaction;
+}
+
+function parseMeta(json: string | null): CompactionMeta | undefined {
+  if (json === null) return undefined;
+  try {
+    const value: unknown = JSON.parse(json);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as CompactionMeta)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,99 @@
+import { decodeMessage, searchableText } from "../../core/message-codec.js";
+import type { SearchResult } from "../../types.js";
+import type { PostgresQueryable } from "./postgres-client.js";
+import {
+  searchTerms,
+  tsquerySql,
+  type SearchTerm,
+} from "./postgres-search-text.js";
+import { isoSql } from "./postgres-sql.js";
+
+/** `limit` when the caller gives none or one that is not a positive integer (SPEC §5.3). */
+export const DEFAULT_SEARCH_LIMIT = 20;
+
+/**
+ * Full-text search within one session (SPEC §5): every term must match, operators are literal,
+ * CJK words match anywhere inside a sentence. `ts_rank` first, ties newest first. `content` is
+ * the message's searchable text, rebuilt from the stored message. Empty, unsearchable or
+ * engine-rejected queries give `[]`; other errors (connection, missing table) propagate.
+ */
+export async function searchSessionMessages(
+  db: PostgresQueryable,
+  config: string,
+  sessionId: string,
+  query: string,
+  limit?: number,
+): Promise<SearchResult[]> {
+  const terms = searchTerms(query);
+  if (terms.length === 0) return [];
+  const count =
+    Number.isInteger(limit) && (limit as number) > 0
+      ? (limit as number)
+      : DEFAULT_SEARCH_LIMIT;
+  const match = matchSql(terms, "m.text_content");
+  let rows: HitRow[];
+  try {
+    rows = await db.query<HitRow>(
+      `WITH q AS (SELECT ${tsquerySql(terms, "?::regconfig")} AS query)
+      SELECT m.id, m.role, m.content, ${isoSql("m.created_at")} AS created_at
+      FROM assistant_messages AS m, q
+      WHERE m.session_id = ? AND m.content_tsv @@ q.query${match.sql}
+      ORDER BY ts_rank(m.content_tsv, q.query) DESC, m.seq DESC
+      LIMIT ?`,
+      [...queryParams(terms, config), sessionId, ...match.params, count],
+    );
+  } catch (error) {
+    if (isRejectedQuery(error)) return [];
+    throw error;
+  }
+  const results: SearchResult[] = [];
+  for (const row of rows) {
+    const message = decodeMessage(row.content);
+    if (message === null) continue;
+    results.push({
+      id: row.id,
+      role: row.role,
+      content: searchableText(message),
+      createdAt: row.created_at,
+    });
+  }
+  return results;
+}
+
+/** Parameters of `tsquerySql(terms, "?::regconfig")`. */
+export function queryParams(
+  terms: readonly SearchTerm[],
+  config: string,
+): unknown[] {
+  return terms.flatMap((term) => [config, term.phrase]);
+}
+
+/** Substring conditions on the stored search text for the CJK runs of the terms. */
+export function matchSql(
+  terms: readonly SearchTerm[],
+  column: string,
+): { sql: string; params: string[] } {
+  const params = terms.flatMap((term) => term.substrings);
+  return {
+    sql: params.map(() => ` AND strpos(${column}, ?) > 0`).join(""),
+    params,
+  };
+}
+
+/**
+ * Errors a query can cause by its content (SQLSTATE classes 22 data exception, 54 program limit
+ * exceeded, e.g. "tsquery is too large"); connection and schema errors are not among them.
+ */
+export function isRejectedQuery(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^(22|54)/.test(code);
+}
+
+// --- Internal helpers ---
+
+interface HitRow {
+  id: string;
+  role: string;
+  content: string;
+  created_at: string;
+}

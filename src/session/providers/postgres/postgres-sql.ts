@@ -1,0 +1,25 @@
+/** SQL fragments shared by the Postgres providers. */
+
+/** A `timestamptz` column as ISO-8601 UTC with milliseconds, whatever the driver does with dates. */
+export function isoSql(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
+/**
+ * A `text[]` from one bound parameter holding a JSON array: drivers differ in how they bind
+ * arrays, every driver binds a string.
+ */
+export const TEXT_ARRAY_SQL = "ARRAY(SELECT json_array_elements_text(?::json))";
+
+/** The latest leaf of the session bound to `?`: the newest childless row, found backwards on `(session_id, seq)`. */
+export const LATEST_LEAF_SQL = `SELECT m.id FROM assistant_messages AS m
+  WHERE m.session_id = ?
+    AND NOT EXISTS (SELECT 1 FROM assistant_messages AS c
+      WHERE c.session_id = m.session_id AND c.parent_id = m.id)
+  ORDER BY m.seq DESC LIMIT 1`;
+
+/** Rows with `count(*)`/`bigint` columns come back as strings from `pg`; this reads either. */
+export function toCount(value: unknown): number {
+  const number = Number(value ?? 0);
+  return Number.isFinite(number) ? number : 0;
+}

@@ -1,0 +1,7 @@
+import { runPostgresConformance } from "./postgres-database.js";
+
+runPostgresConformance({
+  name: "PostgresSessionProvider over one pg.Client",
+  connect: (database) => database.client(),
+  capabilities: { stopWords: true },
+});

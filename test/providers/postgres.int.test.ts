@@ -1,0 +1,8 @@
+import { runPostgresConformance } from "./postgres-database.js";
+
+runPostgresConformance({
+  name: "PostgresSessionProvider over a pg.Pool",
+  connect: (database) => database.pool,
+  // 'english' drops stop words ("or", "not") from queries (SPEC §5.2).
+  capabilities: { stopWords: true },
+});
