@@ -13,6 +13,7 @@ import { Worker } from "node:worker_threads";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { AgentSessionProvider } from "../../src/session/providers/agent/index.js";
+import { SCHEMA_VERSION } from "../../src/session/providers/agent/agent-schema.js";
 import type { SqlProvider } from "../../src/session/sql-provider.js";
 import type { SessionMessage } from "../../src/session/types.js";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/index.js";
@@ -128,6 +129,11 @@ describe("AgentSessionProvider on SQLite", () => {
       parts: [{ type: "tool-x", input: 1 }],
     });
     provider.appendMessage(text("u2", "second"));
+    // Appends do not index; the first search catches the index up, then updates re-index in place.
+    expect(db.sql`SELECT rowid FROM assistant_fts`).toHaveLength(0);
+    expect(provider.searchMessages("second").map((hit) => hit.id)).toEqual([
+      "u2",
+    ]);
     provider.updateMessage(text("u1", "hello again"));
     provider.updateMessage(text("ghost", "never stored"));
     const links = db.sql<{ rowid: number; id: string; seq: number }>`
@@ -141,15 +147,13 @@ describe("AgentSessionProvider on SQLite", () => {
     expect(db.sql`SELECT rowid FROM assistant_fts`).toHaveLength(1);
   });
 
-  it("rolls back an append whose index insert fails, leaving no message row", () => {
+  it("rolls back an append whose insert fails, leaving no message row", () => {
     const { db, provider } = open();
     provider.appendMessage(text("a", "first"));
-    const [sequence] = db.sql<{
-      seq: number;
-    }>`SELECT seq FROM sqlite_sequence WHERE name = 'assistant_messages'`;
-    const next = sequence!.seq + 1;
-    db.sql`INSERT INTO assistant_fts (rowid, id, session_id, role, content) VALUES (${next}, 'stale', '', 'user', 'x')`;
-    expect(() => provider.appendMessage(text("b", "second"))).toThrow();
+    db.sql`CREATE TRIGGER no_b BEFORE INSERT ON assistant_messages WHEN NEW.id = 'b' BEGIN SELECT RAISE(ABORT, 'blocked'); END`;
+    expect(() => provider.appendMessage(text("b", "second"))).toThrow(
+      "blocked",
+    );
     expect(provider.getMessage("b")).toBeNull();
     expect(provider.getLatestLeaf()!.id).toBe("a");
   });
@@ -160,6 +164,7 @@ describe("AgentSessionProvider on SQLite", () => {
     provider.appendMessage(text("b", "beta"));
     provider.appendMessage(text("c", "gamma"));
     provider.addCompaction("summary", "a", "b");
+    expect(provider.searchMessages("alpha")).toHaveLength(1);
     db.sql`CREATE TRIGGER no_overlay_delete BEFORE DELETE ON assistant_compactions BEGIN SELECT RAISE(ABORT, 'blocked'); END`;
     db.sql`CREATE TRIGGER no_overlay_update BEFORE UPDATE ON assistant_compactions BEGIN SELECT RAISE(ABORT, 'blocked'); END`;
     expect(() => provider.clearMessages()).toThrow("blocked");
@@ -300,6 +305,7 @@ describe("AgentSessionProvider on SQLite", () => {
     const { db, provider } = open();
     for (const id of ["a", "b", "c", "d"])
       provider.appendMessage(text(id, `word ${id}`));
+    expect(provider.searchMessages("word")).toHaveLength(4);
     const overlay = provider.addCompaction("sum", "b", "c");
     provider.deleteMessages(["b"]);
     expect(provider.getHistory().map((m) => m.id)).toEqual([
@@ -530,7 +536,7 @@ describe("legacy (agents@0.22) databases", () => {
     expect(provider.searchMessages("phantom")).toEqual([]);
     expect(
       db.sql`SELECT value FROM arbor_meta WHERE key = 'session_schema_version'`,
-    ).toEqual([{ value: "1" }]);
+    ).toEqual([{ value: String(SCHEMA_VERSION) }]);
     expect(
       db.sql`SELECT seq, key, created_at, updated_at FROM cf_agents_search_entries ORDER BY seq`,
     ).toEqual([

@@ -14,6 +14,9 @@ import type {
   ContextConfig,
 } from "./types.js";
 
+/** Compare-and-set rounds of one append before it gives up with `WRITE_CONFLICT`. */
+const MAX_APPEND_ATTEMPTS = 100;
+
 /** Who wrote a block: recorded in its history (SPEC §7.7). */
 export interface WriteSource {
   source: BlockVersion["source"];
@@ -97,46 +100,48 @@ export class ContextBlocks {
     source: WriteSource,
   ): Promise<ContextBlock> {
     await this.load();
-    const { block, provider } = this.writableBlock(label);
-    const tokens = estimateStringTokens(content);
-    if (
-      block.maxTokens !== undefined &&
-      block.maxTokens > 0 &&
-      tokens > block.maxTokens
-    ) {
-      throw new ArborError(
-        "BLOCK_TOO_LARGE",
-        `Block "${label}" exceeds maxTokens: ${tokens} > ${block.maxTokens}`,
-      );
-    }
-    const previousContent = block.content;
-    await provider.set(content);
-    block.content = content;
-    block.tokens = tokens;
-    await this.historyStore.record(label, {
+    const written = await this.write(
+      label,
       content,
-      previousContent,
-      source: source.source,
-      ...(source.toolCallId !== undefined
-        ? { toolCallId: source.toolCallId }
-        : {}),
-    });
-    return { ...block };
+      source,
+      async (provider) => {
+        await provider.set(content);
+        return true;
+      },
+    );
+    return written!;
   }
 
-  /** Appends to a plain writable block after re-reading the provider, so no update is lost. */
+  /**
+   * Appends to a plain writable block after re-reading the provider. When the provider offers
+   * `replaceIf(expected, content)` (compare-and-set, e.g. `PostgresContextProvider`), the write
+   * applies only if nobody changed the block since the re-read, and is retried otherwise, so
+   * concurrent appends from several sessions or processes all land (SPEC §7.3, §17 item 7).
+   */
   async append(
     label: string,
     content: string,
     source: WriteSource,
   ): Promise<ContextBlock> {
     await this.load();
-    const { block, provider } = this.writableBlock(label);
-    const current = (await provider.get()) ?? "";
-    block.content = current;
-    block.tokens = estimateStringTokens(current);
-    const separator = current !== "" && !content.startsWith("\n") ? "\n" : "";
-    return this.replace(label, current + separator + content, source);
+    for (let attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
+      const { block, provider } = this.writableBlock(label);
+      const stored = await provider.get();
+      const current = stored ?? "";
+      block.content = current;
+      block.tokens = estimateStringTokens(current);
+      const separator = current !== "" && !content.startsWith("\n") ? "\n" : "";
+      const next = current + separator + content;
+      if (!hasReplaceIf(provider)) return this.replace(label, next, source);
+      const written = await this.write(label, next, source, () =>
+        provider.replaceIf(stored, next),
+      );
+      if (written) return written;
+    }
+    throw new ArborError(
+      "WRITE_CONFLICT",
+      `[arbor] Block "${label}" kept changing during appendContextBlock (${MAX_APPEND_ATTEMPTS} attempts); retry`,
+    );
   }
 
   /**
@@ -193,6 +198,43 @@ export class ContextBlocks {
 
   // --- Internal helpers ---
 
+  /**
+   * The write rules shared by replace and append: `maxTokens`, then the provider (`store`), then
+   * memory and history. `null` when `store` reports that the block changed under it.
+   */
+  private async write(
+    label: string,
+    content: string,
+    source: WriteSource,
+    store: (provider: WritableContextProvider) => Promise<boolean>,
+  ): Promise<ContextBlock | null> {
+    const { block, provider } = this.writableBlock(label);
+    const tokens = estimateStringTokens(content);
+    if (
+      block.maxTokens !== undefined &&
+      block.maxTokens > 0 &&
+      tokens > block.maxTokens
+    ) {
+      throw new ArborError(
+        "BLOCK_TOO_LARGE",
+        `Block "${label}" exceeds maxTokens: ${tokens} > ${block.maxTokens}`,
+      );
+    }
+    const previousContent = block.content;
+    if (!(await store(provider))) return null;
+    block.content = content;
+    block.tokens = tokens;
+    await this.historyStore.record(label, {
+      content,
+      previousContent,
+      source: source.source,
+      ...(source.toolCallId !== undefined
+        ? { toolCallId: source.toolCallId }
+        : {}),
+    });
+    return { ...block };
+  }
+
   private writableBlock(label: string): {
     block: ContextBlock;
     provider: WritableContextProvider;
@@ -212,6 +254,15 @@ export class ContextBlocks {
     }
     return { block, provider };
   }
+}
+
+/** A writable provider that can compare-and-set (`replaceIf(expected, content)`). */
+function hasReplaceIf(
+  provider: WritableContextProvider,
+): provider is WritableContextProvider & {
+  replaceIf(expected: string | null, content: string): Promise<boolean>;
+} {
+  return typeof (provider as { replaceIf?: unknown }).replaceIf === "function";
 }
 
 /** `Error('Block "<label>" already exists')`. */

@@ -39,6 +39,11 @@ export function decodeMessage(json: string): SessionMessage | null {
   } catch {
     return null;
   }
+  return reviveMessage(value);
+}
+
+/** A parsed stored value as a message (`createdAt` revived to a Date), or `null` if it is not one. */
+export function reviveMessage(value: unknown): SessionMessage | null {
   if (describeProblem(value)) return null;
   const message = value as SessionMessage;
   const createdAt = message.createdAt as unknown;

@@ -17,7 +17,8 @@ const WORD_CHARACTER = /[\p{L}\p{N}]/u;
 /** The terms of a query: whitespace-separated, empties dropped. */
 export function queryTerms(query: unknown): string[] {
   if (typeof query !== "string") return [];
-  return query.split(/\s+/u).filter((term) => term.length > 0);
+  // FTS5 reads a query only up to a NUL character, so NUL separates terms like a space.
+  return query.split(/[\s\u0000]+/u).filter((term) => term.length > 0);
 }
 
 /** True when the text holds a Han, Hiragana, Katakana or Hangul character. */

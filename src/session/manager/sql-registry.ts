@@ -5,6 +5,7 @@ import type { SessionInfo } from "../snapshot/snapshot.js";
 import type { SearchResult } from "../types.js";
 import { ensureAgentSchema } from "../providers/agent/agent-schema.js";
 import { atomically } from "../providers/agent/agent-transaction.js";
+import { catchUpIndex } from "../providers/agent/agent-search.js";
 import { ensureBlockHistoryTable } from "../providers/agent/agent-block-history.js";
 import { ensureContextBlockTable } from "../providers/agent/agent-context-provider.js";
 import type {
@@ -125,6 +126,7 @@ export class SqlSessionRegistry implements SessionRegistry {
     this.ready();
     const match = toFts5Query(query);
     if (match === null) return [];
+    catchUpIndex(this.agent);
     const sessionIds = options.sessionIds
       ? JSON.stringify(options.sessionIds)
       : null;

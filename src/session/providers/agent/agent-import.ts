@@ -2,7 +2,6 @@ import { encodeMessage } from "../../core/message-codec.js";
 import { ArborError } from "../../errors/index.js";
 import type { ImportRecords } from "../../provider.js";
 import type { SqlProvider } from "../../sql-provider.js";
-import { indexMessage } from "./agent-search.js";
 
 /**
  * Inserts exported records as they were: ids, parents, insertion order and times (SPEC §15.3).
@@ -25,11 +24,9 @@ export function importRecords(
     }
   }
   for (const { message, parentId, createdAt } of records.messages) {
-    const [row] = agent.sql<{ seq: number }>`
-      INSERT INTO assistant_messages (id, session_id, parent_id, role, content, created_at)
-      VALUES (${message.id}, ${sessionId}, ${parentId}, ${message.role}, ${encodeMessage(message)}, ${createdAt})
-      RETURNING seq`;
-    indexMessage(agent, sessionId, row!.seq, message);
+    // The search index picks the rows up at the next search (catchUpIndex).
+    agent.sql`INSERT INTO assistant_messages (id, session_id, parent_id, role, content, created_at)
+      VALUES (${message.id}, ${sessionId}, ${parentId}, ${message.role}, ${encodeMessage(message)}, ${createdAt})`;
   }
   for (const overlay of records.compactions) {
     const [taken] = agent.sql<{ found: number }>`

@@ -1,4 +1,6 @@
+import { decodeMessage, reviveMessage } from "../../core/message-codec.js";
 import { walkToRoot } from "../../core/walk-path.js";
+import type { SessionMessage } from "../../types.js";
 import type { SqlProvider } from "../../sql-provider.js";
 
 /** A stored row on a path, with its content. */
@@ -38,6 +40,72 @@ export function loadPathWithContent(
     SELECT m.id AS id, m.parent_id AS parent_id, m.content AS content
     FROM path AS p JOIN assistant_messages AS m ON m.seq = p.seq`;
   return orderPath(rows, leafId);
+}
+
+/** The messages of a path, root first: ids, and each message decoded (`null` when unparseable). */
+export interface PathMessages {
+  ids: string[];
+  messages: Array<SessionMessage | null>;
+}
+
+/**
+ * The path to `leafId` with its messages, root first. The fast path asks SQLite for the whole
+ * path as three strings (the messages as one JSON array, ids, parent ids), which costs one
+ * JSON.parse instead of one row object and one parse per message; it checks that the rows form
+ * one parent chain and otherwise (a cycle, an unparseable row, an unexpected order) falls back
+ * to row-by-row loading. `null` when the id is not in the session.
+ */
+export function loadPathMessages(
+  agent: SqlProvider,
+  sessionId: string,
+  leafId: string,
+): PathMessages | null {
+  const [count] = agent.sql<{ rows: number }>`
+    SELECT COUNT(*) AS rows FROM assistant_messages WHERE session_id = ${sessionId}`;
+  const bound = Number(count?.rows ?? 0);
+  // UNION ALL with a depth bound: cheaper than UNION's duplicate check, and a cycle stops at
+  // `bound` rows (no path has more rows than its session), where the length check catches it.
+  const [row] = agent.sql<{
+    messages: string | null;
+    ids: string;
+    parents: string;
+  }>`
+    WITH RECURSIVE path (id, parent_id, content, depth) AS (
+      SELECT id, parent_id, content, 0 FROM assistant_messages
+      WHERE session_id = ${sessionId} AND id = ${leafId}
+      UNION ALL
+      SELECT m.id, m.parent_id, m.content, p.depth + 1 FROM path AS p
+        JOIN assistant_messages AS m ON m.session_id = ${sessionId} AND m.id = p.parent_id
+      WHERE p.depth < ${bound}
+    )
+        SELECT group_concat(content, ',') AS messages,
+      json_group_array(id) AS ids, json_group_array(parent_id) AS parents
+    FROM path`;
+  if (!row || row.messages === null) return null;
+  const ids = JSON.parse(row.ids) as string[];
+  const parents = JSON.parse(row.parents) as Array<string | null>;
+  let chained = ids.length <= bound;
+  for (let index = 0; chained && index < ids.length - 1; index++) {
+    chained = parents[index] === ids[index + 1];
+  }
+  let values: unknown[] | null = null;
+  if (chained) {
+    try {
+      values = JSON.parse(`[${row.messages}]`) as unknown[];
+    } catch {
+      values = null;
+    }
+  }
+  if (!values || values.length !== ids.length) {
+    const rows = loadPathWithContent(agent, sessionId, leafId);
+    return {
+      ids: rows.map((entry) => entry.id),
+      messages: rows.map((entry) => decodeMessage(entry.content)),
+    };
+  }
+  ids.reverse();
+  values.reverse();
+  return { ids, messages: values.map(reviveMessage) };
 }
 
 /** The rows of the path to `leafId` with role and stored size, root first, without reading content into JS. */

@@ -2,6 +2,7 @@ import { ArborError } from "../../errors/index.js";
 import type { SqlProvider } from "../../sql-provider.js";
 import { createMessageTables } from "./agent-ddl.js";
 import { migrateLegacyTables } from "./agent-legacy-migration.js";
+import { markAllIndexed } from "./agent-search.js";
 import { atomically } from "./agent-transaction.js";
 
 /** The `arbor_meta` key that records the version of the message-store schema. */
@@ -18,6 +19,8 @@ export const MIGRATIONS: ReadonlyArray<(agent: SqlProvider) => void> = [
     migrateLegacyTables(agent);
     createMessageTables(agent);
   },
+  // v2: the search index catches up lazily (appends no longer index); what v1 indexed is current.
+  (agent) => markAllIndexed(agent),
 ];
 
 /** The schema version this build of Arbor writes. */

@@ -1,10 +1,16 @@
 import { decodeMessage, searchableText } from "../../core/message-codec.js";
 import { spaceCjk, toFts5Query } from "../../core/search-terms.js";
 import type { SqlProvider } from "../../sql-provider.js";
+import { atomically } from "./agent-transaction.js";
 import type { SearchResult, SessionMessage } from "../../types.js";
 
 /** `limit` when the caller gives none or one that is not a positive integer (SPEC §5.3). */
 export const DEFAULT_SEARCH_LIMIT = 20;
+
+/** The `arbor_meta` key of the highest message `seq` the search index has caught up to. */
+export const INDEXED_SEQ_KEY = "fts_indexed_seq";
+
+const CATCH_UP_BATCH = 500;
 
 /**
  * Indexes a message's searchable text under `rowid = seq`. The indexed column holds the text with
@@ -21,6 +27,72 @@ export function indexMessage(
   if (text.length === 0) return;
   agent.sql`INSERT INTO assistant_fts (rowid, id, session_id, role, content)
     VALUES (${seq}, ${message.id}, ${sessionId}, ${message.role}, ${spaceCjk(text)})`;
+}
+
+/**
+ * Re-indexes an updated message. Rows above the watermark are not indexed yet; the next
+ * catch-up reads their current content, so only indexed rows need work here.
+ */
+export function reindexMessage(
+  agent: SqlProvider,
+  sessionId: string,
+  seq: number,
+  message: SessionMessage,
+): void {
+  if (seq > indexedSeq(agent)) return;
+  unindexMessage(agent, seq);
+  indexMessage(agent, sessionId, seq, message);
+}
+
+/**
+ * Brings the search index up to date: indexes every message inserted since the watermark, in
+ * batches, atomically, then moves the watermark. Appends therefore never touch the index (an FTS5
+ * write per commit was most of an append's cost); the first search after them pays once, in
+ * proportion to what was appended. Rows written by raw SQL are picked up the same way.
+ */
+export function catchUpIndex(agent: SqlProvider): void {
+  const [latest] = agent.sql<{
+    seq: number | null;
+  }>`SELECT MAX(seq) AS seq FROM assistant_messages`;
+  if ((latest?.seq ?? 0) <= indexedSeq(agent)) return;
+  atomically(agent, () => {
+    let after = indexedSeq(agent);
+    for (;;) {
+      const rows = agent.sql<{
+        seq: number;
+        id: string;
+        session_id: string;
+        role: string;
+        content: string;
+      }>`
+        SELECT seq, id, session_id, role, content FROM assistant_messages
+        WHERE seq > ${after} ORDER BY seq LIMIT ${CATCH_UP_BATCH}`;
+      for (const row of rows) {
+        const message = decodeMessage(row.content);
+        // Defensive: a row indexed by other means must not be indexed twice.
+        unindexMessage(agent, row.seq);
+        if (message) indexMessage(agent, row.session_id, row.seq, message);
+      }
+      if (rows.length === 0) break;
+      after = rows.at(-1)!.seq;
+    }
+    agent.sql`INSERT INTO arbor_meta (key, value) VALUES (${INDEXED_SEQ_KEY}, ${String(after)})
+      ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+  });
+}
+
+/** Marks every stored message as indexed (after a full rebuild). */
+export function markAllIndexed(agent: SqlProvider): void {
+  agent.sql`INSERT INTO arbor_meta (key, value)
+    SELECT ${INDEXED_SEQ_KEY}, CAST(COALESCE(MAX(seq), 0) AS TEXT) FROM assistant_messages WHERE true
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+}
+
+function indexedSeq(agent: SqlProvider): number {
+  const [row] = agent.sql<{
+    value: string;
+  }>`SELECT value FROM arbor_meta WHERE key = ${INDEXED_SEQ_KEY}`;
+  return Number(row?.value ?? 0);
 }
 
 /** Removes the index row of the message stored under `seq` (a rowid lookup, never a scan). */
@@ -45,6 +117,7 @@ export function searchSessionMessages(
     typeof query === "string" ? query.replaceAll("\u0000", " ") : query,
   );
   if (match === null) return [];
+  catchUpIndex(agent);
   const count =
     Number.isInteger(limit) && (limit as number) > 0
       ? limit

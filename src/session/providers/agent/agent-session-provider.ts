@@ -31,15 +31,11 @@ import {
 import { LatestLeafTracker } from "./agent-latest-leaf.js";
 import {
   countPath,
-  loadPathWithContent,
+  loadPathMessages,
   loadPathWithSizes,
 } from "./agent-path.js";
 import { ensureAgentSchema } from "./agent-schema.js";
-import {
-  indexMessage,
-  searchSessionMessages,
-  unindexMessage,
-} from "./agent-search.js";
+import { searchSessionMessages, reindexMessage } from "./agent-search.js";
 import { deleteWithRepair } from "./agent-tree-repair.js";
 import { atomically, nowIso } from "./agent-transaction.js";
 
@@ -118,13 +114,18 @@ export class AgentSessionProvider implements SessionProvider {
     this.#ready();
     const target = this.#target(leafId);
     if (target === null) return [];
-    const rows = loadPathWithContent(this.#agent, this.sessionId, target);
-    if (rows.length === 0) return [];
-    const spans = applyOverlaySpans(
-      rows.map((row) => row.id),
-      readCompactions(this.#agent, this.sessionId),
-    );
-    return materialize(spans, (index) => rows[index]!.content);
+    const path = loadPathMessages(this.#agent, this.sessionId, target);
+    if (!path) return [];
+    const overlays = readCompactions(this.#agent, this.sessionId);
+    if (overlays.length === 0)
+      return path.messages.filter((message) => message !== null);
+    const messages: SessionMessage[] = [];
+    for (const span of applyOverlaySpans(path.ids, overlays)) {
+      if (span.kind === "summary") messages.push(summaryMessage(span.overlay));
+      else if (path.messages[span.index])
+        messages.push(path.messages[span.index]!);
+    }
+    return messages;
   }
 
   getLatestLeaf(): SessionMessage | null {
@@ -162,9 +163,8 @@ export class AgentSessionProvider implements SessionProvider {
         VALUES (${message.id}, ${sessionId}, ${parent}, ${message.role}, ${content}, ${nowIso()})
         ON CONFLICT (session_id, id) DO NOTHING
         RETURNING seq`;
-      if (!row) return null;
-      indexMessage(agent, sessionId, row.seq, message);
-      return row.seq;
+      // Not indexed here: the search index catches up on the next search (agent-search.ts).
+      return row?.seq ?? null;
     });
     if (seq === null) return false;
     this.#latestLeaf.remember(message.id, seq);
@@ -182,9 +182,7 @@ export class AgentSessionProvider implements SessionProvider {
         UPDATE assistant_messages SET content = ${content}, role = ${message.role}
         WHERE session_id = ${sessionId} AND id = ${message.id}
         RETURNING seq`;
-      if (!row) return;
-      unindexMessage(agent, row.seq);
-      indexMessage(agent, sessionId, row.seq, message);
+      if (row) reindexMessage(agent, sessionId, row.seq, message);
     });
   }
 

@@ -1,0 +1,266 @@
+// Race tests of the PostgreSQL backend (SPEC §4.2, §12.2, §17 item 7): concurrent writers on every
+// connection kind, across connections and processes, must never fork or lose a message.
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  PostgresContextProvider,
+  PostgresSessionProvider,
+  Session,
+} from "../../src/session/index.js";
+import type { PostgresClient } from "../../src/session/providers/postgres/index.js";
+import {
+  createTestDatabase,
+  describePostgres,
+  executeConnection,
+  PG_REQUIRED,
+  type TestDatabase,
+} from "./postgres-database.js";
+
+const WRITERS = 8;
+const APPENDS = 500;
+const TIMEOUT = 180_000;
+const run = promisify(execFile);
+
+const text = (id: string) => ({
+  id,
+  role: "user",
+  parts: [{ type: "text", text: `message ${id}` }],
+});
+
+type Kind = "pool" | "client" | "execute";
+
+describePostgres("PostgreSQL races", () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase({ poolSize: 16 });
+  });
+  afterAll(() => database?.drop());
+  beforeEach(() => database.truncate());
+
+  /** `count` independent connections of one kind (8 pg.Clients, 8 pool users, 8 execute wrappers). */
+  async function connections(
+    kind: Kind,
+    count: number,
+  ): Promise<PostgresClient[]> {
+    return Promise.all(
+      Array.from({ length: count }, async () =>
+        kind === "pool"
+          ? database.pool
+          : kind === "client"
+            ? database.client()
+            : executeConnection(database.pool),
+      ),
+    );
+  }
+
+  /** The session's rows in insertion order. */
+  async function rows(sessionId: string) {
+    const result = await database.pool.query<{
+      id: string;
+      parent_id: string | null;
+    }>(
+      "SELECT id, parent_id FROM assistant_messages WHERE session_id = $1 ORDER BY seq",
+      [sessionId],
+    );
+    return result.rows;
+  }
+
+  /** One root, and every message's parent is the message inserted just before it. */
+  async function expectChain(sessionId: string, count: number) {
+    const chain = await rows(sessionId);
+    expect(chain).toHaveLength(count);
+    const breaks = chain.filter((row, index) =>
+      index === 0
+        ? row.parent_id !== null
+        : row.parent_id !== chain[index - 1]!.id,
+    );
+    expect(breaks).toEqual([]);
+  }
+
+  /** Every parent exists, one root, no message with two children: still a chain. */
+  async function expectIntactChain(sessionId: string) {
+    const all = await rows(sessionId);
+    const ids = new Set(all.map((row) => row.id));
+    const roots = all.filter((row) => row.parent_id === null);
+    const dangling = all.filter(
+      (row) => row.parent_id !== null && !ids.has(row.parent_id),
+    );
+    const children = new Map<string, number>();
+    for (const row of all)
+      if (row.parent_id)
+        children.set(row.parent_id, (children.get(row.parent_id) ?? 0) + 1);
+    const forks = [...children].filter(([, count]) => count > 1);
+    expect({
+      roots: all.length === 0 ? 0 : roots.length,
+      dangling,
+      forks,
+    }).toEqual({
+      roots: all.length === 0 ? 0 : 1,
+      dangling: [],
+      forks: [],
+    });
+    return all.length;
+  }
+
+  for (const kind of ["pool", "client", "execute"] as const) {
+    it(
+      `chains ${WRITERS} writers × ${APPENDS} appends to one session (${kind})`,
+      async () => {
+        const clients = await connections(kind, WRITERS);
+        await Promise.all(
+          clients.map(async (client, writer) => {
+            const provider = new PostgresSessionProvider(client, "race");
+            for (let index = 0; index < APPENDS; index++)
+              await provider.appendMessage(text(`w${writer}-${index}`));
+          }),
+        );
+        await expectChain("race", WRITERS * APPENDS);
+        const history = await new PostgresSessionProvider(
+          database.pool,
+          "race",
+        ).getHistory();
+        expect(history).toHaveLength(WRITERS * APPENDS);
+      },
+      TIMEOUT,
+    );
+  }
+
+  it(
+    "chains writers on all three connection kinds at once (they share the lock)",
+    async () => {
+      const clients = [
+        ...(await connections("pool", 3)),
+        ...(await connections("client", 3)),
+        ...(await connections("execute", 3)),
+      ];
+      await Promise.all(
+        clients.map(async (client, writer) => {
+          const provider = new PostgresSessionProvider(client, "mixed");
+          for (let index = 0; index < 200; index++)
+            await provider.appendMessage(text(`w${writer}-${index}`));
+        }),
+      );
+      await expectChain("mixed", clients.length * 200);
+    },
+    TIMEOUT,
+  );
+
+  const worker = fileURLToPath(
+    new URL("./postgres-append-worker.mjs", import.meta.url),
+  );
+  const built = existsSync(
+    new URL("../../dist/session/index.js", import.meta.url),
+  );
+  it.skipIf(!built && !PG_REQUIRED)(
+    `chains 2 child processes and ${WRITERS} in-process clients appending to one session${built ? "" : " [skipped: run npm run build first]"}`,
+    async () => {
+      const children = ["p1", "p2"].map((name) =>
+        run(process.execPath, [
+          worker,
+          database.url,
+          "processes",
+          name,
+          String(APPENDS),
+        ]),
+      );
+      const clients = await connections("client", WRITERS);
+      await Promise.all([
+        ...children,
+        ...clients.map(async (client, writer) => {
+          const provider = new PostgresSessionProvider(client, "processes");
+          for (let index = 0; index < APPENDS; index++)
+            await provider.appendMessage(text(`w${writer}-${index}`));
+        }),
+      ]);
+      await expectChain("processes", (WRITERS + 2) * APPENDS);
+    },
+    TIMEOUT,
+  );
+
+  for (const kind of ["pool", "client", "execute"] as const) {
+    it(
+      `keeps one chain while deletes and clears race with appends (${kind})`,
+      async () => {
+        const clients = await connections(kind, 6);
+        const deleter = new PostgresSessionProvider(clients[4]!, "churn");
+        const clearer = new PostgresSessionProvider(clients[5]!, "churn");
+        let appended = 0;
+        let writing = true;
+        const writers = clients.slice(0, 4).map(async (client, writer) => {
+          const provider = new PostgresSessionProvider(client, "churn");
+          for (let index = 0; index < 150; index++) {
+            await provider.appendMessage(text(`w${writer}-${index}`));
+            appended++;
+          }
+        });
+        const deletes = (async () => {
+          while (writing) {
+            const current = await rows("churn");
+            const victims = current
+              .filter((_, index) => index % 7 === 3)
+              .map((row) => row.id);
+            await deleter.deleteMessages(victims.slice(0, 3));
+          }
+        })();
+        const clears = (async () => {
+          for (let round = 0; round < 3 && writing; round++) {
+            await new Promise((resolve) => setTimeout(resolve, 150));
+            await clearer.clearMessages();
+          }
+        })();
+        await Promise.all(writers);
+        writing = false;
+        await Promise.all([deletes, clears]);
+        expect(appended).toBe(600);
+        const left = await expectIntactChain("churn");
+        const history = await new PostgresSessionProvider(
+          database.pool,
+          "churn",
+        ).getHistory();
+        expect(history).toHaveLength(left);
+      },
+      TIMEOUT,
+    );
+  }
+
+  it(
+    "loses no appendContextBlock from concurrent sessions on separate connections",
+    async () => {
+      const clients = await connections("client", 6);
+      await Promise.all(
+        clients.map(async (client, writer) => {
+          const session = new Session(
+            new PostgresSessionProvider(client, "s"),
+            {
+              context: [
+                {
+                  label: "memory",
+                  provider: new PostgresContextProvider(client, "memory_s"),
+                },
+              ],
+            },
+          );
+          for (let index = 0; index < 10; index++)
+            await session.appendContextBlock(
+              "memory",
+              `fact ${writer}-${index}`,
+            );
+        }),
+      );
+      const content = (await new PostgresContextProvider(
+        database.pool,
+        "memory_s",
+      ).get())!;
+      expect(content.split("\n").sort()).toEqual(
+        Array.from(
+          { length: 60 },
+          (_, index) => `fact ${Math.floor(index / 10)}-${index % 10}`,
+        ).sort(),
+      );
+    },
+    TIMEOUT,
+  );
+});
