@@ -73,6 +73,14 @@ export { SqlSessionRegistry } from "./manager/sql-registry.js";
 export { MemorySessionRegistry } from "./manager/memory-registry.js";
 export type { SessionInfo, SessionSnapshot } from "./snapshot/snapshot.js";
 export type { ImportRecords } from "./provider.js";
+export {
+  InMemoryAuditSink,
+  SqliteAuditSink,
+  type AuditEvent,
+  type AuditOptions,
+  type AuditSink,
+  type RecordedContext,
+} from "./audit/audit.js";
 export { AgentSessionProvider } from "./providers/agent/index.js";
 export { AgentContextProvider } from "./providers/agent/agent-context-provider.js";
 export { AgentSearchProvider } from "./providers/agent/agent-search-provider.js";

@@ -94,6 +94,10 @@ export interface SessionProvider {
   importRecords?(records: ImportRecords): MaybePromise<void>;
   /** Optional: every message of the session, all branches, in insertion order (SPEC §15.3). */
   exportMessages?(): MaybePromise<StoredMessageRecord[]>;
+  /** Optional: a per-session config value (`assistant_config`), or `null`. */
+  getConfig?(key: string): MaybePromise<string | null>;
+  /** Optional: sets (`null` deletes) a per-session config value. */
+  setConfig?(key: string, value: string | null): MaybePromise<void>;
   /**
    * Optional: the same store scoped to another session id. Lets `forSession()` and the
    * SessionManager address many sessions in one store.

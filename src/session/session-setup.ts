@@ -1,4 +1,5 @@
 import { ContextBlocks } from "./context/context-blocks.js";
+import { BranchPointer } from "./core/branch-pointer.js";
 import { InMemoryBlockHistory } from "./context/in-memory-block-history.js";
 import type {
   AnyContextProvider,
@@ -39,7 +40,9 @@ export interface SessionPlan {
 
 /** The resolved pieces of an initialized session. */
 export interface SessionParts {
+  /** The store, seen through the branch pointer (`switchBranch`). */
   provider: SessionProvider;
+  pointer: BranchPointer;
   blocks: ContextBlocks;
   prompt: SystemPrompt;
   skills: SkillTracker;
@@ -49,7 +52,8 @@ export interface SessionParts {
 
 /** Resolves storage, blocks and the prompt store at first use (SPEC §3.3). */
 export function setUpSession(plan: SessionPlan): SessionParts {
-  const provider = resolveProvider(plan);
+  const pointer = new BranchPointer(resolveProvider(plan));
+  const provider = pointer.view();
   const configs = plan.context.map((config) => ({
     ...config,
     ...resolveBlockProvider(plan, provider, config),
@@ -67,6 +71,7 @@ export function setUpSession(plan: SessionPlan): SessionParts {
   }
   return {
     provider,
+    pointer,
     blocks,
     prompt: new SystemPrompt(blocks, promptStore),
     skills: new SkillTracker(),

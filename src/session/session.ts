@@ -26,6 +26,13 @@ import {
   type SessionPlan,
 } from "./session-setup.js";
 import { assertSnapshot, type SessionSnapshot } from "./snapshot/snapshot.js";
+import {
+  AuditRecorder,
+  type AuditEvent,
+  type AuditOptions,
+  type AuditSink,
+  type RecordedContext,
+} from "./audit/audit.js";
 import { isSqlProvider, type SqlProvider } from "./sql-provider.js";
 import {
   messageOf,
@@ -113,6 +120,7 @@ export class Session {
   private readonly compaction = new SessionCompaction();
   private readonly maxRowBytes: number | false;
   private warnedRecentFallback = false;
+  private audit: AuditRecorder | null = null;
   /** Set by a SessionManager: bumps the registry's `updated_at` after each write. */
   private afterWrite: (() => unknown) | undefined;
 
@@ -195,6 +203,23 @@ export class Session {
   }
 
   /**
+   * Records every write, overlay, prompt and skill unload to `sink` (SPEC §15.5), in order, without
+   * ever blocking or failing the session's own operations. With `includeContext`,
+   * `recordContext()` records what was sent to the model.
+   */
+  withAudit(sink: AuditSink, options: AuditOptions = {}): this {
+    this.assertBuilder();
+    if (typeof sink?.record !== "function") {
+      throw new ArborTypeError(
+        "INVALID_ARGUMENT",
+        "[arbor] withAudit() needs a sink with a record(event) method",
+      );
+    }
+    this.audit = new AuditRecorder(sink, options);
+    return this;
+  }
+
+  /**
    * Registers the compaction function (for example `createCompactFunction({ summarize })`).
    * May be called at any time.
    */
@@ -270,8 +295,12 @@ export class Session {
       if (parent === undefined && estimator.cachedLeafId !== undefined) {
         parent = (await provider.getLatestLeaf())?.id ?? null;
       }
+      if (parent === undefined && this.audit)
+        parent = (await provider.getLatestLeaf())?.id ?? null;
       inserted = (await provider.appendMessage(stored, parentId)) !== false;
       if (inserted) estimator.appended(stored, parent ?? null);
+      if (inserted)
+        this.record("append", { message: stored, parentId: parent ?? null });
     });
     if (inserted) await this.afterWrite?.();
     const estimate = await this.emitIdle();
@@ -283,7 +312,13 @@ export class Session {
     encodeMessage(message);
     const { provider } = await this.ready();
     const stored = this.prepareForStorage(message);
-    await this.exclusive(provider, async () => provider.updateMessage(stored));
+    await this.exclusive(provider, async () => {
+      const existed = this.audit
+        ? (await provider.getMessage(stored.id)) !== null
+        : false;
+      await provider.updateMessage(stored);
+      if (existed) this.record("update", { message: stored });
+    });
     this.compaction.estimator.invalidate();
     await this.afterWrite?.();
     await this.emitIdle();
@@ -299,10 +334,12 @@ export class Session {
     }
     const { provider } = await this.ready();
     const valid = ids.filter((id): id is string => typeof id === "string");
-    if (valid.length > 0)
+    if (valid.length > 0) {
       await this.exclusive(provider, async () =>
         provider.deleteMessages(valid),
       );
+      this.record("delete", { ids: valid });
+    }
     this.compaction.estimator.invalidate();
     await this.afterWrite?.();
     await this.emitIdle();
@@ -315,6 +352,7 @@ export class Session {
   async clearMessages(): Promise<void> {
     const { provider, skills, prompt } = await this.ready();
     await this.exclusive(provider, async () => provider.clearMessages());
+    this.record("clear", {});
     this.compaction.estimator.invalidate();
     skills.clear();
     await prompt.refresh();
@@ -419,6 +457,7 @@ export class Session {
       meta,
     );
     this.compaction.estimator.invalidate();
+    this.record("compaction", { compaction: stored });
     return stored;
   }
 
@@ -611,10 +650,43 @@ export class Session {
     const { skills, provider } = await this.ready();
     if (!skills.isLoaded(label, key)) return false;
     skills.delete(label, key);
-    await reclaimSkill(provider, label, key, (message) =>
+    const originals = await reclaimSkill(provider, label, key, (message) =>
       this.updateMessage(message),
     );
+    this.record("skill-unload", { label, key, originals });
     return true;
+  }
+
+  // --- Branches and audit ---
+
+  /**
+   * Makes the branch ending at `leafId` the active one until the next append, which then
+   * continues it (SPEC §4.8): history reads, compaction and auto-parenting follow it. The choice
+   * is stored with the session when the provider keeps config.
+   */
+  async switchBranch(leafId: string): Promise<void> {
+    const { provider, pointer } = await this.ready();
+    if (
+      typeof leafId !== "string" ||
+      (await provider.getMessage(leafId)) === null
+    ) {
+      throw new ArborError(
+        "MESSAGE_NOT_FOUND",
+        `Message "${String(leafId)}" not found in session "${this.plan.sessionId}"`,
+      );
+    }
+    await pointer.set(leafId);
+    this.compaction.estimator.invalidate();
+  }
+
+  /** Records what a turn sent to the model, when `withAudit(sink, { includeContext: true })` is set. */
+  recordContext(context: RecordedContext): void {
+    if (this.audit?.options.includeContext) this.record("context", context);
+  }
+
+  /** Resolves when every audit event so far has reached the sink (for shutdown and tests). */
+  async flushAudit(): Promise<void> {
+    await this.audit?.flush();
   }
 
   // --- Snapshots ---
@@ -711,6 +783,9 @@ export class Session {
   private initialize(): SessionParts {
     const parts = setUpSession(this.plan);
     this.parts = parts;
+    if (this.audit)
+      parts.prompt.onRendered = (prompt, reason) =>
+        this.record("prompt", { prompt, reason });
     if (hasSkillBlocks(this.plan.context)) {
       this.restoring = parts.skills
         .restore(parts.provider)
@@ -778,7 +853,13 @@ export class Session {
       prompt: parts.prompt,
       blocks: parts.blocks,
       status: this.status,
+      onOverlay: (overlay) =>
+        this.record("compaction", { compaction: overlay }),
     };
+  }
+
+  private record(type: AuditEvent["type"], payload: unknown): void {
+    this.audit?.record(this.plan.sessionId, type, payload);
   }
 
   /** Write-time skill reclaim, then the row-size limit (SPEC §9.3, §6.9). */

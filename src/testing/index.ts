@@ -8,6 +8,7 @@ import { deleteSpec } from "./spec/delete.js";
 import { historySpec } from "./spec/history.js";
 import { recentHistorySpec } from "./spec/recent-history.js";
 import { searchSpec } from "./spec/search.js";
+import { branchesAuditSpec } from "./spec/branches-audit.js";
 import { contextSpec } from "./spec/context.js";
 import { sessionCompactionSpec } from "./spec/session-compaction.js";
 import { sessionSpec } from "./spec/session.js";
@@ -83,6 +84,7 @@ export function runProviderConformance(
     sessionSpec(suite);
     contextSpec(suite);
     sessionCompactionSpec(suite);
+    branchesAuditSpec(suite);
   });
 }
 

@@ -34,6 +34,8 @@ export interface CompactionHost {
   prompt: SystemPrompt;
   blocks: ContextBlocks;
   status: StatusEmitter;
+  /** Told about each stored overlay (audit). */
+  onOverlay?: (overlay: StoredCompaction) => void;
 }
 
 /**
@@ -178,7 +180,7 @@ export class SessionCompaction {
         plan,
         result.summary,
       );
-      await host.provider.addCompaction(
+      const overlay = await host.provider.addCompaction(
         result.summary,
         plan.from,
         result.toMessageId,
@@ -189,6 +191,7 @@ export class SessionCompaction {
           coveredMessages: plan.covered,
         },
       );
+      host.onOverlay?.(overlay);
       this.estimator.invalidate();
       await host.prompt.refresh();
       const tokenEstimate = await this.estimate(host);

@@ -69,8 +69,8 @@ export async function reclaimSkill(
   label: string,
   key: string,
   update: (message: SessionMessage) => Promise<void>,
-): Promise<number> {
-  let changed = 0;
+): Promise<ReclaimedOutput[]> {
+  const reclaimed: ReclaimedOutput[] = [];
   for await (const message of assistantMessagesOnPath(provider)) {
     let touched = false;
     const parts = message.parts.map((part) => {
@@ -83,14 +83,23 @@ export async function reclaimSkill(
         return part;
       if (part.output === unloadedMarker(key)) return part;
       touched = true;
+      reclaimed.push({
+        messageId: message.id,
+        toolCallId: part.toolCallId,
+        output: part.output,
+      });
       return { ...part, output: unloadedMarker(key) };
     });
-    if (touched) {
-      await update({ ...message, parts });
-      changed++;
-    }
+    if (touched) await update({ ...message, parts });
   }
-  return changed;
+  return reclaimed;
+}
+
+/** A tool output that unloading replaced with the marker (kept for the audit sink). */
+export interface ReclaimedOutput {
+  messageId: string;
+  toolCallId: string | undefined;
+  output: unknown;
 }
 
 /**

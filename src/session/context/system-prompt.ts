@@ -9,6 +9,9 @@ import type { PromptStore } from "./types.js";
  */
 export class SystemPrompt {
   private frozen: string | null = null;
+  /** Told each time a prompt is rendered and frozen, or refreshed (audit). */
+  onRendered:
+    ((prompt: string, reason: "freeze" | "refresh") => void) | undefined;
 
   constructor(
     private readonly blocks: ContextBlocks,
@@ -27,6 +30,7 @@ export class SystemPrompt {
     if (this.frozen === null) {
       await this.blocks.load();
       this.frozen = renderSystemPrompt(this.blocks.loadedBlocks());
+      this.onRendered?.(this.frozen, "freeze");
     }
     await this.store?.set(this.frozen);
     return this.frozen;
@@ -48,6 +52,7 @@ export class SystemPrompt {
     await this.blocks.load(true);
     this.frozen = renderSystemPrompt(this.blocks.loadedBlocks());
     await this.store?.set(this.frozen);
+    this.onRendered?.(this.frozen, "refresh");
     return this.frozen;
   }
 

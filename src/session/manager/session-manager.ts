@@ -27,6 +27,7 @@ import {
 } from "../snapshot/snapshot.js";
 import { isSqlProvider, type SqlProvider } from "../sql-provider.js";
 import type { CompactionFunction } from "../compaction/session-compaction.js";
+import type { AuditOptions, AuditSink } from "../audit/audit.js";
 import type {
   CompactAfterOptions,
   CompactionErrorHandler,
@@ -133,6 +134,7 @@ export class SessionManager {
   private compactAfterSettings:
     { threshold: number; options?: CompactAfterOptions } | undefined;
   private compactionErrorHandler: CompactionErrorHandler | undefined;
+  private auditSettings: { sink: AuditSink; options: AuditOptions } | undefined;
   private readonly sessions = new Map<string, Session>();
   private readonly maxCachedSessions: number;
 
@@ -221,6 +223,12 @@ export class SessionManager {
     this.compactionErrorHandler = handler;
     for (const session of this.sessions.values())
       session.onCompactionError(handler);
+    return this;
+  }
+
+  /** Records every managed session's writes to `sink` (SPEC §15.5). */
+  withAudit(sink: AuditSink, options: AuditOptions = {}): this {
+    this.auditSettings = { sink, options };
     return this;
   }
 
@@ -746,6 +754,8 @@ export class SessionManager {
     }
     if (this.compactionErrorHandler)
       session.onCompactionError(this.compactionErrorHandler);
+    if (this.auditSettings)
+      session.withAudit(this.auditSettings.sink, this.auditSettings.options);
     setAfterWrite(session, () =>
       this.backend.registry.touch(id, new Date().toISOString()),
     );

@@ -315,6 +315,27 @@ export class AgentSessionProvider implements SessionProvider {
     return records;
   }
 
+  /** A per-session value from `assistant_config`, or `null`. */
+  getConfig(key: string): string | null {
+    this.#ready();
+    const [row] = this.#agent.sql<{ value: string }>`
+      SELECT value FROM assistant_config WHERE session_id = ${this.sessionId} AND key = ${key}`;
+    return row?.value ?? null;
+  }
+
+  /** Sets (or with `null` deletes) a per-session value in `assistant_config`. */
+  setConfig(key: string, value: string | null): void {
+    this.#ready();
+    if (value === null) {
+      this.#agent
+        .sql`DELETE FROM assistant_config WHERE session_id = ${this.sessionId} AND key = ${key}`;
+    } else {
+      this.#agent
+        .sql`INSERT INTO assistant_config (session_id, key, value) VALUES (${this.sessionId}, ${key}, ${value})
+        ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value`;
+    }
+  }
+
   /** Inserts exported records as they were, atomically (snapshot import, fork). */
   importRecords(records: ImportRecords): void {
     this.#ready();

@@ -73,6 +73,16 @@ export class InMemorySessionProvider implements SessionProvider {
     return new InMemoryContextProvider(this.store.contextRows, key);
   }
 
+  getConfig(key: string): string | null {
+    return this.data()?.config.get(key) ?? null;
+  }
+
+  setConfig(key: string, value: string | null): void {
+    const config = this.store.session(this.sessionId).config;
+    if (value === null) config.delete(key);
+    else config.set(key, value);
+  }
+
   createBlockHistory(): InMemoryBlockHistory {
     return this.store.blockHistory(this.sessionId);
   }
