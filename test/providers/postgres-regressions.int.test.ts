@@ -254,6 +254,58 @@ describePostgres("PostgresSessionProvider on PostgreSQL", () => {
     ).toSatisfy((times: string[]) => times.every((time) => iso.test(time)));
   });
 
+  it("imports exported records as they were, with overlays, replace and MESSAGE_EXISTS (Pool and execute-style)", async () => {
+    for (const client of [database.pool, executeConnection(database.pool)]) {
+      await database.truncate();
+      const source = new PostgresSessionProvider(client, "from");
+      for (const id of ["a", "b", "c"])
+        await source.appendMessage(text(id, `word ${id}`));
+      await source.appendMessage(text("b2", "branch"), "a");
+      const overlay = await source.addCompaction("sum", "a", "b");
+      const target = new PostgresSessionProvider(client, "to");
+      const records = await source.exportMessages();
+      await target.importRecords({ messages: records, compactions: [overlay] });
+      expect(await target.exportMessages()).toEqual(records);
+      const [copied] = await target.getCompactions();
+      expect(copied).toMatchObject({
+        summary: "sum",
+        fromMessageId: "a",
+        toMessageId: "b",
+      });
+      expect(copied!.id).not.toBe(overlay.id); // the id is taken by the source session
+      expect((await target.getLatestLeaf())?.id).toBe("b2");
+      expect((await target.searchMessages("word")).length).toBe(3);
+      expect(
+        await codeOf(() =>
+          target.importRecords({
+            messages: records.slice(0, 1),
+            compactions: [],
+          }),
+        ),
+      ).toBe("MESSAGE_EXISTS");
+      await target.importRecords({
+        messages: records.slice(0, 2),
+        compactions: [],
+        replace: true,
+      });
+      expect(
+        (await target.exportMessages()).map((record) => record.message.id),
+      ).toEqual(["a", "b"]);
+      expect(await target.getCompactions()).toEqual([]);
+    }
+  });
+
+  it("keeps per-session config in assistant_config", async () => {
+    const a = new PostgresSessionProvider(database.pool, "a");
+    const b = a.forSession("b");
+    await a.setConfig("active_leaf", "x");
+    await a.setConfig("active_leaf", "y");
+    expect(await a.getConfig("active_leaf")).toBe("y");
+    expect(await b.getConfig("active_leaf")).toBeNull();
+    await a.setConfig("active_leaf", null);
+    expect(await a.getConfig("active_leaf")).toBeNull();
+  });
+
   it("numbers block-history versions from concurrent writers without gaps or duplicates", async () => {
     const clients = await Promise.all(
       Array.from({ length: 4 }, () => database.client()),

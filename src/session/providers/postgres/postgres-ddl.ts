@@ -113,15 +113,18 @@ export function arborStatementsV1(config: string): string[] {
 )`,
     // A statement's snapshot is taken before it waits for the session lock, so a read that must
     // see what the previous lock holder committed runs in these VOLATILE plpgsql functions,
-    // whose queries take a fresh snapshot (docs/postgres.md, "Concurrency").
+    // whose queries take a fresh snapshot (docs/postgres.md, "Concurrency"). The latest leaf is
+    // written as in LATEST_LEAF_SQL (postgres-sql.ts): `OFFSET 0` keeps the child check a probe.
+    // plpgsql would otherwise reuse a plan made while the table was empty (a scan of the whole
+    // session) until the next ANALYZE: force_custom_plan plans each call for the table as it is.
     `CREATE OR REPLACE FUNCTION arbor_resolve_parent(p_session_id TEXT, p_parent_id TEXT, p_latest BOOLEAN)
-RETURNS TEXT LANGUAGE plpgsql VOLATILE AS $$
+RETURNS TEXT LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_custom_plan AS $$
 BEGIN
 	IF p_latest THEN
 		RETURN (SELECT m.id FROM assistant_messages AS m
 			WHERE m.session_id = p_session_id
 				AND NOT EXISTS (SELECT 1 FROM assistant_messages AS c
-					WHERE c.session_id = p_session_id AND c.parent_id = m.id)
+					WHERE c.session_id = p_session_id AND c.parent_id = m.id OFFSET 0)
 			ORDER BY m.seq DESC LIMIT 1);
 	END IF;
 	RETURN (SELECT m.id FROM assistant_messages AS m
@@ -129,7 +132,7 @@ BEGIN
 END
 $$`,
     `CREATE OR REPLACE FUNCTION arbor_session_fingerprint(p_session_id TEXT)
-RETURNS TEXT LANGUAGE plpgsql VOLATILE AS $$
+RETURNS TEXT LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_custom_plan AS $$
 BEGIN
 	RETURN (SELECT concat_ws(':', max(seq), count(*)) FROM assistant_messages WHERE session_id = p_session_id)
 		|| '/' || (SELECT concat_ws(':', max(seq), count(*)) FROM assistant_compactions WHERE session_id = p_session_id);

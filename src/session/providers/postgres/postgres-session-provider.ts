@@ -10,7 +10,11 @@ import {
 } from "../../core/message-codec.js";
 import { chooseRecentWindow } from "../../core/recent-window.js";
 import { ArborTypeError } from "../../errors/index.js";
-import type { SessionProvider, StoredMessageRecord } from "../../provider.js";
+import type {
+  ImportRecords,
+  SessionProvider,
+  StoredMessageRecord,
+} from "../../provider.js";
 import type {
   CompactionMeta,
   HistoryRowStat,
@@ -31,6 +35,7 @@ import {
   readCompactions,
 } from "./postgres-compactions.js";
 import { PostgresContextProvider } from "./postgres-context-provider.js";
+import { importSessionRecords } from "./postgres-import.js";
 import { SESSION_LOCK_SQL, sessionWrite } from "./postgres-locking.js";
 import {
   countPath,
@@ -337,6 +342,44 @@ export class PostgresSessionProvider implements SessionProvider {
         });
     }
     return records;
+  }
+
+  /**
+   * Inserts exported records as they were (snapshot import, fork), atomically under the session
+   * lock; `MESSAGE_EXISTS` and nothing written when an id is taken (without `replace`).
+   */
+  async importRecords(records: ImportRecords): Promise<void> {
+    await this.#ready();
+    await sessionWrite(this.#db, this.sessionId, (db, fingerprint) =>
+      importSessionRecords(db, this.sessionId, records, fingerprint),
+    );
+  }
+
+  /** A per-session value from `assistant_config`, or `null`. */
+  async getConfig(key: string): Promise<string | null> {
+    await this.#ready();
+    const [row] = await this.#db.query<{ value: string }>(
+      "SELECT value FROM assistant_config WHERE session_id = ? AND key = ?",
+      [this.sessionId, key],
+    );
+    return row?.value ?? null;
+  }
+
+  /** Sets (or with `null` deletes) a per-session value in `assistant_config`. */
+  async setConfig(key: string, value: string | null): Promise<void> {
+    await this.#ready();
+    if (value === null) {
+      await this.#db.query(
+        "DELETE FROM assistant_config WHERE session_id = ? AND key = ?",
+        [this.sessionId, key],
+      );
+      return;
+    }
+    await this.#db.query(
+      `INSERT INTO assistant_config (session_id, key, value) VALUES (?, ?, ?)
+      ON CONFLICT (session_id, key) DO UPDATE SET value = EXCLUDED.value`,
+      [this.sessionId, key, value],
+    );
   }
 
   // --- Internal helpers ---

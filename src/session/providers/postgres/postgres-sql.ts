@@ -11,11 +11,16 @@ export function isoSql(column: string): string {
  */
 export const TEXT_ARRAY_SQL = "ARRAY(SELECT json_array_elements_text(?::json))";
 
-/** The latest leaf of the session bound to `?`: the newest childless row, found backwards on `(session_id, seq)`. */
+/**
+ * The latest leaf of the session bound to `?`: the newest childless row, found backwards on
+ * `(session_id, seq)`; usually the first row read. `OFFSET 0` stops the planner from turning the
+ * child check into an anti-join, which with stale statistics materializes every row of the
+ * session on each call; as a correlated probe it is one `(session_id, parent_id)` index step.
+ */
 export const LATEST_LEAF_SQL = `SELECT m.id FROM assistant_messages AS m
   WHERE m.session_id = ?
     AND NOT EXISTS (SELECT 1 FROM assistant_messages AS c
-      WHERE c.session_id = m.session_id AND c.parent_id = m.id)
+      WHERE c.session_id = m.session_id AND c.parent_id = m.id OFFSET 0)
   ORDER BY m.seq DESC LIMIT 1`;
 
 /** Rows with `count(*)`/`bigint` columns come back as strings from `pg`; this reads either. */

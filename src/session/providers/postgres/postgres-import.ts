@@ -1,0 +1,123 @@
+import { encodeMessage, searchableText } from "../../core/message-codec.js";
+import { ArborError } from "../../errors/index.js";
+import type { ImportRecords } from "../../provider.js";
+import type { PostgresQueryable } from "./postgres-client.js";
+import {
+  LOCKED_WRITE_PREFIX,
+  lockedWriteParams,
+  type WriteAttempt,
+} from "./postgres-locking.js";
+import { indexText } from "./postgres-search-text.js";
+import { TEXT_ARRAY_SQL } from "./postgres-sql.js";
+
+/**
+ * One attempt of `importRecords` (SPEC §11.5, §15.3): inserts exported messages as they were (ids,
+ * parents, insertion order, times) and their overlays, optionally replacing the session's rows,
+ * in one statement under the session lock. Throws `MESSAGE_EXISTS` and writes nothing when an id
+ * is taken (without `replace`). Overlay ids are kept unless another session already uses them.
+ */
+export async function importSessionRecords(
+  db: PostgresQueryable,
+  sessionId: string,
+  records: ImportRecords,
+  fingerprint: string | null,
+): Promise<WriteAttempt<void>> {
+  const replace = records.replace === true;
+  const messageIds = records.messages.map((record) => record.message.id);
+  if (!replace && messageIds.length > 0) {
+    const [taken] = await db.query<{ id: string }>(
+      `SELECT id FROM assistant_messages WHERE session_id = ? AND id = ANY(${TEXT_ARRAY_SQL}) LIMIT 1`,
+      [sessionId, JSON.stringify(messageIds)],
+    );
+    if (taken) {
+      throw new ArborError(
+        "MESSAGE_EXISTS",
+        `[arbor] Message "${taken.id}" already exists in session "${sessionId}"; import with replace to overwrite`,
+      );
+    }
+  }
+  const overlayIds = records.compactions.map((overlay) => overlay.id);
+  const takenOverlays = new Set<string>();
+  if (overlayIds.length > 0) {
+    for (const row of await db.query<{ id: string }>(
+      `SELECT id FROM assistant_compactions
+      WHERE id = ANY(${TEXT_ARRAY_SQL}) AND NOT (session_id = ? AND ?::boolean)`,
+      [JSON.stringify(overlayIds), sessionId, replace],
+    ))
+      takenOverlays.add(row.id);
+  }
+  const messages = records.messages.map(
+    ({ message, parentId, createdAt }, ord) => ({
+      ord,
+      id: message.id,
+      parent_id: parentId,
+      role: message.role,
+      content: encodeMessage(message),
+      text_content: indexText(searchableText(message)),
+      created_at: isoOrNull(createdAt),
+    }),
+  );
+  const overlays = records.compactions.map((overlay, ord) => ({
+    ord,
+    id: takenOverlays.has(overlay.id) ? crypto.randomUUID() : overlay.id,
+    summary: overlay.summary,
+    from_id: overlay.fromMessageId,
+    to_id: overlay.toMessageId,
+    created_at: isoOrNull(overlay.createdAt),
+    meta: overlay.meta ? JSON.stringify(overlay.meta) : null,
+  }));
+  const [result] = await db.query<{ ok: boolean }>(
+    `WITH ${LOCKED_WRITE_PREFIX},
+    dropped AS (
+      DELETE FROM assistant_compactions
+      WHERE session_id = ? AND ?::boolean AND (SELECT ok FROM checked) RETURNING 1
+    ),
+    cleared AS (
+      DELETE FROM assistant_messages
+      WHERE session_id = ? AND ?::boolean AND (SELECT ok FROM checked) RETURNING 1
+    ),
+    -- Reading the counts of the deletes makes them run first, so replaced ids are free.
+    inserted AS (
+      INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, created_at)
+      SELECT r.id, ?, r.parent_id, r.role, r.content, r.text_content,
+        COALESCE(r.created_at::timestamptz, clock_timestamp())
+      FROM json_to_recordset(?::json)
+        AS r(ord INTEGER, id TEXT, parent_id TEXT, role TEXT, content TEXT, text_content TEXT, created_at TEXT)
+      WHERE (SELECT ok FROM checked) AND (SELECT count(*) FROM cleared) >= 0
+      ORDER BY r.ord
+      RETURNING 1
+    ),
+    overlays AS (
+      INSERT INTO assistant_compactions
+        (id, session_id, summary, from_message_id, to_message_id, created_at, meta)
+      SELECT r.id, ?, r.summary, r.from_id, r.to_id,
+        COALESCE(r.created_at::timestamptz, clock_timestamp()), r.meta::jsonb
+      FROM json_to_recordset(?::json)
+        AS r(ord INTEGER, id TEXT, summary TEXT, from_id TEXT, to_id TEXT, created_at TEXT, meta TEXT)
+      WHERE (SELECT ok FROM checked) AND (SELECT count(*) FROM dropped) >= 0
+      ORDER BY r.ord
+      RETURNING 1
+    )
+    SELECT (SELECT ok FROM checked) AS ok,
+      (SELECT count(*) FROM inserted) + (SELECT count(*) FROM overlays) AS written`,
+    [
+      ...lockedWriteParams(sessionId, fingerprint),
+      sessionId,
+      replace,
+      sessionId,
+      replace,
+      sessionId,
+      JSON.stringify(messages),
+      sessionId,
+      JSON.stringify(overlays),
+    ],
+  );
+  return result?.ok ? { done: true, value: undefined } : { done: false };
+}
+
+// --- Internal helpers ---
+
+function isoOrNull(value: unknown): string | null {
+  if (typeof value !== "string") return null;
+  return Number.isNaN(Date.parse(value)) ? null : value;
+}
