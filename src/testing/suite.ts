@@ -23,6 +23,7 @@ export const DEFAULT_CAPABILITIES: Readonly<ProviderCapabilities> = {
   deleteCompaction: true,
   atomicAppends: true,
   contextBlocks: true,
+  config: true,
 };
 
 /** What a case body receives: a fresh store and ways to address it. */

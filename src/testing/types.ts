@@ -87,6 +87,11 @@ export interface ProviderCapabilities {
    * Default `true`.
    */
   contextBlocks: boolean;
+  /**
+   * `getConfig()`/`setConfig()` are implemented, so per-session settings such as the
+   * `switchBranch()` pointer survive a restart. Default `true`.
+   */
+  config: boolean;
 }
 
 /**

@@ -12,6 +12,7 @@ runProviderConformance(
       rowStats: false,
       deleteCompaction: false,
       contextBlocks: false,
+      config: false,
     },
     create: () => {
       const root = new MapSessionProvider();

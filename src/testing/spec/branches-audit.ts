@@ -35,14 +35,6 @@ export function branchesAuditSpec(rootSuite: Suite): void {
         ]);
         expect((await session.getLatestLeaf())!.id).toBe("a2");
         expect(await session.getPathLength()).toBe(4);
-        // The pointer survives a new Session object over the same store.
-        const restarted = Session.create(provider("a"));
-        expect(ids(await restarted.getHistory())).toEqual([
-          "u1",
-          "a1",
-          "u2",
-          "a2",
-        ]);
         await session.appendMessage(text("u3"));
         expect(ids(await session.getHistory())).toEqual([
           "u1",
@@ -62,6 +54,29 @@ export function branchesAuditSpec(rootSuite: Suite): void {
         ]);
         expect(ids(await session.getBranches("u2"))).toEqual(["a2", "a2b"]);
       },
+    );
+
+    suite.it(
+      "keeps the chosen branch across a restart (stored in the session config)",
+      async ({ provider }) => {
+        const session = Session.create(provider("a"));
+        for (const id of ["u1", "a1", "a1b"]) {
+          await session.appendMessage(
+            text(id),
+            id === "a1b" ? "u1" : undefined,
+          );
+        }
+        await session.switchBranch("a1");
+        const restarted = Session.create(provider("a"));
+        expect(ids(await restarted.getHistory())).toEqual(["u1", "a1"]);
+        await restarted.appendMessage(text("u2"));
+        expect(ids(await Session.create(provider("a")).getHistory())).toEqual([
+          "u1",
+          "a1",
+          "u2",
+        ]);
+      },
+      { requires: { config: true } },
     );
 
     suite.it(
