@@ -3,7 +3,13 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { InMemorySessionProvider, Session } from "arbor/session";
+import pg from "pg";
+import {
+  applyPostgresSchema,
+  InMemorySessionProvider,
+  PostgresSessionProvider,
+  Session,
+} from "arbor/session";
 import { openSqlite } from "arbor/sqlite";
 
 const dir = join(process.cwd(), ".bench");
@@ -156,6 +162,93 @@ const expected = (query) => {
     }
   }
   db.close();
+}
+
+// 4. PostgreSQL (ARBOR_TEST_PG_URL): appends with one writer and with 8 concurrent writers on
+// distinct sessions (one pg.Pool), and getHistory at depth 10,000, on a throwaway database.
+if (process.env.ARBOR_TEST_PG_URL) {
+  await postgresBench(process.env.ARBOR_TEST_PG_URL);
+} else {
+  console.log(
+    "postgres: skipped (set ARBOR_TEST_PG_URL, e.g. postgres://postgres@127.0.0.1:5432/postgres)",
+  );
+}
+
+async function postgresBench(serverUrl) {
+  const name = `arbor_bench_${Date.now().toString(36)}`;
+  const admin = async (sql) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8'`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const pool = new pg.Pool({ connectionString: url.toString(), max: 10 });
+  try {
+    await applyPostgresSchema(pool);
+    await appendRun(
+      "postgres pool",
+      Session.create(new PostgresSessionProvider(pool, "bench")),
+      2_000,
+    );
+
+    const writers = 8;
+    const each = 500;
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: writers }, async (_, w) => {
+        const session = Session.create(
+          new PostgresSessionProvider(pool, `writer-${w}`),
+        );
+        for (let i = 0; i < each; i++) await session.appendMessage(message(i));
+      }),
+    );
+    const seconds = (performance.now() - start) / 1000;
+    record(
+      `append ${writers}×${each}, ${writers} sessions`,
+      "postgres pool",
+      (writers * each) / seconds,
+      "msg/s",
+      `total over ${writers} concurrent writers`,
+    );
+
+    // A 10,000-deep chain inserted in one statement, then read through the provider.
+    const depth = 10_000;
+    await pool.query(
+      `INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, created_at)
+       SELECT 'm' || i, 'deep', CASE WHEN i = 0 THEN NULL ELSE 'm' || (i - 1) END, 'user',
+         json_build_object('id', 'm' || i, 'role', 'user',
+           'parts', json_build_array(json_build_object('type', 'text', 'text', 'message ' || i)))::text,
+         'message ' || i, clock_timestamp()
+       FROM generate_series(0, $1 - 1) AS i ORDER BY i`,
+      [depth],
+    );
+    const deep = Session.create(new PostgresSessionProvider(pool, "deep"));
+    const warm = await median(5, () => deep.getHistory());
+    record(
+      `getHistory depth ${depth.toLocaleString("en")}, warm`,
+      "postgres pool",
+      warm.ms,
+      "ms",
+      `returned ${warm.value.length.toLocaleString("en")} messages`,
+    );
+    const recent = await median(5, () => deep.getRecentHistory(64_000));
+    record(
+      `getRecentHistory 64 KB of depth ${depth.toLocaleString("en")}`,
+      "postgres pool",
+      recent.ms,
+      "ms",
+      `returned ${recent.value.messages.length} messages`,
+    );
+  } finally {
+    await pool.end();
+    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  }
 }
 
 const { writeFileSync } = await import("node:fs");
