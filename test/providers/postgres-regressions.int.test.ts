@@ -295,6 +295,25 @@ describePostgres("PostgresSessionProvider on PostgreSQL", () => {
     }
   });
 
+  it("terminates on a parent cycle written by raw SQL, visiting each id once", async () => {
+    const provider = new PostgresSessionProvider(database.pool, "s");
+    for (const id of ["a", "b", "c"])
+      await provider.appendMessage(text(id, id));
+    await database.pool.query(
+      "UPDATE assistant_messages SET parent_id = 'c' WHERE session_id = 's' AND id = 'a'",
+    );
+    expect(
+      (await provider.getHistory("c")).map((message) => message.id),
+    ).toEqual(["a", "b", "c"]);
+    expect(await provider.getPathLength("c")).toBe(3);
+    expect(
+      (await provider.getHistoryRowStats("b")).map((row) => row.id),
+    ).toEqual(["c", "a", "b"]);
+    expect(
+      (await provider.getRecentHistory("c", 1_000_000)).messages,
+    ).toHaveLength(3);
+  });
+
   it("keeps per-session config in assistant_config", async () => {
     const a = new PostgresSessionProvider(database.pool, "a");
     const b = a.forSession("b");
