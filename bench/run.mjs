@@ -95,6 +95,27 @@ async function median(runs, fn) {
     Session.create(new InMemorySessionProvider()),
     10_000,
   );
+
+  // With auto-compaction configured every insert checks the token estimate; the branch estimate
+  // is kept incrementally, so the check must not grow with the history (compare first/last 10%).
+  const neverCompact = async () => null;
+  const compactDb = openSqlite(join(dir, "append-compact.db"));
+  await appendRun(
+    "sqlite + compactAfter",
+    Session.create(compactDb)
+      .forSession("bench")
+      .onCompaction(neverCompact)
+      .compactAfter(Number.MAX_SAFE_INTEGER),
+    10_000,
+  );
+  compactDb.close();
+  await appendRun(
+    "memory + compactAfter",
+    Session.create(new InMemorySessionProvider())
+      .onCompaction(neverCompact)
+      .compactAfter(Number.MAX_SAFE_INTEGER),
+    10_000,
+  );
 }
 
 // 2. getHistory by depth, warm and cold (cold = a new handle and Session over the same file).
