@@ -1,5 +1,5 @@
 import { toFts5Query } from "../core/search-terms.js";
-import { decodeMessage, searchableText } from "../core/message-codec.js";
+import { searchResultsFromRows } from "../core/stored-rows.js";
 import type { SqlProvider } from "../sql-provider.js";
 import type { SessionInfo } from "../snapshot/snapshot.js";
 import type { SearchResult } from "../types.js";
@@ -154,19 +154,7 @@ export class SqlSessionRegistry implements SessionRegistry {
     } catch {
       return [];
     }
-    return rows.flatMap((row) => {
-      const message = decodeMessage(row.content);
-      if (!message) return [];
-      return [
-        {
-          id: row.id,
-          role: row.role,
-          content: searchableText(message),
-          createdAt: row.created_at,
-          sessionId: row.session_id,
-        },
-      ];
-    });
+    return searchResultsFromRows(rows);
   }
 
   deleteSession(id: string, contextKeys: readonly string[]): boolean {

@@ -1,3 +1,7 @@
+import {
+  compactionFromRow,
+  type CompactionRow,
+} from "../../core/stored-rows.js";
 import { ArborTypeError } from "../../errors/index.js";
 import type { SqlProvider } from "../../sql-provider.js";
 import type { CompactionMeta, StoredCompaction } from "../../types.js";
@@ -46,7 +50,7 @@ export function readCompactions(
 ): StoredCompaction[] {
   return agent.sql<CompactionRow>`SELECT id, summary, from_message_id, to_message_id, created_at, meta
       FROM assistant_compactions WHERE session_id = ${sessionId} ORDER BY seq`.map(
-    toStoredCompaction,
+    compactionFromRow,
   );
 }
 
@@ -61,7 +65,7 @@ export function readCompactionsTouching(
       WHERE session_id = ${sessionId}
         AND (from_message_id IN (SELECT value FROM json_each(${messageIdsJson}))
           OR to_message_id IN (SELECT value FROM json_each(${messageIdsJson})))
-      ORDER BY seq`.map(toStoredCompaction);
+      ORDER BY seq`.map(compactionFromRow);
 }
 
 /** Deletes one overlay of the session; `false` if it has no such overlay. */
@@ -73,40 +77,4 @@ export function deleteCompactionRow(
   const deleted = agent.sql<{ id: string }>`
     DELETE FROM assistant_compactions WHERE session_id = ${sessionId} AND id = ${id} RETURNING id`;
   return deleted.length > 0;
-}
-
-// --- Internal helpers ---
-
-interface CompactionRow {
-  id: string;
-  summary: string;
-  from_message_id: string;
-  to_message_id: string;
-  created_at: string;
-  meta: string | null;
-}
-
-function toStoredCompaction(row: CompactionRow): StoredCompaction {
-  const compaction: StoredCompaction = {
-    id: row.id,
-    summary: row.summary,
-    fromMessageId: row.from_message_id,
-    toMessageId: row.to_message_id,
-    createdAt: row.created_at,
-  };
-  const meta = parseMeta(row.meta);
-  if (meta) compaction.meta = meta;
-  return compaction;
-}
-
-function parseMeta(json: string | null): CompactionMeta | undefined {
-  if (json === null) return undefined;
-  try {
-    const value: unknown = JSON.parse(json);
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? (value as CompactionMeta)
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,3 +1,4 @@
+import { searchResultsFromRows, type HitRow } from "../../core/stored-rows.js";
 import { decodeMessage, searchableText } from "../../core/message-codec.js";
 import { spaceCjk, toFts5Query } from "../../core/search-terms.js";
 import type { SqlProvider } from "../../sql-provider.js";
@@ -135,28 +136,10 @@ export function searchSessionMessages(
     if (isRejectedQuery(error)) return [];
     throw error;
   }
-  const results: SearchResult[] = [];
-  for (const row of rows) {
-    const message = decodeMessage(row.content);
-    if (message === null) continue;
-    results.push({
-      id: row.id,
-      role: row.role,
-      content: searchableText(message),
-      createdAt: row.created_at,
-    });
-  }
-  return results;
+  return searchResultsFromRows(rows);
 }
 
 // --- Internal helpers ---
-
-interface HitRow {
-  id: string;
-  role: string;
-  content: string;
-  created_at: string;
-}
 
 /** FTS5 query-syntax failures; anything else (I/O, missing tables) is a storage error and propagates. */
 const REJECTED_QUERY =

@@ -1,3 +1,4 @@
+import { decodeAll, materializeSpans } from "../../core/stored-rows.js";
 import { importRecords } from "./agent-import.js";
 import { AgentBlockHistory } from "./agent-block-history.js";
 import { AgentContextProvider } from "./agent-context-provider.js";
@@ -272,7 +273,7 @@ export class AgentSessionProvider implements SessionProvider {
       contents.set(row.seq, row.content);
     }
     return {
-      messages: materialize(window.spans, (index) =>
+      messages: materializeSpans(window.spans, (index) =>
         contents.get(rows[index]!.seq),
       ),
       truncated: window.truncated,
@@ -370,30 +371,3 @@ export class AgentSessionProvider implements SessionProvider {
 }
 
 // --- Internal helpers ---
-
-/** Turns overlay spans into messages: stored rows are decoded (unparseable ones skipped), summaries synthesized. */
-function materialize(
-  spans: readonly OverlaySpan[],
-  contentAt: (index: number) => string | undefined,
-): SessionMessage[] {
-  const messages: SessionMessage[] = [];
-  for (const span of spans) {
-    if (span.kind === "summary") {
-      messages.push(summaryMessage(span.overlay));
-      continue;
-    }
-    const content = contentAt(span.index);
-    const message = content === undefined ? null : decodeMessage(content);
-    if (message) messages.push(message);
-  }
-  return messages;
-}
-
-function decodeAll(contents: readonly string[]): SessionMessage[] {
-  const messages: SessionMessage[] = [];
-  for (const content of contents) {
-    const message = decodeMessage(content);
-    if (message) messages.push(message);
-  }
-  return messages;
-}

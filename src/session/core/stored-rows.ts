@@ -1,0 +1,104 @@
+import { decodeMessage, searchableText } from "./message-codec.js";
+import { summaryMessage, type OverlaySpan } from "./apply-compactions.js";
+import type {
+  CompactionMeta,
+  SearchResult,
+  SessionMessage,
+  StoredCompaction,
+} from "../types.js";
+
+/** How SQL backends store an overlay. */
+export interface CompactionRow {
+  id: string;
+  summary: string;
+  from_message_id: string;
+  to_message_id: string;
+  created_at: string;
+  /** JSON text, or (PostgreSQL JSONB) an already parsed object. */
+  meta: string | Record<string, unknown> | null;
+}
+
+/** An overlay row as a `StoredCompaction`; unreadable `meta` is dropped. */
+export function compactionFromRow(row: CompactionRow): StoredCompaction {
+  const compaction: StoredCompaction = {
+    id: row.id,
+    summary: row.summary,
+    fromMessageId: row.from_message_id,
+    toMessageId: row.to_message_id,
+    createdAt: row.created_at,
+  };
+  const meta = parseMeta(row.meta);
+  if (meta) compaction.meta = meta;
+  return compaction;
+}
+
+/** How SQL backends return a search hit: the stored message and its insertion time. */
+export interface HitRow {
+  id: string;
+  role: string;
+  content: string;
+  created_at: string;
+  session_id?: string;
+}
+
+/** Search hits with the indexed text rebuilt from each stored message; unreadable rows are skipped. */
+export function searchResultsFromRows(rows: readonly HitRow[]): SearchResult[] {
+  const results: SearchResult[] = [];
+  for (const row of rows) {
+    const message = decodeMessage(row.content);
+    if (message === null) continue;
+    results.push({
+      id: row.id,
+      role: row.role,
+      content: searchableText(message),
+      createdAt: row.created_at,
+      ...(row.session_id !== undefined ? { sessionId: row.session_id } : {}),
+    });
+  }
+  return results;
+}
+
+/** Turns overlay spans into messages: stored rows are decoded (unparseable ones skipped), summaries synthesized. */
+export function materializeSpans(
+  spans: readonly OverlaySpan[],
+  contentAt: (index: number) => string | undefined,
+): SessionMessage[] {
+  const messages: SessionMessage[] = [];
+  for (const span of spans) {
+    if (span.kind === "summary") {
+      messages.push(summaryMessage(span.overlay));
+      continue;
+    }
+    const content = contentAt(span.index);
+    const message = content === undefined ? null : decodeMessage(content);
+    if (message) messages.push(message);
+  }
+  return messages;
+}
+
+/** Decodes stored message texts, skipping the ones that are not messages. */
+export function decodeAll(contents: readonly string[]): SessionMessage[] {
+  const messages: SessionMessage[] = [];
+  for (const content of contents) {
+    const message = decodeMessage(content);
+    if (message) messages.push(message);
+  }
+  return messages;
+}
+
+// --- Internal helpers ---
+
+function parseMeta(meta: CompactionRow["meta"]): CompactionMeta | undefined {
+  if (meta === null || meta === undefined) return undefined;
+  let value: unknown = meta;
+  if (typeof meta === "string") {
+    try {
+      value = JSON.parse(meta);
+    } catch {
+      return undefined;
+    }
+  }
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as CompactionMeta)
+    : undefined;
+}
