@@ -1,13 +1,58 @@
 /**
- * @module `arbor/agent`: running agent turns on top of a Session with the AI SDK (`ai`), and an
- * LLM summarizer for compaction. Needs the `ai` package (a peer dependency).
+ * @module `arbor/agent`: running agent turns on top of a Session with the AI SDK (`ai`), an LLM
+ * summarizer for compaction, and OpenAI-compatible model configuration from the environment.
+ * Needs the `ai` package (a peer dependency); `modelFromEnv` also needs
+ * `@ai-sdk/openai-compatible` (an optional peer, loaded only when called).
  *
  * @example
  * ```ts
- * import { summarizeWith } from "arbor/agent";
+ * import { modelFromEnv, SessionAgent, summarizeWith } from "arbor/agent";
+ * import { Session } from "arbor/session";
+ * import { openSqlite } from "arbor/sqlite";
  * import { createCompactFunction } from "arbor/utils";
  *
- * session.onCompaction(createCompactFunction({ summarize: summarizeWith(model) })).compactAfter(100_000);
+ * const { model, summaryModel } = (await modelFromEnv())!;
+ * const session = Session.create(openSqlite("arbor.db"))
+ *   .withContext("memory", { description: "Facts about the user", maxTokens: 1000 })
+ *   .onCompaction(createCompactFunction({ summarize: summarizeWith(summaryModel) }))
+ *   .compactAfter(100_000);
+ * const agent = new SessionAgent({ session, model });
+ * console.log((await agent.run("Remember that I take my tea green.")).text);
  * ```
  */
+export { SessionAgent, runTurn } from "./agent.js";
+export {
+  INTERRUPTED_TOOL_ERROR,
+  settleInterruptedMessage,
+} from "./settle-message.js";
+export {
+  MODEL_ENV,
+  modelFromEnv,
+  openAICompatibleModels,
+  readModelEnv,
+  type ConfiguredModels,
+  type ModelSettings,
+} from "./model-config.js";
+export type {
+  AgentOptions,
+  AgentSessionTarget,
+  AssistantMetadata,
+  ModelPricing,
+  TurnOptions,
+  TurnResult,
+  TurnUsage,
+  UserInput,
+} from "./types.js";
 export { summarizeWith, type SummarizeWithOptions } from "./summarize-with.js";
+export {
+  assembleContext,
+  composeHistoryFilters,
+  keepLastMessages,
+  keepWithinTokenBudget,
+  NO_MESSAGES_ERROR,
+  type AssembleContextOptions,
+  type AssembledContext,
+  type ContextSource,
+  type HistoryFilter,
+  type HistoryFilterOptions,
+} from "../utils/index.js";

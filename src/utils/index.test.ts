@@ -21,8 +21,9 @@ export type SpecTypes = [
   TruncateOptions,
 ];
 
-// SPEC §1.1, `arbor/utils` row. `assembleContext` (§14.3) arrives with the agent-turn work.
+// SPEC §1.1, `arbor/utils` row.
 const SPEC_NAMES = [
+  "assembleContext",
   "createCompactFunction",
   "truncateOlderMessages",
   "estimateMessageTokens",
@@ -46,7 +47,9 @@ const SPEC_NAMES = [
   "keepWithinTokenBudget",
   "composeHistoryFilters",
 ];
-const HISTORY_FILTERS = [
+// Arbor additions that live on `arbor/utils` only, not on the seed's compaction-helpers path.
+const UTILS_ONLY = [
+  "assembleContext",
   "keepLastMessages",
   "keepWithinTokenBudget",
   "composeHistoryFilters",
@@ -58,9 +61,7 @@ describe("arbor/utils", () => {
   });
 
   it("exports the compaction helpers from arbor/utils/compaction-helpers as the same objects", () => {
-    for (const name of SPEC_NAMES.filter(
-      (name) => !HISTORY_FILTERS.includes(name),
-    ))
+    for (const name of SPEC_NAMES.filter((name) => !UTILS_ONLY.includes(name)))
       expect(helpers[name as keyof typeof helpers], name).toBe(
         utils[name as keyof typeof utils],
       );

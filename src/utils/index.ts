@@ -66,6 +66,13 @@ export {
   type HistoryFilterOptions,
 } from "./history-filters.js";
 export {
+  assembleContext,
+  NO_MESSAGES_ERROR,
+  type AssembleContextOptions,
+  type AssembledContext,
+  type ContextSource,
+} from "./assemble-context.js";
+export {
   estimateMessageTokensMultilingual,
   estimateStringTokensMultilingual,
   MULTILINGUAL_TOKEN_WEIGHTS,

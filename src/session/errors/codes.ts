@@ -47,6 +47,10 @@ export const ARBOR_ERROR_CODES = [
   "SCHEMA_MISSING",
   /** A write kept losing to concurrent writes of the same session and gave up (PostgreSQL `execute`-style connections). */
   "WRITE_CONFLICT",
+  /** A turn has no messages to send to the model (`assembleContext()`, the agent turn runner). */
+  "EMPTY_CONTEXT",
+  /** An optional peer dependency the call needs is not installed (`@ai-sdk/openai-compatible`, …). */
+  "MISSING_DEPENDENCY",
 ] as const;
 
 export type ArborErrorCode = (typeof ARBOR_ERROR_CODES)[number];

@@ -1,0 +1,77 @@
+import { ArborError } from "../session/errors/index.js";
+import type { SessionMessage } from "../session/types.js";
+import { sanitizeToolPairs } from "./compaction/sanitize-tool-pairs.js";
+import {
+  composeHistoryFilters,
+  type HistoryFilter,
+} from "./history-filters.js";
+import {
+  truncateOlderMessages,
+  type TruncateOptions,
+} from "./truncation/truncate.js";
+
+/** The message SPEC §14.2 gives when a turn has nothing to send. */
+export const NO_MESSAGES_ERROR = "No messages to send to the model.";
+
+/** What `assembleContext` reads from a session: any object with these two methods will do. */
+export interface ContextSource {
+  freezeSystemPrompt(): Promise<string>;
+  getHistory(leafId?: string | null): Promise<SessionMessage[]>;
+}
+
+export interface AssembleContextOptions {
+  /** Used when the frozen prompt is empty (no blocks, or blocks with no content). */
+  fallbackSystemPrompt?: string;
+  /** Read-time truncation of older messages (SPEC §6.9); `false` sends them whole. */
+  truncate?: TruncateOptions | false;
+  /** History filters (SPEC §15.2), applied in order after truncation. */
+  filters?: readonly HistoryFilter[];
+  /** Read the path to this message instead of the active branch (a regenerate, an edit). */
+  leafId?: string;
+}
+
+/** The system prompt and the messages to send, still as `SessionMessage`s (AI SDK `UIMessage`s). */
+export interface AssembledContext {
+  system: string;
+  messages: SessionMessage[];
+}
+
+/**
+ * Builds what a turn sends to the model (SPEC §14.3): the frozen system prompt (or the fallback
+ * when it is empty), the history of the active branch with overlays applied, older messages
+ * truncated, the history filters, then `sanitizeToolPairs` so no tool call or result is left
+ * without its partner. Conversion to model messages is left to the host. Never writes.
+ *
+ * Truncation runs before the filters, so a token-budget filter measures what is actually sent.
+ *
+ * @throws ArborError `EMPTY_CONTEXT` ("No messages to send to the model.") when nothing is left.
+ *
+ * @example
+ * ```ts
+ * import { assembleContext, keepLastMessages } from "arbor/utils";
+ * import { convertToModelMessages, streamText } from "ai";
+ *
+ * const { system, messages } = await assembleContext(session, {
+ *   fallbackSystemPrompt: "You are a helpful assistant.",
+ *   filters: [keepLastMessages(40)],
+ * });
+ * streamText({ model, system, messages: await convertToModelMessages(messages) });
+ * ```
+ */
+export async function assembleContext(
+  session: ContextSource,
+  options: AssembleContextOptions = {},
+): Promise<AssembledContext> {
+  const frozen = await session.freezeSystemPrompt();
+  const system =
+    frozen.trim() === "" ? (options.fallbackSystemPrompt ?? frozen) : frozen;
+  let messages = await session.getHistory(options.leafId);
+  if (options.truncate !== false)
+    messages = truncateOlderMessages(messages, options.truncate ?? {});
+  if (options.filters && options.filters.length > 0)
+    messages = await composeHistoryFilters(...options.filters)(messages);
+  messages = sanitizeToolPairs(messages);
+  if (messages.length === 0)
+    throw new ArborError("EMPTY_CONTEXT", NO_MESSAGES_ERROR);
+  return { system, messages };
+}
