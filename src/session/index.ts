@@ -71,6 +71,7 @@ export type {
 } from "./manager/registry.js";
 export { SqlSessionRegistry } from "./manager/sql-registry.js";
 export { MemorySessionRegistry } from "./manager/memory-registry.js";
+export { PostgresSessionRegistry } from "./manager/postgres-registry.js";
 export type { SessionInfo, SessionSnapshot } from "./snapshot/snapshot.js";
 export type { ImportRecords } from "./provider.js";
 export {

@@ -16,6 +16,11 @@ import {
 import type { StoredMessageRecord } from "../provider.js";
 import { InMemorySessionProvider } from "../providers/memory/index.js";
 import { MemoryStore } from "../providers/memory/memory-store.js";
+import {
+  isPostgresClient,
+  type PostgresClient,
+} from "../providers/postgres/postgres-client.js";
+import { PostgresSessionProvider } from "../providers/postgres/postgres-session-provider.js";
 import { Session, setAfterWrite } from "../session.js";
 import { PROMPT_KEY } from "../session-setup.js";
 import {
@@ -37,6 +42,7 @@ import type {
   StoredCompaction,
 } from "../types.js";
 import { MemorySessionRegistry } from "./memory-registry.js";
+import { PostgresSessionRegistry } from "./postgres-registry.js";
 import type { ListPosition, SessionRegistry } from "./registry.js";
 import { SqlSessionRegistry } from "./sql-registry.js";
 
@@ -148,15 +154,35 @@ export class SessionManager {
     );
   }
 
-  /** A manager over a `sql` store: embedded SQLite (`openSqlite`) or a Durable Object. Lazy. */
+  /**
+   * A manager over a store (SPEC §11). Lazy: nothing is read or written until a method needs it.
+   *
+   * | Backend                 | `target`                                                        |
+   * | ----------------------- | --------------------------------------------------------------- |
+   * | SQLite / Durable Object | a `sql` store: `openSqlite()`, a Durable Object                 |
+   * | PostgreSQL              | a `pg` Pool or Client (`query`), or an `execute` connection     |
+   *
+   * On PostgreSQL apply the schema once first (`applyPostgresSchema`). For tests, `inMemory()`.
+   */
   static create(
-    target: SqlProvider,
+    target: SqlProvider | PostgresClient,
     options?: SessionManagerOptions,
   ): SessionManager {
     if (!isSqlProvider(target)) {
+      if (isPostgresClient(target)) {
+        const root = new PostgresSessionProvider(target);
+        return new SessionManager(
+          {
+            registry: new PostgresSessionRegistry(target),
+            openSession: (sessionId) =>
+              Session.create(root).forSession(sessionId),
+          },
+          options,
+        );
+      }
       throw new ArborTypeError(
         "INVALID_TARGET",
-        "[arbor] SessionManager.create() needs a `sql` store (openSqlite(), a Durable Object); use SessionManager.inMemory() for tests",
+        "[arbor] SessionManager.create() needs a `sql` store (openSqlite(), a Durable Object) or a PostgreSQL client (pg Pool or Client, or a connection with `execute`); use SessionManager.inMemory() for tests",
       );
     }
     return new SessionManager(

@@ -24,6 +24,35 @@ export async function searchSessionMessages(
   query: string,
   limit?: number,
 ): Promise<SearchResult[]> {
+  const hits = await searchMessageRows(db, config, query, limit, {
+    sql: "m.session_id = ?",
+    params: [sessionId],
+  });
+  return hits.map(({ sessionId: _session, ...hit }) => hit);
+}
+
+/**
+ * Which messages a search covers: a condition on `m` (`assistant_messages`) with its parameters,
+ * and optionally joins (`JOIN … ON …`) the condition may refer to.
+ */
+export interface MessageSearchScope {
+  joins?: string;
+  sql: string;
+  params: readonly unknown[];
+}
+
+/**
+ * The message search of `searchSessionMessages` over any scope (one session, or the sessions of
+ * the SessionManager registry): same matching, same order (`ts_rank`, then newest first by
+ * insertion `seq`). Every result carries its `sessionId`.
+ */
+export async function searchMessageRows(
+  db: PostgresQueryable,
+  config: string,
+  query: string,
+  limit: number | undefined,
+  scope: MessageSearchScope,
+): Promise<Array<SearchResult & { sessionId: string }>> {
   const terms = searchTerms(query);
   if (terms.length === 0) return [];
   const count =
@@ -35,18 +64,18 @@ export async function searchSessionMessages(
   try {
     rows = await db.query<HitRow>(
       `WITH q AS (SELECT ${tsquerySql(terms, "?::regconfig")} AS query)
-      SELECT m.id, m.role, m.content, ${isoSql("m.created_at")} AS created_at
-      FROM assistant_messages AS m, q
-      WHERE m.session_id = ? AND m.content_tsv @@ q.query${match.sql}
+      SELECT m.id, m.session_id, m.role, m.content, ${isoSql("m.created_at")} AS created_at
+      FROM assistant_messages AS m${scope.joins ? ` ${scope.joins}` : ""}, q
+      WHERE (${scope.sql}) AND m.content_tsv @@ q.query${match.sql}
       ORDER BY ts_rank(m.content_tsv, q.query) DESC, m.seq DESC
       LIMIT ?`,
-      [...queryParams(terms, config), sessionId, ...match.params, count],
+      [...queryParams(terms, config), ...scope.params, ...match.params, count],
     );
   } catch (error) {
     if (isRejectedQuery(error)) return [];
     throw error;
   }
-  const results: SearchResult[] = [];
+  const results: Array<SearchResult & { sessionId: string }> = [];
   for (const row of rows) {
     const message = decodeMessage(row.content);
     if (message === null) continue;
@@ -55,6 +84,7 @@ export async function searchSessionMessages(
       role: row.role,
       content: searchableText(message),
       createdAt: row.created_at,
+      sessionId: row.session_id,
     });
   }
   return results;
@@ -93,6 +123,7 @@ export function isRejectedQuery(error: unknown): boolean {
 
 interface HitRow {
   id: string;
+  session_id: string;
   role: string;
   content: string;
   created_at: string;

@@ -1,0 +1,231 @@
+// The SessionManager suite on a real PostgreSQL server (ARBOR_TEST_PG_URL), over a pg.Pool and
+// over an execute-style connection (deleteSession takes another path there). Each runner uses
+// its own throwaway database, emptied before every case and dropped afterwards.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  PostgresSessionRegistry,
+  SessionManager,
+  type SessionInfo,
+} from "../../src/session/index.js";
+import { compareListOrder } from "../../src/session/manager/registry.js";
+import type { PostgresClient } from "../../src/session/providers/postgres/postgres-client.js";
+import { runManagerConformance } from "../../src/testing/index.js";
+import {
+  createTestDatabase,
+  describePostgres,
+  executeConnection,
+  type TestDatabase,
+} from "../providers/postgres-database.js";
+
+/** Every row of every table of the database's public schema, as JSON. */
+async function dumpAllTables(database: TestDatabase): Promise<unknown[]> {
+  const tables = await database.pool.query<{ name: string }>(
+    `SELECT table_name AS name FROM information_schema.tables
+    WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
+  );
+  const rows: unknown[] = [];
+  for (const { name } of tables.rows) {
+    const result = await database.pool.query<{ row: string }>(
+      `SELECT row_to_json(t)::text AS row FROM "${name.replaceAll('"', '""')}" AS t`,
+    );
+    for (const { row } of result.rows) rows.push({ table: name, row });
+  }
+  return rows;
+}
+
+function runPostgresManagerConformance(
+  name: string,
+  connect: (database: TestDatabase) => PostgresClient,
+): void {
+  describePostgres(name, () => {
+    let database: TestDatabase | undefined;
+    runManagerConformance(
+      {
+        name,
+        beforeAll: async () => {
+          database = await createTestDatabase();
+        },
+        afterAll: () => database?.drop(),
+        create: async () => {
+          await database!.truncate();
+          const client = connect(database!);
+          return {
+            manager: (options) => SessionManager.create(client, options),
+            dump: () => dumpAllTables(database!),
+          };
+        },
+      },
+      { describe, it, expect, beforeAll, afterAll },
+    );
+  });
+}
+
+runPostgresManagerConformance(
+  "PostgreSQL over a pg.Pool",
+  (database) => database.pool,
+);
+
+runPostgresManagerConformance(
+  "PostgreSQL over an execute-style connection",
+  (database) => executeConnection(database.pool),
+);
+
+describePostgres("PostgresSessionRegistry on PostgreSQL", () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database?.drop());
+
+  const info = (id: string, at: string, created = at): SessionInfo => ({
+    id,
+    name: id,
+    parent_session_id: null,
+    model: null,
+    source: null,
+    input_tokens: 0,
+    output_tokens: 0,
+    estimated_cost: 0,
+    end_reason: null,
+    created_at: created,
+    updated_at: at,
+  });
+
+  it("lists in compareListOrder (ids in code-point order) and pages through ties", async () => {
+    await database.truncate();
+    // A linguistic collation on the column (when the server has ICU) must not change the order.
+    const [icu] = (
+      await database.pool.query(
+        "SELECT 1 FROM pg_collation WHERE collname = 'und-x-icu'",
+      )
+    ).rows;
+    if (icu)
+      await database.pool.query(
+        `ALTER TABLE assistant_sessions ALTER COLUMN id TYPE TEXT COLLATE "und-x-icu"`,
+      );
+    const registry = new PostgresSessionRegistry(database.pool);
+    const rows = [
+      info("b", "2024-01-01T00:00:00.000Z"),
+      info("B", "2024-01-01T00:00:00.000Z"),
+      info("_x", "2024-01-01T00:00:00.000Z"),
+      info("a-1", "2024-01-01T00:00:00.000Z"),
+      info("a1", "2024-01-01T00:00:00.000Z"),
+      info("Z", "2024-01-01T00:00:00.000Z", "2023-12-31T23:59:59.999Z"),
+      info("newer", "2024-01-01T00:00:00.001Z"),
+    ];
+    for (const row of rows) await registry.insert(row);
+    const expected = [...rows].sort(compareListOrder).map((row) => row.id);
+    expect((await registry.list({})).map((row) => row.id)).toEqual(expected);
+    const paged: string[] = [];
+    let after: SessionInfo | undefined;
+    for (;;) {
+      const page = await registry.list({
+        limit: 2,
+        ...(after ? { after } : {}),
+      });
+      if (page.length === 0) break;
+      paged.push(...page.map((row) => row.id));
+      after = page.at(-1);
+    }
+    expect(paged).toEqual(expected);
+    expect(await registry.get("b")).toEqual(rows[0]);
+    if (icu)
+      await database.pool.query(
+        `ALTER TABLE assistant_sessions ALTER COLUMN id TYPE TEXT COLLATE "default"`,
+      );
+  });
+
+  it("stores timestamps at millisecond precision, read back as ISO-8601 UTC", async () => {
+    await database.truncate();
+    const registry = new PostgresSessionRegistry(database.pool);
+    await registry.insert(
+      info("s", "2024-05-06T07:08:09.123456+02:00", "2024-05-06T05:08:09.1Z"),
+    );
+    const row = await registry.get("s");
+    expect([row!.created_at, row!.updated_at]).toEqual([
+      "2024-05-06T05:08:09.100Z",
+      "2024-05-06T05:08:09.123Z",
+    ]);
+  });
+
+  for (const kind of ["pool", "execute"] as const) {
+    it(`deleteSession (${kind}): unregistered ids delete nothing; racing deletes, one wins`, async () => {
+      await database.truncate();
+      const client =
+        kind === "pool" ? database.pool : executeConnection(database.pool);
+      const manager = SessionManager.create(client).withContext("memory");
+      const session = manager.getSession("loose");
+      await session.appendMessage({
+        id: "m1",
+        role: "user",
+        parts: [{ type: "text", text: "kept" }],
+      });
+      await session.replaceContextBlock("memory", "kept");
+      const registry = new PostgresSessionRegistry(client);
+      await registry.setConfig("loose", "owner", "alice");
+      const before = await dumpAllTables(database);
+      expect(await registry.deleteSession("loose", ["memory_loose"])).toBe(
+        false,
+      );
+      expect(await dumpAllTables(database)).toEqual(before);
+
+      const infos = await Promise.all(
+        Array.from({ length: 4 }, (_, index) => manager.create(`s${index}`)),
+      );
+      for (const { id } of infos) {
+        await manager.append(id, {
+          id: "m1",
+          role: "user",
+          parts: [{ type: "text", text: "hello" }],
+        });
+      }
+      const results = await Promise.all(
+        infos.flatMap(({ id }) => [manager.delete(id), manager.delete(id)]),
+      );
+      expect(results.filter(Boolean)).toHaveLength(infos.length);
+      const dump = JSON.stringify(await dumpAllTables(database));
+      for (const { id } of infos) expect(dump.includes(id)).toBe(false);
+      expect(await manager.list()).toEqual([]);
+    });
+
+    it(`deleteSession (${kind}) is atomic against concurrent appends: what remains is one whole chain`, async () => {
+      await database.truncate();
+      const client =
+        kind === "pool" ? database.pool : executeConnection(database.pool);
+      const manager = SessionManager.create(client);
+      const { id } = await manager.create("busy");
+      let deleted: Promise<boolean> | undefined;
+      await Promise.all(
+        Array.from({ length: 6 }, async (_, writer) => {
+          for (let index = 0; index < 30; index++) {
+            if (writer === 0 && index === 10) deleted = manager.delete(id);
+            await manager.append(id, {
+              id: `w${writer}-${index}`,
+              role: "user",
+              parts: [{ type: "text", text: "x" }],
+            });
+          }
+        }),
+      );
+      expect(await deleted).toBe(true);
+      const { rows } = await database.pool.query<{
+        id: string;
+        parent_id: string | null;
+      }>(
+        "SELECT id, parent_id FROM assistant_messages WHERE session_id = $1 ORDER BY seq",
+        [id],
+      );
+      // Rows appended after the delete start a new chain; none points at a deleted row.
+      const present = new Set(rows.map((row) => row.id));
+      expect(rows.length < 180).toBe(true);
+      expect(rows.filter((row) => row.parent_id === null).length).toBe(
+        rows.length > 0 ? 1 : 0,
+      );
+      expect(
+        rows.filter(
+          (row) => row.parent_id !== null && !present.has(row.parent_id),
+        ),
+      ).toEqual([]);
+    });
+  }
+});
