@@ -132,6 +132,35 @@ for (const depth of [1_000, 10_000, 100_000]) {
     "ms",
     `returned ${warm.value.length.toLocaleString("en")} messages`,
   );
+  // An agent loop: each turn appends, then reads the whole branch again.
+  let next = depth;
+  const turn = await median(5, async () => {
+    await session.appendMessage(message(next++));
+    return session.getHistory();
+  });
+  record(
+    `append + getHistory at depth ${depth.toLocaleString("en")}`,
+    "sqlite file",
+    turn.ms,
+    "ms",
+    "one turn of an agent loop",
+  );
+  // Uncached: a fresh Session and handle for every read (no path cache, statements prepared anew).
+  const fresh = await median(3, async () => {
+    const handle = openSqlite(file);
+    const history = await Session.create(handle)
+      .forSession("deep")
+      .getHistory();
+    handle.close();
+    return history;
+  });
+  record(
+    `getHistory depth ${depth.toLocaleString("en")}, uncached`,
+    "sqlite file",
+    fresh.ms,
+    "ms",
+    "new handle each read",
+  );
   db.close();
   const coldDb = openSqlite(file);
   const cold = await time(() =>

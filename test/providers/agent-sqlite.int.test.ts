@@ -182,6 +182,34 @@ describe("AgentSessionProvider on SQLite", () => {
     ]);
   });
 
+  it("re-reads a cached path after raw SQL, another provider or another connection changed it", () => {
+    const dir = mkdtempSync(join(tmpdir(), "arbor-path-cache-"));
+    const file = join(dir, "cache.db");
+    const db = openSqlite(file);
+    const provider = new AgentSessionProvider(db, "s");
+    const texts = () => provider.getHistory().map((m) => m.parts[0]?.text);
+    provider.appendMessage(text("a", "one"));
+    provider.appendMessage(text("b", "two"));
+    expect(texts()).toEqual(["one", "two"]);
+    // Extended in place by this provider's own append.
+    provider.appendMessage(text("c", "three"));
+    expect(texts()).toEqual(["one", "two", "three"]);
+    // Raw SQL on the same connection.
+    db.sql`UPDATE assistant_messages SET content = ${JSON.stringify(text("b", "TWO"))} WHERE id = 'b'`;
+    expect(texts()).toEqual(["one", "TWO", "three"]);
+    // Another provider over the same store appends under the cached leaf.
+    new AgentSessionProvider(db, "s").appendMessage(text("d", "four"));
+    expect(texts()).toEqual(["one", "TWO", "three", "four"]);
+    expect(provider.getHistory("c").map((m) => m.id)).toEqual(["a", "b", "c"]);
+    // Another connection (another process) edits a message.
+    const other = openSqlite(file);
+    new AgentSessionProvider(other, "s").updateMessage(text("a", "ONE"));
+    expect(texts()).toEqual(["ONE", "TWO", "three", "four"]);
+    other.close();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it("picks up rows written by raw SQL or another provider when choosing the latest leaf", () => {
     const { db, provider } = open("s");
     provider.appendMessage(text("a", "1"));

@@ -49,17 +49,25 @@ export interface PathMessages {
 }
 
 /**
- * The path to `leafId` with its messages, root first. The fast path asks SQLite for the whole
- * path as three strings (the messages as one JSON array, ids, parent ids), which costs one
- * JSON.parse instead of one row object and one parse per message; it checks that the rows form
- * one parent chain and otherwise (a cycle, an unparseable row, an unexpected order) falls back
- * to row-by-row loading. `null` when the id is not in the session.
+ * A path as SQLite returns it from the fast query: the stored message texts joined by commas and
+ * their ids, both leaf first. Cheap to keep and to extend by one appended message.
  */
-export function loadPathMessages(
+export interface RawPath {
+  leafFirstJson: string;
+  leafFirstIds: string[];
+}
+
+/**
+ * The path to `leafId` as one string of messages plus the ids (one JSON.parse later instead of a
+ * row object and a parse per message). Checks that the rows form one parent chain; `null` when
+ * they do not (a cycle, an unexpected order) or the id is not in the session: use
+ * `loadPathMessages`, which falls back to row-by-row loading.
+ */
+export function queryRawPath(
   agent: SqlProvider,
   sessionId: string,
   leafId: string,
-): PathMessages | null {
+): RawPath | null {
   const [count] = agent.sql<{ rows: number }>`
     SELECT COUNT(*) AS rows FROM assistant_messages WHERE session_id = ${sessionId}`;
   const bound = Number(count?.rows ?? 0);
@@ -78,34 +86,49 @@ export function loadPathMessages(
         JOIN assistant_messages AS m ON m.session_id = ${sessionId} AND m.id = p.parent_id
       WHERE p.depth < ${bound}
     )
-        SELECT group_concat(content, ',') AS messages,
+    SELECT group_concat(content, ',') AS messages,
       json_group_array(id) AS ids, json_group_array(parent_id) AS parents
     FROM path`;
   if (!row || row.messages === null) return null;
   const ids = JSON.parse(row.ids) as string[];
   const parents = JSON.parse(row.parents) as Array<string | null>;
-  let chained = ids.length <= bound;
-  for (let index = 0; chained && index < ids.length - 1; index++) {
-    chained = parents[index] === ids[index + 1];
+  if (ids.length > bound) return null;
+  for (let index = 0; index < ids.length - 1; index++) {
+    if (parents[index] !== ids[index + 1]) return null;
   }
-  let values: unknown[] | null = null;
-  if (chained) {
-    try {
-      values = JSON.parse(`[${row.messages}]`) as unknown[];
-    } catch {
-      values = null;
-    }
+  return { leafFirstJson: row.messages, leafFirstIds: ids };
+}
+
+/** Decodes a raw path root first; `null` when some stored text is not JSON (use the row path). */
+export function decodeRawPath(raw: RawPath): PathMessages | null {
+  let values: unknown[];
+  try {
+    values = JSON.parse(`[${raw.leafFirstJson}]`) as unknown[];
+  } catch {
+    return null;
   }
-  if (!values || values.length !== ids.length) {
-    const rows = loadPathWithContent(agent, sessionId, leafId);
-    return {
-      ids: rows.map((entry) => entry.id),
-      messages: rows.map((entry) => decodeMessage(entry.content)),
-    };
-  }
-  ids.reverse();
+  if (values.length !== raw.leafFirstIds.length) return null;
   values.reverse();
-  return { ids, messages: values.map(reviveMessage) };
+  return {
+    ids: [...raw.leafFirstIds].reverse(),
+    messages: values.map(reviveMessage),
+  };
+}
+
+/** The path to `leafId` with its messages, root first, however its rows are stored. */
+export function loadPathMessages(
+  agent: SqlProvider,
+  sessionId: string,
+  leafId: string,
+): PathMessages {
+  const raw = queryRawPath(agent, sessionId, leafId);
+  const decoded = raw ? decodeRawPath(raw) : null;
+  if (decoded) return decoded;
+  const rows = loadPathWithContent(agent, sessionId, leafId);
+  return {
+    ids: rows.map((entry) => entry.id),
+    messages: rows.map((entry) => decodeMessage(entry.content)),
+  };
 }
 
 /** The rows of the path to `leafId` with role and stored size, root first, without reading content into JS. */

@@ -1,3 +1,4 @@
+import { PathCache } from "./agent-path-cache.js";
 import { decodeAll, materializeSpans } from "../../core/stored-rows.js";
 import { importRecords } from "./agent-import.js";
 import { AgentBlockHistory } from "./agent-block-history.js";
@@ -30,11 +31,7 @@ import {
   readCompactions,
 } from "./agent-compactions.js";
 import { LatestLeafTracker } from "./agent-latest-leaf.js";
-import {
-  countPath,
-  loadPathMessages,
-  loadPathWithSizes,
-} from "./agent-path.js";
+import { countPath, loadPathWithSizes } from "./agent-path.js";
 import { ensureAgentSchema } from "./agent-schema.js";
 import { searchSessionMessages, reindexMessage } from "./agent-search.js";
 import { deleteWithRepair } from "./agent-tree-repair.js";
@@ -65,6 +62,7 @@ export class AgentSessionProvider implements SessionProvider {
   readonly sessionId: string;
   readonly #agent: SqlProvider;
   readonly #latestLeaf: LatestLeafTracker;
+  readonly #paths: PathCache;
 
   constructor(agent: SqlProvider, sessionId = "") {
     if (!isSqlProvider(agent)) {
@@ -82,6 +80,7 @@ export class AgentSessionProvider implements SessionProvider {
     this.#agent = agent;
     this.sessionId = sessionId;
     this.#latestLeaf = new LatestLeafTracker(agent, sessionId);
+    this.#paths = new PathCache(agent, sessionId);
   }
 
   /** The underlying store: sessions over the same agent and id share one append lock. */
@@ -115,8 +114,8 @@ export class AgentSessionProvider implements SessionProvider {
     this.#ready();
     const target = this.#target(leafId);
     if (target === null) return [];
-    const path = loadPathMessages(this.#agent, this.sessionId, target);
-    if (!path) return [];
+    const path = this.#paths.read(target);
+    if (path.ids.length === 0) return [];
     const overlays = readCompactions(this.#agent, this.sessionId);
     if (overlays.length === 0)
       return path.messages.filter((message) => message !== null);
@@ -156,9 +155,11 @@ export class AgentSessionProvider implements SessionProvider {
     this.#ready();
     const agent = this.#agent;
     const sessionId = this.sessionId;
+    let appendedParent: string | null = null;
     // One transaction: the latest leaf read and the insert are atomic across processes.
     const seq = atomically(agent, () => {
       const parent = this.#resolveParent(parentId);
+      appendedParent = parent;
       const [row] = agent.sql<{ seq: number }>`
         INSERT INTO assistant_messages (id, session_id, parent_id, role, content, created_at)
         VALUES (${message.id}, ${sessionId}, ${parent}, ${message.role}, ${content}, ${nowIso()})
@@ -168,6 +169,7 @@ export class AgentSessionProvider implements SessionProvider {
       return row?.seq ?? null;
     });
     if (seq === null) return false;
+    this.#paths.appended(message.id, content, appendedParent);
     this.#latestLeaf.remember(message.id, seq);
     return true;
   }
