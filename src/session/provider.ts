@@ -41,6 +41,8 @@ export interface SessionProvider {
   getHistory(leafId?: string | null): MaybePromise<SessionMessage[]>;
   /** The most recently inserted leaf, raw, or `null` for an empty session. */
   getLatestLeaf(): MaybePromise<SessionMessage | null>;
+  /** Optional: the latest leaf's id alone (no decode); used on hot paths when present. */
+  getLatestLeafId?(): MaybePromise<string | null>;
   /** Children of `messageId` in insertion order (oldest first). */
   getBranches(messageId: string): MaybePromise<SessionMessage[]>;
   /** Number of stored rows on the path to `leafId` (latest leaf by default); 0 if unknown. */

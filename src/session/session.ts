@@ -11,6 +11,7 @@ import type {
   ContextConfig,
   SessionContextOptions,
 } from "./context/types.js";
+import { latestLeafId } from "./core/branch-pointer.js";
 import { runExclusive } from "./core/keyed-mutex.js";
 import { encodeMessage } from "./core/message-codec.js";
 import { queryTerms } from "./core/search-terms.js";
@@ -293,10 +294,10 @@ export class Session {
         parent = null;
       }
       if (parent === undefined && estimator.cachedLeafId !== undefined) {
-        parent = (await provider.getLatestLeaf())?.id ?? null;
+        parent = await latestLeafId(provider);
       }
       if (parent === undefined && this.audit)
-        parent = (await provider.getLatestLeaf())?.id ?? null;
+        parent = await latestLeafId(provider);
       inserted = (await provider.appendMessage(stored, parentId)) !== false;
       if (inserted) estimator.appended(stored, parent ?? null);
       if (inserted)

@@ -1,4 +1,5 @@
 import { estimateMessageTokens } from "../../utils/tokens/estimate.js";
+import { latestLeafId } from "../core/branch-pointer.js";
 import type { SessionProvider } from "../provider.js";
 import type { SessionMessage } from "../types.js";
 
@@ -38,8 +39,7 @@ export class BranchEstimator {
 
   /** The estimate of the active branch's messages (overlays applied). */
   async messageTokens(provider: SessionProvider): Promise<number> {
-    const latest = await provider.getLatestLeaf();
-    const leafId = latest?.id ?? null;
+    const leafId = await latestLeafId(provider);
     if (this.cached && this.cached.leafId === leafId) return this.cached.tokens;
     const tokens = estimateMessageTokens(await provider.getHistory());
     this.cached = { leafId, tokens };

@@ -24,8 +24,10 @@ export class BranchPointer {
 
   /** Points the active branch at `leafId`. */
   async set(leafId: string): Promise<void> {
-    const newest = await this.provider.getLatestLeaf();
-    this.pointer = { leafId, newestAtSwitch: newest?.id ?? null };
+    this.pointer = {
+      leafId,
+      newestAtSwitch: await latestLeafId(this.provider),
+    };
     await this.provider.setConfig?.(
       ACTIVE_LEAF_KEY,
       JSON.stringify(this.pointer),
@@ -43,9 +45,8 @@ export class BranchPointer {
   async leafId(): Promise<string | undefined> {
     if (this.pointer === undefined) this.pointer = await this.load();
     if (this.pointer === null) return undefined;
-    const newest = await this.provider.getLatestLeaf();
     const stillChosen =
-      (newest?.id ?? null) === this.pointer.newestAtSwitch &&
+      (await latestLeafId(this.provider)) === this.pointer.newestAtSwitch &&
       (await this.provider.getMessage(this.pointer.leafId)) !== null;
     if (stillChosen) return this.pointer.leafId;
     await this.clear();
@@ -66,6 +67,8 @@ export class BranchPointer {
         const chosen = await this.leafId();
         return chosen ? base.getMessage(chosen) : base.getLatestLeaf();
       },
+      getLatestLeafId: async () =>
+        (await this.leafId()) ?? (await latestLeafId(base)),
       getBranches: (messageId) => base.getBranches(messageId),
       getPathLength: async (leafId) => base.getPathLength(await leaf(leafId)),
       appendMessage: async (
@@ -130,4 +133,13 @@ export class BranchPointer {
       return null;
     }
   }
+}
+
+/** The latest leaf's id, without decoding the message when the provider can tell. */
+export async function latestLeafId(
+  provider: SessionProvider,
+): Promise<string | null> {
+  if (provider.getLatestLeafId)
+    return (await provider.getLatestLeafId()) ?? null;
+  return (await provider.getLatestLeaf())?.id ?? null;
 }

@@ -63,12 +63,13 @@ export class PathCache {
       this.entry = null;
       return;
     }
+    entry.raw.rootFirstIds.push(id);
     this.entry = {
       leafId: id,
       token,
       raw: {
         leafFirstJson: `${json},${entry.raw.leafFirstJson}`,
-        leafFirstIds: [id, ...entry.raw.leafFirstIds],
+        rootFirstIds: entry.raw.rootFirstIds,
       },
     };
   }

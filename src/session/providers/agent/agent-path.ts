@@ -54,7 +54,8 @@ export interface PathMessages {
  */
 export interface RawPath {
   leafFirstJson: string;
-  leafFirstIds: string[];
+  /** Root first, so an appended message is one `push`. */
+  rootFirstIds: string[];
 }
 
 /**
@@ -96,7 +97,7 @@ export function queryRawPath(
   for (let index = 0; index < ids.length - 1; index++) {
     if (parents[index] !== ids[index + 1]) return null;
   }
-  return { leafFirstJson: row.messages, leafFirstIds: ids };
+  return { leafFirstJson: row.messages, rootFirstIds: ids.reverse() };
 }
 
 /** Decodes a raw path root first; `null` when some stored text is not JSON (use the row path). */
@@ -107,12 +108,9 @@ export function decodeRawPath(raw: RawPath): PathMessages | null {
   } catch {
     return null;
   }
-  if (values.length !== raw.leafFirstIds.length) return null;
+  if (values.length !== raw.rootFirstIds.length) return null;
   values.reverse();
-  return {
-    ids: [...raw.leafFirstIds].reverse(),
-    messages: values.map(reviveMessage),
-  };
+  return { ids: raw.rootFirstIds.slice(), messages: values.map(reviveMessage) };
 }
 
 /** The path to `leafId` with its messages, root first, however its rows are stored. */

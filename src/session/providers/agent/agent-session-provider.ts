@@ -129,9 +129,13 @@ export class AgentSessionProvider implements SessionProvider {
   }
 
   getLatestLeaf(): SessionMessage | null {
-    this.#ready();
-    const id = this.#latestLeaf.current();
+    const id = this.getLatestLeafId();
     return id === null ? null : this.getMessage(id);
+  }
+
+  getLatestLeafId(): string | null {
+    this.#ready();
+    return this.#latestLeaf.current();
   }
 
   getBranches(messageId: string): SessionMessage[] {

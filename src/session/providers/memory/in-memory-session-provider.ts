@@ -111,6 +111,11 @@ export class InMemorySessionProvider implements SessionProvider {
     return row ? decodeMessage(row.json) : null;
   }
 
+  getLatestLeafId(): string | null {
+    const data = this.data();
+    return data ? (latestLeafRow(data)?.id ?? null) : null;
+  }
+
   getBranches(messageId: string): SessionMessage[] {
     const children = this.data()?.children.get(messageId) ?? [];
     return children.flatMap((row) => decodeMessage(row.json) ?? []);
