@@ -1,0 +1,169 @@
+// Side-by-side with the reference implementation (the published `agents@0.22.0`, a dev
+// dependency, driven as a black box through its public API over the same `openSqlite` handle
+// type). Run by bench/run.mjs; each workload runs on both, in this process, one after the other.
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { Session } from "arbor/session";
+import { openSqlite } from "arbor/sqlite";
+
+const WORDS =
+  "deploy friday server cache review budget memory agent branch search token summary alpha beta gamma delta".split(
+    " ",
+  );
+const sentence = (i) =>
+  Array.from(
+    { length: 12 },
+    (_, k) => WORDS[(i * 7 + k * 13 + ((i * k) % 5)) % WORDS.length],
+  ).join(" ") + ` #${i}`;
+const message = (i) => ({
+  id: `m${i}`,
+  role: i % 2 ? "assistant" : "user",
+  parts: [{ type: "text", text: sentence(i) }],
+});
+
+/**
+ * @param {string} dir scratch folder
+ * @param {(workload: string, backend: string, value: number, unit: string, note?: string) => void} record
+ */
+export async function runReference(dir, record) {
+  let reference;
+  try {
+    reference = await import("agents/experimental/memory/session");
+  } catch (error) {
+    console.log(
+      `reference: skipped (agents@0.22.0 not installed: ${error.message})`,
+    );
+    return;
+  }
+  const implementations = [
+    ["arbor", (db) => Session.create(db).forSession("bench")],
+    [
+      "reference",
+      (db) => reference.Session.create({ sql: db.sql }).forSession("bench"),
+    ],
+  ];
+  const count = 10_000;
+  const results = {};
+  for (const [name, open] of implementations) {
+    const file = join(dir, `side-by-side-${name}.db`);
+    const db = openSqlite(file);
+    const session = open(db);
+    const chunk = count / 10;
+    const rates = [];
+    for (let c = 0; c < 10; c++) {
+      const start = performance.now();
+      for (let i = c * chunk; i < (c + 1) * chunk; i++)
+        await session.appendMessage(message(i));
+      rates.push(chunk / ((performance.now() - start) / 1000));
+    }
+    const total = count / rates.reduce((sum, rate) => sum + chunk / rate, 0);
+    const warmStart = performance.now();
+    const warm = await session.getHistory();
+    const warmMs = performance.now() - warmStart;
+    db.close();
+    const coldDb = openSqlite(file);
+    const coldStart = performance.now();
+    const cold = await open(coldDb).getHistory();
+    const coldMs = performance.now() - coldStart;
+    const query = "deploy friday";
+    const matching = Array.from({ length: count }, (_, i) =>
+      sentence(i),
+    ).filter((text) =>
+      query.split(" ").every((term) => text.split(" ").includes(term)),
+    ).length;
+    const found = (await open(coldDb).search(query, { limit: 100_000 })).length;
+    coldDb.close();
+    results[name] = {
+      total,
+      first: rates[0],
+      last: rates[9],
+      warmMs,
+      coldMs,
+      warm: warm.length,
+      cold: cold.length,
+      found,
+      matching,
+    };
+  }
+  const { arbor, reference: ref } = results;
+  const row = (workload, a, r, unit, higherIsBetter, note = "") => {
+    const ratio = higherIsBetter ? a / r : r / a;
+    record(workload, "arbor", a, unit, note);
+    record(
+      workload,
+      "reference",
+      r,
+      unit,
+      `Arbor ${ratio.toFixed(1)}× ${higherIsBetter ? "faster" : "less time"}`,
+    );
+  };
+  row(
+    `side by side: append ${count.toLocaleString("en")}`,
+    arbor.total,
+    ref.total,
+    "msg/s",
+    true,
+    `last/first 10%: arbor ${(arbor.last / arbor.first).toFixed(2)}, reference ${(ref.last / ref.first).toFixed(2)}`,
+  );
+  row(
+    `side by side: getHistory ${count.toLocaleString("en")}, warm`,
+    arbor.warmMs,
+    ref.warmMs,
+    "ms",
+    false,
+  );
+  row(
+    `side by side: getHistory ${count.toLocaleString("en")}, cold`,
+    arbor.coldMs,
+    ref.coldMs,
+    "ms",
+    false,
+  );
+  record(
+    "side by side: two-word search found",
+    "arbor",
+    arbor.found,
+    "hits",
+    `of ${arbor.matching} matching`,
+  );
+  record(
+    "side by side: two-word search found",
+    "reference",
+    ref.found,
+    "hits",
+    `of ${ref.matching} matching`,
+  );
+
+  // Depth 20,000: the reference's path query stops at 10,000 steps.
+  const depth = 20_000;
+  for (const [name, open] of implementations) {
+    const db = openSqlite(join(dir, `depth-20000-${name}.db`));
+    const session = open(db);
+    await session.appendMessage(message(0));
+    // Build the rest of the chain in one transaction through the store's own table, for speed.
+    const columns =
+      db.sql`SELECT name FROM pragma_table_info('assistant_messages')`.map(
+        (c) => c.name,
+      );
+    const insert = db.database.prepare(
+      columns.includes("seq")
+        ? "INSERT INTO assistant_messages (id, session_id, parent_id, role, content, created_at) VALUES (?, 'bench', ?, 'user', ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))"
+        : "INSERT INTO assistant_messages (id, session_id, parent_id, role, content) VALUES (?, 'bench', ?, 'user', ?)",
+    );
+    db.database.transaction(() => {
+      for (let i = 1; i < depth; i++)
+        insert.run(`m${i}`, `m${i - 1}`, JSON.stringify(message(i)));
+    })();
+    const history = await open(db).getHistory(`m${depth - 1}`);
+    record(
+      `side by side: getHistory depth ${depth.toLocaleString("en")}`,
+      name,
+      history.length,
+      "messages",
+      history.length === depth
+        ? "complete"
+        : `missing ${depth - history.length}`,
+    );
+    db.close();
+  }
+}
