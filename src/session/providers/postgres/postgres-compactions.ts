@@ -1,3 +1,7 @@
+import {
+  compactionFromRow,
+  type CompactionRow,
+} from "../../core/stored-rows.js";
 import { ArborTypeError } from "../../errors/index.js";
 import type { CompactionMeta, StoredCompaction } from "../../types.js";
 import type { PostgresQueryable } from "./postgres-client.js";
@@ -40,7 +44,7 @@ export async function insertCompaction(
       meta != null ? JSON.stringify(meta) : null,
     ],
   );
-  return toStoredCompaction(row!);
+  return compactionFromRow(row!);
 }
 
 /** Every overlay of the session, superseded ones included, in insertion order. */
@@ -52,7 +56,7 @@ export async function readCompactions(
     `SELECT ${COLUMNS} FROM assistant_compactions WHERE session_id = ? ORDER BY seq`,
     [sessionId],
   );
-  return rows.map(toStoredCompaction);
+  return rows.map(compactionFromRow);
 }
 
 /** The overlays of the session with an endpoint among `messageIds`, oldest first. */
@@ -69,7 +73,7 @@ export async function readCompactionsTouching(
     ORDER BY seq`,
     [sessionId, ids, ids],
   );
-  return rows.map(toStoredCompaction);
+  return rows.map(compactionFromRow);
 }
 
 /** Deletes one overlay of the session; `false` if it has no such overlay. */
@@ -83,40 +87,4 @@ export async function deleteCompactionRow(
     [sessionId, id],
   );
   return rows.length > 0;
-}
-
-// --- Internal helpers ---
-
-interface CompactionRow {
-  id: string;
-  summary: string;
-  from_message_id: string;
-  to_message_id: string;
-  created_at: string;
-  meta: string | null;
-}
-
-function toStoredCompaction(row: CompactionRow): StoredCompaction {
-  const compaction: StoredCompaction = {
-    id: row.id,
-    summary: row.summary,
-    fromMessageId: row.from_message_id,
-    toMessageId: row.to_message_id,
-    createdAt: row.created_at,
-  };
-  const meta = parseMeta(row.meta);
-  if (meta) compaction.meta = meta;
-  return compaction;
-}
-
-function parseMeta(json: string | null): CompactionMeta | undefined {
-  if (json === null) return undefined;
-  try {
-    const value: unknown = JSON.parse(json);
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? (value as CompactionMeta)
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,3 +1,4 @@
+import { decodeAll, materializeSpans } from "../../core/stored-rows.js";
 import {
   applyOverlaySpans,
   summaryMessage,
@@ -129,7 +130,7 @@ export class PostgresSessionProvider implements SessionProvider {
       rows.map((row) => row.id),
       overlays,
     );
-    return materialize(spans, (index) => rows[index]!.content);
+    return materializeSpans(spans, (index) => rows[index]!.content);
   }
 
   async getLatestLeaf(): Promise<SessionMessage | null> {
@@ -297,7 +298,7 @@ export class PostgresSessionProvider implements SessionProvider {
       }
     }
     return {
-      messages: materialize(window.spans, (index) =>
+      messages: materializeSpans(window.spans, (index) =>
         contents.get(rows[index]!.id),
       ),
       truncated: window.truncated,
@@ -394,31 +395,4 @@ export class PostgresSessionProvider implements SessionProvider {
 /** The message a read starts from: the given id, or `null` (= the latest leaf) for null/undefined/"". */
 function target(leafId: string | null | undefined): string | null {
   return typeof leafId === "string" && leafId.length > 0 ? leafId : null;
-}
-
-/** Turns overlay spans into messages: stored rows are decoded (unparseable ones skipped), summaries synthesized. */
-function materialize(
-  spans: readonly OverlaySpan[],
-  contentAt: (index: number) => string | undefined,
-): SessionMessage[] {
-  const messages: SessionMessage[] = [];
-  for (const span of spans) {
-    if (span.kind === "summary") {
-      messages.push(summaryMessage(span.overlay));
-      continue;
-    }
-    const content = contentAt(span.index);
-    const message = content === undefined ? null : decodeMessage(content);
-    if (message) messages.push(message);
-  }
-  return messages;
-}
-
-function decodeAll(contents: readonly string[]): SessionMessage[] {
-  const messages: SessionMessage[] = [];
-  for (const content of contents) {
-    const message = decodeMessage(content);
-    if (message) messages.push(message);
-  }
-  return messages;
 }
