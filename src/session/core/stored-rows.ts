@@ -1,3 +1,5 @@
+import type { BlockVersion } from "../context/types.js";
+import type { SessionInfo } from "../snapshot/snapshot.js";
 import { decodeMessage, searchableText } from "./message-codec.js";
 import { summaryMessage, type OverlaySpan } from "./apply-compactions.js";
 import type {
@@ -84,6 +86,54 @@ export function decodeAll(contents: readonly string[]): SessionMessage[] {
     if (message) messages.push(message);
   }
   return messages;
+}
+
+/** How SQL backends store a block version (`arbor_block_history`). */
+export interface BlockVersionRow {
+  version: number | string;
+  content: string;
+  previous_content: string | null;
+  source: BlockVersion["source"];
+  tool_call_id: string | null;
+  at: string;
+}
+
+export function blockVersionFromRow(row: BlockVersionRow): BlockVersion {
+  return {
+    version: Number(row.version),
+    content: row.content,
+    previousContent: row.previous_content,
+    source: row.source,
+    ...(row.tool_call_id !== null ? { toolCallId: row.tool_call_id } : {}),
+    at: row.at,
+  };
+}
+
+/** A registry row as drivers return it: counters may come back as strings (BIGINT, NUMERIC). */
+export type SessionInfoRow = Omit<
+  SessionInfo,
+  "input_tokens" | "output_tokens" | "estimated_cost"
+> & {
+  input_tokens: number | string | null;
+  output_tokens: number | string | null;
+  estimated_cost: number | string | null;
+};
+
+/** A registry row with SQL's loose types (nulls, numeric strings) made exact. */
+export function sessionInfoFromRow(row: SessionInfoRow): SessionInfo {
+  return {
+    id: row.id,
+    name: row.name,
+    parent_session_id: row.parent_session_id ?? null,
+    model: row.model ?? null,
+    source: row.source ?? null,
+    input_tokens: Number(row.input_tokens ?? 0),
+    output_tokens: Number(row.output_tokens ?? 0),
+    estimated_cost: Number(row.estimated_cost ?? 0),
+    end_reason: row.end_reason ?? null,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
 }
 
 // --- Internal helpers ---

@@ -1,3 +1,7 @@
+import {
+  sessionInfoFromRow,
+  type SessionInfoRow,
+} from "../core/stored-rows.js";
 import { ArborTypeError } from "../errors/index.js";
 import {
   postgresExecutor,
@@ -70,11 +74,11 @@ export class PostgresSessionRegistry implements SessionRegistry {
 
   async get(id: string): Promise<SessionInfo | null> {
     await this.#ready();
-    const [row] = await this.#db.query<SessionRow>(
+    const [row] = await this.#db.query<SessionInfoRow>(
       `SELECT ${COLUMNS} FROM assistant_sessions AS s WHERE s.id = ?`,
       [id],
     );
-    return row ? normalize(row) : null;
+    return row ? sessionInfoFromRow(row) : null;
   }
 
   async list(options: RegistryListOptions): Promise<SessionInfo[]> {
@@ -103,7 +107,9 @@ export class PostgresSessionRegistry implements SessionRegistry {
       sql += " LIMIT ?";
       params.push(Math.max(0, Math.floor(options.limit)));
     }
-    return (await this.#db.query<SessionRow>(sql, params)).map(normalize);
+    return (await this.#db.query<SessionInfoRow>(sql, params)).map(
+      sessionInfoFromRow,
+    );
   }
 
   async update(id: string, patch: SessionInfoPatch): Promise<boolean> {
@@ -272,36 +278,6 @@ const PATCHABLE = [
   "source",
   "updated_at",
 ] as const satisfies ReadonlyArray<keyof SessionInfoPatch>;
-
-interface SessionRow {
-  id: string;
-  name: string;
-  parent_session_id: string | null;
-  model: string | null;
-  source: string | null;
-  input_tokens: string | number;
-  output_tokens: string | number;
-  estimated_cost: string | number;
-  end_reason: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-function normalize(row: SessionRow): SessionInfo {
-  return {
-    id: row.id,
-    name: row.name,
-    parent_session_id: row.parent_session_id ?? null,
-    model: row.model ?? null,
-    source: row.source ?? null,
-    input_tokens: Number(row.input_tokens ?? 0),
-    output_tokens: Number(row.output_tokens ?? 0),
-    estimated_cost: Number(row.estimated_cost ?? 0),
-    end_reason: row.end_reason ?? null,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
 
 /** A timestamp to bind, as ISO-8601 UTC; `INVALID_ARGUMENT` for one that is not a date. */
 function timestamp(value: unknown, name: string): string {

@@ -1,5 +1,8 @@
 import { toFts5Query } from "../core/search-terms.js";
-import { searchResultsFromRows } from "../core/stored-rows.js";
+import {
+  searchResultsFromRows,
+  sessionInfoFromRow,
+} from "../core/stored-rows.js";
 import type { SqlProvider } from "../sql-provider.js";
 import type { SessionInfo } from "../snapshot/snapshot.js";
 import type { SearchResult } from "../types.js";
@@ -35,7 +38,7 @@ export class SqlSessionRegistry implements SessionRegistry {
     this.ready();
     const [row] = this.agent
       .sql<SessionInfo>`SELECT * FROM assistant_sessions WHERE id = ${id}`;
-    return row ? normalize(row) : null;
+    return row ? sessionInfoFromRow(row) : null;
   }
 
   list(options: RegistryListOptions): SessionInfo[] {
@@ -53,7 +56,7 @@ export class SqlSessionRegistry implements SessionRegistry {
           OR (s.updated_at = ${after?.updated_at ?? null} AND s.created_at = ${after?.created_at ?? null}
             AND s.id > ${after?.id ?? null}))
       ORDER BY s.updated_at DESC, s.created_at DESC, s.id ASC
-      LIMIT ${limit}`.map(normalize);
+      LIMIT ${limit}`.map(sessionInfoFromRow);
   }
 
   update(id: string, patch: SessionInfoPatch): boolean {
@@ -203,20 +206,4 @@ export class SqlSessionRegistry implements SessionRegistry {
       ON assistant_sessions (updated_at)`;
     ready.add(this.agent);
   }
-}
-
-function normalize(row: SessionInfo): SessionInfo {
-  return {
-    id: row.id,
-    name: row.name,
-    parent_session_id: row.parent_session_id ?? null,
-    model: row.model ?? null,
-    source: row.source ?? null,
-    input_tokens: Number(row.input_tokens ?? 0),
-    output_tokens: Number(row.output_tokens ?? 0),
-    estimated_cost: Number(row.estimated_cost ?? 0),
-    end_reason: row.end_reason ?? null,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
 }

@@ -1,17 +1,12 @@
+import {
+  blockVersionFromRow,
+  type BlockVersionRow,
+} from "../../core/stored-rows.js";
 import type { BlockHistoryStore, BlockVersion } from "../../context/types.js";
 import type { SqlProvider } from "../../sql-provider.js";
 import { atomically, nowIso } from "./agent-transaction.js";
 
 const tablesReady = new WeakSet<object>();
-
-interface VersionRow {
-  version: number;
-  content: string;
-  previous_content: string | null;
-  source: BlockVersion["source"];
-  tool_call_id: string | null;
-  at: string;
-}
 
 /** Block history (SPEC §7.7) in `arbor_block_history`, scoped by session id and label. */
 export class AgentBlockHistory implements BlockHistoryStore {
@@ -35,7 +30,7 @@ export class AgentBlockHistory implements BlockHistoryStore {
         (session_id, label, version, content, previous_content, source, tool_call_id, at)
         VALUES (${this.sessionId}, ${label}, ${version}, ${entry.content}, ${entry.previousContent},
           ${entry.source}, ${entry.toolCallId ?? null}, ${at})`;
-      return toVersion({
+      return blockVersionFromRow({
         version,
         content: entry.content,
         previous_content: entry.previousContent,
@@ -48,10 +43,10 @@ export class AgentBlockHistory implements BlockHistoryStore {
 
   list(label: string): BlockVersion[] {
     ensureBlockHistoryTable(this.agent);
-    return this.agent.sql<VersionRow>`
+    return this.agent.sql<BlockVersionRow>`
       SELECT version, content, previous_content, source, tool_call_id, at
       FROM arbor_block_history WHERE session_id = ${this.sessionId} AND label = ${label}
-      ORDER BY version`.map(toVersion);
+      ORDER BY version`.map(blockVersionFromRow);
   }
 
   clear(): void {
@@ -59,17 +54,6 @@ export class AgentBlockHistory implements BlockHistoryStore {
     this.agent
       .sql`DELETE FROM arbor_block_history WHERE session_id = ${this.sessionId}`;
   }
-}
-
-function toVersion(row: VersionRow): BlockVersion {
-  return {
-    version: Number(row.version),
-    content: row.content,
-    previousContent: row.previous_content,
-    source: row.source,
-    ...(row.tool_call_id !== null ? { toolCallId: row.tool_call_id } : {}),
-    at: row.at,
-  };
 }
 
 export function ensureBlockHistoryTable(agent: SqlProvider): void {

@@ -1,3 +1,7 @@
+import {
+  blockVersionFromRow,
+  type BlockVersionRow,
+} from "../../core/stored-rows.js";
 import type { BlockHistoryStore, BlockVersion } from "../../context/types.js";
 import {
   postgresExecutor,
@@ -32,7 +36,7 @@ export class PostgresBlockHistory implements BlockHistoryStore {
     await postgresSettings(this.#db);
     for (let attempt = 1; ; attempt++) {
       try {
-        const [row] = await this.#db.query<VersionRow>(
+        const [row] = await this.#db.query<BlockVersionRow>(
           `INSERT INTO arbor_block_history
             (session_id, label, version, content, previous_content, source, tool_call_id, at)
           SELECT ?, ?, COALESCE(MAX(version), 0) + 1, ?, ?, ?, ?,
@@ -51,7 +55,7 @@ export class PostgresBlockHistory implements BlockHistoryStore {
             label,
           ],
         );
-        return toVersion(row!);
+        return blockVersionFromRow(row!);
       } catch (error) {
         if (!isUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
       }
@@ -60,12 +64,12 @@ export class PostgresBlockHistory implements BlockHistoryStore {
 
   async list(label: string): Promise<BlockVersion[]> {
     await postgresSettings(this.#db);
-    const rows = await this.#db.query<VersionRow>(
+    const rows = await this.#db.query<BlockVersionRow>(
       `SELECT ${COLUMNS} FROM arbor_block_history
       WHERE session_id = ? AND label = ? ORDER BY version`,
       [this.sessionId, label],
     );
-    return rows.map(toVersion);
+    return rows.map(blockVersionFromRow);
   }
 
   async clear(): Promise<void> {
@@ -80,26 +84,6 @@ export class PostgresBlockHistory implements BlockHistoryStore {
 // --- Internal helpers ---
 
 const COLUMNS = `version, content, previous_content, source, tool_call_id, ${isoSql("at")} AS at`;
-
-interface VersionRow {
-  version: number;
-  content: string;
-  previous_content: string | null;
-  source: BlockVersion["source"];
-  tool_call_id: string | null;
-  at: string;
-}
-
-function toVersion(row: VersionRow): BlockVersion {
-  return {
-    version: Number(row.version),
-    content: row.content,
-    previousContent: row.previous_content,
-    source: row.source,
-    ...(row.tool_call_id !== null ? { toolCallId: row.tool_call_id } : {}),
-    at: row.at,
-  };
-}
 
 function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "23505";
