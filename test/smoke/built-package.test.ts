@@ -25,12 +25,18 @@ describe("the built package", () => {
       const sqlite = await import("arbor/sqlite");
       const utils = await import("arbor/utils");
       const helpers = await import("arbor/utils/compaction-helpers");
-      const testing = await import("arbor/testing");
+            const testing = await import("arbor/testing");
+      const agent = await import("arbor/agent");
+      const fs = await import("arbor/fs");
+      const tokenizer = await import("arbor/tokenizer");
       console.log(JSON.stringify({
         session: ["Session", "AgentSessionProvider", "InMemorySessionProvider", "isArborError"].every((name) => typeof session[name] === "function"),
         sqlite: typeof sqlite.openSqlite === "function",
         sameHelpers: helpers.applyCompactions === utils.applyCompactions && helpers.COMPACTION_PREFIX === "compaction_",
-        testing: typeof testing.runProviderConformance === "function",
+                testing: typeof testing.runProviderConformance === "function" && typeof testing.runManagerConformance === "function",
+        agent: ["SessionAgent", "runTurn", "summarizeWith", "assembleContext"].every((name) => typeof agent[name] === "function"),
+        fs: typeof fs.FileSkillProvider === "function",
+        tokenizer: tokenizer.exactTokenCounter()({ messages: [], systemPrompt: "Hello world", contextBlocks: [] }) === 2,
       }));
     `);
     expect(JSON.parse(output)).toEqual({
@@ -38,6 +44,9 @@ describe("the built package", () => {
       sqlite: true,
       sameHelpers: true,
       testing: true,
+      agent: true,
+      fs: true,
+      tokenizer: true,
     });
   });
 
