@@ -140,7 +140,15 @@ function resolveProvider(plan: SessionPlan): SessionProvider {
 }
 
 function blockKey(plan: SessionPlan, label: string): string {
-  return plan.sessionId ? `${label}_${plan.sessionId}` : label;
+  if (!plan.sessionId) return label;
+  // The key format is kept for compatibility, but ("memory", "a_b") and ("memory_a", "b") share
+  // the row "memory_a_b" (SPEC §17 item 15): say so when both parts could collide.
+  if (label.includes("_") && plan.sessionId.includes("_")) {
+    console.warn(
+      `[arbor] Block "${label}" of session "${plan.sessionId}": both contain "_", so its row key "${label}_${plan.sessionId}" can collide with another label and session; avoid "_" in one of them`,
+    );
+  }
+  return `${label}_${plan.sessionId}`;
 }
 
 function resolveBlockProvider(
