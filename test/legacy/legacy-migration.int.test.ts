@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Session } from "../../src/session/index.js";
+import { Session, SessionManager } from "../../src/session/index.js";
 import { AgentSessionProvider } from "../../src/session/providers/agent/index.js";
 import { AgentContextProvider } from "../../src/session/providers/agent/agent-context-provider.js";
 import { AgentSearchProvider } from "../../src/session/providers/agent/agent-search-provider.js";
@@ -392,12 +392,43 @@ describe("legacy database written by agents@0.22.0", () => {
     );
   });
 
-  // The SessionManager registry is not part of the message-store migration yet: its legacy
-  // `YYYY-MM-DD HH:MM:SS` times would come back from get()/list() and sort before ISO times of
-  // the same day (" " < "T"). Enable once Arbor's SessionManager lands (SPEC §11.2, §12.1).
-  it.todo(
-    "converts assistant_sessions created_at/updated_at to ISO-8601 with milliseconds",
-  );
+  it("serves the reference's SessionManager registry through Arbor's, with ISO times and its sessions", async () => {
+    // On a copy: this writes (a fork), and later cases compare the migrated file byte for byte.
+    const copyFile = `${file}.manager-copy`;
+    fs.copyFileSync(file, copyFile);
+    const handle = openSqlite(copyFile);
+    const rows = await (async () => {
+      const manager = SessionManager.create(handle);
+      const listed = await manager.list();
+      const history = await manager.getHistory(fixture.managerSessionId);
+      const copy = await manager.fork(
+        fixture.managerSessionId,
+        history.at(-1)!.id,
+        "fork of a legacy session",
+      );
+      return {
+        listed,
+        history,
+        forkHistory: await manager.getHistory(copy.id),
+      };
+    })().finally(() => handle.close());
+    expect(rows.listed.map((info) => info.id).sort()).toEqual(
+      fixture.registry.map((info) => info.id).sort(),
+    );
+    for (const info of rows.listed) {
+      expect(info.created_at).toMatch(ISO_MS);
+      expect(info.updated_at).toMatch(ISO_MS);
+      const legacy = fixture.registry.find((row) => row.id === info.id)!;
+      // Same instant, ISO form: "2026-11-29 20:25:22" → "2026-11-29T20:25:22.000Z".
+      expect(info.created_at).toBe(
+        `${legacy.created_at.replace(" ", "T")}.000Z`,
+      );
+    }
+    expect(rows.history.length).toBeGreaterThan(0);
+    expect(rows.forkHistory.map((m) => m.parts)).toEqual(
+      rows.history.map((m) => m.parts),
+    );
+  });
 
   it("is a no-op when the migrated file is opened again", () => {
     withArbor((handle) => {
