@@ -5,21 +5,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { Session } from "arbor/session";
 import { openSqlite } from "arbor/sqlite";
-
-const WORDS =
-  "deploy friday server cache review budget memory agent branch search token summary alpha beta gamma delta".split(
-    " ",
-  );
-const sentence = (i) =>
-  Array.from(
-    { length: 12 },
-    (_, k) => WORDS[(i * 7 + k * 13 + ((i * k) % 5)) % WORDS.length],
-  ).join(" ") + ` #${i}`;
-const message = (i) => ({
-  id: `m${i}`,
-  role: i % 2 ? "assistant" : "user",
-  parts: [{ type: "text", text: sentence(i) }],
-});
+import { message, sentence } from "./workload.mjs";
 
 /**
  * @param {string} dir scratch folder

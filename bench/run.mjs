@@ -12,6 +12,7 @@ import {
 } from "arbor/session";
 import { openSqlite } from "arbor/sqlite";
 import { runReference } from "./reference.mjs";
+import { message, sentence } from "./workload.mjs";
 
 const dir = join(process.cwd(), ".bench");
 rmSync(dir, { recursive: true, force: true });
@@ -26,21 +27,6 @@ const record = (workload, backend, value, unit, note = "") => {
 };
 const format = (value) =>
   value >= 100 ? Math.round(value).toString() : value.toFixed(2);
-
-const WORDS =
-  "deploy friday server cache review budget memory agent branch search token summary alpha beta gamma delta".split(
-    " ",
-  );
-const sentence = (i) =>
-  Array.from(
-    { length: 12 },
-    (_, k) => WORDS[(i * 7 + k * 13 + ((i * k) % 5)) % WORDS.length],
-  ).join(" ") + ` #${i}`;
-const message = (i) => ({
-  id: `m${i}`,
-  role: i % 2 ? "assistant" : "user",
-  parts: [{ type: "text", text: sentence(i) }],
-});
 
 async function appendRun(backend, session, count) {
   const chunk = count / 10;
