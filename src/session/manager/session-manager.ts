@@ -499,8 +499,18 @@ export class SessionManager {
       parentSessionId: id,
       ...(owner !== null ? { ownerId: owner } : {}),
     });
-    const provider = await this.importTarget(info.id);
-    await provider({ messages: records, compactions });
+    // One bulk write of the copied records: no auto-compaction, no per-message events.
+    await this.getSession(info.id).importSnapshot(
+      {
+        format: "arbor.session",
+        version: 1,
+        sessionId: info.id,
+        exportedAt: new Date().toISOString(),
+        messages: records,
+        compactions,
+      },
+      { replace: false },
+    );
     await this.backend.registry.touch(info.id, new Date().toISOString());
     return (await this.get(info.id))!;
   }
@@ -809,30 +819,6 @@ export class SessionManager {
     const info = await this.backend.registry.get(id);
     if (!info) throw notFound(id);
     return info;
-  }
-
-  /** The bulk import of the new session's provider (no auto-compaction, no per-message events). */
-  private async importTarget(
-    id: string,
-  ): Promise<
-    (records: {
-      messages: StoredMessageRecord[];
-      compactions: StoredCompaction[];
-    }) => Promise<void>
-  > {
-    const session = this.getSession(id);
-    return async (records) =>
-      session.importSnapshot(
-        {
-          format: "arbor.session",
-          version: 1,
-          sessionId: id,
-          exportedAt: new Date().toISOString(),
-          messages: records.messages,
-          compactions: records.compactions,
-        },
-        { replace: false },
-      );
   }
 }
 
