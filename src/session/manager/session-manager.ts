@@ -6,14 +6,12 @@ import type {
 } from "../context/provider-kinds.js";
 import type { ArborTool } from "../context/tools/index.js";
 import type { SessionContextOptions } from "../context/types.js";
-import { walkToRoot } from "../core/walk-path.js";
 import { queryTerms } from "../core/search-terms.js";
 import {
   ArborError,
   ArborTypeError,
   SessionAccessError,
 } from "../errors/index.js";
-import type { StoredMessageRecord } from "../provider.js";
 import { InMemorySessionProvider } from "../providers/memory/index.js";
 import { MemoryStore } from "../providers/memory/memory-store.js";
 import {
@@ -41,6 +39,7 @@ import type {
   SessionMessage,
   StoredCompaction,
 } from "../types.js";
+import { forkPath } from "./fork-path.js";
 import { MemorySessionRegistry } from "./memory-registry.js";
 import { PostgresSessionRegistry } from "./postgres-registry.js";
 import type { ListPosition, SessionRegistry } from "./registry.js";
@@ -458,42 +457,17 @@ export class SessionManager {
   ): Promise<SessionInfo> {
     await this.requireRow(id);
     const source = this.getSession(id);
-    const snapshot = await source.exportSnapshot();
-    const byId = new Map(
-      snapshot.messages.map((record) => [record.message.id, record]),
+    const copied = forkPath(
+      await source.exportSnapshot(),
+      atMessageId,
+      options.preserveIds ?? false,
     );
-    if (!byId.has(atMessageId)) {
+    if (!copied) {
       throw new ArborError(
         "MESSAGE_NOT_FOUND",
         `Message "${atMessageId}" not found in session "${id}"`,
       );
     }
-    const path = walkToRoot(
-      atMessageId,
-      (messageId) => byId.get(messageId)?.parentId,
-    ).map((messageId) => byId.get(messageId)!);
-    const newIds = new Map(
-      path.map((record) => [
-        record.message.id,
-        options.preserveIds ? record.message.id : crypto.randomUUID(),
-      ]),
-    );
-    const records: StoredMessageRecord[] = path.map((record, index) => ({
-      message: { ...record.message, id: newIds.get(record.message.id)! },
-      parentId: index === 0 ? null : newIds.get(path[index - 1]!.message.id)!,
-      createdAt: record.createdAt,
-    }));
-    const compactions: StoredCompaction[] = snapshot.compactions
-      .filter(
-        (overlay) =>
-          newIds.has(overlay.fromMessageId) && newIds.has(overlay.toMessageId),
-      )
-      .map((overlay) => ({
-        ...overlay,
-        id: crypto.randomUUID(),
-        fromMessageId: newIds.get(overlay.fromMessageId)!,
-        toMessageId: newIds.get(overlay.toMessageId)!,
-      }));
     const owner = await this.getOwner(id);
     const info = await this.create(newName, {
       parentSessionId: id,
@@ -506,8 +480,7 @@ export class SessionManager {
         version: 1,
         sessionId: info.id,
         exportedAt: new Date().toISOString(),
-        messages: records,
-        compactions,
+        ...copied,
       },
       { replace: false },
     );
