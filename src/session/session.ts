@@ -276,10 +276,10 @@ export class Session {
     message: SessionMessage,
     parentId?: string | null,
   ): Promise<void> {
-    encodeMessage(message);
+    const json = encodeMessage(message);
     const parts = await this.ready();
     const { provider } = parts;
-    const stored = this.prepareForStorage(message);
+    const stored = this.prepareForStorage(message, json);
     const estimator = this.compaction.estimator;
     let inserted = false;
     await this.exclusive(provider, async () => {
@@ -310,9 +310,9 @@ export class Session {
 
   /** Replaces the stored content of the message with the same id. Unknown ids are a no-op. */
   async updateMessage(message: SessionMessage): Promise<void> {
-    encodeMessage(message);
+    const json = encodeMessage(message);
     const { provider } = await this.ready();
-    const stored = this.prepareForStorage(message);
+    const stored = this.prepareForStorage(message, json);
     await this.exclusive(provider, async () => {
       const existed = this.audit
         ? (await provider.getMessage(stored.id)) !== null
@@ -864,11 +864,16 @@ export class Session {
   }
 
   /** Write-time skill reclaim, then the row-size limit (SPEC §9.3, §6.9). */
-  private prepareForStorage(message: SessionMessage): SessionMessage {
+  private prepareForStorage(
+    message: SessionMessage,
+    json: string,
+  ): SessionMessage {
     const reclaimed = reclaimWithinMessage(message);
-    return this.maxRowBytes === false
-      ? reclaimed
-      : enforceRowSizeLimit(reclaimed, { maxBytes: this.maxRowBytes });
+    if (this.maxRowBytes === false) return reclaimed;
+    // Most messages fit: the validated JSON text answers that without serializing again.
+    if (reclaimed === message && utf8Length(json) <= this.maxRowBytes)
+      return message;
+    return enforceRowSizeLimit(reclaimed, { maxBytes: this.maxRowBytes });
   }
 }
 
