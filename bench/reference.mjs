@@ -3,8 +3,8 @@
 // type). Run by bench/run.mjs; each workload runs on both, in this process, one after the other.
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { Session } from "arbor/session";
-import { openSqlite } from "arbor/sqlite";
+import { Session } from "arbor-memory/session";
+import { openSqlite } from "arbor-memory/sqlite";
 import { message, sentence } from "./workload.mjs";
 
 /**

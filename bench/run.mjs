@@ -9,8 +9,8 @@ import {
   InMemorySessionProvider,
   PostgresSessionProvider,
   Session,
-} from "arbor/session";
-import { openSqlite } from "arbor/sqlite";
+} from "arbor-memory/session";
+import { openSqlite } from "arbor-memory/sqlite";
 import { runReference } from "./reference.mjs";
 import { message, sentence } from "./workload.mjs";
 

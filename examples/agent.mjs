@@ -13,10 +13,10 @@ import {
   modelFromEnv,
   SessionAgent,
   summarizeWith,
-} from "arbor/agent";
-import { Session } from "arbor/session";
-import { openSqlite } from "arbor/sqlite";
-import { createCompactFunction } from "arbor/utils";
+} from "arbor-memory/agent";
+import { Session } from "arbor-memory/session";
+import { openSqlite } from "arbor-memory/sqlite";
+import { createCompactFunction } from "arbor-memory/utils";
 
 const SOUL =
   "You are a helpful assistant with a long-term memory. When the user tells you something worth " +

@@ -7,7 +7,7 @@ import {
   createCompactFunction,
   estimateMessageTokens,
   findTailCutByTokens,
-} from "arbor/utils";
+} from "arbor-memory/utils";
 
 const text = (id, role, value) => ({
   id,

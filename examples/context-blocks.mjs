@@ -1,8 +1,8 @@
 // A realistic agent's context: identity, memory the model edits, skills loaded on demand and
 // searchable knowledge, rendered into one frozen system prompt. Prints the prompt and the tools.
 // Run after `npm run build`: node examples/context-blocks.mjs
-import { AgentSearchProvider, Session } from "arbor/session";
-import { openSqlite } from "arbor/sqlite";
+import { AgentSearchProvider, Session } from "arbor-memory/session";
+import { openSqlite } from "arbor-memory/sqlite";
 
 const db = openSqlite(":memory:");
 

@@ -1,6 +1,6 @@
 // The minimal custom provider of docs/custom-providers.md, kept compiling and passing the
 // conformance suite by test/providers/map-example.test.ts. In your code, import from
-// "arbor/session" and "arbor/utils" instead of ../src.
+// "arbor-memory/session" and "arbor-memory/utils" instead of ../src.
 import type {
   CompactionMeta,
   SessionMessage,

@@ -1,8 +1,8 @@
 // The main job on the embedded SQLite default: store a branched conversation in ./arbor.db,
 // then read back the active history, the other branch and a search result.
 // Run with `npm start` (it builds first). Safe to run again: appends are idempotent by id.
-import { Session } from "arbor/session";
-import { openSqlite } from "arbor/sqlite";
+import { Session } from "arbor-memory/session";
+import { openSqlite } from "arbor-memory/sqlite";
 
 const file = process.env.ARBOR_DB ?? "./arbor.db";
 const db = openSqlite(file);

@@ -1,15 +1,15 @@
 // `npm run bench:tokens`: error of Arbor's token estimates against a real tokenizer (gpt-tokenizer
-// o200k_base, through arbor/tokenizer), per category, on the held-out set and, separately, the fit
+// o200k_base, through arbor-memory/tokenizer), per category, on the held-out set and, separately, the fit
 // set.
 // Imports the built package: run `npm run build` first. `--markdown` prints the tables as Markdown.
 //
 // Error per sample = (estimate - actual) / actual. "mean |err|" is the mean absolute percentage
 // error over the samples of a category, "bias" the mean signed error (+ = overestimate).
-import { countExactTokens } from "arbor/tokenizer";
+import { countExactTokens } from "arbor-memory/tokenizer";
 import {
   estimateStringTokens,
   estimateStringTokensMultilingual,
-} from "arbor/utils";
+} from "arbor-memory/utils";
 import { loadSamples } from "./corpus.mjs";
 
 const SEEDED = new Set(["english", "russian", "japanese", "polish"]);

@@ -2,10 +2,10 @@
 // and prints them. Run after `npm run build`: node bench/tokens/fit.mjs
 //
 // Method: non-negative least squares on relative error, ((estimate - actual) / actual)², each
-// category weighted equally whatever its number of samples. The reference is arbor/tokenizer
+// category weighted equally whatever its number of samples. The reference is arbor-memory/tokenizer
 // (gpt-tokenizer's o200k_base). Weights for scripts the corpus does not contain are fixed by hand
 // (FIXED below).
-import { countExactTokens } from "arbor/tokenizer";
+import { countExactTokens } from "arbor-memory/tokenizer";
 import {
   SCRIPT_FEATURE_NAMES,
   countScriptFeatures,

@@ -32,9 +32,9 @@ import type {
  *
  * @example
  * ```ts
- * import { SessionAgent } from "arbor/agent";
- * import { Session } from "arbor/session";
- * import { openSqlite } from "arbor/sqlite";
+ * import { SessionAgent } from "arbor-memory/agent";
+ * import { Session } from "arbor-memory/session";
+ * import { openSqlite } from "arbor-memory/sqlite";
  *
  * const session = Session.create(openSqlite("arbor.db"))
  *   .forSession("chat-1")
@@ -186,7 +186,7 @@ export class SessionAgent {
  *
  * @example
  * ```ts
- * import { runTurn } from "arbor/agent";
+ * import { runTurn } from "arbor-memory/agent";
  *
  * const { text } = await runTurn({ session, model, input: "What do you remember about me?" });
  * ```

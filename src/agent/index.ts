@@ -1,15 +1,15 @@
 /**
- * @module `arbor/agent`: running agent turns on top of a Session with the AI SDK (`ai`), an LLM
+ * @module `arbor-memory/agent`: running agent turns on top of a Session with the AI SDK (`ai`), an LLM
  * summarizer for compaction, and OpenAI-compatible model configuration from the environment.
  * Needs the `ai` package (a peer dependency); `modelFromEnv` also needs
  * `@ai-sdk/openai-compatible` (an optional peer, loaded only when called).
  *
  * @example
  * ```ts
- * import { modelFromEnv, SessionAgent, summarizeWith } from "arbor/agent";
- * import { Session } from "arbor/session";
- * import { openSqlite } from "arbor/sqlite";
- * import { createCompactFunction } from "arbor/utils";
+ * import { modelFromEnv, SessionAgent, summarizeWith } from "arbor-memory/agent";
+ * import { Session } from "arbor-memory/session";
+ * import { openSqlite } from "arbor-memory/sqlite";
+ * import { createCompactFunction } from "arbor-memory/utils";
  *
  * const { model, summaryModel } = (await modelFromEnv())!;
  * const session = Session.create(openSqlite("arbor.db"))

@@ -105,7 +105,7 @@ export async function openAICompatibleModels(
  *
  * @example
  * ```ts
- * import { modelFromEnv, SessionAgent, summarizeWith } from "arbor/agent";
+ * import { modelFromEnv, SessionAgent, summarizeWith } from "arbor-memory/agent";
  *
  * const models = await modelFromEnv();
  * if (!models) throw new Error("Set ARBOR_BASE_URL and ARBOR_MODEL");

@@ -20,8 +20,8 @@ const DEFAULT_SYSTEM =
  *
  * @example
  * ```ts
- * import { summarizeWith } from "arbor/agent";
- * import { createCompactFunction } from "arbor/utils";
+ * import { summarizeWith } from "arbor-memory/agent";
+ * import { createCompactFunction } from "arbor-memory/utils";
  *
  * session.onCompaction(createCompactFunction({ summarize: summarizeWith(cheapModel), label: "cheap-model" }));
  * ```

@@ -46,9 +46,9 @@ export interface FileSkillProviderOptions {
  *
  * @example
  * ```ts
- * import { Session } from "arbor/session";
- * import { openSqlite } from "arbor/sqlite";
- * import { FileSkillProvider } from "arbor/fs";
+ * import { Session } from "arbor-memory/session";
+ * import { openSqlite } from "arbor-memory/sqlite";
+ * import { FileSkillProvider } from "arbor-memory/fs";
  *
  * const session = Session.create(openSqlite("memory.db")).withContext("skills", {
  *   description: "Playbooks; load one when the task needs it",

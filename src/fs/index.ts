@@ -1,13 +1,13 @@
 /**
- * @module `arbor/fs`: Node-only file-system pieces, kept off `arbor/session`'s load path so that
+ * @module `arbor-memory/fs`: Node-only file-system pieces, kept off `arbor-memory/session`'s load path so that
  * one stays loadable in workerd. `FileSkillProvider` serves a directory of Markdown files as a
  * skill block.
  *
  * @example
  * ```ts
- * import { Session } from "arbor/session";
- * import { openSqlite } from "arbor/sqlite";
- * import { FileSkillProvider } from "arbor/fs";
+ * import { Session } from "arbor-memory/session";
+ * import { openSqlite } from "arbor-memory/sqlite";
+ * import { FileSkillProvider } from "arbor-memory/fs";
  *
  * const session = Session.create(openSqlite("memory.db")).withContext("skills", {
  *   description: "Playbooks; load one when the task needs it",

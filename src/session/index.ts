@@ -1,10 +1,10 @@
 /**
- * @module `arbor/session`: persistent, tree-structured conversation memory. Loads in any
+ * @module `arbor-memory/session`: persistent, tree-structured conversation memory. Loads in any
  * JavaScript runtime, Cloudflare workerd included: nothing here imports Node-only modules.
  *
  * @example
  * ```ts
- * import { Session, InMemorySessionProvider } from "arbor/session";
+ * import { Session, InMemorySessionProvider } from "arbor-memory/session";
  *
  * const session = Session.create(new InMemorySessionProvider()).withContext("memory");
  * await session.appendMessage({ id: "u1", role: "user", parts: [{ type: "text", text: "Hello" }] });
@@ -12,8 +12,11 @@
  * ```
  */
 export { Session, type SessionOptions, type SearchOptions } from "./session.js";
-export type { SessionProvider, StoredMessageRecord } from "./provider.js";
-export type { SqlProvider } from "./sql-provider.js";
+export type {
+  SessionProvider,
+  StoredMessageRecord,
+} from "./contracts/provider.js";
+export type { SqlProvider } from "./contracts/sql-provider.js";
 export type {
   CompactAfterOptions,
   CompactContext,
@@ -28,13 +31,12 @@ export type {
   SessionTokenCounter,
   SessionTokenCounterInput,
   StoredCompaction,
-} from "./types.js";
+} from "./contracts/types.js";
+export type { ContextConfig, SessionContextOptions } from "./context/types.js";
 export type {
   BlockHistoryStore,
   BlockVersion,
-  ContextConfig,
-  SessionContextOptions,
-} from "./context/types.js";
+} from "./contracts/block-history.js";
 export {
   isSearchProvider,
   isSkillProvider,
@@ -43,7 +45,7 @@ export {
   type SearchProvider,
   type SkillProvider,
   type WritableContextProvider,
-} from "./context/provider-kinds.js";
+} from "./contracts/context-provider.js";
 export type { ArborTool, ArborToolSet } from "./context/tools/index.js";
 export type {
   SessionErrorEvent,
@@ -68,23 +70,23 @@ export type {
   RegistrySearchOptions,
   SessionInfoPatch,
   SessionRegistry,
-} from "./manager/registry.js";
-export { SqlSessionRegistry } from "./manager/sql-registry.js";
-export { MemorySessionRegistry } from "./manager/memory-registry.js";
-export { PostgresSessionRegistry } from "./manager/postgres-registry.js";
-export type { SessionInfo, SessionSnapshot } from "./snapshot/snapshot.js";
-export type { ImportRecords } from "./provider.js";
+} from "./contracts/registry.js";
+export { SqlSessionRegistry } from "./providers/sql/sql-registry.js";
+export { MemorySessionRegistry } from "./providers/memory/memory-registry.js";
+export { PostgresSessionRegistry } from "./providers/postgres/postgres-registry.js";
+export type { SessionInfo, SessionSnapshot } from "./contracts/session-info.js";
+export type { ImportRecords } from "./contracts/provider.js";
+export { InMemoryAuditSink } from "./providers/memory/memory-audit-sink.js";
+export { SqliteAuditSink } from "./providers/sql/sql-audit-sink.js";
 export {
-  InMemoryAuditSink,
-  SqliteAuditSink,
   type AuditEvent,
   type AuditOptions,
   type AuditSink,
   type RecordedContext,
-} from "./audit/audit.js";
-export { AgentSessionProvider } from "./providers/agent/index.js";
-export { AgentContextProvider } from "./providers/agent/agent-context-provider.js";
-export { AgentSearchProvider } from "./providers/agent/agent-search-provider.js";
+} from "./contracts/audit.js";
+export { AgentSessionProvider } from "./providers/sql/index.js";
+export { AgentContextProvider } from "./providers/sql/sql-context-provider.js";
+export { AgentSearchProvider } from "./providers/sql/sql-search-provider.js";
 export {
   R2SkillProvider,
   type R2BucketLike,
@@ -110,7 +112,7 @@ export {
   InMemoryContextProvider,
   type InMemorySessionProviderOptions,
 } from "./providers/memory/index.js";
-export { InMemoryBlockHistory } from "./context/in-memory-block-history.js";
+export { InMemoryBlockHistory } from "./providers/memory/memory-block-history.js";
 export {
   applyCompactions,
   isCompactionMessage,

@@ -1,23 +1,24 @@
 import { ContextBlocks } from "./context/context-blocks.js";
 import { BranchPointer } from "./core/branch-pointer.js";
-import { InMemoryBlockHistory } from "./context/in-memory-block-history.js";
+import { InMemoryBlockHistory } from "./providers/memory/memory-block-history.js";
 import type {
   AnyContextProvider,
   WritableContextProvider,
-} from "./context/provider-kinds.js";
+} from "./contracts/context-provider.js";
 import {
   isSkillProvider,
   isWritableProvider,
-} from "./context/provider-kinds.js";
+} from "./contracts/context-provider.js";
 import { SkillTracker } from "./context/skills.js";
 import { SystemPrompt } from "./context/system-prompt.js";
-import type { BlockHistoryStore, ContextConfig } from "./context/types.js";
+import type { ContextConfig } from "./context/types.js";
+import type { BlockHistoryStore } from "./contracts/block-history.js";
 import { ArborError } from "./errors/index.js";
-import type { SessionProvider } from "./provider.js";
-import { AgentBlockHistory } from "./providers/agent/agent-block-history.js";
-import { AgentContextProvider } from "./providers/agent/agent-context-provider.js";
-import { AgentSessionProvider } from "./providers/agent/index.js";
-import type { SqlProvider } from "./sql-provider.js";
+import type { SessionProvider } from "./contracts/provider.js";
+import { AgentBlockHistory } from "./providers/sql/sql-block-history.js";
+import { AgentContextProvider } from "./providers/sql/sql-context-provider.js";
+import { AgentSessionProvider } from "./providers/sql/index.js";
+import type { SqlProvider } from "./contracts/sql-provider.js";
 
 /** The key prefix of the cached system prompt; block labels may not use it (SPEC §3.3). */
 export const PROMPT_KEY = "_system_prompt";

@@ -2,22 +2,22 @@ import type { WriteSource } from "./context/context-blocks.js";
 import {
   isSkillProvider,
   type WritableContextProvider,
-} from "./context/provider-kinds.js";
+} from "./contracts/context-provider.js";
 import { reclaimSkill, reclaimWithinMessage } from "./context/skills.js";
 import { buildContextTools, type ArborToolSet } from "./context/tools/index.js";
 import type {
-  BlockVersion,
   ContextBlock,
   ContextConfig,
   SessionContextOptions,
 } from "./context/types.js";
+import type { BlockVersion } from "./contracts/block-history.js";
 import { latestLeafId } from "./core/branch-pointer.js";
 import { runExclusive } from "./core/keyed-mutex.js";
 import { encodeMessage } from "./core/message-codec.js";
 import { queryTerms } from "./core/search-terms.js";
 import { utf8Length } from "./core/utf8.js";
 import { ArborError, ArborTypeError } from "./errors/index.js";
-import type { SessionProvider } from "./provider.js";
+import type { SessionProvider } from "./contracts/provider.js";
 import {
   assertNewLabel,
   hasSkillBlocks,
@@ -26,15 +26,16 @@ import {
   type SessionParts,
   type SessionPlan,
 } from "./session-setup.js";
-import { assertSnapshot, type SessionSnapshot } from "./snapshot/snapshot.js";
+import { assertSnapshot } from "./snapshot/snapshot.js";
+import { type SessionSnapshot } from "./contracts/session-info.js";
+import { AuditRecorder } from "./audit/audit-recorder.js";
 import {
-  AuditRecorder,
   type AuditEvent,
   type AuditOptions,
   type AuditSink,
   type RecordedContext,
-} from "./audit/audit.js";
-import { isSqlProvider, type SqlProvider } from "./sql-provider.js";
+} from "./contracts/audit.js";
+import { isSqlProvider, type SqlProvider } from "./contracts/sql-provider.js";
 import {
   messageOf,
   StatusEmitter,
@@ -50,7 +51,7 @@ import type {
   SessionMessage,
   SessionTokenCounter,
   StoredCompaction,
-} from "./types.js";
+} from "./contracts/types.js";
 import type { CompactResult } from "../utils/compaction/compact-function.js";
 import {
   enforceRowSizeLimit,
@@ -99,8 +100,8 @@ type InternalOptions = SessionOptions & { [SQL_TARGET]?: SqlProvider };
  *
  * @example
  * ```ts
- * import { Session } from "arbor/session";
- * import { openSqlite } from "arbor/sqlite";
+ * import { Session } from "arbor-memory/session";
+ * import { openSqlite } from "arbor-memory/sqlite";
  *
  * const session = Session.create(openSqlite("memory.db"))
  *   .forSession("chat-1")

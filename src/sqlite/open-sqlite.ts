@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import type { SqlProvider } from "../session/sql-provider.js";
+import type { SqlProvider } from "../session/contracts/sql-provider.js";
 
 /** How long a writer waits for another process's lock before failing. */
 const BUSY_TIMEOUT_MS = 5_000;
@@ -22,8 +22,8 @@ export interface SqliteHandle extends SqlProvider {
  *
  * @example
  * ```ts
- * import { openSqlite } from "arbor/sqlite";
- * import { Session } from "arbor/session";
+ * import { openSqlite } from "arbor-memory/sqlite";
+ * import { Session } from "arbor-memory/session";
  *
  * const session = Session.create(openSqlite("memory.db"));
  * ```

@@ -9,13 +9,13 @@ export interface AssertLike {
 
 /**
  * An `expect` for runners that have none (node:test), built on `node:assert`. Pass the module in;
- * `arbor/testing` imports nothing runner- or Node-specific itself.
+ * `arbor-memory/testing` imports nothing runner- or Node-specific itself.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { describe, it, before, after } from "node:test";
- * import { assertExpect, runProviderConformance } from "arbor/testing";
+ * import { assertExpect, runProviderConformance } from "arbor-memory/testing";
  *
  * runProviderConformance(factory, {
  *   describe, it, beforeAll: before, afterAll: after, expect: assertExpect(assert),

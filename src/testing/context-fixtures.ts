@@ -3,7 +3,7 @@ import type {
   SearchProvider,
   SkillProvider,
   WritableContextProvider,
-} from "../session/context/provider-kinds.js";
+} from "../session/contracts/context-provider.js";
 
 /** A read-only block with fixed content. */
 export function readonlyProvider(content: string | null): ContextProvider {

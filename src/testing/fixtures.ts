@@ -1,4 +1,4 @@
-import type { SessionMessage } from "../session/types.js";
+import type { SessionMessage } from "../session/contracts/types.js";
 
 /** One append of a fixture: the message and its explicit parent (`null` = a root). */
 export interface FixtureStep {

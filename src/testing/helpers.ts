@@ -5,7 +5,9 @@ export async function caught(fn: () => unknown): Promise<unknown> {
   try {
     await fn();
   } catch (error) {
-    return error ?? new Error("[arbor/testing] a nullish value was thrown");
+    return (
+      error ?? new Error("[arbor-memory/testing] a nullish value was thrown")
+    );
   }
   return undefined;
 }
@@ -15,7 +17,9 @@ export function caughtSync(fn: () => unknown): unknown {
   try {
     fn();
   } catch (error) {
-    return error ?? new Error("[arbor/testing] a nullish value was thrown");
+    return (
+      error ?? new Error("[arbor-memory/testing] a nullish value was thrown")
+    );
   }
   return undefined;
 }

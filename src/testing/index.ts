@@ -1,5 +1,5 @@
 /**
- * @module `arbor/testing`: the provider conformance suite every Arbor backend passes, for your own
+ * @module `arbor-memory/testing`: the provider conformance suite every Arbor backend passes, for your own
  * `SessionProvider` too; it imports no test runner (pass vitest's, jest's or node:test's functions).
  */
 import { appendSpec } from "./spec/append.js";
@@ -53,8 +53,8 @@ export {
  * @example
  * ```ts
  * import { describe, it, expect, beforeAll, afterAll } from "vitest";
- * import { InMemorySessionProvider } from "arbor/session";
- * import { runProviderConformance } from "arbor/testing";
+ * import { InMemorySessionProvider } from "arbor-memory/session";
+ * import { runProviderConformance } from "arbor-memory/testing";
  *
  * runProviderConformance(
  *   {

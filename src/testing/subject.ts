@@ -1,4 +1,4 @@
-import type { SessionProvider } from "../session/provider.js";
+import type { SessionProvider } from "../session/contracts/provider.js";
 import type {
   CompactionMeta,
   HistoryRowStat,
@@ -6,7 +6,7 @@ import type {
   SearchResult,
   SessionMessage,
   StoredCompaction,
-} from "../session/types.js";
+} from "../session/contracts/types.js";
 
 /**
  * The surface most cases run against: the `Session` API. A `Session` is one as it is; a raw
@@ -138,7 +138,7 @@ function required<Name extends OptionalMethod>(
   const method = provider[name];
   if (typeof method !== "function") {
     throw new Error(
-      `[arbor/testing] capabilities.${flag} is true but the provider has no ${name}(); set ${flag}: false in the factory's capabilities`,
+      `[arbor-memory/testing] capabilities.${flag} is true but the provider has no ${name}(); set ${flag}: false in the factory's capabilities`,
     );
   }
   return method as NonNullable<SessionProvider[Name]>;

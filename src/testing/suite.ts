@@ -1,4 +1,4 @@
-import type { SessionProvider } from "../session/provider.js";
+import type { SessionProvider } from "../session/contracts/provider.js";
 import { Session } from "../session/session.js";
 import { providerSubject, type Subject } from "./subject.js";
 import type {

@@ -1,4 +1,4 @@
-import type { SessionProvider } from "../session/provider.js";
+import type { SessionProvider } from "../session/contracts/provider.js";
 
 /**
  * The few matchers the suite uses. vitest's and jest's `expect(actual)` return objects that have

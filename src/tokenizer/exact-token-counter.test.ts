@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
-import type { SessionMessage } from "../session/types.js";
+import type { SessionMessage } from "../session/contracts/types.js";
 import {
   countExactMessageTokens,
   countExactTokens,
@@ -69,7 +69,7 @@ describe("countExactMessageTokens and exactTokenCounter", () => {
 });
 
 describe("load path", () => {
-  // arbor/session and arbor/utils must stay loadable in workerd without gpt-tokenizer.
+  // arbor-memory/session and arbor-memory/utils must stay loadable in workerd without gpt-tokenizer.
   it.each(["session", "utils"])(
     "nothing reachable from src/%s/index.ts imports gpt-tokenizer or src/tokenizer",
     (entry) => {

@@ -3,7 +3,7 @@ import type {
   SessionMessage,
   SessionTokenCounter,
   SessionTokenCounterInput,
-} from "../session/types.js";
+} from "../session/contracts/types.js";
 import { countMessageTokens } from "../utils/tokens/_count-message-tokens.js";
 
 // Special-token text such as "<|endoftext|>" in a message is counted as plain text, never thrown on.
@@ -15,7 +15,7 @@ const AS_PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
  *
  * @example
  * ```ts
- * import { countExactTokens } from "arbor/tokenizer";
+ * import { countExactTokens } from "arbor-memory/tokenizer";
  * countExactTokens("Hello world"); // 2
  * ```
  */
@@ -29,8 +29,8 @@ export function countExactTokens(text: string): number {
  *
  * @example
  * ```ts
- * import { createCompactFunction } from "arbor/utils";
- * import { countExactMessageTokens } from "arbor/tokenizer";
+ * import { createCompactFunction } from "arbor-memory/utils";
+ * import { countExactMessageTokens } from "arbor-memory/tokenizer";
  * const compact = createCompactFunction({ summarize, tokenCounter: countExactMessageTokens });
  * ```
  */
@@ -47,7 +47,7 @@ export function countExactMessageTokens(
  *
  * @example
  * ```ts
- * import { exactTokenCounter } from "arbor/tokenizer";
+ * import { exactTokenCounter } from "arbor-memory/tokenizer";
  * session.compactAfter(100_000, { tokenCounter: exactTokenCounter() });
  * ```
  */

@@ -1,5 +1,5 @@
 import { ArborError } from "../session/errors/index.js";
-import type { SessionMessage } from "../session/types.js";
+import type { SessionMessage } from "../session/contracts/types.js";
 import { sanitizeToolPairs } from "./compaction/sanitize-tool-pairs.js";
 import {
   composeHistoryFilters,
@@ -48,7 +48,7 @@ export interface AssembledContext {
  *
  * @example
  * ```ts
- * import { assembleContext, keepLastMessages } from "arbor/utils";
+ * import { assembleContext, keepLastMessages } from "arbor-memory/utils";
  * import { convertToModelMessages, streamText } from "ai";
  *
  * const { system, messages } = await assembleContext(session, {

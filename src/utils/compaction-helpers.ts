@@ -1,6 +1,6 @@
 /**
- * @module `arbor/utils/compaction-helpers`: the compaction helpers under the seed's path.
- * The same objects as `arbor/utils`, not copies.
+ * @module `arbor-memory/utils/compaction-helpers`: the compaction helpers under the seed's path.
+ * The same objects as `arbor-memory/utils`, not copies.
  */
 export {
   alignBoundaryBackward,

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { SessionMessage } from "../session/types.js";
+import type { SessionMessage } from "../session/contracts/types.js";
 import {
   splitGroups,
   transcriptArbitrary,

@@ -1,5 +1,8 @@
 import { isCompactionMessage } from "../session/core/apply-compactions.js";
-import type { MaybePromise, SessionMessage } from "../session/types.js";
+import type {
+  MaybePromise,
+  SessionMessage,
+} from "../session/contracts/types.js";
 import type { CompactTokenCounter } from "./compaction/compact-function.js";
 import { estimateMessageTokens } from "./tokens/estimate.js";
 import { isCleanCut, toolCallGroups } from "./tool-calls.js";

@@ -21,7 +21,7 @@ export type SpecTypes = [
   TruncateOptions,
 ];
 
-// SPEC §1.1, `arbor/utils` row.
+// SPEC §1.1, `arbor-memory/utils` row.
 const SPEC_NAMES = [
   "assembleContext",
   "createCompactFunction",
@@ -47,7 +47,7 @@ const SPEC_NAMES = [
   "keepWithinTokenBudget",
   "composeHistoryFilters",
 ];
-// Arbor additions that live on `arbor/utils` only, not on the seed's compaction-helpers path.
+// Arbor additions that live on `arbor-memory/utils` only, not on the seed's compaction-helpers path.
 const UTILS_ONLY = [
   "assembleContext",
   "keepLastMessages",
@@ -55,12 +55,12 @@ const UTILS_ONLY = [
   "composeHistoryFilters",
 ];
 
-describe("arbor/utils", () => {
+describe("arbor-memory/utils", () => {
   it("exports every name SPEC §1.1 lists", () => {
     for (const name of SPEC_NAMES) expect(utils, name).toHaveProperty(name);
   });
 
-  it("exports the compaction helpers from arbor/utils/compaction-helpers as the same objects", () => {
+  it("exports the compaction helpers from arbor-memory/utils/compaction-helpers as the same objects", () => {
     for (const name of SPEC_NAMES.filter((name) => !UTILS_ONLY.includes(name)))
       expect(helpers[name as keyof typeof helpers], name).toBe(
         utils[name as keyof typeof utils],

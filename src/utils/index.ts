@@ -1,12 +1,12 @@
 /**
- * @module `arbor/utils`: framework-neutral helpers around sessions: overlay application, the
+ * @module `arbor-memory/utils`: framework-neutral helpers around sessions: overlay application, the
  * compaction algorithm and its helpers, token estimation, read-time truncation, the row-size
  * limit and history filters. Pure functions over `SessionMessage[]`; loads in workerd (no Node-only
  * imports, no tokenizer).
  *
  * @example
  * ```ts
- * import { createCompactFunction, estimateMessageTokens } from "arbor/utils";
+ * import { createCompactFunction, estimateMessageTokens } from "arbor-memory/utils";
  *
  * const compact = createCompactFunction({ summarize: async (prompt) => callMyModel(prompt) });
  * const result = await compact(await session.getHistory());

@@ -1,5 +1,5 @@
 import { isToolPart } from "../session/core/tool-parts.js";
-import type { SessionMessage } from "../session/types.js";
+import type { SessionMessage } from "../session/contracts/types.js";
 
 /** True when the message has a tool part (`tool-*` or `dynamic-tool`) (SPEC §6.5). */
 export function hasToolCalls(message: SessionMessage): boolean {

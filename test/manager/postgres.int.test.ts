@@ -7,7 +7,7 @@ import {
   SessionManager,
   type SessionInfo,
 } from "../../src/session/index.js";
-import { compareListOrder } from "../../src/session/manager/registry.js";
+import { compareListOrder } from "../../src/session/contracts/registry.js";
 import type { PostgresClient } from "../../src/session/providers/postgres/postgres-client.js";
 import { runManagerConformance } from "../../src/testing/index.js";
 import {

@@ -7,15 +7,15 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type {
   BlockHistoryStore,
   BlockVersion,
-} from "../../src/session/context/types.js";
-import type { WritableContextProvider } from "../../src/session/context/provider-kinds.js";
+} from "../../src/session/contracts/block-history.js";
+import type { WritableContextProvider } from "../../src/session/contracts/context-provider.js";
 import { ArborError, ArborTypeError } from "../../src/session/errors/index.js";
 import type { ArborErrorCode } from "../../src/session/errors/index.js";
 import type {
   ImportRecords,
   SessionProvider,
   StoredMessageRecord,
-} from "../../src/session/provider.js";
+} from "../../src/session/contracts/provider.js";
 import type {
   CompactionMeta,
   HistoryRowStat,
@@ -23,19 +23,19 @@ import type {
   SearchResult,
   SessionMessage,
   StoredCompaction,
-} from "../../src/session/types.js";
+} from "../../src/session/contracts/types.js";
 import { runProviderConformance } from "../../src/testing/index.js";
 import { SRC, transpileGraph } from "./support/transpile-graph.js";
 
 // The deep-path case makes ~10,000 sequential calls over RPC.
 vi.setConfig({ testTimeout: 60_000 });
 
-const ENTRY = new URL("session/providers/agent/index.ts", SRC);
+const ENTRY = new URL("session/providers/sql/index.ts", SRC);
 
 const WORKER = `
-import { AgentSessionProvider } from "./session/providers/agent/index.js";
-import { AgentContextProvider } from "./session/providers/agent/agent-context-provider.js";
-import { AgentBlockHistory } from "./session/providers/agent/agent-block-history.js";
+import { AgentSessionProvider } from "./session/providers/sql/index.js";
+import { AgentContextProvider } from "./session/providers/sql/sql-context-provider.js";
+import { AgentBlockHistory } from "./session/providers/sql/sql-block-history.js";
 
 export class Store {
   constructor(ctx) { this.storage = ctx.storage.sql; }

@@ -6,10 +6,10 @@ import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SRC, transpileGraph } from "./support/transpile-graph.js";
 
-const ENTRY = new URL("session/providers/agent/index.ts", SRC);
+const ENTRY = new URL("session/providers/sql/index.ts", SRC);
 
 const WORKER = `
-import { AgentSessionProvider } from "./session/providers/agent/index.js";
+import { AgentSessionProvider } from "./session/providers/sql/index.js";
 
 const text = (id, body) => ({ id, role: "user", parts: [{ type: "text", text: body }] });
 

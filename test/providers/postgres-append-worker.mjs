@@ -1,8 +1,8 @@
-// A separate process appending to one session through the built package (`arbor/session`), for
+// A separate process appending to one session through the built package (`arbor-memory/session`), for
 // the cross-process race test in postgres-races.int.test.ts. Usage:
 //   node postgres-append-worker.mjs <database url> <session id> <writer name> <count>
 import pg from "pg";
-import { PostgresSessionProvider } from "arbor/session";
+import { PostgresSessionProvider } from "arbor-memory/session";
 
 const [url, sessionId, writer, count] = process.argv.slice(2);
 const client = new pg.Client({ connectionString: url });

@@ -21,14 +21,14 @@ function runModule(source: string): string {
 describe("the built package", () => {
   it("exposes every entry of the exports map by package name", () => {
     const output = runModule(`
-      const session = await import("arbor/session");
-      const sqlite = await import("arbor/sqlite");
-      const utils = await import("arbor/utils");
-      const helpers = await import("arbor/utils/compaction-helpers");
-            const testing = await import("arbor/testing");
-      const agent = await import("arbor/agent");
-      const fs = await import("arbor/fs");
-      const tokenizer = await import("arbor/tokenizer");
+      const session = await import("arbor-memory/session");
+      const sqlite = await import("arbor-memory/sqlite");
+      const utils = await import("arbor-memory/utils");
+      const helpers = await import("arbor-memory/utils/compaction-helpers");
+            const testing = await import("arbor-memory/testing");
+      const agent = await import("arbor-memory/agent");
+      const fs = await import("arbor-memory/fs");
+      const tokenizer = await import("arbor-memory/tokenizer");
       console.log(JSON.stringify({
         session: ["Session", "AgentSessionProvider", "InMemorySessionProvider", "isArborError"].every((name) => typeof session[name] === "function"),
         sqlite: typeof sqlite.openSqlite === "function",
@@ -50,11 +50,11 @@ describe("the built package", () => {
     });
   });
 
-  it("stores and reads a branched conversation through arbor/session and arbor/sqlite", () => {
+  it("stores and reads a branched conversation through arbor-memory/session and arbor-memory/sqlite", () => {
     const file = join(scratch, "smoke.db");
     const output = runModule(`
-      import { Session } from "arbor/session";
-      import { openSqlite } from "arbor/sqlite";
+      import { Session } from "arbor-memory/session";
+      import { openSqlite } from "arbor-memory/sqlite";
       const db = openSqlite(${JSON.stringify(file)});
       const session = Session.create(db).forSession("s");
       const text = (t) => [{ type: "text", text: t }];
@@ -74,7 +74,7 @@ describe("the built package", () => {
     });
   });
 
-  it("keeps arbor/session free of Node-only modules, so it loads in workerd", () => {
+  it("keeps arbor-memory/session free of Node-only modules, so it loads in workerd", () => {
     // Packages that run in workerd; anything else (node:*, better-sqlite3, pg) must not load.
     const workerdSafe = new Set(["zod"]);
     const seen = new Set<string>();

@@ -1,7 +1,7 @@
 import { estimateMessageTokens } from "../../utils/tokens/estimate.js";
 import { latestLeafId } from "../core/branch-pointer.js";
-import type { SessionProvider } from "../provider.js";
-import type { SessionMessage } from "../types.js";
+import type { SessionProvider } from "../contracts/provider.js";
+import type { SessionMessage } from "../contracts/types.js";
 
 /**
  * The heuristic token total of the active branch's messages, kept up to date incrementally: an

@@ -8,7 +8,7 @@ import {
   summaryMessage,
 } from "../core/apply-compactions.js";
 import { ArborError } from "../errors/index.js";
-import type { SessionProvider } from "../provider.js";
+import type { SessionProvider } from "../contracts/provider.js";
 import { messageOf, type StatusEmitter } from "../status.js";
 import type { SystemPrompt } from "../context/system-prompt.js";
 import type { ContextBlocks } from "../context/context-blocks.js";
@@ -19,7 +19,7 @@ import type {
   SessionMessage,
   SessionTokenCounter,
   StoredCompaction,
-} from "../types.js";
+} from "../contracts/types.js";
 import { BranchEstimator } from "./branch-estimator.js";
 
 /** `onCompaction(fn)`: summarizes messages into an overlay, or answers `null` for "nothing to do". */

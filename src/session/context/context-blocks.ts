@@ -6,13 +6,12 @@ import {
   isWritableProvider,
   type AnyContextProvider,
   type WritableContextProvider,
-} from "./provider-kinds.js";
+} from "../contracts/context-provider.js";
+import type { ContextBlock, ContextConfig } from "./types.js";
 import type {
   BlockHistoryStore,
   BlockVersion,
-  ContextBlock,
-  ContextConfig,
-} from "./types.js";
+} from "../contracts/block-history.js";
 
 /** Compare-and-set rounds of one append before it gives up with `WRITE_CONFLICT`. */
 const MAX_APPEND_ATTEMPTS = 100;

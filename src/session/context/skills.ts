@@ -1,6 +1,6 @@
 import { toolNameOf } from "../core/tool-parts.js";
-import type { SessionProvider } from "../provider.js";
-import type { SessionMessage, SessionMessagePart } from "../types.js";
+import type { SessionProvider } from "../contracts/provider.js";
+import type { SessionMessage, SessionMessagePart } from "../contracts/types.js";
 
 /** What a skill's tool output becomes once the skill is unloaded (SPEC §9.3). */
 export const unloadedMarker = (key: string): string =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { applyCompactions, isCompactionMessage } from "./apply-compactions.js";
-import type { SessionMessage, StoredCompaction } from "../types.js";
+import type { SessionMessage, StoredCompaction } from "../contracts/types.js";
 
 const path: SessionMessage[] = ["m1", "m2", "m3", "m4"].map((id) => ({
   id,

@@ -1,4 +1,4 @@
-import type { SessionMessage, StoredCompaction } from "../types.js";
+import type { SessionMessage, StoredCompaction } from "../contracts/types.js";
 
 /** Prefix of the ids of synthetic summary messages (SPEC §6.1). */
 export const COMPACTION_PREFIX = "compaction_";

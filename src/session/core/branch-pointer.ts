@@ -1,5 +1,5 @@
-import type { SessionProvider } from "../provider.js";
-import type { SessionMessage } from "../types.js";
+import type { SessionProvider } from "../contracts/provider.js";
+import type { SessionMessage } from "../contracts/types.js";
 
 /** The `assistant_config` key of the explicit active leaf (SPEC §4.8). */
 export const ACTIVE_LEAF_KEY = "active_leaf";

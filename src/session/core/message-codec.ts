@@ -1,5 +1,5 @@
 import { ArborTypeError } from "../errors/index.js";
-import type { SessionMessage } from "../types.js";
+import type { SessionMessage } from "../contracts/types.js";
 
 /**
  * Checks a message before any write (SPEC §2.1) and returns its JSON text. Throws a `TypeError`

@@ -4,7 +4,7 @@ import {
   type OverlaySpan,
 } from "./apply-compactions.js";
 import { utf8Length } from "./utf8.js";
-import type { StoredCompaction } from "../types.js";
+import type { StoredCompaction } from "../contracts/types.js";
 
 /** A path row known by id and stored size only. */
 export interface SizedRow {

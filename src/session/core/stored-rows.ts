@@ -1,5 +1,5 @@
-import type { BlockVersion } from "../context/types.js";
-import type { SessionInfo } from "../snapshot/snapshot.js";
+import type { BlockVersion } from "../contracts/block-history.js";
+import type { SessionInfo } from "../contracts/session-info.js";
 import { decodeMessage, searchableText } from "./message-codec.js";
 import { summaryMessage, type OverlaySpan } from "./apply-compactions.js";
 import type {
@@ -7,7 +7,7 @@ import type {
   SearchResult,
   SessionMessage,
   StoredCompaction,
-} from "../types.js";
+} from "../contracts/types.js";
 
 /** How SQL backends store an overlay. */
 export interface CompactionRow {

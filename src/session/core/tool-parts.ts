@@ -1,4 +1,4 @@
-import type { SessionMessagePart } from "../types.js";
+import type { SessionMessagePart } from "../contracts/types.js";
 
 /**
  * The tool name of a tool part (SPEC §2.1): `toolName` when present (dynamic tools), otherwise

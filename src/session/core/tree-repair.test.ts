@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { planTreeRepair } from "./tree-repair.js";
-import type { StoredCompaction } from "../types.js";
+import type { StoredCompaction } from "../contracts/types.js";
 
 // a → b → c → d, and b → x (a sibling branch)
 const parents = new Map<string, string | null>([

@@ -1,4 +1,4 @@
-import type { StoredCompaction } from "../types.js";
+import type { StoredCompaction } from "../contracts/types.js";
 
 /** What a backend knows about the tree around the messages being deleted, before the delete. */
 export interface TreeRepairInput {

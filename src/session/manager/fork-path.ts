@@ -1,7 +1,7 @@
 import { walkToRoot } from "../core/walk-path.js";
-import type { StoredMessageRecord } from "../provider.js";
-import type { SessionSnapshot } from "../snapshot/snapshot.js";
-import type { StoredCompaction } from "../types.js";
+import type { StoredMessageRecord } from "../contracts/provider.js";
+import type { SessionSnapshot } from "../contracts/session-info.js";
+import type { StoredCompaction } from "../contracts/types.js";
 
 /**
  * The records a fork copies (SPEC §11.5): the raw path root → `atMessageId`, chained in path

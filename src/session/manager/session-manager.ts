@@ -3,7 +3,7 @@ import type {
   AnyContextProvider,
   SearchProvider,
   WritableContextProvider,
-} from "../context/provider-kinds.js";
+} from "../contracts/context-provider.js";
 import type { ArborTool } from "../context/tools/index.js";
 import type { SessionContextOptions } from "../context/types.js";
 import { queryTerms } from "../core/search-terms.js";
@@ -25,12 +25,14 @@ import {
   assertSnapshot,
   signSnapshot,
   verifySnapshot,
+} from "../snapshot/snapshot.js";
+import {
   type SessionInfo,
   type SessionSnapshot,
-} from "../snapshot/snapshot.js";
-import { isSqlProvider, type SqlProvider } from "../sql-provider.js";
+} from "../contracts/session-info.js";
+import { isSqlProvider, type SqlProvider } from "../contracts/sql-provider.js";
 import type { CompactionFunction } from "../compaction/session-compaction.js";
-import type { AuditOptions, AuditSink } from "../audit/audit.js";
+import type { AuditOptions, AuditSink } from "../contracts/audit.js";
 import type {
   CompactAfterOptions,
   CompactionErrorHandler,
@@ -38,12 +40,12 @@ import type {
   SearchResult,
   SessionMessage,
   StoredCompaction,
-} from "../types.js";
+} from "../contracts/types.js";
 import { forkPath } from "./fork-path.js";
-import { MemorySessionRegistry } from "./memory-registry.js";
-import { PostgresSessionRegistry } from "./postgres-registry.js";
-import type { ListPosition, SessionRegistry } from "./registry.js";
-import { SqlSessionRegistry } from "./sql-registry.js";
+import { MemorySessionRegistry } from "../providers/memory/memory-registry.js";
+import { PostgresSessionRegistry } from "../providers/postgres/postgres-registry.js";
+import type { ListPosition, SessionRegistry } from "../contracts/registry.js";
+import { SqlSessionRegistry } from "../providers/sql/sql-registry.js";
 
 const DEFAULT_SEARCH_LIMIT = 20;
 const DEFAULT_CACHED_SESSIONS = 256;
@@ -118,8 +120,8 @@ interface Template {
  *
  * @example
  * ```ts
- * import { SessionManager } from "arbor/session";
- * import { openSqlite } from "arbor/sqlite";
+ * import { SessionManager } from "arbor-memory/session";
+ * import { openSqlite } from "arbor-memory/sqlite";
  *
  * const manager = SessionManager.create(openSqlite("agent.db"))
  *   .withContext("memory", { maxTokens: 1000 })

@@ -1,4 +1,4 @@
-import type { SessionMessage } from "../../session/types.js";
+import type { SessionMessage } from "../../session/contracts/types.js";
 import { build, chain, ids, textMessage, tree } from "../fixtures.js";
 import { eachLayer, type Suite } from "../suite.js";
 

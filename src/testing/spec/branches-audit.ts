@@ -1,9 +1,7 @@
-import {
-  InMemoryAuditSink,
-  type AuditEvent,
-} from "../../session/audit/audit.js";
+import { InMemoryAuditSink } from "../../session/providers/memory/memory-audit-sink.js";
+import { type AuditEvent } from "../../session/contracts/audit.js";
 import { Session } from "../../session/session.js";
-import type { SessionMessage } from "../../session/types.js";
+import type { SessionMessage } from "../../session/contracts/types.js";
 import { caught, summarizeError } from "../helpers.js";
 import type { Suite } from "../suite.js";
 

@@ -1,5 +1,5 @@
 import { Session } from "../../session/session.js";
-import type { SessionMessage } from "../../session/types.js";
+import type { SessionMessage } from "../../session/contracts/types.js";
 import {
   readonlyProvider,
   searchProvider,

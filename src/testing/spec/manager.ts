@@ -1,5 +1,5 @@
 import type { SessionManager } from "../../session/manager/session-manager.js";
-import type { SessionMessage } from "../../session/types.js";
+import type { SessionMessage } from "../../session/contracts/types.js";
 import { readonlyProvider, writableProvider } from "../context-fixtures.js";
 import { caught, messageOf, summarizeError } from "../helpers.js";
 import type { ManagerStore, ManagerSuite } from "../manager-suite.js";

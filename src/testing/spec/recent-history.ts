@@ -1,4 +1,7 @@
-import type { SessionMessage, StoredCompaction } from "../../session/types.js";
+import type {
+  SessionMessage,
+  StoredCompaction,
+} from "../../session/contracts/types.js";
 import {
   build,
   conversation,

@@ -1,6 +1,6 @@
 import { Session } from "../../session/session.js";
 import type { SessionEvent } from "../../session/status.js";
-import type { SessionMessage } from "../../session/types.js";
+import type { SessionMessage } from "../../session/contracts/types.js";
 import { createCompactFunction } from "../../utils/compaction/compact-function.js";
 import { caught, messageOf, summarizeError } from "../helpers.js";
 import type { Suite } from "../suite.js";

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import type {
   SessionMessage,
   SessionMessagePart,
-} from "../../session/types.js";
+} from "../../session/contracts/types.js";
 import { toolCallGroups } from "../tool-calls.js";
 
 export type Step =

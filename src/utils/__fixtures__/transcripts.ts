@@ -1,7 +1,7 @@
 import type {
   SessionMessage,
   SessionMessagePart,
-} from "../../session/types.js";
+} from "../../session/contracts/types.js";
 
 /** A user message with one text part. */
 export function user(id: string, text = `question ${id}`): SessionMessage {

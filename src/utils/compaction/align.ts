@@ -1,4 +1,4 @@
-import type { SessionMessage } from "../../session/types.js";
+import type { SessionMessage } from "../../session/contracts/types.js";
 import { hasToolCalls, isResultFor, toolCallIdsOf } from "../tool-calls.js";
 
 /**

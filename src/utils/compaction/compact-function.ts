@@ -5,7 +5,7 @@ import type {
   CompactionMeta,
   MaybePromise,
   SessionMessage,
-} from "../../session/types.js";
+} from "../../session/contracts/types.js";
 import { estimateMessageTokens } from "../tokens/estimate.js";
 import { alignBoundaryForward } from "./align.js";
 import { buildSummaryPrompt, computeSummaryBudget } from "./summary-prompt.js";
@@ -63,7 +63,7 @@ export type CompactFunction = (
  *
  * @example
  * ```ts
- * import { createCompactFunction } from "arbor/utils";
+ * import { createCompactFunction } from "arbor-memory/utils";
  *
  * session.onCompaction(
  *   createCompactFunction({

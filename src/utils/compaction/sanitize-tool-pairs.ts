@@ -2,7 +2,7 @@ import { isToolPart } from "../../session/core/tool-parts.js";
 import type {
   SessionMessage,
   SessionMessagePart,
-} from "../../session/types.js";
+} from "../../session/contracts/types.js";
 
 /** The output given to a call whose result is no longer in the messages (SPEC §6.7). */
 export const MISSING_TOOL_RESULT_OUTPUT =

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SessionMessage } from "../../session/types.js";
+import type { SessionMessage } from "../../session/contracts/types.js";
 import { chat } from "../__fixtures__/transcripts.js";
 import { estimateMessageTokens } from "../tokens/estimate.js";
 import { buildSummaryPrompt, computeSummaryBudget } from "./summary-prompt.js";

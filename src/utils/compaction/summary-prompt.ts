@@ -2,7 +2,7 @@ import { isToolPart, toolNameOf } from "../../session/core/tool-parts.js";
 import type {
   SessionMessage,
   SessionMessagePart,
-} from "../../session/types.js";
+} from "../../session/contracts/types.js";
 import { jsonText } from "../json-text.js";
 import { estimateMessageTokens } from "../tokens/estimate.js";
 

@@ -1,4 +1,4 @@
-import type { SessionMessage } from "../../session/types.js";
+import type { SessionMessage } from "../../session/contracts/types.js";
 import { toolCallGroups } from "../tool-calls.js";
 
 /** A half-open index range `[start, end)` of messages to summarize. */

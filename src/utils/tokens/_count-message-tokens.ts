@@ -1,9 +1,9 @@
 /**
  * Internal: SPEC §6.8's per-part rules with a pluggable string counter, shared by the multilingual
- * estimate and `arbor/tokenizer` so both count exactly the parts the default heuristic counts.
+ * estimate and `arbor-memory/tokenizer` so both count exactly the parts the default heuristic counts.
  */
 import { isToolPart } from "../../session/core/tool-parts.js";
-import type { SessionMessage } from "../../session/types.js";
+import type { SessionMessage } from "../../session/contracts/types.js";
 import { jsonText } from "../json-text.js";
 
 /** Fixed overhead per message (role, separators), as in SPEC §6.8. */

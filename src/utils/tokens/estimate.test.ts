@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SessionMessage } from "../../session/types.js";
+import type { SessionMessage } from "../../session/contracts/types.js";
 import {
   CHARS_PER_TOKEN,
   estimateMessageTokens,

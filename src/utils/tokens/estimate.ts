@@ -1,5 +1,5 @@
 import { isToolPart } from "../../session/core/tool-parts.js";
-import type { SessionMessage } from "../../session/types.js";
+import type { SessionMessage } from "../../session/contracts/types.js";
 import { jsonText } from "../json-text.js";
 
 /** Characters per token of the heuristic (SPEC §6.8). */

@@ -2,7 +2,7 @@ import type {
   SessionMessage,
   SessionTokenCounter,
   SessionTokenCounterInput,
-} from "../../session/types.js";
+} from "../../session/contracts/types.js";
 import { countMessageTokens } from "./_count-message-tokens.js";
 import {
   countScriptFeatures,
@@ -46,7 +46,7 @@ export const MULTILINGUAL_TOKEN_WEIGHTS: Readonly<
  *
  * @example
  * ```ts
- * import { estimateStringTokensMultilingual } from "arbor/utils";
+ * import { estimateStringTokensMultilingual } from "arbor-memory/utils";
  * estimateStringTokensMultilingual("会话历史的压缩和分支"); // 8 (o200k: 9; estimateStringTokens: 3)
  * ```
  */
@@ -78,7 +78,7 @@ export function estimateMessageTokensMultilingual(
  *
  * @example
  * ```ts
- * import { multilingualTokenCounter } from "arbor/utils";
+ * import { multilingualTokenCounter } from "arbor-memory/utils";
  * session.compactAfter(100_000, { tokenCounter: multilingualTokenCounter() });
  * ```
  */

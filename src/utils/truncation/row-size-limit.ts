@@ -2,7 +2,7 @@ import { utf8Length } from "../../session/core/utf8.js";
 import type {
   SessionMessage,
   SessionMessagePart,
-} from "../../session/types.js";
+} from "../../session/contracts/types.js";
 import { jsonText } from "../json-text.js";
 import { sliceChars, truncateToolOutput } from "./truncate-tool-output.js";
 

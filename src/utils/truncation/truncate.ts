@@ -2,7 +2,7 @@ import { isToolPart } from "../../session/core/tool-parts.js";
 import type {
   SessionMessage,
   SessionMessagePart,
-} from "../../session/types.js";
+} from "../../session/contracts/types.js";
 import {
   sliceChars,
   truncateToolOutput,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isSearchProvider } from "../provider-kinds.js";
+import { isSearchProvider } from "../../contracts/context-provider.js";
 import type { ContextBlock } from "../types.js";
 import { quoted, safely, type ArborTool, type ToolHost } from "./tool-types.js";
 

@@ -1,5 +1,8 @@
 import { z } from "zod";
-import { isSearchProvider, isSkillProvider } from "../provider-kinds.js";
+import {
+  isSearchProvider,
+  isSkillProvider,
+} from "../../contracts/context-provider.js";
 import type { ContextBlock } from "../types.js";
 import { entryKey } from "./entry-key.js";
 import { quoted, safely, type ArborTool, type ToolHost } from "./tool-types.js";

@@ -15,7 +15,7 @@ import type {
   ImportRecords,
   SessionProvider,
   StoredMessageRecord,
-} from "../../provider.js";
+} from "../../contracts/provider.js";
 import { ArborError } from "../../errors/index.js";
 import type {
   CompactionMeta,
@@ -24,8 +24,8 @@ import type {
   SearchResult,
   SessionMessage,
   StoredCompaction,
-} from "../../types.js";
-import type { InMemoryBlockHistory } from "../../context/in-memory-block-history.js";
+} from "../../contracts/types.js";
+import type { InMemoryBlockHistory } from "./memory-block-history.js";
 import { InMemoryContextProvider } from "./in-memory-context-provider.js";
 import {
   MemoryStore,

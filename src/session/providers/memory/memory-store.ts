@@ -1,6 +1,6 @@
-import { InMemoryBlockHistory } from "../../context/in-memory-block-history.js";
-import type { SessionInfo } from "../../snapshot/snapshot.js";
-import type { StoredCompaction } from "../../types.js";
+import { InMemoryBlockHistory } from "./memory-block-history.js";
+import type { SessionInfo } from "../../contracts/session-info.js";
+import type { StoredCompaction } from "../../contracts/types.js";
 
 /** One stored message row: the JSON text is what is stored, so callers cannot mutate it. */
 export interface MemoryRow {

@@ -2,7 +2,10 @@ import {
   blockVersionFromRow,
   type BlockVersionRow,
 } from "../../core/stored-rows.js";
-import type { BlockHistoryStore, BlockVersion } from "../../context/types.js";
+import type {
+  BlockHistoryStore,
+  BlockVersion,
+} from "../../contracts/block-history.js";
 import {
   postgresExecutor,
   type PostgresClient,

@@ -3,7 +3,10 @@ import {
   type CompactionRow,
 } from "../../core/stored-rows.js";
 import { ArborTypeError } from "../../errors/index.js";
-import type { CompactionMeta, StoredCompaction } from "../../types.js";
+import type {
+  CompactionMeta,
+  StoredCompaction,
+} from "../../contracts/types.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import { isoSql, TEXT_ARRAY_SQL } from "./postgres-sql.js";
 

@@ -1,4 +1,4 @@
-import type { WritableContextProvider } from "../../context/provider-kinds.js";
+import type { WritableContextProvider } from "../../contracts/context-provider.js";
 import { ArborTypeError } from "../../errors/index.js";
 import {
   postgresExecutor,

@@ -1,6 +1,6 @@
 import { encodeMessage, searchableText } from "../../core/message-codec.js";
 import { ArborError } from "../../errors/index.js";
-import type { ImportRecords } from "../../provider.js";
+import type { ImportRecords } from "../../contracts/provider.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import {
   LOCKED_WRITE_PREFIX,

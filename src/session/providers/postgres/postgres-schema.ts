@@ -61,7 +61,7 @@ export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
  * @example
  * ```ts
  * import { writeFileSync } from "node:fs";
- * import { postgresSchemaSql } from "arbor/session";
+ * import { postgresSchemaSql } from "arbor-memory/session";
  *
  * writeFileSync("arbor.sql", postgresSchemaSql({ textSearchConfig: "simple" }));
  * ```
@@ -99,7 +99,7 @@ export const POSTGRES_SCHEMA_SQL: string = postgresSchemaSql();
  * @example
  * ```ts
  * import pg from "pg";
- * import { applyPostgresSchema, PostgresSessionProvider, Session } from "arbor/session";
+ * import { applyPostgresSchema, PostgresSessionProvider, Session } from "arbor-memory/session";
  *
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
  * await applyPostgresSchema(pool); // once, at deploy or start-up

@@ -1,4 +1,4 @@
-import type { SearchProvider } from "../../context/provider-kinds.js";
+import type { SearchProvider } from "../../contracts/context-provider.js";
 import {
   postgresExecutor,
   type PostgresClient,

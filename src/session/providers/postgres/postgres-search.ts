@@ -1,5 +1,5 @@
 import { decodeMessage, searchableText } from "../../core/message-codec.js";
-import type { SearchResult } from "../../types.js";
+import type { SearchResult } from "../../contracts/types.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import {
   searchTerms,

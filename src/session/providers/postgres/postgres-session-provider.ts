@@ -15,7 +15,7 @@ import type {
   ImportRecords,
   SessionProvider,
   StoredMessageRecord,
-} from "../../provider.js";
+} from "../../contracts/provider.js";
 import type {
   CompactionMeta,
   HistoryRowStat,
@@ -23,7 +23,7 @@ import type {
   SearchResult,
   SessionMessage,
   StoredCompaction,
-} from "../../types.js";
+} from "../../contracts/types.js";
 import { PostgresBlockHistory } from "./postgres-block-history.js";
 import {
   postgresExecutor,
@@ -64,7 +64,7 @@ import { clearSession, deleteWithRepair } from "./postgres-tree-repair.js";
  * @example
  * ```ts
  * import pg from "pg";
- * import { applyPostgresSchema, PostgresSessionProvider, Session } from "arbor/session";
+ * import { applyPostgresSchema, PostgresSessionProvider, Session } from "arbor-memory/session";
  *
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
  * await applyPostgresSchema(pool);

@@ -52,7 +52,7 @@ export interface R2SkillProviderOptions {
  *
  * @example
  * ```ts
- * import { R2SkillProvider, Session } from "arbor/session";
+ * import { R2SkillProvider, Session } from "arbor-memory/session";
  *
  * const session = Session.create(this)
  *   .withContext("skills", {

@@ -1,12 +1,12 @@
 /**
  * The storage contract (SPEC §12.4). Every backend (in-memory, any Durable-Object-style `sql` tag,
- * PostgreSQL, yours) implements this one interface, and the conformance suite in `arbor/testing`
+ * PostgreSQL, yours) implements this one interface, and the conformance suite in `arbor-memory/testing`
  * checks it. Every method may answer synchronously or with a Promise.
  *
  * Required members are the primitives; optional members add speed or capabilities, and the Session
  * either falls back to the primitives or throws a clear "not supported" error without them.
  */
-import type { BlockHistoryStore } from "./context/types.js";
+import type { BlockHistoryStore } from "./block-history.js";
 import type {
   CompactionMeta,
   HistoryRowStat,

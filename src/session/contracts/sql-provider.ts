@@ -2,7 +2,7 @@
  * The Durable-Object-style store shape (SPEC §1.2): any object whose `sql` method works as a
  * tagged template. Interpolated values are bound parameters. Calls are synchronous and return
  * row objects (`[]` for statements without rows). A Cloudflare Durable Object `Agent` has it;
- * `openSqlite()` from `arbor/sqlite` makes one for Node.
+ * `openSqlite()` from `arbor-memory/sqlite` makes one for Node.
  */
 export interface SqlProvider {
   sql<Row = Record<string, unknown>>(

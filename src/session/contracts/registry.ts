@@ -1,5 +1,5 @@
-import type { SessionInfo } from "../snapshot/snapshot.js";
-import type { MaybePromise, SearchResult } from "../types.js";
+import type { SessionInfo } from "./session-info.js";
+import type { MaybePromise, SearchResult } from "./types.js";
 
 /** Where a page of `list()` continues: after this row in list order. */
 export interface ListPosition {

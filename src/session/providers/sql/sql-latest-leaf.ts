@@ -1,4 +1,4 @@
-import type { SqlProvider } from "../../sql-provider.js";
+import type { SqlProvider } from "../../contracts/sql-provider.js";
 
 /**
  * Finds the latest leaf of one session: the childless message inserted last (highest `seq`), never

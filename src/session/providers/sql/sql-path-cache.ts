@@ -1,11 +1,11 @@
-import type { SqlProvider } from "../../sql-provider.js";
+import type { SqlProvider } from "../../contracts/sql-provider.js";
 import {
   decodeRawPath,
   loadPathMessages,
   queryRawPath,
   type PathMessages,
   type RawPath,
-} from "./agent-path.js";
+} from "./sql-path.js";
 
 /** Paths longer than this (in characters of stored JSON) are not kept. */
 const MAX_CACHED_CHARS = 16_000_000;

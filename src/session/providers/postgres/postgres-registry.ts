@@ -1,35 +1,31 @@
 import {
   sessionInfoFromRow,
   type SessionInfoRow,
-} from "../core/stored-rows.js";
-import { ArborTypeError } from "../errors/index.js";
+} from "../../core/stored-rows.js";
+import { ArborTypeError } from "../../errors/index.js";
 import {
   postgresExecutor,
   type PostgresClient,
   type PostgresExecutor,
   type PostgresQueryable,
-} from "../providers/postgres/postgres-client.js";
+} from "./postgres-client.js";
 import {
   LOCKED_WRITE_PREFIX,
   lockedWriteParams,
   sessionWrite,
   type WriteAttempt,
-} from "../providers/postgres/postgres-locking.js";
-import { postgresSettings } from "../providers/postgres/postgres-schema.js";
-import { searchMessageRows } from "../providers/postgres/postgres-search.js";
-import {
-  isoSql,
-  TEXT_ARRAY_SQL,
-  toCount,
-} from "../providers/postgres/postgres-sql.js";
-import type { SessionInfo } from "../snapshot/snapshot.js";
-import type { SearchResult } from "../types.js";
+} from "./postgres-locking.js";
+import { postgresSettings } from "./postgres-schema.js";
+import { searchMessageRows } from "./postgres-search.js";
+import { isoSql, TEXT_ARRAY_SQL, toCount } from "./postgres-sql.js";
+import type { SessionInfo } from "../../contracts/session-info.js";
+import type { SearchResult } from "../../contracts/types.js";
 import type {
   RegistryListOptions,
   RegistrySearchOptions,
   SessionInfoPatch,
   SessionRegistry,
-} from "./registry.js";
+} from "../../contracts/registry.js";
 
 /**
  * The SessionManager registry on PostgreSQL (SPEC §11, §12.2): rows in `assistant_sessions`,

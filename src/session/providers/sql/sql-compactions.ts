@@ -3,9 +3,12 @@ import {
   type CompactionRow,
 } from "../../core/stored-rows.js";
 import { ArborTypeError } from "../../errors/index.js";
-import type { SqlProvider } from "../../sql-provider.js";
-import type { CompactionMeta, StoredCompaction } from "../../types.js";
-import { nowIso } from "./agent-transaction.js";
+import type { SqlProvider } from "../../contracts/sql-provider.js";
+import type {
+  CompactionMeta,
+  StoredCompaction,
+} from "../../contracts/types.js";
+import { nowIso } from "./sql-transaction.js";
 
 /** Stores an overlay of this session and returns it (SPEC §6.1, §6.3, §6.10). */
 export function insertCompaction(

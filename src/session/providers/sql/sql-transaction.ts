@@ -1,4 +1,4 @@
-import type { SqlProvider } from "../../sql-provider.js";
+import type { SqlProvider } from "../../contracts/sql-provider.js";
 
 /**
  * Runs `work` inside `agent.transaction` when the store has one (SQLite `BEGIN IMMEDIATE`), so a

@@ -1,54 +1,5 @@
-import type { SqlProvider } from "../sql-provider.js";
-import type { MaybePromise } from "../types.js";
-
-/** One recorded event (SPEC §15.5). */
-export interface AuditEvent {
-  sessionId: string;
-  /** ISO-8601 UTC with milliseconds. */
-  at: string;
-  type:
-    | "append"
-    | "update"
-    | "delete"
-    | "clear"
-    | "compaction"
-    | "prompt"
-    | "context"
-    | "skill-unload";
-  payload: unknown;
-}
-
-/** Where audit events go. Recording never feeds back into the history. */
-export interface AuditSink {
-  record(event: AuditEvent): MaybePromise<void>;
-}
-
-export interface AuditOptions {
-  /** Also record what was sent to the model (`session.recordContext()`). Default false. */
-  includeContext?: boolean;
-}
-
-/** What a turn sent to the model, for `recordContext()`. */
-export interface RecordedContext {
-  system: string;
-  messages: unknown[];
-  tools?: unknown;
-  response?: unknown;
-}
-
-/** Keeps events in an array: for tests and debugging. */
-export class InMemoryAuditSink implements AuditSink {
-  readonly events: AuditEvent[] = [];
-
-  record(event: AuditEvent): void {
-    this.events.push(structuredClone(event));
-  }
-
-  /** Events of one session, in order. */
-  forSession(sessionId: string): AuditEvent[] {
-    return this.events.filter((event) => event.sessionId === sessionId);
-  }
-}
+import type { AuditEvent, AuditSink } from "../../contracts/audit.js";
+import type { SqlProvider } from "../../contracts/sql-provider.js";
 
 /** Table-name characters allowed in the DDL; the name is spliced, so it is checked. */
 const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -134,45 +85,5 @@ export class SqliteAuditSink implements AuditSink {
     ) as unknown as TemplateStringsArray;
     this.agent.sql(strings);
     this.ready = true;
-  }
-}
-
-/**
- * Sends a session's events to its sink in order, without making the primary operation wait or
- * fail: a failing sink is logged once and skipped.
- */
-export class AuditRecorder {
-  private tail: Promise<void> = Promise.resolve();
-  private warned = false;
-
-  constructor(
-    readonly sink: AuditSink,
-    readonly options: AuditOptions,
-  ) {}
-
-  record(sessionId: string, type: AuditEvent["type"], payload: unknown): void {
-    const event: AuditEvent = {
-      sessionId,
-      at: new Date().toISOString(),
-      type,
-      payload,
-    };
-    this.tail = this.tail.then(async () => {
-      try {
-        await this.sink.record(event);
-      } catch (error) {
-        if (!this.warned) {
-          this.warned = true;
-          console.warn(
-            `[arbor] [audit] The audit sink failed; events are skipped: ${(error as Error)?.message ?? error}`,
-          );
-        }
-      }
-    });
-  }
-
-  /** Resolves when every event recorded so far has reached the sink. */
-  flush(): Promise<void> {
-    return this.tail;
   }
 }

@@ -1,8 +1,8 @@
 import { planTreeRepair } from "../../core/tree-repair.js";
-import type { SqlProvider } from "../../sql-provider.js";
-import { readCompactionsTouching } from "./agent-compactions.js";
-import { loadAncestorLinks } from "./agent-path.js";
-import { unindexMessage } from "./agent-search.js";
+import type { SqlProvider } from "../../contracts/sql-provider.js";
+import { readCompactionsTouching } from "./sql-compactions.js";
+import { loadAncestorLinks } from "./sql-path.js";
+import { unindexMessage } from "./sql-search.js";
 
 /**
  * Deletes messages of one session with the tree and overlay repair of SPEC §4.4: surviving children

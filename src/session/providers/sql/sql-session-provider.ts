@@ -1,8 +1,8 @@
-import { PathCache } from "./agent-path-cache.js";
+import { PathCache } from "./sql-path-cache.js";
 import { decodeAll, materializeSpans } from "../../core/stored-rows.js";
-import { importRecords } from "./agent-import.js";
-import { AgentBlockHistory } from "./agent-block-history.js";
-import { AgentContextProvider } from "./agent-context-provider.js";
+import { importRecords } from "./sql-import.js";
+import { AgentBlockHistory } from "./sql-block-history.js";
+import { AgentContextProvider } from "./sql-context-provider.js";
 import {
   applyOverlaySpans,
   summaryMessage,
@@ -15,8 +15,11 @@ import type {
   ImportRecords,
   SessionProvider,
   StoredMessageRecord,
-} from "../../provider.js";
-import { isSqlProvider, type SqlProvider } from "../../sql-provider.js";
+} from "../../contracts/provider.js";
+import {
+  isSqlProvider,
+  type SqlProvider,
+} from "../../contracts/sql-provider.js";
 import type {
   CompactionMeta,
   HistoryRowStat,
@@ -24,18 +27,18 @@ import type {
   SearchResult,
   SessionMessage,
   StoredCompaction,
-} from "../../types.js";
+} from "../../contracts/types.js";
 import {
   deleteCompactionRow,
   insertCompaction,
   readCompactions,
-} from "./agent-compactions.js";
-import { LatestLeafTracker } from "./agent-latest-leaf.js";
-import { countPath, loadPathWithSizes } from "./agent-path.js";
-import { ensureAgentSchema } from "./agent-schema.js";
-import { searchSessionMessages, reindexMessage } from "./agent-search.js";
-import { deleteWithRepair } from "./agent-tree-repair.js";
-import { atomically, nowIso } from "./agent-transaction.js";
+} from "./sql-compactions.js";
+import { LatestLeafTracker } from "./sql-latest-leaf.js";
+import { countPath, loadPathWithSizes } from "./sql-path.js";
+import { ensureAgentSchema } from "./sql-schema.js";
+import { searchSessionMessages, reindexMessage } from "./sql-search.js";
+import { deleteWithRepair } from "./sql-tree-repair.js";
+import { atomically, nowIso } from "./sql-transaction.js";
 
 /**
  * The SQLite message store (SPEC §12.1) over any object with a synchronous `sql` tagged template: a
@@ -49,8 +52,8 @@ import { atomically, nowIso } from "./agent-transaction.js";
  *
  * @example
  * ```ts
- * import { openSqlite } from "arbor/sqlite";
- * import { AgentSessionProvider } from "arbor/session";
+ * import { openSqlite } from "arbor-memory/sqlite";
+ * import { AgentSessionProvider } from "arbor-memory/session";
  *
  * const provider = new AgentSessionProvider(openSqlite("memory.db"), "chat-1");
  * provider.appendMessage({ id: "m1", role: "user", parts: [{ type: "text", text: "Hello" }] });

@@ -1,4 +1,7 @@
-import type { BlockHistoryStore, BlockVersion } from "./types.js";
+import type {
+  BlockHistoryStore,
+  BlockVersion,
+} from "../../contracts/block-history.js";
 
 /** Block history kept in the process: for in-memory sessions and custom providers. */
 export class InMemoryBlockHistory implements BlockHistoryStore {

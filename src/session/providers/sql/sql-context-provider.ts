@@ -1,6 +1,6 @@
-import type { WritableContextProvider } from "../../context/provider-kinds.js";
-import type { SqlProvider } from "../../sql-provider.js";
-import { nowIso } from "./agent-transaction.js";
+import type { WritableContextProvider } from "../../contracts/context-provider.js";
+import type { SqlProvider } from "../../contracts/sql-provider.js";
+import { nowIso } from "./sql-transaction.js";
 
 const tablesReady = new WeakSet<object>();
 

@@ -1,4 +1,4 @@
-import type { SqlProvider } from "../../sql-provider.js";
+import type { SqlProvider } from "../../contracts/sql-provider.js";
 
 /** The Arbor DDL of the message store (SPEC §12.1), every statement `IF NOT EXISTS`. */
 export function createMessageTables(agent: SqlProvider): void {

@@ -2,9 +2,12 @@ import {
   blockVersionFromRow,
   type BlockVersionRow,
 } from "../../core/stored-rows.js";
-import type { BlockHistoryStore, BlockVersion } from "../../context/types.js";
-import type { SqlProvider } from "../../sql-provider.js";
-import { atomically, nowIso } from "./agent-transaction.js";
+import type {
+  BlockHistoryStore,
+  BlockVersion,
+} from "../../contracts/block-history.js";
+import type { SqlProvider } from "../../contracts/sql-provider.js";
+import { atomically, nowIso } from "./sql-transaction.js";
 
 const tablesReady = new WeakSet<object>();
 

@@ -1,10 +1,7 @@
 import { decodeMessage, searchableText } from "../../core/message-codec.js";
 import { spaceCjk } from "../../core/search-terms.js";
-import type { SqlProvider } from "../../sql-provider.js";
-import {
-  createMessageIndexTable,
-  createSearchEntryTables,
-} from "./agent-ddl.js";
+import type { SqlProvider } from "../../contracts/sql-provider.js";
+import { createMessageIndexTable, createSearchEntryTables } from "./sql-ddl.js";
 
 /** Rows copied into a search index per statement batch, so a large store never loads at once. */
 const REINDEX_BATCH = 500;

@@ -1,9 +1,9 @@
 import { searchResultsFromRows, type HitRow } from "../../core/stored-rows.js";
 import { decodeMessage, searchableText } from "../../core/message-codec.js";
 import { spaceCjk, toFts5Query } from "../../core/search-terms.js";
-import type { SqlProvider } from "../../sql-provider.js";
-import { atomically } from "./agent-transaction.js";
-import type { SearchResult, SessionMessage } from "../../types.js";
+import type { SqlProvider } from "../../contracts/sql-provider.js";
+import { atomically } from "./sql-transaction.js";
+import type { SearchResult, SessionMessage } from "../../contracts/types.js";
 
 /** `limit` when the caller gives none or one that is not a positive integer (SPEC §5.3). */
 export const DEFAULT_SEARCH_LIMIT = 20;

@@ -1,7 +1,7 @@
 import { decodeMessage, reviveMessage } from "../../core/message-codec.js";
 import { walkToRoot } from "../../core/walk-path.js";
-import type { SessionMessage } from "../../types.js";
-import type { SqlProvider } from "../../sql-provider.js";
+import type { SessionMessage } from "../../contracts/types.js";
+import type { SqlProvider } from "../../contracts/sql-provider.js";
 
 /** A stored row on a path, with its content. */
 export interface PathContentRow {

@@ -1,9 +1,9 @@
 import { ArborError } from "../../errors/index.js";
-import type { SqlProvider } from "../../sql-provider.js";
-import { createMessageTables } from "./agent-ddl.js";
-import { migrateLegacyTables } from "./agent-legacy-migration.js";
-import { markAllIndexed } from "./agent-search.js";
-import { atomically } from "./agent-transaction.js";
+import type { SqlProvider } from "../../contracts/sql-provider.js";
+import { createMessageTables } from "./sql-ddl.js";
+import { migrateLegacyTables } from "./sql-legacy-migration.js";
+import { markAllIndexed } from "./sql-search.js";
+import { atomically } from "./sql-transaction.js";
 
 /** The `arbor_meta` key that records the version of the message-store schema. */
 export const SCHEMA_VERSION_KEY = "session_schema_version";

@@ -1,7 +1,7 @@
 import { encodeMessage } from "../../core/message-codec.js";
 import { ArborError } from "../../errors/index.js";
-import type { ImportRecords } from "../../provider.js";
-import type { SqlProvider } from "../../sql-provider.js";
+import type { ImportRecords } from "../../contracts/provider.js";
+import type { SqlProvider } from "../../contracts/sql-provider.js";
 
 /**
  * Inserts exported records as they were: ids, parents, insertion order and times (SPEC §15.3).

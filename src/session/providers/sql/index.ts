@@ -2,4 +2,4 @@
  * @module The SQLite message store over any `sql` tagged template (Durable Object `Agent`,
  * `openSqlite()`). Safe to load in workerd: it imports no Node module.
  */
-export { AgentSessionProvider } from "./agent-session-provider.js";
+export { AgentSessionProvider } from "./sql-session-provider.js";

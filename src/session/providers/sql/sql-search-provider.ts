@@ -1,9 +1,9 @@
-import type { SearchProvider } from "../../context/provider-kinds.js";
+import type { SearchProvider } from "../../contracts/context-provider.js";
 import { spaceCjk, toFts5Query } from "../../core/search-terms.js";
-import type { SqlProvider } from "../../sql-provider.js";
-import { createSearchEntryTables } from "./agent-ddl.js";
-import { ensureAgentSchema } from "./agent-schema.js";
-import { atomically, nowIso } from "./agent-transaction.js";
+import type { SqlProvider } from "../../contracts/sql-provider.js";
+import { createSearchEntryTables } from "./sql-ddl.js";
+import { ensureAgentSchema } from "./sql-schema.js";
+import { atomically, nowIso } from "./sql-transaction.js";
 
 const MAX_RESULTS = 10;
 

@@ -1,22 +1,22 @@
-import { toFts5Query } from "../core/search-terms.js";
+import { toFts5Query } from "../../core/search-terms.js";
 import {
   searchResultsFromRows,
   sessionInfoFromRow,
-} from "../core/stored-rows.js";
-import type { SqlProvider } from "../sql-provider.js";
-import type { SessionInfo } from "../snapshot/snapshot.js";
-import type { SearchResult } from "../types.js";
-import { ensureAgentSchema } from "../providers/agent/agent-schema.js";
-import { atomically } from "../providers/agent/agent-transaction.js";
-import { catchUpIndex } from "../providers/agent/agent-search.js";
-import { ensureBlockHistoryTable } from "../providers/agent/agent-block-history.js";
-import { ensureContextBlockTable } from "../providers/agent/agent-context-provider.js";
+} from "../../core/stored-rows.js";
+import type { SqlProvider } from "../../contracts/sql-provider.js";
+import type { SessionInfo } from "../../contracts/session-info.js";
+import type { SearchResult } from "../../contracts/types.js";
+import { ensureAgentSchema } from "./sql-schema.js";
+import { atomically } from "./sql-transaction.js";
+import { catchUpIndex } from "./sql-search.js";
+import { ensureBlockHistoryTable } from "./sql-block-history.js";
+import { ensureContextBlockTable } from "./sql-context-provider.js";
 import type {
   RegistryListOptions,
   RegistrySearchOptions,
   SessionInfoPatch,
   SessionRegistry,
-} from "./registry.js";
+} from "../../contracts/registry.js";
 
 const ready = new WeakSet<object>();
 

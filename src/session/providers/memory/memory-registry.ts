@@ -1,15 +1,15 @@
-import { queryTerms } from "../core/search-terms.js";
-import type { MemoryStore } from "../providers/memory/memory-store.js";
-import { scoreRows } from "../providers/memory/memory-search.js";
-import type { SessionInfo } from "../snapshot/snapshot.js";
-import type { SearchResult } from "../types.js";
+import { queryTerms } from "../../core/search-terms.js";
+import type { MemoryStore } from "./memory-store.js";
+import { scoreRows } from "./memory-search.js";
+import type { SessionInfo } from "../../contracts/session-info.js";
+import type { SearchResult } from "../../contracts/types.js";
 import {
   compareListOrder,
   type RegistryListOptions,
   type RegistrySearchOptions,
   type SessionInfoPatch,
   type SessionRegistry,
-} from "./registry.js";
+} from "../../contracts/registry.js";
 
 /** The registry of an in-memory store: rows and config kept beside the sessions' messages. */
 export class MemorySessionRegistry implements SessionRegistry {

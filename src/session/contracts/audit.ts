@@ -1,0 +1,37 @@
+/** The audit contract: where a session's events go. */
+import type { MaybePromise } from "./types.js";
+
+/** One recorded event (SPEC §15.5). */
+export interface AuditEvent {
+  sessionId: string;
+  /** ISO-8601 UTC with milliseconds. */
+  at: string;
+  type:
+    | "append"
+    | "update"
+    | "delete"
+    | "clear"
+    | "compaction"
+    | "prompt"
+    | "context"
+    | "skill-unload";
+  payload: unknown;
+}
+
+/** Where audit events go. Recording never feeds back into the history. */
+export interface AuditSink {
+  record(event: AuditEvent): MaybePromise<void>;
+}
+
+export interface AuditOptions {
+  /** Also record what was sent to the model (`session.recordContext()`). Default false. */
+  includeContext?: boolean;
+}
+
+/** What a turn sent to the model, for `recordContext()`. */
+export interface RecordedContext {
+  system: string;
+  messages: unknown[];
+  tools?: unknown;
+  response?: unknown;
+}

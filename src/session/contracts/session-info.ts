@@ -1,0 +1,41 @@
+import type { StoredMessageRecord } from "./provider.js";
+import type { StoredCompaction } from "./types.js";
+
+/** The session registry row (SPEC §11.2). */
+export interface SessionInfo {
+  id: string;
+  name: string;
+  parent_session_id: string | null;
+  model: string | null;
+  source: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  estimated_cost: number;
+  end_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A whole session as data (SPEC §15.3): every branch, overlays, owned blocks and the prompt. */
+export interface SessionSnapshot {
+  format: "arbor.session";
+  version: 1;
+  sessionId: string;
+  exportedAt: string;
+  /** All branches, in insertion order. */
+  messages: Array<{
+    message: StoredMessageRecord["message"];
+    parentId: string | null;
+    createdAt: string;
+  }>;
+  compactions: StoredCompaction[];
+  /** Contents of the session's own (auto-wired) writable blocks, by label. */
+  contextBlocks?: Record<string, string>;
+  /** The persisted frozen prompt, if any. */
+  systemPrompt?: string | null;
+  info?: SessionInfo;
+  ownerId?: string;
+  metadata?: Record<string, string>;
+  /** HMAC-SHA256 of the snapshot without this field, when the exporter had a key. */
+  signature?: string;
+}
