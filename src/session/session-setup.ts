@@ -20,7 +20,7 @@ import { AgentContextProvider } from "./providers/sql/sql-context-provider.js";
 import { AgentSessionProvider } from "./providers/sql/index.js";
 import type { SqlProvider } from "./contracts/sql-provider.js";
 
-/** The key prefix of the cached system prompt; block labels may not use it (SPEC §3.3). */
+/** The key prefix of the cached system prompt; block labels may not use it (docs/behavior/session-setup.md). */
 export const PROMPT_KEY = "_system_prompt";
 
 /** Where a session's storage comes from. */
@@ -35,7 +35,7 @@ export interface SessionPlan {
   context: ContextConfig[];
   /** `undefined` = no cached prompt; `null` = auto-wired; a provider = that provider. */
   promptStore: WritableContextProvider | null | undefined;
-  /** True for the direct constructor: exactly the given pieces, no auto-wiring (SPEC §3.4). */
+  /** True for the direct constructor: exactly the given pieces, no auto-wiring (docs/behavior/session-setup.md). */
   direct: boolean;
 }
 
@@ -51,7 +51,7 @@ export interface SessionParts {
   ownedLabels: ReadonlySet<string>;
 }
 
-/** Resolves storage, blocks and the prompt store at first use (SPEC §3.3). */
+/** Resolves storage, blocks and the prompt store at first use (docs/behavior/session-setup.md). */
 export function setUpSession(plan: SessionPlan): SessionParts {
   const pointer = new BranchPointer(resolveProvider(plan));
   const provider = pointer.view();
@@ -84,7 +84,7 @@ export function setUpSession(plan: SessionPlan): SessionParts {
   };
 }
 
-/** A provider for a block added at runtime without one (SPEC §7.4). */
+/** A provider for a block added at runtime without one (docs/behavior/context-blocks.md). */
 export function providerForRuntimeBlock(
   plan: SessionPlan,
   provider: SessionProvider,
@@ -143,7 +143,7 @@ function resolveProvider(plan: SessionPlan): SessionProvider {
 function blockKey(plan: SessionPlan, label: string): string {
   if (!plan.sessionId) return label;
   // The key format is kept for compatibility, but ("memory", "a_b") and ("memory_a", "b") share
-  // the row "memory_a_b" (SPEC §17 item 15): say so when both parts could collide.
+  // the row "memory_a_b" (docs/behavior/differences.md item 15): say so when both parts could collide.
   if (label.includes("_") && plan.sessionId.includes("_")) {
     console.warn(
       `[arbor] Block "${label}" of session "${plan.sessionId}": both contain "_", so its row key "${label}_${plan.sessionId}" can collide with another label and session; avoid "_" in one of them`,

@@ -2,11 +2,16 @@ import { ArborTypeError } from "../errors/index.js";
 import type { SessionMessage } from "../contracts/types.js";
 
 /**
- * Checks a message before any write (SPEC §2.1) and returns its JSON text. Throws a `TypeError`
+ * Checks a message before any write (docs/behavior/messages-and-tree.md) and returns its JSON text. Throws a `TypeError`
  * with code `INVALID_MESSAGE` and writes nothing when the message is malformed or not
  * representable as JSON (BigInt, cycles).
  */
 export function encodeMessage(message: unknown): string {
+  const pending =
+    typeof message === "object" && message !== null
+      ? pendingWrites.get(message)
+      : undefined;
+  if (pending?.json !== undefined) return pending.json;
   assertValidMessage(message);
   try {
     return JSON.stringify(message);
@@ -17,6 +22,43 @@ export function encodeMessage(message: unknown): string {
       { cause: error },
     );
   }
+}
+
+/** What a provider call made through `writeOnce()` reports back to the Session. */
+export interface WriteOutcome<T> {
+  result: T;
+  /** The parent a built-in provider's insert stored (`noteStoredParent`); `undefined` if not told. */
+  storedParentId: string | null | undefined;
+}
+
+/**
+ * Runs one provider write of `message`, a key object the Session made for this call alone. While
+ * it runs, `encodeMessage(message)` returns `json` (text the Session already validated and
+ * measured) instead of serializing again, and a built-in provider can report the parent its
+ * atomic insert resolved. A custom provider ignores both and sees the plain contract.
+ */
+export async function writeOnce<T>(
+  message: SessionMessage,
+  json: string | undefined,
+  write: () => T | PromiseLike<T>,
+): Promise<WriteOutcome<Awaited<T>>> {
+  const pending: PendingWrite = { json };
+  pendingWrites.set(message, pending);
+  try {
+    const result = await write();
+    return { result, storedParentId: pending.storedParentId };
+  } finally {
+    pendingWrites.delete(message);
+  }
+}
+
+/** Tells the Session, when it wrote `message` through `writeOnce()`, which parent was stored. */
+export function noteStoredParent(
+  message: SessionMessage,
+  parentId: string | null,
+): void {
+  const pending = pendingWrites.get(message);
+  if (pending) pending.storedParentId = parentId;
 }
 
 /** Throws `TypeError` (`INVALID_MESSAGE`) unless `message` has a non-empty string id, a string role and a parts array of objects. */
@@ -54,7 +96,7 @@ export function reviveMessage(value: unknown): SessionMessage | null {
   return message;
 }
 
-/** The searchable text of a message: its `text` parts joined by "\n" (SPEC §5.1). */
+/** The searchable text of a message: its `text` parts joined by "\n" (docs/behavior/search.md). */
 export function searchableText(message: SessionMessage): string {
   const texts: string[] = [];
   for (const part of message.parts) {
@@ -65,6 +107,14 @@ export function searchableText(message: SessionMessage): string {
 }
 
 // --- Internal helpers ---
+
+interface PendingWrite {
+  readonly json: string | undefined;
+  storedParentId?: string | null;
+}
+
+/** Keyed by the per-call message object `writeOnce()` receives, so concurrent writes never mix. */
+const pendingWrites = new WeakMap<object, PendingWrite>();
 
 function describeProblem(message: unknown): string | null {
   if (

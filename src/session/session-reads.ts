@@ -1,0 +1,57 @@
+import type { SessionProvider } from "./contracts/provider.js";
+import type { RecentHistoryResult, SearchResult } from "./contracts/types.js";
+import { queryTerms } from "./core/search-terms.js";
+import { utf8Length } from "./core/utf8.js";
+import { ArborError } from "./errors/index.js";
+
+const DEFAULT_SEARCH_LIMIT = 20;
+
+/**
+ * A suffix of the active path that fits `maxContentBytes`. Without the provider's
+ * `getRecentHistory()` the full history is returned, with one warning per session (`fallback`).
+ */
+export async function recentHistory(
+  provider: SessionProvider,
+  maxContentBytes: number,
+  minRecentMessages: number,
+  fallback: { warned: boolean },
+): Promise<RecentHistoryResult> {
+  if (provider.getRecentHistory) {
+    return provider.getRecentHistory(
+      undefined,
+      maxContentBytes,
+      minRecentMessages,
+    );
+  }
+  if (!fallback.warned) {
+    fallback.warned = true;
+    console.warn(
+      "[arbor] The session provider has no getRecentHistory(); the full history is returned and the byte budget is not enforced",
+    );
+  }
+  const messages = await provider.getHistory();
+  let totalContentBytes = 0;
+  for (const message of messages)
+    totalContentBytes += utf8Length(JSON.stringify(message));
+  return { messages, truncated: false, totalContentBytes };
+}
+
+/** Full-text search in the session; a `limit` that is not a positive integer means 20. */
+export async function searchSession(
+  provider: SessionProvider,
+  query: string,
+  limit: number | undefined,
+): Promise<SearchResult[]> {
+  if (!provider.searchMessages) {
+    throw new ArborError(
+      "NOT_SUPPORTED",
+      "Session provider does not support search",
+    );
+  }
+  if (queryTerms(query).length === 0) return [];
+  const validLimit =
+    Number.isInteger(limit) && (limit as number) > 0
+      ? (limit as number)
+      : DEFAULT_SEARCH_LIMIT;
+  return provider.searchMessages(query, validLimit);
+}

@@ -1,0 +1,127 @@
+import type { AuditRecorder } from "./audit/audit-recorder.js";
+import {
+  SessionCompaction,
+  type CompactionHost,
+} from "./compaction/session-compaction.js";
+import type { AuditEvent } from "./contracts/audit.js";
+import type { SessionProvider } from "./contracts/provider.js";
+import { runExclusive } from "./core/keyed-mutex.js";
+import {
+  hasSkillBlocks,
+  setUpSession,
+  type SessionParts,
+  type SessionPlan,
+} from "./session-setup.js";
+import { messageOf, StatusEmitter } from "./status.js";
+
+/**
+ * The state one Session shares with its write, snapshot and read modules: the recorded plan,
+ * the pieces resolved at first use, status, compaction and audit.
+ */
+export class SessionRuntime {
+  readonly status: StatusEmitter;
+  readonly compaction = new SessionCompaction();
+  audit: AuditRecorder | null = null;
+  /** Set by a SessionManager: bumps the registry's `updated_at` after each write. */
+  afterWrite: (() => unknown) | undefined;
+  private resolved: SessionParts | null = null;
+  private restoring: Promise<void> | null = null;
+
+  constructor(
+    readonly plan: SessionPlan,
+    broadcast: ((message: string) => void) | null,
+  ) {
+    this.status = new StatusEmitter(broadcast);
+  }
+
+  /** The resolved pieces, or `null` before first use. */
+  get parts(): SessionParts | null {
+    return this.resolved;
+  }
+
+  /** Initializes once (docs/behavior/session-setup.md) and waits for the skill restore scan. */
+  async ready(): Promise<SessionParts> {
+    const parts = this.resolved ?? this.initialize();
+    if (this.restoring) await this.restoring;
+    return parts;
+  }
+
+  /** Runs `task` under the in-process append lock of this store and session id. */
+  exclusive<T>(provider: SessionProvider, task: () => Promise<T>): Promise<T> {
+    return runExclusive(
+      provider.storeIdentity ?? provider,
+      this.plan.sessionId,
+      task,
+    );
+  }
+
+  record(type: AuditEvent["type"], payload: unknown): void {
+    this.audit?.record(this.plan.sessionId, type, payload);
+  }
+
+  host(parts: SessionParts): CompactionHost {
+    return {
+      provider: parts.provider,
+      prompt: parts.prompt,
+      blocks: parts.blocks,
+      status: this.status,
+      onOverlay: (overlay) =>
+        this.record("compaction", { compaction: overlay }),
+    };
+  }
+
+  /**
+   * Emits `idle` (docs/behavior/events-and-audit.md). The estimate is computed only when a broadcaster hears it or
+   * auto-compaction needs it; it is returned so the automatic check does not compute it twice.
+   */
+  async emitIdle(): Promise<number | undefined> {
+    const needed = this.status.hasBroadcaster || this.compaction.isAutomatic;
+    if (!needed && !this.status.isObserved) return undefined;
+    let tokenEstimate = 0;
+    let computed: number | undefined;
+    if (needed) {
+      try {
+        computed = await this.compaction.estimate(
+          this.host(await this.ready()),
+        );
+        tokenEstimate = computed;
+      } catch (error) {
+        console.warn(
+          `[arbor] Status token estimate failed: ${messageOf(error)}`,
+        );
+      }
+    }
+    this.status.emit({
+      type: "cf_agent_session",
+      phase: "idle",
+      tokenEstimate,
+      tokenThreshold: this.compaction.threshold,
+    });
+    return computed;
+  }
+
+  // --- Internal helpers ---
+
+  private initialize(): SessionParts {
+    const parts = setUpSession(this.plan);
+    this.resolved = parts;
+    if (this.audit)
+      parts.prompt.onRendered = (prompt, reason) =>
+        this.record("prompt", { prompt, reason });
+    if (hasSkillBlocks(this.plan.context)) {
+      this.restoring = parts.skills
+        .restore(parts.provider)
+        .catch(warnRestore)
+        .finally(() => {
+          this.restoring = null;
+        });
+    }
+    return parts;
+  }
+}
+
+export function warnRestore(error: unknown): void {
+  console.warn(
+    `[arbor] Restoring loaded skills failed; tracking starts empty: ${messageOf(error)}`,
+  );
+}

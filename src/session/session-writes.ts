@@ -1,0 +1,215 @@
+import { reclaimWithinMessage } from "./context/skills.js";
+import type { SessionProvider } from "./contracts/provider.js";
+import type { SessionMessage } from "./contracts/types.js";
+import { latestLeafId } from "./core/branch-pointer.js";
+import { encodeMessage, writeOnce } from "./core/message-codec.js";
+import { utf8Length } from "./core/utf8.js";
+import { ArborTypeError } from "./errors/index.js";
+import { assertMessageRole } from "./session-checks.js";
+import type { SessionRuntime } from "./session-runtime.js";
+import { enforceRowSizeLimit } from "../utils/truncation/row-size-limit.js";
+
+/** A message ready for the provider: a per-call object, and its JSON when already known. */
+interface PreparedMessage {
+  stored: SessionMessage;
+  json: string | undefined;
+}
+
+/**
+ * The message writes of one Session: validation, write-time skill reclaim and
+ * the row-size limit, the append lock, the token estimate, audit records and the manager hook.
+ *
+ * Each append resolves its parent once and encodes the message once. The parent of an
+ * auto-parented append (`parentId` omitted) is resolved by the provider inside its atomic insert,
+ * never here: another process may append between a lookup here and the insert, and the two
+ * messages would then fork instead of chaining. The built-in providers report the parent they
+ * stored (`noteStoredParent`), which the estimate and the audit record use. Only for a provider
+ * that does not report it does the Session look the parent up before the insert.
+ */
+export class SessionWrites {
+  /** Set once the provider has reported a stored parent: the lookups before inserts stop. */
+  private providerNotesParent = false;
+
+  constructor(
+    private readonly runtime: SessionRuntime,
+    private readonly maxRowBytes: number | false,
+  ) {}
+
+  async append(
+    message: SessionMessage,
+    parentId?: string | null,
+  ): Promise<void> {
+    const json = encodeMessage(message);
+    assertMessageRole(message);
+    const runtime = this.runtime;
+    const parts = await runtime.ready();
+    const { provider } = parts;
+    const prepared = this.prepareForStorage(message, json);
+    const requested = requestedParent(message.id, parentId, runtime);
+    const estimator = runtime.compaction.estimator;
+    let inserted = false;
+    await runtime.exclusive(provider, async () => {
+      const before = await this.parentBeforeInsert(
+        provider,
+        requested,
+        message,
+      );
+      const { stored } = prepared;
+      const outcome = await writeOnce(stored, prepared.json, () =>
+        provider.appendMessage(stored, before.pass),
+      );
+      inserted = outcome.result !== false;
+      if (!inserted) return;
+      let parent = before.parent;
+      if (outcome.storedParentId !== undefined) {
+        this.providerNotesParent = true;
+        parent = outcome.storedParentId;
+      }
+      if (typeof requested === "string" && parent === null && !before.warned)
+        warnUnknownParent(requested, message.id, runtime);
+      if (parent === undefined) estimator.invalidate();
+      else estimator.appended(stored, parent);
+      runtime.record("append", { message: stored, parentId: parent ?? null });
+    });
+    if (inserted) await runtime.afterWrite?.();
+    const estimate = await runtime.emitIdle();
+    if (inserted)
+      await runtime.compaction.afterInsert(runtime.host(parts), estimate);
+  }
+
+  async update(message: SessionMessage): Promise<void> {
+    const json = encodeMessage(message);
+    assertMessageRole(message);
+    const runtime = this.runtime;
+    const { provider } = await runtime.ready();
+    const { stored, json: storedJson } = this.prepareForStorage(message, json);
+    await runtime.exclusive(provider, async () => {
+      const existed = runtime.audit
+        ? (await provider.getMessage(stored.id)) !== null
+        : false;
+      await writeOnce(stored, storedJson, () => provider.updateMessage(stored));
+      if (existed) runtime.record("update", { message: stored });
+    });
+    runtime.compaction.estimator.invalidate();
+    await runtime.afterWrite?.();
+    await runtime.emitIdle();
+  }
+
+  async delete(ids: readonly string[]): Promise<void> {
+    if (!Array.isArray(ids)) {
+      throw new ArborTypeError(
+        "INVALID_ARGUMENT",
+        "[arbor] deleteMessages() takes an array of ids",
+      );
+    }
+    const runtime = this.runtime;
+    const { provider } = await runtime.ready();
+    const valid = ids.filter((id): id is string => typeof id === "string");
+    if (valid.length > 0) {
+      await runtime.exclusive(provider, async () =>
+        provider.deleteMessages(valid),
+      );
+      runtime.record("delete", { ids: valid });
+    }
+    runtime.compaction.estimator.invalidate();
+    await runtime.afterWrite?.();
+    await runtime.emitIdle();
+  }
+
+  async clear(): Promise<void> {
+    const runtime = this.runtime;
+    const { provider, skills, prompt } = await runtime.ready();
+    await runtime.exclusive(provider, async () => provider.clearMessages());
+    runtime.record("clear", {});
+    runtime.compaction.estimator.invalidate();
+    skills.clear();
+    await prompt.refresh();
+    await runtime.afterWrite?.();
+    await runtime.emitIdle();
+  }
+
+  // --- Internal helpers ---
+
+  /**
+   * Write-time skill reclaim, then the row-size limit (docs/behavior/context-blocks.md, docs/behavior/overlays.md). The result is always a
+   * new object, the key under which `writeOnce()` hands the provider the already-known JSON.
+   */
+  private prepareForStorage(
+    message: SessionMessage,
+    json: string,
+  ): PreparedMessage {
+    const reclaimed = reclaimWithinMessage(message);
+    const unchanged =
+      reclaimed === message &&
+      (this.maxRowBytes === false || utf8Length(json) <= this.maxRowBytes);
+    if (unchanged) return { stored: { ...message }, json };
+    const stored =
+      this.maxRowBytes === false
+        ? reclaimed
+        : enforceRowSizeLimit(reclaimed, { maxBytes: this.maxRowBytes });
+    return {
+      stored: stored === message ? { ...message } : stored,
+      json: undefined,
+    };
+  }
+
+  /**
+   * What the Session knows of the parent before the insert, and what it passes to the provider.
+   * Only needed for a provider that does not report the parent it stored.
+   */
+  private async parentBeforeInsert(
+    provider: SessionProvider,
+    requested: string | null | undefined,
+    message: SessionMessage,
+  ): Promise<{
+    pass: string | null | undefined;
+    parent: string | null | undefined;
+    warned: boolean;
+  }> {
+    if (requested === null) return { pass: null, parent: null, warned: false };
+    if (this.providerNotesParent)
+      return { pass: requested, parent: undefined, warned: false };
+    if (typeof requested === "string") {
+      if ((await provider.getMessage(requested)) !== null)
+        return { pass: requested, parent: requested, warned: false };
+      warnUnknownParent(requested, message.id, this.runtime);
+      return { pass: null, parent: null, warned: true };
+    }
+    const needed =
+      this.runtime.compaction.estimator.cachedLeafId !== undefined ||
+      this.runtime.audit !== null;
+    const parent = needed ? await latestLeafId(provider) : undefined;
+    return { pass: undefined, parent, warned: false };
+  }
+}
+
+// --- Internal helpers ---
+
+/** `parentId` as the contract reads it; anything but a string, `null` or `undefined` is a root. */
+function requestedParent(
+  messageId: string,
+  parentId: unknown,
+  runtime: SessionRuntime,
+): string | null | undefined {
+  if (parentId === undefined || parentId === null) return parentId;
+  if (typeof parentId === "string") return parentId;
+  console.warn(
+    `[arbor] Parent id ${describe(parentId)} is not a string, so it is not in session "${runtime.plan.sessionId}"; message "${messageId}" is stored as a root`,
+  );
+  return null;
+}
+
+function warnUnknownParent(
+  parentId: string,
+  messageId: string,
+  runtime: SessionRuntime,
+): void {
+  console.warn(
+    `[arbor] Parent "${parentId}" is not in session "${runtime.plan.sessionId}"; message "${messageId}" is stored as a root`,
+  );
+}
+
+function describe(value: unknown): string {
+  if (typeof value === "object") return Object.prototype.toString.call(value);
+  return `${typeof value} ${String(value)}`;
+}
