@@ -4,7 +4,7 @@ import type { SessionSnapshot } from "../contracts/session-info.js";
 import type { StoredCompaction } from "../contracts/types.js";
 
 /**
- * The records a fork copies (SPEC §11.5): the raw path root → `atMessageId`, chained in path
+ * The records a fork copies (docs/behavior/manager.md): the raw path root → `atMessageId`, chained in path
  * order, and every overlay whose range lies on it, mapped to the new ids. Ids are fresh unless
  * `preserveIds`. `null` when the message is not in the snapshot.
  */

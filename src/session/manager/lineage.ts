@@ -1,0 +1,82 @@
+import type { SessionInfo } from "../contracts/session-info.js";
+import { ArborError } from "../errors/index.js";
+import { forkPath } from "./fork-path.js";
+import type { ManagerHost } from "./manager-backend.js";
+import { requireRow } from "./session-rows.js";
+import { getOwner } from "./tenancy.js";
+
+/**
+ * A new session holding the source's raw path root → `atMessageId` and the overlays on it, so
+ * its history equals the source's history at that message while the originals are kept. The
+ * child keeps the source's owner.
+ */
+export async function forkSession(
+  host: ManagerHost,
+  sessionId: string,
+  atMessageId: string,
+  newName: string,
+  preserveIds: boolean,
+): Promise<SessionInfo> {
+  await requireRow(host.registry, sessionId);
+  const copied = forkPath(
+    await host.getSession(sessionId).exportSnapshot(),
+    atMessageId,
+    preserveIds,
+  );
+  if (!copied) {
+    throw new ArborError(
+      "MESSAGE_NOT_FOUND",
+      `Message "${atMessageId}" not found in session "${sessionId}"`,
+    );
+  }
+  const owner = await getOwner(host.registry, sessionId);
+  const info = await host.create(newName, {
+    parentSessionId: sessionId,
+    ...(owner !== null ? { ownerId: owner } : {}),
+  });
+  // One bulk write of the copied records: no auto-compaction, no per-message events.
+  await host.getSession(info.id).importSnapshot(
+    {
+      format: "arbor.session",
+      version: 1,
+      sessionId: info.id,
+      exportedAt: new Date().toISOString(),
+      ...copied,
+    },
+    { replace: false },
+  );
+  await host.registry.touch(info.id, new Date().toISOString());
+  return (await host.registry.get(info.id))!;
+}
+
+/**
+ * Ends a session with `end_reason = "compaction"` and starts a child session (same model, source
+ * and owner) whose first message carries the summary. No LLM call; the old messages stay.
+ */
+export async function compactAndSplit(
+  host: ManagerHost,
+  sessionId: string,
+  summary: string,
+  newName: string | undefined,
+): Promise<SessionInfo> {
+  const old = await requireRow(host.registry, sessionId);
+  await host.registry.update(sessionId, {
+    end_reason: "compaction",
+    updated_at: new Date().toISOString(),
+  });
+  const owner = await getOwner(host.registry, sessionId);
+  const info = await host.create(newName ?? old.name ?? "Compacted", {
+    parentSessionId: sessionId,
+    ...(old.model !== null ? { model: old.model } : {}),
+    ...(old.source !== null ? { source: old.source } : {}),
+    ...(owner !== null ? { ownerId: owner } : {}),
+  });
+  await host.getSession(info.id).appendMessage({
+    id: crypto.randomUUID(),
+    role: "assistant",
+    parts: [
+      { type: "text", text: `[Context from previous session]\n\n${summary}` },
+    ],
+  });
+  return (await host.registry.get(info.id))!;
+}

@@ -1,0 +1,67 @@
+import type { SessionInfo } from "../contracts/session-info.js";
+import type { SessionRegistry } from "../contracts/registry.js";
+import { isSqlProvider, type SqlProvider } from "../contracts/sql-provider.js";
+import { ArborTypeError } from "../errors/index.js";
+import { InMemorySessionProvider } from "../providers/memory/index.js";
+import { MemorySessionRegistry } from "../providers/memory/memory-registry.js";
+import { MemoryStore } from "../providers/memory/memory-store.js";
+import {
+  isPostgresClient,
+  type PostgresClient,
+} from "../providers/postgres/postgres-client.js";
+import { PostgresSessionProvider } from "../providers/postgres/postgres-session-provider.js";
+import { PostgresSessionRegistry } from "../providers/postgres/postgres-registry.js";
+import { SqlSessionRegistry } from "../providers/sql/sql-registry.js";
+import { Session } from "../session.js";
+import type { CreateSessionOptions } from "./manager-options.js";
+
+/** What a manager runs on: the registry and a way to open a session by id. */
+export interface ManagerBackend {
+  registry: SessionRegistry;
+  /** A Session in builder state over this store, for the id. */
+  openSession(sessionId: string): Session;
+}
+
+/**
+ * What the manager's modules (lineage, snapshots) use of the manager itself: its registry, and
+ * sessions opened and configured by it, so copies get the same blocks, hooks and cache.
+ */
+export interface ManagerHost {
+  readonly registry: SessionRegistry;
+  getSession(id: string): Session;
+  create(name: string, options?: CreateSessionOptions): Promise<SessionInfo>;
+  delete(id: string): Promise<boolean>;
+}
+
+/** The backend for `SessionManager.create(target)`: a `sql` store or a PostgreSQL client. */
+export function backendFor(
+  target: SqlProvider | PostgresClient,
+): ManagerBackend {
+  if (isSqlProvider(target)) {
+    return {
+      registry: new SqlSessionRegistry(target),
+      openSession: (sessionId) => Session.create(target).forSession(sessionId),
+    };
+  }
+  if (isPostgresClient(target)) {
+    const root = new PostgresSessionProvider(target);
+    return {
+      registry: new PostgresSessionRegistry(target),
+      openSession: (sessionId) => Session.create(root).forSession(sessionId),
+    };
+  }
+  throw new ArborTypeError(
+    "INVALID_TARGET",
+    "[arbor] SessionManager.create() needs a `sql` store (openSqlite(), a Durable Object) or a PostgreSQL client (pg Pool or Client, or a connection with `execute`); use SessionManager.inMemory() for tests",
+  );
+}
+
+/** A backend whose registry and sessions share one in-process store. */
+export function inMemoryBackend(): ManagerBackend {
+  const store = new MemoryStore();
+  const root = new InMemorySessionProvider({}, store);
+  return {
+    registry: new MemorySessionRegistry(store),
+    openSession: (sessionId) => Session.create(root).forSession(sessionId),
+  };
+}

@@ -1,0 +1,58 @@
+import type {
+  AnyContextProvider,
+  WritableContextProvider,
+} from "../contracts/context-provider.js";
+import type { SessionContextOptions } from "../context/types.js";
+
+/** A context provider, or a function making one per session (Arbor extension). */
+export type ProviderOrFactory<T> = T | ((sessionId: string) => T);
+
+/** `withContext` options of a manager: `provider` may be a per-session factory. */
+export interface ManagerContextOptions extends Omit<
+  SessionContextOptions,
+  "provider"
+> {
+  provider?: ProviderOrFactory<AnyContextProvider>;
+}
+
+/** Where each managed session keeps its frozen prompt: `null` for per-session rows. */
+export type CachedPromptSetting =
+  ProviderOrFactory<WritableContextProvider> | null;
+
+export interface SessionManagerOptions {
+  /** With a key, exported snapshots are signed (HMAC-SHA256) and imports must carry a valid signature. */
+  snapshotKey?: string;
+  /** How many Session objects `getSession()` keeps (least recently used ones are dropped). Default 256. */
+  maxCachedSessions?: number;
+}
+
+export interface CreateSessionOptions {
+  parentSessionId?: string;
+  model?: string;
+  source?: string;
+  /** Binds the session to a user or tenant (docs/behavior/manager.md). */
+  ownerId?: string;
+  metadata?: Record<string, string>;
+}
+
+export interface ListSessionsOptions {
+  ownerId?: string;
+  limit?: number;
+  /** From a previous `listPage()`. */
+  cursor?: string;
+}
+
+export interface ManagerSearchOptions {
+  limit?: number;
+  sessionIds?: readonly string[];
+  ownerId?: string;
+}
+
+export interface ImportSessionOptions {
+  ownerId?: string;
+  name?: string;
+  /** Give the session a fresh id instead of the snapshot's. */
+  newId?: boolean;
+  /** Allow binding a snapshot of another owner to `ownerId`. */
+  rebind?: boolean;
+}

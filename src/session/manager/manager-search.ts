@@ -1,0 +1,69 @@
+import { z } from "zod";
+import type { SearchProvider } from "../contracts/context-provider.js";
+import type { SessionRegistry } from "../contracts/registry.js";
+import type { SearchResult } from "../contracts/types.js";
+import type { ArborTool } from "../context/tools/index.js";
+import { normalizeSearchLimit } from "../core/search-limit.js";
+import { queryTerms } from "../core/search-terms.js";
+import type { ManagerSearchOptions } from "./manager-options.js";
+
+/** How many hits the model sees, through the tool or the searchable-history block. */
+const MODEL_SEARCH_LIMIT = 10;
+
+/** Per-term AND search across the registered sessions; results carry `sessionId`. */
+export async function searchSessions(
+  registry: SessionRegistry,
+  query: string,
+  options: ManagerSearchOptions,
+): Promise<SearchResult[]> {
+  if (queryTerms(query).length === 0) return [];
+  return registry.search(query, {
+    limit: normalizeSearchLimit(options.limit),
+    ...(options.sessionIds ? { sessionIds: options.sessionIds } : {}),
+    ...(options.ownerId !== undefined ? { ownerId: options.ownerId } : {}),
+  });
+}
+
+/** The `session_search` tool: the model searches past conversations across all sessions. */
+export function sessionSearchTool(
+  registry: SessionRegistry,
+): ArborTool<{ query: string }> {
+  return {
+    description:
+      "Search past conversations for relevant context. Searches the messages of all sessions, not only the current one.",
+    inputSchema: z.object({ query: z.string().describe("Search query") }),
+    execute: async ({ query }) => {
+      try {
+        return (await formatSearch(registry, query)) ?? "No results found.";
+      } catch (error) {
+        // The model gets the failure as text: a tool call must not end the turn.
+        return `Error: ${error instanceof Error ? error.message : String(error)}`;
+      }
+    },
+  };
+}
+
+/** The read-only block of `withSearchableHistory()`: a session count, and search over all of them. */
+export function historyProvider(registry: SessionRegistry): SearchProvider {
+  return {
+    get: async () => {
+      const count = await registry.count();
+      if (count === 0) return null;
+      return `${count} ${count === 1 ? "session" : "sessions"} available for search.`;
+    },
+    search: (query) => formatSearch(registry, query),
+  };
+}
+
+// --- Internal helpers ---
+
+async function formatSearch(
+  registry: SessionRegistry,
+  query: string,
+): Promise<string | null> {
+  const hits = await searchSessions(registry, query, {
+    limit: MODEL_SEARCH_LIMIT,
+  });
+  if (hits.length === 0) return null;
+  return hits.map((hit) => `[${hit.role}] ${hit.content}`).join("\n---\n");
+}

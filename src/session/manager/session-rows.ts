@@ -1,0 +1,126 @@
+import type { ListPosition, SessionRegistry } from "../contracts/registry.js";
+import type { SessionInfo } from "../contracts/session-info.js";
+import { ArborError, ArborTypeError } from "../errors/index.js";
+import type {
+  CreateSessionOptions,
+  ListSessionsOptions,
+} from "./manager-options.js";
+
+/** The registry row of a new session: a random id, zero usage, created and updated now. */
+export function newSessionInfo(
+  name: string,
+  options: CreateSessionOptions,
+): SessionInfo {
+  const now = new Date().toISOString();
+  return {
+    id: crypto.randomUUID(),
+    name,
+    parent_session_id: options.parentSessionId ?? null,
+    model: options.model ?? null,
+    source: options.source ?? null,
+    input_tokens: 0,
+    output_tokens: 0,
+    estimated_cost: 0,
+    end_reason: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** The session's row; `SESSION_NOT_FOUND` when there is none. */
+export async function requireRow(
+  registry: SessionRegistry,
+  sessionId: string,
+): Promise<SessionInfo> {
+  const info = await registry.get(sessionId);
+  if (!info) throw sessionNotFound(sessionId);
+  return info;
+}
+
+export function sessionNotFound(sessionId: string): ArborError {
+  return new ArborError(
+    "SESSION_NOT_FOUND",
+    `Session "${sessionId}" not found`,
+  );
+}
+
+/** Adds usage to the session's counters; `INVALID_ARGUMENT` for non-finite numbers. */
+export async function addUsage(
+  registry: SessionRegistry,
+  sessionId: string,
+  inputTokens: number,
+  outputTokens: number,
+  cost: number,
+): Promise<void> {
+  for (const [name, value] of [
+    ["inputTokens", inputTokens],
+    ["outputTokens", outputTokens],
+    ["cost", cost],
+  ] as const) {
+    if (typeof value !== "number" || !Number.isFinite(value)) {
+      throw new ArborTypeError(
+        "INVALID_ARGUMENT",
+        `[arbor] addUsage() needs a finite number for \`${name}\`, got ${String(value)}`,
+      );
+    }
+  }
+  const updated = await registry.addUsage(
+    sessionId,
+    inputTokens,
+    outputTokens,
+    cost,
+    new Date().toISOString(),
+  );
+  if (!updated) throw sessionNotFound(sessionId);
+}
+
+/** One page of the registry in list order, and the cursor of the next (`null` after the last). */
+export async function listPage(
+  registry: SessionRegistry,
+  options: ListSessionsOptions,
+): Promise<{ sessions: SessionInfo[]; nextCursor: string | null }> {
+  const limit =
+    Number.isInteger(options.limit) && (options.limit as number) > 0
+      ? options.limit
+      : undefined;
+  const sessions = await registry.list({
+    ...(options.ownerId !== undefined ? { ownerId: options.ownerId } : {}),
+    ...(limit !== undefined ? { limit } : {}),
+    ...(options.cursor ? { after: decodeCursor(options.cursor) } : {}),
+  });
+  const last = sessions.at(-1);
+  const nextCursor =
+    limit !== undefined && last && sessions.length === limit
+      ? encodeCursor(last)
+      : null;
+  return { sessions, nextCursor };
+}
+
+// --- Internal helpers ---
+
+function encodeCursor(row: ListPosition): string {
+  return encodeURIComponent(
+    JSON.stringify([row.updated_at, row.created_at, row.id]),
+  );
+}
+
+function decodeCursor(cursor: string): ListPosition {
+  try {
+    const [updated_at, created_at, id] = JSON.parse(
+      decodeURIComponent(cursor),
+    ) as string[];
+    if (
+      typeof updated_at === "string" &&
+      typeof created_at === "string" &&
+      typeof id === "string"
+    ) {
+      return { updated_at, created_at, id };
+    }
+  } catch {
+    // A malformed cursor gets the same error as a well-formed one of the wrong shape.
+  }
+  throw new ArborTypeError(
+    "INVALID_ARGUMENT",
+    "[arbor] Invalid list cursor; pass the nextCursor of listPage()",
+  );
+}
