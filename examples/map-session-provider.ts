@@ -1,11 +1,12 @@
 // The minimal custom provider of docs/custom-providers.md, kept compiling and passing the
 // conformance suite by test/providers/map-example.test.ts. In your code, import from
 // "arbor-memory/session" and "arbor-memory/utils" instead of ../src.
-import type {
-  CompactionMeta,
-  SessionMessage,
-  SessionProvider,
-  StoredCompaction,
+import {
+  assertCompactionArguments,
+  type CompactionMeta,
+  type SessionMessage,
+  type SessionProvider,
+  type StoredCompaction,
 } from "../src/session/index.js";
 import { applyCompactions } from "../src/utils/index.js";
 
@@ -122,6 +123,8 @@ export class MapSessionProvider implements SessionProvider {
     toMessageId: string,
     meta?: CompactionMeta,
   ): StoredCompaction {
+    // The shared rule: non-empty string summary and ids, or a TypeError (INVALID_ARGUMENT).
+    assertCompactionArguments(summary, fromMessageId, toMessageId);
     const overlay: StoredCompaction = {
       id: crypto.randomUUID(),
       summary,
@@ -176,7 +179,7 @@ export class MapSessionProvider implements SessionProvider {
   }
 }
 
-/** Stored JSON back to a message, with `createdAt` revived to a Date (SPEC §2.1). */
+/** Stored JSON back to a message, with `createdAt` revived to a Date (docs/behavior/messages-and-tree.md). */
 function parse(json: string): SessionMessage {
   const message = JSON.parse(json) as SessionMessage;
   const createdAt = message.createdAt as unknown;

@@ -1,6 +1,6 @@
 import type { SessionMessage, StoredCompaction } from "../contracts/types.js";
 
-/** Prefix of the ids of synthetic summary messages (SPEC §6.1). */
+/** Prefix of the ids of synthetic summary messages (docs/behavior/overlays.md). */
 export const COMPACTION_PREFIX = "compaction_";
 
 /** One step of a path after overlays: a stored row (by index) or a summary covering a range. */
@@ -14,7 +14,7 @@ export type OverlaySpan =
     };
 
 /**
- * Applies overlays to a path given as ids (SPEC §6.1): at each index the newest overlay that starts
+ * Applies overlays to a path given as ids (docs/behavior/overlays.md): at each index the newest overlay that starts
  * there and ends later on the same path replaces its range. Overlays with an endpoint off the path
  * are ignored, which keeps a sibling branch's summary out of this branch.
  *
@@ -39,7 +39,7 @@ export function applyOverlaySpans(
   return spans;
 }
 
-/** Applies overlays to a root → leaf path of messages (SPEC §6.1). Exported for custom providers. */
+/** Applies overlays to a root → leaf path of messages (docs/behavior/overlays.md). Exported for custom providers. */
 export function applyCompactions(
   path: readonly SessionMessage[],
   overlays: readonly StoredCompaction[],

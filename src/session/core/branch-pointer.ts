@@ -1,7 +1,7 @@
 import type { SessionProvider } from "../contracts/provider.js";
 import type { SessionMessage } from "../contracts/types.js";
 
-/** The `assistant_config` key of the explicit active leaf (SPEC §4.8). */
+/** The `assistant_config` key of the explicit active leaf (docs/behavior/messages-and-tree.md). */
 export const ACTIVE_LEAF_KEY = "active_leaf";
 
 interface Pointer {
@@ -12,7 +12,7 @@ interface Pointer {
 }
 
 /**
- * A provider view that honours `switchBranch()` (SPEC §4.8): until the next append, the
+ * A provider view that honours `switchBranch()` (docs/behavior/messages-and-tree.md): until the next append, the
  * "latest leaf" is the chosen message, so history reads, windows, estimates, compaction and the
  * next auto-parented append all follow the chosen branch. The pointer is stored in the
  * session's config when the provider has it, so it survives a restart.

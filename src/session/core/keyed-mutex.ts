@@ -1,6 +1,6 @@
 /**
  * Serializes async work per (store, session id) within this process, so concurrent appends
- * without a parent form a chain rather than an accidental fork (SPEC §4.2). Sessions over the
+ * without a parent form a chain rather than an accidental fork (docs/behavior/messages-and-tree.md). Sessions over the
  * same store share the lock because the store object, not the Session, keys it.
  */
 const queues = new WeakMap<object, Map<string, Promise<unknown>>>();

@@ -20,7 +20,7 @@ export interface RecentWindow {
 }
 
 /**
- * Chooses the byte-budgeted suffix of a path (SPEC §4.7) from row sizes alone, after applying
+ * Chooses the byte-budgeted suffix of a path (docs/behavior/history.md) from row sizes alone, after applying
  * overlays, so a backend loads the content of the chosen rows only.
  */
 export function chooseRecentWindow(

@@ -1,5 +1,5 @@
 /**
- * Query and text handling shared by every search backend (SPEC §5.2). A query is split on
+ * Query and text handling shared by every search backend (docs/behavior/search.md). A query is split on
  * whitespace and every term must match (AND). Operator characters are ordinary characters.
  *
  * CJK scripts are written without spaces, so a word-splitting index keeps a whole sentence as one
@@ -50,7 +50,7 @@ export function foldText(text: string): string {
 
 /**
  * Word tokens of folded text for the in-memory matcher: diacritics removed (as FTS5 `unicode61`
- * does), then the light suffix stripping of SPEC §5.2's InMemory row.
+ * does), then the light suffix stripping of docs/behavior/search.md's InMemory row.
  */
 export function wordTokens(folded: string): string[] {
   return folded

@@ -1,7 +1,8 @@
 import type { BlockVersion } from "../contracts/block-history.js";
 import type { SessionInfo } from "../contracts/session-info.js";
 import { decodeMessage, searchableText } from "./message-codec.js";
-import { summaryMessage, type OverlaySpan } from "./apply-compactions.js";
+import type { OverlaySpan } from "./apply-compactions.js";
+import { messagesFromSpans } from "./path-history.js";
 import type {
   CompactionMeta,
   SearchResult,
@@ -65,17 +66,10 @@ export function materializeSpans(
   spans: readonly OverlaySpan[],
   contentAt: (index: number) => string | undefined,
 ): SessionMessage[] {
-  const messages: SessionMessage[] = [];
-  for (const span of spans) {
-    if (span.kind === "summary") {
-      messages.push(summaryMessage(span.overlay));
-      continue;
-    }
-    const content = contentAt(span.index);
-    const message = content === undefined ? null : decodeMessage(content);
-    if (message) messages.push(message);
-  }
-  return messages;
+  return messagesFromSpans(spans, (index) => {
+    const content = contentAt(index);
+    return content === undefined ? null : decodeMessage(content);
+  });
 }
 
 /** Decodes stored message texts, skipping the ones that are not messages. */

@@ -1,7 +1,7 @@
 import type { SessionMessagePart } from "../contracts/types.js";
 
 /**
- * The tool name of a tool part (SPEC §2.1): `toolName` when present (dynamic tools), otherwise
+ * The tool name of a tool part (docs/behavior/messages-and-tree.md): `toolName` when present (dynamic tools), otherwise
  * the suffix of a static AI SDK part type `tool-<name>`. `null` for parts that are not tool parts.
  */
 export function toolNameOf(part: SessionMessagePart): string | null {

@@ -26,7 +26,7 @@ export interface TreeRepairPlan {
 }
 
 /**
- * Plans the tree and overlay repair of SPEC §4.4, so deleting an interior message keeps older
+ * Plans the tree and overlay repair of docs/behavior/messages-and-tree.md, so deleting an interior message keeps older
  * history reachable. Pure: each backend gathers the input and applies the plan in one transaction.
  */
 export function planTreeRepair(input: TreeRepairInput): TreeRepairPlan {

@@ -1,6 +1,6 @@
 /**
  * Walks from `leafId` to its root through `parentOf` and returns the ids root-most first.
- * Each id is visited once, so a cycle written by raw SQL ends the walk instead of looping (SPEC §4.6).
+ * Each id is visited once, so a cycle written by raw SQL ends the walk instead of looping (docs/behavior/history.md).
  * There is no depth limit.
  *
  * @param parentOf the parent of a stored id (`null` for a root), `undefined` if the id is not stored.

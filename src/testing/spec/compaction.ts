@@ -1,10 +1,38 @@
 import { build, chain, ids, tree } from "../fixtures.js";
-import { isIsoTimestamp } from "../helpers.js";
+import {
+  caught,
+  isIsoTimestamp,
+  messageOf,
+  summarizeError,
+} from "../helpers.js";
 import { eachLayer, type Suite } from "../suite.js";
 
 const PREFIX = "compaction_";
 
-/** Overlays applied at read time (SPEC §6.1, §6.3, §6.10). */
+/**
+ * `addCompaction()` calls every backend rejects: each names its first bad argument. Unknown ids
+ * and a start after the end are not on the list: such overlays are stored and ignored on read.
+ */
+const BAD_COMPACTION_CALLS: Array<{
+  label: string;
+  args: [unknown, unknown, unknown];
+  names: string;
+}> = [
+  { label: "empty summary", args: ["", "m1", "m2"], names: "summary" },
+  { label: "empty from", args: ["S", "", "m2"], names: "fromMessageId" },
+  { label: "empty to", args: ["S", "m1", ""], names: "toMessageId" },
+  { label: "number summary", args: [42, "m1", "m2"], names: "summary" },
+  { label: "null summary", args: [null, "m1", "m2"], names: "summary" },
+  {
+    label: "missing from",
+    args: ["S", undefined, "m2"],
+    names: "fromMessageId",
+  },
+  { label: "object to", args: ["S", "m1", { id: "m2" }], names: "toMessageId" },
+  { label: "all empty", args: ["", "", ""], names: "summary" },
+];
+
+/** Overlays applied at read time (docs/behavior/overlays.md). */
 export function compactionSpec(suite: Suite): void {
   const { expect } = suite;
   suite.describe("compaction overlays", () => {
@@ -27,6 +55,28 @@ export function compactionSpec(suite: Suite): void {
         expect(stored[0]?.toMessageId).toBe("m2");
         expect(stored[0]?.createdAt).toBe(overlay.createdAt);
       });
+
+      suite.it(
+        "rejects an empty or non-string summary or id with a TypeError and stores nothing",
+        async ({ open }) => {
+          const session = open();
+          await build(session, chain(3));
+          for (const { label, args, names } of BAD_COMPACTION_CALLS) {
+            const error = await caught(() =>
+              session.addCompaction(...(args as [string, string, string])),
+            );
+            expect({ label, ...summarizeError(error) }).toEqual({
+              label,
+              kind: "TypeError",
+              code: "INVALID_ARGUMENT",
+              marked: true,
+            });
+            expect(String(messageOf(error))).toContain(`\`${names}\``);
+          }
+          expect(await session.getCompactions()).toEqual([]);
+          expect(ids(await session.getHistory())).toEqual(["m1", "m2", "m3"]);
+        },
+      );
 
       suite.it("keeps the overlay's provenance meta", async ({ open }) => {
         const session = open();

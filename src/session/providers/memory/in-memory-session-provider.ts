@@ -1,11 +1,10 @@
-import {
-  applyOverlaySpans,
-  summaryMessage,
-} from "../../core/apply-compactions.js";
+import { assertCompactionArguments } from "../../core/compaction-args.js";
+import { historyFromPath, messagesFromSpans } from "../../core/path-history.js";
 import { chooseRecentWindow } from "../../core/recent-window.js";
 import {
   decodeMessage,
   encodeMessage,
+  noteStoredParent,
   searchableText,
 } from "../../core/message-codec.js";
 import { planTreeRepair } from "../../core/tree-repair.js";
@@ -33,8 +32,11 @@ import {
   type MemorySessionData,
 } from "./memory-store.js";
 import { searchRows } from "./memory-search.js";
-
-const DEFAULT_SEARCH_LIMIT = 20;
+import {
+  restoreStore,
+  snapshotStore,
+  type InMemorySessionProviderSnapshot,
+} from "./memory-snapshot.js";
 
 export interface InMemorySessionProviderOptions {
   /** The session this provider addresses ("" = no namespace). */
@@ -43,7 +45,7 @@ export interface InMemorySessionProviderOptions {
 
 /**
  * A pure-JavaScript message store with the same observable tree, overlay and history semantics
- * as the SQLite store (SPEC §12.3). The whole history lives in the process: ideal for tests and
+ * as the SQLite store (docs/behavior/storage.md). The whole history lives in the process: ideal for tests and
  * for short-lived agents. Providers made with `forSession()` share one store.
  *
  * @example
@@ -96,13 +98,11 @@ export class InMemorySessionProvider implements SessionProvider {
     const data = this.data();
     if (!data) return [];
     const path = this.pathRows(data, leafId);
-    const messages = path.map((row) => decodeMessage(row.json));
-    const ids = path.map((row) => row.id);
-    return applyOverlaySpans(ids, data.compactions).flatMap((span) => {
-      if (span.kind === "summary") return [summaryMessage(span.overlay)];
-      const message = messages[span.index];
-      return message ? [message] : [];
-    });
+    return historyFromPath(
+      path.map((row) => row.id),
+      (index) => decodeMessage(path[index]!.json),
+      data.compactions,
+    );
   }
 
   getLatestLeaf(): SessionMessage | null {
@@ -148,6 +148,7 @@ export class InMemorySessionProvider implements SessionProvider {
     data.ordered.push(row);
     if (parent !== null) pushChild(data, parent, row);
     data.latestLeaf = row;
+    noteStoredParent(message, parent);
     return true;
   }
 
@@ -177,7 +178,7 @@ export class InMemorySessionProvider implements SessionProvider {
       const row = data.rows.get(id)!;
       data.rows.delete(id);
       data.children.delete(id);
-      if (row.parentId !== null) removeChild(data, row.parentId, id);
+      if (row.parentId !== null) data.removeChild(row.parentId, id);
     }
     for (const { id, parentId } of plan.reparent) {
       const row = data.rows.get(id)!;
@@ -212,6 +213,7 @@ export class InMemorySessionProvider implements SessionProvider {
     toMessageId: string,
     meta?: CompactionMeta,
   ): StoredCompaction {
+    assertCompactionArguments(summary, fromMessageId, toMessageId, "memory");
     const overlay: StoredCompaction = {
       id: crypto.randomUUID(),
       summary,
@@ -236,10 +238,7 @@ export class InMemorySessionProvider implements SessionProvider {
     return data.compactions.length < before;
   }
 
-  searchMessages(
-    query: string,
-    limit: number = DEFAULT_SEARCH_LIMIT,
-  ): SearchResult[] {
+  searchMessages(query: string, limit?: number): SearchResult[] {
     const data = this.data();
     if (!data) return [];
     return searchRows(data.ordered, query, limit).map((row) => ({
@@ -274,13 +273,10 @@ export class InMemorySessionProvider implements SessionProvider {
       maxContentBytes,
       minRecentMessages,
     );
-    const messages = window.spans.flatMap((span) =>
-      span.kind === "summary"
-        ? [summaryMessage(span.overlay)]
-        : (decodeMessage(path[span.index]!.json) ?? []),
-    );
     return {
-      messages,
+      messages: messagesFromSpans(window.spans, (index) =>
+        decodeMessage(path[index]!.json),
+      ),
       truncated: window.truncated,
       totalContentBytes: window.totalContentBytes,
     };
@@ -323,6 +319,20 @@ export class InMemorySessionProvider implements SessionProvider {
         ? [{ message, parentId: row.parentId, createdAt: row.createdAt }]
         : [];
     });
+  }
+
+  /** The whole store (every session of `forSession()`) as JSON data; see docs/sessions.md. */
+  toJSON(): InMemorySessionProviderSnapshot {
+    return snapshotStore(this.store, this.sessionId);
+  }
+
+  /**
+   * A provider over a copy of the store `toJSON()` saw, given as the object or its JSON text.
+   * Throws `INVALID_SNAPSHOT` when the input is malformed.
+   */
+  static fromJSON(snapshot: unknown): InMemorySessionProvider {
+    const { store, sessionId } = restoreStore(snapshot);
+    return new InMemorySessionProvider({ sessionId }, store);
   }
 
   // --- Internal helpers ---
@@ -371,16 +381,4 @@ function pushChild(
     const at = siblings.findIndex((sibling) => sibling.seq > row.seq);
     siblings.splice(at, 0, row);
   }
-}
-
-function removeChild(
-  data: MemorySessionData,
-  parentId: string,
-  id: string,
-): void {
-  const siblings = data.children.get(parentId);
-  if (!siblings) return;
-  const remaining = siblings.filter((row) => row.id !== id);
-  if (remaining.length > 0) data.children.set(parentId, remaining);
-  else data.children.delete(parentId);
 }

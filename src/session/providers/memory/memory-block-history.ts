@@ -31,6 +31,19 @@ export class InMemoryBlockHistory implements BlockHistoryStore {
     return (this.versions.get(label) ?? []).map((version) => ({ ...version }));
   }
 
+  /** Every label with its versions, oldest first, as copies (for snapshots). */
+  entries(): Array<[label: string, versions: BlockVersion[]]> {
+    return [...this.versions.keys()].map((label) => [label, this.list(label)]);
+  }
+
+  /** Puts back the versions of a label from a snapshot; later writes continue the numbering. */
+  load(label: string, versions: readonly BlockVersion[]): void {
+    this.versions.set(
+      label,
+      versions.map((version) => ({ ...version })),
+    );
+  }
+
   clear(): void {
     this.versions.clear();
   }

@@ -1,4 +1,5 @@
 import { queryTerms } from "../../core/search-terms.js";
+import { normalizeSearchLimit } from "../../core/search-limit.js";
 import type { MemoryStore } from "./memory-store.js";
 import { scoreRows } from "./memory-search.js";
 import type { SessionInfo } from "../../contracts/session-info.js";
@@ -112,13 +113,15 @@ export class MemorySessionRegistry implements SessionRegistry {
         hits.push({ sessionId, ...hit });
     }
     hits.sort((a, b) => b.score - a.score || b.row.seq - a.row.seq);
-    return hits.slice(0, options.limit).map(({ sessionId, row }) => ({
-      id: row.id,
-      role: row.role,
-      content: row.text,
-      createdAt: row.createdAt,
-      sessionId,
-    }));
+    return hits
+      .slice(0, normalizeSearchLimit(options.limit))
+      .map(({ sessionId, row }) => ({
+        id: row.id,
+        role: row.role,
+        content: row.text,
+        createdAt: row.createdAt,
+        sessionId,
+      }));
   }
 
   deleteSession(id: string, contextKeys: readonly string[]): boolean {

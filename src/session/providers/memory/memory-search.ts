@@ -4,23 +4,25 @@ import {
   queryTerms,
   wordTokens,
 } from "../../core/search-terms.js";
+import { normalizeSearchLimit } from "../../core/search-limit.js";
 import type { MemoryRow } from "./memory-store.js";
 
 /**
- * The in-memory search of SPEC §5.2: every query term must match. A CJK term matches as a
+ * The in-memory search of docs/behavior/search.md: every query term must match. A CJK term matches as a
  * substring of the text; other terms match word tokens after folding and light stemming.
  * Ranked by match count, ties newest first.
  *
  * @param rows the session's rows in insertion order.
+ * @param limit normalized with `normalizeSearchLimit`.
  */
 export function searchRows(
   rows: readonly MemoryRow[],
   query: string,
-  limit: number,
+  limit: number | undefined,
 ): MemoryRow[] {
   return scoreRows(rows, query)
     .sort((a, b) => b.score - a.score || b.row.seq - a.row.seq)
-    .slice(0, normalizeLimit(limit))
+    .slice(0, normalizeSearchLimit(limit))
     .map((hit) => hit.row);
 }
 
@@ -92,8 +94,4 @@ function countOccurrences(text: string, needle: string): number {
     count++;
   }
   return count;
-}
-
-function normalizeLimit(limit: number): number {
-  return Number.isInteger(limit) && limit > 0 ? limit : 20;
 }

@@ -10,7 +10,7 @@ export interface MemoryRow {
   role: string;
   json: string;
   createdAt: string;
-  /** The indexed text (SPEC §5.1). */
+  /** The indexed text (docs/behavior/search.md). */
   text: string;
   /** Folded text and tokens, computed on the first search after a write. */
   searchCache?: { folded: string; tokens: Map<string, number> } | undefined;
@@ -28,6 +28,14 @@ export class MemorySessionData {
 
   childCount(id: string): number {
     return this.children.get(id)?.length ?? 0;
+  }
+
+  removeChild(parentId: string, id: string): void {
+    const siblings = this.children.get(parentId);
+    if (!siblings) return;
+    const remaining = siblings.filter((row) => row.id !== id);
+    if (remaining.length > 0) this.children.set(parentId, remaining);
+    else this.children.delete(parentId);
   }
 }
 
@@ -57,7 +65,7 @@ export class MemoryStore {
     return data;
   }
 
-  /** The block history of a session (SPEC §7.7); survives clearing the messages. */
+  /** The block history of a session (docs/behavior/context-blocks.md); survives clearing the messages. */
   blockHistory(sessionId: string): InMemoryBlockHistory {
     let history = this.blockHistories.get(sessionId);
     if (!history) {
@@ -69,6 +77,11 @@ export class MemoryStore {
 
   peek(sessionId: string): MemorySessionData | undefined {
     return this.sessions.get(sessionId);
+  }
+
+  /** The seq the next row will get (snapshots keep it, so restored stores continue the order). */
+  peekSeq(): number {
+    return this.nextSeq;
   }
 
   /** Moves the sequence past restored rows so later appends sort after them. */

@@ -1,0 +1,13 @@
+/**
+ * JSON text of a value for measuring and display: `JSON.stringify`, or `String(value)` when JSON
+ * cannot represent it (BigInt, cycles, functions, `undefined`).
+ */
+export function jsonText(value: unknown): string {
+  try {
+    const text = JSON.stringify(value);
+    if (typeof text === "string") return text;
+  } catch {
+    // Falls through to String(): estimates and previews must never throw.
+  }
+  return String(value);
+}
