@@ -2,6 +2,7 @@
 // ARBOR_TEST_PG_URL and dropped afterwards. Without the variable the runners skip with a visible
 // reason, except under CI=true, where a missing URL or server fails the run.
 import pg from "pg";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   applyPostgresSchema,
@@ -46,6 +47,8 @@ export interface TestDatabase {
   readonly pool: pg.Pool;
   /** A new connected `pg.Client` (closed by `drop()`). */
   client(): Promise<pg.Client>;
+  /** A new postgres.js `sql` instance (ended by `drop()`, so vitest can exit). */
+  postgresJs(): postgres.Sql;
   /** Empties every Arbor table, keeping the schema. */
   truncate(): Promise<void>;
   /** Closes every connection and drops the database. */
@@ -74,6 +77,7 @@ export async function createTestDatabase(
   // DROP DATABASE … WITH (FORCE) ends connections a closing pool may still hold.
   pool.on("error", () => undefined);
   const clients: pg.Client[] = [];
+  const postgresJsInstances: postgres.Sql[] = [];
   if (options.schema !== false) {
     await applyPostgresSchema(
       pool,
@@ -93,11 +97,19 @@ export async function createTestDatabase(
       clients.push(client);
       return client;
     },
+    postgresJs() {
+      const sql = postgres(url, { max: 8, onnotice: () => undefined });
+      postgresJsInstances.push(sql);
+      return sql;
+    },
     async truncate() {
       await pool.query(`TRUNCATE ${ARBOR_TABLES.join(", ")} RESTART IDENTITY`);
     },
     async drop() {
       await Promise.allSettled(clients.map((client) => client.end()));
+      await Promise.allSettled(
+        postgresJsInstances.map((sql) => sql.end({ timeout: 5 })),
+      );
       await pool.end();
       await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
@@ -113,6 +125,26 @@ export function executeConnection(pool: pg.Pool): PostgresConnection {
     execute: async (query, args = []) =>
       pool.query(args.length > 0 ? numberPlaceholders(query) : query, args),
   };
+}
+
+/**
+ * The `execute`-style adapter over postgres.js exactly as docs/postgres.md prints it ("Hyperdrive
+ * on Workers"): keep the two in step, the test proves the documented code works.
+ */
+export function documentedPostgresJsConnection(
+  sql: postgres.Sql,
+): PostgresConnection {
+  const connection = {
+    execute: async (query: string, args: unknown[] = []) => {
+      let n = 0;
+      const rows = await sql.unsafe(
+        query.replace(/\?/g, () => `$${++n}`),
+        args as never[],
+      );
+      return { rows: [...rows] };
+    },
+  };
+  return connection;
 }
 
 // --- Internal helpers ---

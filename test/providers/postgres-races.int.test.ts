@@ -1,4 +1,4 @@
-// Race tests of the PostgreSQL backend (SPEC §4.2, §12.2, §17 item 7): concurrent writers on every
+// Race tests of the PostgreSQL backend (docs/behavior/storage.md#postgresql-concurrency): concurrent writers on every
 // connection kind, across connections and processes, must never fork or lose a message.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";

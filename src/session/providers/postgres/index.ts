@@ -1,7 +1,7 @@
 /**
- * @module The PostgreSQL backend (SPEC §12.2): message store, context and knowledge providers and
- * the schema. Takes a `pg` Pool or Client or a Hyperdrive-style `execute` connection; imports no
- * driver, so it loads in workerd.
+ * @module The PostgreSQL backend (docs/behavior/storage.md): message store, context and knowledge providers and
+ * the schema. Takes a `pg` Pool or Client, a postgres.js `sql` or a Hyperdrive-style `execute`
+ * connection; imports no driver, so it loads in workerd.
  */
 export { PostgresSessionProvider } from "./postgres-session-provider.js";
 export { PostgresContextProvider } from "./postgres-context-provider.js";
@@ -18,4 +18,6 @@ export type {
   PgClientLike,
   PostgresClient,
   PostgresConnection,
+  PostgresJsLike,
+  PostgresJsTransactionLike,
 } from "./postgres-client.js";

@@ -12,13 +12,13 @@ import {
   type PostgresExecutor,
 } from "./postgres-client.js";
 import { postgresSettings } from "./postgres-schema.js";
-import { isoSql } from "./postgres-sql.js";
+import { isoSql, TIMESTAMPTZ_PARAM } from "./postgres-sql.js";
 
 /** Attempts of `record` when concurrent writers take the same version number. */
 const MAX_ATTEMPTS = 20;
 
 /**
- * Block history (SPEC §7.7) in `arbor_block_history`, scoped by session id and label. Versions
+ * Block history (docs/behavior/context-blocks.md) in `arbor_block_history`, scoped by session id and label. Versions
  * are numbered by the database: concurrent writers from several processes each get their own
  * version (`UNIQUE (session_id, label, version)` decides, the loser retries).
  */
@@ -43,7 +43,7 @@ export class PostgresBlockHistory implements BlockHistoryStore {
           `INSERT INTO arbor_block_history
             (session_id, label, version, content, previous_content, source, tool_call_id, at)
           SELECT ?, ?, COALESCE(MAX(version), 0) + 1, ?, ?, ?, ?,
-            COALESCE(?::timestamptz, clock_timestamp())
+            COALESCE(${TIMESTAMPTZ_PARAM}, clock_timestamp())
           FROM arbor_block_history WHERE session_id = ? AND label = ?
           RETURNING ${COLUMNS}`,
           [

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { numberPlaceholders, postgresExecutor } from "./postgres-client.js";
+import postgres from "postgres";
+import {
+  isPostgresClient,
+  numberPlaceholders,
+  postgresExecutor,
+} from "./postgres-client.js";
 
 describe("numberPlaceholders", () => {
   it("numbers ? in order, leaving literals, quoted identifiers and comments alone", () => {
@@ -26,6 +31,19 @@ describe("postgresExecutor", () => {
     expect(postgresExecutor(client as never)).toBe(
       postgresExecutor(client as never),
     );
+  });
+
+  it("takes a postgres.js sql (a function with unsafe and begin) as its own kind", async () => {
+    // postgres.js connects lazily: creating the instance opens no connection.
+    const sql = postgres("postgres://127.0.0.1:1/none");
+    try {
+      expect(isPostgresClient(sql)).toBe(true);
+      expect(postgresExecutor(sql).kind).toBe("postgres-js");
+      expect(postgresExecutor(sql).supportsTransactions).toBe(true);
+      expect(isPostgresClient(() => undefined)).toBe(false);
+    } finally {
+      await sql.end();
+    }
   });
 
   it("rejects anything else with INVALID_TARGET", () => {

@@ -1,5 +1,6 @@
 import { runExclusive } from "../../core/keyed-mutex.js";
 import { ArborError, ArborTypeError } from "../../errors/index.js";
+import { bindable, readable } from "./postgres-values.js";
 
 /**
  * A `pg`-style client: `pg.Client`, `pg.Pool`, or anything with the same `query(text, values)`
@@ -23,8 +24,31 @@ export interface PostgresConnection {
   ): Promise<{ rows: Record<string, unknown>[] }>;
 }
 
+/**
+ * A postgres.js `sql` instance (`postgres(url)` from the `postgres` package), passed as it is:
+ * statements run through `sql.unsafe(text, values)` with `$1, $2, …` placeholders, transactions
+ * through `sql.begin`. Recognized by being a function with `unsafe` and `begin`.
+ */
+export interface PostgresJsLike {
+  unsafe(
+    query: string,
+    parameters?: unknown[],
+  ): PromiseLike<ArrayLike<Record<string, unknown>>>;
+  begin(
+    work: (transaction: PostgresJsTransactionLike) => Promise<unknown>,
+  ): PromiseLike<unknown>;
+}
+
+/** The `sql` postgres.js hands to a `begin` callback: one connection, inside the transaction. */
+export interface PostgresJsTransactionLike {
+  unsafe(
+    query: string,
+    parameters?: unknown[],
+  ): PromiseLike<ArrayLike<Record<string, unknown>>>;
+}
+
 /** What the Postgres providers accept; the kind is detected by its methods. */
-export type PostgresClient = PgClientLike | PostgresConnection;
+export type PostgresClient = PgClientLike | PostgresConnection | PostgresJsLike;
 
 /** Runs one statement (SQL with `?` placeholders) and resolves to its rows. */
 export interface PostgresQueryable {
@@ -35,7 +59,7 @@ export interface PostgresQueryable {
 }
 
 /**
- * How Arbor talks to one client, shared by every provider over it (SPEC §12.2):
+ * How Arbor talks to one client, shared by every provider over it (docs/behavior/storage.md):
  *
  * - `pool`: `pg.Pool` (recognized by `connect()` plus its `totalCount` counter). Statements go to
  *   the pool; a transaction checks out one connection for its whole length.
@@ -44,9 +68,14 @@ export interface PostgresQueryable {
  *   interleaves with other work Arbor sends on that connection.
  * - `execute`: a Hyperdrive-style `execute(query, args)`; `?` placeholders pass unchanged. No
  *   transactions: callers use single statements (see `supportsTransactions`).
+ * - `postgres-js`: a postgres.js `sql` (a pool of its own). Statements go to `sql.unsafe`; a
+ *   transaction runs in `sql.begin`, on one connection for its whole length.
+ *
+ * Every kind binds the same values (see `bindable`) and reads the same rows (see `readable`), so
+ * the SQL never depends on how a driver infers or serialises types.
  */
 export interface PostgresExecutor extends PostgresQueryable {
-  readonly kind: "pool" | "client" | "execute";
+  readonly kind: "pool" | "client" | "execute" | "postgres-js";
   /** The object the caller passed; it identifies the store (Session append locks key on it). */
   readonly client: PostgresClient;
   /** `false` for `execute`-style connections. */
@@ -58,13 +87,14 @@ export interface PostgresExecutor extends PostgresQueryable {
   transaction<T>(work: (tx: PostgresQueryable) => Promise<T>): Promise<T>;
 }
 
-/** True for an object with a callable `query` or `execute` method. */
+/** True for an object with a callable `query` or `execute` method, or a postgres.js `sql`. */
 export function isPostgresClient(value: unknown): value is PostgresClient {
   return (
-    typeof value === "object" &&
-    value !== null &&
-    (typeof (value as { query?: unknown }).query === "function" ||
-      typeof (value as { execute?: unknown }).execute === "function")
+    (typeof value === "object" &&
+      value !== null &&
+      (typeof (value as { query?: unknown }).query === "function" ||
+        typeof (value as { execute?: unknown }).execute === "function")) ||
+    isPostgresJs(value)
   );
 }
 
@@ -76,7 +106,7 @@ export function postgresExecutor(client: PostgresClient): PostgresExecutor {
   if (!isPostgresClient(client)) {
     throw new ArborTypeError(
       "INVALID_TARGET",
-      "[arbor] [postgres] Expected a pg Client or Pool (with `query(text, values)`) or a connection with `execute(query, args)`",
+      "[arbor] [postgres] Expected a pg Client or Pool (with `query(text, values)`), a postgres.js `sql`, or a connection with `execute(query, args)`",
     );
   }
   let executor = executors.get(client);
@@ -133,6 +163,7 @@ interface PgPoolClientLike extends PgClientLike {
 }
 
 function createExecutor(client: PostgresClient): PostgresExecutor {
+  if (isPostgresJs(client)) return postgresJsExecutor(client);
   if (typeof (client as PgClientLike).query === "function") {
     const pg = client as PgClientLike;
     return isPool(pg) ? poolExecutor(pg) : clientExecutor(pg);
@@ -152,9 +183,9 @@ function pgQueryable(client: PgClientLike): PostgresQueryable {
     async query<Row>(sql: string, params: readonly unknown[] = []) {
       const result = await client.query(
         params.length > 0 ? numberPlaceholders(sql) : sql,
-        [...params],
+        bindable(params),
       );
-      return (result.rows ?? []) as Row[];
+      return readable(result.rows) as Row[];
     },
   };
 }
@@ -203,8 +234,8 @@ function executeExecutor(connection: PostgresConnection): PostgresExecutor {
     client: connection,
     supportsTransactions: false,
     async query<Row>(sql: string, params: readonly unknown[] = []) {
-      const result = await connection.execute(sql, [...params]);
-      return (result?.rows ?? []) as Row[];
+      const result = await connection.execute(sql, bindable(params));
+      return readable(result?.rows) as Row[];
     },
     transaction() {
       return Promise.reject(
@@ -213,6 +244,46 @@ function executeExecutor(connection: PostgresConnection): PostgresExecutor {
           "[arbor] [postgres] An execute-style connection cannot run a transaction across statements; pass a pg Client or Pool",
         ),
       );
+    },
+  };
+}
+
+function isPostgresJs(value: unknown): value is PostgresJsLike {
+  return (
+    typeof value === "function" &&
+    typeof (value as { unsafe?: unknown }).unsafe === "function" &&
+    typeof (value as { begin?: unknown }).begin === "function"
+  );
+}
+
+function postgresJsQueryable(
+  sql: PostgresJsTransactionLike,
+): PostgresQueryable {
+  return {
+    async query<Row>(text: string, params: readonly unknown[] = []) {
+      const rows = await sql.unsafe(
+        params.length > 0 ? numberPlaceholders(text) : text,
+        bindable(params),
+      );
+      return readable(rows) as Row[];
+    },
+  };
+}
+
+function postgresJsExecutor(sql: PostgresJsLike): PostgresExecutor {
+  return {
+    kind: "postgres-js",
+    client: sql,
+    supportsTransactions: true,
+    query: postgresJsQueryable(sql).query,
+    async transaction<T>(work: (tx: PostgresQueryable) => Promise<T>) {
+      // The result leaves through the closure: `begin` would await the elements of an array
+      // result, and its return type is the driver's.
+      let result: { value: T } | undefined;
+      await sql.begin(async (transaction) => {
+        result = { value: await work(postgresJsQueryable(transaction)) };
+      });
+      return result!.value;
     },
   };
 }

@@ -2,17 +2,17 @@ import {
   compactionFromRow,
   type CompactionRow,
 } from "../../core/stored-rows.js";
-import { ArborTypeError } from "../../errors/index.js";
+import { assertCompactionArguments } from "../../core/compaction-args.js";
 import type {
   CompactionMeta,
   StoredCompaction,
 } from "../../contracts/types.js";
 import type { PostgresQueryable } from "./postgres-client.js";
-import { isoSql, TEXT_ARRAY_SQL } from "./postgres-sql.js";
+import { isoSql, JSONB_PARAM, TEXT_ARRAY_SQL } from "./postgres-sql.js";
 
 const COLUMNS = `id, summary, from_message_id, to_message_id, ${isoSql("created_at")} AS created_at, meta::text AS meta`;
 
-/** Stores an overlay of this session and returns it (SPEC §6.1, §6.3, §6.10). */
+/** Stores an overlay of this session and returns it (docs/behavior/overlays.md). */
 export async function insertCompaction(
   db: PostgresQueryable,
   sessionId: string,
@@ -21,22 +21,11 @@ export async function insertCompaction(
   toMessageId: string,
   meta?: CompactionMeta,
 ): Promise<StoredCompaction> {
-  for (const [name, value] of [
-    ["summary", summary],
-    ["fromMessageId", fromMessageId],
-    ["toMessageId", toMessageId],
-  ] as const) {
-    if (typeof value !== "string" || value.length === 0) {
-      throw new ArborTypeError(
-        "INVALID_ARGUMENT",
-        `[arbor] [postgres] addCompaction() needs a non-empty string \`${name}\``,
-      );
-    }
-  }
+  assertCompactionArguments(summary, fromMessageId, toMessageId, "postgres");
   const [row] = await db.query<CompactionRow>(
     `INSERT INTO assistant_compactions
       (id, session_id, summary, from_message_id, to_message_id, created_at, meta)
-    VALUES (?, ?, ?, ?, ?, clock_timestamp(), ?::jsonb)
+    VALUES (?, ?, ?, ?, ?, clock_timestamp(), ${JSONB_PARAM})
     RETURNING ${COLUMNS}`,
     [
       crypto.randomUUID(),

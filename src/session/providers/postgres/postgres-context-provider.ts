@@ -9,7 +9,7 @@ import { postgresSettings } from "./postgres-schema.js";
 
 /**
  * A writable context block stored as one row of `cf_agents_context_blocks`, keyed by `label`
- * (SPEC §12.2). Pass a session-scoped label such as `` `memory_${sessionId}` `` to keep sessions
+ * (docs/behavior/storage.md). Pass a session-scoped label such as `` `memory_${sessionId}` `` to keep sessions
  * apart; `PostgresSessionProvider.createContextProvider()` does that for auto-wired blocks.
  *
  * `set()` is a plain upsert (last writer wins). `appendContextBlock` re-reads the row before

@@ -8,10 +8,10 @@ import {
   type WriteAttempt,
 } from "./postgres-locking.js";
 import { indexText } from "./postgres-search-text.js";
-import { TEXT_ARRAY_SQL } from "./postgres-sql.js";
+import { JSON_PARAM, TEXT_ARRAY_SQL } from "./postgres-sql.js";
 
 /**
- * One attempt of `importRecords` (SPEC §11.5, §15.3): inserts exported messages as they were (ids,
+ * One attempt of `importRecords` (docs/behavior/manager.md): inserts exported messages as they were (ids,
  * parents, insertion order, times) and their overlays, optionally replacing the session's rows,
  * in one statement under the session lock. Throws `MESSAGE_EXISTS` and writes nothing when an id
  * is taken (without `replace`). Overlay ids are kept unless another session already uses them.
@@ -81,7 +81,7 @@ export async function importSessionRecords(
       INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, created_at)
       SELECT r.id, ?, r.parent_id, r.role, r.content, r.text_content,
         COALESCE(r.created_at::timestamptz, clock_timestamp())
-      FROM json_to_recordset(?::json)
+      FROM json_to_recordset(${JSON_PARAM})
         AS r(ord INTEGER, id TEXT, parent_id TEXT, role TEXT, content TEXT, text_content TEXT, created_at TEXT)
       WHERE (SELECT ok FROM checked) AND (SELECT count(*) FROM cleared) >= 0
       ORDER BY r.ord
@@ -92,7 +92,7 @@ export async function importSessionRecords(
         (id, session_id, summary, from_message_id, to_message_id, created_at, meta)
       SELECT r.id, ?, r.summary, r.from_id, r.to_id,
         COALESCE(r.created_at::timestamptz, clock_timestamp()), r.meta::jsonb
-      FROM json_to_recordset(?::json)
+      FROM json_to_recordset(${JSON_PARAM})
         AS r(ord INTEGER, id TEXT, summary TEXT, from_id TEXT, to_id TEXT, created_at TEXT, meta TEXT)
       WHERE (SELECT ok FROM checked) AND (SELECT count(*) FROM dropped) >= 0
       ORDER BY r.ord

@@ -34,7 +34,7 @@ export function lockedWriteParams(
 export type WriteAttempt<T> = { done: true; value: T } | { done: false };
 
 /**
- * Runs a read-plan-write operation on one session atomically across processes (SPEC §4.2, §12.2).
+ * Runs a read-plan-write operation on one session atomically across processes (docs/behavior/messages-and-tree.md, docs/behavior/storage.md).
  *
  * - `pg` Pool or Client: a transaction that first takes the session's advisory lock; reads after
  *   it see every committed write, so `attempt` runs once with `fingerprint = null`.
@@ -56,7 +56,8 @@ export async function sessionWrite<T>(
       await tx.query(`SELECT ${SESSION_LOCK_SQL}`, [sessionId]);
       const result = await attempt(tx, null);
       if (!result.done) {
-        throw new Error(
+        throw new ArborError(
+          "WRITE_CONFLICT",
           "[arbor] [postgres] internal: a locked write reported a conflict",
         );
       }

@@ -18,7 +18,9 @@ export interface PathSizeRow {
 }
 
 // Every path query walks a recursive CTE over (id, parent_id) only, so no content travels
-// through the recursion. UNION (not UNION ALL) drops a row already produced, so a cycle written
+// through the recursion. Each step looks the parent up by primary key in a LATERAL subquery
+// (`OFFSET 0` keeps it one): as a plain join, a table without statistics (new, or just written)
+// made the planner hash-join every row of the session at every step, O(n²) on a long chain. UNION (not UNION ALL) drops a row already produced, so a cycle written
 // by raw SQL ends the recursion; there is no depth limit. `leafId = null` starts at the latest
 // leaf. The rows come back unordered; `orderPath` puts them root → leaf with a visited set.
 
@@ -80,7 +82,8 @@ export async function loadAncestorLinks(
       SELECT id, parent_id FROM assistant_messages WHERE session_id = ? AND id = ?
       UNION
       SELECT m.id, m.parent_id FROM path AS p
-        JOIN assistant_messages AS m ON m.session_id = ? AND m.id = p.parent_id
+        CROSS JOIN LATERAL (SELECT id, parent_id FROM assistant_messages
+          WHERE session_id = ? AND id = p.parent_id OFFSET 0) AS m
       WHERE p.id <> ?
     )
     SELECT id, parent_id FROM path`,
@@ -97,7 +100,8 @@ function pathCte(leafId: string | null): string {
       WHERE session_id = ? AND id = (SELECT id FROM target)
       UNION
       SELECT m.id, m.parent_id FROM path AS p
-        JOIN assistant_messages AS m ON m.session_id = ? AND m.id = p.parent_id
+        CROSS JOIN LATERAL (SELECT id, parent_id FROM assistant_messages
+          WHERE session_id = ? AND id = p.parent_id OFFSET 0) AS m
     )`;
 }
 

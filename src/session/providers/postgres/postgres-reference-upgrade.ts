@@ -1,12 +1,13 @@
 import { decodeMessage, searchableText } from "../../core/message-codec.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import { indexText } from "./postgres-search-text.js";
+import { JSON_PARAM } from "./postgres-sql.js";
 
 /** Rows rewritten per statement, so a large table never loads at once. */
 const BATCH = 500;
 
 /**
- * Converts tables created by the seeds' DDL or the reference implementation (no `seq`, raw
+ * Converts tables created by the reference DDL or the reference implementation (no `seq`, raw
  * search text) before schema v1 is applied: `seq` is assigned in the old `created_at` order
  * (physical order breaks ties, which `NOW()` made common), and the search text is rebuilt in
  * Arbor's normalized form. Tables that are absent or already converted are left alone.
@@ -84,7 +85,7 @@ async function reindexMessages(db: PostgresQueryable): Promise<void> {
     });
     await db.query(
       `UPDATE assistant_messages AS m SET text_content = u.text
-       FROM json_to_recordset(?::json) AS u(seq BIGINT, text TEXT) WHERE m.seq = u.seq`,
+       FROM json_to_recordset(${JSON_PARAM}) AS u(seq BIGINT, text TEXT) WHERE m.seq = u.seq`,
       [JSON.stringify(updates)],
     );
     after = updates.at(-1)!.seq;
@@ -108,7 +109,7 @@ async function reindexEntries(db: PostgresQueryable): Promise<void> {
     if (rows.length === 0) return;
     await db.query(
       `UPDATE cf_agents_search_entries AS e SET search_text = u.text
-       FROM json_to_recordset(?::json) AS u(label TEXT, key TEXT, text TEXT)
+       FROM json_to_recordset(${JSON_PARAM}) AS u(label TEXT, key TEXT, text TEXT)
        WHERE e.label = u.label AND e.key = u.key`,
       [
         JSON.stringify(

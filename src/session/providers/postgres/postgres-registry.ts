@@ -15,9 +15,15 @@ import {
   sessionWrite,
   type WriteAttempt,
 } from "./postgres-locking.js";
+import { readConfig, writeConfig } from "./postgres-config.js";
 import { postgresSettings } from "./postgres-schema.js";
 import { searchMessageRows } from "./postgres-search.js";
-import { isoSql, TEXT_ARRAY_SQL, toCount } from "./postgres-sql.js";
+import {
+  isoSql,
+  TEXT_ARRAY_SQL,
+  TIMESTAMPTZ_PARAM,
+  toCount,
+} from "./postgres-sql.js";
 import type { SessionInfo } from "../../contracts/session-info.js";
 import type { SearchResult } from "../../contracts/types.js";
 import type {
@@ -28,7 +34,7 @@ import type {
 } from "../../contracts/registry.js";
 
 /**
- * The SessionManager registry on PostgreSQL (SPEC §11, §12.2): rows in `assistant_sessions`,
+ * The SessionManager registry on PostgreSQL (docs/behavior/manager.md, docs/behavior/storage.md): rows in `assistant_sessions`,
  * per-session config (owner, metadata) in `assistant_config`, both created by
  * `applyPostgresSchema()` (never implicitly). Takes a `pg` Pool or Client or an `execute`-style
  * connection, like the providers, and shares their executor.
@@ -171,11 +177,7 @@ export class PostgresSessionRegistry implements SessionRegistry {
 
   async getConfig(sessionId: string, key: string): Promise<string | null> {
     await this.#ready();
-    const [row] = await this.#db.query<{ value: string }>(
-      "SELECT value FROM assistant_config WHERE session_id = ? AND key = ?",
-      [sessionId, key],
-    );
-    return row?.value ?? null;
+    return readConfig(this.#db, sessionId, key);
   }
 
   async setConfig(
@@ -184,11 +186,7 @@ export class PostgresSessionRegistry implements SessionRegistry {
     value: string,
   ): Promise<void> {
     await this.#ready();
-    await this.#db.query(
-      `INSERT INTO assistant_config (session_id, key, value) VALUES (?, ?, ?)
-      ON CONFLICT (session_id, key) DO UPDATE SET value = EXCLUDED.value`,
-      [sessionId, key, value],
-    );
+    await writeConfig(this.#db, sessionId, key, value);
   }
 
   async listConfig(
@@ -261,7 +259,7 @@ export class PostgresSessionRegistry implements SessionRegistry {
 // --- Internal helpers ---
 
 /** A bound ISO timestamp as stored: `timestamptz` at millisecond precision. */
-const TIMESTAMP_PARAM = "date_trunc('milliseconds', ?::timestamptz)";
+const TIMESTAMP_PARAM = `date_trunc('milliseconds', ${TIMESTAMPTZ_PARAM})`;
 
 const COLUMNS = `s.id, s.name, s.parent_session_id, s.model, s.source, s.input_tokens,
   s.output_tokens, s.estimated_cost, s.end_reason, ${isoSql("s.created_at")} AS created_at,

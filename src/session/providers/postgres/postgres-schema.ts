@@ -20,7 +20,7 @@ import { upgradeReferenceTables } from "./postgres-reference-upgrade.js";
 export interface PostgresSchemaOptions {
   /**
    * The text-search configuration of the generated `tsvector` columns: `"english"` (the
-   * seeds' default: stemming, stop words), `"simple"` (no stemming, no stop words: best for
+   * reference DDL's default: stemming, stop words), `"simple"` (no stemming, no stop words: best for
    * mixed languages), or any configuration the server has (`"russian"`, `"german"`, …). Fixed when
    * the tables are created; the providers read it from `arbor_meta`.
    */
@@ -39,7 +39,7 @@ interface Migration {
 }
 
 const MIGRATIONS: readonly Migration[] = [
-  // v1: the seeds' DDL plus Arbor's additive tables, columns, indexes and functions. Tables the
+  // v1: the reference DDL plus Arbor's additive tables, columns, indexes and functions. Tables the
   // reference implementation created (no `seq`) are converted in place.
   {
     statements: (config) => [
@@ -75,12 +75,12 @@ export function postgresSchemaSql(options: PostgresSchemaOptions = {}): string {
     versionStatement(POSTGRES_SCHEMA_VERSION),
   ];
   return `-- Arbor PostgreSQL schema, version ${POSTGRES_SCHEMA_VERSION}, text search configuration '${config}'.
--- The seeds' DDL (SPEC §12.2) plus Arbor's additive tables and indexes; safe to run again.
+-- The reference DDL (docs/behavior/storage.md) plus Arbor's additive tables and indexes; safe to run again.
 ${statements.map((statement) => `${statement};\n`).join("\n")}`;
 }
 
 /**
- * The schema with the seeds' `'english'` configuration: `postgresSchemaSql()` with no options.
+ * The schema with the reference DDL's `'english'` configuration: `postgresSchemaSql()` with no options.
  * Arbor never creates tables implicitly; run this once, or call `applyPostgresSchema()`.
  */
 export const POSTGRES_SCHEMA_SQL: string = postgresSchemaSql();
@@ -211,7 +211,7 @@ async function readMeta(db: PostgresQueryable): Promise<Meta> {
 }
 
 /**
- * The configuration to create tables with: the recorded one, else the one the seeds' tables
+ * The configuration to create tables with: the recorded one, else the one the reference DDL's tables
  * were created with (read from the generated column), else the requested one or `'english'`.
  * A request for another configuration than the tables have is an error, never silently ignored.
  */

@@ -11,11 +11,11 @@ import { toCount } from "./postgres-sql.js";
 
 const MAX_RESULTS = 10;
 
-/** What `search()` answers when nothing matches (SPEC §12.2, kept from the reference). */
+/** What `search()` answers when nothing matches (docs/behavior/storage.md, kept from the reference). */
 export const NO_RESULTS = "No results found.";
 
 /**
- * Searchable knowledge in `cf_agents_search_entries` (SPEC §12.2), with the matching of message
+ * Searchable knowledge in `cf_agents_search_entries` (docs/behavior/storage.md), with the matching of message
  * search: every term must match, operators are literal, CJK words match inside sentences.
  * Entries are isolated by block label only: every session using a block with this label sees
  * them.

@@ -10,7 +10,7 @@ export const MAX_INDEXED_CHARACTERS = 200_000;
 /**
  * The normalized search text stored in `text_content` (messages) and `search_text` (knowledge
  * entries): lower case, diacritics of Latin letters removed (as FTS5 `unicode61` does), every
- * CJK character spaced into its own token (SPEC §5.2), NUL (which PostgreSQL text cannot hold)
+ * CJK character spaced into its own token (docs/behavior/search.md), NUL (which PostgreSQL text cannot hold)
  * turned into a space, cut at `MAX_INDEXED_CHARACTERS`. Done in JavaScript, so it does not
  * depend on the database locale or on extensions.
  */
@@ -35,7 +35,7 @@ export interface SearchTerm {
 }
 
 /**
- * The terms of a query (SPEC §5.2): split on whitespace, every term must match, operator
+ * The terms of a query (docs/behavior/search.md): split on whitespace, every term must match, operator
  * characters are ordinary characters. Terms with no letter or digit can never match a token and
  * are dropped. `[]` when nothing searchable is left.
  */

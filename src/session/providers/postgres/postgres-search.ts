@@ -1,4 +1,5 @@
 import { decodeMessage, searchableText } from "../../core/message-codec.js";
+import { normalizeSearchLimit } from "../../core/search-limit.js";
 import type { SearchResult } from "../../contracts/types.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import {
@@ -8,11 +9,8 @@ import {
 } from "./postgres-search-text.js";
 import { isoSql } from "./postgres-sql.js";
 
-/** `limit` when the caller gives none or one that is not a positive integer (SPEC §5.3). */
-export const DEFAULT_SEARCH_LIMIT = 20;
-
 /**
- * Full-text search within one session (SPEC §5): every term must match, operators are literal,
+ * Full-text search within one session (docs/behavior/search.md): every term must match, operators are literal,
  * CJK words match anywhere inside a sentence. `ts_rank` first, ties newest first. `content` is
  * the message's searchable text, rebuilt from the stored message. Empty, unsearchable or
  * engine-rejected queries give `[]`; other errors (connection, missing table) propagate.
@@ -55,10 +53,7 @@ export async function searchMessageRows(
 ): Promise<Array<SearchResult & { sessionId: string }>> {
   const terms = searchTerms(query);
   if (terms.length === 0) return [];
-  const count =
-    Number.isInteger(limit) && (limit as number) > 0
-      ? (limit as number)
-      : DEFAULT_SEARCH_LIMIT;
+  const count = normalizeSearchLimit(limit);
   const match = matchSql(terms, "m.text_content");
   let rows: HitRow[];
   try {

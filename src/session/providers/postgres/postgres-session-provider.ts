@@ -1,12 +1,10 @@
+import type { BlockHistoryStore } from "../../contracts/block-history.js";
 import { decodeAll, materializeSpans } from "../../core/stored-rows.js";
-import {
-  applyOverlaySpans,
-  summaryMessage,
-  type OverlaySpan,
-} from "../../core/apply-compactions.js";
+import { historyFromPath } from "../../core/path-history.js";
 import {
   decodeMessage,
   encodeMessage,
+  noteStoredParent,
   searchableText,
 } from "../../core/message-codec.js";
 import { chooseRecentWindow } from "../../core/recent-window.js";
@@ -35,6 +33,7 @@ import {
   insertCompaction,
   readCompactions,
 } from "./postgres-compactions.js";
+import { readConfig, writeConfig } from "./postgres-config.js";
 import { PostgresContextProvider } from "./postgres-context-provider.js";
 import { importSessionRecords } from "./postgres-import.js";
 import { SESSION_LOCK_SQL, sessionWrite } from "./postgres-locking.js";
@@ -50,7 +49,7 @@ import { isoSql, LATEST_LEAF_SQL, TEXT_ARRAY_SQL } from "./postgres-sql.js";
 import { clearSession, deleteWithRepair } from "./postgres-tree-repair.js";
 
 /**
- * The PostgreSQL message store (SPEC §12.2): the full `SessionProvider`, for several app instances
+ * The PostgreSQL message store (docs/behavior/storage.md): the full `SessionProvider`, for several app instances
  * sharing one database. Takes a `pg` Pool or Client, or a Hyperdrive-style `execute` connection;
  * it never opens or closes it, never creates tables (run `applyPostgresSchema()` once) and imports
  * no driver, so it loads in workerd.
@@ -100,13 +99,13 @@ export class PostgresSessionProvider implements SessionProvider {
     return new PostgresSessionProvider(this.#db.client, sessionId);
   }
 
-  /** A writable block row in `cf_agents_context_blocks` under `key` (SPEC §3.3 auto-wiring). */
+  /** A writable block row in `cf_agents_context_blocks` under `key` (docs/behavior/session-setup.md auto-wiring). */
   createContextProvider(key: string): PostgresContextProvider {
     return new PostgresContextProvider(this.#db.client, key);
   }
 
-  /** Block history in `arbor_block_history`, scoped to this session (SPEC §7.7). */
-  createBlockHistory(): PostgresBlockHistory {
+  /** Block history in `arbor_block_history`, scoped to this session (docs/behavior/context-blocks.md). */
+  createBlockHistory(): BlockHistoryStore {
     return new PostgresBlockHistory(this.#db.client, this.sessionId);
   }
 
@@ -125,12 +124,11 @@ export class PostgresSessionProvider implements SessionProvider {
       loadPathWithContent(this.#db, this.sessionId, target(leafId)),
       readCompactions(this.#db, this.sessionId),
     ]);
-    if (rows.length === 0) return [];
-    const spans = applyOverlaySpans(
+    return historyFromPath(
       rows.map((row) => row.id),
+      (index) => decodeMessage(rows[index]!.content),
       overlays,
     );
-    return materializeSpans(spans, (index) => rows[index]!.content);
   }
 
   async getLatestLeaf(): Promise<SessionMessage | null> {
@@ -169,7 +167,10 @@ export class PostgresSessionProvider implements SessionProvider {
     const content = encodeMessage(message);
     await this.#ready();
     const sessionId = this.sessionId;
-    const rows = await this.#db.query<{ seq: string }>(
+    const rows = await this.#db.query<{
+      seq: string;
+      parent_id: string | null;
+    }>(
       `WITH locked AS MATERIALIZED (SELECT ${SESSION_LOCK_SQL} AS locked),
       parent AS MATERIALIZED (
         SELECT arbor_resolve_parent(?, ?, ?::boolean) AS id FROM locked
@@ -177,7 +178,7 @@ export class PostgresSessionProvider implements SessionProvider {
       INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, created_at)
       SELECT ?, ?, parent.id, ?, ?, ?, clock_timestamp() FROM parent
       ON CONFLICT (session_id, id) DO NOTHING
-      RETURNING seq`,
+      RETURNING seq, parent_id`,
       [
         sessionId,
         sessionId,
@@ -190,7 +191,9 @@ export class PostgresSessionProvider implements SessionProvider {
         indexText(searchableText(message)),
       ],
     );
-    return rows.length > 0;
+    const [inserted] = rows;
+    if (inserted) noteStoredParent(message, inserted.parent_id ?? null);
+    return inserted !== undefined;
   }
 
   /** Replaces content, role and search text of the message with this id; a no-op if absent. */
@@ -210,7 +213,7 @@ export class PostgresSessionProvider implements SessionProvider {
     );
   }
 
-  /** Deletes with tree and overlay repair (SPEC §4.4), atomically under the session lock. */
+  /** Deletes with tree and overlay repair (docs/behavior/messages-and-tree.md), atomically under the session lock. */
   async deleteMessages(ids: readonly string[]): Promise<void> {
     if (!Array.isArray(ids) || ids.length === 0) return;
     await this.#ready();
@@ -265,7 +268,7 @@ export class PostgresSessionProvider implements SessionProvider {
     );
   }
 
-  /** The byte-budgeted suffix of the path (SPEC §4.7); content is read for the chosen rows only. */
+  /** The byte-budgeted suffix of the path (docs/behavior/history.md); content is read for the chosen rows only. */
   async getRecentHistory(
     leafId: string | null | undefined,
     maxContentBytes: number,
@@ -359,28 +362,13 @@ export class PostgresSessionProvider implements SessionProvider {
   /** A per-session value from `assistant_config`, or `null`. */
   async getConfig(key: string): Promise<string | null> {
     await this.#ready();
-    const [row] = await this.#db.query<{ value: string }>(
-      "SELECT value FROM assistant_config WHERE session_id = ? AND key = ?",
-      [this.sessionId, key],
-    );
-    return row?.value ?? null;
+    return readConfig(this.#db, this.sessionId, key);
   }
 
   /** Sets (or with `null` deletes) a per-session value in `assistant_config`. */
   async setConfig(key: string, value: string | null): Promise<void> {
     await this.#ready();
-    if (value === null) {
-      await this.#db.query(
-        "DELETE FROM assistant_config WHERE session_id = ? AND key = ?",
-        [this.sessionId, key],
-      );
-      return;
-    }
-    await this.#db.query(
-      `INSERT INTO assistant_config (session_id, key, value) VALUES (?, ?, ?)
-      ON CONFLICT (session_id, key) DO UPDATE SET value = EXCLUDED.value`,
-      [this.sessionId, key, value],
-    );
+    await writeConfig(this.#db, this.sessionId, key, value);
   }
 
   // --- Internal helpers ---

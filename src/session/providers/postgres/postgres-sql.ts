@@ -6,10 +6,27 @@ export function isoSql(column: string): string {
 }
 
 /**
- * A `text[]` from one bound parameter holding a JSON array: drivers differ in how they bind
- * arrays, every driver binds a string.
+ * A `json` value from one bound parameter holding JSON text (`JSON.stringify` of it). The
+ * parameter is declared `text` and cast in SQL: a driver that serialises by the type the server
+ * describes (postgres.js) would `JSON.stringify` a parameter declared `json` a second time,
+ * storing a JSON string; every driver binds a `text` string as it is.
  */
-export const TEXT_ARRAY_SQL = "ARRAY(SELECT json_array_elements_text(?::json))";
+export const JSON_PARAM = "?::text::json";
+
+/** `JSON_PARAM` as `jsonb`. */
+export const JSONB_PARAM = "?::text::jsonb";
+
+/**
+ * A `timestamptz` from one bound ISO-8601 string, declared `text` so no driver converts it
+ * through a JavaScript `Date` (which would drop microseconds or throw on a bad value).
+ */
+export const TIMESTAMPTZ_PARAM = "?::text::timestamptz";
+
+/**
+ * A `text[]` from one bound parameter holding a JSON array (`JSON.stringify(ids)`): drivers
+ * differ in how they bind arrays, every driver binds a string.
+ */
+export const TEXT_ARRAY_SQL = `ARRAY(SELECT json_array_elements_text(${JSON_PARAM}))`;
 
 /**
  * The latest leaf of the session bound to `?`: the newest childless row, found backwards on

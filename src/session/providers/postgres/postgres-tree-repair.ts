@@ -7,10 +7,10 @@ import {
   type WriteAttempt,
 } from "./postgres-locking.js";
 import { loadAncestorLinks } from "./postgres-path.js";
-import { TEXT_ARRAY_SQL, toCount } from "./postgres-sql.js";
+import { JSON_PARAM, TEXT_ARRAY_SQL, toCount } from "./postgres-sql.js";
 
 /**
- * One attempt of a delete with the tree and overlay repair of SPEC §4.4: reads only the rows being
+ * One attempt of a delete with the tree and overlay repair of docs/behavior/messages-and-tree.md: reads only the rows being
  * deleted, their children and the ranges of the overlays they touch, plans with `planTreeRepair`,
  * then applies the plan in one statement (re-parent, move or drop overlays, delete) under the
  * session lock. Run by `sessionWrite`, which supplies the lock or the fingerprint to check.
@@ -98,12 +98,12 @@ function applySql(): string {
   return `WITH ${LOCKED_WRITE_PREFIX},
   reparented AS (
     UPDATE assistant_messages AS m SET parent_id = r.parent_id
-    FROM json_to_recordset(?::json) AS r(id TEXT, parent_id TEXT)
+    FROM json_to_recordset(${JSON_PARAM}) AS r(id TEXT, parent_id TEXT)
     WHERE m.session_id = ? AND m.id = r.id AND (SELECT ok FROM checked)
   ),
   moved AS (
     UPDATE assistant_compactions AS c SET from_message_id = r.from_id, to_message_id = r.to_id
-    FROM json_to_recordset(?::json) AS r(id TEXT, from_id TEXT, to_id TEXT)
+    FROM json_to_recordset(${JSON_PARAM}) AS r(id TEXT, from_id TEXT, to_id TEXT)
     WHERE c.session_id = ? AND c.id = r.id AND (SELECT ok FROM checked)
   ),
   dropped AS (

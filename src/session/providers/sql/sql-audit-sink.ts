@@ -1,3 +1,4 @@
+import { ArborTypeError } from "../../errors/index.js";
 import type { AuditEvent, AuditSink } from "../../contracts/audit.js";
 import type { SqlProvider } from "../../contracts/sql-provider.js";
 
@@ -18,7 +19,8 @@ export class SqliteAuditSink implements AuditSink {
   ) {
     const table = options.table ?? "arbor_audit_log";
     if (!TABLE_NAME.test(table)) {
-      throw new Error(
+      throw new ArborTypeError(
+        "INVALID_ARGUMENT",
         `[arbor] [audit] Invalid table name "${table}": use letters, digits and _`,
       );
     }

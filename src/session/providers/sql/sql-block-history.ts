@@ -11,7 +11,7 @@ import { atomically, nowIso } from "./sql-transaction.js";
 
 const tablesReady = new WeakSet<object>();
 
-/** Block history (SPEC §7.7) in `arbor_block_history`, scoped by session id and label. */
+/** Block history (docs/behavior/context-blocks.md) in `arbor_block_history`, scoped by session id and label. */
 export class AgentBlockHistory implements BlockHistoryStore {
   constructor(
     private readonly agent: SqlProvider,

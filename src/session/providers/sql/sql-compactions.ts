@@ -2,7 +2,7 @@ import {
   compactionFromRow,
   type CompactionRow,
 } from "../../core/stored-rows.js";
-import { ArborTypeError } from "../../errors/index.js";
+import { assertCompactionArguments } from "../../core/compaction-args.js";
 import type { SqlProvider } from "../../contracts/sql-provider.js";
 import type {
   CompactionMeta,
@@ -10,7 +10,7 @@ import type {
 } from "../../contracts/types.js";
 import { nowIso } from "./sql-transaction.js";
 
-/** Stores an overlay of this session and returns it (SPEC §6.1, §6.3, §6.10). */
+/** Stores an overlay of this session and returns it (docs/behavior/overlays.md). */
 export function insertCompaction(
   agent: SqlProvider,
   sessionId: string,
@@ -19,18 +19,7 @@ export function insertCompaction(
   toMessageId: string,
   meta?: CompactionMeta,
 ): StoredCompaction {
-  for (const [name, value] of [
-    ["summary", summary],
-    ["fromMessageId", fromMessageId],
-    ["toMessageId", toMessageId],
-  ] as const) {
-    if (typeof value !== "string" || value.length === 0) {
-      throw new ArborTypeError(
-        "INVALID_ARGUMENT",
-        `[arbor] [sqlite] addCompaction() needs a non-empty string \`${name}\``,
-      );
-    }
-  }
+  assertCompactionArguments(summary, fromMessageId, toMessageId, "sqlite");
   const compaction: StoredCompaction = {
     id: crypto.randomUUID(),
     summary,

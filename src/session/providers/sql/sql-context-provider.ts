@@ -1,3 +1,4 @@
+import { ArborError } from "../../errors/index.js";
 import type { WritableContextProvider } from "../../contracts/context-provider.js";
 import type { SqlProvider } from "../../contracts/sql-provider.js";
 import { nowIso } from "./sql-transaction.js";
@@ -5,7 +6,7 @@ import { nowIso } from "./sql-transaction.js";
 const tablesReady = new WeakSet<object>();
 
 /**
- * A writable block stored in `cf_agents_context_blocks` (SPEC §10.1), keyed by label. The
+ * A writable block stored in `cf_agents_context_blocks` (docs/behavior/context-blocks.md), keyed by label. The
  * default provider of blocks configured without one on a `sql` store: the key is the label, or
  * `<label>_<sessionId>` for namespaced sessions.
  */
@@ -43,7 +44,8 @@ export class AgentContextProvider implements WritableContextProvider {
 
   private requireKey(): string {
     if (this.key === undefined) {
-      throw new Error(
+      throw new ArborError(
+        "INVALID_ARGUMENT",
         "[arbor] AgentContextProvider has no key: pass one to the constructor or use it as a block provider",
       );
     }

@@ -1,6 +1,6 @@
 import type { SqlProvider } from "../../contracts/sql-provider.js";
 
-/** The Arbor DDL of the message store (SPEC §12.1), every statement `IF NOT EXISTS`. */
+/** The Arbor DDL of the message store (docs/behavior/storage.md), every statement `IF NOT EXISTS`. */
 export function createMessageTables(agent: SqlProvider): void {
   agent.sql`CREATE TABLE IF NOT EXISTS assistant_messages (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -45,7 +45,7 @@ export function createMessageIndexTable(agent: SqlProvider): void {
 }
 
 /**
- * Arbor's form of the `AgentSearchProvider` tables (SPEC §10.2, §12.1): entries keyed by `seq`,
+ * Arbor's form of the `AgentSearchProvider` tables (docs/behavior/context-blocks.md, docs/behavior/storage.md): entries keyed by `seq`,
  * unique by `(label, key)`, FTS `rowid` = entry `seq`. Created here only when a reference
  * database is migrated; the search provider creates them otherwise.
  */

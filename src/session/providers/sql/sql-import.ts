@@ -4,7 +4,7 @@ import type { ImportRecords } from "../../contracts/provider.js";
 import type { SqlProvider } from "../../contracts/sql-provider.js";
 
 /**
- * Inserts exported records as they were: ids, parents, insertion order and times (SPEC §15.3).
+ * Inserts exported records as they were: ids, parents, insertion order and times (docs/behavior/manager.md).
  * Runs inside the caller's transaction; throws `MESSAGE_EXISTS` before writing anything when an
  * id is taken in this session. Overlay ids are kept unless another session already uses them.
  */

@@ -2,7 +2,7 @@ import type { SqlProvider } from "../../contracts/sql-provider.js";
 
 /**
  * Finds the latest leaf of one session: the childless message inserted last (highest `seq`), never
- * by timestamp (SPEC §2.2). The answer is cached and re-validated on every use with one indexed
+ * by timestamp (docs/behavior/messages-and-tree.md). The answer is cached and re-validated on every use with one indexed
  * statement (the row still exists, still has no child, and the session's `MAX(seq)` is unchanged),
  * so rows written by raw SQL or by another process are picked up.
  */

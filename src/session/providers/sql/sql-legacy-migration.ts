@@ -8,7 +8,7 @@ const REINDEX_BATCH = 500;
 
 /**
  * Converts the tables of a database written by the reference implementation (agents@0.22) to
- * Arbor's schema (SPEC §12.1). Each table is detected on its own by the absence of a `seq`
+ * Arbor's schema (docs/behavior/storage.md). Each table is detected on its own by the absence of a `seq`
  * column, rebuilt with `seq` assigned in the old `created_at, rowid` order, and its legacy
  * `YYYY-MM-DD HH:MM:SS` timestamps become ISO-8601 (`YYYY-MM-DDTHH:MM:SS.000Z`). The search
  * indexes, whose rowids were unrelated to the rows, are rebuilt with `rowid = seq`. The keyed

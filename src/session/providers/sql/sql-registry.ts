@@ -1,4 +1,5 @@
 import { toFts5Query } from "../../core/search-terms.js";
+import { normalizeSearchLimit } from "../../core/search-limit.js";
 import {
   searchResultsFromRows,
   sessionInfoFromRow,
@@ -153,7 +154,7 @@ export class SqlSessionRegistry implements SessionRegistry {
           AND (${ownerId} IS NULL OR EXISTS (SELECT 1 FROM assistant_config AS c
             WHERE c.session_id = m.session_id AND c.key = 'owner' AND c.value = ${ownerId}))
         ORDER BY f.rank, f.rowid DESC
-        LIMIT ${options.limit}`;
+        LIMIT ${normalizeSearchLimit(options.limit)}`;
     } catch {
       return [];
     }

@@ -8,7 +8,7 @@ import { atomically, nowIso } from "./sql-transaction.js";
 const MAX_RESULTS = 10;
 
 /**
- * Searchable knowledge over SQLite FTS5 (SPEC §10.2), with the multilingual matching of message
+ * Searchable knowledge over SQLite FTS5 (docs/behavior/context-blocks.md), with the multilingual matching of message
  * search: every term must match, operators are literal, CJK words match inside sentences.
  * Entries are isolated by block label: every session using a block with this label sees them.
  */

@@ -1,12 +1,10 @@
 import { searchResultsFromRows, type HitRow } from "../../core/stored-rows.js";
 import { decodeMessage, searchableText } from "../../core/message-codec.js";
 import { spaceCjk, toFts5Query } from "../../core/search-terms.js";
+import { normalizeSearchLimit } from "../../core/search-limit.js";
 import type { SqlProvider } from "../../contracts/sql-provider.js";
 import { atomically } from "./sql-transaction.js";
 import type { SearchResult, SessionMessage } from "../../contracts/types.js";
-
-/** `limit` when the caller gives none or one that is not a positive integer (SPEC §5.3). */
-export const DEFAULT_SEARCH_LIMIT = 20;
 
 /** The `arbor_meta` key of the highest message `seq` the search index has caught up to. */
 export const INDEXED_SEQ_KEY = "fts_indexed_seq";
@@ -102,7 +100,7 @@ export function unindexMessage(agent: SqlProvider, seq: number): void {
 }
 
 /**
- * Full-text search within one session (SPEC §5): every query term must match, operators are
+ * Full-text search within one session (docs/behavior/search.md): every query term must match, operators are
  * literal, CJK terms match inside sentences. Best rank first, ties newest first. `content` is the
  * message's searchable text, rebuilt from the stored message of each hit. Empty, unsearchable or
  * engine-rejected queries give `[]`.
@@ -119,10 +117,7 @@ export function searchSessionMessages(
   );
   if (match === null) return [];
   catchUpIndex(agent);
-  const count =
-    Number.isInteger(limit) && (limit as number) > 0
-      ? limit
-      : DEFAULT_SEARCH_LIMIT;
+  const count = normalizeSearchLimit(limit);
   let rows: HitRow[];
   try {
     // CROSS JOIN keeps the FTS match as the outer loop: the cost follows the hits, not the session.

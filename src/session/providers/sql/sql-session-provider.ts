@@ -1,14 +1,15 @@
+import type { BlockHistoryStore } from "../../contracts/block-history.js";
 import { PathCache } from "./sql-path-cache.js";
 import { decodeAll, materializeSpans } from "../../core/stored-rows.js";
 import { importRecords } from "./sql-import.js";
 import { AgentBlockHistory } from "./sql-block-history.js";
 import { AgentContextProvider } from "./sql-context-provider.js";
+import { historyFromPath } from "../../core/path-history.js";
 import {
-  applyOverlaySpans,
-  summaryMessage,
-  type OverlaySpan,
-} from "../../core/apply-compactions.js";
-import { decodeMessage, encodeMessage } from "../../core/message-codec.js";
+  decodeMessage,
+  encodeMessage,
+  noteStoredParent,
+} from "../../core/message-codec.js";
 import { chooseRecentWindow } from "../../core/recent-window.js";
 import { ArborTypeError } from "../../errors/index.js";
 import type {
@@ -41,7 +42,7 @@ import { deleteWithRepair } from "./sql-tree-repair.js";
 import { atomically, nowIso } from "./sql-transaction.js";
 
 /**
- * The SQLite message store (SPEC §12.1) over any object with a synchronous `sql` tagged template: a
+ * The SQLite message store (docs/behavior/storage.md) over any object with a synchronous `sql` tagged template: a
  * Cloudflare Durable Object `Agent`, or `openSqlite()` on Node. Imports nothing platform-specific.
  *
  * Rows are ordered by an insertion sequence (`seq`), ids are unique per session, paths are read
@@ -96,13 +97,13 @@ export class AgentSessionProvider implements SessionProvider {
     return new AgentSessionProvider(this.#agent, sessionId);
   }
 
-  /** A writable block row in `cf_agents_context_blocks` under `key` (SPEC §3.3 auto-wiring). */
+  /** A writable block row in `cf_agents_context_blocks` under `key` (docs/behavior/session-setup.md auto-wiring). */
   createContextProvider(key: string): AgentContextProvider {
     return new AgentContextProvider(this.#agent, key);
   }
 
-  /** Block history in `arbor_block_history`, scoped to this session (SPEC §7.7). */
-  createBlockHistory(): AgentBlockHistory {
+  /** Block history in `arbor_block_history`, scoped to this session (docs/behavior/context-blocks.md). */
+  createBlockHistory(): BlockHistoryStore {
     return new AgentBlockHistory(this.#agent, this.sessionId);
   }
 
@@ -119,16 +120,12 @@ export class AgentSessionProvider implements SessionProvider {
     if (target === null) return [];
     const path = this.#paths.read(target);
     if (path.ids.length === 0) return [];
-    const overlays = readCompactions(this.#agent, this.sessionId);
-    if (overlays.length === 0)
-      return path.messages.filter((message) => message !== null);
-    const messages: SessionMessage[] = [];
-    for (const span of applyOverlaySpans(path.ids, overlays)) {
-      if (span.kind === "summary") messages.push(summaryMessage(span.overlay));
-      else if (path.messages[span.index])
-        messages.push(path.messages[span.index]!);
-    }
-    return messages;
+    const { messages } = path;
+    return historyFromPath(
+      path.ids,
+      (index) => messages[index],
+      readCompactions(this.#agent, this.sessionId),
+    );
   }
 
   getLatestLeaf(): SessionMessage | null {
@@ -176,6 +173,7 @@ export class AgentSessionProvider implements SessionProvider {
       return row?.seq ?? null;
     });
     if (seq === null) return false;
+    noteStoredParent(message, appendedParent);
     this.#paths.appended(message.id, content, appendedParent);
     this.#latestLeaf.remember(message.id, seq);
     return true;
@@ -252,7 +250,7 @@ export class AgentSessionProvider implements SessionProvider {
     return searchSessionMessages(this.#agent, this.sessionId, query, limit);
   }
 
-  /** The byte-budgeted suffix of the path (SPEC §4.7); content is read for the chosen rows only. */
+  /** The byte-budgeted suffix of the path (docs/behavior/history.md); content is read for the chosen rows only. */
   getRecentHistory(
     leafId: string | null | undefined,
     maxContentBytes: number,
@@ -369,7 +367,7 @@ export class AgentSessionProvider implements SessionProvider {
       : this.#latestLeaf.current();
   }
 
-  /** SPEC §4.2: undefined → latest leaf, null → root, an id of this session → it, else a root. */
+  /** docs/behavior/messages-and-tree.md: undefined → latest leaf, null → root, an id of this session → it, else a root. */
   #resolveParent(parentId: string | null | undefined): string | null {
     if (parentId === undefined) return this.#latestLeaf.current();
     if (typeof parentId !== "string") return null;

@@ -5,7 +5,7 @@ import { loadAncestorLinks } from "./sql-path.js";
 import { unindexMessage } from "./sql-search.js";
 
 /**
- * Deletes messages of one session with the tree and overlay repair of SPEC §4.4: surviving children
+ * Deletes messages of one session with the tree and overlay repair of docs/behavior/messages-and-tree.md: surviving children
  * move to the nearest surviving ancestor, overlays shrink to their surviving range or go, and index
  * rows are removed by rowid. Reads only the deleted rows, their children and the ranges of the
  * overlays they touch. Must run inside the caller's transaction. Returns the number of rows deleted.
