@@ -1,10 +1,9 @@
-import type { ModelMessage } from "ai";
+import type { AgentModelMessage as ModelMessage } from "./ai-types.js";
 import type { SessionMessage } from "../session/index.js";
 import { messageOf } from "../session/status.js";
-import type { TurnPlan } from "./stream-turn.js";
-import type { TurnUsage } from "./types.js";
+import type { TurnPlan, TurnUsage } from "./types.js";
 
-/** What a turn sent to the model, for `session.recordContext()` (SPEC §15.5). */
+/** What a turn sent to the model, for `session.recordContext()` (docs/behavior/events-and-audit.md). */
 export interface SentContext {
   system: string;
   messages: ModelMessage[];
@@ -15,7 +14,7 @@ export interface SentContext {
 }
 
 /**
- * After a turn (SPEC §14.2 step 6): usage to the manager, the prompt refresh so the model sees its
+ * After a turn (docs/behavior/agent-turns.md step 6): usage to the manager, the prompt refresh so the model sees its
  * own memory writes next turn, then the sent context to the audit sink. A usage or audit failure
  * is logged, never thrown: the turn is already stored. A refresh failure is thrown unless the
  * turn already failed (its own error wins).

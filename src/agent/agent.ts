@@ -1,4 +1,4 @@
-import type { ToolSet } from "ai";
+import type { AgentToolSet as ToolSet } from "./ai-types.js";
 import {
   ArborError,
   ArborTypeError,
@@ -21,7 +21,7 @@ import type {
 } from "./types.js";
 
 /**
- * Runs agent turns on top of a Session with any AI SDK model (SPEC §14.2): appends the user
+ * Runs agent turns on top of a Session with any AI SDK model (docs/behavior/agent-turns.md): appends the user
  * message, assembles the context (frozen prompt, history with overlays, truncation, filters),
  * streams with the session's tools plus yours over several steps, persists the answer as a
  * `UIMessage` after every step, records usage on a managed session and refreshes the prompt.
@@ -74,7 +74,7 @@ export class SessionAgent {
   }
 
   /**
-   * Answers a user message again (SPEC §14.4). The new answer is a sibling of the old one under
+   * Answers a user message again (docs/behavior/agent-turns.md). The new answer is a sibling of the old one under
    * the same user message and becomes the active branch; `getBranches(userMessageId)` lists both.
    * Takes a user message id, the id of an answer (its user message is used), or nothing (the last
    * user message of the active branch).
@@ -115,7 +115,7 @@ export class SessionAgent {
   }
 
   /**
-   * Makes `leafId` the active branch, so the next `run()` continues from it (SPEC §4.8); delegates
+   * Makes `leafId` the active branch, so the next `run()` continues from it (docs/behavior/messages-and-tree.md); delegates
    * to `session.switchBranch()`.
    */
   switchBranch(leafId: string): Promise<void> {

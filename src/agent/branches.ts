@@ -16,6 +16,7 @@ export function toUserMessage(
 ): SessionMessage {
   const createdAt = new Date().toISOString();
   if (typeof input === "string") {
+    assertHasContent([{ type: "text", text: input }], "A turn");
     return {
       id: generateId(),
       role: "user",
@@ -34,6 +35,7 @@ export function toUserMessage(
       '[arbor] [agent] A turn takes a string or a user message ({ parts, id?, metadata? }) with role "user"',
     );
   }
+  assertHasContent(input.parts, "A turn");
   const metadata =
     typeof input.metadata === "object" && input.metadata !== null
       ? input.metadata
@@ -52,12 +54,38 @@ export function toUserMessage(
 export function toParts(
   content: string | SessionMessagePart[],
 ): SessionMessagePart[] {
-  if (typeof content === "string") return [{ type: "text", text: content }];
-  if (Array.isArray(content)) return content;
-  throw new ArborTypeError(
-    "INVALID_ARGUMENT",
-    "[arbor] [agent] editUserMessage() takes a string or an array of parts",
+  const parts =
+    typeof content === "string"
+      ? [{ type: "text", text: content }]
+      : Array.isArray(content)
+        ? content
+        : null;
+  if (!parts) {
+    throw new ArborTypeError(
+      "INVALID_ARGUMENT",
+      "[arbor] [agent] editUserMessage() takes a string or an array of parts",
+    );
+  }
+  assertHasContent(parts, "editUserMessage()");
+  return parts;
+}
+
+/**
+ * Rejects a user message with nothing to say (no parts, or only blank text). Stored, it would be
+ * sent as `content: []` on every later turn of its branch, which models reject or misread.
+ */
+function assertHasContent(parts: SessionMessagePart[], caller: string): void {
+  const hasContent = parts.some(
+    (part) =>
+      part.type !== "text" ||
+      (typeof part.text === "string" && part.text.trim() !== ""),
   );
+  if (!hasContent) {
+    throw new ArborTypeError(
+      "INVALID_ARGUMENT",
+      `[arbor] [agent] ${caller} needs a user message with content: the text is empty or blank and there are no other parts`,
+    );
+  }
 }
 
 /** The stored message, or `MESSAGE_NOT_FOUND`. */

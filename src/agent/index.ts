@@ -1,8 +1,10 @@
 /**
- * @module `arbor-memory/agent`: running agent turns on top of a Session with the AI SDK (`ai`), an LLM
+ * Running agent turns on top of a Session with the AI SDK (`ai`), an LLM
  * summarizer for compaction, and OpenAI-compatible model configuration from the environment.
- * Needs the `ai` package (a peer dependency); `modelFromEnv` also needs
- * `@ai-sdk/openai-compatible` (an optional peer, loaded only when called).
+ * Needs the optional peer `ai` (loaded when this entry is imported: without it the import throws
+ * `MISSING_DEPENDENCY`); `modelFromEnv` also needs `@ai-sdk/openai-compatible` (loaded only when
+ * called). The declarations describe AI SDK values structurally (`AgentLanguageModel`, …), so
+ * they compile without `ai`'s types.
  *
  * @example
  * ```ts
@@ -19,6 +21,8 @@
  * const agent = new SessionAgent({ session, model });
  * console.log((await agent.run("Remember that I take my tea green.")).text);
  * ```
+ *
+ * @module arbor-memory/agent
  */
 export { SessionAgent, runTurn } from "./agent.js";
 export {
@@ -31,6 +35,7 @@ export {
   openAICompatibleModels,
   readModelEnv,
   type ConfiguredModels,
+  type Env,
   type ModelSettings,
 } from "./model-config.js";
 export type {
@@ -43,6 +48,17 @@ export type {
   TurnUsage,
   UserInput,
 } from "./types.js";
+export type {
+  AgentFinishReason,
+  AgentLanguageModel,
+  AgentLanguageModelObject,
+  AgentModelMessage,
+  AgentModelUsage,
+  AgentStepResult,
+  AgentTool,
+  AgentToolSet,
+  AgentUIMessageChunk,
+} from "./ai-types.js";
 export { summarizeWith, type SummarizeWithOptions } from "./summarize-with.js";
 export {
   assembleContext,

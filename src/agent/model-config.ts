@@ -1,4 +1,4 @@
-import type { LanguageModel } from "ai";
+import type { AgentLanguageModel as LanguageModel } from "./ai-types.js";
 import { ArborError, ArborTypeError } from "../session/index.js";
 
 /** The environment variables `modelFromEnv` reads. */
@@ -35,7 +35,8 @@ export interface ConfiguredModels {
   settings: ModelSettings & { summaryModel: string };
 }
 
-type Env = Record<string, string | undefined>;
+/** Environment variables by name, as `process.env` holds them. */
+export type Env = Record<string, string | undefined>;
 
 /**
  * Reads the model settings from the environment without loading any provider: `null` when

@@ -1,12 +1,9 @@
-import {
-  convertToModelMessages,
-  readUIMessageStream,
-  stepCountIs,
-  streamText,
-  type StepResult,
-  type ToolSet,
-  type UIMessage,
-  type UIMessageChunk,
+import type {
+  LanguageModel,
+  StepResult,
+  ToolSet,
+  UIMessage,
+  UIMessageChunk,
 } from "ai";
 import type { Session, SessionMessage } from "../session/index.js";
 import { messageOf } from "../session/status.js";
@@ -17,32 +14,23 @@ import type {
   AgentOptions,
   AssistantMetadata,
   TurnOptions,
+  TurnPlan,
   TurnResult,
-  TurnUsage,
 } from "./types.js";
 import { sumUsage } from "./usage.js";
+import { ai } from "./_ai.js";
+
+const { convertToModelMessages, readUIMessageStream, stepCountIs, streamText } =
+  ai;
 
 export const DEFAULT_MAX_STEPS = 10;
-
-/** One turn after its user message is stored: what `SessionAgent` runs for run, regenerate and edit. */
-export interface TurnPlan {
-  session: Session;
-  /** The stored user message; the answer is appended under it. */
-  userMessage: SessionMessage;
-  options: AgentOptions;
-  turn: TurnOptions;
-  /** Tools besides the session's and the user's (the manager's `session_search`). */
-  extraTools: ToolSet;
-  /** Records the usage of a managed session. */
-  recordUsage?: (usage: TurnUsage) => Promise<void>;
-}
 
 /**
  * Streams one turn and persists the answer as an AI SDK `UIMessage` built by the SDK itself
  * (`toUIMessageStream` + `readUIMessageStream`): appended under the user message when the first
- * step finishes, updated after every later step (SPEC §15.6) and once more at the end. An
+ * step finishes, updated after every later step (docs/behavior/agent-turns.md) and once more at the end. An
  * interrupted answer is settled first (see `settleInterruptedMessage`). Then usage is recorded,
- * the system prompt refreshed (SPEC §14.2 step 6) and the context handed to the audit sink.
+ * the system prompt refreshed (docs/behavior/agent-turns.md step 6) and the context handed to the audit sink.
  * A model or stream error is rethrown after the partial answer is stored.
  */
 export async function streamTurn(plan: TurnPlan): Promise<TurnResult> {
@@ -57,8 +45,8 @@ export async function streamTurn(plan: TurnPlan): Promise<TurnResult> {
   });
   const tools: ToolSet = {
     ...((await session.tools()) as unknown as ToolSet),
-    ...plan.extraTools,
-    ...options.tools,
+    ...(plan.extraTools as ToolSet),
+    ...(options.tools as ToolSet | undefined),
   };
   const modelMessages = await convertToModelMessages(
     messages as unknown as UIMessage[],
@@ -76,7 +64,7 @@ export async function streamTurn(plan: TurnPlan): Promise<TurnResult> {
   let aborted = false;
 
   const result = streamText({
-    model: options.model,
+    model: options.model as LanguageModel,
     ...(system !== "" ? { system } : {}),
     messages: modelMessages,
     tools,
@@ -163,7 +151,7 @@ export async function streamTurn(plan: TurnPlan): Promise<TurnResult> {
     : null;
   const answer = settled ? { ...settled, id: assistantId, metadata } : null;
   if (answer) await store.save(answer);
-  // Read back: the session may have shrunk it to the row-size limit (SPEC §6.9).
+  // Read back: the session may have shrunk it to the row-size limit (docs/behavior/overlays.md).
   const stored = answer
     ? ((await session.getMessage(assistantId)) ?? answer)
     : null;

@@ -1,4 +1,6 @@
-import { generateText, type LanguageModel } from "ai";
+import type { LanguageModel as AiLanguageModel } from "ai";
+import { ai } from "./_ai.js";
+import type { AgentLanguageModel as LanguageModel } from "./ai-types.js";
 
 export interface SummarizeWithOptions {
   /** System instruction for the summarizer. */
@@ -31,8 +33,8 @@ export function summarizeWith(
   options: SummarizeWithOptions = {},
 ): (prompt: string) => Promise<string> {
   return async (prompt) => {
-    const result = await generateText({
-      model,
+    const result = await ai.generateText({
+      model: model as AiLanguageModel,
       system: options.system ?? DEFAULT_SYSTEM,
       prompt,
       temperature: options.temperature ?? 0,

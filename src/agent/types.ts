@@ -1,10 +1,10 @@
 import type {
-  FinishReason,
-  LanguageModel,
-  StepResult,
-  ToolSet,
-  UIMessageChunk,
-} from "ai";
+  AgentFinishReason as FinishReason,
+  AgentLanguageModel as LanguageModel,
+  AgentStepResult,
+  AgentToolSet as ToolSet,
+  AgentUIMessageChunk as UIMessageChunk,
+} from "./ai-types.js";
 import type {
   Session,
   SessionManager,
@@ -34,9 +34,9 @@ export type AgentOptions = AgentSessionTarget & {
   maxSteps?: number;
   /** The system prompt when the session's frozen prompt is empty. */
   fallbackSystemPrompt?: string;
-  /** Read-time truncation of older messages (SPEC §6.9); `false` sends them whole. */
+  /** Read-time truncation of older messages (docs/behavior/overlays.md); `false` sends them whole. */
   truncate?: TruncateOptions | false;
-  /** History filters (SPEC §15.2): shape what is sent, never what is stored. */
+  /** History filters (docs/behavior/agent-turns.md): shape what is sent, never what is stored. */
   filters?: readonly HistoryFilter[];
   /** Managed sessions only: offer the manager's `session_search` tool. Default true. */
   sessionSearch?: boolean;
@@ -56,8 +56,28 @@ export type AgentOptions = AgentSessionTarget & {
 export interface TurnOptions {
   /** Stops the turn; the transcript keeps what was produced (see docs/agent.md, "Aborts"). */
   abortSignal?: AbortSignal;
-  /** Every AI SDK UI message chunk of the answer, as it streams (forward it to a `useChat` client). */
-  onChunk?: (chunk: UIMessageChunk) => void | Promise<void>;
+  /**
+   * Every AI SDK UI message chunk of the answer, as it streams (forward it to a `useChat` client).
+   * Declared as a method so a callback typed with the SDK's own `UIMessageChunk` is accepted.
+   */
+  onChunk?(chunk: UIMessageChunk): void | Promise<void>;
+}
+
+/**
+ * One turn after its user message is stored: what `SessionAgent` runs for run, regenerate and
+ * edit. Internal (not exported from the entry); it lives here, below `stream-turn.ts` and
+ * `after-turn.ts`, so neither has to import the other for it.
+ */
+export interface TurnPlan {
+  session: Session;
+  /** The stored user message; the answer is appended under it. */
+  userMessage: SessionMessage;
+  options: AgentOptions;
+  turn: TurnOptions;
+  /** Tools besides the session's and the user's (the manager's `session_search`). */
+  extraTools: ToolSet;
+  /** Records the usage of a managed session. */
+  recordUsage?: (usage: TurnUsage) => Promise<void>;
 }
 
 /** A user message for a turn: text, or parts with an optional id and metadata. */
@@ -91,7 +111,7 @@ export interface TurnResult {
   text: string;
   usage: TurnUsage;
   /** The finished model steps, as the AI SDK reports them. */
-  steps: StepResult<ToolSet>[];
+  steps: AgentStepResult[];
   /** Why the last finished step ended (`stop`, `tool-calls`, `length`, …). */
   finishReason: FinishReason | undefined;
 }

@@ -1,4 +1,4 @@
-import type { LanguageModelUsage } from "ai";
+import type { AgentModelUsage as LanguageModelUsage } from "./ai-types.js";
 import type { ModelPricing, TurnUsage } from "./types.js";
 
 /** Sums the usage of finished steps; counts a provider does not report are 0. */

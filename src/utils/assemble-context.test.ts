@@ -24,7 +24,7 @@ async function sessionWith(
   return session;
 }
 
-describe("assembleContext (SPEC §14.3)", () => {
+describe("assembleContext (docs/behavior/agent-turns.md)", () => {
   it("uses the frozen prompt, and the fallback only when it is empty", async () => {
     const plain = await sessionWith([text("u1", "user", "Hi")]);
     expect(
@@ -101,7 +101,7 @@ describe("assembleContext (SPEC §14.3)", () => {
     expect((await session.getMessage("u1"))!.parts[0]!.text).toBe(long);
   });
 
-  it("throws EMPTY_CONTEXT with SPEC's message when there is nothing to send", async () => {
+  it("throws EMPTY_CONTEXT with the documented message when there is nothing to send", async () => {
     const session = await sessionWith([]);
     const error = await assembleContext(session).catch(
       (caught: unknown) => caught,

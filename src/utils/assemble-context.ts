@@ -10,7 +10,7 @@ import {
   type TruncateOptions,
 } from "./truncation/truncate.js";
 
-/** The message SPEC §14.2 gives when a turn has nothing to send. */
+/** The message docs/behavior/agent-turns.md gives when a turn has nothing to send. */
 export const NO_MESSAGES_ERROR = "No messages to send to the model.";
 
 /** What `assembleContext` reads from a session: any object with these two methods will do. */
@@ -22,9 +22,9 @@ export interface ContextSource {
 export interface AssembleContextOptions {
   /** Used when the frozen prompt is empty (no blocks, or blocks with no content). */
   fallbackSystemPrompt?: string;
-  /** Read-time truncation of older messages (SPEC §6.9); `false` sends them whole. */
+  /** Read-time truncation of older messages (docs/behavior/overlays.md); `false` sends them whole. */
   truncate?: TruncateOptions | false;
-  /** History filters (SPEC §15.2), applied in order after truncation. */
+  /** History filters (docs/behavior/agent-turns.md), applied in order after truncation. */
   filters?: readonly HistoryFilter[];
   /** Read the path to this message instead of the active branch (a regenerate, an edit). */
   leafId?: string;
@@ -37,7 +37,7 @@ export interface AssembledContext {
 }
 
 /**
- * Builds what a turn sends to the model (SPEC §14.3): the frozen system prompt (or the fallback
+ * Builds what a turn sends to the model (docs/behavior/agent-turns.md): the frozen system prompt (or the fallback
  * when it is empty), the history of the active branch with overlays applied, older messages
  * truncated, the history filters, then `sanitizeToolPairs` so no tool call or result is left
  * without its partner. Conversion to model messages is left to the host. Never writes.

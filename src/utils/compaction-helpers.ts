@@ -1,6 +1,8 @@
 /**
- * @module `arbor-memory/utils/compaction-helpers`: the compaction helpers under the seed's path.
+ * The compaction helpers under the import path the Cloudflare Agents SDK uses (`agents/experimental/memory/utils/compaction-helpers`).
  * The same objects as `arbor-memory/utils`, not copies.
+ *
+ * @module arbor-memory/utils/compaction-helpers
  */
 export {
   alignBoundaryBackward,

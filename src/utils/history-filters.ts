@@ -8,7 +8,7 @@ import { estimateMessageTokens } from "./tokens/estimate.js";
 import { isCleanCut, toolCallGroups } from "./tool-calls.js";
 
 /**
- * Shapes what is sent to the model (SPEC §15.2). Filters never modify storage; they return a
+ * Shapes what is sent to the model (docs/behavior/agent-turns.md). Filters never modify storage; they return a
  * suffix of their input, optionally after the leading compaction summary.
  */
 export type HistoryFilter = (

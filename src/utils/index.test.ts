@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import * as helpers from "./compaction-helpers.js";
 import * as utils from "./index.js";
-// Type exports of SPEC §1.1 (checked by tsc).
+// Type exports of docs/behavior/runtime.md (checked by tsc).
 import type {
   CompactOptions,
   CompactResult,
@@ -21,8 +21,8 @@ export type SpecTypes = [
   TruncateOptions,
 ];
 
-// SPEC §1.1, `arbor-memory/utils` row.
-const SPEC_NAMES = [
+// docs/behavior/runtime.md, `arbor-memory/utils` row.
+const DOCUMENTED_NAMES = [
   "assembleContext",
   "createCompactFunction",
   "truncateOlderMessages",
@@ -47,7 +47,7 @@ const SPEC_NAMES = [
   "keepWithinTokenBudget",
   "composeHistoryFilters",
 ];
-// Arbor additions that live on `arbor-memory/utils` only, not on the seed's compaction-helpers path.
+// Arbor additions that live on `arbor-memory/utils` only, not on the compaction-helpers path.
 const UTILS_ONLY = [
   "assembleContext",
   "keepLastMessages",
@@ -56,12 +56,15 @@ const UTILS_ONLY = [
 ];
 
 describe("arbor-memory/utils", () => {
-  it("exports every name SPEC §1.1 lists", () => {
-    for (const name of SPEC_NAMES) expect(utils, name).toHaveProperty(name);
+  it("exports every name docs/behavior/runtime.md lists", () => {
+    for (const name of DOCUMENTED_NAMES)
+      expect(utils, name).toHaveProperty(name);
   });
 
   it("exports the compaction helpers from arbor-memory/utils/compaction-helpers as the same objects", () => {
-    for (const name of SPEC_NAMES.filter((name) => !UTILS_ONLY.includes(name)))
+    for (const name of DOCUMENTED_NAMES.filter(
+      (name) => !UTILS_ONLY.includes(name),
+    ))
       expect(helpers[name as keyof typeof helpers], name).toBe(
         utils[name as keyof typeof utils],
       );

@@ -1,5 +1,5 @@
 /**
- * @module `arbor-memory/utils`: framework-neutral helpers around sessions: overlay application, the
+ * Framework-neutral helpers around sessions: overlay application, the
  * compaction algorithm and its helpers, token estimation, read-time truncation, the row-size
  * limit and history filters. Pure functions over `SessionMessage[]`; loads in workerd (no Node-only
  * imports, no tokenizer).
@@ -12,6 +12,8 @@
  * const result = await compact(await session.getHistory());
  * console.log(estimateMessageTokens(await session.getHistory()));
  * ```
+ *
+ * @module arbor-memory/utils
  */
 export {
   applyCompactions,
@@ -78,3 +80,4 @@ export {
   MULTILINGUAL_TOKEN_WEIGHTS,
   multilingualTokenCounter,
 } from "./tokens/multilingual-estimate.js";
+export type { ScriptFeatures } from "./tokens/_script-features.js";

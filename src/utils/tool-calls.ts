@@ -1,7 +1,7 @@
 import { isToolPart } from "../session/core/tool-parts.js";
 import type { SessionMessage } from "../session/contracts/types.js";
 
-/** True when the message has a tool part (`tool-*` or `dynamic-tool`) (SPEC §6.5). */
+/** True when the message has a tool part (`tool-*` or `dynamic-tool`) (docs/behavior/overlays.md). */
 export function hasToolCalls(message: SessionMessage): boolean {
   return message.parts.some(isToolPart);
 }
@@ -16,7 +16,7 @@ export function toolCallIdsOf(message: SessionMessage): Set<string> {
   return ids;
 }
 
-/** True when some part of the message carries one of the call ids (SPEC §6.5 "a result for"). */
+/** True when some part of the message carries one of the call ids (docs/behavior/overlays.md "a result for"). */
 export function isResultFor(
   message: SessionMessage,
   callIds: ReadonlySet<string>,

@@ -442,7 +442,7 @@ describe.each(backends)("SessionAgent on %s", (_name, open) => {
       session: open(),
       model: scriptedModel([textStep("Hi there.")]),
       input: "Hi",
-      onChunk: (chunk) => {
+      onChunk: (chunk: UIMessageChunk) => {
         chunks.push(chunk);
       },
     });

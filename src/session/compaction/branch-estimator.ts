@@ -1,4 +1,4 @@
-import { estimateMessageTokens } from "../../utils/tokens/estimate.js";
+import { estimateMessageTokens } from "../core/estimate-tokens.js";
 import { latestLeafId } from "../core/branch-pointer.js";
 import type { SessionProvider } from "../contracts/provider.js";
 import type { SessionMessage } from "../contracts/types.js";
@@ -6,7 +6,7 @@ import type { SessionMessage } from "../contracts/types.js";
 /**
  * The heuristic token total of the active branch's messages, kept up to date incrementally: an
  * append at the tip adds that one message's estimate, so the `compactAfter` check costs
- * O(changed messages) per append instead of re-reading the history (SPEC §6.4). Anything else
+ * O(changed messages) per append instead of re-reading the history (docs/behavior/overlays.md). Anything else
  * (updates, deletes, overlays, branch switches, writes by another process) invalidates it and the
  * next read recomputes once from `getHistory()`.
  */

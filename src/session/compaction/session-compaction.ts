@@ -1,8 +1,7 @@
 import {
   estimateMessageTokens,
   estimateStringTokens,
-} from "../../utils/tokens/estimate.js";
-import type { CompactResult } from "../../utils/compaction/compact-function.js";
+} from "../core/estimate-tokens.js";
 import {
   COMPACTION_PREFIX,
   summaryMessage,
@@ -16,6 +15,7 @@ import type {
   CompactAfterOptions,
   CompactContext,
   CompactionErrorHandler,
+  CompactResult,
   SessionMessage,
   SessionTokenCounter,
   StoredCompaction,
@@ -39,7 +39,7 @@ export interface CompactionHost {
 }
 
 /**
- * Compaction of one session (SPEC §6.2, §6.4, §6.10): manual `compact()`, the automatic check
+ * Compaction of one session (docs/behavior/overlays.md): manual `compact()`, the automatic check
  * after each insert, single-flight, token estimates and overlay provenance.
  */
 export class SessionCompaction {
@@ -62,7 +62,7 @@ export class SessionCompaction {
     if (options.tokenCounter) this.tokenCounter = options.tokenCounter;
   }
 
-  /** The estimate of SPEC §6.4: the custom counter, else heuristic messages + prompt. */
+  /** The estimate of docs/behavior/overlays.md: the custom counter, else heuristic messages + prompt. */
   async estimate(host: CompactionHost): Promise<number> {
     if (this.tokenCounter) {
       await host.blocks.load();
@@ -101,7 +101,7 @@ export class SessionCompaction {
     return run;
   }
 
-  /** The automatic path after an insert: never throws (SPEC §6.4). */
+  /** The automatic path after an insert: never throws (docs/behavior/overlays.md). */
   async afterInsert(
     host: CompactionHost,
     knownEstimate?: number,
@@ -125,9 +125,7 @@ export class SessionCompaction {
       if (result === null) {
         if (!this.warnedNoop) {
           this.warnedNoop = true;
-          console.warn(
-            `[arbor] Auto-compaction triggered (estimate ${estimate} > ${this.threshold}) but compacted nothing; consider passing a tokenCounter to compactAfter()`,
-          );
+          console.warn(nothingCompactedWarning(estimate, this.threshold));
         }
       } else {
         this.warnedNoop = false;
@@ -152,10 +150,10 @@ export class SessionCompaction {
       const tokensBefore = await this.estimate(host);
       this.emitPhase(host, "compacting", tokensBefore);
       const history = await host.provider.getHistory(leafId || undefined);
-      const result = await compactFunction(
-        history,
-        this.tokenCounter ? { tokenCounter: this.tokenCounter } : {},
-      );
+      const context: CompactContext = {};
+      if (this.tokenCounter) context.tokenCounter = this.tokenCounter;
+      if (this.threshold !== null) context.threshold = this.threshold;
+      const result = await compactFunction(history, context);
       if (!result) {
         this.emitPhase(host, "idle", tokensBefore);
         return null;
@@ -270,6 +268,21 @@ export class SessionCompaction {
 
 // --- Internal helpers ---
 
+/**
+ * Says what to change when an automatic compaction kept everything. The usual cause is the
+ * protected tail and head of `createCompactFunction` covering the whole history, so the message
+ * names those options and the value that leaves room (half the threshold, its default).
+ */
+function nothingCompactedWarning(estimate: number, threshold: number): string {
+  const tailBudget = Math.floor(threshold / 2);
+  return (
+    `[arbor] Auto-compaction triggered (estimate ${estimate} > compactAfter(${threshold})) but the compaction function summarized nothing. ` +
+    `With createCompactFunction, the protected head (protectHead, default 3 messages) and tail (tailTokenBudget) must leave messages between them: ` +
+    `leave tailTokenBudget unset or set it to ${tailBudget} or less (half the threshold), lower protectHead, ` +
+    `or raise compactAfter() if the system prompt alone is near the threshold. A blank summary also compacts nothing.`
+  );
+}
+
 interface OverlayPlan {
   /** The overlay's start: the earliest of the result's and the visible overlays' starts. */
   from: string;
@@ -283,7 +296,7 @@ interface OverlayPlan {
 
 /**
  * Validates a result against the raw path (both ends real and in order) and applies the
- * iterative extension of SPEC §6.2 step 6. `null` when the result is not a range of this path.
+ * iterative extension of docs/behavior/overlays.md step 6. `null` when the result is not a range of this path.
  */
 async function planOverlay(
   provider: SessionProvider,

@@ -1,5 +1,5 @@
-import { ArborError } from "../errors/index.js";
-import { estimateStringTokens } from "../../utils/tokens/estimate.js";
+import { ArborError, ArborTypeError } from "../errors/index.js";
+import { estimateStringTokens } from "../core/estimate-tokens.js";
 import {
   isSearchProvider,
   isSkillProvider,
@@ -16,7 +16,7 @@ import type {
 /** Compare-and-set rounds of one append before it gives up with `WRITE_CONFLICT`. */
 const MAX_APPEND_ATTEMPTS = 100;
 
-/** Who wrote a block: recorded in its history (SPEC §7.7). */
+/** Who wrote a block: recorded in its history (docs/behavior/context-blocks.md). */
 export interface WriteSource {
   source: BlockVersion["source"];
   toolCallId?: string;
@@ -24,7 +24,7 @@ export interface WriteSource {
 
 /**
  * The context blocks of one session: configuration, lazy loading (all blocks at once, one load
- * in flight at a time), the write rules of SPEC §7.3 and the block history of §7.7.
+ * in flight at a time), the write rules of docs/behavior/context-blocks.md and the block history.
  */
 export class ContextBlocks {
   private readonly configs: ContextConfig[];
@@ -92,7 +92,7 @@ export class ContextBlocks {
     );
   }
 
-  /** Replaces a plain writable block: provider first, then memory (SPEC §7.3). */
+  /** Replaces a plain writable block: provider first, then memory (docs/behavior/context-blocks.md). */
   async replace(
     label: string,
     content: string,
@@ -115,7 +115,7 @@ export class ContextBlocks {
    * Appends to a plain writable block after re-reading the provider. When the provider offers
    * `replaceIf(expected, content)` (compare-and-set, e.g. `PostgresContextProvider`), the write
    * applies only if nobody changed the block since the re-read, and is retried otherwise, so
-   * concurrent appends from several sessions or processes all land (SPEC §7.3, §17 item 7).
+   * concurrent appends from several sessions or processes all land (docs/behavior/context-blocks.md, docs/behavior/differences.md item 7).
    */
   async append(
     label: string,
@@ -145,7 +145,7 @@ export class ContextBlocks {
 
   /**
    * Re-reads one block from its provider (after keyed writes). With `keepIfEmpty`, an empty
-   * answer keeps the current content (skill lists, SPEC §7.3).
+   * answer keeps the current content (skill lists, docs/behavior/context-blocks.md).
    */
   async reload(
     label: string,
@@ -159,8 +159,9 @@ export class ContextBlocks {
     this.blocks.set(label, block);
   }
 
-  /** Adds a runtime block, loaded and appended last (SPEC §7.4). */
+  /** Adds a runtime block, loaded and appended last (docs/behavior/context-blocks.md). */
   async add(config: ContextConfig): Promise<ContextBlock> {
+    assertMaxTokens(config.label, config.maxTokens);
     await this.load();
     if (this.has(config.label)) throw blockExists(config.label);
     const block = await loadBlock(config);
@@ -262,6 +263,24 @@ function hasReplaceIf(
   replaceIf(expected: string | null, content: string): Promise<boolean>;
 } {
   return typeof (provider as { replaceIf?: unknown }).replaceIf === "function";
+}
+
+/**
+ * Rejects a `maxTokens` that is set but not a positive finite number: a zero or negative budget
+ * would refuse every write and render as a nonsensical usage header (`[-40% — 2/-5 tokens]`).
+ */
+export function assertMaxTokens(label: string, maxTokens: unknown): void {
+  if (maxTokens === undefined) return;
+  if (
+    typeof maxTokens !== "number" ||
+    !Number.isFinite(maxTokens) ||
+    maxTokens <= 0
+  ) {
+    throw new ArborTypeError(
+      "INVALID_ARGUMENT",
+      `[arbor] Block "${label}" needs a positive number of maxTokens (got ${String(maxTokens)}); omit maxTokens for no budget`,
+    );
+  }
 }
 
 /** `Error('Block "<label>" already exists')`. */

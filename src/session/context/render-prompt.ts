@@ -1,10 +1,10 @@
 import type { ContextBlock } from "./types.js";
 
-/** 46 × U+2550, the separator around each block header (SPEC §7.5). */
+/** 46 × U+2550, the separator around each block header (docs/behavior/context-blocks.md). */
 export const BLOCK_SEPARATOR = "═".repeat(46);
 
 /**
- * Renders loaded blocks into the system prompt exactly as SPEC §7.5 says: empty read-only blocks
+ * Renders loaded blocks into the system prompt exactly as docs/behavior/context-blocks.md says: empty read-only blocks
  * are skipped (empty writable, skill and search blocks still render, so the model knows the
  * tools can address them); each block is separator, header, separator, content.
  */

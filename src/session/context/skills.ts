@@ -2,14 +2,14 @@ import { toolNameOf } from "../core/tool-parts.js";
 import type { SessionProvider } from "../contracts/provider.js";
 import type { SessionMessage, SessionMessagePart } from "../contracts/types.js";
 
-/** What a skill's tool output becomes once the skill is unloaded (SPEC §9.3). */
+/** What a skill's tool output becomes once the skill is unloaded (docs/behavior/context-blocks.md). */
 export const unloadedMarker = (key: string): string =>
   `[skill unloaded: ${key}]`;
 
 const skillId = (label: string, key: string): string => `${label}:${key}`;
 
 /**
- * Which skills are loaded, as `"<label>:<key>"` (SPEC §9). Loaded skills live in the transcript,
+ * Which skills are loaded, as `"<label>:<key>"` (docs/behavior/context-blocks.md). Loaded skills live in the transcript,
  * so tracking is rebuilt from it after a restart, and unloading rewrites the transcript so the
  * skill body stops being replayed.
  */
@@ -42,7 +42,7 @@ export class SkillTracker {
       if (id.startsWith(`${label}:`)) this.loaded.delete(id);
   }
 
-  /** Rebuilds tracking from the active path's assistant messages, raw (SPEC §9.2). */
+  /** Rebuilds tracking from the active path's assistant messages, raw (docs/behavior/context-blocks.md). */
   async restore(provider: SessionProvider): Promise<void> {
     this.loaded.clear();
     for await (const message of assistantMessagesOnPath(provider)) {
@@ -103,7 +103,7 @@ export interface ReclaimedOutput {
 }
 
 /**
- * Write-time reclaim (SPEC §9.3): in an assistant message where a skill is loaded and later, in
+ * Write-time reclaim (docs/behavior/context-blocks.md): in an assistant message where a skill is loaded and later, in
  * the same message, successfully unloaded, the load's output is replaced before storing.
  * Returns the message itself when nothing changes.
  */

@@ -3,7 +3,7 @@ import { renderSystemPrompt } from "./render-prompt.js";
 import type { PromptStore } from "./types.js";
 
 /**
- * The frozen system prompt (SPEC §7.6): rendered once and kept identical through a conversation,
+ * The frozen system prompt (docs/behavior/context-blocks.md): rendered once and kept identical through a conversation,
  * so provider prefix caches stay warm. Block writes reach it only on `refresh()`. With a store
  * the frozen prompt survives restarts.
  */
@@ -58,7 +58,7 @@ export class SystemPrompt {
 
   /**
    * The prompt inference would use now, without freezing or persisting: the snapshot, else the
-   * stored prompt, else a render of the current blocks (SPEC §6.4).
+   * stored prompt, else a render of the current blocks (docs/behavior/overlays.md).
    */
   async current(): Promise<string> {
     if (this.frozen !== null) return this.frozen;

@@ -7,7 +7,7 @@ import type {
   WritableContextProvider,
 } from "../contracts/context-provider.js";
 
-/** A block of the system prompt (SPEC §7.1). */
+/** A block of the system prompt (docs/behavior/context-blocks.md). */
 export interface ContextConfig {
   label: string;
   description?: string;

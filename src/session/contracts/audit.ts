@@ -1,7 +1,7 @@
 /** The audit contract: where a session's events go. */
 import type { MaybePromise } from "./types.js";
 
-/** One recorded event (SPEC §15.5). */
+/** One recorded event (docs/behavior/events-and-audit.md). */
 export interface AuditEvent {
   sessionId: string;
   /** ISO-8601 UTC with milliseconds. */

@@ -1,4 +1,4 @@
-/** One recorded write to a writable block (SPEC §7.7). */
+/** One recorded write to a writable block (docs/behavior/context-blocks.md). */
 export interface BlockVersion {
   /** 1, 2, 3 … per (session, label). */
   version: number;

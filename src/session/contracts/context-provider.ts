@@ -1,5 +1,5 @@
 /**
- * The four kinds of context provider (SPEC §7.1), told apart by duck typing: any object with
+ * The four kinds of context provider (docs/behavior/context-blocks.md), told apart by duck typing: any object with
  * `get()` is a provider; `set(content)` makes it writable, `load(key)` a skill collection,
  * `search(query)` searchable knowledge. Applications implement these to put anything behind a
  * block: a database row, a vector index, a remote memory service.

@@ -1,5 +1,5 @@
 /**
- * The storage contract (SPEC §12.4). Every backend (in-memory, any Durable-Object-style `sql` tag,
+ * The storage contract (docs/behavior/storage.md). Every backend (in-memory, any Durable-Object-style `sql` tag,
  * PostgreSQL, yours) implements this one interface, and the conformance suite in `arbor-memory/testing`
  * checks it. Every method may answer synchronously or with a Promise.
  *
@@ -17,7 +17,7 @@ import type {
   StoredCompaction,
 } from "./types.js";
 
-/** A message with its place in the tree, as exported and imported in bulk (SPEC §15.3). */
+/** A message with its place in the tree, as exported and imported in bulk (docs/behavior/manager.md). */
 export interface StoredMessageRecord {
   message: SessionMessage;
   parentId: string | null;
@@ -33,6 +33,21 @@ export interface ImportRecords {
   /** Delete the session's messages and overlays first, in the same atomic write. */
   replace?: boolean;
 }
+
+/** The members every `SessionProvider` must have; the rest of the interface is optional. */
+export const REQUIRED_PROVIDER_METHODS = [
+  "getMessage",
+  "getHistory",
+  "getLatestLeaf",
+  "getBranches",
+  "getPathLength",
+  "appendMessage",
+  "updateMessage",
+  "deleteMessages",
+  "clearMessages",
+  "addCompaction",
+  "getCompactions",
+] as const;
 
 export interface SessionProvider {
   /** The stored message with this id in this session, raw (no overlays), or `null`. */
@@ -58,7 +73,7 @@ export interface SessionProvider {
   ): MaybePromise<boolean | void>;
   /** Replace the stored content of the message with this id; parent and order unchanged; no-op if absent. */
   updateMessage(message: SessionMessage): MaybePromise<void>;
-  /** Delete these messages (unknown ids ignored), re-parenting children and repairing overlays (SPEC §4.4). */
+  /** Delete these messages (unknown ids ignored), re-parenting children and repairing overlays (docs/behavior/messages-and-tree.md). */
   deleteMessages(ids: readonly string[]): MaybePromise<void>;
   /** Delete every message, overlay and index row of this session. */
   clearMessages(): MaybePromise<void>;
@@ -72,9 +87,9 @@ export interface SessionProvider {
   /** Every overlay of this session, superseded ones included, oldest first. */
   getCompactions(): MaybePromise<StoredCompaction[]>;
 
-  /** Optional: full-text search within this session (SPEC §5). Without it `session.search()` throws. */
+  /** Optional: full-text search within this session (docs/behavior/search.md). Without it `session.search()` throws. */
   searchMessages?(query: string, limit?: number): MaybePromise<SearchResult[]>;
-  /** Optional: byte-budgeted suffix of the path to `leafId` (SPEC §4.7). */
+  /** Optional: byte-budgeted suffix of the path to `leafId` (docs/behavior/history.md). */
   getRecentHistory?(
     leafId: string | null | undefined,
     maxContentBytes: number,
@@ -82,19 +97,19 @@ export interface SessionProvider {
   ): MaybePromise<RecentHistoryResult>;
   /** Optional: `{ id, role, bytes }` per row on the path, without reading content. */
   getHistoryRowStats?(leafId?: string | null): MaybePromise<HistoryRowStat[]>;
-  /** Optional: a writable context provider stored beside the messages, used by auto-wiring (SPEC §3.3). */
+  /** Optional: a writable context provider stored beside the messages, used by auto-wiring (docs/behavior/session-setup.md). */
   createContextProvider?(key: string): unknown;
-  /** Optional: durable block history (SPEC §7.7) stored beside the messages; in memory without it. */
+  /** Optional: durable block history (docs/behavior/context-blocks.md) stored beside the messages; in memory without it. */
   createBlockHistory?(): BlockHistoryStore;
-  /** Optional: delete one overlay of this session; `false` if absent (SPEC §6.10). */
+  /** Optional: delete one overlay of this session; `false` if absent (docs/behavior/overlays.md). */
   deleteCompaction?(id: string): MaybePromise<boolean>;
   /**
    * Optional: inserts exported records as they were (ids, parents, insertion order, times) and
    * their overlays, atomically; throws `MESSAGE_EXISTS` and writes nothing when an id is taken.
-   * Used by snapshot import and fork (SPEC §11.5, §15.3).
+   * Used by snapshot import and fork (docs/behavior/manager.md).
    */
   importRecords?(records: ImportRecords): MaybePromise<void>;
-  /** Optional: every message of the session, all branches, in insertion order (SPEC §15.3). */
+  /** Optional: every message of the session, all branches, in insertion order (docs/behavior/manager.md). */
   exportMessages?(): MaybePromise<StoredMessageRecord[]>;
   /** Optional: a per-session config value (`assistant_config`), or `null`. */
   getConfig?(key: string): MaybePromise<string | null>;
@@ -107,7 +122,7 @@ export interface SessionProvider {
   forSession?(sessionId: string): SessionProvider;
   /**
    * Optional: an object that identifies the underlying store. Sessions over the same store and
-   * session id share one append lock within the process (SPEC §4.2). Defaults to the provider.
+   * session id share one append lock within the process (docs/behavior/messages-and-tree.md). Defaults to the provider.
    */
   readonly storeIdentity?: object;
   /** Optional: the session id this provider is scoped to ("" = no namespace). */

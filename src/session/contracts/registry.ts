@@ -26,7 +26,7 @@ export type SessionInfoPatch = Partial<
 >;
 
 /**
- * The SessionManager's registry of sessions (SPEC §11.2, §12.4): a seam separate from the message
+ * The SessionManager's registry of sessions (docs/behavior/manager.md, docs/behavior/storage.md): a seam separate from the message
  * store, with one implementation per backend (SQLite/Durable Object, PostgreSQL, in memory).
  * Per-session config (owner, metadata) lives here too (`assistant_config`).
  */
@@ -61,7 +61,7 @@ export interface SessionRegistry {
     prefix: string,
   ): MaybePromise<Record<string, string>>;
   /**
-   * Per-term AND search over the messages of registered sessions (SPEC §11.7), relevance first,
+   * Per-term AND search over the messages of registered sessions (docs/behavior/manager.md), relevance first,
    * ties newest first; results carry `sessionId` and `createdAt`. `[]` for unsearchable queries.
    */
   search(
@@ -79,7 +79,7 @@ export interface SessionRegistry {
   ): MaybePromise<boolean>;
 }
 
-/** The list order of SPEC §11.3 as a comparator. */
+/** The list order of docs/behavior/manager.md as a comparator. */
 export function compareListOrder(a: ListPosition, b: ListPosition): number {
   if (a.updated_at !== b.updated_at)
     return a.updated_at < b.updated_at ? 1 : -1;

@@ -1,7 +1,7 @@
 import type { StoredMessageRecord } from "./provider.js";
 import type { StoredCompaction } from "./types.js";
 
-/** The session registry row (SPEC §11.2). */
+/** The session registry row (docs/behavior/manager.md). */
 export interface SessionInfo {
   id: string;
   name: string;
@@ -16,7 +16,7 @@ export interface SessionInfo {
   updated_at: string;
 }
 
-/** A whole session as data (SPEC §15.3): every branch, overlays, owned blocks and the prompt. */
+/** A whole session as data (docs/behavior/manager.md): every branch, overlays, owned blocks and the prompt. */
 export interface SessionSnapshot {
   format: "arbor.session";
   version: 1;

@@ -1,5 +1,5 @@
 /**
- * The Durable-Object-style store shape (SPEC §1.2): any object whose `sql` method works as a
+ * The Durable-Object-style store shape (docs/behavior/runtime.md): any object whose `sql` method works as a
  * tagged template. Interpolated values are bound parameters. Calls are synchronous and return
  * row objects (`[]` for statements without rows). A Cloudflare Durable Object `Agent` has it;
  * `openSqlite()` from `arbor-memory/sqlite` makes one for Node.
@@ -15,7 +15,7 @@ export interface SqlProvider {
    * single-threaded host instead.
    */
   transaction?<T>(fn: () => T): T;
-  /** Optional: status events (SPEC §13) are sent here as JSON strings. */
+  /** Optional: status events (docs/behavior/events-and-audit.md) are sent here as JSON strings. */
   broadcast?(message: string): void;
 }
 

@@ -1,4 +1,4 @@
-/** Data shapes shared by every part of Arbor (SPEC §2). */
+/** Data shapes shared by every part of Arbor (docs/behavior/messages-and-tree.md). */
 
 /** A value or a Promise of it: every provider method may answer either way. */
 export type MaybePromise<T> = T | Promise<T>;
@@ -26,7 +26,7 @@ export interface SessionMessage {
   [extra: string]: unknown;
 }
 
-/** Provenance of an overlay (SPEC §6.10). */
+/** Provenance of an overlay (docs/behavior/overlays.md). */
 export interface CompactionMeta {
   summarizer?: string;
   tokensBefore?: number;
@@ -45,7 +45,7 @@ export interface StoredCompaction {
   meta?: CompactionMeta;
 }
 
-/** One search hit (SPEC §5.3). `content` is the indexed text. */
+/** One search hit (docs/behavior/search.md). `content` is the indexed text. */
 export interface SearchResult {
   id: string;
   role: string;
@@ -62,7 +62,7 @@ export interface HistoryRowStat {
   bytes: number;
 }
 
-/** A byte-budgeted suffix of the active path (SPEC §4.7). */
+/** A byte-budgeted suffix of the active path (docs/behavior/history.md). */
 export interface RecentHistoryResult {
   messages: SessionMessage[];
   truncated: boolean;
@@ -70,7 +70,7 @@ export interface RecentHistoryResult {
 }
 
 /**
- * A loaded context block (SPEC §7.2). Declared here, beside the other shared shapes, because token
+ * A loaded context block (docs/behavior/context-blocks.md). Declared here, beside the other shared shapes, because token
  * counters receive blocks; the context-block code produces them.
  */
 export interface ContextBlock {
@@ -86,7 +86,7 @@ export interface ContextBlock {
   isSearchable: boolean;
 }
 
-/** What a session-level token counter sees (SPEC §2.3, §6.4). */
+/** What a session-level token counter sees (docs/behavior/messages-and-tree.md, docs/behavior/overlays.md). */
 export interface SessionTokenCounterInput {
   /** The active branch as `getHistory()` returns it (overlays applied). */
   messages: SessionMessage[];
@@ -96,7 +96,7 @@ export interface SessionTokenCounterInput {
   contextBlocks: ContextBlock[];
 }
 
-/** Counts the tokens of a whole request (SPEC §6.4). Non-finite results count as 0. */
+/** Counts the tokens of a whole request (docs/behavior/overlays.md). Non-finite results count as 0. */
 export type SessionTokenCounter = (
   input: SessionTokenCounterInput,
 ) => MaybePromise<number>;
@@ -108,9 +108,23 @@ export interface CompactAfterOptions {
 
 /** What the Session passes to a compaction function as its second argument. */
 export interface CompactContext {
-  /** The Session's counter, if any: the same one that decided to compact (SPEC §6.4). */
+  /** The Session's counter, if any: the same one that decided to compact (docs/behavior/overlays.md). */
   tokenCounter?: SessionTokenCounter;
+  /**
+   * The `compactAfter()` threshold, if set, so the function can size what it keeps below it
+   * (`createCompactFunction` protects a tail of at most half of it).
+   */
+  threshold?: number;
 }
 
-/** Receives every auto-compaction failure (SPEC §6.4). A throwing handler is logged and swallowed. */
+/** One summary and the range of the given messages it replaces: what a compaction function answers. */
+export interface CompactResult {
+  fromMessageId: string;
+  toMessageId: string;
+  summary: string;
+  /** Provenance; the Session adds what it measures before storing the overlay (docs/behavior/overlays.md). */
+  meta?: CompactionMeta;
+}
+
+/** Receives every auto-compaction failure (docs/behavior/overlays.md). A throwing handler is logged and swallowed. */
 export type CompactionErrorHandler = (error: unknown) => void | Promise<void>;

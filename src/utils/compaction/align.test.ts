@@ -51,7 +51,7 @@ describe("alignBoundaryBackward", () => {
     expect(alignBoundaryBackward(transcript, 2)).toBe(1);
   });
 
-  it("follows §6.5 literally: a second result after the first one is not moved", () => {
+  it("follows the alignment rule literally: a second result after the first one is not moved", () => {
     expect(alignBoundaryBackward(transcript, 3)).toBe(3);
   });
 

@@ -3,7 +3,7 @@ import { hasToolCalls, isResultFor, toolCallIdsOf } from "../tool-calls.js";
 
 /**
  * Moves the start of a summarized range forward past tool results that answer the assistant
- * message just before it, so a call in the protected head keeps its results (SPEC §6.5).
+ * message just before it, so a call in the protected head keeps its results (docs/behavior/overlays.md).
  * Unchanged when `index <= 0` or `index >= messages.length`.
  */
 export function alignBoundaryForward(
@@ -21,7 +21,7 @@ export function alignBoundaryForward(
 
 /**
  * Moves the end of a summarized range (the first tail index) back so a tool result at the boundary
- * stays in the tail with its call (SPEC §6.5). Unchanged when out of range.
+ * stays in the tail with its call (docs/behavior/overlays.md). Unchanged when out of range.
  */
 export function alignBoundaryBackward(
   messages: readonly SessionMessage[],

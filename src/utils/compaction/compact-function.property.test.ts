@@ -1,5 +1,5 @@
 // Property: createCompactFunction never separates a tool call from its results, whatever the
-// transcript shape, and only ever narrows the range that SPEC §6.5 alone would pick.
+// transcript shape, and only ever narrows the range that docs/behavior/overlays.md alone would pick.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isCompactionMessage } from "../../session/core/apply-compactions.js";
@@ -34,7 +34,7 @@ describe("createCompactFunction tool-pair guarantee (property, with a fake summa
             summarize: fake.summarize,
           })(messages);
 
-          // The range SPEC §6.5 alone would pick, with the same heuristic counter.
+          // The range docs/behavior/overlays.md alone would pick, with the same heuristic counter.
           const start = alignBoundaryForward(messages, options.protectHead);
           const end = findTailCutByTokens(
             messages,
@@ -72,11 +72,11 @@ describe("createCompactFunction tool-pair guarantee (property, with a fake summa
           expect(isCompactionMessage(messages[to])).toBe(false);
           // The guarantee itself.
           expect(splitGroups(messages, from, to)).toEqual([]);
-          // Head and tail stay protected: the range only narrows what §6.5 picks.
+          // Head and tail stay protected: the range only narrows what alignment alone picks.
           expect(from).toBeGreaterThanOrEqual(start);
           expect(to).toBeLessThan(end);
           expect(to).toBeLessThan(messages.length - 1);
-          // Where §6.5 already keeps groups whole, the result is exactly §6.5's.
+          // Where alignment alone already keeps groups whole, the result is exactly the aligned range.
           if (specIsClean) {
             expect(result.fromMessageId).toBe(specMiddle[0]!.id);
             expect(result.toMessageId).toBe(specMiddle.at(-1)!.id);

@@ -183,6 +183,25 @@ describe("createCompactFunction with a fake summarizer that records prompts", ()
     });
   });
 
+  it("with a fake summarizer and no tailTokenBudget, protects a tail of half the context's threshold (default 20000 above 40000)", async () => {
+    // 10 messages of 11 tokens: a 33-token threshold leaves a 16-token tail (one message, then
+    // minTailMessages widens it to two); without a threshold the 20000-token tail keeps them all.
+    const fake = fakeSummarizer();
+    const compact = createCompactFunction({ summarize: fake.summarize });
+    expect(await compact(chat(10))).toBeNull();
+    expect(await compact(chat(10), { threshold: 100_000 })).toBeNull();
+    expect(await compact(chat(10), { threshold: 33 })).toMatchObject({
+      fromMessageId: "m3",
+      toMessageId: "m7",
+    });
+    expect(
+      await createCompactFunction({
+        summarize: fake.summarize,
+        tailTokenBudget: 20_000,
+      })(chat(10), { threshold: 33 }),
+    ).toBeNull();
+  });
+
   it("treats non-finite counts as 0", async () => {
     const fake = fakeSummarizer();
     const compact = createCompactFunction({
@@ -226,7 +245,7 @@ describe("createCompactFunction with a fake summarizer that records prompts", ()
 });
 
 describe("createCompactFunction never splits a tool call from its results", () => {
-  it("keeps results that arrive several messages after the call out of a split (§6.5 alone would split)", async () => {
+  it("keeps results that arrive several messages after the call out of a split (alignment alone would split)", async () => {
     const fake = fakeSummarizer();
     const messages = [
       ...chat(3),
@@ -236,7 +255,7 @@ describe("createCompactFunction never splits a tool call from its results", () =
       toolResult("r6", { callId: "c1" }),
       user("u7"),
     ];
-    // §6.5 picks m3 … u5 (the tail is r6, u7): the call would be summarized, its result kept.
+    // Alignment alone picks m3 … u5 (the tail is r6, u7): the call would be summarized, its result kept.
     // Shrinking to end before the call leaves nothing after the head.
     const result = await createCompactFunction({
       summarize: fake.summarize,

@@ -2,7 +2,7 @@ import { ArborTypeError } from "../../session/errors/index.js";
 import { isCompactionMessage } from "../../session/core/apply-compactions.js";
 import type {
   CompactContext,
-  CompactionMeta,
+  CompactResult,
   MaybePromise,
   SessionMessage,
 } from "../../session/contracts/types.js";
@@ -11,7 +11,7 @@ import { alignBoundaryForward } from "./align.js";
 import { buildSummaryPrompt, computeSummaryBudget } from "./summary-prompt.js";
 import {
   DEFAULT_MIN_TAIL_MESSAGES,
-  DEFAULT_TAIL_TOKEN_BUDGET,
+  defaultTailTokenBudget,
   finishTailCut,
   takesTailMessage,
 } from "./tail-cut.js";
@@ -24,30 +24,27 @@ export type CompactTokenCounter = (
   messages: SessionMessage[],
 ) => MaybePromise<number>;
 
-/** Options of `createCompactFunction` (SPEC §6.5, §6.10). */
+/** Options of `createCompactFunction` (docs/behavior/overlays.md). */
 export interface CompactOptions {
   /** Turns a prompt into a summary, for example an LLM call. A blank answer means "no compaction". */
   summarize: (prompt: string) => Promise<string>;
   /** Messages at the start that are never summarized. Default 3. */
   protectHead?: number;
-  /** Token budget of the protected tail. Default 20000. */
+  /**
+   * Token budget of the protected tail. Default 20000, or half the Session's `compactAfter`
+   * threshold (`context.threshold`) when that is smaller.
+   */
   tailTokenBudget?: number;
   /** Messages at the end that are never summarized, when the head allows. Default 2. */
   minTailMessages?: number;
   /** Per-message counter; wins over the Session's counter and the heuristic. */
   tokenCounter?: CompactTokenCounter;
-  /** Names the summarizer in the overlay's provenance (`meta.summarizer`, SPEC §6.10). */
+  /** Names the summarizer in the overlay's provenance (`meta.summarizer`, docs/behavior/overlays.md). */
   label?: string;
 }
 
-/** One summary and the range of the given messages it replaces. */
-export interface CompactResult {
-  fromMessageId: string;
-  toMessageId: string;
-  summary: string;
-  /** Provenance; the Session adds what it measures before storing the overlay (SPEC §6.10). */
-  meta?: CompactionMeta;
-}
+// Declared with the contracts so the Session can name it without importing utils.
+export type { CompactResult };
 
 /** What `createCompactFunction` returns and `session.onCompaction()` takes. */
 export type CompactFunction = (
@@ -56,7 +53,7 @@ export type CompactFunction = (
 ) => Promise<CompactResult | null>;
 
 /**
- * Builds the standard compaction function (SPEC §6.5): keep a protected head and a token-budgeted
+ * Builds the standard compaction function (docs/behavior/overlays.md): keep a protected head and a token-budgeted
  * tail, summarize the middle with `summarize`, extending the previous summary when one is present.
  * Beyond the reference, a tool call and its results are never split between the summarized range
  * and the messages kept verbatim, in any transcript shape.
@@ -82,13 +79,14 @@ export function createCompactFunction(
       "[arbor] [createCompactFunction] Missing option `summarize`: pass a function that turns a prompt into a summary.",
     );
   const protectHead = options.protectHead ?? DEFAULT_PROTECT_HEAD;
-  const tailTokenBudget = options.tailTokenBudget ?? DEFAULT_TAIL_TOKEN_BUDGET;
   const minTailMessages = options.minTailMessages ?? DEFAULT_MIN_TAIL_MESSAGES;
 
   return async (messages, context) => {
     const n = messages.length;
     if (n <= protectHead + minTailMessages) return null;
     const count = perMessageCounter(options, context);
+    const tailTokenBudget =
+      options.tailTokenBudget ?? defaultTailTokenBudget(context?.threshold);
 
     const start = alignBoundaryForward(messages, protectHead);
     let tokens = 0;

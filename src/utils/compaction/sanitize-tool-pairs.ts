@@ -4,7 +4,7 @@ import type {
   SessionMessagePart,
 } from "../../session/contracts/types.js";
 
-/** The output given to a call whose result is no longer in the messages (SPEC §6.7). */
+/** The output given to a call whose result is no longer in the messages (docs/behavior/overlays.md). */
 export const MISSING_TOOL_RESULT_OUTPUT =
   "[Result from earlier conversation — see context summary above]";
 
@@ -13,7 +13,7 @@ const SETTLED_STATES = new Set(["output-error", "output-denied"]);
 
 /**
  * Makes tool calls and results consistent after compaction or filtering, for context assembly
- * (SPEC §6.7). Removes results whose call is gone (dropping messages left empty) and completes calls
+ * (docs/behavior/overlays.md). Removes results whose call is gone (dropping messages left empty) and completes calls
  * whose result is gone in place, as valid AI SDK parts (`state: "output-available"` with a note as
  * `output`). Returns a new array; untouched messages keep their identity, nothing is mutated.
  */

@@ -3,7 +3,7 @@ import type {
   SessionMessage,
   SessionMessagePart,
 } from "../../session/contracts/types.js";
-import { jsonText } from "../json-text.js";
+import { jsonText } from "../../session/core/json-text.js";
 import { estimateMessageTokens } from "../tokens/estimate.js";
 
 const MIN_SUMMARY_BUDGET = 100;
@@ -26,7 +26,7 @@ const STRUCTURE = [
 ].join("\n");
 
 /**
- * Target length of a summary (SPEC §6.5 step 8): a fifth of the summarized messages' heuristic
+ * Target length of a summary (docs/behavior/overlays.md step 8): a fifth of the summarized messages' heuristic
  * estimate, at least 100 tokens.
  */
 export function computeSummaryBudget(
@@ -39,7 +39,7 @@ export function computeSummaryBudget(
 }
 
 /**
- * The prompt for the summarizer (SPEC §6.6): the transcript of `messages` and the four sections
+ * The prompt for the summarizer (docs/behavior/overlays.md): the transcript of `messages` and the four sections
  * Topic, Key Points, Current State and Open Items. With a `previousSummary` it asks to merge the new
  * turns into it, so repeated compactions extend one summary instead of summarizing a summary.
  */

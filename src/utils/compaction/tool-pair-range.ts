@@ -9,7 +9,7 @@ export interface SummaryRange {
 
 /**
  * Shrinks `[start, end)` until no tool call id has messages both inside and outside it (Arbor's
- * tool-pair guarantee, beyond SPEC §6.5's adjacent-result alignment). A group that reaches into the
+ * tool-pair guarantee, beyond docs/behavior/overlays.md's adjacent-result alignment). A group that reaches into the
  * head pushes `start` past its last message in the range; one that reaches into the tail pulls `end`
  * before its first message in the range. The range only shrinks, so the protected head and tail
  * only grow. Returns `end <= start` when nothing can be summarized without a split.

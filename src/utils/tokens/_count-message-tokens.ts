@@ -1,12 +1,12 @@
 /**
- * Internal: SPEC §6.8's per-part rules with a pluggable string counter, shared by the multilingual
+ * Internal: docs/behavior/overlays.md's per-part rules with a pluggable string counter, shared by the multilingual
  * estimate and `arbor-memory/tokenizer` so both count exactly the parts the default heuristic counts.
  */
 import { isToolPart } from "../../session/core/tool-parts.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
-import { jsonText } from "../json-text.js";
+import { jsonText } from "../../session/core/json-text.js";
 
-/** Fixed overhead per message (role, separators), as in SPEC §6.8. */
+/** Fixed overhead per message (role, separators), as in docs/behavior/overlays.md. */
 const TOKENS_PER_MESSAGE = 4;
 
 /**

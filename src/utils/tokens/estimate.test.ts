@@ -15,7 +15,7 @@ const message = (parts: SessionMessage["parts"]): SessionMessage => ({
 });
 
 describe("estimateStringTokens", () => {
-  it("uses the SPEC §6.8 constants", () => {
+  it("uses the docs/behavior/overlays.md constants", () => {
     expect([
       CHARS_PER_TOKEN,
       WORDS_TOKEN_MULTIPLIER,

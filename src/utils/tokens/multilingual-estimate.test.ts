@@ -101,7 +101,7 @@ describe("estimateStringTokensMultilingual", () => {
 });
 
 describe("estimateMessageTokensMultilingual", () => {
-  it("follows the per-part rules of SPEC §6.8 with the multilingual string estimate", () => {
+  it("follows the per-part rules of docs/behavior/overlays.md with the multilingual string estimate", () => {
     const messages: SessionMessage[] = [
       { id: "u", role: "user", parts: [text("你好，世界")] },
       {

@@ -62,7 +62,7 @@ export function estimateStringTokensMultilingual(text: string): number {
 }
 
 /**
- * `estimateMessageTokens` (SPEC §6.8) with the multilingual string estimate: the same parts, the
+ * `estimateMessageTokens` (docs/behavior/overlays.md) with the multilingual string estimate: the same parts, the
  * same 4 tokens per message. Usable wherever a `CompactTokenCounter` is expected.
  */
 export function estimateMessageTokensMultilingual(
@@ -73,7 +73,7 @@ export function estimateMessageTokensMultilingual(
 
 /**
  * A `SessionTokenCounter` for `compactAfter(threshold, { tokenCounter })` that counts like the
- * default (history plus system prompt, SPEC §6.4) with the multilingual estimate. Context blocks
+ * default (history plus system prompt, docs/behavior/overlays.md) with the multilingual estimate. Context blocks
  * are not added: they are already part of the rendered system prompt.
  *
  * @example

@@ -3,7 +3,7 @@ import type {
   SessionMessage,
   SessionMessagePart,
 } from "../../session/contracts/types.js";
-import { jsonText } from "../json-text.js";
+import { jsonText } from "../../session/core/json-text.js";
 import { sliceChars, truncateToolOutput } from "./truncate-tool-output.js";
 
 /** Largest stored message, in UTF-8 bytes of its JSON: headroom under Durable Object SQLite's 2 MB rows. */
@@ -22,7 +22,7 @@ export interface RowSizeLimitOptions {
 }
 
 /**
- * Shrinks a message whose JSON exceeds the row limit before it is stored (SPEC §6.9): first an
+ * Shrinks a message whose JSON exceeds the row limit before it is stored (docs/behavior/overlays.md): first an
  * assistant message's tool outputs (with a note to re-run the tool), then long text parts, until it
  * fits. Returns the message itself when it already fits, else a copy that lists what was shortened
  * in `metadata.compactedToolOutputs` (call ids) and `metadata.compactedTextParts` (part indices).

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { truncateToolOutput } from "./truncate-tool-output.js";
 
@@ -71,10 +72,19 @@ describe("truncateToolOutput", () => {
     expect(tight[0]).toHaveLength(80);
   });
 
-  it("gives a single item the whole budget and falls back to a one-element marker array", () => {
+  it("gives a single item the whole budget but the brackets, with no marker (nothing is dropped)", () => {
     const items = ["q".repeat(600)];
+    // 500 - 2 brackets - 2 quotes = 496 characters.
     expect(truncateToolOutput(items, 500).output).toEqual([
-      `Array output truncated${suffix(604)}`,
+      "q".repeat(496 - suffix(600).length) + suffix(600),
+    ]);
+  });
+
+  it("falls back to a one-element marker array when even a shrunken first item does not fit", () => {
+    const items = [{ a: 1, b: 2, c: 3, d: 4, e: 5, f: 6 }, "x".repeat(100)];
+    const originalLength = JSON.stringify(items).length;
+    expect(truncateToolOutput(items, 60).output).toEqual([
+      `Array output truncated${suffix(originalLength)}`,
     ]);
   });
 
@@ -127,5 +137,148 @@ describe("truncateToolOutput", () => {
     expect(truncateToolOutput(output, 500).output).toEqual({
       a: { b: { c: "x".repeat(125 - suffix(1000).length) + suffix(1000) } },
     });
+  });
+});
+
+describe("truncateToolOutput keeps the structure of objects (regressions)", () => {
+  const marker = /^Array output truncated\.\.\. \[truncated \d+ chars\]$/;
+  const jsonLength = (value: unknown) => JSON.stringify(value).length;
+
+  it("keeps all seven keys of { a..g: [1000 numbers] } at 500 characters, each array ending in a marker", () => {
+    const output = Object.fromEntries(
+      [..."abcdefg"].map((key) => [
+        key,
+        Array.from({ length: 1000 }, (_, index) => index),
+      ]),
+    );
+    const result = truncateToolOutput(output, 500);
+    const shortened = result.output as Record<string, unknown[]>;
+    expect(Object.keys(shortened)).toEqual([..."abcdefg"]);
+    for (const key of "abcdefg") {
+      const items = shortened[key]!;
+      expect(items.at(-1)).toMatch(marker);
+      // The numbers kept are the first ones, unchanged.
+      expect(items.slice(0, -1)).toEqual(
+        Array.from({ length: items.length - 1 }, (_, index) => index),
+      );
+    }
+    expect(jsonLength(shortened)).toBeLessThanOrEqual(500);
+    expect(JSON.parse(JSON.stringify(shortened))).toEqual(shortened);
+  });
+
+  it("keeps the key of { results: [...] }, the most common tool result, with leading results", () => {
+    const output = {
+      results: Array.from({ length: 50 }, (_, index) => ({
+        title: `Result ${index}`,
+        url: `https://example.com/${index}`,
+        snippet: "lorem ipsum ".repeat(20),
+      })),
+    };
+    const shortened = truncateToolOutput(output, 500).output as {
+      results: Array<Record<string, unknown> | string>;
+    };
+    expect(Object.keys(shortened)).toEqual(["results"]);
+    expect(shortened.results.at(-1)).toMatch(marker);
+    expect(shortened.results.length).toBeGreaterThan(1);
+    expect(shortened.results[0]).toMatchObject({ title: "Result 0" });
+    expect(jsonLength(shortened)).toBeLessThanOrEqual(500);
+  });
+
+  it("shrinks nested objects a second time instead of dropping the outer keys", () => {
+    const output = {
+      status: "ok",
+      data: {
+        items: Array.from({ length: 200 }, (_, index) => ({
+          id: index,
+          name: `item ${index}`,
+        })),
+        meta: { total: 200, next: "x".repeat(300) },
+      },
+    };
+    const shortened = truncateToolOutput(output, 200).output as {
+      status: string;
+      data: { items: unknown[]; meta: Record<string, unknown> };
+    };
+    expect(shortened.status).toBe("ok");
+    expect(Object.keys(shortened.data)).toEqual(["items", "meta"]);
+    // Too little room for the long marker: the short one, `... [truncated <n> chars]`.
+    expect(shortened.data.items.at(-1)).toMatch(
+      /\.\.\. \[truncated \d+ chars\]$/,
+    );
+    expect(shortened.data.meta.total).toBe(200);
+    expect(jsonLength(shortened)).toBeLessThanOrEqual(200);
+  });
+
+  it("counts quotes and escapes of nested strings against the budget", () => {
+    const output = {
+      a: '"\\'.repeat(400),
+      b: "\n".repeat(400),
+      c: "é".repeat(400),
+    };
+    const shortened = truncateToolOutput(output, 200).output as Record<
+      string,
+      string
+    >;
+    expect(Object.keys(shortened)).toEqual(["a", "b", "c"]);
+    expect(jsonLength(shortened)).toBeLessThanOrEqual(200);
+    expect(shortened.c).toMatch(/^é+\.\.\. \[truncated 400 chars\]$/);
+  });
+
+  it("never exceeds the budget, and keeps every top-level key when the keys alone fit (property)", () => {
+    // The smallest form of a value: an empty string, array or object; other values cannot shrink.
+    const smallest = (value: unknown): unknown =>
+      typeof value === "string"
+        ? ""
+        : Array.isArray(value)
+          ? []
+          : value !== null && typeof value === "object"
+            ? {}
+            : value;
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.jsonValue(),
+          fc.dictionary(
+            fc.string({ maxLength: 8 }),
+            fc.oneof(
+              fc.jsonValue(),
+              fc.string({ maxLength: 300 }),
+              fc.array(fc.integer(), { maxLength: 100 }),
+            ),
+          ),
+        ),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (output, share) => {
+          // Mostly budgets below the output's length, so that something is cut.
+          const maxChars = Math.max(
+            2,
+            Math.floor(share * JSON.stringify(output).length),
+          );
+          const result = truncateToolOutput(output, maxChars).output;
+          if (typeof output === "string") {
+            expect((result as string).length).toBeLessThanOrEqual(maxChars);
+            return;
+          }
+          if (output === null || typeof output !== "object") {
+            expect(result).toBe(output);
+            return;
+          }
+          const text = JSON.stringify(result);
+          expect(text.length).toBeLessThanOrEqual(maxChars);
+          expect(JSON.parse(text)).toEqual(result);
+          if (Array.isArray(output)) return;
+          const keys = Object.keys(output);
+          const skeleton = Object.fromEntries(
+            keys.map((key) => [
+              key,
+              smallest((output as Record<string, unknown>)[key]),
+            ]),
+          );
+          if (JSON.stringify(skeleton).length <= maxChars)
+            expect(Object.keys(result as object)).toEqual(keys);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

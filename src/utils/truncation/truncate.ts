@@ -9,7 +9,7 @@ import {
   truncationSuffix,
 } from "./truncate-tool-output.js";
 
-/** Options of `truncateOlderMessages` (SPEC §6.9). */
+/** Options of `truncateOlderMessages` (docs/behavior/overlays.md). */
 export interface TruncateOptions {
   /** Messages at the end left untouched. Default 4. */
   keepRecent?: number;
@@ -20,7 +20,7 @@ export interface TruncateOptions {
 }
 
 /**
- * Read-time micro-compaction (SPEC §6.9): shortens long tool outputs and text parts of all but the
+ * Read-time micro-compaction (docs/behavior/overlays.md): shortens long tool outputs and text parts of all but the
  * last `keepRecent` messages, on copies. Unchanged messages keep their identity; stored data is never
  * modified. Returns the input array itself when it has at most `keepRecent` messages.
  *

@@ -1,5 +1,5 @@
 /**
- * The key of a keyed entry written through `set_context` (SPEC §8.1): the slug of
+ * The key of a keyed entry written through `set_context` (docs/behavior/context-blocks.md): the slug of
  * `metadata.title` when given, so the same title updates the same entry; otherwise the slug of
  * the content plus its hash, so identical content maps to one entry.
  */

@@ -8,7 +8,7 @@ interface SearchInput {
   query: string;
 }
 
-/** `search_context` (SPEC §8.2) for the searchable blocks; `null` if there are none. */
+/** `search_context` (docs/behavior/context-blocks.md) for the searchable blocks; `null` if there are none. */
 export function searchContextTool(
   host: ToolHost,
   blocks: readonly ContextBlock[],

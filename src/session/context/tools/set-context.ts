@@ -5,6 +5,7 @@ import {
 } from "../../contracts/context-provider.js";
 import type { ContextBlock } from "../types.js";
 import { entryKey } from "./entry-key.js";
+import { ArborError } from "../../errors/index.js";
 import { quoted, safely, type ArborTool, type ToolHost } from "./tool-types.js";
 
 interface SetContextInput {
@@ -14,7 +15,7 @@ interface SetContextInput {
   metadata?: { title?: string; description?: string };
 }
 
-/** `set_context` (SPEC §8.1), for the writable blocks among `blocks`; `null` if there are none. */
+/** `set_context` (docs/behavior/context-blocks.md), for the writable blocks among `blocks`; `null` if there are none. */
 export function setContextTool(
   host: ToolHost,
   blocks: readonly ContextBlock[],
@@ -87,7 +88,10 @@ export function setContextTool(
           } else if (isSearchProvider(provider) && provider.set) {
             await provider.set(key, input.content);
           } else {
-            throw new Error(`Block "${input.label}" is readonly`);
+            throw new ArborError(
+              "BLOCK_READONLY",
+              `Block "${input.label}" is readonly`,
+            );
           }
           await host.blocks.reload(input.label, { keepIfEmpty: block.isSkill });
           return `Indexed "${key}" in ${input.label}.`;

@@ -8,7 +8,7 @@ interface SkillInput {
   key: string;
 }
 
-/** `load_context` and `unload_context` (SPEC §8.2) for the skill blocks; `null` if there are none. */
+/** `load_context` and `unload_context` (docs/behavior/context-blocks.md) for the skill blocks; `null` if there are none. */
 export function skillTools(
   host: ToolHost,
   blocks: readonly ContextBlock[],

@@ -19,7 +19,7 @@ export interface ToolHost {
   unloadSkill(label: string, key: string): Promise<boolean>;
 }
 
-/** Tool failures become strings starting `Error: `; a tool never throws (SPEC §8). */
+/** Tool failures become strings starting `Error: `; a tool never throws (docs/behavior/context-blocks.md). */
 export async function safely(run: () => Promise<string>): Promise<string> {
   try {
     return await run();

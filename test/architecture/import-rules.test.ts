@@ -1,0 +1,162 @@
+// The layering of src/, checked on the relative imports of every .ts file (type-only imports,
+// `export … from` and dynamic `import()` included, read with TypeScript's own pre-processor):
+// no import cycle; the contracts import nothing outside themselves; a backend never reaches up
+// into the Session's behaviour; the session layers below utils never import it back.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+const SOURCE = fileURLToPath(new URL("../../src", import.meta.url));
+/** Folders of src/session/ a provider must not import: they sit above the providers. */
+const ABOVE_PROVIDERS = [
+  "context",
+  "manager",
+  "compaction",
+  "audit",
+  "snapshot",
+];
+/** Folders of src/session/ that src/utils imports, so they must not import src/utils. */
+const BELOW_UTILS = [
+  "contracts",
+  "core",
+  "errors",
+  "context",
+  "compaction",
+  "providers",
+];
+
+const graph = importGraph(SOURCE);
+const name = (file: string) => relative(SOURCE, file).split(sep).join("/");
+const isTest = (file: string) => /\.test(-d)?\.ts$/.test(file);
+
+describe("import rules of src/", () => {
+  it("reads the whole tree", () => {
+    expect(graph.size).toBeGreaterThan(100);
+    expect(graph.has(join(SOURCE, "session", "index.ts"))).toBe(true);
+  });
+
+  it("has no import cycle", () => {
+    const cycles = findCycles(graph).map((cycle) =>
+      cycle.map(name).join(" -> "),
+    );
+    expect(cycles, `import cycles:\n${cycles.join("\n")}`).toEqual([]);
+  });
+
+  it("src/session/contracts/ imports nothing outside itself", () => {
+    const violations = edges()
+      .filter(([from]) => name(from).startsWith("session/contracts/"))
+      .filter(([, to]) => !name(to).startsWith("session/contracts/"))
+      .map(describeEdge);
+    const external = [...graph.keys()]
+      .filter((file) => name(file).startsWith("session/contracts/"))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((specifier) => !specifier.startsWith("."))
+          .map((specifier) => `${name(file)} -> ${specifier}`),
+      );
+    expect([...violations, ...external]).toEqual([]);
+  });
+
+  it("src/session/providers/ never imports the Session, its context, manager, compaction, audit or snapshot", () => {
+    const forbidden = (target: string) =>
+      ABOVE_PROVIDERS.some((folder) =>
+        target.startsWith(`session/${folder}/`),
+      ) || /^session\/session[^/]*\.ts$/.test(target);
+    const violations = edges()
+      .filter(([from]) => name(from).startsWith("session/providers/"))
+      .filter(([, to]) => forbidden(name(to)))
+      .map(describeEdge);
+    expect(violations).toEqual([]);
+  });
+
+  it("the session layers below src/utils do not import it (tests aside)", () => {
+    const below = (file: string) =>
+      BELOW_UTILS.some((folder) => name(file).startsWith(`session/${folder}/`));
+    const violations = edges()
+      .filter(([from, to]) => below(from) && !isTest(from))
+      .filter(([, to]) => name(to).startsWith("utils/"))
+      .map(describeEdge);
+    expect(violations).toEqual([]);
+  });
+});
+
+// --- Internal helpers ---
+
+/** Every file of src/ with the src/ files it imports (resolved `.js` → `.ts`, folders → index.ts). */
+function importGraph(root: string): Map<string, string[]> {
+  const result = new Map<string, string[]>();
+  for (const file of listTypeScript(root)) {
+    const targets = importsOf(file)
+      .filter((specifier) => specifier.startsWith("."))
+      .map((specifier) => resolveImport(file, specifier));
+    result.set(file, [...new Set(targets)]);
+  }
+  return result;
+}
+
+function importsOf(file: string): string[] {
+  const info = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
+  return info.importedFiles.map((entry) => entry.fileName);
+}
+
+function resolveImport(file: string, specifier: string): string {
+  const target = resolve(dirname(file), specifier);
+  for (const candidate of [
+    target.replace(/\.js$/, ".ts"),
+    `${target}.ts`,
+    join(target, "index.ts"),
+  ]) {
+    if (graphFileExists(candidate)) return candidate;
+  }
+  return target;
+}
+
+function graphFileExists(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function listTypeScript(folder: string): string[] {
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) return listTypeScript(path);
+    return entry.name.endsWith(".ts") ? [path] : [];
+  });
+}
+
+function edges(): Array<[string, string]> {
+  return [...graph].flatMap(([from, targets]) =>
+    targets.map((to): [string, string] => [from, to]),
+  );
+}
+
+function describeEdge([from, to]: [string, string]): string {
+  return `${name(from)} -> ${name(to)}`;
+}
+
+/** One cycle per strongly connected group, as a path that returns to its start. */
+function findCycles(modules: Map<string, string[]>): string[][] {
+  const cycles: string[][] = [];
+  const state = new Map<string, "open" | "done">();
+  const stack: string[] = [];
+  const visit = (file: string): void => {
+    state.set(file, "open");
+    stack.push(file);
+    for (const target of modules.get(file) ?? []) {
+      if (!modules.has(target)) continue;
+      if (state.get(target) === "open")
+        cycles.push([...stack.slice(stack.indexOf(target)), target]);
+      else if (!state.has(target)) visit(target);
+    }
+    stack.pop();
+    state.set(file, "done");
+  };
+  for (const file of [...modules.keys()].sort())
+    if (!state.has(file)) visit(file);
+  return cycles;
+}
