@@ -1,5 +1,7 @@
 // Checks the package's `exports` map against the build: every entry is built, and every public
-// entry folder (src/<name>/index.ts) is exported. Run by `npm run build`.
+// entry folder (src/<name>/index.ts) is exported. Also checks that the published declarations
+// import no other package (not even `node:` modules): they must compile in a project that has
+// only arbor-memory and typescript, whatever optional peers it skipped. Run by `npm run build`.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 
 const pkg = JSON.parse(
@@ -27,6 +29,25 @@ for (const folder of readdirSync(new URL("../src", import.meta.url))) {
     problems.push(
       `src/${folder}/index.ts is a public entry but no export points at ${built}`,
     );
+  }
+}
+
+// A specifier that is not relative, in code (lines of doc comments are skipped).
+const PACKAGE_IMPORT =
+  /(?:from\s+|import\s*\(\s*|reference\s+types=)["'](?!\.)([^"']+)["']/;
+const dist = new URL("../dist/", import.meta.url);
+for (const file of readdirSync(dist, { recursive: true })) {
+  if (!String(file).endsWith(".d.ts")) continue;
+  const lines = readFileSync(new URL(String(file), dist), "utf8").split("\n");
+  for (const line of lines) {
+    const found = /^\s*(\*|\/\*\*)/.test(line)
+      ? null
+      : PACKAGE_IMPORT.exec(line);
+    if (found) {
+      problems.push(
+        `dist/${file} imports "${found[1]}": published types must not need another package`,
+      );
+    }
   }
 }
 

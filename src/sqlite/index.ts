@@ -1,5 +1,13 @@
 /**
- * @module Node-only SQLite support: `openSqlite()` turns a file into the `sql` store shape that
- * `Session.create()` takes. The only module of Arbor that loads better-sqlite3.
+ * Node-only SQLite support: `openSqlite()` turns a file into the `sql` store shape that
+ * `Session.create()` takes. The only module of Arbor that loads better-sqlite3 (an optional peer
+ * dependency, loaded on the first `openSqlite()` call).
+ *
+ * @module arbor-memory/sqlite
  */
 export { openSqlite, type SqliteHandle } from "./open-sqlite.js";
+export type {
+  SqliteDatabase,
+  SqliteStatement,
+  SqliteTransaction,
+} from "./_better-sqlite3.js";

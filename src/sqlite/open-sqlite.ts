@@ -1,10 +1,15 @@
-import Database from "better-sqlite3";
 import type { SqlProvider } from "../session/contracts/sql-provider.js";
+import { ArborError, ArborTypeError } from "../session/errors/index.js";
+import {
+  loadBetterSqlite3,
+  type SqliteDatabase,
+  type SqliteStatement,
+} from "./_better-sqlite3.js";
 
 /** How long a writer waits for another process's lock before failing. */
 const BUSY_TIMEOUT_MS = 5_000;
 
-/** A SQLite database as a `sql` tagged template, with an atomic `transaction` (SPEC §1.2). */
+/** A SQLite database as a `sql` tagged template, with an atomic `transaction` (docs/behavior/runtime.md). */
 export interface SqliteHandle extends SqlProvider {
   sql<Row = Record<string, unknown>>(
     strings: TemplateStringsArray,
@@ -13,12 +18,19 @@ export interface SqliteHandle extends SqlProvider {
   transaction<T>(fn: () => T): T;
   close(): void;
   /** The underlying better-sqlite3 database, for tools that need more. */
-  readonly database: Database.Database;
+  readonly database: SqliteDatabase;
 }
 
 /**
  * Opens (or creates) a SQLite database file, or `":memory:"`, in WAL mode with
- * `synchronous=NORMAL` and a 5 s busy timeout.
+ * `synchronous=NORMAL` and a 5 s busy timeout. Needs the optional peer dependency
+ * `better-sqlite3` (`npm install better-sqlite3@12`), loaded on the first call.
+ *
+ * @throws ArborTypeError `INVALID_ARGUMENT` without a file name: pass a path, or `":memory:"`
+ * for a database that is lost when the process exits.
+ * @throws ArborError `STORAGE_UNAVAILABLE` when the file cannot be opened (a directory, a
+ * missing parent directory, no permission).
+ * @throws ArborError `MISSING_DEPENDENCY` when better-sqlite3 is not installed.
  *
  * @example
  * ```ts
@@ -29,15 +41,14 @@ export interface SqliteHandle extends SqlProvider {
  * ```
  */
 export function openSqlite(filename: string): SqliteHandle {
-  const database = new Database(filename);
-  database.pragma("journal_mode = WAL");
-  database.pragma("synchronous = NORMAL");
-  database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  assertFilename(filename);
+  const Database = loadBetterSqlite3();
+  const database = openDatabase(Database, filename);
   // A call site passes the same strings array every time, so it keys the fast path.
-  let bySite = new WeakMap<TemplateStringsArray, Database.Statement>();
-  const byText = new Map<string, Database.Statement>();
+  let bySite = new WeakMap<TemplateStringsArray, SqliteStatement>();
+  const byText = new Map<string, SqliteStatement>();
 
-  function prepare(strings: TemplateStringsArray): Database.Statement {
+  function prepare(strings: TemplateStringsArray): SqliteStatement {
     let statement = bySite.get(strings);
     if (statement) return statement;
     const text = strings.join("?");
@@ -73,6 +84,49 @@ export function openSqlite(filename: string): SqliteHandle {
 }
 
 // --- Internal helpers ---
+
+function assertFilename(filename: unknown): asserts filename is string {
+  // better-sqlite3 opens a temporary in-memory database for "" and undefined; data written
+  // there is silently lost, so an in-memory database has to be asked for by name.
+  if (typeof filename !== "string" || filename.trim() === "") {
+    throw new ArborTypeError(
+      "INVALID_ARGUMENT",
+      `[arbor] [sqlite] openSqlite() needs a file path, or ":memory:" for a database that is lost on exit; got ${describe(filename)}`,
+    );
+  }
+}
+
+function openDatabase(
+  Database: ReturnType<typeof loadBetterSqlite3>,
+  filename: string,
+): SqliteDatabase {
+  let database: SqliteDatabase | undefined;
+  try {
+    database = new Database(filename);
+    // The first pragma writes (WAL), so an unwritable file fails here rather than on a later write.
+    database.pragma("journal_mode = WAL");
+    database.pragma("synchronous = NORMAL");
+    database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    return database;
+  } catch (error) {
+    database?.close();
+    throw new ArborError(
+      "STORAGE_UNAVAILABLE",
+      `[arbor] [sqlite] openSqlite() cannot open "${filename}" (${reasonOf(error)}): pass a writable file path in an existing directory`,
+      { cause: error },
+    );
+  }
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return "undefined";
+  if (typeof value === "string") return JSON.stringify(value);
+  return value === null ? "null" : typeof value;
+}
 
 function toSqliteValue(value: unknown): unknown {
   if (typeof value === "boolean") return value ? 1 : 0;

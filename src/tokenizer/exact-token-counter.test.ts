@@ -45,7 +45,7 @@ describe("countExactMessageTokens and exactTokenCounter", () => {
     },
   ];
 
-  it("applies SPEC §6.8's per-part rules with exact counts", () => {
+  it("applies docs/behavior/overlays.md's per-part rules with exact counts", () => {
     expect(countExactMessageTokens(messages)).toBe(
       4 +
         countTokens("Привет!") +

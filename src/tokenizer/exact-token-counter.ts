@@ -1,13 +1,10 @@
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import type {
   SessionMessage,
   SessionTokenCounter,
   SessionTokenCounterInput,
 } from "../session/contracts/types.js";
 import { countMessageTokens } from "../utils/tokens/_count-message-tokens.js";
-
-// Special-token text such as "<|endoftext|>" in a message is counted as plain text, never thrown on.
-const AS_PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+import { countO200kTokens } from "./_o200k-base.js";
 
 /**
  * The exact number of o200k_base tokens in `text` (the encoding of GPT-4o, GPT-4.1, GPT-5 and the
@@ -20,11 +17,11 @@ const AS_PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
  * ```
  */
 export function countExactTokens(text: string): number {
-  return text.length === 0 ? 0 : countTokens(text, AS_PLAIN_TEXT);
+  return text.length === 0 ? 0 : countO200kTokens(text);
 }
 
 /**
- * `estimateMessageTokens` (SPEC §6.8) with exact string counts: the same parts, the same 4
+ * `estimateMessageTokens` (docs/behavior/overlays.md) with exact string counts: the same parts, the same 4
  * tokens per message for the chat framing. Usable as a `CompactTokenCounter`.
  *
  * @example
@@ -42,7 +39,7 @@ export function countExactMessageTokens(
 
 /**
  * A `SessionTokenCounter` backed by a real tokenizer: exact message tokens plus the system
- * prompt's tokens, counted like the default (SPEC §6.4). Context blocks are not added: they are
+ * prompt's tokens, counted like the default (docs/behavior/overlays.md). Context blocks are not added: they are
  * already part of the rendered system prompt.
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * Legacy databases (SPEC §12.1): a SQLite file written by the reference implementation
+ * Legacy databases (docs/behavior/storage.md#sqlite-and-durable-objects): a SQLite file written by the reference implementation
  * (`agents@0.22.0`, driven as a black box by `reference-fixture.ts`) must open in Arbor, be
  * migrated once, and read back exactly what the reference read before the migration.
  */
@@ -15,7 +15,7 @@ import { openSqlite, type SqliteHandle } from "../../src/sqlite/open-sqlite.js";
 import type { SessionMessage } from "../../src/session/contracts/types.js";
 import {
   makeLegacyTempDir,
-  writeReferenceDatabase,
+  copyReferenceDatabase,
   type JsonMessage,
   type ReferenceFixture,
 } from "./reference-fixture.js";
@@ -51,7 +51,7 @@ beforeAll(async () => {
   const dir = makeLegacyTempDir();
   tempDirs.push(dir);
   file = path.join(dir, "reference.db");
-  fixture = await writeReferenceDatabase(file);
+  fixture = copyReferenceDatabase(file);
 
   // Sanity: the file really is in the reference's schema before Arbor touches it.
   const raw = new Database(file, { readonly: true });
@@ -243,7 +243,7 @@ describe("legacy database written by agents@0.22.0", () => {
             isoOf(session.overlays[index]!.createdAt),
           );
         }
-        // The synthetic summary message carries the overlay's stored time (SPEC §6.1).
+        // The synthetic summary message carries the overlay's stored time (docs/behavior/overlays.md#applying-overlays-at-read-time).
         for (const message of provider.getHistory()) {
           if (!message.id.startsWith("compaction_")) continue;
           const overlay = overlays.find(
@@ -549,7 +549,7 @@ describe("legacy database opened first through the knowledge and context provide
     const dir = makeLegacyTempDir();
     tempDirs.push(dir);
     secondFile = path.join(dir, "reference-2.db");
-    second = await writeReferenceDatabase(secondFile);
+    second = copyReferenceDatabase(secondFile);
   }, 60_000);
 
   it("migrates on the first AgentSearchProvider call and finds entries in every script", async () => {
