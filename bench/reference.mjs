@@ -1,7 +1,11 @@
-// Side-by-side with the reference implementation (the published `agents@0.22.0`, a dev
-// dependency, driven as a black box through its public API over the same `openSqlite` handle
-// type). Run by bench/run.mjs; each workload runs on both, in this process, one after the other.
+// Side-by-side with the reference implementation (the published `agents@0.22.0`, driven as a
+// black box through its public API over the same `openSqlite` handle type). It lives in
+// reference/ with its own package.json, installed here on first use, so Arbor's own install never
+// pulls it. Run by bench/run.mjs; each workload runs on both, in this process, one after the other.
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { Session } from "arbor-memory/session";
 import { openSqlite } from "arbor-memory/sqlite";
@@ -14,10 +18,11 @@ import { message, sentence } from "./workload.mjs";
 export async function runReference(dir, record) {
   let reference;
   try {
-    reference = await import("agents/experimental/memory/session");
+    installReference();
+    reference = await import("../reference/agents-session.mjs");
   } catch (error) {
     console.log(
-      `reference: skipped (agents@0.22.0 not installed: ${error.message})`,
+      `reference: skipped (agents@0.22.0 could not be installed in reference/: ${error.message})`,
     );
     return;
   }
@@ -152,4 +157,18 @@ export async function runReference(dir, record) {
     );
     db.close();
   }
+}
+
+// --- Internal helpers ---
+
+/** Installs reference/ (its own lockfile) unless its node_modules already has agents. */
+function installReference() {
+  const folder = fileURLToPath(new URL("../reference/", import.meta.url));
+  if (existsSync(join(folder, "node_modules", "agents", "package.json")))
+    return;
+  console.log("reference: installing agents@0.22.0 in reference/ (once)");
+  execFileSync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], {
+    cwd: folder,
+    stdio: "inherit",
+  });
 }

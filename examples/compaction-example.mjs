@@ -168,11 +168,11 @@ const print = (list) =>
   );
 console.log("BEFORE");
 print(messages);
-// The range SPEC §6.5 alone would pick (protectHead 3, minTailMessages 2 are the defaults).
+// The range the head and tail alignment alone would pick (protectHead 3, minTailMessages 2 are the defaults).
 const start = alignBoundaryForward(messages, 3);
 const end = findTailCutByTokens(messages, start, 90, 2);
 console.log(
-  `\n§6.5 alone: head [0, ${start}), summarize [${start}, ${end}) = ${messages[start].id} … ${messages[end - 1].id}, tail from ${messages[end].id}`,
+  `\nalignment alone: head [0, ${start}), summarize [${start}, ${end}) = ${messages[start].id} … ${messages[end - 1].id}, tail from ${messages[end].id}`,
 );
 const result = await compact(messages);
 console.log("\nRESULT", JSON.stringify({ ...result, summary: "…" }));

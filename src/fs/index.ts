@@ -1,5 +1,5 @@
 /**
- * @module `arbor-memory/fs`: Node-only file-system pieces, kept off `arbor-memory/session`'s load path so that
+ * Node-only file-system pieces, kept off `arbor-memory/session`'s load path so that
  * one stays loadable in workerd. `FileSkillProvider` serves a directory of Markdown files as a
  * skill block.
  *
@@ -14,6 +14,8 @@
  *   provider: new FileSkillProvider("./skills"),
  * });
  * ```
+ *
+ * @module arbor-memory/fs
  */
 export {
   FileSkillProvider,

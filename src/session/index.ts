@@ -1,5 +1,5 @@
 /**
- * @module `arbor-memory/session`: persistent, tree-structured conversation memory. Loads in any
+ * Persistent, tree-structured conversation memory. Loads in any
  * JavaScript runtime, Cloudflare workerd included: nothing here imports Node-only modules.
  *
  * @example
@@ -10,6 +10,8 @@
  * await session.appendMessage({ id: "u1", role: "user", parts: [{ type: "text", text: "Hello" }] });
  * console.log(await session.getHistory(), await session.freezeSystemPrompt());
  * ```
+ *
+ * @module arbor-memory/session
  */
 export { Session, type SessionOptions, type SearchOptions } from "./session.js";
 export type {
@@ -105,12 +107,18 @@ export {
   type PostgresSchemaOptions,
   type PgClientLike,
   type PostgresConnection,
+  type PostgresJsLike,
+  type PostgresJsTransactionLike,
   type PostgresClient,
 } from "./providers/postgres/index.js";
 export {
   InMemorySessionProvider,
   InMemoryContextProvider,
   type InMemorySessionProviderOptions,
+  type InMemoryMessageSnapshot,
+  type InMemorySessionProviderSnapshot,
+  type InMemorySessionSnapshot,
+  type StoredMessageJson,
 } from "./providers/memory/index.js";
 export { InMemoryBlockHistory } from "./providers/memory/memory-block-history.js";
 export {
@@ -118,6 +126,7 @@ export {
   isCompactionMessage,
   COMPACTION_PREFIX,
 } from "./core/apply-compactions.js";
+export { assertCompactionArguments } from "./core/compaction-args.js";
 export {
   ArborError,
   ArborTypeError,
@@ -127,3 +136,7 @@ export {
   type ArborErrorCode,
   type ArborErrorLike,
 } from "./errors/index.js";
+export type { CompactionErrorHandler } from "./contracts/types.js";
+export type { CompactionFunction } from "./compaction/session-compaction.js";
+export type { AnyContextProvider } from "./contracts/context-provider.js";
+export type { ArborErrorOptions } from "./errors/arbor-error.js";

@@ -1,4 +1,4 @@
-/** Session status events (SPEC §13). */
+/** Session status events (docs/behavior/events-and-audit.md). */
 export interface SessionStatusEvent {
   type: "cf_agent_session";
   phase: "idle" | "compacting";

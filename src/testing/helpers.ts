@@ -62,7 +62,7 @@ export function utf8Bytes(text: string): number {
   return new TextEncoder().encode(text).length;
 }
 
-/** ISO-8601 UTC with milliseconds, as every time Arbor returns (SPEC §2.3, §12.1). */
+/** ISO-8601 UTC with milliseconds, as every time Arbor returns (docs/behavior/messages-and-tree.md, docs/behavior/storage.md). */
 export function isIsoTimestamp(value: unknown): boolean {
   return (
     typeof value === "string" &&

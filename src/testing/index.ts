@@ -1,6 +1,8 @@
 /**
- * @module `arbor-memory/testing`: the provider conformance suite every Arbor backend passes, for your own
+ * The provider conformance suite every Arbor backend passes, for your own
  * `SessionProvider` too; it imports no test runner (pass vitest's, jest's or node:test's functions).
+ *
+ * @module arbor-memory/testing
  */
 import { appendSpec } from "./spec/append.js";
 import { compactionSpec } from "./spec/compaction.js";
@@ -10,11 +12,16 @@ import { recentHistorySpec } from "./spec/recent-history.js";
 import { searchSpec } from "./spec/search.js";
 import { branchesAuditSpec } from "./spec/branches-audit.js";
 import { contextSpec } from "./spec/context.js";
+import { contextHistorySpec } from "./spec/context-history.js";
+import { contextToolsSpec } from "./spec/context-tools.js";
 import { sessionCompactionSpec } from "./spec/session-compaction.js";
 import { sessionSpec } from "./spec/session.js";
+import { sessionInputSpec } from "./spec/session-input.js";
 import { createSuite } from "./suite.js";
 import { createManagerSuite, type ManagerFactory } from "./manager-suite.js";
 import { managerSpec } from "./spec/manager.js";
+import { managerFeaturesSpec } from "./spec/manager-features.js";
+import { managerTenancySpec } from "./spec/manager-tenancy.js";
 import type { ConformanceApi, ProviderFactory } from "./types.js";
 
 export type {
@@ -82,7 +89,10 @@ export function runProviderConformance(
     searchSpec(suite);
     recentHistorySpec(suite);
     sessionSpec(suite);
+    sessionInputSpec(suite);
     contextSpec(suite);
+    contextToolsSpec(suite);
+    contextHistorySpec(suite);
     sessionCompactionSpec(suite);
     branchesAuditSpec(suite);
   });
@@ -106,6 +116,9 @@ export function runManagerConformance(
   api: ConformanceApi,
 ): void {
   api.describe(`arbor manager conformance: ${factory.name}`, () => {
-    managerSpec(createManagerSuite(factory, api));
+    const suite = createManagerSuite(factory, api);
+    managerSpec(suite);
+    managerFeaturesSpec(suite);
+    managerTenancySpec(suite);
   });
 }

@@ -1,4 +1,7 @@
-import type { SessionProvider } from "../session/contracts/provider.js";
+import {
+  REQUIRED_PROVIDER_METHODS,
+  type SessionProvider,
+} from "../session/contracts/provider.js";
 import type {
   CompactionMeta,
   HistoryRowStat,
@@ -84,21 +87,6 @@ export function providerSubject(provider: SessionProvider): Subject {
   };
 }
 
-/** The members every provider must have (SPEC §12.4). */
-const REQUIRED_MEMBERS = [
-  "getMessage",
-  "getHistory",
-  "getLatestLeaf",
-  "getBranches",
-  "getPathLength",
-  "appendMessage",
-  "updateMessage",
-  "deleteMessages",
-  "clearMessages",
-  "addCompaction",
-  "getCompactions",
-] as const;
-
 /**
  * A provider that delegates the required members and, of the optional ones, only `keep`: used to
  * check the Session's fallbacks and "not supported" errors on every backend. It keeps the store
@@ -112,7 +100,7 @@ export function withoutOptionalMembers(
     storeIdentity: provider.storeIdentity ?? provider,
     sessionId: provider.sessionId,
   };
-  for (const name of [...REQUIRED_MEMBERS, ...keep]) {
+  for (const name of [...REQUIRED_PROVIDER_METHODS, ...keep]) {
     const member = provider[name];
     if (typeof member === "function") {
       restricted[name] = (...args: unknown[]) =>

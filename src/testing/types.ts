@@ -39,12 +39,12 @@ export interface ConformanceApi {
 
 /**
  * What a backend can do beyond the required contract, or where it legitimately differs from the
- * SQLite reference behaviour (SPEC §5.2, §12.3, §12.4). A case that needs a flag the backend does
+ * SQLite reference behaviour (docs/behavior/search.md, docs/behavior/storage.md). A case that needs a flag the backend does
  * not have is registered as skipped, with the flag in its name (`[skipped: stemming=false]`).
  * Every flag defaults to the SQLite (`AgentSessionProvider`) behaviour.
  */
 export interface ProviderCapabilities {
-  /** `searchMessages` is implemented (SPEC §5). Default `true`. */
+  /** `searchMessages` is implemented (docs/behavior/search.md). Default `true`. */
   search: boolean;
   /**
    * Porter/Snowball-grade English stemming: `connections` finds `connected`. FTS5 `porter` and
@@ -52,7 +52,7 @@ export interface ProviderCapabilities {
    */
   stemming: boolean;
   /**
-   * At least the light suffix stripping of SPEC §5.2's in-memory row (`ing`, `ed`, `es`, `s`):
+   * At least the light suffix stripping of docs/behavior/search.md's in-memory row (`ing`, `ed`, `es`, `s`):
    * `deployments` finds `deployment`. Default `true`.
    */
   lightStemming: boolean;
@@ -63,20 +63,20 @@ export interface ProviderCapabilities {
   relevanceRanking: boolean;
   /**
    * The text-search configuration drops stop words (Postgres `english`: "the", "or", "not"), so
-   * such words cannot be required literally (SPEC §5.2, a documented difference). Default `false`.
+   * such words cannot be required literally (docs/behavior/search.md, a documented difference). Default `false`.
    */
   stopWords: boolean;
   /** Latin and Cyrillic matching folds diacritics: `cafe` finds `Café`. Default `true`. */
   diacriticFolding: boolean;
-  /** `getRecentHistory` is implemented (SPEC §4.7). Default `true`. */
+  /** `getRecentHistory` is implemented (docs/behavior/history.md). Default `true`. */
   recentHistory: boolean;
-  /** `getHistoryRowStats` is implemented (SPEC §4.7). Default `true`. */
+  /** `getHistoryRowStats` is implemented (docs/behavior/history.md). Default `true`. */
   rowStats: boolean;
-  /** `deleteCompaction` is implemented (SPEC §6.10). Default `true`. */
+  /** `deleteCompaction` is implemented (docs/behavior/overlays.md). Default `true`. */
   deleteCompaction: boolean;
   /**
    * Concurrent raw-provider appends without a parent form one chain: the storage makes the
-   * read-latest-leaf-then-insert atomic (SPEC §4.2, §12.2). A `Session` serializes its own appends
+   * read-latest-leaf-then-insert atomic (docs/behavior/messages-and-tree.md, docs/behavior/storage.md). A `Session` serializes its own appends
    * within a process anyway, so a custom provider used only through Sessions in one process may
    * declare `false`. Default `true`.
    */

@@ -5,7 +5,7 @@ import { runProviderConformance } from "../../src/testing/index.js";
 runProviderConformance(
   {
     name: "InMemorySessionProvider",
-    // Light suffix stripping only, not Porter (SPEC §5.2, §12.3).
+    // Light suffix stripping only, not Porter (docs/behavior/search.md#differences-between-backends).
     capabilities: { stemming: false },
     create: () => {
       const root = new InMemorySessionProvider();

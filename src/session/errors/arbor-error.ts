@@ -15,7 +15,7 @@ export interface ArborErrorLike extends Error {
   readonly [ARBOR_ERROR_MARKER]: true;
 }
 
-/** An Arbor `Error`. Its `message` is exactly the text SPEC gives, without prefix. */
+/** An Arbor `Error`. Its `message` is the documented text (docs/errors.md), without prefix. */
 export class ArborError extends Error implements ArborErrorLike {
   readonly code: ArborErrorCode;
   readonly [ARBOR_ERROR_MARKER] = true as const;

@@ -3,7 +3,7 @@
  * Documented in docs/errors.md; match on `code`, never on `instanceof`.
  */
 export const ARBOR_ERROR_CODES = [
-  /** A message without a string `id`, string `role` or `parts` array, or not JSON-representable. */
+  /** A message without a string `id`, a UI role (`system`, `user`, `assistant`) or a `parts` array, or not JSON-representable. */
   "INVALID_MESSAGE",
   /** `Session.create()` / `SessionManager.create()` got something that is not a store. */
   "INVALID_TARGET",
@@ -51,6 +51,8 @@ export const ARBOR_ERROR_CODES = [
   "EMPTY_CONTEXT",
   /** An optional peer dependency the call needs is not installed (`@ai-sdk/openai-compatible`, …). */
   "MISSING_DEPENDENCY",
+  /** The storage cannot be opened or written (`openSqlite()` on a directory or a path in a missing directory). */
+  "STORAGE_UNAVAILABLE",
 ] as const;
 
 export type ArborErrorCode = (typeof ARBOR_ERROR_CODES)[number];

@@ -2,7 +2,7 @@ import type { SessionMessage } from "../../session/contracts/types.js";
 import { build, chain, ids, textMessage, tree } from "../fixtures.js";
 import { eachLayer, type Suite } from "../suite.js";
 
-/** Appending: the tree, parents, idempotency, updates (SPEC §4.2, §4.3, §12.4). */
+/** Appending: the tree, parents, idempotency, updates (docs/behavior/messages-and-tree.md, docs/behavior/storage.md). */
 export function appendSpec(suite: Suite): void {
   const { expect } = suite;
   suite.describe("append", () => {

@@ -5,7 +5,7 @@ import type { SessionMessage } from "../../session/contracts/types.js";
 import { caught, summarizeError } from "../helpers.js";
 import type { Suite } from "../suite.js";
 
-/** `switchBranch()` (SPEC §4.8) and audit recording (SPEC §15.5) through the Session. */
+/** `switchBranch()` (docs/behavior/messages-and-tree.md) and audit recording (docs/behavior/events-and-audit.md) through the Session. */
 export function branchesAuditSpec(rootSuite: Suite): void {
   const suite = rootSuite.withLayer("session");
   const { expect } = suite;

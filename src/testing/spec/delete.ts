@@ -1,7 +1,7 @@
 import { build, chain, ids, textMessage, tree } from "../fixtures.js";
 import { eachLayer, type Suite } from "../suite.js";
 
-/** Deleting with tree and overlay repair, and clearing (SPEC §4.4, §4.5, §17 item 8). */
+/** Deleting with tree and overlay repair, and clearing (docs/behavior/messages-and-tree.md, docs/behavior/differences.md item 8). */
 export function deleteSpec(suite: Suite): void {
   const { expect } = suite;
   suite.describe("delete", () => {

@@ -1,10 +1,10 @@
 import { build, chain, ids, textMessage, tree } from "../fixtures.js";
 import { eachLayer, type Suite } from "../suite.js";
 
-/** Longer than the reference's 10,000-step recursion cap (SPEC §17 item 1). */
+/** Longer than the reference's 10,000-step recursion cap (docs/behavior/differences.md item 1). */
 const DEEP_PATH_LENGTH = 10_010;
 
-/** Reading paths: getHistory, the latest leaf, branches, path length (SPEC §2.2, §4.6). */
+/** Reading paths: getHistory, the latest leaf, branches, path length (docs/behavior/messages-and-tree.md, docs/behavior/history.md). */
 export function historySpec(suite: Suite): void {
   const { expect } = suite;
   suite.describe("history", () => {
@@ -153,7 +153,7 @@ export function historySpec(suite: Suite): void {
         expect(history[0]?.id).toBe("m1");
         expect(history.at(-1)?.id).toBe(`m${DEEP_PATH_LENGTH}`);
         expect(await session().getPathLength()).toBe(DEEP_PATH_LENGTH);
-        // An overlay anchored at the far root still applies (SPEC §17 item 1).
+        // An overlay anchored at the far root still applies (docs/behavior/differences.md item 1).
         const overlay = await raw.addCompaction("deep summary", "m1", "m2");
         const compacted = await session().getHistory();
         expect(compacted).toHaveLength(DEEP_PATH_LENGTH - 1);

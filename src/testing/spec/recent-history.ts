@@ -13,7 +13,7 @@ import {
 import { utf8Bytes } from "../helpers.js";
 import { eachLayer, type Suite } from "../suite.js";
 
-/** Multi-byte text, so a UTF-16 length is caught where UTF-8 bytes are due (SPEC §17 item 18). */
+/** Multi-byte text, so a UTF-16 length is caught where UTF-8 bytes are due (docs/behavior/differences.md item 18). */
 const TEXTS = [
   "first: привет",
   "second: 金曜日です",
@@ -23,7 +23,7 @@ const TEXTS = [
   "sixth: ok",
 ];
 
-/** Byte-budgeted windows and row stats (SPEC §4.7). */
+/** Byte-budgeted windows and row stats (docs/behavior/history.md). */
 export function recentHistorySpec(suite: Suite): void {
   const { expect } = suite;
   const windows = { recentHistory: true } as const;
@@ -266,7 +266,7 @@ function total(messages: readonly SessionMessage[]): number {
   );
 }
 
-/** The size of the synthetic message an overlay becomes (SPEC §4.7 step 2). */
+/** The size of the synthetic message an overlay becomes (docs/behavior/history.md step 2). */
 function summaryBytes(overlay: StoredCompaction): number {
   return utf8Bytes(
     JSON.stringify({

@@ -7,7 +7,7 @@ import type { Suite } from "../suite.js";
 
 /**
  * `session.compact()`, auto-compaction, provenance and undo, and the row-size limit, through the
- * Session on every backend (SPEC §6.2, §6.4, §6.9, §6.10). Summaries come from a fake summarizer
+ * Session on every backend (docs/behavior/overlays.md). Summaries come from a fake summarizer
  * that records its prompts.
  */
 export function sessionCompactionSpec(rootSuite: Suite): void {

@@ -13,7 +13,7 @@ import type { Suite } from "../suite.js";
 
 const CONCURRENT_APPENDS = 50;
 
-/** The Session API over the provider: errors, validation, fallbacks, concurrency (SPEC §1.4, §2.1, §4). */
+/** The Session API over the provider: errors, validation, fallbacks, concurrency (docs/behavior/runtime.md, docs/behavior/messages-and-tree.md). */
 export function sessionSpec(rootSuite: Suite): void {
   const suite = rootSuite.withLayer("session");
   const { expect } = suite;
@@ -301,7 +301,7 @@ export function sessionSpec(rootSuite: Suite): void {
 
 // --- Internal helpers ---
 
-/** Messages SPEC §2.1 rejects: bad id, role or parts, or not representable as JSON. */
+/** Messages docs/behavior/messages-and-tree.md rejects: bad id, role or parts, or not representable as JSON. */
 function invalidMessages(): Array<[label: string, message: unknown]> {
   const cyclic: Record<string, unknown> = {
     id: "bad",

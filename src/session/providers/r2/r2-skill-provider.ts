@@ -1,5 +1,5 @@
 /**
- * Skills stored as objects in a Cloudflare R2 bucket (SPEC §10.3). Typed against the smallest
+ * Skills stored as objects in a Cloudflare R2 bucket (docs/behavior/context-blocks.md). Typed against the smallest
  * structural bucket interface it uses, so it takes a Workers `R2Bucket` binding, miniflare's
  * bucket, or any look-alike, and imports nothing: this file must load in workerd.
  */

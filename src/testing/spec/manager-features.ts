@@ -1,0 +1,216 @@
+import { readonlyProvider, writableProvider } from "../context-fixtures.js";
+import type { ManagerSuite } from "../manager-suite.js";
+import { ISO, type ToolSet, text, ids } from "./manager-support.js";
+
+export function managerFeaturesSpec(suite: ManagerSuite): void {
+  const { expect } = suite;
+
+  suite.describe("search and tools", () => {
+    suite.it(
+      "searches managed sessions only, with filters, and names the session of each hit",
+      async (store) => {
+        const manager = store.manager();
+        const tea = await manager.create("tea", { ownerId: "alice" });
+        const coffee = await manager.create("coffee", { ownerId: "bob" });
+        await manager.append(
+          tea.id,
+          text("t1", "Green tea deployment on Friday"),
+        );
+        await manager.append(
+          coffee.id,
+          text("c1", "Coffee deployment on Friday"),
+        );
+        await manager
+          .getSession("unmanaged")
+          .appendMessage(text("u1", "Friday deployment"));
+        const hits = await manager.search("friday deployment");
+        expect(hits.map((hit) => hit.sessionId).sort()).toEqual(
+          [coffee.id, tea.id].sort(),
+        );
+        expect(hits.every((hit) => ISO.test(hit.createdAt ?? ""))).toBe(true);
+        expect(
+          (await manager.search("friday", { ownerId: "alice" })).map(
+            (hit) => hit.id,
+          ),
+        ).toEqual(["t1"]);
+        expect(
+          (await manager.search("friday", { sessionIds: [coffee.id] })).map(
+            (hit) => hit.id,
+          ),
+        ).toEqual(["c1"]);
+        expect(await manager.search("   ")).toEqual([]);
+        expect(await manager.search('" OR *')).toEqual([]);
+        expect(await manager.search("friday", { limit: 1 })).toHaveLength(1);
+      },
+    );
+
+    suite.it(
+      "session_search and the searchable-history block format hits for the model",
+      async (store) => {
+        const manager = store.manager().withSearchableHistory("history");
+        const info = await manager.create("chat");
+        const tools = (await manager.tools()) as unknown as ToolSet;
+        expect(Object.keys(tools)).toEqual(["session_search"]);
+        expect(await tools.session_search!.execute({ query: "tea" })).toBe(
+          "No results found.",
+        );
+        await manager.append(info.id, text("u1", "I like green tea"));
+        await manager.append(info.id, {
+          id: "a1",
+          role: "assistant",
+          parts: [{ type: "text", text: "Green tea noted" }],
+        });
+        const found = await tools.session_search!.execute({
+          query: "green tea",
+        });
+        expect(found.split("\n---\n").sort()).toEqual([
+          "[assistant] Green tea noted",
+          "[user] I like green tea",
+        ]);
+        const session = manager.getSession(info.id);
+        expect(session.getContextBlocks()).toEqual([]);
+        const [block] = await session.loadContext();
+        expect([
+          block!.label,
+          block!.description,
+          block!.content,
+          block!.isSearchable,
+          block!.writable,
+        ]).toEqual([
+          "history",
+          "Cross-session conversation history",
+          "1 session available for search.",
+          true,
+          false,
+        ]);
+        const sessionTools = (await session.tools()) as unknown as ToolSet;
+        expect(Object.keys(sessionTools)).toEqual(["search_context"]);
+        expect(
+          await sessionTools.search_context!.execute({
+            label: "history",
+            query: "noted",
+          }),
+        ).toBe("[assistant] Green tea noted");
+        await manager.create("second");
+        expect(
+          (await session.refreshSystemPrompt()).includes(
+            "2 sessions available for search.",
+          ),
+        ).toBe(true);
+      },
+    );
+  });
+
+  suite.describe("builder propagation", () => {
+    suite.it(
+      "gives each session its own auto-wired blocks, shared providers and factories",
+      async (store) => {
+        const shared = writableProvider("shared facts");
+        const made: string[] = [];
+        const manager = store
+          .manager()
+          .withContext("soul", { provider: readonlyProvider("You are Arbor.") })
+          .withContext("memory", { maxTokens: 100 })
+          .withContext("team", { provider: shared })
+          .withContext("scratch", {
+            provider: (sessionId: string) => {
+              made.push(sessionId);
+              return writableProvider(`scratch of ${sessionId}`);
+            },
+          })
+          .withCachedPrompt();
+        const a = await manager.create("a");
+        const b = await manager.create("b");
+        await manager
+          .getSession(a.id)
+          .replaceContextBlock("memory", "a's fact");
+        await manager.getSession(a.id).replaceContextBlock("team", "team fact");
+        const bBlocks = await manager.getSession(b.id).loadContext();
+        expect(bBlocks.map((block) => [block.label, block.content])).toEqual([
+          ["soul", "You are Arbor."],
+          ["memory", ""],
+          ["team", "team fact"],
+          ["scratch", `scratch of ${b.id}`],
+        ]);
+        expect(made.sort()).toEqual([a.id, b.id].sort());
+        const prompt = await manager.getSession(a.id).freezeSystemPrompt();
+        expect(prompt).toContain("a's fact");
+        const restarted = store
+          .manager()
+          .withContext("soul", { provider: readonlyProvider("changed") })
+          .withContext("memory", { maxTokens: 100 })
+          .withContext("team", { provider: shared })
+          .withCachedPrompt();
+        expect(await restarted.getSession(a.id).freezeSystemPrompt()).toBe(
+          prompt,
+        );
+      },
+    );
+
+    suite.it(
+      "propagates compaction settings to managed sessions",
+      async (store) => {
+        const seen: number[] = [];
+        const manager = store
+          .manager()
+          .onCompaction(async (messages) => {
+            seen.push(messages.length);
+            return null;
+          })
+          .compactAfter(0);
+        const info = await manager.create("chat");
+        await manager.append(info.id, text("m1", "hello"));
+        expect(seen).toEqual([1]);
+        const compacted = await manager.getSession(info.id).compact();
+        expect(compacted).toBeNull();
+      },
+    );
+  });
+
+  suite.describe("delete", () => {
+    suite.it(
+      "removes every row of the session and re-creates none, leaving other sessions intact",
+      async (store) => {
+        const manager = store
+          .manager()
+          .withContext("memory")
+          .withCachedPrompt()
+          .onCompaction(async () => null);
+        const doomed = await manager.create("doomed", {
+          ownerId: "alice",
+          metadata: { ticket: "T-1" },
+        });
+        const kept = await manager.create("kept");
+        for (const info of [doomed, kept]) {
+          const session = manager.getSession(info.id);
+          await session.appendMessage(
+            text(`${info.id}-1`, "searchable words here"),
+          );
+          await session.appendMessage(text(`${info.id}-2`, "more words"));
+          await session.addCompaction(
+            "summary",
+            `${info.id}-1`,
+            `${info.id}-2`,
+          );
+          await session.replaceContextBlock("memory", `fact of ${info.id}`);
+          await session.freezeSystemPrompt();
+        }
+        expect(JSON.stringify(await store.dump())).toContain(doomed.id);
+        expect(await manager.delete(doomed.id)).toBe(true);
+        const leftovers = (await store.dump()).filter((row) =>
+          JSON.stringify(row).includes(doomed.id),
+        );
+        expect(leftovers).toEqual([]);
+        expect(ids(await manager.getHistory(kept.id))).toEqual([
+          `compaction_${(await manager.getCompactions(kept.id))[0]!.id}`,
+        ]);
+        expect(
+          (await manager.search("searchable")).map((hit) => hit.sessionId),
+        ).toEqual([kept.id]);
+        expect(
+          await manager.getSession(kept.id).getContextBlockHistory("memory"),
+        ).toHaveLength(1);
+      },
+    );
+  });
+}
