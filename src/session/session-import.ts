@@ -1,0 +1,133 @@
+import { inlineDataBytes, isAttachmentStore } from "./core/attachments.js";
+import type { SessionMessage } from "./contracts/types.js";
+import { encodeMessage } from "./core/message-codec.js";
+import { ArborTypeError, isArborError } from "./errors/index.js";
+import { assertMessageRole } from "./session-checks.js";
+import type { SessionRuntime } from "./session-runtime.js";
+import type { SessionWrites } from "./session-writes.js";
+import { enforceRowSizeLimit } from "../utils/truncation/row-size-limit.js";
+
+/** Where and when an imported message was written (docs/behavior/messages-and-tree.md). */
+export interface ImportMessageOptions {
+  /** Its parent: a message id, or `null` for a root. Required. */
+  parentId: string | null;
+  /** When it was written: a `Date` or an ISO-8601 string. Required. */
+  createdAt: Date | string;
+}
+
+/** What `upsertMessage()` did. */
+export type UpsertOutcome = "inserted" | "updated";
+
+/**
+ * Writes a message as it was: explicit parent and time, idempotent by id, no auto-compaction.
+ * The provider's `importRecords()` keeps the time as the row's insertion time; without it the
+ * message is appended (its `createdAt` field still carries the time). Returns `false`, writing
+ * nothing, when the id is already in the session.
+ */
+export async function importMessage(
+  runtime: SessionRuntime,
+  maxRowBytes: number | false,
+  message: SessionMessage,
+  options: ImportMessageOptions,
+): Promise<boolean> {
+  encodeMessage(message);
+  assertMessageRole(message);
+  const { parentId, createdAt } = checkImportOptions(options);
+  const { provider } = await runtime.ready();
+  // As on append: inline file data a built-in provider stores apart never reaches the row.
+  const inline = isAttachmentStore(provider) ? inlineDataBytes(message) : 0;
+  const stored = limitRow(
+    { ...message, createdAt: new Date(createdAt) },
+    maxRowBytes === false ? false : maxRowBytes + inline,
+  );
+  let parent: string | null = null;
+  const inserted = await runtime.exclusive(provider, async () => {
+    if ((await provider.getMessage(stored.id)) !== null) return false;
+    if (parentId !== null && (await provider.getMessage(parentId)) !== null)
+      parent = parentId;
+    else if (parentId !== null) warnUnknownParent(runtime, parentId, stored.id);
+    if (!provider.importRecords)
+      return (await provider.appendMessage(stored, parent)) !== false;
+    try {
+      await provider.importRecords({
+        messages: [{ message: stored, parentId: parent, createdAt }],
+        compactions: [],
+      });
+      return true;
+    } catch (error) {
+      // Another process stored the id between the check and the write: the first write wins.
+      if (isArborError(error) && error.code === "MESSAGE_EXISTS") return false;
+      throw error;
+    }
+  });
+  if (!inserted) return false;
+  runtime.compaction.estimator.invalidate();
+  runtime.record("import", { message: stored, parentId: parent, createdAt });
+  await runtime.afterWrite?.();
+  await runtime.emitIdle();
+  return true;
+}
+
+/** Appends the message when its id is absent, else replaces its stored content. */
+export async function upsertMessage(
+  writes: SessionWrites,
+  runtime: SessionRuntime,
+  message: SessionMessage,
+  parentId: string | null | undefined,
+): Promise<UpsertOutcome> {
+  encodeMessage(message);
+  const { provider } = await runtime.ready();
+  if ((await provider.getMessage(message.id)) === null) {
+    if (await writes.append(message, parentId)) return "inserted";
+  }
+  // Present, or stored by a concurrent writer since the lookup: update it.
+  await writes.update(message);
+  return "updated";
+}
+
+// --- Internal helpers ---
+
+function checkImportOptions(options: unknown): {
+  parentId: string | null;
+  createdAt: string;
+} {
+  if (typeof options !== "object" || options === null)
+    invalid("needs `{ parentId, createdAt }`");
+  const { parentId, createdAt } = options as Record<string, unknown>;
+  if (parentId !== null && (typeof parentId !== "string" || parentId === ""))
+    invalid("`parentId` must be a message id or null");
+  const time =
+    createdAt instanceof Date
+      ? createdAt.getTime()
+      : typeof createdAt === "string"
+        ? Date.parse(createdAt)
+        : Number.NaN;
+  if (Number.isNaN(time))
+    invalid("`createdAt` must be a valid Date or ISO-8601 string");
+  return { parentId, createdAt: new Date(time).toISOString() };
+}
+
+function limitRow(
+  message: SessionMessage,
+  maxRowBytes: number | false,
+): SessionMessage {
+  if (maxRowBytes === false) return message;
+  return enforceRowSizeLimit(message, { maxBytes: maxRowBytes });
+}
+
+function warnUnknownParent(
+  runtime: SessionRuntime,
+  parentId: string,
+  messageId: string,
+): void {
+  console.warn(
+    `[arbor] Parent "${parentId}" is not in session "${runtime.plan.sessionId}"; imported message "${messageId}" is stored as a root`,
+  );
+}
+
+function invalid(problem: string): never {
+  throw new ArborTypeError(
+    "INVALID_ARGUMENT",
+    `[arbor] importMessage(): ${problem}`,
+  );
+}
