@@ -1,0 +1,132 @@
+// The change feed across processes on one SQLite file (docs/behavior/events-and-audit.md, "Change
+// feed"): child processes append while this process watches; every event must arrive within one
+// second of its commit, exactly once, and each writer's events in its order.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ChangeEvent } from "../../src/session/contracts/changes.js";
+import { SessionManager } from "../../src/session/manager/session-manager.js";
+import { Session } from "../../src/session/session.js";
+import { openSqlite } from "../../src/sqlite/open-sqlite.js";
+import { SRC, transpileGraph } from "./support/transpile-graph.js";
+
+const WORKER = fileURLToPath(
+  new URL("./watch-append-worker.mjs", import.meta.url),
+);
+const APPENDS = 25;
+
+let modules = "";
+let folder = "";
+
+beforeAll(() => {
+  // Inside the repository, so the transpiled openSqlite() resolves better-sqlite3.
+  const cache = fileURLToPath(
+    new URL("../../node_modules/.cache/", import.meta.url),
+  );
+  mkdirSync(cache, { recursive: true });
+  modules = mkdtempSync(join(cache, "arbor-watch-"));
+  for (const entry of [
+    "sqlite/open-sqlite.ts",
+    "session/providers/sql/index.ts",
+  ]) {
+    for (const [path, contents] of transpileGraph(new URL(entry, SRC))) {
+      mkdirSync(dirname(join(modules, path)), { recursive: true });
+      writeFileSync(join(modules, path), contents);
+    }
+  }
+  folder = mkdtempSync(join(tmpdir(), "arbor-watch-"));
+});
+
+afterAll(() => {
+  rmSync(modules, { recursive: true, force: true });
+  rmSync(folder, { recursive: true, force: true });
+});
+
+describe("change feed across processes on one SQLite file", () => {
+  it("delivers every append of 2 child processes within 1 s, once each, in each writer's order", async () => {
+    const file = join(folder, "shared.db");
+    const database = openSqlite(file);
+    const arrivals = new Map<string, number[]>();
+    const events: ChangeEvent[] = [];
+    const session = Session.create(database).forSession("shared");
+    await session.getHistory(); // creates the schema before the children open the file
+    const stop = session.watch((event) => {
+      events.push(event);
+      for (const id of event.ids)
+        arrivals.set(id, [...(arrivals.get(id) ?? []), Date.now()]);
+    });
+    const everyStore: ChangeEvent[] = [];
+    const manager = SessionManager.create(database);
+    const stopManager = manager.watch((event) => void everyStore.push(event));
+    try {
+      const commits = await Promise.all(
+        ["p1", "p2"].map((writer) => runWriter(file, "shared", writer)),
+      );
+      const expected = commits.flatMap((lines) => [...lines.keys()]);
+      const deadline = Date.now() + 2000;
+      while (events.length < expected.length && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+
+      expect(events.every((event) => event.type === "append")).toBe(true);
+      expect(events.map((event) => event.ids[0]).sort()).toEqual(
+        [...expected].sort(),
+      );
+      for (const lines of commits) {
+        const order = events
+          .map((event) => event.ids[0]!)
+          .filter((id) => lines.has(id));
+        expect(order).toEqual([...lines.keys()]);
+        for (const [id, committedAt] of lines) {
+          const [arrived, ...again] = arrivals.get(id) ?? [];
+          expect(again).toEqual([]);
+          expect(arrived! - committedAt).toBeLessThan(1000);
+        }
+      }
+      expect(everyStore.map((event) => event.ids[0])).toEqual(
+        events.map((event) => event.ids[0]),
+      );
+    } finally {
+      stop();
+      stopManager();
+      database.close();
+    }
+  });
+});
+
+// --- Internal helpers ---
+
+/** Runs one child writer; resolves to its appended ids with their commit times, in order. */
+function runWriter(
+  file: string,
+  sessionId: string,
+  writer: string,
+): Promise<Map<string, number>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [
+      WORKER,
+      modules,
+      file,
+      sessionId,
+      writer,
+      String(APPENDS),
+    ]);
+    let output = "";
+    let errors = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (errors += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code !== 0) return reject(new Error(`writer ${writer}: ${errors}`));
+      const lines = new Map<string, number>();
+      for (const line of output.trim().split("\n")) {
+        const [id, at] = line.split(" ");
+        lines.set(id!, Number(at));
+      }
+      resolve(lines);
+    });
+  });
+}
