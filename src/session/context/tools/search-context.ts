@@ -1,6 +1,10 @@
-import { z } from "zod";
 import { isSearchProvider } from "../../contracts/context-provider.js";
 import type { ContextBlock } from "../types.js";
+import {
+  objectProperty,
+  stringProperty,
+  toolInputSchema,
+} from "./tool-schema.js";
 import { quoted, safely, type ArborTool, type ToolHost } from "./tool-types.js";
 
 interface SearchInput {
@@ -19,12 +23,15 @@ export function searchContextTool(
   if (searchable.length === 0) return null;
   return {
     description: `Search a searchable context block for relevant entries. ONLY these blocks are searchable: ${quoted(searchable)}.`,
-    inputSchema: z.object({
-      label: z
-        .enum(searchable as [string, ...string[]])
-        .describe("Searchable block label"),
-      query: z.string().describe("Search query"),
-    }),
+    inputSchema: toolInputSchema<SearchInput>(
+      objectProperty(
+        {
+          label: stringProperty("Searchable block label", searchable),
+          query: stringProperty("Search query"),
+        },
+        ["label", "query"],
+      ),
+    ),
     execute: (input) =>
       safely(async () => {
         const provider = host.blocks.config(input.label)?.provider;

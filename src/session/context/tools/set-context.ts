@@ -1,4 +1,3 @@
-import { z } from "zod";
 import {
   isSearchProvider,
   isSkillProvider,
@@ -6,6 +5,11 @@ import {
 import type { ContextBlock } from "../types.js";
 import { entryKey } from "./entry-key.js";
 import { ArborError } from "../../errors/index.js";
+import {
+  objectProperty,
+  stringProperty,
+  toolInputSchema,
+} from "./tool-schema.js";
 import { quoted, safely, type ArborTool, type ToolHost } from "./tool-types.js";
 
 interface SetContextInput {
@@ -23,37 +27,30 @@ export function setContextTool(
   const writable = blocks.filter((block) => block.writable);
   const first = writable[0];
   if (!first) return null;
-  const labels = writable.map((block) => block.label) as [string, ...string[]];
+  const labels = writable.map((block) => block.label);
   const keyed = writable.filter((block) => block.isSkill || block.isSearchable);
 
-  const shape = {
-    label: z.enum(labels).describe("Block label to write to"),
-    content: z.string().describe("The main content to write to the block."),
-    action: z
-      .enum(["replace", "append"])
-      .optional()
-      .describe("replace (default) or append"),
+  const properties = {
+    label: stringProperty("Block label to write to", labels),
+    content: stringProperty("The main content to write to the block."),
+    action: stringProperty("replace (default) or append", [
+      "replace",
+      "append",
+    ]),
     ...(keyed.length > 0
       ? {
-          metadata: z
-            .object({
-              title: z
-                .string()
-                .optional()
-                .describe(
-                  "Stable identifier: writing the same title again updates the same entry.",
-                ),
-              description: z
-                .string()
-                .optional()
-                .describe(
-                  "One-line summary shown next to the title in the prompt.",
-                ),
-            })
-            .optional()
-            .describe(
-              `Only for keyed blocks (${quoted(keyed.map((block) => block.label))}).`,
-            ),
+          metadata: objectProperty(
+            {
+              title: stringProperty(
+                "Stable identifier: writing the same title again updates the same entry.",
+              ),
+              description: stringProperty(
+                "One-line summary shown next to the title in the prompt.",
+              ),
+            },
+            [],
+            `Only for keyed blocks (${quoted(keyed.map((block) => block.label))}).`,
+          ),
         }
       : {}),
   };
@@ -70,7 +67,9 @@ export function setContextTool(
 
   return {
     description,
-    inputSchema: z.object(shape),
+    inputSchema: toolInputSchema<SetContextInput>(
+      objectProperty(properties, ["label", "content"]),
+    ),
     execute: (input, options) =>
       safely(async () => {
         const block = host.blocks.get(input.label);

@@ -1,6 +1,10 @@
-import { z } from "zod";
 import { isSkillProvider } from "../../contracts/context-provider.js";
 import type { ContextBlock } from "../types.js";
+import {
+  objectProperty,
+  stringProperty,
+  toolInputSchema,
+} from "./tool-schema.js";
 import { quoted, safely, type ArborTool, type ToolHost } from "./tool-types.js";
 
 interface SkillInput {
@@ -20,7 +24,16 @@ export function skillTools(
     .filter((block) => block.isSkill)
     .map((block) => block.label);
   if (skills.length === 0) return null;
-  const labels = skills as [string, ...string[]];
+  const skillInput = (keyDescription: string) =>
+    toolInputSchema<SkillInput>(
+      objectProperty(
+        {
+          label: stringProperty("Skill block label", skills),
+          key: stringProperty(keyDescription),
+        },
+        ["label", "key"],
+      ),
+    );
   const notSkill = (label: string) =>
     `Error: "${label}" is not a skill block. Skill blocks: ${skills.join(", ")}`;
   const loaded = [...host.skills.keys()];
@@ -28,10 +41,7 @@ export function skillTools(
   return {
     load_context: {
       description: `Load a document from a skill block by key. Skill blocks: ${quoted(skills)}. The available keys are listed under each skill block in the system prompt.`,
-      inputSchema: z.object({
-        label: z.enum(labels).describe("Skill block label"),
-        key: z.string().describe("Skill key to load"),
-      }),
+      inputSchema: skillInput("Skill key to load"),
       execute: (input) =>
         safely(async () => {
           const provider = host.blocks.config(input.label)?.provider;
@@ -50,10 +60,7 @@ export function skillTools(
           ? ` Currently loaded: ${loaded.join(", ")}.`
           : " No skills currently loaded."
       }`,
-      inputSchema: z.object({
-        label: z.enum(labels).describe("Skill block label"),
-        key: z.string().describe("Skill key to unload"),
-      }),
+      inputSchema: skillInput("Skill key to unload"),
       execute: (input) =>
         safely(async () => {
           if (!skills.includes(input.label)) return notSkill(input.label);

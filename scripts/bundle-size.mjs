@@ -1,0 +1,90 @@
+// Bundles `arbor-memory/session` from the build (dist/session/index.js: run the build first) the
+// way a Worker bundler does: browser platform, everything inlined, minified. It measures two
+// bundles (docs/behavior/runtime.md): the whole entry with every export kept, and what a
+// Durable Object worker ships when it imports `Session` and `AgentSessionProvider`. Prints the
+// minified and gzipped sizes and exits 1 when a bundle is over its budget.
+//
+//   node scripts/bundle-size.mjs [--json]
+import { gzipSync } from "node:zlib";
+import { fileURLToPath } from "node:url";
+import { rolldown } from "rolldown";
+
+const ENTRY = fileURLToPath(
+  new URL("../dist/session/index.js", import.meta.url),
+);
+
+/** The measured bundles: the module each one starts from, and its minified budget in bytes. */
+export const SESSION_BUNDLES = [
+  {
+    name: "worker",
+    description:
+      "Session + AgentSessionProvider, as a Durable Object imports them",
+    source: `export { Session, AgentSessionProvider, AgentContextProvider } from ${JSON.stringify(ENTRY)};`,
+    budgetBytes: 150 * 1024,
+  },
+  {
+    // Every export kept, Postgres included: SessionManager's backend selection loads it too.
+    name: "entry",
+    description: "the whole arbor-memory/session entry, every export kept",
+    source: `export * from ${JSON.stringify(ENTRY)};`,
+    budgetBytes: 200 * 1024,
+  },
+];
+
+/** The minified and gzipped byte sizes of each bundle in `SESSION_BUNDLES`. */
+export async function measureSessionBundles() {
+  const sizes = [];
+  for (const bundle of SESSION_BUNDLES) {
+    const code = await bundleMinified(bundle.source);
+    sizes.push({
+      name: bundle.name,
+      description: bundle.description,
+      minifiedBytes: Buffer.byteLength(code),
+      gzippedBytes: gzipSync(code, { level: 9 }).byteLength,
+      budgetBytes: bundle.budgetBytes,
+      includesZod: /\bZodError\b|zod\/v4|\$ZodType/.test(code),
+    });
+  }
+  return sizes;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const sizes = await measureSessionBundles();
+  const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
+  for (const size of sizes) {
+    if (!process.argv.includes("--json")) {
+      console.log(
+        `${size.name.padEnd(6)} ${kb(size.minifiedBytes)} minified, ${kb(size.gzippedBytes)} gzipped (budget ${kb(size.budgetBytes)}): ${size.description}`,
+      );
+    }
+    if (size.minifiedBytes > size.budgetBytes) process.exitCode = 1;
+  }
+  if (process.argv.includes("--json")) console.log(JSON.stringify(sizes));
+}
+
+// --- Internal helpers ---
+
+async function bundleMinified(source) {
+  const virtualEntry = "\0arbor-bundle-size-entry";
+  const bundle = await rolldown({
+    input: virtualEntry,
+    platform: "browser",
+    logLevel: "silent",
+    plugins: [
+      {
+        name: "arbor-bundle-size-entry",
+        resolveId: (id) => (id === virtualEntry ? id : null),
+        load: (id) => (id === virtualEntry ? source : null),
+      },
+    ],
+  });
+  try {
+    const { output } = await bundle.generate({ format: "esm", minify: true });
+    return output
+      .filter((chunk) => chunk.type === "chunk")
+      .map((chunk) => chunk.code)
+      .join("\n");
+  } finally {
+    await bundle.close();
+  }
+}
