@@ -55,6 +55,14 @@ export type {
   SessionEventListener,
   SessionStatusEvent,
 } from "./status.js";
+/** The change feed of `session.watch()`, `manager.watch()` and `SessionProvider.watchChanges()` (docs/behavior/events-and-audit.md). */
+export type {
+  ChangeEvent,
+  ChangeListener,
+  ChangeType,
+  Unsubscribe,
+  WatchChangesOptions,
+} from "./contracts/changes.js";
 export {
   SessionManager,
   type CreateSessionOptions,
@@ -78,6 +86,16 @@ export { MemorySessionRegistry } from "./providers/memory/memory-registry.js";
 export { PostgresSessionRegistry } from "./providers/postgres/postgres-registry.js";
 export type { SessionInfo, SessionSnapshot } from "./contracts/session-info.js";
 export type { ImportRecords } from "./contracts/provider.js";
+/** A path row as streamed history plans its windows (`getPathIds`). */
+export type { PathEntry } from "./contracts/provider.js";
+/** Options of `session.history()` / `historyBatches()` and their defaults (docs/behavior/history.md). */
+export {
+  DEFAULT_HISTORY_BATCH_BYTES,
+  DEFAULT_HISTORY_BATCH_SIZE,
+  type HistoryStreamOptions,
+} from "./session-history.js";
+/** Options of `session.importMessage()` and the outcome of `upsertMessage()` (docs/behavior/messages-and-tree.md). */
+export type { ImportMessageOptions, UpsertOutcome } from "./session-import.js";
 export { InMemoryAuditSink } from "./providers/memory/memory-audit-sink.js";
 export { SqliteAuditSink } from "./providers/sql/sql-audit-sink.js";
 export {
@@ -127,6 +145,12 @@ export {
   COMPACTION_PREFIX,
 } from "./core/apply-compactions.js";
 export { assertCompactionArguments } from "./core/compaction-args.js";
+/**
+ * How a stored file part names its attachment (`arbor-attachment:sha256:<hex>`): a read returns
+ * the original `data:` URL, and this reference only when the stored bytes are missing
+ * (docs/behavior/storage.md#attachments).
+ */
+export { ATTACHMENT_URL_PREFIX } from "./core/attachments.js";
 export {
   ArborError,
   ArborTypeError,

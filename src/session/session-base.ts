@@ -36,6 +36,7 @@ import {
 import { SessionRuntime, warnRestore } from "./session-runtime.js";
 import { providerForRuntimeBlock } from "./session-setup.js";
 import { SessionWrites } from "./session-writes.js";
+import { assertRowSizeLimit } from "./session-row-size.js";
 import type { SessionEventListener } from "./status.js";
 
 /** Options of the direct constructor (docs/behavior/session-setup.md): exactly these pieces, no auto-wiring. */
@@ -99,6 +100,17 @@ export class SessionBase {
   }
 
   // --- Builder: records only; throws after initialization ---
+
+  /**
+   * The row-size limit on append and update (docs/behavior/storage.md): a message whose JSON is
+   * over `limit` UTF-8 bytes is shortened before it is stored (default 1,800,000, under Durable
+   * Object SQLite's 2 MB rows). `false` stores every message whole, whatever its size.
+   */
+  withRowSizeLimit(limit: number | false): this {
+    assertBuilder(this.runtime.parts !== null);
+    this.writes.maxRowBytes = assertRowSizeLimit(limit);
+    return this;
+  }
 
   /** Namespaces this session: rows carry `sessionId`, so many sessions can share one store. */
   forSession(sessionId: string): this {

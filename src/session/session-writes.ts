@@ -4,6 +4,7 @@ import type { SessionMessage } from "./contracts/types.js";
 import { latestLeafId } from "./core/branch-pointer.js";
 import { encodeMessage, writeOnce } from "./core/message-codec.js";
 import { utf8Length } from "./core/utf8.js";
+import { inlineDataBytes, isAttachmentStore } from "./core/attachments.js";
 import { ArborTypeError } from "./errors/index.js";
 import { assertMessageRole } from "./session-checks.js";
 import type { SessionRuntime } from "./session-runtime.js";
@@ -32,19 +33,21 @@ export class SessionWrites {
 
   constructor(
     private readonly runtime: SessionRuntime,
-    private readonly maxRowBytes: number | false,
+    /** The row-size limit, also applied by `importMessage()` (session-import.ts); set by `withRowSizeLimit()`. */
+    public maxRowBytes: number | false,
   ) {}
 
+  /** Returns `true` when a row was inserted, `false` when the id was already taken. */
   async append(
     message: SessionMessage,
     parentId?: string | null,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const json = encodeMessage(message);
     assertMessageRole(message);
     const runtime = this.runtime;
     const parts = await runtime.ready();
     const { provider } = parts;
-    const prepared = this.prepareForStorage(message, json);
+    const prepared = this.prepareForStorage(message, json, provider);
     const requested = requestedParent(message.id, parentId, runtime);
     const estimator = runtime.compaction.estimator;
     let inserted = false;
@@ -75,6 +78,7 @@ export class SessionWrites {
     const estimate = await runtime.emitIdle();
     if (inserted)
       await runtime.compaction.afterInsert(runtime.host(parts), estimate);
+    return inserted;
   }
 
   async update(message: SessionMessage): Promise<void> {
@@ -82,7 +86,11 @@ export class SessionWrites {
     assertMessageRole(message);
     const runtime = this.runtime;
     const { provider } = await runtime.ready();
-    const { stored, json: storedJson } = this.prepareForStorage(message, json);
+    const { stored, json: storedJson } = this.prepareForStorage(
+      message,
+      json,
+      provider,
+    );
     await runtime.exclusive(provider, async () => {
       const existed = runtime.audit
         ? (await provider.getMessage(stored.id)) !== null
@@ -137,16 +145,22 @@ export class SessionWrites {
   private prepareForStorage(
     message: SessionMessage,
     json: string,
+    provider: SessionProvider,
   ): PreparedMessage {
     const reclaimed = reclaimWithinMessage(message);
+    // Inline file data a built-in provider stores apart never reaches the row (docs/behavior/storage.md#attachments).
+    const inline = isAttachmentStore(provider) ? inlineDataBytes(message) : 0;
     const unchanged =
       reclaimed === message &&
-      (this.maxRowBytes === false || utf8Length(json) <= this.maxRowBytes);
+      (this.maxRowBytes === false ||
+        utf8Length(json) - inline <= this.maxRowBytes);
     if (unchanged) return { stored: { ...message }, json };
     const stored =
       this.maxRowBytes === false
         ? reclaimed
-        : enforceRowSizeLimit(reclaimed, { maxBytes: this.maxRowBytes });
+        : enforceRowSizeLimit(reclaimed, {
+            maxBytes: this.maxRowBytes + inline,
+          });
     return {
       stored: stored === message ? { ...message } : stored,
       json: undefined,

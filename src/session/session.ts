@@ -22,7 +22,20 @@ import { assertCompactionArguments } from "./core/compaction-args.js";
 import { assertSessionTarget } from "./session-checks.js";
 import { recentHistory, searchSession } from "./session-reads.js";
 import type { SessionRuntime } from "./session-runtime.js";
+import {
+  streamHistory,
+  streamHistoryBatches,
+  type HistoryStreamOptions,
+} from "./session-history.js";
+import {
+  importMessage,
+  upsertMessage,
+  type ImportMessageOptions,
+  type UpsertOutcome,
+} from "./session-import.js";
 import { exportSnapshot, importSnapshot } from "./session-snapshot.js";
+import { watchSession } from "./session-watch.js";
+import type { ChangeListener, Unsubscribe } from "./contracts/changes.js";
 
 export type { SessionOptions, SearchOptions } from "./session-base.js";
 
@@ -83,6 +96,34 @@ export class Session extends SessionBase {
     await this.writes.append(message, parentId);
   }
 
+  /**
+   * Writes a message as it was written elsewhere (docs/behavior/messages-and-tree.md): under the
+   * explicit `parentId` (`null` = a root), with `createdAt` as its stored time. Returns `false`
+   * and writes nothing when the id is already in the session. Never auto-compacts.
+   */
+  async importMessage(
+    message: SessionMessage,
+    options: ImportMessageOptions,
+  ): Promise<boolean> {
+    return importMessage(
+      this.runtime,
+      this.writes.maxRowBytes,
+      message,
+      options,
+    );
+  }
+
+  /**
+   * Appends the message when its id is absent (`"inserted"`, `parentId` as in `appendMessage`),
+   * otherwise replaces its stored content (`"updated"`, parent unchanged).
+   */
+  async upsertMessage(
+    message: SessionMessage,
+    parentId?: string | null,
+  ): Promise<UpsertOutcome> {
+    return upsertMessage(this.writes, this.runtime, message, parentId);
+  }
+
   /** Replaces the stored content of the message with the same id. Unknown ids are a no-op. */
   async updateMessage(message: SessionMessage): Promise<void> {
     await this.writes.update(message);
@@ -114,6 +155,21 @@ export class Session extends SessionBase {
     if (leafId !== undefined && leafId !== null && typeof leafId !== "string")
       return [];
     return provider.getHistory(leafId || undefined);
+  }
+
+  /**
+   * The messages of `getHistory()`, streamed window by window in bounded memory (docs/behavior/history.md).
+   * Options are checked at the call (`INVALID_ARGUMENT`); nothing is read until iteration.
+   */
+  history(options?: HistoryStreamOptions): AsyncIterable<SessionMessage> {
+    return streamHistory(() => this.runtime.ready(), options);
+  }
+
+  /** `history()` in batches, each within `batchSize` messages and `maxBatchBytes` bytes. */
+  historyBatches(
+    options?: HistoryStreamOptions,
+  ): AsyncIterable<SessionMessage[]> {
+    return streamHistoryBatches(() => this.runtime.ready(), options);
   }
 
   /** The most recently inserted leaf, raw, or `null`. */
@@ -253,6 +309,23 @@ export class Session extends SessionBase {
     await this.runtime.audit?.flush();
   }
 
+  // --- Change feed ---
+
+  /**
+   * Calls `listener` once per committed write to this session, in commit order, including
+   * writes by other processes to the same SQLite file or PostgreSQL database (within about a
+   * second); returns the function that stops it (docs/behavior/events-and-audit.md, "Change feed").
+   *
+   * @example
+   * ```ts
+   * const stop = session.watch((event) => console.log(event.type, event.ids));
+   * stop();
+   * ```
+   */
+  watch(listener: ChangeListener): Unsubscribe {
+    return watchSession(this.runtime, listener);
+  }
+
   // --- Snapshots ---
 
   /**
@@ -275,6 +348,15 @@ export class Session extends SessionBase {
   ): Promise<void> {
     await importSnapshot(this.runtime, snapshot, options);
   }
+}
+
+/** Lets a SessionManager watch every session of its store (not public API). */
+export function watchStore(
+  session: Session,
+  listener: ChangeListener,
+): Unsubscribe {
+  const { runtime } = session as unknown as { runtime: SessionRuntime };
+  return watchSession(runtime, listener, { allSessions: true });
 }
 
 /** Lets a SessionManager hear every write of a session it manages (not public API). */

@@ -5,9 +5,12 @@
  * @module arbor-memory/testing
  */
 import { appendSpec } from "./spec/append.js";
+import { attachmentsSpec } from "./spec/attachments.js";
 import { compactionSpec } from "./spec/compaction.js";
 import { deleteSpec } from "./spec/delete.js";
 import { historySpec } from "./spec/history.js";
+import { historyStreamSpec } from "./spec/history-stream.js";
+import { importMessageSpec } from "./spec/import-message.js";
 import { recentHistorySpec } from "./spec/recent-history.js";
 import { searchSpec } from "./spec/search.js";
 import { branchesAuditSpec } from "./spec/branches-audit.js";
@@ -17,7 +20,9 @@ import { contextToolsSpec } from "./spec/context-tools.js";
 import { sessionCompactionSpec } from "./spec/session-compaction.js";
 import { sessionSpec } from "./spec/session.js";
 import { sessionInputSpec } from "./spec/session-input.js";
+import { largeMessagesSpec } from "./spec/large-messages.js";
 import { createSuite } from "./suite.js";
+import { watchSpec } from "./spec/watch.js";
 import { createManagerSuite, type ManagerFactory } from "./manager-suite.js";
 import { managerSpec } from "./spec/manager.js";
 import { managerFeaturesSpec } from "./spec/manager-features.js";
@@ -84,10 +89,13 @@ export function runProviderConformance(
     const suite = createSuite(factory, api);
     appendSpec(suite);
     historySpec(suite);
+    historyStreamSpec(suite);
+    importMessageSpec(suite);
     deleteSpec(suite);
     compactionSpec(suite);
     searchSpec(suite);
     recentHistorySpec(suite);
+    watchSpec(suite);
     sessionSpec(suite);
     sessionInputSpec(suite);
     contextSpec(suite);
@@ -95,6 +103,8 @@ export function runProviderConformance(
     contextHistorySpec(suite);
     sessionCompactionSpec(suite);
     branchesAuditSpec(suite);
+    attachmentsSpec(suite);
+    largeMessagesSpec(suite);
   });
 }
 

@@ -24,6 +24,7 @@ export const DEFAULT_CAPABILITIES: Readonly<ProviderCapabilities> = {
   atomicAppends: true,
   contextBlocks: true,
   config: true,
+  snapshots: true,
 };
 
 /** What a case body receives: a fresh store and ways to address it. */

@@ -92,6 +92,11 @@ export interface ProviderCapabilities {
    * `switchBranch()` pointer survive a restart. Default `true`.
    */
   config: boolean;
+  /**
+   * `exportMessages()` and `importRecords()` are implemented, so `exportSnapshot()` and
+   * `importSnapshot()` work (docs/behavior/manager.md). Default `true`.
+   */
+  snapshots: boolean;
 }
 
 /**

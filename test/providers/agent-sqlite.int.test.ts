@@ -406,7 +406,7 @@ describe("AgentSessionProvider on SQLite", () => {
     expect(
       watched.statements.filter((statement) => /CREATE/i.test(statement))
         .length,
-    ).toBeLessThanOrEqual(9);
+    ).toBeLessThanOrEqual(15);
     const creates = watched.statements.length;
     new AgentSessionProvider(watched.agent, "again").getHistory();
     expect(

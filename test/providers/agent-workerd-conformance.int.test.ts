@@ -9,10 +9,17 @@ import type {
   BlockVersion,
 } from "../../src/session/contracts/block-history.js";
 import type { WritableContextProvider } from "../../src/session/contracts/context-provider.js";
+import type {
+  ChangeEvent,
+  ChangeListener,
+  Unsubscribe,
+  WatchChangesOptions,
+} from "../../src/session/contracts/changes.js";
 import { ArborError, ArborTypeError } from "../../src/session/errors/index.js";
 import type { ArborErrorCode } from "../../src/session/errors/index.js";
 import type {
   ImportRecords,
+  PathEntry,
   SessionProvider,
   StoredMessageRecord,
 } from "../../src/session/contracts/provider.js";
@@ -45,6 +52,7 @@ export class Store {
     const call = await request.json();
     const args = call.args;
     for (const index of call.undefinedAt) args[index] = undefined;
+    if (call.target === "watch") return Response.json({ ok: true, value: this.watch(call) });
     try {
       const target =
         call.target === "context" ? new AgentContextProvider(this, call.key)
@@ -66,6 +74,27 @@ export class Store {
     }
   }
 }
+
+// The change feed inside the isolate: events are buffered here and drained over RPC.
+Store.prototype.watch = function (call) {
+  this.watches ??= new Map();
+  const [id, options] = call.args;
+  if (call.method === "start") {
+    const events = [];
+    const provider = new AgentSessionProvider(this, call.sessionId);
+    const stop = provider.watchChanges((event) => void events.push(event), options);
+    this.watches.set(id, { events, stop });
+    return [];
+  }
+  const entry = this.watches.get(id);
+  if (!entry) return [];
+  const drained = entry.events.splice(0);
+  if (call.method === "stop") {
+    entry.stop();
+    this.watches.delete(id);
+  }
+  return drained;
+};
 
 export default {
   fetch(request, env) {
@@ -111,7 +140,7 @@ runProviderConformance(
 
 interface Call {
   sessionId: string;
-  target: "session" | "context" | "blocks";
+  target: "session" | "context" | "blocks" | "watch";
   key?: string;
   method: string;
   args: unknown[];
@@ -131,11 +160,15 @@ interface Reply {
 
 /** One Durable Object: the store every provider of one `create()` addresses (its identity). */
 class RemoteStore {
+  /** Calls wait for watch starts issued before them, as they would in one process. */
+  starting: Promise<unknown> = Promise.resolve();
+
   constructor(readonly name: string) {}
 
   async call<T>(call: Call): Promise<T> {
     if (!worker)
       throw new Error("[workerd conformance] Miniflare is not started");
+    if (call.target !== "watch") await this.starting;
     const undefinedAt = call.args.flatMap((value, index) =>
       value === undefined ? [index] : [],
     );
@@ -196,6 +229,18 @@ class RemoteSessionProvider implements SessionProvider {
 
   getPathLength(leafId?: string | null): Promise<number> {
     return this.#call("getPathLength", leafId);
+  }
+
+  getPathIds(leafId?: string | null): Promise<PathEntry[]> {
+    return this.#call("getPathIds", leafId);
+  }
+
+  async getMessagesByIds(
+    ids: readonly string[],
+  ): Promise<Array<SessionMessage | null>> {
+    return (
+      await this.#call<Array<SessionMessage | null>>("getMessagesByIds", ids)
+    ).map((message) => message && reviveCreatedAt(message));
   }
 
   appendMessage(
@@ -280,6 +325,42 @@ class RemoteSessionProvider implements SessionProvider {
 
   setConfig(key: string, value: string | null): Promise<void> {
     return this.#call("setConfig", key, value);
+  }
+
+  /** Subscribes inside the Durable Object and drains its buffered events every 20 ms. */
+  watchChanges(
+    listener: ChangeListener,
+    options: WatchChangesOptions = {},
+  ): Unsubscribe {
+    const id = crypto.randomUUID();
+    const store = this.storeIdentity;
+    const watch = (method: string) =>
+      store.call<ChangeEvent[]>({
+        sessionId: this.sessionId,
+        target: "watch",
+        method,
+        args: [id, options],
+      });
+    const started = watch("start");
+    store.starting = Promise.all([store.starting, started]);
+    let draining = Promise.resolve();
+    const deliver = async (method: string) => {
+      for (const event of await watch(method)) {
+        try {
+          await listener(event);
+        } catch (error) {
+          console.warn("[workerd conformance] listener threw:", error);
+        }
+      }
+    };
+    const timer = setInterval(() => {
+      // A drain racing the end of the run (Miniflare disposed) is not an error of the case.
+      draining = draining.then(() => deliver("drain")).catch(() => undefined);
+    }, 20);
+    return () => {
+      clearInterval(timer);
+      void draining.then(() => watch("stop")).catch(() => undefined);
+    };
   }
 
   #call<T>(method: string, ...args: unknown[]): Promise<T> {

@@ -4,6 +4,7 @@
 // FTS5, sqlite_master reads and ALTER TABLE … RENAME in the legacy migration.
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SCHEMA_VERSION } from "../../src/session/providers/sql/sql-schema.js";
 import { SRC, transpileGraph } from "./support/transpile-graph.js";
 
 const ENTRY = new URL("session/providers/sql/index.ts", SRC);
@@ -168,7 +169,7 @@ describe("AgentSessionProvider inside workerd (Durable Object SQLite)", () => {
     ]);
     expect(out.meta).toContainEqual({
       key: "session_schema_version",
-      value: "2",
+      value: String(SCHEMA_VERSION),
     });
   });
 });

@@ -13,6 +13,7 @@ runProviderConformance(
       deleteCompaction: false,
       contextBlocks: false,
       config: false,
+      snapshots: false,
     },
     create: () => {
       const root = new MapSessionProvider();

@@ -38,6 +38,9 @@ export const ARBOR_TABLES = [
   "assistant_config",
   "assistant_sessions",
   "arbor_block_history",
+  "arbor_attachment_refs",
+  "arbor_attachment_chunks",
+  "arbor_attachments",
 ];
 
 export interface TestDatabase {

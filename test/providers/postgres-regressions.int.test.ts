@@ -2,7 +2,7 @@
 // content, search edge cases, and the context, knowledge and block-history providers. The shared
 // behaviour is covered by the conformance runners; each case here names what it guards.
 import pg from "pg";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import {
   applyPostgresSchema,
   POSTGRES_SCHEMA_SQL,
@@ -11,7 +11,10 @@ import {
   PostgresSearchProvider,
   PostgresSessionProvider,
 } from "../../src/session/index.js";
-import { PostgresBlockHistory } from "../../src/session/providers/postgres/index.js";
+import {
+  PostgresBlockHistory,
+  POSTGRES_SCHEMA_VERSION,
+} from "../../src/session/providers/postgres/index.js";
 import type { PostgresConnection } from "../../src/session/providers/postgres/index.js";
 import { seedStatements } from "../../src/session/providers/postgres/postgres-ddl.js";
 import {
@@ -67,16 +70,21 @@ describePostgres("PostgreSQL schema", () => {
       applyPostgresSchema(database.pool),
       applyPostgresSchema(await database.client()),
     ]);
-    expect(results.map((result) => result.version)).toEqual([1, 1, 1]);
+    const version = POSTGRES_SCHEMA_VERSION;
+    expect(results.map((result) => result.version)).toEqual([
+      version,
+      version,
+      version,
+    ]);
     expect(await applyPostgresSchema(database.pool)).toEqual({
-      version: 1,
+      version,
       textSearchConfig: "english",
     });
     const meta = await database.pool.query(
       "SELECT key, value FROM arbor_meta ORDER BY key",
     );
     expect(meta.rows).toEqual([
-      { key: "postgres_schema_version", value: "1" },
+      { key: "postgres_schema_version", value: String(version) },
       { key: "text_search_config", value: "english" },
     ]);
   });

@@ -8,6 +8,7 @@ export interface AuditEvent {
   at: string;
   type:
     | "append"
+    | "import"
     | "update"
     | "delete"
     | "clear"

@@ -8,6 +8,11 @@
  */
 import type { BlockHistoryStore } from "./block-history.js";
 import type {
+  ChangeListener,
+  Unsubscribe,
+  WatchChangesOptions,
+} from "./changes.js";
+import type {
   CompactionMeta,
   HistoryRowStat,
   MaybePromise,
@@ -32,6 +37,12 @@ export interface ImportRecords {
   compactions: StoredCompaction[];
   /** Delete the session's messages and overlays first, in the same atomic write. */
   replace?: boolean;
+}
+
+/** One row of a path, as streamed history plans its windows: the id and the UTF-8 size of its stored JSON. */
+export interface PathEntry {
+  id: string;
+  bytes: number;
 }
 
 /** The members every `SessionProvider` must have; the rest of the interface is optional. */
@@ -97,6 +108,19 @@ export interface SessionProvider {
   ): MaybePromise<RecentHistoryResult>;
   /** Optional: `{ id, role, bytes }` per row on the path, without reading content. */
   getHistoryRowStats?(leafId?: string | null): MaybePromise<HistoryRowStat[]>;
+  /**
+   * Optional: `{ id, bytes }` per stored row on the path to `leafId` (latest leaf by default), root
+   * first, without reading content; `[]` for unknown ids. With `getMessagesByIds`, lets
+   * `session.history()` stream a path of any length in bounded memory (docs/behavior/history.md).
+   */
+  getPathIds?(leafId?: string | null): MaybePromise<PathEntry[]>;
+  /**
+   * Optional: the stored messages with these ids, raw (no overlays), one entry per id in the given
+   * order: `null` for an id that is not in the session or whose row is unreadable.
+   */
+  getMessagesByIds?(
+    ids: readonly string[],
+  ): MaybePromise<Array<SessionMessage | null>>;
   /** Optional: a writable context provider stored beside the messages, used by auto-wiring (docs/behavior/session-setup.md). */
   createContextProvider?(key: string): unknown;
   /** Optional: durable block history (docs/behavior/context-blocks.md) stored beside the messages; in memory without it. */
@@ -127,4 +151,13 @@ export interface SessionProvider {
   readonly storeIdentity?: object;
   /** Optional: the session id this provider is scoped to ("" = no namespace). */
   readonly sessionId?: string;
+  /**
+   * Optional: calls `listener` once per committed write to this session (every session with
+   * `allSessions`), in commit order, including writes by other processes; returns the function
+   * that stops it (docs/behavior/events-and-audit.md, "Change feed").
+   */
+  watchChanges?(
+    listener: ChangeListener,
+    options?: WatchChangesOptions,
+  ): Unsubscribe;
 }

@@ -1,3 +1,4 @@
+import { ATTACHMENT_STORE, isAttachmentStore } from "./attachments.js";
 import type { SessionProvider } from "../contracts/provider.js";
 import type { SessionMessage } from "../contracts/types.js";
 
@@ -61,6 +62,7 @@ export class BranchPointer {
     const view: SessionProvider = {
       ...(base.sessionId !== undefined ? { sessionId: base.sessionId } : {}),
       storeIdentity: base.storeIdentity ?? base,
+      ...(isAttachmentStore(base) ? { [ATTACHMENT_STORE]: true } : {}),
       getMessage: (id) => base.getMessage(id),
       getHistory: async (leafId) => base.getHistory(await leaf(leafId)),
       getLatestLeaf: async () => {
@@ -103,15 +105,21 @@ export class BranchPointer {
       const stats = base.getHistoryRowStats.bind(base);
       view.getHistoryRowStats = async (leafId) => stats(await leaf(leafId));
     }
+    if (base.getPathIds) {
+      const pathIds = base.getPathIds.bind(base);
+      view.getPathIds = async (leafId) => pathIds(await leaf(leafId));
+    }
     for (const name of [
       "createContextProvider",
       "createBlockHistory",
       "deleteCompaction",
       "exportMessages",
+      "getMessagesByIds",
       "importRecords",
       "getConfig",
       "setConfig",
       "forSession",
+      "watchChanges",
     ] as const) {
       const method = base[name];
       if (typeof method === "function") {

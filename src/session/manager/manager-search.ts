@@ -1,8 +1,12 @@
-import { z } from "zod";
 import type { SearchProvider } from "../contracts/context-provider.js";
 import type { SessionRegistry } from "../contracts/registry.js";
 import type { SearchResult } from "../contracts/types.js";
 import type { ArborTool } from "../context/tools/index.js";
+import {
+  objectProperty,
+  stringProperty,
+  toolInputSchema,
+} from "../context/tools/tool-schema.js";
 import { normalizeSearchLimit } from "../core/search-limit.js";
 import { queryTerms } from "../core/search-terms.js";
 import type { ManagerSearchOptions } from "./manager-options.js";
@@ -31,7 +35,9 @@ export function sessionSearchTool(
   return {
     description:
       "Search past conversations for relevant context. Searches the messages of all sessions, not only the current one.",
-    inputSchema: z.object({ query: z.string().describe("Search query") }),
+    inputSchema: toolInputSchema<{ query: string }>(
+      objectProperty({ query: stringProperty("Search query") }, ["query"]),
+    ),
     execute: async ({ query }) => {
       try {
         return (await formatSearch(registry, query)) ?? "No results found.";

@@ -13,7 +13,8 @@ import type {
 } from "../contracts/types.js";
 import type { ArborTool } from "../context/tools/index.js";
 import type { PostgresClient } from "../providers/postgres/postgres-client.js";
-import { setAfterWrite, type Session } from "../session.js";
+import { setAfterWrite, watchStore, type Session } from "../session.js";
+import type { ChangeListener, Unsubscribe } from "../contracts/changes.js";
 import { compactAndSplit, forkSession } from "./lineage.js";
 import {
   backendFor,
@@ -168,6 +169,15 @@ export class SessionManager extends ManagerMessages {
     return this;
   }
 
+  /**
+   * The row-size limit of every session it opens (see `Session.withRowSizeLimit()`): bytes of a
+   * message's JSON above which it is shortened on write, or `false` to store messages whole.
+   */
+  withRowSizeLimit(limit: number | false): this {
+    this.settings.setRowSizeLimit(limit);
+    return this;
+  }
+
   /** Adds to every session a read-only search block over all sessions' history (docs/behavior/manager.md). */
   withSearchableHistory(label: string): this {
     this.settings.setHistoryLabel(label);
@@ -293,6 +303,17 @@ export class SessionManager extends ManagerMessages {
   /** `{ session_search }`: the model searches past conversations across all sessions. */
   async tools(): Promise<{ session_search: ArborTool<{ query: string }> }> {
     return { session_search: sessionSearchTool(this.backend.registry) };
+  }
+
+  // --- Change feed ---
+
+  /**
+   * Calls `listener` once per committed write to any session of this store, in commit order,
+   * including writes by other processes; returns the function that stops it
+   * (docs/behavior/events-and-audit.md, "Change feed").
+   */
+  watch(listener: ChangeListener): Unsubscribe {
+    return watchStore(this.backend.openSession(""), listener);
   }
 
   // --- Tenant binding and metadata ---

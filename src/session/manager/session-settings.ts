@@ -13,6 +13,7 @@ import {
   assertThreshold,
 } from "../session-checks.js";
 import { PROMPT_KEY } from "../session-setup.js";
+import { assertRowSizeLimit } from "../session-row-size.js";
 import type {
   CachedPromptSetting,
   ManagerContextOptions,
@@ -37,6 +38,7 @@ export class SessionSettings {
     { threshold: number; options?: CompactAfterOptions } | undefined;
   private compactionErrorHandler: CompactionErrorHandler | undefined;
   private auditSettings: { sink: AuditSink; options: AuditOptions } | undefined;
+  private rowSizeLimit: number | false | undefined;
 
   addContext(label: string, options: ManagerContextOptions): void {
     if (this.templates.some((template) => template.label === label)) {
@@ -65,6 +67,10 @@ export class SessionSettings {
 
   setCompactionErrorHandler(handler: CompactionErrorHandler): void {
     this.compactionErrorHandler = handler;
+  }
+
+  setRowSizeLimit(limit: number | false): void {
+    this.rowSizeLimit = assertRowSizeLimit(limit);
   }
 
   setAudit(sink: AuditSink, options: AuditOptions): void {
@@ -119,6 +125,8 @@ export class SessionSettings {
       session.onCompactionError(this.compactionErrorHandler);
     if (this.auditSettings)
       session.withAudit(this.auditSettings.sink, this.auditSettings.options);
+    if (this.rowSizeLimit !== undefined)
+      session.withRowSizeLimit(this.rowSizeLimit);
     return session;
   }
 }

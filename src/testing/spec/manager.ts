@@ -1,4 +1,3 @@
-import type { SessionManager } from "../../session/manager/session-manager.js";
 import { caught, messageOf, summarizeError } from "../helpers.js";
 import type { ManagerSuite } from "../manager-suite.js";
 import { ISO, text, ids, pause } from "./manager-support.js";

@@ -1,21 +1,15 @@
-import { assertCompactionArguments } from "../../core/compaction-args.js";
-import { historyFromPath, messagesFromSpans } from "../../core/path-history.js";
-import { chooseRecentWindow } from "../../core/recent-window.js";
+import { historyFromPath } from "../../core/path-history.js";
 import {
-  decodeMessage,
-  encodeMessage,
-  noteStoredParent,
-  searchableText,
-} from "../../core/message-codec.js";
-import { planTreeRepair } from "../../core/tree-repair.js";
+  ATTACHMENT_STORE,
+  decodeWithAttachments,
+} from "../../core/attachments.js";
 import { utf8Length } from "../../core/utf8.js";
-import { walkToRoot } from "../../core/walk-path.js";
 import type {
   ImportRecords,
+  PathEntry,
   SessionProvider,
   StoredMessageRecord,
 } from "../../contracts/provider.js";
-import { ArborError } from "../../errors/index.js";
 import type {
   CompactionMeta,
   HistoryRowStat,
@@ -24,6 +18,11 @@ import type {
   SessionMessage,
   StoredCompaction,
 } from "../../contracts/types.js";
+import type {
+  ChangeListener,
+  Unsubscribe,
+  WatchChangesOptions,
+} from "../../contracts/changes.js";
 import type { InMemoryBlockHistory } from "./memory-block-history.js";
 import { InMemoryContextProvider } from "./in-memory-context-provider.js";
 import {
@@ -32,6 +31,22 @@ import {
   type MemorySessionData,
 } from "./memory-store.js";
 import { searchRows } from "./memory-search.js";
+import { watchMemoryChanges } from "./memory-changes.js";
+import { latestLeafRow, pathRows } from "./memory-tree.js";
+import {
+  messagesByIds,
+  pathEntries,
+  recentHistory,
+  rowStats,
+} from "./memory-windows.js";
+import {
+  appendRow,
+  clearRows,
+  deleteRows,
+  importRows,
+  updateRow,
+} from "./memory-writes.js";
+import { insertCompaction, removeCompaction } from "./memory-compactions.js";
 import {
   restoreStore,
   snapshotStore,
@@ -56,6 +71,7 @@ export interface InMemorySessionProviderOptions {
 export class InMemorySessionProvider implements SessionProvider {
   readonly sessionId: string;
   readonly storeIdentity: MemoryStore;
+  readonly [ATTACHMENT_STORE] = true;
   private readonly store: MemoryStore;
 
   constructor(
@@ -91,16 +107,16 @@ export class InMemorySessionProvider implements SessionProvider {
 
   getMessage(id: string): SessionMessage | null {
     const row = this.data()?.rows.get(id);
-    return row ? decodeMessage(row.json) : null;
+    return row ? this.decode(row.json) : null;
   }
 
   getHistory(leafId?: string | null): SessionMessage[] {
     const data = this.data();
     if (!data) return [];
-    const path = this.pathRows(data, leafId);
+    const path = pathRows(data, leafId);
     return historyFromPath(
       path.map((row) => row.id),
-      (index) => decodeMessage(path[index]!.json),
+      (index) => this.decode(path[index]!.json),
       data.compactions,
     );
   }
@@ -108,7 +124,7 @@ export class InMemorySessionProvider implements SessionProvider {
   getLatestLeaf(): SessionMessage | null {
     const data = this.data();
     const row = data ? latestLeafRow(data) : null;
-    return row ? decodeMessage(row.json) : null;
+    return row ? this.decode(row.json) : null;
   }
 
   getLatestLeafId(): string | null {
@@ -118,93 +134,28 @@ export class InMemorySessionProvider implements SessionProvider {
 
   getBranches(messageId: string): SessionMessage[] {
     const children = this.data()?.children.get(messageId) ?? [];
-    return children.flatMap((row) => decodeMessage(row.json) ?? []);
+    return children.flatMap((row) => this.decode(row.json) ?? []);
   }
 
   getPathLength(leafId?: string | null): number {
     const data = this.data();
-    return data ? this.pathRows(data, leafId).length : 0;
+    return data ? pathRows(data, leafId).length : 0;
   }
 
   appendMessage(message: SessionMessage, parentId?: string | null): boolean {
-    const json = encodeMessage(message);
-    const data = this.store.session(this.sessionId);
-    if (data.rows.has(message.id)) return false;
-    let parent: string | null;
-    if (parentId === undefined) parent = latestLeafRow(data)?.id ?? null;
-    else if (parentId === null) parent = null;
-    else parent = data.rows.has(parentId) ? parentId : null;
-
-    const row: MemoryRow = {
-      seq: this.store.takeSeq(),
-      id: message.id,
-      parentId: parent,
-      role: message.role,
-      json,
-      createdAt: new Date().toISOString(),
-      text: searchableText(message),
-    };
-    data.rows.set(row.id, row);
-    data.ordered.push(row);
-    if (parent !== null) pushChild(data, parent, row);
-    data.latestLeaf = row;
-    noteStoredParent(message, parent);
-    return true;
+    return appendRow(this.store, this.sessionId, message, parentId);
   }
 
   updateMessage(message: SessionMessage): void {
-    const json = encodeMessage(message);
-    const row = this.data()?.rows.get(message.id);
-    if (!row) return;
-    row.json = json;
-    row.role = message.role;
-    row.text = searchableText(message);
-    row.searchCache = undefined;
+    updateRow(this.store, this.sessionId, message);
   }
 
   deleteMessages(ids: readonly string[]): void {
-    const data = this.data();
-    if (!data) return;
-    const deleted = new Set(ids.filter((id) => data.rows.has(id)));
-    if (deleted.size === 0) return;
-    const plan = planTreeRepair({
-      deleted,
-      parentOf: (id) => data.rows.get(id)?.parentId,
-      childrenOf: (id) => (data.children.get(id) ?? []).map((row) => row.id),
-      overlays: data.compactions,
-    });
-
-    for (const id of deleted) {
-      const row = data.rows.get(id)!;
-      data.rows.delete(id);
-      data.children.delete(id);
-      if (row.parentId !== null) data.removeChild(row.parentId, id);
-    }
-    for (const { id, parentId } of plan.reparent) {
-      const row = data.rows.get(id)!;
-      row.parentId = parentId;
-      if (parentId !== null) pushChild(data, parentId, row);
-    }
-    data.ordered = data.ordered.filter((row) => !deleted.has(row.id));
-    const moves = new Map(plan.moveOverlays.map((move) => [move.id, move]));
-    const dropped = new Set(plan.deleteOverlays);
-    data.compactions = data.compactions
-      .filter((overlay) => !dropped.has(overlay.id))
-      .map((overlay) => {
-        const move = moves.get(overlay.id);
-        return move ? { ...overlay, ...move } : overlay;
-      });
-    data.latestLeaf = undefined;
+    deleteRows(this.store, this.sessionId, ids);
   }
 
   clearMessages(): void {
-    const data = this.data();
-    if (!data) return;
-    data.rows.clear();
-    data.children.clear();
-    data.ordered = [];
-    data.compactions = [];
-    data.latestLeaf = null;
+    clearRows(this.store, this.sessionId);
   }
 
   addCompaction(
@@ -213,17 +164,14 @@ export class InMemorySessionProvider implements SessionProvider {
     toMessageId: string,
     meta?: CompactionMeta,
   ): StoredCompaction {
-    assertCompactionArguments(summary, fromMessageId, toMessageId, "memory");
-    const overlay: StoredCompaction = {
-      id: crypto.randomUUID(),
+    return insertCompaction(
+      this.store,
+      this.sessionId,
       summary,
       fromMessageId,
       toMessageId,
-      createdAt: new Date().toISOString(),
-      ...(meta ? { meta: { ...meta } } : {}),
-    };
-    this.store.session(this.sessionId).compactions.push(overlay);
-    return structuredClone(overlay);
+      meta,
+    );
   }
 
   getCompactions(): StoredCompaction[] {
@@ -231,11 +179,7 @@ export class InMemorySessionProvider implements SessionProvider {
   }
 
   deleteCompaction(id: string): boolean {
-    const data = this.data();
-    if (!data) return false;
-    const before = data.compactions.length;
-    data.compactions = data.compactions.filter((overlay) => overlay.id !== id);
-    return data.compactions.length < before;
+    return removeCompaction(this.store, this.sessionId, id);
   }
 
   searchMessages(query: string, limit?: number): SearchResult[] {
@@ -251,12 +195,22 @@ export class InMemorySessionProvider implements SessionProvider {
 
   getHistoryRowStats(leafId?: string | null): HistoryRowStat[] {
     const data = this.data();
-    if (!data) return [];
-    return this.pathRows(data, leafId).map((row) => ({
-      id: row.id,
-      role: row.role,
-      bytes: utf8Length(row.json),
-    }));
+    return data
+      ? rowStats(pathRows(data, leafId), (row) => this.rowBytes(row))
+      : [];
+  }
+
+  /** `{ id, bytes }` per row on the path, root first (streamed history). */
+  getPathIds(leafId?: string | null): PathEntry[] {
+    const data = this.data();
+    return data
+      ? pathEntries(pathRows(data, leafId), (row) => this.rowBytes(row))
+      : [];
+  }
+
+  /** The stored messages with these ids, in the given order; `null` for unknown ids. */
+  getMessagesByIds(ids: readonly string[]): Array<SessionMessage | null> {
+    return messagesByIds(this.data(), ids, (json) => this.decode(json));
   }
 
   getRecentHistory(
@@ -266,55 +220,34 @@ export class InMemorySessionProvider implements SessionProvider {
   ): RecentHistoryResult {
     const data = this.data();
     if (!data) return { messages: [], truncated: false, totalContentBytes: 0 };
-    const path = this.pathRows(data, leafId);
-    const window = chooseRecentWindow(
-      path.map((row) => ({ id: row.id, bytes: utf8Length(row.json) })),
+    return recentHistory(
+      pathRows(data, leafId),
       data.compactions,
-      maxContentBytes,
-      minRecentMessages,
+      { maxContentBytes, minRecentMessages },
+      (row) => this.rowBytes(row),
+      (json) => this.decode(json),
     );
-    return {
-      messages: messagesFromSpans(window.spans, (index) =>
-        decodeMessage(path[index]!.json),
-      ),
-      truncated: window.truncated,
-      totalContentBytes: window.totalContentBytes,
-    };
   }
 
   importRecords(records: ImportRecords): void {
-    const data = this.store.session(this.sessionId);
-    for (const { message } of records.messages) {
-      encodeMessage(message);
-      if (!records.replace && data.rows.has(message.id)) {
-        throw new ArborError(
-          "MESSAGE_EXISTS",
-          `[arbor] Message "${message.id}" already exists in session "${this.sessionId}"; import with replace to overwrite`,
-        );
-      }
-    }
-    if (records.replace) this.clearMessages();
-    for (const { message, parentId, createdAt } of records.messages) {
-      const row: MemoryRow = {
-        seq: this.store.takeSeq(),
-        id: message.id,
-        parentId,
-        role: message.role,
-        json: encodeMessage(message),
-        createdAt,
-        text: searchableText(message),
-      };
-      data.rows.set(row.id, row);
-      data.ordered.push(row);
-      if (parentId !== null) pushChild(data, parentId, row);
-    }
-    data.compactions.push(...structuredClone(records.compactions));
-    data.latestLeaf = undefined;
+    importRows(this.store, this.sessionId, records);
+  }
+
+  /** Calls `listener` once per write to this session (every session with `allSessions`), in order. */
+  watchChanges(
+    listener: ChangeListener,
+    options: WatchChangesOptions = {},
+  ): Unsubscribe {
+    return watchMemoryChanges(
+      this.store,
+      options.allSessions ? null : this.sessionId,
+      listener,
+    );
   }
 
   exportMessages(): StoredMessageRecord[] {
     return (this.data()?.ordered ?? []).flatMap((row) => {
-      const message = decodeMessage(row.json);
+      const message = this.decode(row.json);
       return message
         ? [{ message, parentId: row.parentId, createdAt: row.createdAt }]
         : [];
@@ -337,48 +270,22 @@ export class InMemorySessionProvider implements SessionProvider {
 
   // --- Internal helpers ---
 
-  private data(): MemorySessionData | undefined {
-    return this.store.peek(this.sessionId);
-  }
-
-  private pathRows(
-    data: MemorySessionData,
-    leafId?: string | null,
-  ): MemoryRow[] {
-    const leaf = leafId ? data.rows.get(leafId) : latestLeafRow(data);
-    if (!leaf) return [];
-    return walkToRoot(leaf.id, (id) => data.rows.get(id)?.parentId).map((id) =>
-      data.rows.get(id)!,
+  /** A stored row as read: attachments restored (docs/behavior/storage.md#attachments). */
+  private decode(json: string): SessionMessage | null {
+    return decodeWithAttachments(json, (hash) =>
+      this.store.attachments.get(hash),
     );
   }
-}
 
-function latestLeafRow(data: MemorySessionData): MemoryRow | null {
-  if (data.latestLeaf === undefined) {
-    data.latestLeaf = null;
-    for (let index = data.ordered.length - 1; index >= 0; index--) {
-      const row = data.ordered[index]!;
-      if (data.childCount(row.id) === 0) {
-        data.latestLeaf = row;
-        break;
-      }
-    }
+  /** What a row costs on read: its JSON plus what its attachments add back. */
+  private rowBytes(row: MemoryRow): number {
+    return (
+      utf8Length(row.json) +
+      this.store.attachments.extraBytes(this.sessionId, row.id)
+    );
   }
-  return data.latestLeaf;
-}
 
-function pushChild(
-  data: MemorySessionData,
-  parentId: string,
-  row: MemoryRow,
-): void {
-  const siblings = data.children.get(parentId);
-  if (!siblings) data.children.set(parentId, [row]);
-  else if (siblings.length === 0 || siblings.at(-1)!.seq < row.seq)
-    siblings.push(row);
-  else {
-    // Re-parented rows keep insertion order among their new siblings.
-    const at = siblings.findIndex((sibling) => sibling.seq > row.seq);
-    siblings.splice(at, 0, row);
+  private data(): MemorySessionData | undefined {
+    return this.store.peek(this.sessionId);
   }
 }

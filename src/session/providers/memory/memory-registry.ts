@@ -126,6 +126,7 @@ export class MemorySessionRegistry implements SessionRegistry {
 
   deleteSession(id: string, contextKeys: readonly string[]): boolean {
     if (!this.store.registry.delete(id)) return false;
+    this.store.attachments.releaseSession(id);
     this.store.sessions.delete(id);
     this.store.blockHistories.delete(id);
     for (const key of contextKeys) this.store.contextRows.delete(key);

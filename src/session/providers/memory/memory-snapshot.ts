@@ -5,7 +5,11 @@ import type {
   StoredCompaction,
 } from "../../contracts/types.js";
 import { searchableText } from "../../core/message-codec.js";
-import { InMemoryBlockHistory } from "./memory-block-history.js";
+import {
+  encodeForStorage,
+  mayReferenceAttachments,
+  restoreAttachments,
+} from "../../core/attachments.js";
 import {
   readBlockVersions,
   readCompactions,
@@ -92,7 +96,7 @@ export function snapshotStore(
         seq: row.seq,
         parentId: row.parentId,
         createdAt: row.createdAt,
-        message: JSON.parse(row.json) as StoredMessageJson,
+        message: readableJson(store, row.json),
       })),
       compactions: structuredClone(data.compactions),
       config: [...data.config],
@@ -132,12 +136,14 @@ export function restoreStore(input: unknown): {
       throw snapshotFailure(`session "${sessionId}" appears twice`);
     const data = store.session(sessionId);
     for (const entry of readMessages(session, seen)) {
+      const { json, attachments } = encodeForStorage(entry.message);
+      store.attachments.add(sessionId, entry.message.id, attachments);
       const row: MemoryRow = {
         seq: entry.seq,
         id: entry.message.id,
         parentId: entry.parentId,
         role: entry.message.role,
-        json: entry.json,
+        json,
         createdAt: entry.createdAt,
         text: searchableText(entry.message),
       };
@@ -173,6 +179,15 @@ export function restoreStore(input: unknown): {
 }
 
 // --- Internal helpers ---
+
+/** A stored row as the snapshot holds it: parsed, attachments restored to their `data:` URLs. */
+function readableJson(store: MemoryStore, json: string): StoredMessageJson {
+  const parsed = JSON.parse(json) as StoredMessageJson;
+  if (!mayReferenceAttachments(json)) return parsed;
+  return restoreAttachments(parsed as never, (hash) =>
+    store.attachments.get(hash),
+  ) as unknown as StoredMessageJson;
+}
 
 function parseInput(input: unknown): SnapshotReader {
   let value = input;

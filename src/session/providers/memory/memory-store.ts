@@ -1,4 +1,5 @@
 import { InMemoryBlockHistory } from "./memory-block-history.js";
+import { MemoryAttachments } from "./memory-attachments.js";
 import type { SessionInfo } from "../../contracts/session-info.js";
 import type { StoredCompaction } from "../../contracts/types.js";
 
@@ -48,6 +49,8 @@ export class MemoryStore {
   readonly sessions = new Map<string, MemorySessionData>();
   readonly contextRows = new Map<string, string>();
   readonly blockHistories = new Map<string, InMemoryBlockHistory>();
+  /** Attachment bytes by hash and their references (docs/behavior/storage.md#attachments). */
+  readonly attachments = new MemoryAttachments();
   /** SessionManager registry rows, by session id. */
   readonly registry = new Map<string, SessionInfo>();
 

@@ -1,3 +1,4 @@
+import { RECORD_CHANGE_SQL } from "./postgres-changes.js";
 import {
   compactionFromRow,
   type CompactionRow,
@@ -22,18 +23,25 @@ export async function insertCompaction(
   meta?: CompactionMeta,
 ): Promise<StoredCompaction> {
   assertCompactionArguments(summary, fromMessageId, toMessageId, "postgres");
+  const id = crypto.randomUUID();
   const [row] = await db.query<CompactionRow>(
-    `INSERT INTO assistant_compactions
-      (id, session_id, summary, from_message_id, to_message_id, created_at, meta)
-    VALUES (?, ?, ?, ?, ?, clock_timestamp(), ${JSONB_PARAM})
-    RETURNING ${COLUMNS}`,
+    `WITH inserted AS (
+      INSERT INTO assistant_compactions
+        (id, session_id, summary, from_message_id, to_message_id, created_at, meta)
+      VALUES (?, ?, ?, ?, ?, clock_timestamp(), ${JSONB_PARAM})
+      RETURNING ${COLUMNS}
+    )
+    SELECT inserted.*, ${RECORD_CHANGE_SQL} AS change FROM inserted`,
     [
-      crypto.randomUUID(),
+      id,
       sessionId,
       summary,
       fromMessageId,
       toMessageId,
       meta != null ? JSON.stringify(meta) : null,
+      sessionId,
+      "compaction",
+      JSON.stringify([id]),
     ],
   );
   return compactionFromRow(row!);
@@ -75,8 +83,11 @@ export async function deleteCompactionRow(
   id: string,
 ): Promise<boolean> {
   const rows = await db.query(
-    "DELETE FROM assistant_compactions WHERE session_id = ? AND id = ? RETURNING id",
-    [sessionId, id],
+    `WITH removed AS (
+      DELETE FROM assistant_compactions WHERE session_id = ? AND id = ? RETURNING id
+    )
+    SELECT ${RECORD_CHANGE_SQL} AS change FROM removed`,
+    [sessionId, id, sessionId, "compaction", JSON.stringify([id])],
   );
   return rows.length > 0;
 }

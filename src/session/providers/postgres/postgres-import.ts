@@ -1,4 +1,7 @@
-import { encodeMessage, searchableText } from "../../core/message-codec.js";
+import { searchableText } from "../../core/message-codec.js";
+import { encodeForStorage } from "../../core/attachments.js";
+import { attachmentRows } from "./postgres-attachments.js";
+import { RECORD_CHANGE_SQL } from "./postgres-changes.js";
 import { ArborError } from "../../errors/index.js";
 import type { ImportRecords } from "../../contracts/provider.js";
 import type { PostgresQueryable } from "./postgres-client.js";
@@ -46,13 +49,15 @@ export async function importSessionRecords(
     ))
       takenOverlays.add(row.id);
   }
+  // Each message's attachments, for `arbor_attach` (all messages on replace: old references go).
+  const attached: Array<{ id: string; attachments: unknown }> = [];
   const messages = records.messages.map(
     ({ message, parentId, createdAt }, ord) => ({
       ord,
       id: message.id,
       parent_id: parentId,
       role: message.role,
-      content: encodeMessage(message),
+      content: storedContent(message, replace, attached),
       text_content: indexText(searchableText(message)),
       created_at: isoOrNull(createdAt),
     }),
@@ -97,9 +102,19 @@ export async function importSessionRecords(
       WHERE (SELECT ok FROM checked) AND (SELECT count(*) FROM dropped) >= 0
       ORDER BY r.ord
       RETURNING 1
+    ),
+    logged AS (
+      SELECT ${RECORD_CHANGE_SQL} AS change WHERE (SELECT ok FROM checked)
+    ),
+    attached AS (
+      SELECT arbor_attach(?, a.id, a.attachments) AS attached
+      FROM json_to_recordset(${JSON_PARAM}) AS a(id TEXT, attachments JSON)
+      WHERE (SELECT ok FROM checked) AND (SELECT count(*) FROM inserted) >= 0
     )
     SELECT (SELECT ok FROM checked) AS ok,
-      (SELECT count(*) FROM inserted) + (SELECT count(*) FROM overlays) AS written`,
+      (SELECT count(*) FROM inserted) + (SELECT count(*) FROM overlays) AS written,
+      (SELECT count(*) FROM logged) AS logged,
+      (SELECT count(*) FROM attached) AS attached`,
     [
       ...lockedWriteParams(sessionId, fingerprint),
       sessionId,
@@ -110,6 +125,11 @@ export async function importSessionRecords(
       JSON.stringify(messages),
       sessionId,
       JSON.stringify(overlays),
+      sessionId,
+      "import",
+      JSON.stringify(messageIds),
+      sessionId,
+      JSON.stringify(attached),
     ],
   );
   return result?.ok ? { done: true, value: undefined } : { done: false };
@@ -120,4 +140,19 @@ export async function importSessionRecords(
 function isoOrNull(value: unknown): string | null {
   if (typeof value !== "string") return null;
   return Number.isNaN(Date.parse(value)) ? null : value;
+}
+
+/** A message's stored JSON; its attachments (if any, or all on replace) go to `attached`. */
+function storedContent(
+  message: ImportRecords["messages"][number]["message"],
+  replace: boolean,
+  attached: Array<{ id: string; attachments: unknown }>,
+): string {
+  const { json, attachments } = encodeForStorage(message);
+  if (replace || attachments.length > 0)
+    attached.push({
+      id: message.id,
+      attachments: attachmentRows(attachments),
+    });
+  return json;
 }

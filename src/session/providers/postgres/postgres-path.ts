@@ -1,3 +1,4 @@
+import { ATTACHMENT_BYTES_SQL } from "./postgres-attachments.js";
 import { walkToRoot } from "../../core/walk-path.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import { LATEST_LEAF_SQL, toCount } from "./postgres-sql.js";
@@ -47,7 +48,8 @@ export async function loadPathWithSizes(
 ): Promise<PathSizeRow[]> {
   const rows = await db.query<PathSizeRow & { target: string }>(
     `${pathCte(leafId)}
-    SELECT p.id, p.parent_id, m.role, octet_length(m.content) AS bytes, (SELECT id FROM target) AS target
+    SELECT p.id, p.parent_id, m.role, octet_length(m.content) + ${ATTACHMENT_BYTES_SQL} AS bytes,
+      (SELECT id FROM target) AS target
     FROM path AS p JOIN assistant_messages AS m ON m.session_id = ? AND m.id = p.id`,
     [...pathParams(sessionId, leafId), sessionId],
   );

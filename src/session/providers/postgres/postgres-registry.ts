@@ -298,7 +298,7 @@ function cursorTimestamp(value: string): string {
 
 /**
  * One attempt of `deleteSession`: the registry row first, then (only if it was there) messages,
- * overlays, config, block history and the context rows under `contextKeys`, all in one
+ * overlays, config, block history, change-log rows and the context rows under `contextKeys`, all in one
  * statement under the session lock (`LOCKED_WRITE_PREFIX`). Resolves to whether the row existed.
  */
 async function deleteSessionRows(
@@ -324,6 +324,9 @@ async function deleteSessionRows(
     history AS (
       DELETE FROM arbor_block_history WHERE session_id = ? AND EXISTS (SELECT 1 FROM registry)
     ),
+    changes AS (
+      DELETE FROM arbor_changes WHERE session_id = ? AND EXISTS (SELECT 1 FROM registry)
+    ),
     blocks AS (
       DELETE FROM cf_agents_context_blocks
       WHERE label = ANY(${TEXT_ARRAY_SQL}) AND EXISTS (SELECT 1 FROM registry)
@@ -331,6 +334,7 @@ async function deleteSessionRows(
     SELECT (SELECT ok FROM checked) AS ok, (SELECT count(*) FROM registry) AS deleted`,
     [
       ...lockedWriteParams(id, fingerprint),
+      id,
       id,
       id,
       id,

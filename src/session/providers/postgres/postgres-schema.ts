@@ -1,4 +1,6 @@
 import { ArborError } from "../../errors/index.js";
+import { changeLogStatements } from "./postgres-changes.js";
+import { attachmentStatements } from "./postgres-attachments.js";
 import {
   postgresExecutor,
   type PostgresClient,
@@ -48,6 +50,10 @@ const MIGRATIONS: readonly Migration[] = [
     ],
     upgrade: upgradeReferenceTables,
   },
+  // v2: the change log behind watchChanges (docs/behavior/events-and-audit.md, "Change feed").
+  { statements: () => changeLogStatements() },
+  // v3: attachments: inline file data stored once per hash, with references (docs/behavior/storage.md#attachments).
+  { statements: () => attachmentStatements() },
 ];
 
 /** The schema version this build of Arbor writes and needs. */

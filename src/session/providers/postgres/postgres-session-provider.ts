@@ -1,16 +1,12 @@
 import type { BlockHistoryStore } from "../../contracts/block-history.js";
-import { decodeAll, materializeSpans } from "../../core/stored-rows.js";
-import { historyFromPath } from "../../core/path-history.js";
-import {
-  decodeMessage,
-  encodeMessage,
-  noteStoredParent,
-  searchableText,
-} from "../../core/message-codec.js";
-import { chooseRecentWindow } from "../../core/recent-window.js";
-import { ArborTypeError } from "../../errors/index.js";
+import type {
+  ChangeListener,
+  Unsubscribe,
+  WatchChangesOptions,
+} from "../../contracts/changes.js";
 import type {
   ImportRecords,
+  PathEntry,
   SessionProvider,
   StoredMessageRecord,
 } from "../../contracts/provider.js";
@@ -22,7 +18,13 @@ import type {
   SessionMessage,
   StoredCompaction,
 } from "../../contracts/types.js";
+import { ATTACHMENT_STORE, encodeForStorage } from "../../core/attachments.js";
+import { ArborTypeError } from "../../errors/index.js";
 import { PostgresBlockHistory } from "./postgres-block-history.js";
+import {
+  changeWatchersReady,
+  watchPostgresChanges,
+} from "./postgres-changes.js";
 import {
   postgresExecutor,
   type PostgresClient,
@@ -36,17 +38,25 @@ import {
 import { readConfig, writeConfig } from "./postgres-config.js";
 import { PostgresContextProvider } from "./postgres-context-provider.js";
 import { importSessionRecords } from "./postgres-import.js";
-import { SESSION_LOCK_SQL, sessionWrite } from "./postgres-locking.js";
+import { sessionWrite } from "./postgres-locking.js";
+import { countPath } from "./postgres-path.js";
 import {
-  countPath,
-  loadPathWithContent,
-  loadPathWithSizes,
-} from "./postgres-path.js";
+  exportSessionMessages,
+  loadBranches,
+  loadHistory,
+  loadLatestLeaf,
+  loadMessage,
+} from "./postgres-reads.js";
 import { postgresSettings } from "./postgres-schema.js";
 import { searchSessionMessages } from "./postgres-search.js";
-import { indexText } from "./postgres-search-text.js";
-import { isoSql, LATEST_LEAF_SQL, TEXT_ARRAY_SQL } from "./postgres-sql.js";
 import { clearSession, deleteWithRepair } from "./postgres-tree-repair.js";
+import {
+  loadHistoryRowStats,
+  loadMessagesByIds,
+  loadPathEntries,
+  loadRecentHistory,
+} from "./postgres-windows.js";
+import { insertMessage, updateStoredMessage } from "./postgres-writes.js";
 
 /**
  * The PostgreSQL message store (docs/behavior/storage.md): the full `SessionProvider`, for several app instances
@@ -76,6 +86,7 @@ import { clearSession, deleteWithRepair } from "./postgres-tree-repair.js";
 export class PostgresSessionProvider implements SessionProvider {
   /** The session this provider reads and writes ("" = no namespace). */
   readonly sessionId: string;
+  readonly [ATTACHMENT_STORE] = true;
   readonly #db: PostgresExecutor;
 
   constructor(client: PostgresClient, sessionId = "") {
@@ -111,43 +122,22 @@ export class PostgresSessionProvider implements SessionProvider {
 
   async getMessage(id: string): Promise<SessionMessage | null> {
     await this.#ready();
-    const [row] = await this.#db.query<{ content: string }>(
-      "SELECT content FROM assistant_messages WHERE session_id = ? AND id = ?",
-      [this.sessionId, id],
-    );
-    return row ? decodeMessage(row.content) : null;
+    return loadMessage(this.#db, this.sessionId, id);
   }
 
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
     await this.#ready();
-    const [rows, overlays] = await Promise.all([
-      loadPathWithContent(this.#db, this.sessionId, target(leafId)),
-      readCompactions(this.#db, this.sessionId),
-    ]);
-    return historyFromPath(
-      rows.map((row) => row.id),
-      (index) => decodeMessage(rows[index]!.content),
-      overlays,
-    );
+    return loadHistory(this.#db, this.sessionId, target(leafId));
   }
 
   async getLatestLeaf(): Promise<SessionMessage | null> {
     await this.#ready();
-    const [row] = await this.#db.query<{ content: string }>(
-      `SELECT content FROM assistant_messages WHERE session_id = ? AND id = (${LATEST_LEAF_SQL})`,
-      [this.sessionId, this.sessionId],
-    );
-    return row ? decodeMessage(row.content) : null;
+    return loadLatestLeaf(this.#db, this.sessionId);
   }
 
   async getBranches(messageId: string): Promise<SessionMessage[]> {
     await this.#ready();
-    const rows = await this.#db.query<{ content: string }>(
-      `SELECT content FROM assistant_messages
-      WHERE session_id = ? AND parent_id = ? ORDER BY seq`,
-      [this.sessionId, messageId],
-    );
-    return decodeAll(rows.map((row) => row.content));
+    return loadBranches(this.#db, this.sessionId, messageId);
   }
 
   async getPathLength(leafId?: string | null): Promise<number> {
@@ -164,53 +154,17 @@ export class PostgresSessionProvider implements SessionProvider {
     message: SessionMessage,
     parentId?: string | null,
   ): Promise<boolean> {
-    const content = encodeMessage(message);
+    // Encoded (and so validated) before waiting for the store: an invalid message throws first.
+    const encoded = encodeForStorage(message);
     await this.#ready();
-    const sessionId = this.sessionId;
-    const rows = await this.#db.query<{
-      seq: string;
-      parent_id: string | null;
-    }>(
-      `WITH locked AS MATERIALIZED (SELECT ${SESSION_LOCK_SQL} AS locked),
-      parent AS MATERIALIZED (
-        SELECT arbor_resolve_parent(?, ?, ?::boolean) AS id FROM locked
-      )
-      INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, created_at)
-      SELECT ?, ?, parent.id, ?, ?, ?, clock_timestamp() FROM parent
-      ON CONFLICT (session_id, id) DO NOTHING
-      RETURNING seq, parent_id`,
-      [
-        sessionId,
-        sessionId,
-        typeof parentId === "string" ? parentId : null,
-        parentId === undefined,
-        message.id,
-        sessionId,
-        message.role,
-        content,
-        indexText(searchableText(message)),
-      ],
-    );
-    const [inserted] = rows;
-    if (inserted) noteStoredParent(message, inserted.parent_id ?? null);
-    return inserted !== undefined;
+    return insertMessage(this.#db, this.sessionId, message, encoded, parentId);
   }
 
   /** Replaces content, role and search text of the message with this id; a no-op if absent. */
   async updateMessage(message: SessionMessage): Promise<void> {
-    const content = encodeMessage(message);
+    const encoded = encodeForStorage(message);
     await this.#ready();
-    await this.#db.query(
-      `UPDATE assistant_messages SET content = ?, role = ?, text_content = ?
-      WHERE session_id = ? AND id = ?`,
-      [
-        content,
-        message.role,
-        indexText(searchableText(message)),
-        this.sessionId,
-        message.id,
-      ],
-    );
+    await updateStoredMessage(this.#db, this.sessionId, message, encoded);
   }
 
   /** Deletes with tree and overlay repair (docs/behavior/messages-and-tree.md), atomically under the session lock. */
@@ -275,77 +229,39 @@ export class PostgresSessionProvider implements SessionProvider {
     minRecentMessages = 1,
   ): Promise<RecentHistoryResult> {
     await this.#ready();
-    const [rows, overlays] = await Promise.all([
-      loadPathWithSizes(this.#db, this.sessionId, target(leafId)),
-      readCompactions(this.#db, this.sessionId),
-    ]);
-    if (rows.length === 0)
-      return { messages: [], truncated: false, totalContentBytes: 0 };
-    const window = chooseRecentWindow(
-      rows,
-      overlays,
+    return loadRecentHistory(
+      this.#db,
+      this.sessionId,
+      target(leafId),
       maxContentBytes,
       minRecentMessages,
     );
-    const ids = window.spans.flatMap((span) =>
-      span.kind === "row" ? [rows[span.index]!.id] : [],
-    );
-    const contents = new Map<string, string>();
-    if (ids.length > 0) {
-      for (const row of await this.#db.query<{ id: string; content: string }>(
-        `SELECT id, content FROM assistant_messages
-        WHERE session_id = ? AND id = ANY(${TEXT_ARRAY_SQL})`,
-        [this.sessionId, JSON.stringify(ids)],
-      )) {
-        contents.set(row.id, row.content);
-      }
-    }
-    return {
-      messages: materializeSpans(window.spans, (index) =>
-        contents.get(rows[index]!.id),
-      ),
-      truncated: window.truncated,
-      totalContentBytes: window.totalContentBytes,
-    };
   }
 
   /** `{ id, role, bytes }` per stored row on the path, without reading content. */
   async getHistoryRowStats(leafId?: string | null): Promise<HistoryRowStat[]> {
     await this.#ready();
-    const rows = await loadPathWithSizes(
-      this.#db,
-      this.sessionId,
-      target(leafId),
-    );
-    return rows.map((row) => ({
-      id: row.id,
-      role: row.role,
-      bytes: row.bytes,
-    }));
+    return loadHistoryRowStats(this.#db, this.sessionId, target(leafId));
+  }
+
+  /** Streamed history: `{ id, bytes }` per row of the path, root first, without content. */
+  async getPathIds(leafId?: string | null): Promise<PathEntry[]> {
+    await this.#ready();
+    return loadPathEntries(this.#db, this.sessionId, target(leafId));
+  }
+
+  /** The stored messages with these ids, in the given order; `null` for unknown ids. */
+  async getMessagesByIds(
+    ids: readonly string[],
+  ): Promise<Array<SessionMessage | null>> {
+    await this.#ready();
+    return loadMessagesByIds(this.#db, this.sessionId, ids);
   }
 
   /** Every message of the session, all branches, in insertion order (unparseable rows skipped). */
   async exportMessages(): Promise<StoredMessageRecord[]> {
     await this.#ready();
-    const records: StoredMessageRecord[] = [];
-    for (const row of await this.#db.query<{
-      parent_id: string | null;
-      content: string;
-      created_at: string;
-    }>(
-      `SELECT parent_id, content, ${isoSql("created_at")} AS created_at
-      FROM assistant_messages WHERE session_id = ? ORDER BY seq`,
-      [this.sessionId],
-    )) {
-      const message = decodeMessage(row.content);
-      if (message)
-        records.push({
-          message,
-          parentId: row.parent_id,
-          createdAt: row.created_at,
-        });
-    }
-    return records;
+    return exportSessionMessages(this.#db, this.sessionId);
   }
 
   /**
@@ -371,9 +287,20 @@ export class PostgresSessionProvider implements SessionProvider {
     await writeConfig(this.#db, this.sessionId, key, value);
   }
 
+  /** Calls `listener` once per committed write to this session (every session with `allSessions`), from any client. */
+  watchChanges(
+    listener: ChangeListener,
+    options: WatchChangesOptions = {},
+  ): Unsubscribe {
+    const scope = options.allSessions ? null : this.sessionId;
+    return watchPostgresChanges(this.#db, scope, listener);
+  }
+
   // --- Internal helpers ---
 
-  #ready() {
+  async #ready() {
+    // A write issued after watch() returned waits until the watchers know where they start.
+    await changeWatchersReady(this.#db.client);
     return postgresSettings(this.#db);
   }
 }

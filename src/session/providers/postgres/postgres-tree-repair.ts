@@ -1,3 +1,4 @@
+import { RECORD_CHANGE_SQL } from "./postgres-changes.js";
 import { planTreeRepair, type TreeRepairPlan } from "../../core/tree-repair.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import { readCompactionsTouching } from "./postgres-compactions.js";
@@ -24,7 +25,8 @@ export async function deleteWithRepair(
 ): Promise<WriteAttempt<number>> {
   const wanted = [...new Set(ids)].filter((id) => typeof id === "string");
   const doomed = await db.query<{ id: string; parent_id: string | null }>(
-    `SELECT id, parent_id FROM assistant_messages WHERE session_id = ? AND id = ANY(${TEXT_ARRAY_SQL})`,
+    `SELECT id, parent_id FROM assistant_messages
+    WHERE session_id = ? AND id = ANY(${TEXT_ARRAY_SQL}) ORDER BY seq`,
     [sessionId, JSON.stringify(wanted)],
   );
   if (doomed.length === 0) return { done: true, value: 0 };
@@ -85,9 +87,19 @@ export async function clearSession(
     ),
     deleted AS (
       DELETE FROM assistant_messages WHERE session_id = ? AND (SELECT ok FROM checked)
+    ),
+    logged AS (
+      SELECT ${RECORD_CHANGE_SQL} AS change WHERE (SELECT ok FROM checked)
     )
-    SELECT ok FROM checked`,
-    [...lockedWriteParams(sessionId, fingerprint), sessionId, sessionId],
+    SELECT ok, (SELECT count(*) FROM logged) AS logged FROM checked`,
+    [
+      ...lockedWriteParams(sessionId, fingerprint),
+      sessionId,
+      sessionId,
+      sessionId,
+      "clear",
+      "[]",
+    ],
   );
   return result?.ok ? { done: true, value: undefined } : { done: false };
 }
@@ -114,8 +126,12 @@ function applySql(): string {
     DELETE FROM assistant_messages
     WHERE session_id = ? AND id = ANY(${TEXT_ARRAY_SQL}) AND (SELECT ok FROM checked)
     RETURNING 1
+  ),
+  logged AS (
+    SELECT ${RECORD_CHANGE_SQL} AS change WHERE (SELECT ok FROM checked)
   )
-  SELECT (SELECT ok FROM checked) AS ok, (SELECT count(*) FROM deleted) AS deleted`;
+  SELECT (SELECT ok FROM checked) AS ok, (SELECT count(*) FROM deleted) AS deleted,
+    (SELECT count(*) FROM logged) AS logged`;
 }
 
 function applyParams(
@@ -141,6 +157,9 @@ function applyParams(
     sessionId,
     JSON.stringify(plan.deleteOverlays),
     sessionId,
+    JSON.stringify(deletedIds),
+    sessionId,
+    "delete",
     JSON.stringify(deletedIds),
   ];
 }

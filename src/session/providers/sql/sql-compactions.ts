@@ -8,9 +8,10 @@ import type {
   CompactionMeta,
   StoredCompaction,
 } from "../../contracts/types.js";
-import { nowIso } from "./sql-transaction.js";
+import { atomically, nowIso } from "./sql-transaction.js";
+import { recordChange } from "./sql-changes.js";
 
-/** Stores an overlay of this session and returns it (docs/behavior/overlays.md). */
+/** Stores an overlay of this session and records the change atomically, and returns it (docs/behavior/overlays.md). */
 export function insertCompaction(
   agent: SqlProvider,
   sessionId: string,
@@ -19,20 +20,23 @@ export function insertCompaction(
   toMessageId: string,
   meta?: CompactionMeta,
 ): StoredCompaction {
-  assertCompactionArguments(summary, fromMessageId, toMessageId, "sqlite");
-  const compaction: StoredCompaction = {
-    id: crypto.randomUUID(),
-    summary,
-    fromMessageId,
-    toMessageId,
-    createdAt: nowIso(),
-  };
-  if (meta != null) compaction.meta = { ...meta };
-  agent.sql`INSERT INTO assistant_compactions
-      (id, session_id, summary, from_message_id, to_message_id, created_at, meta)
-    VALUES (${compaction.id}, ${sessionId}, ${summary}, ${fromMessageId}, ${toMessageId},
-      ${compaction.createdAt}, ${meta != null ? JSON.stringify(meta) : null})`;
-  return compaction;
+  return atomically(agent, () => {
+    assertCompactionArguments(summary, fromMessageId, toMessageId, "sqlite");
+    const compaction: StoredCompaction = {
+      id: crypto.randomUUID(),
+      summary,
+      fromMessageId,
+      toMessageId,
+      createdAt: nowIso(),
+    };
+    if (meta != null) compaction.meta = { ...meta };
+    agent.sql`INSERT INTO assistant_compactions
+        (id, session_id, summary, from_message_id, to_message_id, created_at, meta)
+      VALUES (${compaction.id}, ${sessionId}, ${summary}, ${fromMessageId}, ${toMessageId},
+        ${compaction.createdAt}, ${meta != null ? JSON.stringify(meta) : null})`;
+    recordChange(agent, sessionId, "compaction", [compaction.id]);
+    return compaction;
+  });
 }
 
 /** Every overlay of the session, superseded ones included, in insertion order. */
@@ -60,13 +64,17 @@ export function readCompactionsTouching(
       ORDER BY seq`.map(compactionFromRow);
 }
 
-/** Deletes one overlay of the session; `false` if it has no such overlay. */
+/** Deletes one overlay of the session and records the change atomically; `false` if it has no such overlay. */
 export function deleteCompactionRow(
   agent: SqlProvider,
   sessionId: string,
   id: string,
 ): boolean {
-  const deleted = agent.sql<{ id: string }>`
-    DELETE FROM assistant_compactions WHERE session_id = ${sessionId} AND id = ${id} RETURNING id`;
-  return deleted.length > 0;
+  return atomically(agent, () => {
+    const deleted = agent.sql<{ id: string }>`
+      DELETE FROM assistant_compactions WHERE session_id = ${sessionId} AND id = ${id} RETURNING id`;
+    if (deleted.length === 0) return false;
+    recordChange(agent, sessionId, "compaction", [id]);
+    return true;
+  });
 }

@@ -1,14 +1,37 @@
-import { encodeMessage } from "../../core/message-codec.js";
+import { encodeForStorage } from "../../core/attachments.js";
 import { ArborError } from "../../errors/index.js";
 import type { ImportRecords } from "../../contracts/provider.js";
 import type { SqlProvider } from "../../contracts/sql-provider.js";
+import { insertContinuations, splitContent } from "./sql-message-chunks.js";
+import { storeAttachments } from "./sql-attachments.js";
+import { recordChange } from "./sql-changes.js";
+import { atomically } from "./sql-transaction.js";
+import { clearSessionRows } from "./sql-writes.js";
+
+/**
+ * Inserts exported records as they were (snapshot import, fork), in one transaction that first
+ * clears the session when `records.replace` is set and records the import as one change, so a
+ * failed import leaves the session as it was.
+ */
+export function importRecords(
+  agent: SqlProvider,
+  sessionId: string,
+  records: ImportRecords,
+): void {
+  atomically(agent, () => {
+    if (records.replace) clearSessionRows(agent, sessionId);
+    insertRecords(agent, sessionId, records);
+    const ids = records.messages.map(({ message }) => message.id);
+    recordChange(agent, sessionId, "import", ids);
+  });
+}
 
 /**
  * Inserts exported records as they were: ids, parents, insertion order and times (docs/behavior/manager.md).
  * Runs inside the caller's transaction; throws `MESSAGE_EXISTS` before writing anything when an
  * id is taken in this session. Overlay ids are kept unless another session already uses them.
  */
-export function importRecords(
+function insertRecords(
   agent: SqlProvider,
   sessionId: string,
   records: ImportRecords,
@@ -25,8 +48,14 @@ export function importRecords(
   }
   for (const { message, parentId, createdAt } of records.messages) {
     // The search index picks the rows up at the next search (catchUpIndex).
-    agent.sql`INSERT INTO assistant_messages (id, session_id, parent_id, role, content, created_at)
-      VALUES (${message.id}, ${sessionId}, ${parentId}, ${message.role}, ${encodeMessage(message)}, ${createdAt})`;
+    const { json, attachments } = encodeForStorage(message);
+    const split = splitContent(json);
+    const [row] = agent.sql<{ seq: number }>`
+      INSERT INTO assistant_messages (id, session_id, parent_id, role, content, chunked_bytes, created_at)
+      VALUES (${message.id}, ${sessionId}, ${parentId}, ${message.role}, ${split.head}, ${split.chunkedBytes}, ${createdAt})
+      RETURNING seq`;
+    if (row) insertContinuations(agent, row.seq, split.continuations);
+    storeAttachments(agent, sessionId, message.id, attachments);
   }
   for (const overlay of records.compactions) {
     const [taken] = agent.sql<{ found: number }>`

@@ -44,7 +44,10 @@ export class PathCache {
       return loadPathMessages(this.agent, this.sessionId, leafId);
     }
     this.entry =
-      token !== null && raw.leafFirstJson.length <= MAX_CACHED_CHARS
+      // A path holding a message split over continuation rows is large: not kept.
+      token !== null &&
+      raw.leafFirstJson.length <= MAX_CACHED_CHARS &&
+      raw.whole === undefined
         ? { leafId, token, raw }
         : null;
     return decoded;

@@ -1,7 +1,13 @@
 import { decodeMessage, reviveMessage } from "../../core/message-codec.js";
 import { walkToRoot } from "../../core/walk-path.js";
+import { withAttachmentBytes } from "./sql-attachments.js";
 import type { SessionMessage } from "../../contracts/types.js";
 import type { SqlProvider } from "../../contracts/sql-provider.js";
+import {
+  readContentsBySeqs,
+  withWholeContent,
+  type StoredContentRow,
+} from "./sql-message-chunks.js";
 
 /** A stored row on a path, with its content. */
 export interface PathContentRow {
@@ -30,16 +36,17 @@ export function loadPathWithContent(
   sessionId: string,
   leafId: string,
 ): PathContentRow[] {
-  const rows = agent.sql<PathContentRow>`
+  const rows = agent.sql<PathContentRow & StoredContentRow>`
     WITH RECURSIVE path (seq, parent_id) AS (
       SELECT seq, parent_id FROM assistant_messages WHERE session_id = ${sessionId} AND id = ${leafId}
       UNION
       SELECT m.seq, m.parent_id FROM path AS p
         JOIN assistant_messages AS m ON m.session_id = ${sessionId} AND m.id = p.parent_id
     )
-    SELECT m.id AS id, m.parent_id AS parent_id, m.content AS content
+    SELECT m.seq AS seq, m.id AS id, m.parent_id AS parent_id, m.content AS content,
+      m.chunked_bytes AS chunked_bytes
     FROM path AS p JOIN assistant_messages AS m ON m.seq = p.seq`;
-  return orderPath(rows, leafId);
+  return orderPath(withWholeContent(agent, rows), leafId);
 }
 
 /** The messages of a path, root first: ids, and each message decoded (`null` when unparseable). */
@@ -53,9 +60,12 @@ export interface PathMessages {
  * their ids, both leaf first. Cheap to keep and to extend by one appended message.
  */
 export interface RawPath {
+  /** A message split over continuation rows stands here as `null`; its JSON is in `whole`. */
   leafFirstJson: string;
   /** Root first, so an appended message is one `push`. */
   rootFirstIds: string[];
+  /** The whole JSON of split messages by root-first index; absent when none is split. */
+  whole?: Map<number, string>;
 }
 
 /**
@@ -74,21 +84,26 @@ export function queryRawPath(
   const bound = Number(count?.rows ?? 0);
   // UNION ALL with a depth bound: cheaper than UNION's duplicate check, and a cycle stops at
   // `bound` rows (no path has more rows than its session), where the length check catches it.
+  // A split message joins the text as `null` (its pieces never pass through SQL string functions,
+  // which Durable Objects cap at 2 MB); `split` lists their depths and seqs, NULL when none.
   const [row] = agent.sql<{
     messages: string | null;
     ids: string;
     parents: string;
+    split: string | null;
   }>`
-    WITH RECURSIVE path (id, parent_id, content, depth) AS (
-      SELECT id, parent_id, content, 0 FROM assistant_messages
+    WITH RECURSIVE path (seq, id, parent_id, content, chunked, depth) AS (
+      SELECT seq, id, parent_id, content, chunked_bytes IS NOT NULL, 0 FROM assistant_messages
       WHERE session_id = ${sessionId} AND id = ${leafId}
       UNION ALL
-      SELECT m.id, m.parent_id, m.content, p.depth + 1 FROM path AS p
+      SELECT m.seq, m.id, m.parent_id, m.content, m.chunked_bytes IS NOT NULL, p.depth + 1
+        FROM path AS p
         JOIN assistant_messages AS m ON m.session_id = ${sessionId} AND m.id = p.parent_id
       WHERE p.depth < ${bound}
     )
-    SELECT group_concat(content, ',') AS messages,
-      json_group_array(id) AS ids, json_group_array(parent_id) AS parents
+    SELECT group_concat(CASE WHEN chunked THEN 'null' ELSE content END, ',') AS messages,
+      json_group_array(id) AS ids, json_group_array(parent_id) AS parents,
+      group_concat(CASE WHEN chunked THEN depth || ':' || seq END) AS split
     FROM path`;
   if (!row || row.messages === null) return null;
   const ids = JSON.parse(row.ids) as string[];
@@ -97,7 +112,13 @@ export function queryRawPath(
   for (let index = 0; index < ids.length - 1; index++) {
     if (parents[index] !== ids[index + 1]) return null;
   }
-  return { leafFirstJson: row.messages, rootFirstIds: ids.reverse() };
+  const raw: RawPath = {
+    leafFirstJson: row.messages,
+    rootFirstIds: ids.reverse(),
+  };
+  if (row.split !== null)
+    raw.whole = wholeByIndex(agent, row.split, ids.length);
+  return raw;
 }
 
 /** Decodes a raw path root first; `null` when some stored text is not JSON (use the row path). */
@@ -110,6 +131,8 @@ export function decodeRawPath(raw: RawPath): PathMessages | null {
   }
   if (values.length !== raw.rootFirstIds.length) return null;
   values.reverse();
+  for (const [index, json] of raw.whole ?? [])
+    values[index] = parseOrNull(json);
   return { ids: raw.rootFirstIds.slice(), messages: values.map(reviveMessage) };
 }
 
@@ -146,7 +169,7 @@ export function loadPathWithSizes(
           JOIN assistant_messages AS m ON m.session_id = ${sessionId} AND m.id = p.parent_id
       )
       SELECT m.seq AS seq, m.id AS id, m.parent_id AS parent_id, m.role AS role,
-        octet_length(m.content) AS bytes
+        COALESCE(m.chunked_bytes, octet_length(m.content)) AS bytes
       FROM path AS p JOIN assistant_messages AS m ON m.seq = p.seq`
     : agent.sql<PathSizeRow>`
       WITH RECURSIVE path (seq, parent_id) AS (
@@ -156,9 +179,10 @@ export function loadPathWithSizes(
           JOIN assistant_messages AS m ON m.session_id = ${sessionId} AND m.id = p.parent_id
       )
       SELECT m.seq AS seq, m.id AS id, m.parent_id AS parent_id, m.role AS role,
-        length(CAST(m.content AS BLOB)) AS bytes
+        COALESCE(m.chunked_bytes, length(CAST(m.content AS BLOB))) AS bytes
       FROM path AS p JOIN assistant_messages AS m ON m.seq = p.seq`;
-  return orderPath(rows, leafId);
+  // Sizes as read: what attachments add back counts (docs/behavior/storage.md#attachments).
+  return withAttachmentBytes(agent, sessionId, orderPath(rows, leafId));
 }
 
 /** The number of stored rows on the path to `leafId`; 0 when the id is not in the session. */
@@ -200,6 +224,31 @@ export function loadAncestorLinks(
 }
 
 // --- Internal helpers ---
+
+/** The whole JSON of the split messages of a raw path, by root-first index. */
+function wholeByIndex(
+  agent: SqlProvider,
+  split: string,
+  length: number,
+): Map<number, string> {
+  // `split` is "depth:seq,depth:seq" (depth 0 = the leaf).
+  const entries = split.split(",").map((entry) => entry.split(":").map(Number));
+  const whole = readContentsBySeqs(
+    agent,
+    entries.map(([, seq]) => seq!),
+  );
+  return new Map(
+    entries.map(([depth, seq]) => [length - 1 - depth!, whole.get(seq!) ?? ""]),
+  );
+}
+
+function parseOrNull(json: string): unknown {
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return null;
+  }
+}
 
 const octetLength = new WeakMap<object, boolean>();
 

@@ -8,8 +8,13 @@ import type { SqlProvider } from "../../contracts/sql-provider.js";
 import type { SessionInfo } from "../../contracts/session-info.js";
 import type { SearchResult } from "../../contracts/types.js";
 import { ensureAgentSchema } from "./sql-schema.js";
+import { releaseAttachments } from "./sql-attachments.js";
 import { atomically } from "./sql-transaction.js";
 import { catchUpIndex } from "./sql-search.js";
+import {
+  withWholeContent,
+  type StoredContentRow,
+} from "./sql-message-chunks.js";
 import { ensureBlockHistoryTable } from "./sql-block-history.js";
 import { ensureContextBlockTable } from "./sql-context-provider.js";
 import type {
@@ -135,17 +140,18 @@ export class SqlSessionRegistry implements SessionRegistry {
       ? JSON.stringify(options.sessionIds)
       : null;
     const ownerId = options.ownerId ?? null;
-    let rows: Array<{
-      id: string;
-      session_id: string;
-      role: string;
-      content: string;
-      created_at: string;
-    }>;
+    let rows: Array<
+      StoredContentRow & {
+        id: string;
+        session_id: string;
+        role: string;
+        created_at: string;
+      }
+    >;
     try {
       rows = this.agent.sql`
-        SELECT m.id AS id, m.session_id AS session_id, m.role AS role, m.content AS content,
-          m.created_at AS created_at
+        SELECT m.seq AS seq, m.id AS id, m.session_id AS session_id, m.role AS role,
+          m.content AS content, m.chunked_bytes AS chunked_bytes, m.created_at AS created_at
         FROM assistant_fts AS f
           CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
           JOIN assistant_sessions AS s ON s.id = m.session_id
@@ -158,7 +164,7 @@ export class SqlSessionRegistry implements SessionRegistry {
     } catch {
       return [];
     }
-    return searchResultsFromRows(rows);
+    return searchResultsFromRows(withWholeContent(this.agent, rows));
   }
 
   deleteSession(id: string, contextKeys: readonly string[]): boolean {
@@ -174,10 +180,12 @@ export class SqlSessionRegistry implements SessionRegistry {
       this.agent.sql`DELETE FROM assistant_fts WHERE rowid IN
         (SELECT seq FROM assistant_messages WHERE session_id = ${id})`;
       this.agent.sql`DELETE FROM assistant_messages WHERE session_id = ${id}`;
+      releaseAttachments(this.agent, id, null);
       this.agent
         .sql`DELETE FROM assistant_compactions WHERE session_id = ${id}`;
       this.agent.sql`DELETE FROM assistant_config WHERE session_id = ${id}`;
       this.agent.sql`DELETE FROM arbor_block_history WHERE session_id = ${id}`;
+      this.agent.sql`DELETE FROM arbor_changes WHERE session_id = ${id}`;
       this.agent
         .sql`DELETE FROM cf_agents_context_blocks WHERE label IN (SELECT value FROM json_each(${keys}))`;
       this.agent.sql`DELETE FROM assistant_sessions WHERE id = ${id}`;

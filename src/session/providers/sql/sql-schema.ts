@@ -1,9 +1,13 @@
 import { ArborError } from "../../errors/index.js";
 import type { SqlProvider } from "../../contracts/sql-provider.js";
 import { createMessageTables } from "./sql-ddl.js";
+import { createMessageChunkTable } from "./sql-message-chunks.js";
 import { migrateLegacyTables } from "./sql-legacy-migration.js";
 import { markAllIndexed } from "./sql-search.js";
 import { atomically } from "./sql-transaction.js";
+import { createChangeLogTable } from "./sql-changes.js";
+import { liftAgents032Tables } from "./sql-legacy-032.js";
+import { createAttachmentTables } from "./sql-attachments.js";
 
 /** The `arbor_meta` key that records the version of the message-store schema. */
 export const SCHEMA_VERSION_KEY = "session_schema_version";
@@ -21,6 +25,17 @@ export const MIGRATIONS: ReadonlyArray<(agent: SqlProvider) => void> = [
   },
   // v2: the search index catches up lazily (appends no longer index); what v1 indexed is current.
   (agent) => markAllIndexed(agent),
+  // v3: messages over 1.5 MiB of JSON are split over continuation rows (docs/behavior/storage.md).
+  (agent) => {
+    agent.sql`ALTER TABLE assistant_messages ADD COLUMN chunked_bytes INTEGER`;
+    createMessageChunkTable(agent);
+  },
+  // v4: the change log behind watchChanges (docs/behavior/events-and-audit.md, "Change feed").
+  (agent) => createChangeLogTable(agent),
+  // v5: a database written by agents@0.32 (`cf_agents_session_*` tables) is lifted in place.
+  (agent) => liftAgents032Tables(agent),
+  // v6: attachments: inline file data stored once per hash, with references (docs/behavior/storage.md#attachments).
+  (agent) => createAttachmentTables(agent),
 ];
 
 /** The schema version this build of Arbor writes. */

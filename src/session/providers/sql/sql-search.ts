@@ -4,12 +4,24 @@ import { spaceCjk, toFts5Query } from "../../core/search-terms.js";
 import { normalizeSearchLimit } from "../../core/search-limit.js";
 import type { SqlProvider } from "../../contracts/sql-provider.js";
 import { atomically } from "./sql-transaction.js";
+import {
+  prefixWithinBytes,
+  withWholeContent,
+  type StoredContentRow,
+} from "./sql-message-chunks.js";
 import type { SearchResult, SessionMessage } from "../../contracts/types.js";
 
 /** The `arbor_meta` key of the highest message `seq` the search index has caught up to. */
 export const INDEXED_SEQ_KEY = "fts_indexed_seq";
 
 const CATCH_UP_BATCH = 500;
+
+/**
+ * UTF-8 bytes of a message's searchable text (after CJK spacing) that are indexed: the index row
+ * stays under Durable Object SQLite's 2 MB value limit, so a message of any size can be indexed
+ * (docs/behavior/search.md). Text past it is stored but not searchable.
+ */
+export const MAX_INDEXED_BYTES = 1_048_576;
 
 /**
  * Indexes a message's searchable text under `rowid = seq`. The indexed column holds the text with
@@ -25,7 +37,7 @@ export function indexMessage(
   const text = searchableText(message);
   if (text.length === 0) return;
   agent.sql`INSERT INTO assistant_fts (rowid, id, session_id, role, content)
-    VALUES (${seq}, ${message.id}, ${sessionId}, ${message.role}, ${spaceCjk(text)})`;
+    VALUES (${seq}, ${message.id}, ${sessionId}, ${message.role}, ${indexedText(text)})`;
 }
 
 /**
@@ -57,15 +69,14 @@ export function catchUpIndex(agent: SqlProvider): void {
   atomically(agent, () => {
     let after = indexedSeq(agent);
     for (;;) {
-      const rows = agent.sql<{
-        seq: number;
-        id: string;
-        session_id: string;
-        role: string;
-        content: string;
-      }>`
-        SELECT seq, id, session_id, role, content FROM assistant_messages
-        WHERE seq > ${after} ORDER BY seq LIMIT ${CATCH_UP_BATCH}`;
+      const rows = withWholeContent(
+        agent,
+        agent.sql<
+          StoredContentRow & { id: string; session_id: string; role: string }
+        >`
+          SELECT seq, id, session_id, role, content, chunked_bytes FROM assistant_messages
+          WHERE seq > ${after} ORDER BY seq LIMIT ${CATCH_UP_BATCH}`,
+      );
       for (const row of rows) {
         const message = decodeMessage(row.content);
         // Defensive: a row indexed by other means must not be indexed twice.
@@ -118,11 +129,12 @@ export function searchSessionMessages(
   if (match === null) return [];
   catchUpIndex(agent);
   const count = normalizeSearchLimit(limit);
-  let rows: HitRow[];
+  let rows: Array<HitRow & StoredContentRow>;
   try {
     // CROSS JOIN keeps the FTS match as the outer loop: the cost follows the hits, not the session.
-    rows = agent.sql<HitRow>`
-      SELECT m.id AS id, m.role AS role, m.content AS content, m.created_at AS created_at
+    rows = agent.sql<HitRow & StoredContentRow>`
+      SELECT m.seq AS seq, m.id AS id, m.role AS role, m.content AS content,
+        m.chunked_bytes AS chunked_bytes, m.created_at AS created_at
       FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
       WHERE assistant_fts MATCH ${match} AND m.session_id = ${sessionId}
       ORDER BY f.rank, f.rowid DESC
@@ -131,10 +143,15 @@ export function searchSessionMessages(
     if (isRejectedQuery(error)) return [];
     throw error;
   }
-  return searchResultsFromRows(rows);
+  return searchResultsFromRows(withWholeContent(agent, rows));
 }
 
 // --- Internal helpers ---
+
+/** The text stored in the index: CJK spaced, cut at `MAX_INDEXED_BYTES` on a character boundary. */
+function indexedText(text: string): string {
+  return prefixWithinBytes(spaceCjk(text), MAX_INDEXED_BYTES);
+}
 
 /** FTS5 query-syntax failures; anything else (I/O, missing tables) is a storage error and propagates. */
 const REJECTED_QUERY =

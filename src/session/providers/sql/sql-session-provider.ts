@@ -1,19 +1,12 @@
 import type { BlockHistoryStore } from "../../contracts/block-history.js";
-import { PathCache } from "./sql-path-cache.js";
-import { decodeAll, materializeSpans } from "../../core/stored-rows.js";
-import { importRecords } from "./sql-import.js";
-import { AgentBlockHistory } from "./sql-block-history.js";
-import { AgentContextProvider } from "./sql-context-provider.js";
-import { historyFromPath } from "../../core/path-history.js";
-import {
-  decodeMessage,
-  encodeMessage,
-  noteStoredParent,
-} from "../../core/message-codec.js";
-import { chooseRecentWindow } from "../../core/recent-window.js";
-import { ArborTypeError } from "../../errors/index.js";
+import type {
+  ChangeListener,
+  Unsubscribe,
+  WatchChangesOptions,
+} from "../../contracts/changes.js";
 import type {
   ImportRecords,
+  PathEntry,
   SessionProvider,
   StoredMessageRecord,
 } from "../../contracts/provider.js";
@@ -29,17 +22,45 @@ import type {
   SessionMessage,
   StoredCompaction,
 } from "../../contracts/types.js";
+import { ATTACHMENT_STORE, encodeForStorage } from "../../core/attachments.js";
+import { noteStoredParent } from "../../core/message-codec.js";
+import { ArborTypeError } from "../../errors/index.js";
+import { AgentBlockHistory } from "./sql-block-history.js";
+import { watchSqlChanges } from "./sql-changes.js";
 import {
   deleteCompactionRow,
   insertCompaction,
   readCompactions,
 } from "./sql-compactions.js";
+import { readConfig, writeConfig } from "./sql-config.js";
+import { AgentContextProvider } from "./sql-context-provider.js";
+import { importRecords } from "./sql-import.js";
 import { LatestLeafTracker } from "./sql-latest-leaf.js";
-import { countPath, loadPathWithSizes } from "./sql-path.js";
+import { splitContent } from "./sql-message-chunks.js";
+import { countPath } from "./sql-path.js";
+import { PathCache } from "./sql-path-cache.js";
+import {
+  exportSessionMessages,
+  loadBranches,
+  loadHistory,
+  loadMessage,
+} from "./sql-reads.js";
 import { ensureAgentSchema } from "./sql-schema.js";
-import { searchSessionMessages, reindexMessage } from "./sql-search.js";
-import { deleteWithRepair } from "./sql-tree-repair.js";
-import { atomically, nowIso } from "./sql-transaction.js";
+import { searchSessionMessages } from "./sql-search.js";
+import { atomically } from "./sql-transaction.js";
+import {
+  loadHistoryRowStats,
+  loadMessagesByIds,
+  loadPathEntries,
+  loadRecentHistory,
+} from "./sql-windows.js";
+import {
+  clearSession,
+  deleteMessageRows,
+  insertMessageRow,
+  resolveParent,
+  updateMessageRow,
+} from "./sql-writes.js";
 
 /**
  * The SQLite message store (docs/behavior/storage.md) over any object with a synchronous `sql` tagged template: a
@@ -64,6 +85,7 @@ import { atomically, nowIso } from "./sql-transaction.js";
 export class AgentSessionProvider implements SessionProvider {
   /** The session this provider reads and writes ("" = no namespace). */
   readonly sessionId: string;
+  readonly [ATTACHMENT_STORE] = true;
   readonly #agent: SqlProvider;
   readonly #latestLeaf: LatestLeafTracker;
   readonly #paths: PathCache;
@@ -109,23 +131,14 @@ export class AgentSessionProvider implements SessionProvider {
 
   getMessage(id: string): SessionMessage | null {
     this.#ready();
-    const [row] = this.#agent.sql<{ content: string }>`
-      SELECT content FROM assistant_messages WHERE session_id = ${this.sessionId} AND id = ${id}`;
-    return row ? decodeMessage(row.content) : null;
+    return loadMessage(this.#agent, this.sessionId, id);
   }
 
   getHistory(leafId?: string | null): SessionMessage[] {
     this.#ready();
     const target = this.#target(leafId);
     if (target === null) return [];
-    const path = this.#paths.read(target);
-    if (path.ids.length === 0) return [];
-    const { messages } = path;
-    return historyFromPath(
-      path.ids,
-      (index) => messages[index],
-      readCompactions(this.#agent, this.sessionId),
-    );
+    return loadHistory(this.#agent, this.sessionId, this.#paths.read(target));
   }
 
   getLatestLeaf(): SessionMessage | null {
@@ -140,11 +153,7 @@ export class AgentSessionProvider implements SessionProvider {
 
   getBranches(messageId: string): SessionMessage[] {
     this.#ready();
-    const rows = this.#agent.sql<{ content: string }>`
-      SELECT content FROM assistant_messages
-      WHERE session_id = ${this.sessionId} AND parent_id = ${messageId}
-      ORDER BY seq`;
-    return decodeAll(rows.map((row) => row.content));
+    return loadBranches(this.#agent, this.sessionId, messageId);
   }
 
   getPathLength(leafId?: string | null): number {
@@ -155,64 +164,53 @@ export class AgentSessionProvider implements SessionProvider {
 
   /** Inserts the message; `false` (and no write) when its id already exists in this session. */
   appendMessage(message: SessionMessage, parentId?: string | null): boolean {
-    const content = encodeMessage(message);
+    const { json: content, attachments: extracted } = encodeForStorage(message);
+    const split = splitContent(content);
     this.#ready();
     const agent = this.#agent;
     const sessionId = this.sessionId;
+    const latestLeaf = this.#latestLeaf;
     let appendedParent: string | null = null;
     // One transaction: the latest leaf read and the insert are atomic across processes.
     const seq = atomically(agent, () => {
-      const parent = this.#resolveParent(parentId);
+      const parent = resolveParent(agent, sessionId, latestLeaf, parentId);
       appendedParent = parent;
-      const [row] = agent.sql<{ seq: number }>`
-        INSERT INTO assistant_messages (id, session_id, parent_id, role, content, created_at)
-        VALUES (${message.id}, ${sessionId}, ${parent}, ${message.role}, ${content}, ${nowIso()})
-        ON CONFLICT (session_id, id) DO NOTHING
-        RETURNING seq`;
-      // Not indexed here: the search index catches up on the next search (agent-search.ts).
-      return row?.seq ?? null;
+      return insertMessageRow(
+        agent,
+        sessionId,
+        message,
+        parent,
+        split,
+        extracted,
+      );
     });
     if (seq === null) return false;
     noteStoredParent(message, appendedParent);
-    this.#paths.appended(message.id, content, appendedParent);
-    this.#latestLeaf.remember(message.id, seq);
+    if (split.chunkedBytes === null)
+      this.#paths.appended(message.id, content, appendedParent);
+    else this.#paths.clear();
+    latestLeaf.remember(message.id, seq);
     return true;
   }
 
   /** Replaces content and role of the message with this id; a no-op (index untouched) if absent. */
   updateMessage(message: SessionMessage): void {
-    const content = encodeMessage(message);
+    const { json, attachments: extracted } = encodeForStorage(message);
+    const split = splitContent(json);
     this.#ready();
-    const agent = this.#agent;
-    const sessionId = this.sessionId;
-    atomically(agent, () => {
-      const [row] = agent.sql<{ seq: number }>`
-        UPDATE assistant_messages SET content = ${content}, role = ${message.role}
-        WHERE session_id = ${sessionId} AND id = ${message.id}
-        RETURNING seq`;
-      if (row) reindexMessage(agent, sessionId, row.seq, message);
-    });
+    updateMessageRow(this.#agent, this.sessionId, message, split, extracted);
   }
 
   deleteMessages(ids: readonly string[]): void {
     if (!Array.isArray(ids) || ids.length === 0) return;
     this.#ready();
-    const deleted = atomically(this.#agent, () =>
-      deleteWithRepair(this.#agent, this.sessionId, ids),
-    );
+    const deleted = deleteMessageRows(this.#agent, this.sessionId, ids);
     if (deleted > 0) this.#latestLeaf.forget();
   }
 
   clearMessages(): void {
     this.#ready();
-    const agent = this.#agent;
-    const sessionId = this.sessionId;
-    atomically(agent, () => {
-      agent.sql`DELETE FROM assistant_fts
-        WHERE rowid IN (SELECT seq FROM assistant_messages WHERE session_id = ${sessionId})`;
-      agent.sql`DELETE FROM assistant_messages WHERE session_id = ${sessionId}`;
-      agent.sql`DELETE FROM assistant_compactions WHERE session_id = ${sessionId}`;
-    });
+    clearSession(this.#agent, this.sessionId);
     this.#latestLeaf.forget();
   }
 
@@ -223,15 +221,13 @@ export class AgentSessionProvider implements SessionProvider {
     meta?: CompactionMeta,
   ): StoredCompaction {
     this.#ready();
-    return atomically(this.#agent, () =>
-      insertCompaction(
-        this.#agent,
-        this.sessionId,
-        summary,
-        fromMessageId,
-        toMessageId,
-        meta,
-      ),
+    return insertCompaction(
+      this.#agent,
+      this.sessionId,
+      summary,
+      fromMessageId,
+      toMessageId,
+      meta,
     );
   }
 
@@ -257,101 +253,70 @@ export class AgentSessionProvider implements SessionProvider {
     minRecentMessages = 1,
   ): RecentHistoryResult {
     this.#ready();
-    const target = this.#target(leafId);
-    const rows =
-      target === null
-        ? []
-        : loadPathWithSizes(this.#agent, this.sessionId, target);
-    if (rows.length === 0)
-      return { messages: [], truncated: false, totalContentBytes: 0 };
-    const window = chooseRecentWindow(
-      rows,
-      readCompactions(this.#agent, this.sessionId),
+    return loadRecentHistory(
+      this.#agent,
+      this.sessionId,
+      this.#target(leafId),
       maxContentBytes,
       minRecentMessages,
     );
-    const seqs = window.spans.flatMap((span) =>
-      span.kind === "row" ? [rows[span.index]!.seq] : [],
-    );
-    const contents = new Map<number, string>();
-    for (const row of this.#agent.sql<{ seq: number; content: string }>`
-      SELECT seq, content FROM assistant_messages
-      WHERE seq IN (SELECT value FROM json_each(${JSON.stringify(seqs)}))`) {
-      contents.set(row.seq, row.content);
-    }
-    return {
-      messages: materializeSpans(window.spans, (index) =>
-        contents.get(rows[index]!.seq),
-      ),
-      truncated: window.truncated,
-      totalContentBytes: window.totalContentBytes,
-    };
   }
 
   /** `{ id, role, bytes }` per stored row on the path, without reading content. */
   getHistoryRowStats(leafId?: string | null): HistoryRowStat[] {
     this.#ready();
-    const target = this.#target(leafId);
-    if (target === null) return [];
-    return loadPathWithSizes(this.#agent, this.sessionId, target).map(
-      (row) => ({
-        id: row.id,
-        role: row.role,
-        bytes: row.bytes,
-      }),
+    return loadHistoryRowStats(
+      this.#agent,
+      this.sessionId,
+      this.#target(leafId),
     );
+  }
+
+  /** `{ id, bytes }` per stored row on the path, root first, without content (streamed history). */
+  getPathIds(leafId?: string | null): PathEntry[] {
+    this.#ready();
+    return loadPathEntries(this.#agent, this.sessionId, this.#target(leafId));
+  }
+
+  /** The stored messages with these ids, in the given order; `null` for unknown ids. */
+  getMessagesByIds(ids: readonly string[]): Array<SessionMessage | null> {
+    this.#ready();
+    return loadMessagesByIds(this.#agent, this.sessionId, ids);
   }
 
   /** Every message of the session, all branches, in insertion order (unparseable rows skipped). */
   exportMessages(): StoredMessageRecord[] {
     this.#ready();
-    const records: StoredMessageRecord[] = [];
-    for (const row of this.#agent.sql<{
-      parent_id: string | null;
-      content: string;
-      created_at: string;
-    }>`SELECT parent_id, content, created_at FROM assistant_messages
-      WHERE session_id = ${this.sessionId} ORDER BY seq`) {
-      const message = decodeMessage(row.content);
-      if (message)
-        records.push({
-          message,
-          parentId: row.parent_id,
-          createdAt: row.created_at,
-        });
-    }
-    return records;
+    return exportSessionMessages(this.#agent, this.sessionId);
   }
 
   /** A per-session value from `assistant_config`, or `null`. */
   getConfig(key: string): string | null {
     this.#ready();
-    const [row] = this.#agent.sql<{ value: string }>`
-      SELECT value FROM assistant_config WHERE session_id = ${this.sessionId} AND key = ${key}`;
-    return row?.value ?? null;
+    return readConfig(this.#agent, this.sessionId, key);
   }
 
   /** Sets (or with `null` deletes) a per-session value in `assistant_config`. */
   setConfig(key: string, value: string | null): void {
     this.#ready();
-    if (value === null) {
-      this.#agent
-        .sql`DELETE FROM assistant_config WHERE session_id = ${this.sessionId} AND key = ${key}`;
-    } else {
-      this.#agent
-        .sql`INSERT INTO assistant_config (session_id, key, value) VALUES (${this.sessionId}, ${key}, ${value})
-        ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value`;
-    }
+    writeConfig(this.#agent, this.sessionId, key, value);
   }
 
   /** Inserts exported records as they were, atomically (snapshot import, fork). */
   importRecords(records: ImportRecords): void {
     this.#ready();
-    atomically(this.#agent, () => {
-      if (records.replace) this.clearMessages();
-      importRecords(this.#agent, this.sessionId, records);
-    });
+    importRecords(this.#agent, this.sessionId, records);
     this.#latestLeaf.forget();
+  }
+
+  /** Calls `listener` once per committed write to this session (every session with `allSessions`), from any process. */
+  watchChanges(
+    listener: ChangeListener,
+    options: WatchChangesOptions = {},
+  ): Unsubscribe {
+    this.#ready();
+    const scope = options.allSessions ? null : this.sessionId;
+    return watchSqlChanges(this.#agent, scope, listener);
   }
 
   // --- Internal helpers ---
@@ -366,15 +331,4 @@ export class AgentSessionProvider implements SessionProvider {
       ? leafId
       : this.#latestLeaf.current();
   }
-
-  /** docs/behavior/messages-and-tree.md: undefined → latest leaf, null → root, an id of this session → it, else a root. */
-  #resolveParent(parentId: string | null | undefined): string | null {
-    if (parentId === undefined) return this.#latestLeaf.current();
-    if (typeof parentId !== "string") return null;
-    const [row] = this.#agent.sql<{ found: number }>`
-      SELECT 1 AS found FROM assistant_messages WHERE session_id = ${this.sessionId} AND id = ${parentId}`;
-    return row ? parentId : null;
-  }
 }
-
-// --- Internal helpers ---

@@ -1,0 +1,116 @@
+import type { SqlProvider } from "../../contracts/sql-provider.js";
+import type { SessionMessage } from "../../contracts/types.js";
+import type { ExtractedAttachment } from "../../core/attachments.js";
+import {
+  releaseAttachments,
+  replaceAttachments,
+  storeAttachments,
+} from "./sql-attachments.js";
+import { recordChange, recordDeletion } from "./sql-changes.js";
+import type { LatestLeafTracker } from "./sql-latest-leaf.js";
+import {
+  insertContinuations,
+  replaceContinuations,
+  type SplitContent,
+} from "./sql-message-chunks.js";
+import { reindexMessage } from "./sql-search.js";
+import { deleteWithRepair } from "./sql-tree-repair.js";
+import { atomically, nowIso } from "./sql-transaction.js";
+
+/*
+ * The message writes of one session (docs/behavior/messages-and-tree.md). Each writes the row, its
+ * continuation chunks, its attachment references and its change notice together, so they commit
+ * or roll back as one. The provider keeps its caches (latest leaf, path) in step afterwards.
+ */
+
+/** docs/behavior/messages-and-tree.md: undefined → latest leaf, null → root, an id of this session → it, else a root. */
+export function resolveParent(
+  agent: SqlProvider,
+  sessionId: string,
+  latestLeaf: LatestLeafTracker,
+  parentId: string | null | undefined,
+): string | null {
+  if (parentId === undefined) return latestLeaf.current();
+  if (typeof parentId !== "string") return null;
+  const [row] = agent.sql<{ found: number }>`
+    SELECT 1 AS found FROM assistant_messages WHERE session_id = ${sessionId} AND id = ${parentId}`;
+  return row ? parentId : null;
+}
+
+/**
+ * Inserts `message` under `parentId`, stored as `split` with `extracted` attachments moved out;
+ * its `seq`, or `null` (and no write) when the id already exists in this session. Runs inside the
+ * caller's transaction, which also resolved the parent.
+ */
+export function insertMessageRow(
+  agent: SqlProvider,
+  sessionId: string,
+  message: SessionMessage,
+  parentId: string | null,
+  split: SplitContent,
+  extracted: readonly ExtractedAttachment[],
+): number | null {
+  const [row] = agent.sql<{ seq: number }>`
+    INSERT INTO assistant_messages (id, session_id, parent_id, role, content, chunked_bytes, created_at)
+    VALUES (${message.id}, ${sessionId}, ${parentId}, ${message.role}, ${split.head}, ${split.chunkedBytes}, ${nowIso()})
+    ON CONFLICT (session_id, id) DO NOTHING
+    RETURNING seq`;
+  if (!row) return null;
+  insertContinuations(agent, row.seq, split.continuations);
+  storeAttachments(agent, sessionId, message.id, extracted);
+  recordChange(agent, sessionId, "append", [message.id]);
+  // Not indexed here: the search index catches up on the next search (catchUpIndex, sql-search.ts).
+  return row.seq;
+}
+
+/** Replaces content and role of the message with this id, atomically; a no-op (index untouched) if absent. */
+export function updateMessageRow(
+  agent: SqlProvider,
+  sessionId: string,
+  message: SessionMessage,
+  split: SplitContent,
+  extracted: readonly ExtractedAttachment[],
+): void {
+  atomically(agent, () => {
+    const [row] = agent.sql<{ seq: number }>`
+      UPDATE assistant_messages
+      SET content = ${split.head}, chunked_bytes = ${split.chunkedBytes}, role = ${message.role}
+      WHERE session_id = ${sessionId} AND id = ${message.id}
+      RETURNING seq`;
+    if (!row) return;
+    replaceContinuations(agent, row.seq, split.continuations);
+    replaceAttachments(agent, sessionId, message.id, extracted);
+    reindexMessage(agent, sessionId, row.seq, message);
+    recordChange(agent, sessionId, "update", [message.id]);
+  });
+}
+
+/** Deletes these messages atomically, repairing the tree around them; how many rows went. */
+export function deleteMessageRows(
+  agent: SqlProvider,
+  sessionId: string,
+  ids: readonly string[],
+): number {
+  return atomically(agent, () => {
+    recordDeletion(agent, sessionId, ids);
+    releaseAttachments(agent, sessionId, ids);
+    return deleteWithRepair(agent, sessionId, ids);
+  });
+}
+
+/** Deletes every row of the session atomically and records the clear. */
+export function clearSession(agent: SqlProvider, sessionId: string): void {
+  atomically(agent, () => {
+    clearSessionRows(agent, sessionId);
+    recordChange(agent, sessionId, "clear", []);
+  });
+}
+
+/** Deletes the session's messages, search entries, overlays and attachment references; callers hold the transaction. */
+export function clearSessionRows(agent: SqlProvider, sessionId: string): void {
+  agent.sql`DELETE FROM assistant_fts
+    WHERE rowid IN (SELECT seq FROM assistant_messages WHERE session_id = ${sessionId})`;
+  agent.sql`DELETE FROM assistant_messages WHERE session_id = ${sessionId}`;
+  agent.sql`DELETE FROM assistant_compactions WHERE session_id = ${sessionId}`;
+  releaseAttachments(agent, sessionId, null);
+}
