@@ -96,7 +96,7 @@ export const POSTGRES_SCHEMA_SQL: string = postgresSchemaSql();
  * (recorded in `arbor_meta`), each statement on its own. With a `pg` Pool or Client it runs in one
  * transaction holding an advisory lock, so several app instances may call it at start-up. An
  * `execute`-style connection cannot run a transaction: apply the schema from one place (a deploy
- * step, `arbor migrate`). Needs the right to create tables; the providers themselves only read
+ * step or a one-off script). Needs the right to create tables; the providers themselves only read
  * and write rows.
  *
  * Throws `INVALID_ARGUMENT` when the database already indexes text with another configuration
