@@ -11,6 +11,7 @@ import {
   Session,
 } from "arbor-memory/session";
 import { openSqlite } from "arbor-memory/sqlite";
+import { runHistoryMemory } from "./history-memory.mjs";
 import { runReference } from "./reference.mjs";
 import { message, sentence } from "./workload.mjs";
 
@@ -299,7 +300,10 @@ async function postgresBench(serverUrl) {
   }
 }
 
-// 5. Side by side with the reference implementation (agents@0.22.0).
+// 5. Peak memory of a 100,000-message read: the whole path against streamed windows.
+await runHistoryMemory(dir, record);
+
+// 6. Side by side with the reference implementation (agents@0.22.0).
 await runReference(dir, record);
 
 const { writeFileSync } = await import("node:fs");
