@@ -1,67 +1,15 @@
 // The SessionManager suite on PostgreSQL over postgres.js (the `postgres` package): through the
 // execute-style adapter docs/postgres.md prints, and with a postgres.js `sql` passed as it is
 // (transactions through `sql.begin`). Each runner uses its own throwaway database.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SessionManager } from "../../src/session/index.js";
-import type { PostgresClient } from "../../src/session/providers/postgres/postgres-client.js";
-import { runManagerConformance } from "../../src/testing/index.js";
-import {
-  createTestDatabase,
-  describePostgres,
-  documentedPostgresJsConnection,
-  type TestDatabase,
-} from "../providers/postgres-database.js";
+import { documentedPostgresJsConnection } from "../providers/postgres-database.js";
+import { runPostgresManagerConformance } from "./support/postgres-manager.js";
 
-/** Every row of every table of the database's public schema, as JSON. */
-async function dumpAllTables(database: TestDatabase): Promise<unknown[]> {
-  const tables = await database.pool.query<{ name: string }>(
-    `SELECT table_name AS name FROM information_schema.tables
-    WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
-  );
-  const rows: unknown[] = [];
-  for (const { name } of tables.rows) {
-    const result = await database.pool.query<{ row: string }>(
-      `SELECT row_to_json(t)::text AS row FROM "${name.replaceAll('"', '""')}" AS t`,
-    );
-    for (const { row } of result.rows) rows.push({ table: name, row });
-  }
-  return rows;
-}
-
-function runPostgresJsManagerConformance(
-  name: string,
-  connect: (database: TestDatabase) => PostgresClient,
-): void {
-  describePostgres(name, () => {
-    let database: TestDatabase | undefined;
-    let client: PostgresClient | undefined;
-    runManagerConformance(
-      {
-        name,
-        beforeAll: async () => {
-          database = await createTestDatabase();
-          client = connect(database);
-        },
-        afterAll: () => database?.drop(),
-        create: async () => {
-          await database!.truncate();
-          return {
-            manager: (options) => SessionManager.create(client!, options),
-            dump: () => dumpAllTables(database!),
-          };
-        },
-      },
-      { describe, it, expect, beforeAll, afterAll },
-    );
-  });
-}
-
-runPostgresJsManagerConformance(
+runPostgresManagerConformance(
   "PostgreSQL over postgres.js (documented execute adapter)",
   (database) => documentedPostgresJsConnection(database.postgresJs()),
 );
 
-runPostgresJsManagerConformance(
+runPostgresManagerConformance(
   "PostgreSQL over a postgres.js sql instance",
   (database) => database.postgresJs(),
 );

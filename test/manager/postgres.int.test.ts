@@ -1,64 +1,23 @@
 // The SessionManager suite on a real PostgreSQL server (ARBOR_TEST_PG_URL), over a pg.Pool and
 // over an execute-style connection (deleteSession takes another path there). Each runner uses
 // its own throwaway database, emptied before every case and dropped afterwards.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   PostgresSessionRegistry,
   SessionManager,
   type SessionInfo,
 } from "../../src/session/index.js";
 import { compareListOrder } from "../../src/session/contracts/registry.js";
-import type { PostgresClient } from "../../src/session/providers/postgres/postgres-client.js";
-import { runManagerConformance } from "../../src/testing/index.js";
+import {
+  dumpAllTables,
+  runPostgresManagerConformance,
+} from "./support/postgres-manager.js";
 import {
   createTestDatabase,
   describePostgres,
   executeConnection,
   type TestDatabase,
 } from "../providers/postgres-database.js";
-
-/** Every row of every table of the database's public schema, as JSON. */
-async function dumpAllTables(database: TestDatabase): Promise<unknown[]> {
-  const tables = await database.pool.query<{ name: string }>(
-    `SELECT table_name AS name FROM information_schema.tables
-    WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
-  );
-  const rows: unknown[] = [];
-  for (const { name } of tables.rows) {
-    const result = await database.pool.query<{ row: string }>(
-      `SELECT row_to_json(t)::text AS row FROM "${name.replaceAll('"', '""')}" AS t`,
-    );
-    for (const { row } of result.rows) rows.push({ table: name, row });
-  }
-  return rows;
-}
-
-function runPostgresManagerConformance(
-  name: string,
-  connect: (database: TestDatabase) => PostgresClient,
-): void {
-  describePostgres(name, () => {
-    let database: TestDatabase | undefined;
-    runManagerConformance(
-      {
-        name,
-        beforeAll: async () => {
-          database = await createTestDatabase();
-        },
-        afterAll: () => database?.drop(),
-        create: async () => {
-          await database!.truncate();
-          const client = connect(database!);
-          return {
-            manager: (options) => SessionManager.create(client, options),
-            dump: () => dumpAllTables(database!),
-          };
-        },
-      },
-      { describe, it, expect, beforeAll, afterAll },
-    );
-  });
-}
 
 runPostgresManagerConformance(
   "PostgreSQL over a pg.Pool",
