@@ -1,8 +1,15 @@
 import { reclaimWithinMessage } from "./context/skills.js";
-import type { SessionProvider } from "./contracts/provider.js";
+import type {
+  AppendBatchResult,
+  SessionProvider,
+} from "./contracts/provider.js";
 import type { SessionMessage } from "./contracts/types.js";
 import { latestLeafId } from "./core/branch-pointer.js";
-import { encodeMessage, writeOnce } from "./core/message-codec.js";
+import {
+  encodeMessage,
+  writeAllOnce,
+  writeOnce,
+} from "./core/message-codec.js";
 import { utf8Length } from "./core/utf8.js";
 import { inlineDataBytes, isAttachmentStore } from "./core/attachments.js";
 import { ArborTypeError } from "./errors/index.js";
@@ -79,6 +86,63 @@ export class SessionWrites {
     if (inserted)
       await runtime.compaction.afterInsert(runtime.host(parts), estimate);
     return inserted;
+  }
+
+  /**
+   * Appends `messages` as one chain (docs/behavior/messages-and-tree.md#appending-many): every
+   * message is checked before anything is written, then one provider call writes them atomically
+   * when the provider has `appendMessages`, else one `appendMessage` each. Returns how many rows
+   * were inserted (taken ids are skipped). Auto-compaction is checked once, after the batch.
+   */
+  async appendAll(
+    messages: readonly SessionMessage[],
+    parentId?: string | null,
+  ): Promise<number> {
+    if (!Array.isArray(messages)) {
+      throw new ArborTypeError(
+        "INVALID_ARGUMENT",
+        "[arbor] appendAll() takes an array of messages",
+      );
+    }
+    const jsons = messages.map((message) => {
+      const json = encodeMessage(message);
+      assertMessageRole(message);
+      return json;
+    });
+    if (messages.length === 0) return 0;
+    const runtime = this.runtime;
+    const parts = await runtime.ready();
+    const { provider } = parts;
+    const prepared = messages.map((message, index) =>
+      this.prepareForStorage(message, jsons[index]!, provider),
+    );
+    const stored = prepared.map((entry) => entry.stored);
+    const requested = requestedParent(messages[0]!.id, parentId, runtime);
+    let count = 0;
+    await runtime.exclusive(provider, async () => {
+      const jsons = prepared.map((entry) => entry.json);
+      const batch = await writeAllOnce(stored, jsons, () =>
+        provider.appendMessages
+          ? provider.appendMessages(stored, requested)
+          : appendOneByOne(provider, stored, requested),
+      );
+      let parent: string | null = batch.firstParentId;
+      if (typeof requested === "string" && parent === null)
+        warnUnknownParent(requested, stored[0]!.id, runtime);
+      stored.forEach((message, index) => {
+        if (batch.inserted[index]) {
+          count++;
+          runtime.record("append", { message, parentId: parent });
+        }
+        parent = message.id;
+      });
+    });
+    runtime.compaction.estimator.invalidate();
+    if (count > 0) await runtime.afterWrite?.();
+    const estimate = await runtime.emitIdle();
+    if (count > 0)
+      await runtime.compaction.afterInsert(runtime.host(parts), estimate);
+    return count;
   }
 
   async update(message: SessionMessage): Promise<void> {
@@ -198,6 +262,27 @@ export class SessionWrites {
 }
 
 // --- Internal helpers ---
+
+/** `appendAll()` on a provider without `appendMessages`: one `appendMessage` per message, in order. */
+async function appendOneByOne(
+  provider: SessionProvider,
+  messages: readonly SessionMessage[],
+  parentId: string | null | undefined,
+): Promise<AppendBatchResult> {
+  const firstParentId =
+    parentId === undefined
+      ? await latestLeafId(provider)
+      : parentId === null || (await provider.getMessage(parentId)) !== null
+        ? parentId
+        : null;
+  const inserted: boolean[] = [];
+  let parent: string | null = firstParentId;
+  for (const message of messages) {
+    inserted.push((await provider.appendMessage(message, parent)) !== false);
+    parent = message.id;
+  }
+  return { inserted, firstParentId };
+}
 
 /** `parentId` as the contract reads it; anything but a string, `null` or `undefined` is a root. */
 function requestedParent(

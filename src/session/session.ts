@@ -97,6 +97,27 @@ export class Session extends SessionBase {
   }
 
   /**
+   * Appends many messages as one chain: each under the message before it, the first under
+   * `parentId` (as in `appendMessage`). All are checked before any write; built-in providers write
+   * them in one transaction (all or none). A taken id (in the session, or earlier in the batch) is
+   * skipped, and the next message still goes under that id. Returns how many were inserted.
+   *
+   * @example
+   * ```ts
+   * await session.appendAll([
+   *   { id: "u1", role: "user", parts: [{ type: "text", text: "Hi" }] },
+   *   { id: "a1", role: "assistant", parts: [{ type: "text", text: "Hello!" }] },
+   * ]); // 2
+   * ```
+   */
+  async appendAll(
+    messages: readonly SessionMessage[],
+    parentId?: string | null,
+  ): Promise<number> {
+    return this.writes.appendAll(messages, parentId);
+  }
+
+  /**
    * Writes a message as it was written elsewhere (docs/behavior/messages-and-tree.md): under the
    * explicit `parentId` (`null` = a root), with `createdAt` as its stored time. Returns `false`
    * and writes nothing when the id is already in the session. Never auto-compacts.

@@ -5,6 +5,7 @@
  * @module arbor-memory/testing
  */
 import { appendSpec } from "./spec/append.js";
+import { appendAllSpec } from "./spec/append-all.js";
 import { attachmentsSpec } from "./spec/attachments.js";
 import { compactionSpec } from "./spec/compaction.js";
 import { deleteSpec } from "./spec/delete.js";
@@ -88,6 +89,7 @@ export function runProviderConformance(
   api.describe(`arbor conformance: ${factory.name}`, () => {
     const suite = createSuite(factory, api);
     appendSpec(suite);
+    appendAllSpec(suite);
     historySpec(suite);
     historyStreamSpec(suite);
     importMessageSpec(suite);

@@ -45,6 +45,14 @@ export interface PathEntry {
   bytes: number;
 }
 
+/** What a provider's `appendMessages` reports: per message whether a row was inserted, and the first one's stored parent. */
+export interface AppendBatchResult {
+  /** One entry per message, in order: `true` when a row was inserted, `false` when the id was taken. */
+  inserted: boolean[];
+  /** The parent the first message was stored under (or would have been, had its id been free). */
+  firstParentId: string | null;
+}
+
 /** The members every `SessionProvider` must have; the rest of the interface is optional. */
 export const REQUIRED_PROVIDER_METHODS = [
   "getMessage",
@@ -82,6 +90,16 @@ export interface SessionProvider {
     message: SessionMessage,
     parentId?: string | null,
   ): MaybePromise<boolean | void>;
+  /**
+   * Optional: inserts `messages` in one atomic write, in order, each under the message before it and
+   * the first under `parentId` (resolved as in `appendMessage`). Ids already taken are skipped like a
+   * duplicate `appendMessage`, and the next message still goes under that id. Without it,
+   * `session.appendAll()` calls `appendMessage` once per message.
+   */
+  appendMessages?(
+    messages: readonly SessionMessage[],
+    parentId?: string | null,
+  ): MaybePromise<AppendBatchResult>;
   /** Replace the stored content of the message with this id; parent and order unchanged; no-op if absent. */
   updateMessage(message: SessionMessage): MaybePromise<void>;
   /** Delete these messages (unknown ids ignored), re-parenting children and repairing overlays (docs/behavior/messages-and-tree.md). */

@@ -92,6 +92,15 @@ export class BranchPointer {
         base.addCompaction(summary, from, to, meta),
       getCompactions: () => base.getCompactions(),
     };
+    if (base.appendMessages) {
+      const appendBatch = base.appendMessages.bind(base);
+      view.appendMessages = async (messages, parentId) => {
+        const chosen = parentId === undefined ? await this.leafId() : undefined;
+        const result = await appendBatch(messages, chosen ?? parentId);
+        if (result.inserted.includes(true)) await this.clear();
+        return result;
+      };
+    }
     if (base.searchMessages) {
       const search = base.searchMessages.bind(base);
       view.searchMessages = (query, limit) => search(query, limit);

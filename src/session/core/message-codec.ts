@@ -52,6 +52,25 @@ export async function writeOnce<T>(
   }
 }
 
+/**
+ * `writeOnce()` for a batch: while `write` runs, `encodeMessage(messages[i])` returns `jsons[i]`
+ * (when known), so a batch is serialized once, by the Session.
+ */
+export async function writeAllOnce<T>(
+  messages: readonly SessionMessage[],
+  jsons: ReadonlyArray<string | undefined>,
+  write: () => T | PromiseLike<T>,
+): Promise<Awaited<T>> {
+  messages.forEach((message, index) =>
+    pendingWrites.set(message, { json: jsons[index] }),
+  );
+  try {
+    return await write();
+  } finally {
+    for (const message of messages) pendingWrites.delete(message);
+  }
+}
+
 /** Tells the Session, when it wrote `message` through `writeOnce()`, which parent was stored. */
 export function noteStoredParent(
   message: SessionMessage,

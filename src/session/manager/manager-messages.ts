@@ -44,12 +44,8 @@ export abstract class ManagerMessages {
     messages: readonly SessionMessage[],
     parentId?: string | null,
   ): Promise<string | null> {
-    const session = this.getSession(id);
-    let parent: string | null | undefined = parentId;
-    for (const message of messages) {
-      await session.appendMessage(message, parent);
-      parent = message.id;
-    }
+    // One transaction on the built-in stores (Session.appendAll).
+    await this.getSession(id).appendAll(messages, parentId);
     return messages.at(-1)?.id ?? parentId ?? null;
   }
 

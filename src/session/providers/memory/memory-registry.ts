@@ -1,7 +1,7 @@
 import { queryTerms } from "../../core/search-terms.js";
-import { normalizeSearchLimit } from "../../core/search-limit.js";
+import { normalizeSearchLimit, rankWindow } from "../../core/search-limit.js";
 import type { MemoryStore } from "./memory-store.js";
-import { scoreRows } from "./memory-search.js";
+import { newestWithin, scoreRows } from "./memory-search.js";
 import type { SessionInfo } from "../../contracts/session-info.js";
 import type { SearchResult } from "../../contracts/types.js";
 import {
@@ -112,9 +112,10 @@ export class MemorySessionRegistry implements SessionRegistry {
       for (const hit of scoreRows(rows, query))
         hits.push({ sessionId, ...hit });
     }
-    hits.sort((a, b) => b.score - a.score || b.row.seq - a.row.seq);
-    return hits
-      .slice(0, normalizeSearchLimit(options.limit))
+    const limit = normalizeSearchLimit(options.limit);
+    return newestWithin(hits, rankWindow(limit))
+      .sort((a, b) => b.score - a.score || b.row.seq - a.row.seq)
+      .slice(0, limit)
       .map(({ sessionId, row }) => ({
         id: row.id,
         role: row.role,

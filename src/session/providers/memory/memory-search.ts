@@ -4,13 +4,13 @@ import {
   queryTerms,
   wordTokens,
 } from "../../core/search-terms.js";
-import { normalizeSearchLimit } from "../../core/search-limit.js";
+import { normalizeSearchLimit, rankWindow } from "../../core/search-limit.js";
 import type { MemoryRow } from "./memory-store.js";
 
 /**
  * The in-memory search of docs/behavior/search.md: every query term must match. A CJK term matches as a
  * substring of the text; other terms match word tokens after folding and light stemming.
- * Ranked by match count, ties newest first.
+ * The newest matches within the rank window (`rankWindow`), ranked by match count, ties newest first.
  *
  * @param rows the session's rows in insertion order.
  * @param limit normalized with `normalizeSearchLimit`.
@@ -20,10 +20,20 @@ export function searchRows(
   query: string,
   limit: number | undefined,
 ): MemoryRow[] {
-  return scoreRows(rows, query)
+  const count = normalizeSearchLimit(limit);
+  return newestWithin(scoreRows(rows, query), rankWindow(count))
     .sort((a, b) => b.score - a.score || b.row.seq - a.row.seq)
-    .slice(0, normalizeSearchLimit(limit))
+    .slice(0, count)
     .map((hit) => hit.row);
+}
+
+/** The `window` hits with the highest `seq` (docs/behavior/search.md#ranking-limits-and-results). */
+export function newestWithin<T extends { row: { seq: number } }>(
+  hits: T[],
+  window: number,
+): T[] {
+  if (hits.length <= window) return hits;
+  return hits.sort((a, b) => b.row.seq - a.row.seq).slice(0, window);
 }
 
 /** Every row matching all query terms, with its match count (unsorted). */

@@ -1,5 +1,5 @@
 import { decodeMessage, searchableText } from "../../core/message-codec.js";
-import { normalizeSearchLimit } from "../../core/search-limit.js";
+import { normalizeSearchLimit, rankWindow } from "../../core/search-limit.js";
 import type { SearchResult } from "../../contracts/types.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import {
@@ -11,7 +11,8 @@ import { isoSql } from "./postgres-sql.js";
 
 /**
  * Full-text search within one session (docs/behavior/search.md): every term must match, operators are literal,
- * CJK words match anywhere inside a sentence. `ts_rank` first, ties newest first. `content` is
+ * CJK words match anywhere inside a sentence. The newest matches within the rank window, `ts_rank`
+ * first, ties newest first. `content` is
  * the message's searchable text, rebuilt from the stored message. Empty, unsearchable or
  * engine-rejected queries give `[]`; other errors (connection, missing table) propagate.
  */
@@ -57,14 +58,27 @@ export async function searchMessageRows(
   const match = matchSql(terms, "m.text_content");
   let rows: HitRow[];
   try {
+    // The newest matches up to the rank window are found first (seq only); `ts_rank` then reads
+    // the index text of those rows alone (docs/behavior/search.md#ranking-limits-and-results).
     rows = await db.query<HitRow>(
-      `WITH q AS (SELECT ${tsquerySql(terms, "?::regconfig")} AS query)
+      `WITH q AS (SELECT ${tsquerySql(terms, "?::regconfig")} AS query),
+      hit AS (
+        SELECT m.seq FROM assistant_messages AS m${scope.joins ? ` ${scope.joins}` : ""}, q
+        WHERE (${scope.sql}) AND m.content_tsv @@ q.query${match.sql}
+        ORDER BY m.seq DESC
+        LIMIT ?
+      )
       SELECT m.id, m.session_id, m.role, m.content, ${isoSql("m.created_at")} AS created_at
-      FROM assistant_messages AS m${scope.joins ? ` ${scope.joins}` : ""}, q
-      WHERE (${scope.sql}) AND m.content_tsv @@ q.query${match.sql}
+      FROM hit JOIN assistant_messages AS m ON m.seq = hit.seq, q
       ORDER BY ts_rank(m.content_tsv, q.query) DESC, m.seq DESC
       LIMIT ?`,
-      [...queryParams(terms, config), ...scope.params, ...match.params, count],
+      [
+        ...queryParams(terms, config),
+        ...scope.params,
+        ...match.params,
+        rankWindow(count),
+        count,
+      ],
     );
   } catch (error) {
     if (isRejectedQuery(error)) return [];

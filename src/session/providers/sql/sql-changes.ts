@@ -167,6 +167,6 @@ export function recordDeletion(
   const existing = agent.sql<{ id: string }>`
     SELECT id FROM assistant_messages WHERE session_id = ${sessionId}
       AND id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))
-    ORDER BY seq`.map((row) => row.id);
+    ORDER BY +seq`.map((row) => row.id);
   if (existing.length > 0) recordChange(agent, sessionId, "delete", existing);
 }

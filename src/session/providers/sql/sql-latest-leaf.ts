@@ -53,6 +53,11 @@ export class LatestLeafTracker {
     return leaf?.id ?? null;
   }
 
+  /** The cached answer to re-validate inside an insert (`insertAutoParented`), or `null`. */
+  candidate(): { id: string; seq: number } | null {
+    return this.#cached;
+  }
+
   /** Records a freshly inserted message: with the highest `seq` and no child, it is the latest leaf. */
   remember(id: string, seq: number): void {
     this.#cached = { id, seq, maxSeq: seq };

@@ -1,21 +1,26 @@
 import type { SqlProvider } from "../../contracts/sql-provider.js";
+import type { SplitContent } from "./sql-message-chunks.js";
+import type { PathMessages } from "./sql-path.js";
 import {
   decodeRawPath,
   loadPathMessages,
-  queryRawPath,
-  type PathMessages,
+  readPath,
   type RawPath,
-} from "./sql-path.js";
+} from "./sql-path-read.js";
 
-/** Paths longer than this (in characters of stored JSON) are not kept. */
-const MAX_CACHED_CHARS = 16_000_000;
+/**
+ * Paths longer than this (in characters of stored JSON) are not kept: the cache would hold a copy
+ * of every byte of a long history for as long as the Session lives, while a re-read of such a path
+ * costs little more than the decode it must do anyway.
+ */
+const MAX_CACHED_CHARS = 4_000_000;
 
 const tokenUnsupported = new WeakSet<object>();
 
 /**
- * Keeps the last path read (as its raw stored text) while the database is unchanged, and extends
- * it when this provider appends onto its leaf, so re-reading the active branch between appends
- * skips the recursive query and costs one JSON.parse. "Unchanged" is a token of
+ * Keeps the last path read (as its raw stored text, up to `MAX_CACHED_CHARS`) while the database
+ * is unchanged, and extends it when this provider appends onto its leaf, so re-reading the active
+ * branch between appends skips the queries and costs the JSON.parse alone. "Unchanged" is a token of
  * `total_changes()` (every row written on this connection, raw SQL included) and
  * `PRAGMA data_version` (commits by other connections); a store without them is not cached.
  */
@@ -37,44 +42,65 @@ export class PathCache {
       const decoded = decodeRawPath(this.entry.raw);
       if (decoded) return decoded;
     }
-    const raw = queryRawPath(this.agent, this.sessionId, leafId);
-    const decoded = raw ? decodeRawPath(raw) : null;
-    if (!raw || !decoded) {
+    const read = readPath(
+      this.agent,
+      this.sessionId,
+      leafId,
+      token === null ? 0 : MAX_CACHED_CHARS,
+    );
+    if (!read) {
       this.entry = null;
       return loadPathMessages(this.agent, this.sessionId, leafId);
     }
     this.entry =
-      // A path holding a message split over continuation rows is large: not kept.
-      token !== null &&
-      raw.leafFirstJson.length <= MAX_CACHED_CHARS &&
-      raw.whole === undefined
-        ? { leafId, token, raw }
-        : null;
-    return decoded;
+      read.raw && token !== null ? { leafId, token, raw: read.raw } : null;
+    return read.path;
   }
 
-  /** After this provider appended `id` (stored as `json`) under `parentId`. */
-  appended(id: string, json: string, parentId: string | null): void {
+  /**
+   * Inside an append's transaction, before the insert: the change token when a path is kept (the
+   * append may extend it), else `null` and no query.
+   */
+  tokenBeforeWrite(): string | null {
+    return this.entry ? changeToken(this.agent) : null;
+  }
+
+  /**
+   * Inside the same transaction, after this provider inserted `id` (stored as `json`) under
+   * `parentId`: extends the kept path when it ended at the parent and nothing else changed the
+   * database since it was read (`before` still equals its token), else drops it. The new token is
+   * read before the commit, so a commit by another process right after ours cannot slip into it.
+   */
+  noteAppend(
+    before: string | null,
+    id: string,
+    json: string,
+    parentId: string | null,
+    split: SplitContent,
+  ): void {
     const entry = this.entry;
-    if (!entry || entry.leafId !== parentId) {
+    const { raw } = entry ?? {};
+    if (
+      !entry ||
+      !raw ||
+      before === null ||
+      before !== entry.token ||
+      entry.leafId !== parentId ||
+      split.chunkedBytes !== null ||
+      raw.chars + json.length > MAX_CACHED_CHARS
+    ) {
       this.entry = null;
       return;
     }
     const token = changeToken(this.agent);
-    // Exactly one row more than when the path was read: nobody else wrote in between.
-    if (token === null || token !== nextToken(entry.token)) {
+    if (token === null) {
       this.entry = null;
       return;
     }
-    entry.raw.rootFirstIds.push(id);
-    this.entry = {
-      leafId: id,
-      token,
-      raw: {
-        leafFirstJson: `${json},${entry.raw.leafFirstJson}`,
-        rootFirstIds: entry.raw.rootFirstIds,
-      },
-    };
+    raw.rootFirstIds.push(id);
+    raw.windows.push(json);
+    raw.chars += json.length;
+    this.entry = { leafId: id, token, raw };
   }
 
   clear(): void {
@@ -82,29 +108,33 @@ export class PathCache {
   }
 }
 
+/**
+ * `total_changes()` and `PRAGMA data_version` in one statement. A host that forbids pragmas
+ * (Durable Objects, which have a single connection) gets `total_changes()` alone from then on;
+ * any other failure gives `null` for this call, so nothing is cached on a guess.
+ */
 function changeToken(agent: SqlProvider): string | null {
   if (tokenUnsupported.has(agent)) return null;
+  if (!pragmaForbidden.has(agent)) {
+    try {
+      const [row] = agent.sql<{ changes: number; version: number }>`
+        SELECT total_changes() AS changes, data_version AS version FROM pragma_data_version()`;
+      return `${Number(row?.changes ?? 0)}:${Number(row?.version ?? 0)}`;
+    } catch (error) {
+      if (!FORBIDDEN.test(String((error as Error)?.message))) return null;
+      pragmaForbidden.add(agent);
+    }
+  }
   try {
-    const [changes] = agent.sql<{
+    const [row] = agent.sql<{
       changes: number;
     }>`SELECT total_changes() AS changes`;
-    let version = 0;
-    try {
-      const [row] = agent.sql<{
-        version: number;
-      }>`SELECT data_version AS version FROM pragma_data_version()`;
-      version = Number(row?.version ?? 0);
-    } catch {
-      // Some hosts (Durable Objects) forbid pragmas; they also have a single connection.
-    }
-    return `${Number(changes?.changes ?? 0)}:${version}`;
+    return `${Number(row?.changes ?? 0)}:0`;
   } catch {
     tokenUnsupported.add(agent);
     return null;
   }
 }
 
-function nextToken(token: string): string {
-  const [changes, version] = token.split(":");
-  return `${Number(changes) + 1}:${version}`;
-}
+const FORBIDDEN = /not authorized|SQLITE_AUTH|not allowed|prohibited/i;
+const pragmaForbidden = new WeakSet<object>();

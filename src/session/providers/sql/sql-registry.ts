@@ -1,5 +1,5 @@
 import { toFts5Query } from "../../core/search-terms.js";
-import { normalizeSearchLimit } from "../../core/search-limit.js";
+import { normalizeSearchLimit, rankWindow } from "../../core/search-limit.js";
 import {
   searchResultsFromRows,
   sessionInfoFromRow,
@@ -149,18 +149,26 @@ export class SqlSessionRegistry implements SessionRegistry {
       }
     >;
     try {
+      // As in a session's search (sql-search.ts): the newest matches that pass the filters, up to
+      // the rank window, are scored and sorted; older matches are never scored.
+      const limit = normalizeSearchLimit(options.limit);
       rows = this.agent.sql`
         SELECT m.seq AS seq, m.id AS id, m.session_id AS session_id, m.role AS role,
           m.content AS content, m.chunked_bytes AS chunked_bytes, m.created_at AS created_at
-        FROM assistant_fts AS f
-          CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
-          JOIN assistant_sessions AS s ON s.id = m.session_id
-        WHERE assistant_fts MATCH ${match}
-          AND (${sessionIds} IS NULL OR m.session_id IN (SELECT value FROM json_each(${sessionIds})))
-          AND (${ownerId} IS NULL OR EXISTS (SELECT 1 FROM assistant_config AS c
-            WHERE c.session_id = m.session_id AND c.key = 'owner' AND c.value = ${ownerId}))
-        ORDER BY f.rank, f.rowid DESC
-        LIMIT ${normalizeSearchLimit(options.limit)}`;
+        FROM (
+          SELECT f.rowid AS seq, f.rank AS score
+          FROM assistant_fts AS f
+            CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
+            CROSS JOIN assistant_sessions AS s ON s.id = m.session_id
+          WHERE assistant_fts MATCH ${match}
+            AND (${sessionIds} IS NULL OR m.session_id IN (SELECT value FROM json_each(${sessionIds})))
+            AND (${ownerId} IS NULL OR EXISTS (SELECT 1 FROM assistant_config AS c
+              WHERE c.session_id = m.session_id AND c.key = 'owner' AND c.value = ${ownerId}))
+          ORDER BY f.rowid DESC
+          LIMIT ${rankWindow(limit)}
+        ) AS hit CROSS JOIN assistant_messages AS m ON m.seq = hit.seq
+        ORDER BY hit.score, hit.seq DESC
+        LIMIT ${limit}`;
     } catch {
       return [];
     }

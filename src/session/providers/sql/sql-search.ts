@@ -1,7 +1,7 @@
 import { searchResultsFromRows, type HitRow } from "../../core/stored-rows.js";
 import { decodeMessage, searchableText } from "../../core/message-codec.js";
 import { spaceCjk, toFts5Query } from "../../core/search-terms.js";
-import { normalizeSearchLimit } from "../../core/search-limit.js";
+import { normalizeSearchLimit, rankWindow } from "../../core/search-limit.js";
 import type { SqlProvider } from "../../contracts/sql-provider.js";
 import { atomically } from "./sql-transaction.js";
 import {
@@ -68,6 +68,12 @@ export function catchUpIndex(agent: SqlProvider): void {
   if ((latest?.seq ?? 0) <= indexedSeq(agent)) return;
   atomically(agent, () => {
     let after = indexedSeq(agent);
+    // Rows above the watermark are normally not in the index; only when something indexed them
+    // by other means is each one removed first (a delete per row doubled the catch-up's cost).
+    const [top] = agent.sql<{
+      rowid: number | null;
+    }>`SELECT MAX(rowid) AS rowid FROM assistant_fts`;
+    const defensive = (top?.rowid ?? 0) > after;
     for (;;) {
       const rows = withWholeContent(
         agent,
@@ -79,8 +85,7 @@ export function catchUpIndex(agent: SqlProvider): void {
       );
       for (const row of rows) {
         const message = decodeMessage(row.content);
-        // Defensive: a row indexed by other means must not be indexed twice.
-        unindexMessage(agent, row.seq);
+        if (defensive) unindexMessage(agent, row.seq);
         if (message) indexMessage(agent, row.session_id, row.seq, message);
       }
       if (rows.length === 0) break;
@@ -112,7 +117,8 @@ export function unindexMessage(agent: SqlProvider, seq: number): void {
 
 /**
  * Full-text search within one session (docs/behavior/search.md): every query term must match, operators are
- * literal, CJK terms match inside sentences. Best rank first, ties newest first. `content` is the
+ * literal, CJK terms match inside sentences. The newest matches within the rank window
+ * (`rankWindow`), best rank first, ties newest first. `content` is the
  * message's searchable text, rebuilt from the stored message of each hit. Empty, unsearchable or
  * engine-rejected queries give `[]`.
  */
@@ -131,13 +137,22 @@ export function searchSessionMessages(
   const count = normalizeSearchLimit(limit);
   let rows: Array<HitRow & StoredContentRow>;
   try {
-    // CROSS JOIN keeps the FTS match as the outer loop: the cost follows the hits, not the session.
+    // The inner query walks the matches newest first (FTS5 serves rowid order without sorting),
+    // keeps this session's, and stops after the rank window; only those are scored and sorted. The
+    // session's seq range bounds the walk when other sessions share the index.
     rows = agent.sql<HitRow & StoredContentRow>`
       SELECT m.seq AS seq, m.id AS id, m.role AS role, m.content AS content,
         m.chunked_bytes AS chunked_bytes, m.created_at AS created_at
-      FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
-      WHERE assistant_fts MATCH ${match} AND m.session_id = ${sessionId}
-      ORDER BY f.rank, f.rowid DESC
+      FROM (
+        SELECT f.rowid AS seq, f.rank AS score
+        FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
+        WHERE assistant_fts MATCH ${match} AND m.session_id = ${sessionId}
+          AND f.rowid >= (SELECT MIN(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+          AND f.rowid <= (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+        ORDER BY f.rowid DESC
+        LIMIT ${rankWindow(count)}
+      ) AS hit CROSS JOIN assistant_messages AS m ON m.seq = hit.seq
+      ORDER BY hit.score, hit.seq DESC
       LIMIT ${count}`;
   } catch (error) {
     if (isRejectedQuery(error)) return [];

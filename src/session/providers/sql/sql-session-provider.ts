@@ -5,6 +5,7 @@ import type {
   WatchChangesOptions,
 } from "../../contracts/changes.js";
 import type {
+  AppendBatchResult,
   ImportRecords,
   PathEntry,
   SessionProvider,
@@ -56,8 +57,9 @@ import {
 } from "./sql-windows.js";
 import {
   clearSession,
+  appendMessageRow,
   deleteMessageRows,
-  insertMessageRow,
+  insertMessageChain,
   resolveParent,
   updateMessageRow,
 } from "./sql-writes.js";
@@ -170,27 +172,52 @@ export class AgentSessionProvider implements SessionProvider {
     const agent = this.#agent;
     const sessionId = this.sessionId;
     const latestLeaf = this.#latestLeaf;
-    let appendedParent: string | null = null;
-    // One transaction: the latest leaf read and the insert are atomic across processes.
-    const seq = atomically(agent, () => {
-      const parent = resolveParent(agent, sessionId, latestLeaf, parentId);
-      appendedParent = parent;
-      return insertMessageRow(
+    const paths = this.#paths;
+    // One transaction: the parent lookup and the insert are atomic across processes.
+    const written = atomically(agent, () => {
+      const before = paths.tokenBeforeWrite();
+      const row = appendMessageRow(
         agent,
         sessionId,
+        latestLeaf,
         message,
-        parent,
+        parentId,
         split,
         extracted,
       );
+      if (row)
+        paths.noteAppend(before, message.id, content, row.parentId, split);
+      return row;
     });
-    if (seq === null) return false;
-    noteStoredParent(message, appendedParent);
-    if (split.chunkedBytes === null)
-      this.#paths.appended(message.id, content, appendedParent);
-    else this.#paths.clear();
-    latestLeaf.remember(message.id, seq);
+    if (written === null) return false;
+    noteStoredParent(message, written.parentId);
+    latestLeaf.remember(message.id, written.seq);
     return true;
+  }
+
+  /** Inserts `messages` in one transaction, each under the one before it (`session.appendAll()`). */
+  appendMessages(
+    messages: readonly SessionMessage[],
+    parentId?: string | null,
+  ): AppendBatchResult {
+    const rows = messages.map((message) => {
+      const { json, attachments: extracted } = encodeForStorage(message);
+      return { message, split: splitContent(json), extracted };
+    });
+    this.#ready();
+    const agent = this.#agent;
+    const sessionId = this.sessionId;
+    const { firstParentId, seqs } = atomically(agent, () => {
+      const first = resolveParent(agent, sessionId, this.#latestLeaf, parentId);
+      return {
+        firstParentId: first,
+        seqs: insertMessageChain(agent, sessionId, rows, first),
+      };
+    });
+    this.#paths.clear();
+    const last = seqs.findLastIndex((seq) => seq !== null);
+    if (last >= 0) this.#latestLeaf.remember(messages[last]!.id, seqs[last]!);
+    return { inserted: seqs.map((seq) => seq !== null), firstParentId };
   }
 
   /** Replaces content and role of the message with this id; a no-op (index untouched) if absent. */

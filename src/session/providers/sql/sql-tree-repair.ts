@@ -35,10 +35,12 @@ export function deleteWithRepair(
   }
   const deletedJson = JSON.stringify([...deleted]);
   const children = new Map<string, string[]>();
+  // `+seq`: ordering by the bare column made SQLite walk the session's (session_id, seq) index,
+  // a scan of the whole session per delete; sorting the few children is cheaper.
   for (const row of agent.sql<{ id: string; parent_id: string }>`
     SELECT id, parent_id FROM assistant_messages
     WHERE session_id = ${sessionId} AND parent_id IN (SELECT value FROM json_each(${deletedJson}))
-    ORDER BY seq`) {
+    ORDER BY +seq`) {
     const list = children.get(row.parent_id) ?? [];
     list.push(row.id);
     children.set(row.parent_id, list);

@@ -40,7 +40,8 @@ export function resolveParent(
 /**
  * Inserts `message` under `parentId`, stored as `split` with `extracted` attachments moved out;
  * its `seq`, or `null` (and no write) when the id already exists in this session. Runs inside the
- * caller's transaction, which also resolved the parent.
+ * caller's transaction, which also resolved the parent. `recordAppend: false` leaves the change
+ * notice to the caller (a batch records one for all its messages).
  */
 export function insertMessageRow(
   agent: SqlProvider,
@@ -49,6 +50,7 @@ export function insertMessageRow(
   parentId: string | null,
   split: SplitContent,
   extracted: readonly ExtractedAttachment[],
+  recordAppend = true,
 ): number | null {
   const [row] = agent.sql<{ seq: number }>`
     INSERT INTO assistant_messages (id, session_id, parent_id, role, content, chunked_bytes, created_at)
@@ -58,9 +60,108 @@ export function insertMessageRow(
   if (!row) return null;
   insertContinuations(agent, row.seq, split.continuations);
   storeAttachments(agent, sessionId, message.id, extracted);
-  recordChange(agent, sessionId, "append", [message.id]);
+  if (recordAppend) recordChange(agent, sessionId, "append", [message.id]);
   // Not indexed here: the search index catches up on the next search (catchUpIndex, sql-search.ts).
   return row.seq;
+}
+
+/**
+ * `appendMessage`'s write: resolves the parent (as `resolveParent` does) and inserts `message` in
+ * one statement, then its continuation chunks, attachments and change notice. The latest leaf is
+ * the tracker's cached answer when the same statement finds it still valid (still the session's
+ * newest row, still childless), else the newest childless row. Returns the row's `seq` and stored
+ * parent, or `null` (and no write) when the id is taken. Runs inside the caller's transaction.
+ */
+export function appendMessageRow(
+  agent: SqlProvider,
+  sessionId: string,
+  latestLeaf: LatestLeafTracker,
+  message: SessionMessage,
+  parentId: string | null | undefined,
+  split: SplitContent,
+  extracted: readonly ExtractedAttachment[],
+): { seq: number; parentId: string | null } | null {
+  const { id, role } = message;
+  const now = nowIso();
+  let rows: Array<{ seq: number; parent_id: string | null }>;
+  if (parentId === undefined) {
+    const cached = latestLeaf.candidate();
+    // COALESCE evaluates its second argument only when the cached leaf no longer holds.
+    rows = agent.sql`
+      INSERT INTO assistant_messages (id, session_id, parent_id, role, content, chunked_bytes, created_at)
+      SELECT ${id}, ${sessionId}, COALESCE(
+        (SELECT c.id FROM assistant_messages AS c
+          WHERE c.seq = ${cached?.seq ?? -1} AND c.session_id = ${sessionId} AND c.id = ${cached?.id ?? null}
+            AND c.seq = (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+            AND NOT EXISTS (SELECT 1 FROM assistant_messages AS k
+              WHERE k.session_id = ${sessionId} AND k.parent_id = c.id)),
+        (SELECT m.id FROM assistant_messages AS m
+          WHERE m.session_id = ${sessionId}
+            AND NOT EXISTS (SELECT 1 FROM assistant_messages AS k
+              WHERE k.session_id = ${sessionId} AND k.parent_id = m.id)
+          ORDER BY m.seq DESC LIMIT 1)),
+        ${role}, ${split.head}, ${split.chunkedBytes}, ${now}
+      WHERE true
+      ON CONFLICT (session_id, id) DO NOTHING
+      RETURNING seq, parent_id`;
+  } else {
+    // A string parent is kept only when it is in this session; anything else makes a root.
+    const wanted = typeof parentId === "string" ? parentId : null;
+    rows = agent.sql`
+      INSERT INTO assistant_messages (id, session_id, parent_id, role, content, chunked_bytes, created_at)
+      SELECT ${id}, ${sessionId},
+        (SELECT p.id FROM assistant_messages AS p WHERE p.session_id = ${sessionId} AND p.id = ${wanted}),
+        ${role}, ${split.head}, ${split.chunkedBytes}, ${now}
+      WHERE true
+      ON CONFLICT (session_id, id) DO NOTHING
+      RETURNING seq, parent_id`;
+  }
+  const [row] = rows;
+  if (!row) return null;
+  insertContinuations(agent, row.seq, split.continuations);
+  storeAttachments(agent, sessionId, id, extracted);
+  recordChange(agent, sessionId, "append", [id]);
+  return { seq: row.seq, parentId: row.parent_id ?? null };
+}
+
+/** A message encoded for its row: `split` content and the attachments moved out of it. */
+export interface EncodedRow {
+  message: SessionMessage;
+  split: SplitContent;
+  extracted: readonly ExtractedAttachment[];
+}
+
+/**
+ * Inserts `rows` in order, each under the one before it and the first under `parentId`, with one
+ * change notice for those inserted; per row its `seq` or `null` for a taken id. Runs inside the
+ * caller's transaction, which also resolved the parent.
+ */
+export function insertMessageChain(
+  agent: SqlProvider,
+  sessionId: string,
+  rows: readonly EncodedRow[],
+  parentId: string | null,
+): Array<number | null> {
+  const seqs: Array<number | null> = [];
+  const insertedIds: string[] = [];
+  let parent = parentId;
+  for (const { message, split, extracted } of rows) {
+    const seq = insertMessageRow(
+      agent,
+      sessionId,
+      message,
+      parent,
+      split,
+      extracted,
+      false,
+    );
+    seqs.push(seq);
+    if (seq !== null) insertedIds.push(message.id);
+    parent = message.id;
+  }
+  if (insertedIds.length > 0)
+    recordChange(agent, sessionId, "append", insertedIds);
+  return seqs;
 }
 
 /** Replaces content and role of the message with this id, atomically; a no-op (index untouched) if absent. */

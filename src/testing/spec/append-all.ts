@@ -1,0 +1,185 @@
+import type { SessionProvider } from "../../session/contracts/provider.js";
+import type { SessionMessage } from "../../session/contracts/types.js";
+import { Session } from "../../session/session.js";
+import { build, chain, ids, textMessage, tree } from "../fixtures.js";
+import { caught, summarizeError } from "../helpers.js";
+import type { Suite } from "../suite.js";
+
+/**
+ * `session.appendAll()` (docs/behavior/messages-and-tree.md#appending-many) on every backend, both
+ * through the provider's own batch write (`appendMessages`, when it has one) and through the
+ * one-by-one path a provider without it gets.
+ */
+export function appendAllSpec(rootSuite: Suite): void {
+  const suite = rootSuite.withLayer("session");
+  const { expect } = suite;
+  const paths: Array<[string, (provider: SessionProvider) => SessionProvider]> =
+    [
+      ["provider as it is", (provider) => provider],
+      ["without appendMessages", withoutBatchWrite],
+    ];
+
+  for (const [label, wrap] of paths) {
+    suite.describe(`appendAll (${label})`, () => {
+      const open = (provider: SessionProvider) =>
+        Session.create(wrap(provider));
+
+      suite.it(
+        "chains the messages under the latest leaf and returns how many were inserted",
+        async ({ provider }) => {
+          const session = open(provider("a"));
+          await session.appendMessage(textMessage("m0"));
+          const batch = ["m1", "m2", "m3"].map((id) => textMessage(id, id));
+          expect(await session.appendAll(batch)).toBe(3);
+          expect(ids(await session.getHistory())).toEqual([
+            "m0",
+            "m1",
+            "m2",
+            "m3",
+          ]);
+          expect(ids(await session.getBranches("m1"))).toEqual(["m2"]);
+          expect((await session.getLatestLeaf())?.id).toBe("m3");
+          expect((await session.getMessage("m2"))?.parts).toEqual([
+            { type: "text", text: "m2" },
+          ]);
+          // The next plain append continues the chain.
+          await session.appendMessage(textMessage("m4"));
+          expect(ids(await session.getHistory())).toEqual([
+            "m0",
+            "m1",
+            "m2",
+            "m3",
+            "m4",
+          ]);
+        },
+      );
+
+      suite.it(
+        "puts the first message under parentId: a message, null (a new root), or an unknown id (a root)",
+        async ({ provider }) => {
+          const session = open(provider("a"));
+          await build(session, tree({ r: { a: { b: {} } } }));
+          await session.appendAll([textMessage("x1"), textMessage("x2")], "r");
+          expect(ids(await session.getHistory())).toEqual(["r", "x1", "x2"]);
+          await session.appendAll([textMessage("y1"), textMessage("y2")], null);
+          expect(ids(await session.getHistory())).toEqual(["y1", "y2"]);
+          const warn = console.warn;
+          console.warn = () => {};
+          try {
+            await session.appendAll([textMessage("z1")], "nowhere");
+          } finally {
+            console.warn = warn;
+          }
+          expect(ids(await session.getHistory("z1"))).toEqual(["z1"]);
+          expect(ids(await session.getHistory("b"))).toEqual(["r", "a", "b"]);
+        },
+      );
+
+      suite.it(
+        "skips ids already taken, in the session or earlier in the batch, and chains on through them",
+        async ({ provider }) => {
+          const session = open(provider("a"));
+          await build(session, chain(2)); // m1 → m2
+          const inserted = await session.appendAll([
+            textMessage("m2", "changed"),
+            textMessage("n1"),
+            textMessage("n1", "again"),
+            textMessage("n2"),
+          ]);
+          expect(inserted).toBe(2);
+          expect(ids(await session.getHistory())).toEqual([
+            "m1",
+            "m2",
+            "n1",
+            "n2",
+          ]);
+          expect((await session.getMessage("m2"))?.parts).toEqual(
+            textMessage("m2").parts,
+          );
+          expect((await session.getMessage("n1"))?.parts).toEqual(
+            textMessage("n1").parts,
+          );
+        },
+      );
+
+      suite.it(
+        "checks every message before writing: one malformed message (INVALID_MESSAGE) writes none",
+        async ({ provider }) => {
+          const session = open(provider("a"));
+          await session.appendMessage(textMessage("m0"));
+          const error = await caught(() =>
+            session.appendAll([
+              textMessage("m1"),
+              { id: "m2", role: "user" } as unknown as SessionMessage,
+            ]),
+          );
+          expect(summarizeError(error)).toEqual({
+            kind: "TypeError",
+            code: "INVALID_MESSAGE",
+            marked: true,
+          });
+          const notArray = await caught(() =>
+            session.appendAll(textMessage("m1") as unknown as SessionMessage[]),
+          );
+          expect(summarizeError(notArray).code).toBe("INVALID_ARGUMENT");
+          expect(ids(await session.getHistory())).toEqual(["m0"]);
+          expect(await session.appendAll([])).toBe(0);
+        },
+      );
+
+      suite.it(
+        "makes the appended messages searchable",
+        async ({ provider }) => {
+          const session = open(provider("a"));
+          if (!provider("a").searchMessages) return;
+          await session.appendAll([
+            textMessage("q", "where is the zeppelin hangar"),
+            textMessage("a", "the zeppelin hangar is north", "assistant"),
+            textMessage("o", "unrelated"),
+          ]);
+          const hits = await session.search("zeppelin hangar");
+          expect(hits.map((hit) => hit.id).sort()).toEqual(["a", "q"]);
+        },
+      );
+
+      suite.it(
+        "follows the branch chosen with switchBranch()",
+        async ({ provider }) => {
+          const session = open(provider("a"));
+          await build(session, tree({ r: { a: {}, b: {} } }));
+          await session.switchBranch("a");
+          await session.appendAll([textMessage("c1"), textMessage("c2")]);
+          expect(ids(await session.getHistory())).toEqual([
+            "r",
+            "a",
+            "c1",
+            "c2",
+          ]);
+        },
+      );
+
+      suite.it("keeps sessions of one store apart", async ({ provider }) => {
+        const first = open(provider("a"));
+        const second = open(provider("b"));
+        await first.appendAll([textMessage("m1"), textMessage("m2")]);
+        expect(await second.appendAll([textMessage("m1")])).toBe(1);
+        expect(ids(await second.getHistory())).toEqual(["m1"]);
+        expect(ids(await first.getHistory())).toEqual(["m1", "m2"]);
+      });
+    });
+  }
+}
+
+/** The same provider with `appendMessages` hidden, so the Session takes its one-by-one path. */
+function withoutBatchWrite(provider: SessionProvider): SessionProvider {
+  return new Proxy(provider, {
+    get(target, property) {
+      if (property === "appendMessages") return undefined;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+    has(target, property) {
+      return property !== "appendMessages" && Reflect.has(target, property);
+    },
+  });
+}
