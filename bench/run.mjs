@@ -11,9 +11,16 @@ import {
   Session,
 } from "arbor-memory/session";
 import { openSqlite } from "arbor-memory/sqlite";
+import { runAgents032 } from "./agents-032.mjs";
+import { writeChartsFrom } from "./charts.mjs";
+import { runGetHistoryMemory } from "./getHistory-memory.mjs";
 import { runHistoryMemory } from "./history-memory.mjs";
+import { runPostgresCeiling } from "./postgres-ceiling.mjs";
+import { runRawCeiling } from "./raw-ceiling.mjs";
 import { runReference } from "./reference.mjs";
+import { runScale } from "./scale.mjs";
 import { message, sentence } from "./workload.mjs";
+import { runWriteWorkloads } from "./write-workloads.mjs";
 
 const dir = join(process.cwd(), ".bench");
 rmSync(dir, { recursive: true, force: true });
@@ -306,6 +313,24 @@ await runHistoryMemory(dir, record);
 // 6. Side by side with the reference implementation (agents@0.22.0).
 await runReference(dir, record);
 
+// 7. Side by side with agents@0.32.0, both in Durable Objects of one workerd.
+await runAgents032(dir, record);
+
+// Scale: 10,000 sessions × 100 messages on SQLite and PostgreSQL (list, search, getHistory, size).
+await runScale(dir, record);
+
+// The PostgreSQL raw-INSERT ceiling against Arbor's append, 1 and 8 writers.
+await runPostgresCeiling(dir, record);
+
+// The raw better-sqlite3 ceiling of append and getHistory against Arbor, side by side.
+await runRawCeiling(dir, record);
+
+// updateMessage / deleteMessages at 100 to 100,000 messages, fork at 10,000, appendAll.
+await runWriteWorkloads(dir, record);
+
+// Peak RSS of getHistory() at 10,000 × 2 KB against agents@0.22.0, and of history().
+await runGetHistoryMemory(dir, record);
+
 const { writeFileSync } = await import("node:fs");
 writeFileSync(
   join(dir, "results.json"),
@@ -315,3 +340,6 @@ writeFileSync(
     2,
   ),
 );
+
+// Charts of this run's rows (docs/benchmarks/*.svg), last.
+writeChartsFrom([join(dir, "results.json")]);

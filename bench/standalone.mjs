@@ -1,0 +1,72 @@
+// Shared by the bench sections that also run alone (`node bench/<file>.mjs`): timing helpers, and
+// a `record` that prints rows like bench/run.mjs and writes them to .bench/<name>.json.
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { performance } from "node:perf_hooks";
+
+/** Milliseconds `fn` took (awaited when it returns a promise), with its value. */
+export async function time(fn) {
+  const start = performance.now();
+  const value = await fn();
+  return { ms: performance.now() - start, value };
+}
+
+/** The median time of `runs` calls of `fn(i)`, with the last value. */
+export async function median(runs, fn) {
+  const times = [];
+  let value;
+  for (let i = 0; i < runs; i++) {
+    const result = await time(() => fn(i));
+    times.push(result.ms);
+    value = result.value;
+  }
+  times.sort((a, b) => a - b);
+  return { ms: times[Math.floor(times.length / 2)], value };
+}
+
+/** The section's own folder under the run's scratch folder, so file names never collide. */
+export function scratch(dir, name) {
+  const folder = join(dir, name);
+  mkdirSync(folder, { recursive: true });
+  return folder;
+}
+
+/** `file` after removing it and its WAL files, so a rerun starts from an empty database. */
+export function freshFile(file) {
+  for (const suffix of ["", "-wal", "-shm"])
+    rmSync(file + suffix, { force: true });
+  return file;
+}
+
+/** The row printer of bench/run.mjs. */
+export function printRow(workload, backend, value, unit, note = "") {
+  const shown =
+    value >= 100 ? Math.round(value).toString() : Number(value).toFixed(2);
+  console.log(
+    `${workload.padEnd(38)} ${backend.padEnd(14)} ${shown.padStart(10)} ${unit} ${note}`,
+  );
+}
+
+/**
+ * Runs `section(dir, record)` when `moduleUrl` is the script node was started with: rows are
+ * printed and written to .bench/<name>.json (run.mjs's .bench/results.json is left alone).
+ */
+export async function runAlone(moduleUrl, name, section) {
+  if (process.argv[1] !== fileURLToPath(moduleUrl)) return;
+  const dir = join(process.cwd(), ".bench");
+  mkdirSync(dir, { recursive: true });
+  const rows = [];
+  await section(dir, (workload, backend, value, unit, note = "") => {
+    rows.push({ workload, backend, value, unit, note });
+    printRow(workload, backend, value, unit, note);
+  });
+  writeFileSync(
+    join(process.cwd(), ".bench", `${name}.json`),
+    JSON.stringify(
+      { at: new Date().toISOString(), node: process.version, rows },
+      null,
+      2,
+    ),
+  );
+}
