@@ -111,7 +111,7 @@ export async function runPostgresCeiling(_dir, record) {
       "raw + 1 global lock",
       best["locked 8"],
       "msg/s",
-      `diagnostic: the bare INSERT after one database-wide xact advisory lock (as Arbor's change log takes); ${((best["locked 8"] / best["raw 8"]) * 100).toFixed(0)}% of raw, Arbor at ${((best["arbor 8"] / best["locked 8"]) * 100).toFixed(0)}% of it`,
+      `diagnostic: the bare INSERT after one database-wide xact advisory lock (as Arbor's change log took before schema v4); ${((best["locked 8"] / best["raw 8"]) * 100).toFixed(0)}% of raw, Arbor at ${((best["arbor 8"] / best["locked 8"]) * 100).toFixed(0)}% of it`,
     );
 
     // Where an append's time goes: every statement, counted and timed, 1 writer then 8.

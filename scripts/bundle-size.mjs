@@ -2,7 +2,10 @@
 // way a Worker bundler does: browser platform, everything inlined, minified. It measures two
 // bundles (docs/behavior/runtime.md): the whole entry with every export kept, and what a
 // Durable Object worker ships when it imports `Session` and `AgentSessionProvider`. Prints the
-// minified and gzipped sizes and exits 1 when a bundle is over its budget.
+// minified and gzipped sizes and exits 1 when a bundle is over its budget. Code reached only
+// through a dynamic `import()` (the PostgreSQL queries, the manager's fork and snapshots, a
+// compaction's overlay planning) becomes separate chunks: a bundle's size is its entry chunk with
+// every chunk it imports statically, and the lazy chunks are reported beside it.
 //
 //   node scripts/bundle-size.mjs [--json]
 import { gzipSync } from "node:zlib";
@@ -23,11 +26,12 @@ export const SESSION_BUNDLES = [
     budgetBytes: 150 * 1024,
   },
   {
-    // Every export kept, Postgres included: SessionManager's backend selection loads it too.
+    // Every export kept. The aim is 150 KB; the budget is what the entry reaches today plus
+    // headroom (docs/behavior/runtime.md says what is left above 150 KB and why).
     name: "entry",
     description: "the whole arbor-memory/session entry, every export kept",
     source: `export * from ${JSON.stringify(ENTRY)};`,
-    budgetBytes: 200 * 1024,
+    budgetBytes: 165 * 1024,
   },
 ];
 
@@ -35,14 +39,18 @@ export const SESSION_BUNDLES = [
 export async function measureSessionBundles() {
   const sizes = [];
   for (const bundle of SESSION_BUNDLES) {
-    const code = await bundleMinified(bundle.source);
+    const { code, lazy } = await bundleMinified(bundle.source);
     sizes.push({
       name: bundle.name,
       description: bundle.description,
       minifiedBytes: Buffer.byteLength(code),
       gzippedBytes: gzipSync(code, { level: 9 }).byteLength,
       budgetBytes: bundle.budgetBytes,
-      includesZod: /\bZodError\b|zod\/v4|\$ZodType/.test(code),
+      lazyChunks: lazy.length,
+      lazyMinifiedBytes: lazy.reduce((sum, c) => sum + Buffer.byteLength(c), 0),
+      includesZod: [code, ...lazy].some((c) =>
+        /\bZodError\b|zod\/v4|\$ZodType/.test(c),
+      ),
     });
   }
   return sizes;
@@ -53,8 +61,12 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
   for (const size of sizes) {
     if (!process.argv.includes("--json")) {
+      const lazy =
+        size.lazyChunks > 0
+          ? `; ${size.lazyChunks} lazy chunks, ${kb(size.lazyMinifiedBytes)} minified`
+          : "";
       console.log(
-        `${size.name.padEnd(6)} ${kb(size.minifiedBytes)} minified, ${kb(size.gzippedBytes)} gzipped (budget ${kb(size.budgetBytes)}): ${size.description}`,
+        `${size.name.padEnd(6)} ${kb(size.minifiedBytes)} minified, ${kb(size.gzippedBytes)} gzipped (budget ${kb(size.budgetBytes)})${lazy}: ${size.description}`,
       );
     }
     if (size.minifiedBytes > size.budgetBytes) process.exitCode = 1;
@@ -80,10 +92,26 @@ async function bundleMinified(source) {
   });
   try {
     const { output } = await bundle.generate({ format: "esm", minify: true });
-    return output
-      .filter((chunk) => chunk.type === "chunk")
-      .map((chunk) => chunk.code)
-      .join("\n");
+    const chunks = new Map(
+      output
+        .filter((chunk) => chunk.type === "chunk")
+        .map((chunk) => [chunk.fileName, chunk]),
+    );
+    // What loads with the entry: the entry chunk and the chunks it imports statically.
+    const eager = new Set();
+    const visit = (fileName) => {
+      if (eager.has(fileName)) return;
+      eager.add(fileName);
+      for (const imported of chunks.get(fileName)?.imports ?? [])
+        visit(imported);
+    };
+    for (const chunk of chunks.values())
+      if (chunk.isEntry) visit(chunk.fileName);
+    const codeOf = (keep) =>
+      [...chunks.values()]
+        .filter((chunk) => eager.has(chunk.fileName) === keep)
+        .map((chunk) => chunk.code);
+    return { code: codeOf(true).join("\n"), lazy: codeOf(false) };
   } finally {
     await bundle.close();
   }

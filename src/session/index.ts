@@ -87,10 +87,7 @@ export { PostgresSessionRegistry } from "./providers/postgres/postgres-registry.
 export type { SessionInfo, SessionSnapshot } from "./contracts/session-info.js";
 export type { ImportRecords } from "./contracts/provider.js";
 /** A path row as streamed history plans its windows (`getPathIds`). */
-export type {
-  AppendBatchResult,
-  PathEntry,
-} from "./contracts/provider.js";
+export type { AppendBatchResult, PathEntry } from "./contracts/provider.js";
 /** Options of `session.history()` / `historyBatches()` and their defaults (docs/behavior/history.md). */
 export {
   DEFAULT_HISTORY_BATCH_BYTES,

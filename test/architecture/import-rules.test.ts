@@ -71,6 +71,14 @@ describe("import rules of src/", () => {
     expect(violations).toEqual([]);
   });
 
+  it("src/sessions/ is an adapter on top: nothing else in src/ imports it", () => {
+    const violations = edges()
+      .filter(([from]) => !name(from).startsWith("sessions/"))
+      .filter(([, to]) => name(to).startsWith("sessions/"))
+      .map(describeEdge);
+    expect(violations).toEqual([]);
+  });
+
   it("the session layers below src/utils do not import it (tests aside)", () => {
     const below = (file: string) =>
       BELOW_UTILS.some((folder) => name(file).startsWith(`session/${folder}/`));

@@ -8,11 +8,11 @@ import {
   applyPostgresSchema,
   PostgresSessionProvider,
 } from "../../src/session/providers/postgres/index.js";
-import {
-  numberPlaceholders,
-  type PostgresClient,
-  type PostgresConnection,
+import type {
+  PostgresClient,
+  PostgresConnection,
 } from "../../src/session/providers/postgres/postgres-client.js";
+import { numberPlaceholders } from "../../src/session/providers/postgres/postgres-executor.js";
 import {
   runProviderConformance,
   type ProviderCapabilities,

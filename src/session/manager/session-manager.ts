@@ -15,7 +15,6 @@ import type { ArborTool } from "../context/tools/index.js";
 import type { PostgresClient } from "../providers/postgres/postgres-client.js";
 import { setAfterWrite, watchStore, type Session } from "../session.js";
 import type { ChangeListener, Unsubscribe } from "../contracts/changes.js";
-import { compactAndSplit, forkSession } from "./lineage.js";
 import {
   backendFor,
   inMemoryBackend,
@@ -36,7 +35,6 @@ import {
   searchSessions,
   sessionSearchTool,
 } from "./manager-search.js";
-import { exportSession, importSession } from "./manager-snapshots.js";
 import { SessionCache } from "./session-cache.js";
 import { ManagerMessages } from "./manager-messages.js";
 import {
@@ -259,6 +257,7 @@ export class SessionManager extends ManagerMessages {
     newName: string,
     options: { preserveIds?: boolean } = {},
   ): Promise<SessionInfo> {
+    const { forkSession } = await occasional();
     return forkSession(
       this.host,
       id,
@@ -277,6 +276,7 @@ export class SessionManager extends ManagerMessages {
     summary: string,
     newName?: string,
   ): Promise<SessionInfo> {
+    const { compactAndSplit } = await occasional();
     return compactAndSplit(this.host, id, summary, newName);
   }
 
@@ -352,6 +352,7 @@ export class SessionManager extends ManagerMessages {
 
   /** The whole session with its registry row, owner and metadata; signed when a key is set. */
   async exportSession(id: string): Promise<SessionSnapshot> {
+    const { exportSession } = await occasional();
     return exportSession(this.host, id, this.options.snapshotKey);
   }
 
@@ -363,6 +364,7 @@ export class SessionManager extends ManagerMessages {
     snapshot: SessionSnapshot,
     options: ImportSessionOptions = {},
   ): Promise<SessionInfo> {
+    const { importSession } = await occasional();
     return importSession(
       this.host,
       snapshot,
@@ -385,4 +387,9 @@ export class SessionManager extends ManagerMessages {
     );
     return session;
   }
+}
+
+/** Fork, compact-and-split and snapshots, loaded on first use (`manager-occasional.ts`). */
+function occasional() {
+  return import("./manager-occasional.js");
 }

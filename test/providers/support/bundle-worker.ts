@@ -42,11 +42,16 @@ export async function bundleWorker(
         : [],
   });
   try {
-    const { output } = await bundle.generate({ format: "esm" });
+    // One module, as a Worker bundler without code splitting makes it: Arbor's lazily loaded
+    // code (dynamic `import()`, docs/behavior/runtime.md) is inlined.
+    const { output } = await bundle.generate({
+      format: "esm",
+      codeSplitting: false,
+    });
     const chunks = output.filter((chunk) => chunk.type === "chunk");
     if (chunks.length !== 1) {
       throw new Error(
-        `[bundleWorker] expected one chunk, got ${chunks.length}: use no dynamic imports`,
+        `[bundleWorker] expected one chunk, got ${chunks.length}`,
       );
     }
     return chunks[0]!.code;

@@ -28,7 +28,7 @@ export function transpileGraph(entry: URL): Map<string, string> {
     }).outputText;
     modules.set(relative, output);
     for (const match of output.matchAll(
-      /(?:from|import)\s*["'](\.{1,2}\/[^"']+)\.js["']/g,
+      /(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)\.js["']/g,
     )) {
       pending.push(new URL(`${match[1]}.ts`, file));
     }

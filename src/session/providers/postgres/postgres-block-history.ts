@@ -1,21 +1,10 @@
-import {
-  blockVersionFromRow,
-  type BlockVersionRow,
-} from "../../core/stored-rows.js";
 import type {
   BlockHistoryStore,
   BlockVersion,
 } from "../../contracts/block-history.js";
-import {
-  postgresExecutor,
-  type PostgresClient,
-  type PostgresExecutor,
-} from "./postgres-client.js";
-import { postgresSettings } from "./postgres-schema.js";
-import { isoSql, TIMESTAMPTZ_PARAM } from "./postgres-sql.js";
-
-/** Attempts of `record` when concurrent writers take the same version number. */
-const MAX_ATTEMPTS = 20;
+import type { PostgresBlockHistoryStore } from "./postgres-block-history-store.js";
+import { checkPostgresClient, type PostgresClient } from "./postgres-client.js";
+import { postgresOps } from "./postgres-lazy.js";
 
 /**
  * Block history (docs/behavior/context-blocks.md) in `arbor_block_history`, scoped by session id and label. Versions
@@ -23,71 +12,42 @@ const MAX_ATTEMPTS = 20;
  * version (`UNIQUE (session_id, label, version)` decides, the loser retries).
  */
 export class PostgresBlockHistory implements BlockHistoryStore {
-  readonly #db: PostgresExecutor;
+  readonly #client: PostgresClient;
+  #loaded: PostgresBlockHistoryStore | undefined;
 
   constructor(
     client: PostgresClient,
     private readonly sessionId: string,
   ) {
-    this.#db = postgresExecutor(client);
+    this.#client = checkPostgresClient(client);
   }
 
   async record(
     label: string,
     entry: Omit<BlockVersion, "version" | "at"> & { at?: string },
   ): Promise<BlockVersion> {
-    await postgresSettings(this.#db);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const [row] = await this.#db.query<BlockVersionRow>(
-          `INSERT INTO arbor_block_history
-            (session_id, label, version, content, previous_content, source, tool_call_id, at)
-          SELECT ?, ?, COALESCE(MAX(version), 0) + 1, ?, ?, ?, ?,
-            COALESCE(${TIMESTAMPTZ_PARAM}, clock_timestamp())
-          FROM arbor_block_history WHERE session_id = ? AND label = ?
-          RETURNING ${COLUMNS}`,
-          [
-            this.sessionId,
-            label,
-            entry.content,
-            entry.previousContent,
-            entry.source,
-            entry.toolCallId ?? null,
-            entry.at ?? null,
-            this.sessionId,
-            label,
-          ],
-        );
-        return blockVersionFromRow(row!);
-      } catch (error) {
-        if (!isUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
-      }
-    }
+    return (await this.#store()).record(label, entry);
   }
 
   async list(label: string): Promise<BlockVersion[]> {
-    await postgresSettings(this.#db);
-    const rows = await this.#db.query<BlockVersionRow>(
-      `SELECT ${COLUMNS} FROM arbor_block_history
-      WHERE session_id = ? AND label = ? ORDER BY version`,
-      [this.sessionId, label],
-    );
-    return rows.map(blockVersionFromRow);
+    return (await this.#store()).list(label);
   }
 
   async clear(): Promise<void> {
-    await postgresSettings(this.#db);
-    await this.#db.query(
-      "DELETE FROM arbor_block_history WHERE session_id = ?",
-      [this.sessionId],
-    );
+    return (await this.#store()).clear();
   }
-}
 
-// --- Internal helpers ---
+  // --- Internal helpers ---
 
-const COLUMNS = `version, content, previous_content, source, tool_call_id, ${isoSql("at")} AS at`;
-
-function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === "23505";
+  /** The queries, loaded on the first call (docs/behavior/runtime.md, "Bundle size on Workers"). */
+  async #store(): Promise<PostgresBlockHistoryStore> {
+    if (!this.#loaded) {
+      const ops = await postgresOps();
+      this.#loaded ??= new ops.PostgresBlockHistoryStore(
+        ops.postgresExecutor(this.#client),
+        this.sessionId,
+      );
+    }
+    return this.#loaded;
+  }
 }

@@ -1,10 +1,7 @@
 import { describe, expect, it } from "vitest";
 import postgres from "postgres";
-import {
-  isPostgresClient,
-  numberPlaceholders,
-  postgresExecutor,
-} from "./postgres-client.js";
+import { isPostgresClient } from "./postgres-client.js";
+import { numberPlaceholders, postgresExecutor } from "./postgres-executor.js";
 
 describe("numberPlaceholders", () => {
   it("numbers ? in order, leaving literals, quoted identifiers and comments alone", () => {

@@ -1,4 +1,3 @@
-import { RECORD_CHANGE_SQL } from "./postgres-changes.js";
 import {
   compactionFromRow,
   type CompactionRow,
@@ -9,11 +8,17 @@ import type {
   StoredCompaction,
 } from "../../contracts/types.js";
 import type { PostgresQueryable } from "./postgres-client.js";
-import { isoSql, JSONB_PARAM, TEXT_ARRAY_SQL } from "./postgres-sql.js";
+import { SESSION_LOCK_SQL } from "./postgres-locking.js";
+import {
+  isoSql,
+  JSONB_PARAM,
+  RECORD_CHANGE_SQL,
+  TEXT_ARRAY_SQL,
+} from "./postgres-sql.js";
 
 const COLUMNS = `id, summary, from_message_id, to_message_id, ${isoSql("created_at")} AS created_at, meta::text AS meta`;
 
-/** Stores an overlay of this session and returns it (docs/behavior/overlays.md). */
+/** Stores an overlay of this session and returns it (docs/behavior/overlays.md), under the session lock. */
 export async function insertCompaction(
   db: PostgresQueryable,
   sessionId: string,
@@ -25,14 +30,16 @@ export async function insertCompaction(
   assertCompactionArguments(summary, fromMessageId, toMessageId, "postgres");
   const id = crypto.randomUUID();
   const [row] = await db.query<CompactionRow>(
-    `WITH inserted AS (
+    `WITH locked AS MATERIALIZED (SELECT ${SESSION_LOCK_SQL} AS locked),
+    inserted AS (
       INSERT INTO assistant_compactions
         (id, session_id, summary, from_message_id, to_message_id, created_at, meta)
-      VALUES (?, ?, ?, ?, ?, clock_timestamp(), ${JSONB_PARAM})
+      SELECT ?, ?, ?, ?, ?, clock_timestamp(), ${JSONB_PARAM} FROM locked
       RETURNING ${COLUMNS}
     )
     SELECT inserted.*, ${RECORD_CHANGE_SQL} AS change FROM inserted`,
     [
+      sessionId,
       id,
       sessionId,
       summary,
@@ -76,18 +83,20 @@ export async function readCompactionsTouching(
   return rows.map(compactionFromRow);
 }
 
-/** Deletes one overlay of the session; `false` if it has no such overlay. */
+/** Deletes one overlay of the session under the session lock; `false` if it has no such overlay. */
 export async function deleteCompactionRow(
   db: PostgresQueryable,
   sessionId: string,
   id: string,
 ): Promise<boolean> {
   const rows = await db.query(
-    `WITH removed AS (
-      DELETE FROM assistant_compactions WHERE session_id = ? AND id = ? RETURNING id
+    `WITH locked AS MATERIALIZED (SELECT ${SESSION_LOCK_SQL} AS locked),
+    removed AS (
+      DELETE FROM assistant_compactions USING locked
+      WHERE session_id = ? AND id = ? RETURNING id
     )
     SELECT ${RECORD_CHANGE_SQL} AS change FROM removed`,
-    [sessionId, id, sessionId, "compaction", JSON.stringify([id])],
+    [sessionId, sessionId, id, sessionId, "compaction", JSON.stringify([id])],
   );
   return rows.length > 0;
 }

@@ -1,11 +1,8 @@
 import type { WritableContextProvider } from "../../contracts/context-provider.js";
 import { ArborTypeError } from "../../errors/index.js";
-import {
-  postgresExecutor,
-  type PostgresClient,
-  type PostgresExecutor,
-} from "./postgres-client.js";
-import { postgresSettings } from "./postgres-schema.js";
+import { checkPostgresClient, type PostgresClient } from "./postgres-client.js";
+import type { PostgresContextStore } from "./postgres-context-store.js";
+import { postgresOps } from "./postgres-lazy.js";
 
 /**
  * A writable context block stored as one row of `cf_agents_context_blocks`, keyed by `label`
@@ -22,7 +19,8 @@ import { postgresSettings } from "./postgres-schema.js";
  * ```
  */
 export class PostgresContextProvider implements WritableContextProvider {
-  readonly #db: PostgresExecutor;
+  readonly #client: PostgresClient;
+  #loaded: PostgresContextStore | undefined;
 
   constructor(
     client: PostgresClient,
@@ -34,28 +32,17 @@ export class PostgresContextProvider implements WritableContextProvider {
         "[arbor] [postgres] PostgresContextProvider needs a non-empty row label, e.g. `memory_<sessionId>`",
       );
     }
-    this.#db = postgresExecutor(client);
+    this.#client = checkPostgresClient(client);
   }
 
   /** The block content, or `null` when the row does not exist. */
   async get(): Promise<string | null> {
-    await postgresSettings(this.#db);
-    const [row] = await this.#db.query<{ content: string }>(
-      "SELECT content FROM cf_agents_context_blocks WHERE label = ?",
-      [this.label],
-    );
-    return row?.content ?? null;
+    return (await this.#store()).get();
   }
 
   /** Upserts the row and bumps `updated_at`. */
   async set(content: string): Promise<void> {
-    await postgresSettings(this.#db);
-    await this.#db.query(
-      `INSERT INTO cf_agents_context_blocks (label, content, updated_at)
-      VALUES (?, ?, clock_timestamp())
-      ON CONFLICT (label) DO UPDATE SET content = EXCLUDED.content, updated_at = EXCLUDED.updated_at`,
-      [this.label, content],
-    );
+    return (await this.#store()).set(content);
   }
 
   /**
@@ -64,20 +51,20 @@ export class PostgresContextProvider implements WritableContextProvider {
    * try again. Lets appends from several processes lose nothing.
    */
   async replaceIf(expected: string | null, content: string): Promise<boolean> {
-    await postgresSettings(this.#db);
-    const rows =
-      expected === null
-        ? await this.#db.query(
-            `INSERT INTO cf_agents_context_blocks (label, content, updated_at)
-            VALUES (?, ?, clock_timestamp())
-            ON CONFLICT (label) DO NOTHING RETURNING label`,
-            [this.label, content],
-          )
-        : await this.#db.query(
-            `UPDATE cf_agents_context_blocks SET content = ?, updated_at = clock_timestamp()
-            WHERE label = ? AND content = ? RETURNING label`,
-            [content, this.label, expected],
-          );
-    return rows.length > 0;
+    return (await this.#store()).replaceIf(expected, content);
+  }
+
+  // --- Internal helpers ---
+
+  /** The queries, loaded on the first call (docs/behavior/runtime.md, "Bundle size on Workers"). */
+  async #store(): Promise<PostgresContextStore> {
+    if (!this.#loaded) {
+      const ops = await postgresOps();
+      this.#loaded ??= new ops.PostgresContextStore(
+        ops.postgresExecutor(this.#client),
+        this.label,
+      );
+    }
+    return this.#loaded;
   }
 }

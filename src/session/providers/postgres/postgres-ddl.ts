@@ -1,5 +1,11 @@
 import { ArborTypeError } from "../../errors/index.js";
 
+/**
+ * First key of Arbor's two-key advisory locks ("ARBR"), so they never collide with an
+ * application's own one-key locks. The second key is `hashtext(<session id>)`.
+ */
+export const ADVISORY_LOCK_NAMESPACE = 0x41524252;
+
 /** The text-search configuration of the reference DDL (published with the Cloudflare Agents SDK Session API). */
 export const DEFAULT_TEXT_SEARCH_CONFIG = "english";
 

@@ -1,7 +1,6 @@
 import { searchableText } from "../../core/message-codec.js";
 import { encodeForStorage } from "../../core/attachments.js";
 import { attachmentRows } from "./postgres-attachments.js";
-import { RECORD_CHANGE_SQL } from "./postgres-changes.js";
 import { ArborError } from "../../errors/index.js";
 import type { ImportRecords } from "../../contracts/provider.js";
 import type { PostgresQueryable } from "./postgres-client.js";
@@ -11,7 +10,11 @@ import {
   type WriteAttempt,
 } from "./postgres-locking.js";
 import { indexText } from "./postgres-search-text.js";
-import { JSON_PARAM, TEXT_ARRAY_SQL } from "./postgres-sql.js";
+import {
+  JSON_PARAM,
+  RECORD_CHANGE_SQL,
+  TEXT_ARRAY_SQL,
+} from "./postgres-sql.js";
 
 /**
  * One attempt of `importRecords` (docs/behavior/manager.md): inserts exported messages as they were (ids,

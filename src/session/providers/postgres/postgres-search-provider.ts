@@ -1,18 +1,7 @@
 import type { SearchProvider } from "../../contracts/context-provider.js";
-import {
-  postgresExecutor,
-  type PostgresClient,
-  type PostgresExecutor,
-} from "./postgres-client.js";
-import { postgresSettings } from "./postgres-schema.js";
-import { matchSql, queryParams } from "./postgres-search.js";
-import { indexText, searchTerms, tsquerySql } from "./postgres-search-text.js";
-import { toCount } from "./postgres-sql.js";
-
-const MAX_RESULTS = 10;
-
-/** What `search()` answers when nothing matches (docs/behavior/storage.md, kept from the reference). */
-export const NO_RESULTS = "No results found.";
+import { checkPostgresClient, type PostgresClient } from "./postgres-client.js";
+import { postgresOps } from "./postgres-lazy.js";
+import type { PostgresSearchStore } from "./postgres-search-store.js";
 
 /**
  * Searchable knowledge in `cf_agents_search_entries` (docs/behavior/storage.md), with the matching of message
@@ -27,11 +16,12 @@ export const NO_RESULTS = "No results found.";
  * ```
  */
 export class PostgresSearchProvider implements SearchProvider {
-  readonly #db: PostgresExecutor;
+  readonly #client: PostgresClient;
+  #loaded: PostgresSearchStore | undefined;
   private label = "";
 
   constructor(client: PostgresClient) {
-    this.#db = postgresExecutor(client);
+    this.#client = checkPostgresClient(client);
   }
 
   /** Sets the label the entries are stored under (the block label). */
@@ -41,13 +31,7 @@ export class PostgresSearchProvider implements SearchProvider {
 
   /** `"<n> entries indexed."`, or `null` when there are none. */
   async get(): Promise<string | null> {
-    await postgresSettings(this.#db);
-    const [row] = await this.#db.query<{ count: string }>(
-      "SELECT count(*) AS count FROM cf_agents_search_entries WHERE label = ?",
-      [this.label],
-    );
-    const count = toCount(row?.count);
-    return count > 0 ? `${count} entries indexed.` : null;
+    return (await this.#store()).get(this.label);
   }
 
   /**
@@ -57,20 +41,7 @@ export class PostgresSearchProvider implements SearchProvider {
   async search(query: string): Promise<string | null> {
     if (typeof query !== "string" || query.trim() === "") return null;
     try {
-      const { textSearchConfig } = await postgresSettings(this.#db);
-      const terms = searchTerms(query);
-      if (terms.length === 0) return NO_RESULTS;
-      const match = matchSql(terms, "e.search_text");
-      const rows = await this.#db.query<{ key: string; content: string }>(
-        `WITH q AS (SELECT ${tsquerySql(terms, "?::regconfig")} AS query)
-        SELECT e.key, e.content FROM cf_agents_search_entries AS e, q
-        WHERE e.label = ? AND e.search_tsv @@ q.query${match.sql}
-        ORDER BY ts_rank(e.search_tsv, q.query) DESC, e.updated_at DESC, e.key
-        LIMIT ${MAX_RESULTS}`,
-        [...queryParams(terms, textSearchConfig), this.label, ...match.params],
-      );
-      if (rows.length === 0) return NO_RESULTS;
-      return rows.map((row) => `[${row.key}]\n${row.content}`).join("\n\n");
+      return await (await this.#store()).search(this.label, query);
     } catch {
       return null;
     }
@@ -78,22 +49,24 @@ export class PostgresSearchProvider implements SearchProvider {
 
   /** Upserts an entry and its search text. */
   async set(key: string, content: string): Promise<void> {
-    await postgresSettings(this.#db);
-    await this.#db.query(
-      `INSERT INTO cf_agents_search_entries (label, key, content, search_text, created_at, updated_at)
-      VALUES (?, ?, ?, ?, clock_timestamp(), clock_timestamp())
-      ON CONFLICT (label, key) DO UPDATE SET content = EXCLUDED.content,
-        search_text = EXCLUDED.search_text, updated_at = EXCLUDED.updated_at`,
-      [this.label, key, content, indexText(content)],
-    );
+    return (await this.#store()).set(this.label, key, content);
   }
 
   /** Removes an entry (Arbor extension). */
   async delete(key: string): Promise<void> {
-    await postgresSettings(this.#db);
-    await this.#db.query(
-      "DELETE FROM cf_agents_search_entries WHERE label = ? AND key = ?",
-      [this.label, key],
-    );
+    return (await this.#store()).delete(this.label, key);
+  }
+
+  // --- Internal helpers ---
+
+  /** The queries, loaded on the first call (docs/behavior/runtime.md, "Bundle size on Workers"). */
+  async #store(): Promise<PostgresSearchStore> {
+    if (!this.#loaded) {
+      const ops = await postgresOps();
+      this.#loaded ??= new ops.PostgresSearchStore(
+        ops.postgresExecutor(this.#client),
+      );
+    }
+    return this.#loaded;
   }
 }

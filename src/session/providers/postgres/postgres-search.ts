@@ -55,31 +55,16 @@ export async function searchMessageRows(
   const terms = searchTerms(query);
   if (terms.length === 0) return [];
   const count = normalizeSearchLimit(limit);
-  const match = matchSql(terms, "m.text_content");
   let rows: HitRow[];
   try {
-    // The newest matches up to the rank window are found first (seq only); `ts_rank` then reads
-    // the index text of those rows alone (docs/behavior/search.md#ranking-limits-and-results).
-    rows = await db.query<HitRow>(
-      `WITH q AS (SELECT ${tsquerySql(terms, "?::regconfig")} AS query),
-      hit AS (
-        SELECT m.seq FROM assistant_messages AS m${scope.joins ? ` ${scope.joins}` : ""}, q
-        WHERE (${scope.sql}) AND m.content_tsv @@ q.query${match.sql}
-        ORDER BY m.seq DESC
-        LIMIT ?
-      )
-      SELECT m.id, m.session_id, m.role, m.content, ${isoSql("m.created_at")} AS created_at
-      FROM hit JOIN assistant_messages AS m ON m.seq = hit.seq, q
-      ORDER BY ts_rank(m.content_tsv, q.query) DESC, m.seq DESC
-      LIMIT ?`,
-      [
-        ...queryParams(terms, config),
-        ...scope.params,
-        ...match.params,
-        rankWindow(count),
-        count,
-      ],
-    );
+    rows = await db.query<HitRow>(hitSql(terms, scope), [
+      ...queryParams(terms, config),
+      ...scope.params,
+      ...matchSql(terms, "m.text_content").params,
+      rankWindow(count),
+      ...queryParams(terms, config),
+      count,
+    ]);
   } catch (error) {
     if (isRejectedQuery(error)) return [];
     throw error;
@@ -129,6 +114,31 @@ export function isRejectedQuery(error: unknown): boolean {
 }
 
 // --- Internal helpers ---
+
+/**
+ * The newest matches up to the rank window (seq and row address only); `ts_rank` then reads
+ * those rows alone (docs/behavior/search.md#ranking-limits-and-results), fetched by `ctid`
+ * because `seq` alone has no index: joining on it scanned the whole table. One statement, one
+ * snapshot, so each `ctid` names the row version the CTE saw. The tsquery is inline, not in a
+ * CTE, so the planner sees how common its words are when it picks a plan.
+ */
+function hitSql(
+  terms: readonly SearchTerm[],
+  scope: MessageSearchScope,
+): string {
+  const tsquery = tsquerySql(terms, "?::regconfig");
+  return `WITH hit AS MATERIALIZED (
+      SELECT m.seq, m.ctid AS row_id
+      FROM assistant_messages AS m${scope.joins ? ` ${scope.joins}` : ""}
+      WHERE m.content_tsv @@ (${tsquery}) AND (${scope.sql})${matchSql(terms, "m.text_content").sql}
+      ORDER BY m.seq DESC
+      LIMIT ?
+    )
+    SELECT m.id, m.session_id, m.role, m.content, ${isoSql("m.created_at")} AS created_at
+    FROM hit JOIN assistant_messages AS m ON m.ctid = hit.row_id
+    ORDER BY ts_rank(m.content_tsv, ${tsquery}) DESC, m.seq DESC
+    LIMIT ?`;
+}
 
 interface HitRow {
   id: string;

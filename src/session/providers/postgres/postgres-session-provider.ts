@@ -18,45 +18,17 @@ import type {
   SessionMessage,
   StoredCompaction,
 } from "../../contracts/types.js";
-import { ATTACHMENT_STORE, encodeForStorage } from "../../core/attachments.js";
+import { ATTACHMENT_STORE } from "../../core/attachments.js";
 import { ArborTypeError } from "../../errors/index.js";
 import { PostgresBlockHistory } from "./postgres-block-history.js";
 import {
   changeWatchersReady,
   watchPostgresChanges,
 } from "./postgres-changes.js";
-import {
-  postgresExecutor,
-  type PostgresClient,
-  type PostgresExecutor,
-} from "./postgres-client.js";
-import {
-  deleteCompactionRow,
-  insertCompaction,
-  readCompactions,
-} from "./postgres-compactions.js";
-import { readConfig, writeConfig } from "./postgres-config.js";
+import { checkPostgresClient, type PostgresClient } from "./postgres-client.js";
 import { PostgresContextProvider } from "./postgres-context-provider.js";
-import { importSessionRecords } from "./postgres-import.js";
-import { sessionWrite } from "./postgres-locking.js";
-import { countPath } from "./postgres-path.js";
-import {
-  exportSessionMessages,
-  loadBranches,
-  loadHistory,
-  loadLatestLeaf,
-  loadMessage,
-} from "./postgres-reads.js";
-import { postgresSettings } from "./postgres-schema.js";
-import { searchSessionMessages } from "./postgres-search.js";
-import { clearSession, deleteWithRepair } from "./postgres-tree-repair.js";
-import {
-  loadHistoryRowStats,
-  loadMessagesByIds,
-  loadPathEntries,
-  loadRecentHistory,
-} from "./postgres-windows.js";
-import { insertMessage, updateStoredMessage } from "./postgres-writes.js";
+import { postgresOps } from "./postgres-lazy.js";
+import type { PostgresSessionStore } from "./postgres-session-store.js";
 
 /**
  * The PostgreSQL message store (docs/behavior/storage.md): the full `SessionProvider`, for several app instances
@@ -87,7 +59,8 @@ export class PostgresSessionProvider implements SessionProvider {
   /** The session this provider reads and writes ("" = no namespace). */
   readonly sessionId: string;
   readonly [ATTACHMENT_STORE] = true;
-  readonly #db: PostgresExecutor;
+  readonly #client: PostgresClient;
+  #loaded: PostgresSessionStore | undefined;
 
   constructor(client: PostgresClient, sessionId = "") {
     if (typeof sessionId !== "string") {
@@ -96,53 +69,48 @@ export class PostgresSessionProvider implements SessionProvider {
         "[arbor] [postgres] PostgresSessionProvider session id must be a string",
       );
     }
-    this.#db = postgresExecutor(client);
+    this.#client = checkPostgresClient(client);
     this.sessionId = sessionId;
   }
 
   /** The client: sessions over the same client and id share one in-process append lock. */
   get storeIdentity(): object {
-    return this.#db.client;
+    return this.#client;
   }
 
   /** The same store scoped to another session id. */
   forSession(sessionId: string): PostgresSessionProvider {
-    return new PostgresSessionProvider(this.#db.client, sessionId);
+    return new PostgresSessionProvider(this.#client, sessionId);
   }
 
   /** A writable block row in `cf_agents_context_blocks` under `key` (docs/behavior/session-setup.md auto-wiring). */
   createContextProvider(key: string): PostgresContextProvider {
-    return new PostgresContextProvider(this.#db.client, key);
+    return new PostgresContextProvider(this.#client, key);
   }
 
   /** Block history in `arbor_block_history`, scoped to this session (docs/behavior/context-blocks.md). */
   createBlockHistory(): BlockHistoryStore {
-    return new PostgresBlockHistory(this.#db.client, this.sessionId);
+    return new PostgresBlockHistory(this.#client, this.sessionId);
   }
 
   async getMessage(id: string): Promise<SessionMessage | null> {
-    await this.#ready();
-    return loadMessage(this.#db, this.sessionId, id);
+    return (await this.#store()).getMessage(id);
   }
 
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
-    await this.#ready();
-    return loadHistory(this.#db, this.sessionId, target(leafId));
+    return (await this.#store()).getHistory(leafId);
   }
 
   async getLatestLeaf(): Promise<SessionMessage | null> {
-    await this.#ready();
-    return loadLatestLeaf(this.#db, this.sessionId);
+    return (await this.#store()).getLatestLeaf();
   }
 
   async getBranches(messageId: string): Promise<SessionMessage[]> {
-    await this.#ready();
-    return loadBranches(this.#db, this.sessionId, messageId);
+    return (await this.#store()).getBranches(messageId);
   }
 
   async getPathLength(leafId?: string | null): Promise<number> {
-    await this.#ready();
-    return countPath(this.#db, this.sessionId, target(leafId));
+    return (await this.#store()).getPathLength(leafId);
   }
 
   /**
@@ -154,34 +122,22 @@ export class PostgresSessionProvider implements SessionProvider {
     message: SessionMessage,
     parentId?: string | null,
   ): Promise<boolean> {
-    // Encoded (and so validated) before waiting for the store: an invalid message throws first.
-    const encoded = encodeForStorage(message);
-    await this.#ready();
-    return insertMessage(this.#db, this.sessionId, message, encoded, parentId);
+    return (await this.#store()).appendMessage(message, parentId);
   }
 
   /** Replaces content, role and search text of the message with this id; a no-op if absent. */
   async updateMessage(message: SessionMessage): Promise<void> {
-    const encoded = encodeForStorage(message);
-    await this.#ready();
-    await updateStoredMessage(this.#db, this.sessionId, message, encoded);
+    return (await this.#store()).updateMessage(message);
   }
 
   /** Deletes with tree and overlay repair (docs/behavior/messages-and-tree.md), atomically under the session lock. */
   async deleteMessages(ids: readonly string[]): Promise<void> {
-    if (!Array.isArray(ids) || ids.length === 0) return;
-    await this.#ready();
-    await sessionWrite(this.#db, this.sessionId, (db, fingerprint) =>
-      deleteWithRepair(db, this.sessionId, ids, fingerprint),
-    );
+    return (await this.#store()).deleteMessages(ids);
   }
 
   /** Deletes the session's messages and overlays in one statement under the session lock. */
   async clearMessages(): Promise<void> {
-    await this.#ready();
-    await sessionWrite(this.#db, this.sessionId, (db, fingerprint) =>
-      clearSession(db, this.sessionId, fingerprint),
-    );
+    return (await this.#store()).clearMessages();
   }
 
   async addCompaction(
@@ -190,10 +146,7 @@ export class PostgresSessionProvider implements SessionProvider {
     toMessageId: string,
     meta?: CompactionMeta,
   ): Promise<StoredCompaction> {
-    await this.#ready();
-    return insertCompaction(
-      this.#db,
-      this.sessionId,
+    return (await this.#store()).addCompaction(
       summary,
       fromMessageId,
       toMessageId,
@@ -202,24 +155,15 @@ export class PostgresSessionProvider implements SessionProvider {
   }
 
   async getCompactions(): Promise<StoredCompaction[]> {
-    await this.#ready();
-    return readCompactions(this.#db, this.sessionId);
+    return (await this.#store()).getCompactions();
   }
 
   async deleteCompaction(id: string): Promise<boolean> {
-    await this.#ready();
-    return deleteCompactionRow(this.#db, this.sessionId, id);
+    return (await this.#store()).deleteCompaction(id);
   }
 
   async searchMessages(query: string, limit?: number): Promise<SearchResult[]> {
-    const { textSearchConfig } = await this.#ready();
-    return searchSessionMessages(
-      this.#db,
-      textSearchConfig,
-      this.sessionId,
-      query,
-      limit,
-    );
+    return (await this.#store()).searchMessages(query, limit);
   }
 
   /** The byte-budgeted suffix of the path (docs/behavior/history.md); content is read for the chosen rows only. */
@@ -228,11 +172,8 @@ export class PostgresSessionProvider implements SessionProvider {
     maxContentBytes: number,
     minRecentMessages = 1,
   ): Promise<RecentHistoryResult> {
-    await this.#ready();
-    return loadRecentHistory(
-      this.#db,
-      this.sessionId,
-      target(leafId),
+    return (await this.#store()).getRecentHistory(
+      leafId,
       maxContentBytes,
       minRecentMessages,
     );
@@ -240,28 +181,24 @@ export class PostgresSessionProvider implements SessionProvider {
 
   /** `{ id, role, bytes }` per stored row on the path, without reading content. */
   async getHistoryRowStats(leafId?: string | null): Promise<HistoryRowStat[]> {
-    await this.#ready();
-    return loadHistoryRowStats(this.#db, this.sessionId, target(leafId));
+    return (await this.#store()).getHistoryRowStats(leafId);
   }
 
   /** Streamed history: `{ id, bytes }` per row of the path, root first, without content. */
   async getPathIds(leafId?: string | null): Promise<PathEntry[]> {
-    await this.#ready();
-    return loadPathEntries(this.#db, this.sessionId, target(leafId));
+    return (await this.#store()).getPathIds(leafId);
   }
 
   /** The stored messages with these ids, in the given order; `null` for unknown ids. */
   async getMessagesByIds(
     ids: readonly string[],
   ): Promise<Array<SessionMessage | null>> {
-    await this.#ready();
-    return loadMessagesByIds(this.#db, this.sessionId, ids);
+    return (await this.#store()).getMessagesByIds(ids);
   }
 
   /** Every message of the session, all branches, in insertion order (unparseable rows skipped). */
   async exportMessages(): Promise<StoredMessageRecord[]> {
-    await this.#ready();
-    return exportSessionMessages(this.#db, this.sessionId);
+    return (await this.#store()).exportMessages();
   }
 
   /**
@@ -269,22 +206,17 @@ export class PostgresSessionProvider implements SessionProvider {
    * lock; `MESSAGE_EXISTS` and nothing written when an id is taken (without `replace`).
    */
   async importRecords(records: ImportRecords): Promise<void> {
-    await this.#ready();
-    await sessionWrite(this.#db, this.sessionId, (db, fingerprint) =>
-      importSessionRecords(db, this.sessionId, records, fingerprint),
-    );
+    return (await this.#store()).importRecords(records);
   }
 
   /** A per-session value from `assistant_config`, or `null`. */
   async getConfig(key: string): Promise<string | null> {
-    await this.#ready();
-    return readConfig(this.#db, this.sessionId, key);
+    return (await this.#store()).getConfig(key);
   }
 
   /** Sets (or with `null` deletes) a per-session value in `assistant_config`. */
   async setConfig(key: string, value: string | null): Promise<void> {
-    await this.#ready();
-    await writeConfig(this.#db, this.sessionId, key, value);
+    return (await this.#store()).setConfig(key, value);
   }
 
   /** Calls `listener` once per committed write to this session (every session with `allSessions`), from any client. */
@@ -293,21 +225,22 @@ export class PostgresSessionProvider implements SessionProvider {
     options: WatchChangesOptions = {},
   ): Unsubscribe {
     const scope = options.allSessions ? null : this.sessionId;
-    return watchPostgresChanges(this.#db, scope, listener);
+    return watchPostgresChanges(this.#client, scope, listener);
   }
 
   // --- Internal helpers ---
 
-  async #ready() {
+  /** The queries, loaded on the first call (docs/behavior/runtime.md, "Bundle size on Workers"). */
+  async #store(): Promise<PostgresSessionStore> {
     // A write issued after watch() returned waits until the watchers know where they start.
-    await changeWatchersReady(this.#db.client);
-    return postgresSettings(this.#db);
+    await changeWatchersReady(this.#client);
+    if (!this.#loaded) {
+      const ops = await postgresOps();
+      this.#loaded ??= new ops.PostgresSessionStore(
+        ops.postgresExecutor(this.#client),
+        this.sessionId,
+      );
+    }
+    return this.#loaded;
   }
-}
-
-// --- Internal helpers ---
-
-/** The message a read starts from: the given id, or `null` (= the latest leaf) for null/undefined/"". */
-function target(leafId: string | null | undefined): string | null {
-  return typeof leafId === "string" && leafId.length > 0 ? leafId : null;
 }

@@ -17,6 +17,13 @@ export const JSON_PARAM = "?::text::json";
 export const JSONB_PARAM = "?::text::jsonb";
 
 /**
+ * SQL that records one change (`arbor_record_change()`, postgres-change-log.ts) and returns its
+ * seq; three `?`: session id, type, ids as a JSON array. Runs inside the write's own statement or
+ * transaction, so a failed write records nothing.
+ */
+export const RECORD_CHANGE_SQL = `arbor_record_change(?, ?, ${JSONB_PARAM})`;
+
+/**
  * A `timestamptz` from one bound ISO-8601 string, declared `text` so no driver converts it
  * through a JavaScript `Date` (which would drop microseconds or throw on a bad value).
  */

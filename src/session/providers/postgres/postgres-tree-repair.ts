@@ -1,4 +1,3 @@
-import { RECORD_CHANGE_SQL } from "./postgres-changes.js";
 import { planTreeRepair, type TreeRepairPlan } from "../../core/tree-repair.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import { readCompactionsTouching } from "./postgres-compactions.js";
@@ -8,7 +7,12 @@ import {
   type WriteAttempt,
 } from "./postgres-locking.js";
 import { loadAncestorLinks } from "./postgres-path.js";
-import { JSON_PARAM, TEXT_ARRAY_SQL, toCount } from "./postgres-sql.js";
+import {
+  JSON_PARAM,
+  RECORD_CHANGE_SQL,
+  TEXT_ARRAY_SQL,
+  toCount,
+} from "./postgres-sql.js";
 
 /**
  * One attempt of a delete with the tree and overlay repair of docs/behavior/messages-and-tree.md: reads only the rows being

@@ -1,8 +1,8 @@
+import { RECORD_CHANGE_SQL } from "./postgres-sql.js";
 import type { encodeForStorage } from "../../core/attachments.js";
 import { noteStoredParent, searchableText } from "../../core/message-codec.js";
 import type { SessionMessage } from "../../contracts/types.js";
 import { ATTACH_SQL, attachmentParam } from "./postgres-attachments.js";
-import { RECORD_CHANGE_SQL } from "./postgres-changes.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import { SESSION_LOCK_SQL } from "./postgres-locking.js";
 import { indexText } from "./postgres-search-text.js";
@@ -68,7 +68,11 @@ export async function insertMessage(
   return inserted !== undefined;
 }
 
-/** Replaces content, role and search text of the stored message with this id; a no-op if absent. */
+/**
+ * Replaces content, role and search text of the stored message with this id; a no-op if absent.
+ * Takes the session lock first, like every write that records a change, so the changes of one
+ * session commit in `seq` order.
+ */
 export async function updateStoredMessage(
   db: PostgresQueryable,
   sessionId: string,
@@ -76,12 +80,14 @@ export async function updateStoredMessage(
   encoded: EncodedMessage,
 ): Promise<void> {
   await db.query(
-    `WITH updated AS (
+    `WITH locked AS MATERIALIZED (SELECT ${SESSION_LOCK_SQL} AS locked),
+    updated AS (
       UPDATE assistant_messages SET content = ?, role = ?, text_content = ?
-      WHERE session_id = ? AND id = ? RETURNING 1
+      FROM locked WHERE session_id = ? AND id = ? RETURNING 1
     )
     SELECT ${RECORD_CHANGE_SQL}, ${ATTACH_SQL} FROM updated`,
     [
+      sessionId,
       encoded.json,
       message.role,
       indexText(searchableText(message)),

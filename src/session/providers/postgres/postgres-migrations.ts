@@ -1,0 +1,29 @@
+import { attachmentStatements } from "./postgres-attachment-ddl.js";
+import {
+  changeLogStatements,
+  recordChangeStatements,
+} from "./postgres-change-log.js";
+import { arborStatementsV1, seedStatements } from "./postgres-ddl.js";
+
+/**
+ * The schema migrations: `MIGRATIONS[i]` brings a database to version `i + 1` with idempotent DDL
+ * (also the text of `POSTGRES_SCHEMA_SQL`), for a text-search configuration. A step that must
+ * first convert data written by an older schema has its upgrade in `postgres-settings.ts`
+ * (`UPGRADES`), loaded only when a schema is applied. Append-only: never edit a released step,
+ * add a new one.
+ */
+export const MIGRATIONS: ReadonlyArray<(config: string) => string[]> = [
+  // v1: the reference DDL plus Arbor's additive tables, columns, indexes and functions. Tables the
+  // reference implementation created (no `seq`) are converted in place first.
+  (config) => [...seedStatements(config), ...arborStatementsV1(config)],
+  // v2: the change log behind watchChanges (docs/behavior/events-and-audit.md, "Change feed").
+  () => changeLogStatements(),
+  // v3: attachments: inline file data stored once per hash, with references (docs/behavior/storage.md#attachments).
+  () => attachmentStatements(),
+  // v4: the change log without its database-wide lock: concurrent writers of different sessions
+  // no longer serialize (docs/behavior/events-and-audit.md, "Change feed").
+  () => recordChangeStatements(),
+];
+
+/** The schema version this build of Arbor writes and needs. */
+export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;

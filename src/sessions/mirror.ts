@@ -1,0 +1,57 @@
+import type { SessionMessage } from "../session/index.js";
+import type {
+  SessionChangeEvent,
+  SessionChangeListener,
+  SessionMirrorOptions,
+} from "./types.js";
+
+/**
+ * The listener behind `session.mirror()`: for one session, `intercept` first, then the default
+ * reduction. An append or update replaces the cached entry with the same id, or pushes it; a
+ * delete filters; a clear empties. Imports and compactions change the path underneath the
+ * cache in ways a patch cannot express, so only `intercept` handles them.
+ */
+export function mirrorListener<M extends { id: string }>(
+  sessionId: string,
+  options: SessionMirrorOptions<M>,
+): SessionChangeListener {
+  const transform =
+    options.transform ?? ((message: SessionMessage) => message as never as M);
+  return async (event) => {
+    if (event.sessionId !== sessionId) return;
+    if (options.intercept && (await options.intercept(event))) return;
+    reduce(event, options, transform);
+  };
+}
+
+// --- Internal helpers ---
+
+function reduce<M extends { id: string }>(
+  event: SessionChangeEvent,
+  options: SessionMirrorOptions<M>,
+  transform: (message: SessionMessage) => M,
+): void {
+  switch (event.type) {
+    case "append":
+    case "update": {
+      const messages = options.get();
+      const entry = transform(event.message);
+      const index = messages.findIndex((cached) => cached.id === entry.id);
+      const previous = index === -1 ? undefined : messages[index];
+      if (index === -1) messages.push(entry);
+      else messages[index] = entry;
+      options.onApplied?.(event, entry, previous);
+      return;
+    }
+    case "delete": {
+      const removed = new Set(event.messageIds);
+      options.set(options.get().filter((cached) => !removed.has(cached.id)));
+      return;
+    }
+    case "clear":
+      options.set([]);
+      return;
+    default:
+      return;
+  }
+}

@@ -1,0 +1,37 @@
+import {
+  PostgresSessionProvider,
+  Session as ArborSession,
+  type SessionProvider,
+} from "../session/index.js";
+import { isPostgresClient } from "../session/providers/postgres/postgres-client.js";
+import type { SessionsStore } from "./types.js";
+
+/**
+ * Opens Arbor `Session`s over one store, one per session id. A PostgreSQL client is wrapped once
+ * in a `PostgresSessionProvider`, which `Session.create()` would otherwise reject; anything
+ * `Session.create()` refuses throws its `INVALID_TARGET` here, at `new Sessions()`.
+ */
+export function sessionOpener(
+  store: SessionsStore,
+): (sessionId: string) => ArborSession {
+  const target = resolveTarget(store);
+  // Fails now, with Arbor's own message, rather than at the first write.
+  ArborSession.create(target);
+  return (sessionId) => ArborSession.create(target).forSession(sessionId);
+}
+
+// --- Internal helpers ---
+
+function resolveTarget(
+  store: SessionsStore,
+): Parameters<typeof ArborSession.create>[0] {
+  const candidate = store as unknown as Record<string, unknown>;
+  if (typeof store === "object" && store !== null) {
+    if (typeof candidate.sql === "function")
+      return store as Parameters<typeof ArborSession.create>[0];
+    if (typeof candidate.appendMessage === "function")
+      return store as SessionProvider;
+  }
+  if (isPostgresClient(store)) return new PostgresSessionProvider(store);
+  return store as SessionProvider;
+}

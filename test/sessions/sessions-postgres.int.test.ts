@@ -1,0 +1,48 @@
+// `arbor-memory/sessions` on PostgreSQL: the same cases as in memory and on SQLite, over a pg
+// Pool handed to `new Sessions()` as it is (the adapter wraps it in a PostgresSessionProvider),
+// on a throwaway database. Without ARBOR_TEST_PG_URL this skips with the reason; under CI=true
+// it fails instead.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Sessions } from "../../src/sessions/index.js";
+import {
+  createTestDatabase,
+  describePostgres,
+  type TestDatabase,
+} from "../providers/postgres-database.js";
+import { runSessionsSpec, text } from "./sessions-spec.js";
+
+describePostgres("arbor-memory/sessions on PostgreSQL", () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database?.drop());
+
+  runSessionsSpec({
+    name: "PostgreSQL",
+    create: async () => {
+      await database.truncate();
+      return database.pool;
+    },
+  });
+
+  describe("two Sessions over one database", () => {
+    it("a write through one is seen by the other's subscribe(), with the stored message", async () => {
+      await database.truncate();
+      const writer = new Sessions(database.pool);
+      const reader = new Sessions(await database.client());
+      const seen: string[] = [];
+      const stop = reader.subscribe((event) => {
+        if (event.type === "append") seen.push(event.message.id);
+      });
+      // The reader's feed starts listening asynchronously; give it a moment before writing.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await writer.session("shared").appendMessage(text("from-writer"));
+      const start = Date.now();
+      while (seen.length === 0 && Date.now() - start < 5000)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      stop();
+      expect(seen).toEqual(["from-writer"]);
+    });
+  });
+});

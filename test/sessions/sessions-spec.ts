@@ -1,0 +1,763 @@
+// The behaviour of `arbor-memory/sessions`, one case per documented behaviour of the
+// `agents/sessions` surface it mirrors (names, argument and result shapes), run on each backend
+// by the runners beside this file. Each case gets a fresh store from the runner's factory.
+import { describe, expect, it } from "vitest";
+import type { SessionMessage } from "../../src/session/index.js";
+import {
+  COMPACTION_PREFIX,
+  createCompactFunction,
+  isCompactionMessage,
+  Sessions,
+  type SessionChangeEvent,
+  type SessionsStore,
+} from "../../src/sessions/index.js";
+
+/** Makes a fresh (or emptied) store for one case; `dispose` runs after it. */
+export interface SessionsBackend {
+  name: string;
+  create(): Promise<SessionsStore> | SessionsStore;
+  dispose?(store: SessionsStore): Promise<void> | void;
+}
+
+/** A user message with one text part. */
+export function text(
+  id: string,
+  body = id,
+  extra: Partial<SessionMessage> = {},
+): SessionMessage {
+  return { id, role: "user", parts: [{ type: "text", text: body }], ...extra };
+}
+
+/** Polls until `check` stops throwing (change events arrive after the write resolves). */
+export async function eventually(
+  check: () => void,
+  timeoutMs = 5000,
+): Promise<void> {
+  const start = Date.now();
+  for (;;) {
+    try {
+      check();
+      return;
+    } catch (error) {
+      if (Date.now() - start > timeoutMs) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+}
+
+export function runSessionsSpec(backend: SessionsBackend): void {
+  describe(`arbor-memory/sessions on ${backend.name}`, () => {
+    const withSessions = (
+      name: string,
+      body: (sessions: Sessions) => Promise<void>,
+      options: { reservedMetadataKeys?: string[] } = {},
+    ) =>
+      it(name, async () => {
+        const store = await backend.create();
+        try {
+          await body(new Sessions(store, options));
+        } finally {
+          for (const stop of open.splice(0)) stop();
+          await backend.dispose?.(store);
+        }
+      });
+
+    const ids = (messages: readonly { id: string }[]) =>
+      messages.map((message) => message.id);
+    const collect = async <T>(iterable: AsyncIterable<T>) => {
+      const out: T[] = [];
+      for await (const item of iterable) out.push(item);
+      return out;
+    };
+    // Feeds still open when a case fails are stopped after it, so none leaks into the next.
+    const open: Array<() => void> = [];
+    const record = (sessions: Sessions) => {
+      const events: SessionChangeEvent[] = [];
+      const stop = sessions.subscribe((event) => {
+        events.push(event);
+      });
+      open.push(stop);
+      return { events, stop };
+    };
+
+    // --- Handles ---
+
+    withSessions(
+      "session() defaults to the empty id and caches handles per id",
+      async (sessions) => {
+        expect(sessions.session().sessionId).toBe("");
+        expect(sessions.session()).toBe(sessions.session(""));
+        expect(sessions.session("support")).toBe(sessions.session("support"));
+        await sessions.session("support").appendMessage(text("a"));
+        await sessions.session("sales").appendMessage(text("b"));
+        expect(ids(await sessions.session("support").getHistory())).toEqual([
+          "a",
+        ]);
+        expect(ids(await sessions.session("sales").getHistory())).toEqual([
+          "b",
+        ]);
+        expect(await sessions.session().getHistory()).toEqual([]);
+      },
+    );
+
+    // --- Writes ---
+
+    withSessions(
+      "appendMessage returns { inserted: true, message } with the stored form",
+      async (sessions) => {
+        const result = await sessions
+          .session()
+          .appendMessage(text("u1", "Hello"));
+        expect(result.inserted).toBe(true);
+        expect(result.message).toMatchObject(text("u1", "Hello"));
+        expect(result.message).toEqual(
+          await sessions.session().getMessage("u1"),
+        );
+      },
+    );
+
+    withSessions(
+      "a repeated append is idempotent on id: inserted false and the row already stored",
+      async (sessions) => {
+        const session = sessions.session();
+        await session.appendMessage(text("u1", "first"));
+        const again = await session.appendMessage(text("u1", "second"));
+        expect(again.inserted).toBe(false);
+        expect(again.message.parts).toEqual([{ type: "text", text: "first" }]);
+        expect(ids(await session.getHistory())).toEqual(["u1"]);
+      },
+    );
+
+    withSessions(
+      "an append attaches to the active leaf; parentId null makes a root, a message id a branch",
+      async (sessions) => {
+        const session = sessions.session();
+        await session.appendMessage(text("u1"));
+        await session.appendMessage(text("a1"));
+        await session.appendMessage(text("a2"), { parentId: "u1" });
+        expect(ids(await session.getBranches("u1"))).toEqual(["a1", "a2"]);
+        expect(ids(await session.getHistory({ leafId: "a1" }))).toEqual([
+          "u1",
+          "a1",
+        ]);
+        expect(ids(await session.getHistory({ leafId: "a2" }))).toEqual([
+          "u1",
+          "a2",
+        ]);
+        await session.appendMessage(text("r"), { parentId: null });
+        expect(ids(await session.getHistory({ leafId: "r" }))).toEqual(["r"]);
+      },
+    );
+
+    withSessions(
+      "a parentId that is not in this session falls back to a root",
+      async (sessions) => {
+        await sessions.session("other").appendMessage(text("elsewhere"));
+        const session = sessions.session();
+        await session.appendMessage(text("u1"));
+        await session.appendMessage(text("u2"), { parentId: "elsewhere" });
+        expect(ids(await session.getHistory({ leafId: "u2" }))).toEqual(["u2"]);
+      },
+    );
+
+    withSessions(
+      'source: "client" strips reservedMetadataKeys; server writes keep them',
+      async (sessions) => {
+        const session = sessions.session();
+        const metadata = { channel: "web", turnMetadata: 1, note: "kept" };
+        const client = await session.appendMessage(
+          text("c", "c", { metadata }),
+          { source: "client" },
+        );
+        expect(client.message.metadata).toEqual({ note: "kept" });
+        const server = await session.appendMessage(
+          text("s", "s", { metadata }),
+        );
+        expect(server.message.metadata).toEqual(metadata);
+        const updated = await session.updateMessage(
+          text("s", "s2", { metadata }),
+          { source: "client" },
+        );
+        expect(updated?.metadata).toEqual({ note: "kept" });
+      },
+      { reservedMetadataKeys: ["channel", "turnMetadata"] },
+    );
+
+    withSessions(
+      "a compaction_ id is never stored by append, upsert or update, and dispatches nothing",
+      async (sessions) => {
+        const { events, stop } = record(sessions);
+        const session = sessions.session();
+        const overlay = text(`${COMPACTION_PREFIX}x`, "summary");
+        expect((await session.appendMessage(overlay)).inserted).toBe(false);
+        expect((await session.upsertMessage(overlay)).inserted).toBe(false);
+        expect(await session.updateMessage(overlay)).toBeNull();
+        await session.appendMessage(text("u1"));
+        await eventually(() =>
+          expect(events.map((event) => event.type)).toEqual(["append"]),
+        );
+        expect(ids(await session.getHistory())).toEqual(["u1"]);
+        stop();
+      },
+    );
+
+    withSessions(
+      "updateMessage returns the stored form, null for an absent id, and an unchanged message writes nothing",
+      async (sessions) => {
+        const session = sessions.session();
+        await session.appendMessage(text("u1", "before"));
+        const { events, stop } = record(sessions);
+        expect(await session.updateMessage(text("ghost"))).toBeNull();
+        expect(await session.updateMessage(text("u1", "before"))).toMatchObject(
+          text("u1", "before"),
+        );
+        const updated = await session.updateMessage(text("u1", "after"));
+        expect(updated?.parts).toEqual([{ type: "text", text: "after" }]);
+        await eventually(() =>
+          expect(events.map((event) => event.type)).toEqual(["update"]),
+        );
+        expect(events[0]).toMatchObject({
+          type: "update",
+          sessionId: "",
+          message: { id: "u1" },
+        });
+        stop();
+      },
+    );
+
+    withSessions(
+      "upsertMessage inserts an absent id and updates a present one",
+      async (sessions) => {
+        const session = sessions.session();
+        const first = await session.upsertMessage(text("u1", "one"));
+        expect(first).toMatchObject({ inserted: true, message: { id: "u1" } });
+        const second = await session.upsertMessage(text("u1", "two"));
+        expect(second.inserted).toBe(false);
+        expect(second.message.parts).toEqual([{ type: "text", text: "two" }]);
+        expect(ids(await session.getHistory())).toEqual(["u1"]);
+      },
+    );
+
+    withSessions(
+      "deleting a message mid-chain splices its children to its parent",
+      async (sessions) => {
+        const session = sessions.session();
+        for (const id of ["a", "b", "c", "d"])
+          await session.appendMessage(text(id));
+        await session.deleteMessages(["b"]);
+        expect(ids(await session.getHistory())).toEqual(["a", "c", "d"]);
+      },
+    );
+
+    withSessions(
+      "clearMessages empties this session only",
+      async (sessions) => {
+        await sessions.session().appendMessage(text("a"));
+        await sessions.session("kept").appendMessage(text("b"));
+        await sessions.session().clearMessages();
+        expect(await sessions.session().getHistory()).toEqual([]);
+        expect(await sessions.session().getLatestLeaf()).toBeNull();
+        expect(ids(await sessions.session("kept").getHistory())).toEqual(["b"]);
+      },
+    );
+
+    withSessions(
+      "importMessage writes verbatim under an explicit parent with createdAt in epoch ms",
+      async (sessions) => {
+        const session = sessions.session();
+        const at = Date.UTC(2025, 0, 2, 3, 4, 5);
+        await session.importMessage(text("x1"), {
+          parentId: null,
+          createdAt: at,
+        });
+        await session.importMessage(text("x2"), {
+          parentId: "x1",
+          createdAt: at + 1000,
+        });
+        await session.importMessage(text("x2", "again"), {
+          parentId: "x1",
+          createdAt: at,
+        });
+        const history = await session.getHistory();
+        expect(ids(history)).toEqual(["x1", "x2"]);
+        expect(history[1]!.parts).toEqual([{ type: "text", text: "x2" }]);
+        expect(new Date(history[0]!.createdAt!).getTime()).toBe(at);
+      },
+    );
+
+    withSessions(
+      "importMessage imports a compaction_ id as given",
+      async (sessions) => {
+        const session = sessions.session();
+        const summary = text(
+          `${COMPACTION_PREFIX}copied`,
+          "summary of elsewhere",
+          { role: "assistant" },
+        );
+        await session.importMessage(summary, {
+          parentId: null,
+          createdAt: Date.now(),
+        });
+        await session.importMessage(text("after"), {
+          parentId: summary.id,
+          createdAt: Date.now(),
+        });
+        expect(ids(await session.getHistory())).toEqual([summary.id, "after"]);
+      },
+    );
+
+    withSessions(
+      "a conversation moves by replaying history() into importMessage()",
+      async (sessions) => {
+        const source = sessions.session("source");
+        const destination = sessions.session("destination");
+        for (const id of ["u1", "a1", "u2"])
+          await source.appendMessage(text(id));
+        let parentId: string | null = null;
+        for await (const message of source.history()) {
+          await destination.importMessage(message, {
+            parentId,
+            createdAt: message.createdAt
+              ? new Date(message.createdAt).getTime()
+              : Date.now(),
+          });
+          parentId = message.id;
+        }
+        // An import stores its time in the message (`createdAt`); the rest is verbatim.
+        const withoutTime = ({ createdAt: _, ...rest }: SessionMessage) => rest;
+        expect((await destination.getHistory()).map(withoutTime)).toEqual(
+          (await source.getHistory()).map(withoutTime),
+        );
+      },
+    );
+
+    // --- Reads ---
+
+    withSessions(
+      "history() streams root → leaf; newestFirst streams leaf → root and may stop early",
+      async (sessions) => {
+        const session = sessions.session();
+        for (let index = 0; index < 60; index++)
+          await session.appendMessage(text(`m${index}`));
+        const all = ids(await collect(session.history()));
+        expect(all).toHaveLength(60);
+        expect(all[0]).toBe("m0");
+        const newest: string[] = [];
+        for await (const message of session.history({ newestFirst: true })) {
+          newest.push(message.id);
+          if (newest.length === 3) break;
+        }
+        expect(newest).toEqual(["m59", "m58", "m57"]);
+        expect(ids(await collect(session.history({ leafId: "m1" })))).toEqual([
+          "m0",
+          "m1",
+        ]);
+      },
+    );
+
+    withSessions(
+      "history() rejects with the signal's reason once aborted",
+      async (sessions) => {
+        await sessions.session().appendMessage(text("a"));
+        const controller = new AbortController();
+        controller.abort(new Error("stop"));
+        await expect(
+          collect(sessions.session().history({ signal: controller.signal })),
+        ).rejects.toThrow("stop");
+      },
+    );
+
+    withSessions(
+      "historyBatches() bounds every batch by batchSize and maxBatchBytes",
+      async (sessions) => {
+        const session = sessions.session();
+        for (let index = 0; index < 7; index++)
+          await session.appendMessage(text(`m${index}`));
+        const bySize = await collect(session.historyBatches({ batchSize: 3 }));
+        expect(bySize.map((batch) => batch.length)).toEqual([3, 3, 1]);
+        const byBytes = await collect(
+          session.historyBatches({ maxBatchBytes: 1 }),
+        );
+        expect(byBytes.map((batch) => batch.length)).toEqual([
+          1, 1, 1, 1, 1, 1, 1,
+        ]);
+      },
+    );
+
+    withSessions(
+      "getRecentHistory(maxBytes) returns { messages, truncated, totalContentBytes }, always at least the leaf",
+      async (sessions) => {
+        const session = sessions.session();
+        for (let index = 0; index < 5; index++)
+          await session.appendMessage(text(`m${index}`, "x".repeat(200)));
+        const all = await session.getRecentHistory(1_000_000);
+        expect(all.truncated).toBe(false);
+        expect(ids(all.messages)).toEqual(["m0", "m1", "m2", "m3", "m4"]);
+        const one = await session.getRecentHistory(1);
+        expect(ids(one.messages)).toEqual(["m4"]);
+        expect(one.truncated).toBe(true);
+        expect(one.totalContentBytes).toBe(all.totalContentBytes);
+        const two = await session.getRecentHistory(
+          Math.ceil((all.totalContentBytes * 2) / 5) + 1,
+        );
+        expect(ids(two.messages)).toEqual(["m3", "m4"]);
+      },
+    );
+
+    withSessions(
+      "getRecentHistory({ leafId }) reads the window of that branch",
+      async (sessions) => {
+        const session = sessions.session();
+        for (const id of ["u1", "a1", "u2"])
+          await session.appendMessage(text(id, "y".repeat(100)));
+        await session.appendMessage(text("alt", "y".repeat(100)), {
+          parentId: "a1",
+        });
+        const branch = await session.getRecentHistory(1, { leafId: "u2" });
+        expect(ids(branch.messages)).toEqual(["u2"]);
+        expect(branch.truncated).toBe(true);
+        const whole = await session.getRecentHistory(1_000_000, {
+          leafId: "u2",
+        });
+        expect(ids(whole.messages)).toEqual(["u1", "a1", "u2"]);
+        expect(whole.totalContentBytes).toBe(branch.totalContentBytes);
+      },
+    );
+
+    withSessions(
+      "getHistoryRowStats() gives { id, role, bytes, tokenEstimate } per row, root → leaf",
+      async (sessions) => {
+        const session = sessions.session();
+        for (const id of ["u1", "a1"])
+          await session.appendMessage(text(id, "z".repeat(400)));
+        await session.appendMessage(text("alt"), { parentId: "u1" });
+        const stats = await session.getHistoryRowStats();
+        expect(ids(stats)).toEqual(["u1", "alt"]);
+        for (const row of stats) {
+          expect(row.role).toBe("user");
+          expect(row.bytes).toBeGreaterThan(0);
+          expect(row.tokenEstimate).toBe(Math.ceil(row.bytes / 4));
+        }
+        const branch = await session.getHistoryRowStats("a1");
+        expect(ids(branch)).toEqual(["u1", "a1"]);
+        expect(branch[1]!.bytes).toBeGreaterThan(400);
+      },
+    );
+
+    withSessions(
+      "getMessage and getLatestLeaf read stored rows, null when absent",
+      async (sessions) => {
+        const session = sessions.session();
+        expect(await session.getLatestLeaf()).toBeNull();
+        expect(await session.getMessage("nope")).toBeNull();
+        await session.appendMessage(text("u1"));
+        await session.appendMessage(text("a1"));
+        expect((await session.getLatestLeaf())?.id).toBe("a1");
+        expect((await session.getMessage("u1"))?.id).toBe("u1");
+      },
+    );
+
+    withSessions(
+      "search() finds text parts and returns { id, role, content, createdAt, sessionId }",
+      async (sessions) => {
+        const session = sessions.session();
+        await session.appendMessage(
+          text("u1", "the deployment failed on Friday"),
+        );
+        await session.appendMessage(text("u2", "lunch plans"));
+        const results = await session.search("deployment failed");
+        expect(ids(results)).toEqual(["u1"]);
+        expect(results[0]).toMatchObject({ role: "user" });
+        expect(results[0]!.content).toContain("deployment");
+        expect(await session.search("lunch", { limit: 1 })).toHaveLength(1);
+      },
+    );
+
+    // --- Compaction ---
+
+    withSessions(
+      "addCompaction replaces the range at read time; getCompactions lists it with an ISO createdAt",
+      async (sessions) => {
+        const session = sessions.session();
+        for (const id of ["a", "b", "c", "d"])
+          await session.appendMessage(text(id));
+        const overlay = await session.addCompaction(
+          "a and b, briefly",
+          "a",
+          "b",
+        );
+        expect(overlay).toMatchObject({
+          summary: "a and b, briefly",
+          fromMessageId: "a",
+          toMessageId: "b",
+        });
+        expect(new Date(overlay.createdAt).toISOString()).toBe(
+          overlay.createdAt,
+        );
+        const history = await session.getHistory();
+        expect(history).toHaveLength(3);
+        expect(isCompactionMessage(history[0]!)).toBe(true);
+        expect(history[0]!.id.startsWith(COMPACTION_PREFIX)).toBe(true);
+        expect(ids(history.slice(1))).toEqual(["c", "d"]);
+        expect(await session.getCompactions()).toEqual([overlay]);
+        expect(await session.getMessage("a")).not.toBeNull();
+      },
+    );
+
+    withSessions(
+      "compact() runs the onCompaction function and returns { fromMessageId, toMessageId, summary }",
+      async (sessions) => {
+        const session = sessions.session();
+        for (const id of ["a", "b", "c", "d"])
+          await session.appendMessage(text(id));
+        session.onCompaction(async (messages) => ({
+          fromMessageId: messages[0]!.id,
+          toMessageId: messages[1]!.id,
+          summary: "earlier turns",
+        }));
+        expect(await session.compact()).toEqual({
+          fromMessageId: "a",
+          toMessageId: "b",
+          summary: "earlier turns",
+        });
+        expect(ids((await session.getHistory()).slice(1))).toEqual(["c", "d"]);
+      },
+    );
+
+    withSessions(
+      "compact() returns null when the compaction function throws",
+      async (sessions) => {
+        const session = sessions.session();
+        for (const id of ["a", "b", "c"]) await session.appendMessage(text(id));
+        session.onCompaction(async () => {
+          throw new Error("model down");
+        });
+        expect(await session.compact()).toBeNull();
+        expect(ids(await session.getHistory())).toEqual(["a", "b", "c"]);
+      },
+    );
+
+    withSessions(
+      "compactAfter auto-compacts after an append, and a failing auto-compaction never rejects the append",
+      async (sessions) => {
+        const good = sessions.session("good");
+        good
+          .onCompaction(async (messages) =>
+            messages.length < 4
+              ? null
+              : {
+                  fromMessageId: messages[0]!.id,
+                  toMessageId: messages[1]!.id,
+                  summary: "s",
+                },
+          )
+          .compactAfter(1);
+        for (const id of ["a", "b", "c", "d"])
+          await good.appendMessage(text(id, "w".repeat(100)));
+        await eventually(() => undefined);
+        expect((await good.getCompactions()).length).toBeGreaterThan(0);
+        const bad = sessions.session("bad");
+        bad
+          .onCompaction(async () => {
+            throw new Error("model down");
+          })
+          .compactAfter(1);
+        await expect(
+          bad.appendMessage(text("x", "w".repeat(100))),
+        ).resolves.toMatchObject({ inserted: true });
+        expect(sessions.session("good")).toBe(good);
+      },
+    );
+
+    withSessions(
+      "createCompactFunction takes summarize and keepRecentTokens",
+      async (sessions) => {
+        const session = sessions.session();
+        for (let index = 0; index < 12; index++)
+          await session.appendMessage(
+            text(`m${index}`, `turn ${index} ${"v".repeat(400)}`),
+          );
+        const prompts: string[] = [];
+        session.onCompaction(
+          createCompactFunction({
+            summarize: async (prompt) => {
+              prompts.push(prompt);
+              return "what happened";
+            },
+            keepRecentTokens: 200,
+          }),
+        );
+        const result = await session.compact();
+        expect(result).not.toBeNull();
+        expect(result!.fromMessageId).toBe("m3");
+        expect(prompts).toHaveLength(1);
+        const history = await session.getHistory();
+        expect(ids(history.slice(0, 3))).toEqual(["m0", "m1", "m2"]);
+        expect(history.some(isCompactionMessage)).toBe(true);
+        expect(history.at(-1)!.id).toBe("m11");
+      },
+    );
+
+    // --- Change feed ---
+
+    withSessions(
+      "subscribe() reports each committed write in order, with the stored message for append, update and import; a repeated append writes and reports nothing",
+      async (sessions) => {
+        const { events, stop } = record(sessions);
+        const session = sessions.session("feed");
+        await session.appendMessage(text("a"));
+        await session.appendMessage(text("b"));
+        await session.appendMessage(text("a"));
+        await session.updateMessage(text("b", "edited"));
+        await session.importMessage(text("i"), {
+          parentId: "b",
+          createdAt: Date.now(),
+        });
+        await session.deleteMessages(["a"]);
+        await session.addCompaction("s", "b", "b");
+        await session.clearMessages();
+        await eventually(() => expect(events).toHaveLength(7));
+        expect(events.map((event) => event.type)).toEqual([
+          "append",
+          "append",
+          "update",
+          "import",
+          "delete",
+          "compaction",
+          "clear",
+        ]);
+        expect(events.every((event) => event.sessionId === "feed")).toBe(true);
+        expect(events[0]).toMatchObject({ inserted: true, message: text("a") });
+        expect(events[2]).toMatchObject({
+          message: { id: "b", parts: [{ text: "edited" }] },
+        });
+        expect(events[3]).toMatchObject({
+          message: { id: "i" },
+          parentId: "b",
+        });
+        expect(events[4]).toMatchObject({ messageIds: ["a"] });
+        expect(events[5]).toMatchObject({
+          compaction: { summary: "s", fromMessageId: "b" },
+        });
+        stop();
+      },
+    );
+
+    withSessions(
+      'compact() reports its overlay as "compact", addCompaction() as "compaction"',
+      async (sessions) => {
+        const session = sessions.session();
+        for (const id of ["a", "b", "c", "d"])
+          await session.appendMessage(text(id));
+        const { events, stop } = record(sessions);
+        session.onCompaction(async () => ({
+          fromMessageId: "a",
+          toMessageId: "b",
+          summary: "s",
+        }));
+        await session.compact();
+        await session.addCompaction("t", "c", "c");
+        await eventually(() =>
+          expect(events.map((event) => event.type)).toEqual([
+            "compact",
+            "compaction",
+          ]),
+        );
+        stop();
+      },
+    );
+
+    withSessions(
+      "a listener that throws neither rejects the write nor stops the other listeners",
+      async (sessions) => {
+        const seen: string[] = [];
+        const stopBad = sessions.subscribe(() => {
+          throw new Error("listener bug");
+        });
+        const stopGood = sessions.subscribe((event) => {
+          seen.push(event.type);
+        });
+        await expect(
+          sessions.session().appendMessage(text("a")),
+        ).resolves.toMatchObject({ inserted: true });
+        await eventually(() => expect(seen).toEqual(["append"]));
+        stopBad();
+        stopGood();
+        await sessions.session().appendMessage(text("b"));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(seen).toEqual(["append"]);
+      },
+    );
+
+    withSessions(
+      "mirror() patches an array: append pushes, update replaces, delete filters, clear empties",
+      async (sessions) => {
+        let cache: { id: string; text: string }[] = [];
+        const applied: Array<[string, string | undefined]> = [];
+        const session = sessions.session("m");
+        const stop = session.mirror({
+          get: () => cache,
+          set: (messages) => {
+            cache = messages;
+          },
+          transform: (message) => ({
+            id: message.id,
+            text: String(message.parts[0]?.text),
+          }),
+          onApplied: (event, message, previous) =>
+            applied.push([event.type + ":" + message.text, previous?.text]),
+        });
+        open.push(stop);
+        await sessions.session("other").appendMessage(text("ignored"));
+        await session.appendMessage(text("a", "one"));
+        await session.appendMessage(text("b", "two"));
+        await session.updateMessage(text("a", "uno"));
+        await eventually(() =>
+          expect(cache).toEqual([
+            { id: "a", text: "uno" },
+            { id: "b", text: "two" },
+          ]),
+        );
+        expect(applied).toEqual([
+          ["append:one", undefined],
+          ["append:two", undefined],
+          ["update:uno", "one"],
+        ]);
+        await session.deleteMessages(["a"]);
+        await eventually(() =>
+          expect(cache).toEqual([{ id: "b", text: "two" }]),
+        );
+        await session.clearMessages();
+        await eventually(() => expect(cache).toEqual([]));
+        stop();
+      },
+    );
+
+    withSessions(
+      "mirror() lets intercept handle an event instead of the default reduction",
+      async (sessions) => {
+        let cache: SessionMessage[] = [];
+        const session = sessions.session();
+        const stop = session.mirror({
+          get: () => cache,
+          set: (messages) => {
+            cache = messages;
+          },
+          intercept: async (event) => {
+            if (event.type !== "compact" && event.type !== "compaction")
+              return false;
+            cache = await session.getHistory();
+            return true;
+          },
+        });
+        open.push(stop);
+        for (const id of ["a", "b", "c"]) await session.appendMessage(text(id));
+        await eventually(() => expect(ids(cache)).toEqual(["a", "b", "c"]));
+        await session.addCompaction("s", "a", "b");
+        await eventually(() => expect(cache).toHaveLength(2));
+        expect(isCompactionMessage(cache[0]!)).toBe(true);
+        stop();
+      },
+    );
+  });
+}
