@@ -6,13 +6,12 @@
 // Arbor sends per append, counted and timed by wrapping the pool's clients. Run by bench/run.mjs,
 // or alone: `node bench/postgres-ceiling.mjs` (after `npm run build`, with ARBOR_TEST_PG_URL).
 import { performance } from "node:perf_hooks";
-import pg from "pg";
 import {
   applyPostgresSchema,
   PostgresSessionProvider,
   Session,
 } from "arbor-memory/session";
-import { runAlone } from "./standalone.mjs";
+import { runAlone, throwawayDatabase } from "./standalone.mjs";
 import { message } from "./workload.mjs";
 
 const SINGLE = 600;
@@ -50,19 +49,9 @@ export async function runPostgresCeiling(_dir, record) {
     );
     return;
   }
-  const name = `arbor_ceiling_${Date.now().toString(36)}`;
-  await admin(
-    serverUrl,
-    `CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8'`,
-  );
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const pool = new pg.Pool({
-    connectionString: url.toString(),
+  const { pool, drop } = await throwawayDatabase(serverUrl, "arbor_ceiling", {
     max: WRITERS + 2,
   });
-  // Connections still closing when the database is dropped report an error; it is expected.
-  pool.on("error", () => {});
   const profile = statementProfile(pool);
   try {
     await applyPostgresSchema(pool);
@@ -135,8 +124,7 @@ export async function runPostgresCeiling(_dir, record) {
       }
     }
   } finally {
-    await pool.end();
-    await admin(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await drop();
   }
 }
 
@@ -265,16 +253,6 @@ function describe(stats) {
         `${(count / stats.appends).toFixed(2)}× "${kind}" ${(ms / count).toFixed(2)} ms each`,
     );
   return `${perAppend(stats.ms)} ms wall per append; ${kinds.join("; ")}`;
-}
-
-async function admin(serverUrl, sql) {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }
 
 await runAlone(import.meta.url, "postgres-ceiling", runPostgresCeiling);

@@ -3,7 +3,6 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import pg from "pg";
 import {
   applyPostgresSchema,
   InMemorySessionProvider,
@@ -19,6 +18,7 @@ import { runPostgresCeiling } from "./postgres-ceiling.mjs";
 import { runRawCeiling } from "./raw-ceiling.mjs";
 import { runReference } from "./reference.mjs";
 import { runScale } from "./scale.mjs";
+import { throwawayDatabase } from "./standalone.mjs";
 import { message, sentence } from "./workload.mjs";
 import { runWriteWorkloads } from "./write-workloads.mjs";
 
@@ -229,22 +229,7 @@ if (process.env.ARBOR_TEST_PG_URL) {
 }
 
 async function postgresBench(serverUrl) {
-  const name = `arbor_bench_${Date.now().toString(36)}`;
-  const admin = async (sql) => {
-    const client = new pg.Client({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8'`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 10 });
-  // Connections still closing when the database is dropped report an error; it is expected.
-  pool.on("error", () => {});
+  const { pool, drop } = await throwawayDatabase(serverUrl, "arbor_bench");
   try {
     await applyPostgresSchema(pool);
     await appendRun(
@@ -302,8 +287,7 @@ async function postgresBench(serverUrl) {
       `returned ${recent.value.messages.length} messages`,
     );
   } finally {
-    await pool.end();
-    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await drop();
   }
 }
 

@@ -15,10 +15,9 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import pg from "pg";
 import { applyPostgresSchema, SessionManager } from "arbor-memory/session";
 import { openSqlite } from "arbor-memory/sqlite";
-import { freshFile, runAlone, time } from "./standalone.mjs";
+import { freshFile, runAlone, throwawayDatabase, time } from "./standalone.mjs";
 import { scaleMessage, scaleSentence, TOPIC_WORDS } from "./workload.mjs";
 
 /** 10,000 sessions; ARBOR_BENCH_SCALE_SESSIONS sets fewer for a quick check of the script. */
@@ -138,16 +137,7 @@ async function sqliteScale(dir, record, queries, matching) {
 
 async function postgresScale(serverUrl, record, queries, matching) {
   const backend = "postgres pool";
-  const name = `arbor_scale_${Date.now().toString(36)}`;
-  await admin(
-    serverUrl,
-    `CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8'`,
-  );
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 10 });
-  // Connections still closing when the database is dropped report an error; it is expected.
-  pool.on("error", () => {});
+  const { pool, drop } = await throwawayDatabase(serverUrl, "arbor_scale");
   try {
     await applyPostgresSchema(pool);
     const manager = SessionManager.create(pool);
@@ -215,8 +205,7 @@ async function postgresScale(serverUrl, record, queries, matching) {
       "pg_database_size",
     );
   } finally {
-    await pool.end();
-    await admin(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await drop();
   }
 }
 
@@ -258,16 +247,6 @@ async function bulkInsert(pool, from, to) {
     [JSON.stringify(messages)],
   );
   return sessions.map((info) => info.id);
-}
-
-async function admin(serverUrl, sql) {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }
 
 // --- Shared by both backends ---

@@ -4,6 +4,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
+import pg from "pg";
 
 /** Milliseconds `fn` took (awaited when it returns a promise), with its value. */
 export async function time(fn) {
@@ -69,4 +70,45 @@ export async function runAlone(moduleUrl, name, section) {
       2,
     ),
   );
+}
+
+/**
+ * A throwaway database on the PostgreSQL server of `serverUrl`, named `<prefix>_<time>`, with a
+ * pg Pool on it (`poolOptions` added); `drop()` ends the pool and drops the database.
+ */
+export async function throwawayDatabase(serverUrl, prefix, poolOptions = {}) {
+  const name = `${prefix}_${Date.now().toString(36)}`;
+  await adminQuery(
+    serverUrl,
+    `CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8'`,
+  );
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const pool = new pg.Pool({
+    connectionString: url.toString(),
+    max: 10,
+    ...poolOptions,
+  });
+  // Connections still closing when the database is dropped report an error; it is expected.
+  pool.on("error", () => {});
+  return {
+    pool,
+    async drop() {
+      await pool.end();
+      await adminQuery(
+        serverUrl,
+        `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`,
+      );
+    },
+  };
+}
+
+async function adminQuery(serverUrl, sql) {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
 }

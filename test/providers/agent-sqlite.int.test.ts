@@ -51,6 +51,41 @@ function insertChain(db: SqliteHandle, count: number, sessionId = ""): void {
   })();
 }
 
+/** Counts the statements run through `db.sql` whose text matches `pattern`, keeping them. */
+function countStatements(
+  db: SqliteHandle,
+  pattern: RegExp,
+): {
+  readonly count: number;
+  calls: Array<{ sql: string; values: unknown[] }>;
+} {
+  const calls: Array<{ sql: string; values: unknown[] }> = [];
+  const run = db.sql.bind(db);
+  db.sql = (<Row>(strings: TemplateStringsArray, ...values: unknown[]) => {
+    const sql = strings.join("?");
+    if (pattern.test(sql)) calls.push({ sql, values });
+    return run<Row>(strings, ...values);
+  }) as SqliteHandle["sql"];
+  return {
+    calls,
+    get count() {
+      return calls.length;
+    },
+  };
+}
+
+/** SQLite's query plan of a statement, one detail line per step. */
+function plan(db: SqliteHandle, sql: string, values: unknown[]): string[] {
+  return db.database
+    .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+    .all(
+      ...values.map((value) =>
+        typeof value === "boolean" ? Number(value) : value,
+      ),
+    )
+    .map((row) => String((row as { detail: string }).detail));
+}
+
 /** A store that records every row the provider reads, to prove what it did not read. */
 function spy(db: SqliteHandle): {
   agent: SqlProvider;
@@ -208,6 +243,53 @@ describe("AgentSessionProvider on SQLite", () => {
     other.close();
     db.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("keeps the cached path across its own appends (the change-log row had dropped it on every append)", () => {
+    const { db, provider } = open("s");
+    const walks = countStatements(db, /WITH RECURSIVE/);
+    provider.appendMessage(text("a", "one"));
+    provider.appendMessage(text("b", "two"));
+    expect(provider.getHistory()).toHaveLength(2);
+    const afterFirstRead = walks.count;
+    expect(afterFirstRead).toBeGreaterThan(0);
+    for (const id of ["c", "d", "e"]) {
+      provider.appendMessage(text(id, id));
+      expect(
+        provider
+          .getHistory()
+          .map((m) => m.id)
+          .at(-1),
+      ).toBe(id);
+    }
+    // An agent loop (append, read, append, read) never walks the path again.
+    expect(walks.count).toBe(afterFirstRead);
+    // A write by anyone else still drops it.
+    db.sql`UPDATE assistant_messages SET content = ${JSON.stringify(text("a", "ONE"))} WHERE id = 'a'`;
+    expect(provider.getHistory()[0]?.parts[0]).toEqual({
+      type: "text",
+      text: "ONE",
+    });
+    expect(walks.count).toBeGreaterThan(afterFirstRead);
+  });
+
+  it("deletes a message without walking the whole session's seq index (ORDER BY seq chose it)", () => {
+    const { db, provider } = open("s");
+    provider.getPathLength(); // creates the tables
+    insertChain(db, 2_000, "s");
+    const statements = countStatements(db, /./);
+    provider.deleteMessages(["m1000"]);
+    const calls = [...statements.calls];
+    expect(provider.getPathLength()).toBe(1_999);
+    const scans = calls
+      .filter(({ sql }) => /^\s*(SELECT|WITH)/i.test(sql))
+      .flatMap(({ sql, values }) => plan(db, sql, values))
+      .filter((detail) =>
+        /idx_assistant_messages_session_seq \(session_id=\?\)$|^SCAN assistant_messages/.test(
+          detail,
+        ),
+      );
+    expect(scans).toEqual([]);
   });
 
   it("picks up rows written by raw SQL or another provider when choosing the latest leaf", () => {
