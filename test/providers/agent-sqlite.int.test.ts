@@ -292,6 +292,25 @@ describe("AgentSessionProvider on SQLite", () => {
     expect(scans).toEqual([]);
   });
 
+  it("indexes a catch-up of many batches and large messages, each row once (batched index inserts)", () => {
+    const { db, provider } = open("s");
+    const filler = "lorem ipsum ".repeat(200); // 2,400 characters: several batches of 512 KB
+    for (let index = 0; index < 600; index++)
+      provider.appendMessage(text(`m${index}`, `zebra tag${index} ${filler}`));
+    provider.appendMessage(text("big", `zebra bigword ${"x".repeat(300_000)}`));
+    expect(provider.searchMessages("zebra", 10_000)).toHaveLength(601);
+    for (const index of [0, 299, 599])
+      expect(
+        provider.searchMessages(`tag${index}`).map((hit) => hit.id),
+      ).toEqual([`m${index}`]);
+    expect(provider.searchMessages("bigword").map((hit) => hit.id)).toEqual([
+      "big",
+    ]);
+    const [count] = db.sql<{ rows: number }>`
+      SELECT COUNT(*) AS rows FROM assistant_fts`;
+    expect(count?.rows).toBe(601);
+  });
+
   it("picks up rows written by raw SQL or another provider when choosing the latest leaf", () => {
     const { db, provider } = open("s");
     provider.appendMessage(text("a", "1"));

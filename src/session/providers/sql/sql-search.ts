@@ -83,11 +83,13 @@ export function catchUpIndex(agent: SqlProvider): void {
           SELECT seq, id, session_id, role, content, chunked_bytes FROM assistant_messages
           WHERE seq > ${after} ORDER BY seq LIMIT ${CATCH_UP_BATCH}`,
       );
+      const batch = new IndexBatch(agent);
       for (const row of rows) {
         const message = decodeMessage(row.content);
         if (defensive) unindexMessage(agent, row.seq);
-        if (message) indexMessage(agent, row.session_id, row.seq, message);
+        if (message) batch.add(row.seq, row.session_id, message);
       }
+      batch.flush();
       if (rows.length === 0) break;
       after = rows.at(-1)!.seq;
     }
@@ -162,6 +164,45 @@ export function searchSessionMessages(
 }
 
 // --- Internal helpers ---
+
+/** JSON characters gathered before one multi-row insert; a message longer than a quarter goes alone. */
+const BATCH_JSON_CHARS = 512 * 1024;
+
+/**
+ * Index rows gathered for one `INSERT … SELECT FROM json_each` per batch: a statement per row
+ * was the catch-up's main cost where a statement is dear (Durable Objects). Batches stay far
+ * below the 2 MB a Durable Object allows a value.
+ */
+class IndexBatch {
+  #entries: Array<[number, string, string, string, string]> = [];
+  #chars = 0;
+
+  constructor(private readonly agent: SqlProvider) {}
+
+  add(seq: number, sessionId: string, message: SessionMessage): void {
+    const text = searchableText(message);
+    if (text.length === 0) return;
+    const content = indexedText(text);
+    if (content.length > BATCH_JSON_CHARS / 4) {
+      indexMessage(this.agent, sessionId, seq, message);
+      return;
+    }
+    this.#entries.push([seq, message.id, sessionId, message.role, content]);
+    this.#chars += content.length + message.id.length + sessionId.length + 32;
+    if (this.#chars >= BATCH_JSON_CHARS) this.flush();
+  }
+
+  flush(): void {
+    if (this.#entries.length === 0) return;
+    this.agent
+      .sql`INSERT INTO assistant_fts (rowid, id, session_id, role, content)
+      SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'),
+        json_extract(value, '$[3]'), json_extract(value, '$[4]')
+      FROM json_each(${JSON.stringify(this.#entries)})`;
+    this.#entries = [];
+    this.#chars = 0;
+  }
+}
 
 /** The text stored in the index: CJK spaced, cut at `MAX_INDEXED_BYTES` on a character boundary. */
 function indexedText(text: string): string {
