@@ -14,6 +14,7 @@ import { historyStreamSpec } from "./spec/history-stream.js";
 import { importMessageSpec } from "./spec/import-message.js";
 import { recentHistorySpec } from "./spec/recent-history.js";
 import { searchSpec } from "./spec/search.js";
+import { searchRankingSpec } from "./spec/search-ranking.js";
 import { branchesAuditSpec } from "./spec/branches-audit.js";
 import { contextSpec } from "./spec/context.js";
 import { contextHistorySpec } from "./spec/context-history.js";
@@ -96,6 +97,7 @@ export function runProviderConformance(
     deleteSpec(suite);
     compactionSpec(suite);
     searchSpec(suite);
+    searchRankingSpec(suite);
     recentHistorySpec(suite);
     watchSpec(suite);
     sessionSpec(suite);

@@ -1,0 +1,70 @@
+import { build, conversation, ids } from "../fixtures.js";
+import { eachLayer, type Suite } from "../suite.js";
+
+/**
+ * Search ranking (docs/behavior/search.md#ranking-limits-and-results): ties, relevance and the
+ * rank window. Part of the search cases; every case needs `search`.
+ */
+export function searchRankingSpec(suite: Suite): void {
+  const { expect } = suite;
+  const search = { search: true } as const;
+  suite.describe("search", () => {
+    eachLayer(suite, (suite) => {
+      suite.it(
+        "ranks ties newest first",
+        async ({ open }) => {
+          const session = open();
+          await build(
+            session,
+            conversation([
+              "same words here",
+              "same words here",
+              "same words here",
+            ]),
+          );
+          expect(ids(await session.search("words"))).toEqual([
+            "m3",
+            "m2",
+            "m1",
+          ]);
+        },
+        { requires: search },
+      );
+
+      suite.it(
+        "ranks a message that repeats the term above one that mentions it once",
+        async ({ open }) => {
+          const session = open();
+          await build(
+            session,
+            conversation(["kiwi kiwi kiwi banana", "kiwi banana cherry date"]),
+          );
+          expect(ids(await session.search("kiwi"))).toEqual(["m1", "m2"]);
+        },
+        { requires: { ...search, relevanceRanking: true } },
+      );
+
+      suite.it(
+        "ranks the newest matches within the rank window: ten times the limit, at least 200",
+        async ({ open }) => {
+          const session = open();
+          // The oldest message is the best match, then 229 weaker ones: with limit 1 the window
+          // (200) leaves it out; with limit 30 (window 300) every match is ranked.
+          const texts = ["kiwi kiwi kiwi kiwi"];
+          for (let index = 0; index < 229; index++)
+            texts.push(`kiwi banana cherry date number ${index}`);
+          await build(session, conversation(texts));
+          const [newestBest] = await session.search("kiwi", { limit: 1 });
+          expect(Number(newestBest?.id.slice(1))).toBeGreaterThan(30);
+          const ranked = await session.search("kiwi", { limit: 30 });
+          expect(ranked[0]?.id).toBe("m1");
+          expect(ranked).toHaveLength(30);
+          expect(await session.search("kiwi", { limit: 1000 })).toHaveLength(
+            230,
+          );
+        },
+        { requires: { ...search, relevanceRanking: true } },
+      );
+    });
+  });
+}
