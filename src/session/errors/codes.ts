@@ -53,6 +53,8 @@ export const ARBOR_ERROR_CODES = [
   "MISSING_DEPENDENCY",
   /** The storage cannot be opened or written (`openSqlite()` on a directory or a path in a missing directory). */
   "STORAGE_UNAVAILABLE",
+  /** A file or body that cannot be imported (unknown format, bad JSON, a broken tree); the message names the line or node. */
+  "INVALID_IMPORT",
 ] as const;
 
 export type ArborErrorCode = (typeof ARBOR_ERROR_CODES)[number];
