@@ -79,6 +79,31 @@ describe("import rules of src/", () => {
     expect(violations).toEqual([]);
   });
 
+  it("src/server/ and src/formats/ load in workerd: no Node built-in, no Node-only entry", () => {
+    const workerSafe = (file: string) =>
+      /^(server|formats)\//.test(name(file)) && !isTest(file);
+    const nodeOnly = edges()
+      .filter(([from]) => workerSafe(from))
+      .filter(([, to]) => /^(cli|sqlite|fs|tokenizer|studio)\//.test(name(to)))
+      .map(describeEdge);
+    const builtins = [...graph.keys()]
+      .filter(workerSafe)
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((specifier) => specifier.startsWith("node:"))
+          .map((specifier) => `${name(file)} -> ${specifier}`),
+      );
+    expect([...nodeOnly, ...builtins]).toEqual([]);
+  });
+
+  it("the CLI and the studio sit on top: nothing else in src/ imports them", () => {
+    const top = (file: string) => /^(cli|studio)\//.test(name(file));
+    const violations = edges()
+      .filter(([from, to]) => top(to) && !top(from))
+      .map(describeEdge);
+    expect(violations).toEqual([]);
+  });
+
   it("the session layers below src/utils do not import it (tests aside)", () => {
     const below = (file: string) =>
       BELOW_UTILS.some((folder) => name(file).startsWith(`session/${folder}/`));

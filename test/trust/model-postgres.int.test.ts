@@ -1,0 +1,40 @@
+// The model-based property test (test/trust/model/) on PostgreSQL, through `pg` (a Pool) and
+// through postgres.js, each on its own throwaway database. Every sequence is a new session, and
+// every "restart" a new manager over the same client.
+import { afterAll, beforeAll, it } from "vitest";
+import { SessionManager } from "../../src/session/index.js";
+import type { PostgresClient } from "../../src/session/providers/postgres/postgres-client.js";
+import {
+  createTestDatabase,
+  describePostgres,
+  type TestDatabase,
+} from "../providers/postgres-database.js";
+import { checkAgainstModel } from "./model/model-run.js";
+
+const RUNS = Number(process.env.ARBOR_MODEL_RUNS ?? 200);
+
+const clients: Array<[string, (database: TestDatabase) => PostgresClient]> = [
+  ["pg Pool", (database) => database.pool],
+  ["postgres.js", (database) => database.postgresJs()],
+];
+
+for (const [driver, connect] of clients) {
+  describePostgres(
+    `PostgreSQL through ${driver} agrees with the plain tree model`,
+    () => {
+      let database: TestDatabase;
+      beforeAll(async () => {
+        database = await createTestDatabase();
+      });
+      afterAll(() => database?.drop());
+
+      it(`${RUNS} random sequences`, async () => {
+        const client = connect(database);
+        await checkAgainstModel(
+          { manager: () => SessionManager.create(client) },
+          { runs: RUNS },
+        );
+      }, 600_000);
+    },
+  );
+}
