@@ -69,11 +69,22 @@ export {
   type ImportSessionOptions,
   type ListSessionsOptions,
   type ManagerBackend,
+  type ManagerStorage,
   type ManagerContextOptions,
   type ManagerSearchOptions,
   type ProviderOrFactory,
   type SessionManagerOptions,
 } from "./manager/session-manager.js";
+/** `SessionManager.erase()` and `prune()`: targets, options and receipts (docs/behavior/erase-and-retention.md). */
+export type {
+  AuditEraseTarget,
+  EraseCounts,
+  EraseReceipt,
+  EraseTarget,
+  PruneCutoff,
+  PruneOptions,
+  PruneReceipt,
+} from "./contracts/erase.js";
 export type {
   ListPosition,
   RegistryListOptions,

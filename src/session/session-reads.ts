@@ -15,10 +15,11 @@ export async function recentHistory(
   maxContentBytes: number,
   minRecentMessages: number,
   fallback: { warned: boolean },
+  leafId?: string | null,
 ): Promise<RecentHistoryResult> {
   if (provider.getRecentHistory) {
     return provider.getRecentHistory(
-      undefined,
+      leafId || undefined,
       maxContentBytes,
       minRecentMessages,
     );
@@ -29,11 +30,23 @@ export async function recentHistory(
       "[arbor] The session provider has no getRecentHistory(); the full history is returned and the byte budget is not enforced",
     );
   }
-  const messages = await provider.getHistory();
+  const messages = await provider.getHistory(leafId || undefined);
   let totalContentBytes = 0;
   for (const message of messages)
     totalContentBytes += utf8Length(JSON.stringify(message));
   return { messages, truncated: false, totalContentBytes };
+}
+
+/** Stored messages in every branch: the provider's COUNT, else the length of its export. */
+export async function countMessages(
+  provider: SessionProvider,
+): Promise<number> {
+  if (provider.countMessages) return provider.countMessages();
+  if (provider.exportMessages) return (await provider.exportMessages()).length;
+  throw new ArborError(
+    "NOT_SUPPORTED",
+    "[arbor] The session provider can neither count nor export its messages",
+  );
 }
 
 /** Full-text search in the session; a `limit` that is not a positive integer means 20. */

@@ -6,6 +6,7 @@ import {
 import type { AuditEvent } from "./contracts/audit.js";
 import type { SessionProvider } from "./contracts/provider.js";
 import { runExclusive } from "./core/keyed-mutex.js";
+import { eraseEpoch } from "./core/erase-epoch.js";
 import {
   hasSkillBlocks,
   setUpSession,
@@ -67,6 +68,12 @@ export class SessionRuntime {
       status: this.status,
       onOverlay: (overlay) =>
         this.record("compaction", { compaction: overlay }),
+      eraseEpoch: () =>
+        eraseEpoch(
+          parts.provider.storeIdentity ?? parts.provider,
+          this.plan.sessionId,
+        ),
+      exclusive: (task) => this.exclusive(parts.provider, task),
     };
   }
 

@@ -20,7 +20,11 @@ import {
 } from "./session-base.js";
 import { assertCompactionArguments } from "./core/compaction-args.js";
 import { assertSessionTarget } from "./session-checks.js";
-import { recentHistory, searchSession } from "./session-reads.js";
+import {
+  countMessages,
+  recentHistory,
+  searchSession,
+} from "./session-reads.js";
 import type { SessionRuntime } from "./session-runtime.js";
 import {
   streamHistory,
@@ -206,6 +210,12 @@ export class Session extends SessionBase {
     return provider.getBranches(messageId);
   }
 
+  /** How many messages the session stores in every branch (a COUNT on the built-in providers). */
+  async countMessages(): Promise<number> {
+    const { provider } = await this.runtime.ready();
+    return countMessages(provider);
+  }
+
   /** Number of stored rows on the path (overlays do not reduce it). */
   async getPathLength(leafId?: string | null): Promise<number> {
     const { provider } = await this.runtime.ready();
@@ -214,10 +224,11 @@ export class Session extends SessionBase {
     return provider.getPathLength(leafId || undefined);
   }
 
-  /** A suffix of the active path that fits `maxContentBytes` (docs/behavior/history.md). */
+  /** A suffix of the active path (or of `leafId`'s) that fits `maxContentBytes` (docs/behavior/history.md). */
   async getRecentHistory(
     maxContentBytes: number,
     minRecentMessages = 1,
+    leafId?: string | null,
   ): Promise<RecentHistoryResult> {
     const { provider } = await this.runtime.ready();
     return recentHistory(
@@ -225,6 +236,7 @@ export class Session extends SessionBase {
       maxContentBytes,
       minRecentMessages,
       this.recent,
+      leafId,
     );
   }
 

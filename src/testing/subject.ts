@@ -28,6 +28,7 @@ export interface Subject {
   getLatestLeaf(): Promise<SessionMessage | null>;
   getBranches(messageId: string): Promise<SessionMessage[]>;
   getPathLength(leafId?: string | null): Promise<number>;
+  countMessages(): Promise<number>;
   getRecentHistory(
     maxContentBytes: number,
     minRecentMessages?: number,
@@ -59,6 +60,15 @@ export function providerSubject(provider: SessionProvider): Subject {
     getLatestLeaf: async () => provider.getLatestLeaf(),
     getBranches: async (messageId) => provider.getBranches(messageId),
     getPathLength: async (leafId) => provider.getPathLength(leafId),
+    // Optional: without it the count is the length of the export, as in the Session.
+    countMessages: async () => {
+      if (provider.countMessages) return provider.countMessages();
+      if (!provider.exportMessages)
+        throw new Error(
+          "[arbor conformance] no countMessages() or exportMessages(): declare snapshots: false",
+        );
+      return (await provider.exportMessages()).length;
+    },
     getRecentHistory: async (maxContentBytes, minRecentMessages) =>
       required(provider, "getRecentHistory", "recentHistory").call(
         provider,

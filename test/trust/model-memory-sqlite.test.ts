@@ -27,6 +27,7 @@ describe("every backend agrees with the plain tree model", () => {
           new SessionManager({
             registry,
             openSession: (id) => Session.create(root).forSession(id),
+            storage: { kind: "memory", store },
           }),
       },
       { runs: RUNS },

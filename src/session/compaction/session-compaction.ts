@@ -29,6 +29,10 @@ export interface CompactionHost {
   status: StatusEmitter;
   /** Told about each stored overlay (audit). */
   onOverlay?: (overlay: StoredCompaction) => void;
+  /** The session's erase epoch (core/erase-rules.ts); a change during a compaction cancels it. */
+  eraseEpoch?: () => number;
+  /** Runs `task` under the session's append lock, which an erase holds while it runs. */
+  exclusive?: <T>(task: () => Promise<T>) => Promise<T>;
 }
 
 /**
@@ -141,6 +145,7 @@ export class SessionCompaction {
   ): Promise<CompactResult | null> {
     const compactFunction = this.compactFunction!;
     try {
+      const epoch = host.eraseEpoch?.();
       const tokensBefore = await this.estimate(host);
       this.emitPhase(host, "compacting", tokensBefore);
       const history = await host.provider.getHistory(leafId || undefined);
@@ -176,17 +181,34 @@ export class SessionCompaction {
         result.summary,
         this.tokenCounter,
       );
-      const overlay = await host.provider.addCompaction(
-        result.summary,
-        plan.from,
-        result.toMessageId,
-        {
-          ...result.meta,
-          tokensBefore,
-          tokensAfter,
-          coveredMessages: plan.covered,
-        },
-      );
+      // Under the append lock: an erase either ran before (then the epoch moved, or the range is
+      // gone) and nothing is stored, or runs after and finds the overlay (erase-and-retention.md).
+      const store = async () => {
+        const erased =
+          host.eraseEpoch?.() !== epoch ||
+          (await host.provider.getMessage(plan.from)) === null ||
+          (await host.provider.getMessage(result.toMessageId)) === null;
+        if (erased) return null;
+        return host.provider.addCompaction(
+          result.summary,
+          plan.from,
+          result.toMessageId,
+          {
+            ...result.meta,
+            tokensBefore,
+            tokensAfter,
+            coveredMessages: plan.covered,
+          },
+        );
+      };
+      const overlay = await (host.exclusive ? host.exclusive(store) : store());
+      if (!overlay) {
+        console.warn(
+          "[arbor] Messages of this compaction were erased or deleted while it ran; its summary was not stored",
+        );
+        this.emitPhase(host, "idle", tokensBefore);
+        return null;
+      }
       host.onOverlay?.(overlay);
       this.estimator.invalidate();
       await host.prompt.refresh();

@@ -151,6 +151,8 @@ export interface SessionProvider {
    * Used by snapshot import and fork (docs/behavior/manager.md).
    */
   importRecords?(records: ImportRecords): MaybePromise<void>;
+  /** Optional: how many messages the session stores, every branch counted, without reading them. */
+  countMessages?(): MaybePromise<number>;
   /** Optional: every message of the session, all branches, in insertion order (docs/behavior/manager.md). */
   exportMessages?(): MaybePromise<StoredMessageRecord[]>;
   /** Optional: a per-session config value (`assistant_config`), or `null`. */

@@ -1,3 +1,4 @@
+import type { AuditSink } from "../contracts/audit.js";
 import type { SessionInfo } from "../contracts/session-info.js";
 import type { SessionRegistry } from "../contracts/registry.js";
 import { isSqlProvider, type SqlProvider } from "../contracts/sql-provider.js";
@@ -20,7 +21,15 @@ export interface ManagerBackend {
   registry: SessionRegistry;
   /** A Session in builder state over this store, for the id. */
   openSession(sessionId: string): Session;
+  /** The store itself, for erase and prune (manager/erase.ts); absent on custom backends. */
+  storage?: ManagerStorage;
 }
+
+/** The store under a built-in backend. */
+export type ManagerStorage =
+  | { kind: "memory"; store: MemoryStore }
+  | { kind: "sql"; agent: SqlProvider }
+  | { kind: "postgres"; client: PostgresClient };
 
 /**
  * What the manager's modules (lineage, snapshots) use of the manager itself: its registry, and
@@ -31,6 +40,11 @@ export interface ManagerHost {
   getSession(id: string): Session;
   create(name: string, options?: CreateSessionOptions): Promise<SessionInfo>;
   delete(id: string): Promise<boolean>;
+  /** For erase and prune: the store, the context rows a session owns, the audit sink, the cache. */
+  storage?: ManagerStorage | undefined;
+  ownedContextKeys?(id: string): string[];
+  auditSink?(): AuditSink | null;
+  forget?(id: string): void;
 }
 
 /** The backend for `SessionManager.create(target)`: a `sql` store or a PostgreSQL client. */
@@ -39,6 +53,7 @@ export function backendFor(
 ): ManagerBackend {
   if (isSqlProvider(target)) {
     return {
+      storage: { kind: "sql", agent: target },
       registry: new SqlSessionRegistry(target),
       openSession: (sessionId) => Session.create(target).forSession(sessionId),
     };
@@ -46,6 +61,7 @@ export function backendFor(
   if (isPostgresClient(target)) {
     const root = new PostgresSessionProvider(target);
     return {
+      storage: { kind: "postgres", client: target },
       registry: new PostgresSessionRegistry(target),
       openSession: (sessionId) => Session.create(root).forSession(sessionId),
     };
@@ -61,6 +77,7 @@ export function inMemoryBackend(): ManagerBackend {
   const store = new MemoryStore();
   const root = new InMemorySessionProvider({}, store);
   return {
+    storage: { kind: "memory", store },
     registry: new MemorySessionRegistry(store),
     openSession: (sessionId) => Session.create(root).forSession(sessionId),
   };

@@ -36,7 +36,7 @@ import {
   sessionSearchTool,
 } from "./manager-search.js";
 import { SessionCache } from "./session-cache.js";
-import { ManagerMessages } from "./manager-messages.js";
+import { ManagerRetention } from "./erase-methods.js";
 import {
   addUsage,
   listPage,
@@ -46,16 +46,8 @@ import {
 import { SessionSettings } from "./session-settings.js";
 import * as tenancy from "./tenancy.js";
 
-export type { ManagerBackend } from "./manager-backend.js";
-export type {
-  CreateSessionOptions,
-  ImportSessionOptions,
-  ListSessionsOptions,
-  ManagerContextOptions,
-  ManagerSearchOptions,
-  ProviderOrFactory,
-  SessionManagerOptions,
-} from "./manager-options.js";
+export type { ManagerBackend, ManagerStorage } from "./manager-backend.js";
+export type * from "./manager-options.js";
 
 /**
  * Many named sessions in one store (docs/behavior/manager.md): a registry with usage and cost, lifecycle, forks,
@@ -76,11 +68,11 @@ export type {
  * const session = await manager.resume(info.id, "user-42");
  * ```
  */
-export class SessionManager extends ManagerMessages {
+export class SessionManager extends ManagerRetention {
   private readonly settings = new SessionSettings();
   private readonly sessions: SessionCache;
-  /** What lineage and snapshots use of this manager. */
-  private readonly host: ManagerHost;
+  /** What lineage, snapshots, erase and prune use of this manager. */
+  protected readonly host: ManagerHost;
 
   constructor(
     private readonly backend: ManagerBackend,
@@ -95,6 +87,10 @@ export class SessionManager extends ManagerMessages {
       getSession: (id) => this.getSession(id),
       create: (name, createOptions) => this.create(name, createOptions),
       delete: (id) => this.delete(id),
+      storage: backend.storage,
+      ownedContextKeys: (id) => this.settings.ownedContextKeys(id),
+      auditSink: () => this.settings.auditSink,
+      forget: (id) => this.sessions.delete(id),
     };
   }
 
@@ -205,10 +201,7 @@ export class SessionManager extends ManagerMessages {
     return this.backend.registry.get(id);
   }
 
-  /**
-   * Sessions, most recently updated first (ties: newer creation first, then id). With `limit`
-   * one page; continue with the `cursor` of `listPage()`.
-   */
+  /** Sessions, most recently updated first (then newer creation, then id); see `listPage()`. */
   async list(options: ListSessionsOptions = {}): Promise<SessionInfo[]> {
     return (await this.listPage(options)).sessions;
   }
@@ -346,6 +339,11 @@ export class SessionManager extends ManagerMessages {
 
   async getMetadata(id: string, key: string): Promise<string | null> {
     return tenancy.getMetadata(this.backend.registry, id, key);
+  }
+
+  /** Every metadata entry of the session, by key. */
+  async listMetadata(id: string): Promise<Record<string, string>> {
+    return tenancy.listMetadata(this.backend.registry, id);
   }
 
   // --- Snapshots ---

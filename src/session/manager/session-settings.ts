@@ -78,6 +78,11 @@ export class SessionSettings {
     this.auditSettings = { sink, options };
   }
 
+  /** The sink of `withAudit()`, or `null`. */
+  get auditSink(): AuditSink | null {
+    return this.auditSettings?.sink ?? null;
+  }
+
   /**
    * The context rows a session owns under these settings: auto-wired blocks and the per-session
    * prompt. Deleting the session deletes them.

@@ -55,6 +55,21 @@ export function appendSpec(suite: Suite): void {
       );
 
       suite.it(
+        "counts the stored messages of every branch",
+        async ({ open }) => {
+          const session = open();
+          expect(await session.countMessages()).toBe(0);
+          await build(session, tree({ r: { a: { b: {}, c: {} } } }));
+          await session.appendMessage(textMessage("r2"), null);
+          expect(await session.countMessages()).toBe(5);
+          await session.deleteMessages(["c"]);
+          expect(await session.countMessages()).toBe(4);
+        },
+        // Without countMessages() the count is the export's length.
+        { requires: { snapshots: true } },
+      );
+
+      suite.it(
         "creates a sibling branch that becomes the active branch",
         async ({ open }) => {
           const session = open();

@@ -20,6 +20,7 @@ export type Op =
   | { op: "duplicate"; pick: number }
   | { op: "update"; pick: number; words: number[] }
   | { op: "delete"; picks: number[] }
+  | { op: "erase"; picks: number[] }
   | { op: "clear" }
   | { op: "switch"; pick: number }
   | { op: "overlay"; a: number; b: number }
@@ -64,6 +65,13 @@ export const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
     weight: 2,
     arbitrary: fc.record({
       op: fc.constant("delete" as const),
+      picks: fc.array(fc.nat(64), { minLength: 1, maxLength: 3 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant("erase" as const),
       picks: fc.array(fc.nat(64), { minLength: 1, maxLength: 3 }),
     }),
   },
@@ -121,7 +129,10 @@ export async function runSequence(
   ops: readonly Op[],
 ): Promise<void> {
   const manager = backend.manager();
-  const { id: sessionId } = await manager.create("model run");
+  const owner = `model-${crypto.randomUUID()}`;
+  const { id: sessionId } = await manager.create("model run", {
+    ownerId: owner,
+  });
   let session = manager.getSession(sessionId);
   const model = new TreeModel();
   let counter = 0;
@@ -165,6 +176,12 @@ export async function runSequence(
         const ids = op.picks.map((index) => pick(index) ?? "nothing");
         model.delete(ids);
         await session.deleteMessages(ids);
+        break;
+      }
+      case "erase": {
+        const ids = op.picks.map((index) => pick(index) ?? "nothing");
+        model.erase(ids);
+        await manager.erase({ sessionId, messageIds: ids });
         break;
       }
       case "clear":
@@ -215,6 +232,17 @@ export async function runSequence(
   }
   await compareEverything(session, model, JSON.stringify(ops));
   await compareCopies(manager, sessionId, model, JSON.stringify(ops));
+  // Every message is older than this cutoff: prune leaves the active path alone.
+  model.pruneBranches();
+  await manager.prune({
+    ownerId: owner,
+    abandonedBranchesOlderThan: new Date(Date.now() + 60_000),
+  });
+  await compareEverything(
+    manager.getSession(sessionId),
+    model,
+    `${JSON.stringify(ops)}, then prune`,
+  );
 }
 
 /** A fork reads as the source did at the fork point; an exported and imported copy reads the same everywhere. */

@@ -137,6 +137,30 @@ export class TreeModel {
     if (this.pointer && doomed.has(this.pointer.leafId)) this.pointer = null;
   }
 
+  /**
+   * `manager.erase({ sessionId, messageIds })`: as `delete`, except that an overlay whose range
+   * held an erased message (or that ends on one) goes instead of shrinking, since its summary was
+   * written from it (docs/behavior/erase-and-retention.md).
+   */
+  erase(ids: readonly string[]): void {
+    const doomed = new Set(ids.filter((id) => this.rows.has(id)));
+    if (doomed.size === 0) return;
+    this.overlays = this.overlays.filter((overlay) => {
+      if (doomed.has(overlay.from) || doomed.has(overlay.to)) return false;
+      const path = this.rows.has(overlay.to) ? this.path(overlay.to) : [];
+      const start = path.indexOf(overlay.from);
+      return start < 0 || !path.slice(start).some((id) => doomed.has(id));
+    });
+    this.delete([...doomed]);
+  }
+
+  /** `manager.prune({ abandonedBranchesOlderThan })` with every message older than the cutoff. */
+  pruneBranches(): void {
+    const leaf = this.activeLeaf();
+    const active = new Set(leaf === null ? [] : this.path(leaf));
+    this.erase(this.ids().filter((id) => !active.has(id)));
+  }
+
   clear(): void {
     this.rows.clear();
     this.overlays = [];

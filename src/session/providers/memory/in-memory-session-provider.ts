@@ -245,6 +245,10 @@ export class InMemorySessionProvider implements SessionProvider {
     );
   }
 
+  countMessages(): number {
+    return this.data()?.ordered.length ?? 0;
+  }
+
   exportMessages(): StoredMessageRecord[] {
     return (this.data()?.ordered ?? []).flatMap((row) => {
       const message = this.decode(row.json);

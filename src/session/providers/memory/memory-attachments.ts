@@ -68,6 +68,22 @@ export class MemoryAttachments {
     if (bySession) this.release(sessionId, [...bySession.keys()]);
   }
 
+  /** The hashes these messages reference (`null`: the whole session), one entry per reference. */
+  referencedBy(
+    sessionId: string,
+    messageIds: Iterable<string> | null,
+  ): string[] {
+    const bySession = this.references.get(sessionId);
+    if (!bySession) return [];
+    const ids = messageIds === null ? bySession.keys() : messageIds;
+    return [...ids].flatMap((id) => [...(bySession.get(id)?.keys() ?? [])]);
+  }
+
+  /** How many references an attachment has (0 when it is not stored). */
+  referenceCount(hash: string): number {
+    return this.entries.get(hash)?.referenceCount ?? 0;
+  }
+
   /** The bytes of an attachment, or `undefined` when it is not stored. */
   get(hash: string): Uint8Array | undefined {
     const entry = this.entries.get(hash);

@@ -1,4 +1,6 @@
 import type { AuditEvent, AuditSink } from "../../contracts/audit.js";
+import type { AuditEraseTarget } from "../../contracts/erase.js";
+import { auditEventErased } from "../../core/audit-erase.js";
 
 /** Keeps events in an array: for tests and debugging. */
 export class InMemoryAuditSink implements AuditSink {
@@ -6,6 +8,18 @@ export class InMemoryAuditSink implements AuditSink {
 
   record(event: AuditEvent): void {
     this.events.push(structuredClone(event));
+  }
+
+  /** Forgets the target's events (see `AuditSink.erase`); returns how many went. */
+  erase(target: AuditEraseTarget, options: { dryRun?: boolean } = {}): number {
+    const doomed = this.events.filter((event) =>
+      auditEventErased(event, target),
+    );
+    if (!options.dryRun) {
+      const kept = this.events.filter((event) => !doomed.includes(event));
+      this.events.splice(0, this.events.length, ...kept);
+    }
+    return doomed.length;
   }
 
   /** Events of one session, in order. */

@@ -13,7 +13,8 @@ export class InMemoryBlockHistory implements BlockHistoryStore {
   ): BlockVersion {
     const list = this.versions.get(label) ?? [];
     const version: BlockVersion = {
-      version: list.length + 1,
+      // After an erase removed entries, numbering continues after the last one left.
+      version: (list.at(-1)?.version ?? 0) + 1,
       content: entry.content,
       previousContent: entry.previousContent,
       source: entry.source,
@@ -42,6 +43,34 @@ export class InMemoryBlockHistory implements BlockHistoryStore {
       label,
       versions.map((version) => ({ ...version })),
     );
+  }
+
+  /**
+   * Removes the entries `doomed` picks (an erase); an entry that followed a removed one gets the
+   * content of the nearest kept one before it as `previousContent`. Returns how many went.
+   */
+  removeWhere(doomed: (version: BlockVersion) => boolean): number {
+    let removed = 0;
+    for (const [label, list] of this.versions) {
+      const kept: BlockVersion[] = [];
+      let skipped = false;
+      for (const version of list) {
+        if (doomed(version)) {
+          removed++;
+          skipped = true;
+          continue;
+        }
+        kept.push(
+          skipped
+            ? { ...version, previousContent: kept.at(-1)?.content ?? null }
+            : version,
+        );
+        skipped = false;
+      }
+      if (kept.length > 0) this.versions.set(label, kept);
+      else this.versions.delete(label);
+    }
+    return removed;
   }
 
   clear(): void {

@@ -196,6 +196,11 @@ export class PostgresSessionProvider implements SessionProvider {
     return (await this.#store()).getMessagesByIds(ids);
   }
 
+  /** How many messages the session stores, every branch counted (one COUNT). */
+  async countMessages(): Promise<number> {
+    return (await this.#store()).countMessages();
+  }
+
   /** Every message of the session, all branches, in insertion order (unparseable rows skipped). */
   async exportMessages(): Promise<StoredMessageRecord[]> {
     return (await this.#store()).exportMessages();

@@ -189,6 +189,16 @@ export class PostgresSessionStore {
     return loadMessagesByIds(this.db, this.sessionId, ids);
   }
 
+  /** How many messages the session stores, every branch counted (one COUNT). */
+  async countMessages(): Promise<number> {
+    await this.#ready();
+    const [row] = await this.db.query<{ n: string | number }>(
+      `SELECT COUNT(*) AS n FROM assistant_messages WHERE session_id = ?`,
+      [this.sessionId],
+    );
+    return Number(row?.n ?? 0);
+  }
+
   /** Every message of the session, all branches, in insertion order (unparseable rows skipped). */
   async exportMessages(): Promise<StoredMessageRecord[]> {
     await this.#ready();

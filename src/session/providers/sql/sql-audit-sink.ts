@@ -1,6 +1,8 @@
 import { ArborTypeError } from "../../errors/index.js";
 import type { AuditEvent, AuditSink } from "../../contracts/audit.js";
 import type { SqlProvider } from "../../contracts/sql-provider.js";
+import type { AuditEraseTarget } from "../../contracts/erase.js";
+import { auditEventErased } from "../../core/audit-erase.js";
 
 /** Table-name characters allowed in the DDL; the name is spliced, so it is checked. */
 const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -52,6 +54,36 @@ export class SqliteAuditSink implements AuditSink {
     );
   }
 
+  /** Forgets the target's events (see `AuditSink.erase`); returns how many went. */
+  erase(target: AuditEraseTarget, options: { dryRun?: boolean } = {}): number {
+    this.ensureTable();
+    const rows = this.agent.sql<{ id: string; payload: string }>(
+      statement(
+        `SELECT id, payload FROM ${this.table} WHERE session_id = `,
+        "",
+      ),
+      target.sessionId,
+    );
+    const doomed = rows
+      .filter((row) =>
+        auditEventErased(
+          { sessionId: target.sessionId, payload: JSON.parse(row.payload) },
+          target,
+        ),
+      )
+      .map((row) => row.id);
+    if (!options.dryRun && doomed.length > 0) {
+      this.agent.sql(
+        statement(
+          `DELETE FROM ${this.table} WHERE id IN (SELECT value FROM json_each(`,
+          "))",
+        ),
+        JSON.stringify(doomed),
+      );
+    }
+    return doomed.length;
+  }
+
   /** Events of one session, oldest first. */
   list(sessionId: string): AuditEvent[] {
     this.ensureTable();
@@ -88,4 +120,11 @@ export class SqliteAuditSink implements AuditSink {
     this.agent.sql(strings);
     this.ready = true;
   }
+}
+
+/** A statement with one bound value between `before` and `after` (the checked table name is spliced in). */
+function statement(before: string, after: string): TemplateStringsArray {
+  return Object.assign([before, after], {
+    raw: [] as string[],
+  }) as unknown as TemplateStringsArray;
 }

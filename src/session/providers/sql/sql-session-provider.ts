@@ -311,6 +311,14 @@ export class AgentSessionProvider implements SessionProvider {
     return loadMessagesByIds(this.#agent, this.sessionId, ids);
   }
 
+  /** How many messages the session stores, every branch counted (one COUNT). */
+  countMessages(): number {
+    this.#ready();
+    const [row] = this.#agent.sql<{ n: number }>`SELECT COUNT(*) AS n
+      FROM assistant_messages WHERE session_id = ${this.sessionId}`;
+    return Number(row?.n ?? 0);
+  }
+
   /** Every message of the session, all branches, in insertion order (unparseable rows skipped). */
   exportMessages(): StoredMessageRecord[] {
     this.#ready();

@@ -1,0 +1,204 @@
+/**
+ * `SessionManager.erase()` (docs/behavior/erase-and-retention.md). Loaded on first use with a
+ * dynamic `import()` (manager-occasional.ts), so a Worker bundle keeps it in a
+ * separate chunk.
+ */
+import {
+  addCounts,
+  zeroCounts,
+  type EraseCounts,
+  type EraseReceipt,
+  type EraseTarget,
+  type StoreEraseResult,
+  type StoreEraseTarget,
+} from "../contracts/erase.js";
+import { bumpEraseEpoch } from "../core/erase-epoch.js";
+import { runExclusive } from "../core/keyed-mutex.js";
+import { ArborError, ArborTypeError } from "../errors/index.js";
+import { eraseMemoryTarget } from "../providers/memory/memory-erase.js";
+import { erasePostgresTarget } from "../providers/postgres/postgres-erase.js";
+import { eraseSqlTarget } from "../providers/sql/sql-erase.js";
+import type { SessionRuntime } from "../session-runtime.js";
+import type { ManagerHost, ManagerStorage } from "./manager-backend.js";
+
+/** Erases the target and returns the receipt. */
+export async function erase(
+  host: ManagerHost,
+  target: EraseTarget,
+): Promise<EraseReceipt> {
+  const targets = await resolveTargets(host, target);
+  const total = zeroCounts();
+  const notCovered = new Set<string>();
+  for (const storeTarget of targets) {
+    const outcome = await eraseInSession(host, async () => storeTarget, {
+      dryRun: false,
+    });
+    addCounts(total, outcome.counts);
+    for (const name of outcome.notCovered) notCovered.add(name);
+  }
+  return {
+    ...total,
+    erasedAt: new Date().toISOString(),
+    notCovered: [...notCovered],
+  };
+}
+
+/** What one erase step in a session reports. */
+export interface SessionEraseOutcome {
+  counts: EraseCounts;
+  notCovered: string[];
+  /** The target that was erased (or counted), or `null` when `plan` found nothing to do. */
+  target: StoreEraseTarget | null;
+}
+
+/**
+ * Erases one target of one session, every store it reaches, as one step. For a real erase,
+ * `plan` runs and the step holds the session's in-process append lock and bumps its erase epoch
+ * (core/erase-epoch.ts), so no append, delete or compaction of this process interleaves and no
+ * compaction that read the erased messages stores its summary afterwards. Queued audit events
+ * are flushed first, so none lands after the erase. With `dryRun` nothing is locked or written;
+ * `pending` carries the attachment references earlier counted targets would release.
+ *
+ * The steps are the backend's rows, then the audit sink. Vectors and queued embeddings, once
+ * Arbor has them, join here as one more step under the same lock.
+ */
+export async function eraseInSession(
+  host: ManagerHost,
+  plan: () => Promise<StoreEraseTarget | null>,
+  options: { dryRun: boolean; pending?: Map<string, number> },
+): Promise<SessionEraseOutcome> {
+  const storage = requireStorage(host);
+  const first = await plan();
+  if (first === null)
+    return { counts: zeroCounts(), notCovered: [], target: null };
+  const { sessionId } = first;
+  const session = host.getSession(sessionId);
+  const work = async (): Promise<SessionEraseOutcome> => {
+    const target = options.dryRun ? first : await plan();
+    if (target === null)
+      return { counts: zeroCounts(), notCovered: [], target: null };
+    if (!options.dryRun) bumpEraseEpoch(lockKey(storage), sessionId);
+    await session.flushAudit();
+    const result = await eraseStore(
+      storage,
+      target,
+      options.dryRun,
+      options.pending,
+    );
+    const notCovered = await eraseAudit(host, target, result, options.dryRun);
+    return { counts: result.counts, notCovered, target };
+  };
+  if (options.dryRun) return work();
+  const outcome = await runExclusive(lockKey(storage), sessionId, work);
+  if (outcome.target?.messageIds === null) host.forget?.(sessionId);
+  else runtimeOf(session).compaction.estimator.invalidate();
+  return outcome;
+}
+
+/** The store of a built-in backend; `NOT_SUPPORTED` on a custom one. */
+export function requireStorage(host: ManagerHost): ManagerStorage {
+  if (host.storage) return host.storage;
+  throw new ArborError(
+    "NOT_SUPPORTED",
+    "[arbor] erase() and prune() need a built-in backend (in memory, a sql store or PostgreSQL)",
+  );
+}
+
+// --- Internal helpers ---
+
+async function resolveTargets(
+  host: ManagerHost,
+  target: EraseTarget,
+): Promise<StoreEraseTarget[]> {
+  checkTarget(target);
+  const whole = (sessionId: string): StoreEraseTarget => ({
+    sessionId,
+    messageIds: null,
+    contextKeys: host.ownedContextKeys?.(sessionId) ?? [],
+  });
+  if (target.ownerId !== undefined) {
+    const sessions = await host.registry.list({ ownerId: target.ownerId });
+    return sessions.map((info) => whole(info.id));
+  }
+  if (target.messageIds === undefined) return [whole(target.sessionId)];
+  return [
+    {
+      sessionId: target.sessionId,
+      messageIds: [...new Set(target.messageIds)],
+      contextKeys: [],
+    },
+  ];
+}
+
+function checkTarget(target: EraseTarget): void {
+  const value = target as Partial<Record<string, unknown>> | null;
+  const text = (v: unknown) => typeof v === "string" && v.length > 0;
+  const ok =
+    typeof value === "object" &&
+    value !== null &&
+    (value.ownerId !== undefined
+      ? text(value.ownerId) &&
+        value.sessionId === undefined &&
+        value.messageIds === undefined
+      : text(value.sessionId) &&
+        (value.messageIds === undefined ||
+          (Array.isArray(value.messageIds) &&
+            value.messageIds.every((id) => typeof id === "string"))));
+  if (!ok) {
+    throw new ArborTypeError(
+      "INVALID_ARGUMENT",
+      "[arbor] erase() takes { sessionId }, { ownerId } or { sessionId, messageIds: string[] }",
+    );
+  }
+}
+
+/** The append-lock key of the store: what its providers give as `storeIdentity`. */
+function lockKey(storage: ManagerStorage): object {
+  return storage.kind === "memory"
+    ? storage.store
+    : storage.kind === "sql"
+      ? storage.agent
+      : storage.client;
+}
+
+async function eraseStore(
+  storage: ManagerStorage,
+  target: StoreEraseTarget,
+  dryRun: boolean,
+  pending?: Map<string, number>,
+): Promise<StoreEraseResult> {
+  switch (storage.kind) {
+    case "memory":
+      return eraseMemoryTarget(storage.store, target, dryRun, pending);
+    case "sql":
+      return eraseSqlTarget(storage.agent, target, dryRun, pending);
+    case "postgres":
+      return erasePostgresTarget(storage.client, target, dryRun, pending);
+  }
+}
+
+/** Forgets the audit events of the target; names the sink when it cannot. */
+async function eraseAudit(
+  host: ManagerHost,
+  target: StoreEraseTarget,
+  result: StoreEraseResult,
+  dryRun: boolean,
+): Promise<string[]> {
+  const sink = host.auditSink?.() ?? null;
+  if (!sink) return [];
+  if (!sink.erase) return ["audit sink without erase()"];
+  const ids =
+    target.messageIds === null
+      ? null
+      : [...result.messageIds, ...result.overlayIds];
+  if (ids !== null && ids.length === 0) return [];
+  result.counts.auditEvents = await sink.erase(
+    { sessionId: target.sessionId, ids },
+    { dryRun },
+  );
+  return [];
+}
+
+function runtimeOf(session: object): SessionRuntime {
+  return (session as { runtime: SessionRuntime }).runtime;
+}

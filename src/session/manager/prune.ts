@@ -1,0 +1,190 @@
+/**
+ * `SessionManager.prune()` (docs/behavior/erase-and-retention.md#prune): whole sessions by age or
+ * count, and abandoned branches, each removed as an erase is. Loaded on first use (manager-occasional.ts).
+ */
+import {
+  addCounts,
+  zeroCounts,
+  type PruneCutoff,
+  type PruneOptions,
+  type PruneReceipt,
+  type StoreEraseTarget,
+} from "../contracts/erase.js";
+import type { SessionInfo } from "../contracts/session-info.js";
+import { ACTIVE_LEAF_KEY } from "../core/branch-pointer.js";
+import { abandonedBranches } from "../core/erase-rules.js";
+import { ArborTypeError } from "../errors/index.js";
+import type { SessionRuntime } from "../session-runtime.js";
+import { eraseInSession, requireStorage } from "./erase.js";
+import type { ManagerHost } from "./manager-backend.js";
+
+/** Prunes as `options` say and returns the receipt; with `dryRun`, what it would remove. */
+export async function prune(
+  host: ManagerHost,
+  options: PruneOptions = {},
+): Promise<PruneReceipt> {
+  requireStorage(host);
+  const now = Date.now();
+  const sessionCutoff = cutoff(options.olderThan, now, "olderThan");
+  const branchCutoff = cutoff(
+    options.abandonedBranchesOlderThan,
+    now,
+    "abandonedBranchesOlderThan",
+  );
+  const keepLatest = checkKeepLatest(options.keepLatest);
+  const dryRun = options.dryRun === true;
+  const sessions = await host.registry.list(
+    options.ownerId !== undefined ? { ownerId: options.ownerId } : {},
+  );
+  const doomed = sessionsToDelete(sessions, sessionCutoff, keepLatest);
+  const doomedIds = new Set(doomed.map((info) => info.id));
+  const total = zeroCounts();
+  const notCovered = new Set<string>();
+  const pending = new Map<string, number>();
+  let branches = 0;
+  const run = async (plan: () => Promise<StoreEraseTarget | null>) => {
+    // `pending` only for a dry run: a real erase releases the references it counts.
+    const outcome = await eraseInSession(host, plan, {
+      dryRun,
+      ...(dryRun ? { pending } : {}),
+    });
+    addCounts(total, outcome.counts);
+    for (const name of outcome.notCovered) notCovered.add(name);
+    return outcome;
+  };
+  for (const info of doomed) {
+    await run(async () => ({
+      sessionId: info.id,
+      messageIds: null,
+      contextKeys: host.ownedContextKeys?.(info.id) ?? [],
+    }));
+  }
+  if (branchCutoff !== undefined) {
+    for (const info of sessions) {
+      if (doomedIds.has(info.id)) continue;
+      let found = 0;
+      // Planned again under the session's lock: an append in between may revive a branch.
+      await run(async () => {
+        const plan = await planBranches(host, info.id, branchCutoff);
+        found = plan.branches;
+        return plan.ids.length === 0
+          ? null
+          : { sessionId: info.id, messageIds: plan.ids, contextKeys: [] };
+      });
+      branches += found;
+    }
+  }
+  return {
+    ...total,
+    prunedAt: new Date().toISOString(),
+    dryRun,
+    sessionIds: doomed.map((info) => info.id),
+    branches,
+    notCovered: [...notCovered],
+  };
+}
+
+// --- Internal helpers ---
+
+/** Sessions (in list order, newest first) older than the cutoff and beyond the newest `keepLatest`. */
+function sessionsToDelete(
+  sessions: readonly SessionInfo[],
+  olderThan: string | undefined,
+  keepLatest: number | undefined,
+): SessionInfo[] {
+  if (olderThan === undefined && keepLatest === undefined) return [];
+  return sessions.filter(
+    (info, index) =>
+      (keepLatest === undefined || index >= keepLatest) &&
+      (olderThan === undefined || info.updated_at < olderThan),
+  );
+}
+
+/**
+ * The abandoned branches of one session, from its stored tree and its active leaf. The active
+ * leaf is read from storage as the branch pointer defines it (core/branch-pointer.ts), not from a
+ * Session object, whose pointer may be older than another manager's `switchBranch()`.
+ */
+async function planBranches(
+  host: ManagerHost,
+  sessionId: string,
+  before: string,
+): Promise<{ ids: string[]; branches: number }> {
+  const session = host.getSession(sessionId);
+  const { runtime } = session as unknown as { runtime: SessionRuntime };
+  const { provider } = await runtime.ready();
+  const records = ((await provider.exportMessages?.()) ?? []).map((r) => ({
+    id: r.message.id,
+    parentId: r.parentId,
+    createdAt: r.createdAt,
+  }));
+  const parents = new Map(records.map((r) => [r.id, r.parentId]));
+  const withChild = new Set(records.map((r) => r.parentId));
+  // The latest leaf: the childless message inserted last (records come in insertion order).
+  const latest = records.findLast((r) => !withChild.has(r.id))?.id ?? null;
+  const pointer = parsePointer(await provider.getConfig?.(ACTIVE_LEAF_KEY));
+  const leaf =
+    pointer && parents.has(pointer.leafId) && pointer.newestAtSwitch === latest
+      ? pointer.leafId
+      : latest;
+  const activePath = new Set<string>();
+  for (
+    let at: string | null | undefined = leaf;
+    typeof at === "string" && !activePath.has(at);
+    at = parents.get(at)
+  )
+    activePath.add(at);
+  return abandonedBranches(records, activePath, before);
+}
+
+function parsePointer(
+  stored: string | null | undefined,
+): { leafId: string; newestAtSwitch: string | null } | null {
+  try {
+    const value = JSON.parse(stored ?? "null") as {
+      leafId?: unknown;
+      newestAtSwitch?: unknown;
+    } | null;
+    return typeof value?.leafId === "string"
+      ? {
+          leafId: value.leafId,
+          newestAtSwitch:
+            typeof value.newestAtSwitch === "string"
+              ? value.newestAtSwitch
+              : null,
+        }
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+function cutoff(
+  value: PruneCutoff | undefined,
+  now: number,
+  name: string,
+): string | undefined {
+  if (value === undefined) return undefined;
+  const time =
+    value instanceof Date
+      ? value.getTime()
+      : typeof value === "number" && value >= 0
+        ? now - value
+        : Number.NaN;
+  if (!Number.isFinite(time)) {
+    throw new ArborTypeError(
+      "INVALID_ARGUMENT",
+      `[arbor] prune() needs \`${name}\` as a Date or an age in milliseconds (>= 0), got ${String(value)}`,
+    );
+  }
+  return new Date(time).toISOString();
+}
+
+function checkKeepLatest(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (Number.isInteger(value) && value >= 0) return value;
+  throw new ArborTypeError(
+    "INVALID_ARGUMENT",
+    `[arbor] prune() needs \`keepLatest\` as a whole number >= 0, got ${String(value)}`,
+  );
+}

@@ -1,0 +1,63 @@
+// Erase and prune (test/trust/erase/erase-scenarios.ts) on the in-memory store and on a SQLite
+// file: after each erase every table (FTS5 shadow tables included) and the audit sink are scanned
+// for the erased text.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, it } from "vitest";
+import {
+  InMemoryAuditSink,
+  InMemorySessionProvider,
+  MemorySessionRegistry,
+  Session,
+  SessionManager,
+  SqliteAuditSink,
+} from "../../src/session/index.js";
+import { MemoryStore } from "../../src/session/providers/memory/memory-store.js";
+import { openSqlite, type SqliteHandle } from "../../src/sqlite/index.js";
+import { dumpSqlite } from "./support/sqlite-dump.js";
+import {
+  deepText,
+  ERASE_SCENARIOS,
+  type EraseBackend,
+} from "./erase/erase-scenarios.js";
+
+describe("erase and prune in memory", () => {
+  const store = new MemoryStore();
+  const root = new InMemorySessionProvider({}, store);
+  const sink = new InMemoryAuditSink();
+  const backend: EraseBackend = {
+    manager: () =>
+      new SessionManager({
+        registry: new MemorySessionRegistry(store),
+        openSession: (id) => Session.create(root).forSession(id),
+        storage: { kind: "memory", store },
+      })
+        .withContext("memory")
+        .withAudit(sink),
+    auditCount: (id) => sink.forSession(id).length,
+    dump: () => deepText([store, sink.events]),
+    expects: { separateIndex: false, changeLog: false },
+  };
+  for (const [name, scenario] of Object.entries(ERASE_SCENARIOS))
+    it(name, () => scenario(backend), 60_000);
+});
+
+describe("erase and prune on a SQLite file", () => {
+  const folder = mkdtempSync(join(tmpdir(), "arbor-erase-"));
+  const db: SqliteHandle = openSqlite(join(folder, "erase.db"));
+  const sink = new SqliteAuditSink(db);
+  afterAll(() => {
+    db.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+  const backend: EraseBackend = {
+    manager: () =>
+      SessionManager.create(db).withContext("memory").withAudit(sink),
+    auditCount: (id) => sink.list(id).length,
+    dump: () => dumpSqlite(db),
+    expects: { separateIndex: true, changeLog: true },
+  };
+  for (const [name, scenario] of Object.entries(ERASE_SCENARIOS))
+    it(name, () => scenario(backend), 60_000);
+});
