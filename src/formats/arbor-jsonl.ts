@@ -1,0 +1,190 @@
+import type { SessionSnapshot } from "../session/contracts/session-info.js";
+import type {
+  SessionMessage,
+  StoredCompaction,
+} from "../session/contracts/types.js";
+import { asRecord, invalidImport } from "./import-error.js";
+import { parseJsonl, type JsonlLine } from "./json-text.js";
+import { buildTree, checkCompactions, type SourceNode } from "./tree.js";
+import type { ParsedConversation } from "./types.js";
+
+/** The `format` of a tree JSONL header line. */
+export const ARBOR_JSONL_FORMAT = "arbor.jsonl";
+
+/** Header fields copied to and from the snapshot as they are. */
+const HEADER_FIELDS = ["info", "ownerId", "metadata", "systemPrompt"] as const;
+
+/**
+ * Writes a session as tree JSONL (docs/formats.md): a header line, one line per message in
+ * insertion order, the overlays, then one line per block. Reads back losslessly.
+ */
+export function toArborJsonl(
+  snapshot: SessionSnapshot,
+  activeLeafId: string | null = null,
+): string {
+  const header: Record<string, unknown> = {
+    type: "session",
+    format: ARBOR_JSONL_FORMAT,
+    version: 1,
+    sessionId: snapshot.sessionId,
+    name: snapshot.info?.name ?? null,
+    exportedAt: snapshot.exportedAt,
+    activeLeafId,
+  };
+  for (const field of HEADER_FIELDS)
+    if (snapshot[field] !== undefined) header[field] = snapshot[field];
+  const lines = [JSON.stringify(header)];
+  for (const { message, parentId, createdAt } of snapshot.messages)
+    lines.push(
+      JSON.stringify({
+        type: "message",
+        id: message.id,
+        parentId,
+        createdAt,
+        message,
+      }),
+    );
+  for (const compaction of snapshot.compactions)
+    lines.push(JSON.stringify({ type: "compaction", ...compaction }));
+  for (const [label, content] of Object.entries(snapshot.contextBlocks ?? {}))
+    lines.push(JSON.stringify({ type: "block", label, content }));
+  return `${lines.join("\n")}\n`;
+}
+
+/** Reads tree JSONL. Several `block` lines for one label are that block's versions, in order. */
+export function parseArborJsonl(
+  text: string,
+  fileName?: string,
+): ParsedConversation {
+  const [first, ...rest] = parseJsonl(text);
+  const header = readHeader(first!);
+  const nodes: SourceNode[] = [];
+  const compactions: StoredCompaction[] = [];
+  const compactionLines: number[] = [];
+  const blockVersions: Record<string, string[]> = {};
+  for (const { line, value } of rest) {
+    const where = `line ${line}`;
+    if (value.type === "message") nodes.push(readMessage(value, where));
+    else if (value.type === "compaction") {
+      const { type: _type, ...compaction } = value;
+      compactions.push(compaction as unknown as StoredCompaction);
+      compactionLines.push(line);
+    } else if (value.type === "block") {
+      if (
+        typeof value.label !== "string" ||
+        value.label === "" ||
+        typeof value.content !== "string"
+      )
+        throw invalidImport(
+          where,
+          "a block line needs a string `label` and `content`",
+        );
+      (blockVersions[value.label] ??= []).push(value.content);
+    } else
+      throw invalidImport(
+        where,
+        `unknown line type ${JSON.stringify(value.type)}`,
+      );
+  }
+  const { messages } = buildTree(nodes);
+  checkCompactions(
+    compactions,
+    messages,
+    (index) => `line ${compactionLines[index]}`,
+  );
+  const activeLeafId = header.activeLeafId;
+  if (
+    activeLeafId !== null &&
+    !messages.some((record) => record.message.id === activeLeafId)
+  )
+    throw invalidImport(
+      `line ${first!.line}`,
+      `the active leaf "${activeLeafId}" is not a message of the file`,
+    );
+  const snapshot: SessionSnapshot = {
+    format: "arbor.session",
+    version: 1,
+    sessionId: header.sessionId,
+    exportedAt: header.exportedAt,
+    messages,
+    compactions,
+    contextBlocks: Object.fromEntries(
+      Object.entries(blockVersions).map(([label, versions]) => [
+        label,
+        versions.at(-1)!,
+      ]),
+    ),
+  };
+  for (const field of HEADER_FIELDS)
+    if (header.value[field] !== undefined)
+      Object.assign(snapshot, { [field]: header.value[field] });
+  const multi = Object.entries(blockVersions).filter(
+    ([, versions]) => versions.length > 1,
+  );
+  return {
+    snapshot,
+    activeLeafId,
+    title: header.name ?? fileName ?? "Imported session",
+    format: "arbor-jsonl",
+    ...(multi.length > 0 ? { blockVersions: Object.fromEntries(multi) } : {}),
+  };
+}
+
+// --- Internal helpers ---
+
+interface Header {
+  value: Record<string, unknown>;
+  sessionId: string;
+  exportedAt: string;
+  name: string | null;
+  activeLeafId: string | null;
+}
+
+function readHeader({ line, value }: JsonlLine): Header {
+  const where = `line ${line}`;
+  if (value.type !== "session" || value.format !== ARBOR_JSONL_FORMAT)
+    throw invalidImport(
+      where,
+      'expected the header {"type":"session","format":"arbor.jsonl",…}',
+    );
+  if (value.version !== 1)
+    throw invalidImport(
+      where,
+      `unsupported version ${JSON.stringify(value.version)}; this Arbor reads version 1`,
+    );
+  if (typeof value.sessionId !== "string" || value.sessionId === "")
+    throw invalidImport(where, "the header needs a `sessionId`");
+  const activeLeafId = value.activeLeafId ?? null;
+  if (activeLeafId !== null && typeof activeLeafId !== "string")
+    throw invalidImport(where, "`activeLeafId` must be a message id or null");
+  return {
+    value,
+    sessionId: value.sessionId,
+    exportedAt:
+      typeof value.exportedAt === "string"
+        ? value.exportedAt
+        : new Date().toISOString(),
+    name: typeof value.name === "string" ? value.name : null,
+    activeLeafId,
+  };
+}
+
+function readMessage(
+  value: Record<string, unknown>,
+  where: string,
+): SourceNode {
+  const message = asRecord(value.message);
+  if (!message)
+    throw invalidImport(where, "a message line needs a `message` object");
+  if (value.parentId !== null && typeof value.parentId !== "string")
+    throw invalidImport(where, "`parentId` must be a message id or null");
+  if (typeof value.createdAt !== "string")
+    throw invalidImport(where, "a message line needs an ISO-8601 `createdAt`");
+  return {
+    id: typeof value.id === "string" ? value.id : String(message.id ?? ""),
+    parentId: value.parentId,
+    createdAt: value.createdAt,
+    message: message as SessionMessage,
+    where,
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * Import and export of conversations: Arbor's snapshot JSON and tree JSONL (both lossless),
+ * ChatGPT exports, OpenAI and AI SDK message arrays, Pi and Claude Code session files, and
+ * Markdown transcripts. Pure parsers and writers with no I/O: loads in workerd.
+ *
+ * @example
+ * ```ts
+ * import { importConversations, parseConversations, toArborJsonl } from "arbor-memory/formats";
+ *
+ * const conversations = parseConversations(text, { fileName: "conversations.json" });
+ * const sessions = await importConversations(manager, conversations);
+ * const jsonl = toArborJsonl(await manager.exportSession(sessions[0].id));
+ * ```
+ *
+ * @module arbor-memory/formats
+ */
+export {
+  IMPORT_FORMATS,
+  type ImportFormat,
+  type ParseOptions,
+  type ParsedConversation,
+} from "./types.js";
+export { detectFormat } from "./detect.js";
+export { parseConversations } from "./parse.js";
+export {
+  ARBOR_JSONL_FORMAT,
+  parseArborJsonl,
+  toArborJsonl,
+} from "./arbor-jsonl.js";
+export { parseSnapshots, toSnapshotJson } from "./snapshot.js";
+export { parseChatGpt } from "./chatgpt.js";
+export { parseOpenAiMessages } from "./openai.js";
+export { parseUiMessages } from "./ui-messages.js";
+export { parsePi } from "./pi.js";
+export { parseClaudeCode } from "./claude-code.js";
+export { toMarkdown } from "./markdown.js";
+export {
+  importConversations,
+  type ImportConversationsOptions,
+} from "./import.js";

@@ -1,0 +1,192 @@
+import type {
+  SessionMessage,
+  SessionMessagePart,
+  StoredCompaction,
+} from "../session/contracts/types.js";
+import { asRecord, invalidImport } from "./import-error.js";
+import { isoTime, parseJsonl } from "./json-text.js";
+import {
+  contentText,
+  IMAGE_PLACEHOLDER,
+  textParts,
+  toolCallPart,
+  ToolCalls,
+} from "./parts.js";
+import {
+  buildTree,
+  firstUserWords,
+  type BuiltTree,
+  type SourceNode,
+} from "./tree.js";
+import type { ParsedConversation } from "./types.js";
+
+/**
+ * Reads a Pi coding-agent session (JSONL, version 2 or 3: a `session` header, then entries
+ * linked by `id`/`parentId`). `user` and `assistant` messages are kept (thinking as reasoning
+ * parts, `toolCall` blocks as tool parts); a `toolResult` becomes the output of its call. Every
+ * other entry is skipped with its children re-attached, except that a `compaction` becomes an
+ * overlay over the messages before its `firstKeptEntryId`, and `session_info` names the session.
+ * The last entry is the active leaf.
+ */
+export function parsePi(text: string, fileName?: string): ParsedConversation {
+  const [header, ...entries] = parseJsonl(text);
+  if (header!.value.type !== "session")
+    throw invalidImport(
+      `line ${header!.line}`,
+      'expected the Pi header {"type":"session",…}',
+    );
+  const start = isoTime(header!.value.timestamp, new Date(0).toISOString());
+  const calls = new ToolCalls();
+  const nodes: SourceNode[] = [];
+  const compactionEntries: Array<{
+    entry: Record<string, unknown>;
+    where: string;
+  }> = [];
+  let name: string | null = null;
+  for (const { line, value } of entries) {
+    const where = `line ${line}`;
+    if (typeof value.id !== "string")
+      throw invalidImport(where, "an entry needs a string `id`");
+    if (value.parentId !== null && typeof value.parentId !== "string")
+      throw invalidImport(where, "`parentId` must be an entry id or null");
+    const createdAt = isoTime(value.timestamp, start);
+    let message: SessionMessage | null = null;
+    if (value.type === "message") message = readMessage(value, calls, where);
+    else if (value.type === "compaction")
+      compactionEntries.push({ entry: value, where });
+    else if (value.type === "session_info" && typeof value.name === "string")
+      name = value.name;
+    nodes.push({
+      id: value.id,
+      parentId: value.parentId,
+      createdAt,
+      message,
+      where,
+    });
+  }
+  const tree = buildTree(nodes);
+  const last = nodes.at(-1)?.id ?? null;
+  const byId = new Map(nodes.map((node) => [node.id, node]));
+  return {
+    snapshot: {
+      format: "arbor.session",
+      version: 1,
+      sessionId:
+        typeof header!.value.id === "string"
+          ? header!.value.id
+          : crypto.randomUUID(),
+      exportedAt: start,
+      messages: tree.messages,
+      compactions: compactionEntries.flatMap(({ entry }) =>
+        overlayOf(entry, byId, tree),
+      ),
+    },
+    activeLeafId: tree.resolve(last),
+    title: name ?? firstUserWords(tree.messages, fileName ?? "Pi session"),
+    format: "pi",
+  };
+}
+
+// --- Internal helpers ---
+
+function readMessage(
+  entry: Record<string, unknown>,
+  calls: ToolCalls,
+  where: string,
+): SessionMessage | null {
+  const source = asRecord(entry.message);
+  if (!source)
+    throw invalidImport(where, "a message entry needs a `message` object");
+  const id = entry.id as string;
+  if (source.role === "user")
+    return withParts(id, "user", textParts(contentText(source.content)));
+  if (source.role === "assistant") {
+    const message = withParts(
+      id,
+      "assistant",
+      assistantParts(source.content, where),
+    );
+    if (message) calls.register(message);
+    return message;
+  }
+  if (source.role === "toolResult") {
+    calls.resolve(
+      source.toolCallId,
+      contentText(source.content),
+      where,
+      source.isError === true,
+    );
+    return null;
+  }
+  // bashExecution, custom, branchSummary, compactionSummary: not part of the conversation proper.
+  return null;
+}
+
+function assistantParts(content: unknown, where: string): SessionMessagePart[] {
+  if (typeof content === "string") return textParts(content);
+  if (!Array.isArray(content))
+    throw invalidImport(where, "assistant `content` must be an array");
+  return content.flatMap((block): SessionMessagePart[] => {
+    const item = asRecord(block);
+    if (item?.type === "text" && typeof item.text === "string")
+      return textParts(item.text);
+    if (
+      item?.type === "thinking" &&
+      typeof item.thinking === "string" &&
+      item.thinking.trim() !== ""
+    )
+      return [{ type: "reasoning", text: item.thinking }];
+    if (item?.type === "toolCall") {
+      if (typeof item.id !== "string" || typeof item.name !== "string")
+        throw invalidImport(where, "a toolCall needs `id` and `name`");
+      return [toolCallPart(item.name, item.id, item.arguments ?? {})];
+    }
+    if (item?.type === "image") return textParts(IMAGE_PLACEHOLDER);
+    return [];
+  });
+}
+
+function withParts(
+  id: string,
+  role: string,
+  parts: SessionMessagePart[],
+): SessionMessage | null {
+  return parts.length > 0 ? { id, role, parts } : null;
+}
+
+/**
+ * Pi's compaction keeps the path from `firstKeptEntryId` on and summarizes what came before: as
+ * an overlay, that is the root-most kept message up to the last kept one before that entry.
+ */
+function overlayOf(
+  entry: Record<string, unknown>,
+  byId: ReadonlyMap<string, SourceNode>,
+  tree: BuiltTree,
+): StoredCompaction[] {
+  if (typeof entry.summary !== "string" || entry.summary.trim() === "")
+    return [];
+  const firstKept = byId.get(String(entry.firstKeptEntryId));
+  if (!firstKept) return [];
+  const to = tree.resolve(firstKept.parentId);
+  if (to === null) return [];
+  let from = to;
+  for (let node = byId.get(to); node; node = byId.get(node.parentId ?? "")) {
+    const kept = tree.resolve(node.id);
+    if (kept !== null) from = kept;
+  }
+  return [
+    {
+      id: entry.id as string,
+      summary: entry.summary,
+      fromMessageId: from,
+      toMessageId: to,
+      createdAt: isoTime(entry.timestamp, new Date(0).toISOString()),
+      meta: {
+        summarizer: "pi",
+        ...(typeof entry.tokensBefore === "number"
+          ? { tokensBefore: entry.tokensBefore }
+          : {}),
+      },
+    },
+  ];
+}

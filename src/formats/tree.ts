@@ -1,0 +1,181 @@
+import type { SessionSnapshot } from "../session/contracts/session-info.js";
+import type {
+  SessionMessage,
+  StoredCompaction,
+} from "../session/contracts/types.js";
+import { assertValidMessage } from "../session/core/message-codec.js";
+import { assertMessageRole } from "../session/session-checks.js";
+import { invalidImport } from "./import-error.js";
+
+/** One entry of a source tree. A `null` message is skipped and its children re-attached. */
+export interface SourceNode {
+  id: string;
+  parentId: string | null;
+  /** ISO-8601 (checked here). */
+  createdAt: string;
+  message: SessionMessage | null;
+  /** Names the entry in errors: `line 7`, `conversation "Trip" node "abc"`. */
+  where: string;
+}
+
+/** The checked tree: kept messages, parents before children, and a resolver for skipped ids. */
+export interface BuiltTree {
+  messages: SessionSnapshot["messages"];
+  /** The id itself when kept, else its nearest kept ancestor (`null` for none or unknown ids). */
+  resolve(id: string | null): string | null;
+}
+
+/**
+ * Checks a source tree and turns it into snapshot messages: ids unique, every parent present, no
+ * cycle, every kept message valid as Session writes it. Input order is kept where it already puts
+ * parents first; a child listed before its parent moves after it.
+ */
+export function buildTree(nodes: readonly SourceNode[]): BuiltTree {
+  const byId = new Map<string, SourceNode>();
+  for (const node of nodes) {
+    if (typeof node.id !== "string" || node.id === "")
+      throw invalidImport(node.where, "an entry needs a non-empty string id");
+    if (byId.has(node.id))
+      throw invalidImport(node.where, `the id "${node.id}" appears twice`);
+    byId.set(node.id, node);
+  }
+  for (const node of nodes) {
+    if (node.parentId !== null && !byId.has(node.parentId))
+      throw invalidImport(
+        node.where,
+        `the parent "${node.parentId}" of "${node.id}" is not in the file`,
+      );
+    if (Number.isNaN(Date.parse(node.createdAt)))
+      throw invalidImport(
+        node.where,
+        `invalid time ${JSON.stringify(node.createdAt)}`,
+      );
+    if (node.message) checkMessage(node);
+  }
+  const ordered = parentsFirst(nodes, byId);
+  const kept = new Map<string, string | null>();
+  const messages: SessionSnapshot["messages"] = [];
+  for (const node of ordered) {
+    const parent = node.parentId === null ? null : kept.get(node.parentId)!;
+    if (!node.message) {
+      kept.set(node.id, parent);
+      continue;
+    }
+    kept.set(node.id, node.id);
+    messages.push({
+      message: node.message,
+      parentId: parent,
+      createdAt: new Date(node.createdAt).toISOString(),
+    });
+  }
+  return {
+    messages,
+    resolve: (id) => (id === null ? null : (kept.get(id) ?? null)),
+  };
+}
+
+/** Checks overlays against the kept messages: both ends present, ids unique. */
+export function checkCompactions(
+  compactions: readonly StoredCompaction[],
+  messages: SessionSnapshot["messages"],
+  whereOf: (index: number) => string,
+): void {
+  const ids = new Set(messages.map((record) => record.message.id));
+  const seen = new Set<string>();
+  compactions.forEach((compaction, index) => {
+    const where = whereOf(index);
+    if (
+      typeof compaction.id !== "string" ||
+      typeof compaction.summary !== "string" ||
+      compaction.summary === ""
+    )
+      throw invalidImport(
+        where,
+        "a compaction needs an `id` and a non-empty `summary`",
+      );
+    if (seen.has(compaction.id))
+      throw invalidImport(
+        where,
+        `the compaction id "${compaction.id}" appears twice`,
+      );
+    seen.add(compaction.id);
+    for (const end of [compaction.fromMessageId, compaction.toMessageId]) {
+      if (!ids.has(end))
+        throw invalidImport(
+          where,
+          `the compaction covers "${String(end)}", which is not a message of the file`,
+        );
+    }
+    if (Number.isNaN(Date.parse(compaction.createdAt)))
+      throw invalidImport(where, "a compaction needs an ISO-8601 `createdAt`");
+  });
+}
+
+/** The first words of the first user message: a fallback title. */
+export function firstUserWords(
+  messages: SessionSnapshot["messages"],
+  fallback: string,
+): string {
+  for (const { message } of messages) {
+    if (message.role !== "user") continue;
+    const text = message.parts
+      .map((part) =>
+        part.type === "text" && typeof part.text === "string" ? part.text : "",
+      )
+      .join(" ")
+      .replace(/\s+/g, " ")
+      .trim();
+    if (text) return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  }
+  return fallback;
+}
+
+// --- Internal helpers ---
+
+function checkMessage(node: SourceNode): void {
+  try {
+    assertValidMessage(node.message);
+    assertMessageRole(node.message!);
+  } catch (error) {
+    throw invalidImport(
+      node.where,
+      (error as Error).message.replace(/^\[arbor\] /, ""),
+      error,
+    );
+  }
+  if (node.message!.id !== node.id)
+    throw invalidImport(
+      node.where,
+      `the message id "${node.message!.id}" differs from the entry id "${node.id}"`,
+    );
+}
+
+/** Parents before children, input order otherwise; throws on a cycle. Iterative: long chains are fine. */
+function parentsFirst(
+  nodes: readonly SourceNode[],
+  byId: ReadonlyMap<string, SourceNode>,
+): SourceNode[] {
+  const placed = new Set<string>();
+  const ordered: SourceNode[] = [];
+  for (const node of nodes) {
+    const chain: SourceNode[] = [];
+    const onChain = new Set<string>();
+    let current: SourceNode | undefined = node;
+    while (current && !placed.has(current.id)) {
+      if (onChain.has(current.id))
+        throw invalidImport(
+          current.where,
+          `"${current.id}" is its own ancestor (a cycle)`,
+        );
+      onChain.add(current.id);
+      chain.push(current);
+      current =
+        current.parentId === null ? undefined : byId.get(current.parentId);
+    }
+    for (let index = chain.length - 1; index >= 0; index--) {
+      placed.add(chain[index]!.id);
+      ordered.push(chain[index]!);
+    }
+  }
+  return ordered;
+}

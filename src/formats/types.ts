@@ -1,0 +1,46 @@
+import type { SessionSnapshot } from "../session/contracts/session-info.js";
+
+/** The formats `parseConversations()` reads (docs/formats.md). */
+export type ImportFormat =
+  | "snapshot"
+  | "arbor-jsonl"
+  | "chatgpt"
+  | "openai"
+  | "ui-messages"
+  | "pi"
+  | "claude-code";
+
+/** Every format `parseConversations()` knows, in detection order. */
+export const IMPORT_FORMATS: readonly ImportFormat[] = [
+  "snapshot",
+  "arbor-jsonl",
+  "chatgpt",
+  "openai",
+  "ui-messages",
+  "pi",
+  "claude-code",
+];
+
+/** One conversation read from a file, checked and ready for `importConversations()`. */
+export interface ParsedConversation {
+  /** Everything the import writes: messages in insertion order with parents, overlays, blocks. */
+  snapshot: SessionSnapshot;
+  /** The leaf the conversation was on (ChatGPT `current_node`, the last entry of a JSONL, …). */
+  activeLeafId: string | null;
+  /** A display name: the ChatGPT title, the file name, the first user words. */
+  title: string;
+  format: ImportFormat;
+  /**
+   * Every version of a block, oldest first, when the file holds more than one (several `block`
+   * lines for one label in tree JSONL). `snapshot.contextBlocks` holds the last one.
+   */
+  blockVersions?: Record<string, string[]>;
+}
+
+/** Options of `parseConversations()`. */
+export interface ParseOptions {
+  /** The format, or `"auto"` (default) to detect it from the text and the file name. */
+  format?: ImportFormat | "auto";
+  /** The file's name: a hint for detection and the fallback title. */
+  fileName?: string;
+}
