@@ -1,0 +1,105 @@
+import type { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { SessionInfo } from "../session/contracts/session-info.js";
+import type { SessionMessage } from "../session/contracts/types.js";
+import { ArborError, SessionAccessError } from "../session/errors/index.js";
+import type { SessionManager } from "../session/manager/session-manager.js";
+import type { Session } from "../session/session.js";
+import type { MessageSchema } from "./schemas/common.js";
+
+/** The app's Hono environment: the tenant of the request, `null` without auth. */
+export interface ServerEnv {
+  Variables: { tenant: string | null };
+}
+
+/** What every route works on. */
+export interface ServerDeps {
+  manager: SessionManager;
+}
+
+/** The registry row plus owner, metadata and the number of stored messages (all branches). */
+export interface SessionView extends SessionInfo {
+  ownerId: string | null;
+  metadata: Record<string, string>;
+  messageCount: number;
+}
+
+/** The tenant of the request, or `null` when the app runs without auth. */
+export function tenantOf(c: Context<ServerEnv>): string | null {
+  return c.get("tenant") ?? null;
+}
+
+/**
+ * The session behind `{id}`, if this request may reach it. A missing session and another
+ * tenant's one throw the same `SessionAccessError`, so they answer the same 404.
+ */
+export async function openSession(
+  deps: ServerDeps,
+  c: Context<ServerEnv>,
+  id: string,
+): Promise<Session> {
+  const tenant = tenantOf(c);
+  if (tenant !== null) return deps.manager.resume(id, tenant);
+  if (!(await deps.manager.get(id)))
+    throw new SessionAccessError("SESSION_NOT_FOUND", id);
+  return deps.manager.getSession(id);
+}
+
+/** The session's row after an access check (see `openSession`). */
+export async function requireInfo(
+  deps: ServerDeps,
+  c: Context<ServerEnv>,
+  id: string,
+): Promise<SessionInfo> {
+  await openSession(deps, c, id);
+  const info = await deps.manager.get(id);
+  if (!info) throw new SessionAccessError("SESSION_NOT_FOUND", id);
+  return info;
+}
+
+/** A stored message of the session, or `MESSAGE_NOT_FOUND`. */
+export async function requireMessage(
+  session: Session,
+  sessionId: string,
+  messageId: string,
+): Promise<SessionMessage> {
+  const message = await session.getMessage(messageId);
+  if (!message) throw messageNotFound(sessionId, messageId);
+  return message;
+}
+
+export function messageNotFound(
+  sessionId: string,
+  messageId: string,
+): ArborError {
+  return new ArborError(
+    "MESSAGE_NOT_FOUND",
+    `Message "${messageId}" not found in session "${sessionId}"`,
+  );
+}
+
+/** The `SessionView` of a row. */
+export async function sessionView(
+  manager: SessionManager,
+  info: SessionInfo,
+): Promise<SessionView> {
+  const [ownerId, metadata, messageCount] = await Promise.all([
+    manager.getOwner(info.id),
+    manager.listMetadata(info.id),
+    manager.getSession(info.id).countMessages(),
+  ]);
+  return { ...info, ownerId, metadata, messageCount };
+}
+
+/** A message as the API sends it (the `Message` schema). */
+export type WireMessage = z.infer<typeof MessageSchema>;
+
+/** Messages as JSON data: a stored `createdAt` Date becomes its ISO string. */
+export function toWire(message: SessionMessage): WireMessage {
+  const { createdAt, ...rest } = message;
+  const data =
+    createdAt instanceof Date
+      ? { ...rest, createdAt: createdAt.toISOString() }
+      : { ...message };
+  return data as WireMessage;
+}

@@ -1,0 +1,128 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { isArborError } from "../session/errors/index.js";
+import type { ArborErrorCode } from "../session/errors/index.js";
+
+/** Codes the server adds to Arbor's own: request shape, authentication and transport. */
+export type ServerErrorCode =
+  | "INVALID_REQUEST"
+  | "INVALID_JSON"
+  | "UNAUTHORIZED"
+  | "NOT_FOUND"
+  | "PAYLOAD_TOO_LARGE"
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "INTERNAL";
+
+/** Every error answer: `{ error: { code, message } }`. */
+export interface ErrorBody {
+  error: { code: ArborErrorCode | ServerErrorCode; message: string };
+}
+
+/**
+ * The one map from error codes to HTTP statuses. `SESSION_FORBIDDEN` answers exactly like
+ * `SESSION_NOT_FOUND` (see `errorBody`), so a foreign session cannot be told from a missing one.
+ */
+export const STATUS_BY_CODE: Readonly<
+  Record<ArborErrorCode | ServerErrorCode, ContentfulStatusCode>
+> = {
+  INVALID_REQUEST: 400,
+  INVALID_JSON: 400,
+  UNAUTHORIZED: 401,
+  NOT_FOUND: 404,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  INTERNAL: 500,
+  INVALID_MESSAGE: 400,
+  INVALID_ARGUMENT: 400,
+  INVALID_SNAPSHOT: 400,
+  INVALID_IMPORT: 400,
+  EMPTY_CONTEXT: 400,
+  BLOCK_LABEL_RESERVED: 400,
+  BLOCK_TOO_LARGE: 400,
+  SESSION_NOT_FOUND: 404,
+  SESSION_FORBIDDEN: 404,
+  MESSAGE_NOT_FOUND: 404,
+  BLOCK_NOT_FOUND: 404,
+  BLOCK_VERSION_NOT_FOUND: 404,
+  SESSION_EXISTS: 409,
+  MESSAGE_EXISTS: 409,
+  BLOCK_EXISTS: 409,
+  BLOCK_READONLY: 409,
+  BLOCK_KEYED: 409,
+  COMPACTION_NOT_CONFIGURED: 409,
+  WRITE_CONFLICT: 409,
+  NOT_SUPPORTED: 501,
+  STORAGE_UNAVAILABLE: 503,
+  INVALID_TARGET: 500,
+  SESSION_ALREADY_INITIALIZED: 500,
+  SCHEMA_VERSION: 500,
+  SCHEMA_MISSING: 500,
+  MISSING_DEPENDENCY: 500,
+};
+
+/** Receives unexpected errors (5xx); never the request's headers. Default: `console.error`. */
+export type ErrorLogger = (message: string, error: unknown) => void;
+
+/** An error answer with the mapped status. */
+export function errorResponse(
+  c: Context,
+  code: ArborErrorCode | ServerErrorCode,
+  message: string,
+): Response {
+  const status = STATUS_BY_CODE[code];
+  const body: ErrorBody =
+    code === "SESSION_FORBIDDEN"
+      ? { error: { code: "SESSION_NOT_FOUND", message } }
+      : { error: { code, message } };
+  return c.json(body, status);
+}
+
+/** The `app.onError` handler: Arbor codes by the map, transport errors by status, the rest 500. */
+export function handleError(log: ErrorLogger) {
+  return (error: unknown, c: Context): Response => {
+    if (isArborError(error) && error.code in STATUS_BY_CODE) {
+      const status = STATUS_BY_CODE[error.code];
+      if (status >= 500) log(`[arbor] [server] ${routeOf(c)}`, error);
+      return errorResponse(c, error.code, error.message);
+    }
+    if (error instanceof HTTPException) return httpError(c, error);
+    log(`[arbor] [server] unexpected error on ${routeOf(c)}`, error);
+    return errorResponse(c, "INTERNAL", "Internal server error");
+  };
+}
+
+// --- Internal helpers ---
+
+/** Hono's own 4xx (malformed JSON, unsupported media type, body limits) in our shape. */
+function httpError(c: Context, error: HTTPException): Response {
+  switch (error.status) {
+    case 400:
+      return /json/i.test(error.message)
+        ? errorResponse(c, "INVALID_JSON", "The request body is not valid JSON")
+        : errorResponse(c, "INVALID_REQUEST", error.message || "Bad request");
+    case 401:
+      return errorResponse(c, "UNAUTHORIZED", "A valid API key is required");
+    case 413:
+      return errorResponse(
+        c,
+        "PAYLOAD_TOO_LARGE",
+        "The request body is too large",
+      );
+    case 415:
+      return errorResponse(
+        c,
+        "UNSUPPORTED_MEDIA_TYPE",
+        "The request body must be application/json",
+      );
+    default:
+      return error.status < 500
+        ? errorResponse(c, "INVALID_REQUEST", error.message || "Bad request")
+        : errorResponse(c, "INTERNAL", "Internal server error");
+  }
+}
+
+/** Method and path, for logs: no query string (it may carry ids), no headers. */
+function routeOf(c: Context): string {
+  return `${c.req.method} ${c.req.path}`;
+}

@@ -1,0 +1,40 @@
+/**
+ * The HTTP API over a SessionManager, on Hono, with its OpenAPI document, API keys and tenants
+ * (docs/server.md). Loads in workerd: no Node built-ins.
+ *
+ * @example
+ * ```ts
+ * import { serve } from "@hono/node-server";
+ * import { SessionManager } from "arbor-memory/session";
+ * import { createApp, SqlApiKeyStore } from "arbor-memory/server";
+ * import { openSqlite } from "arbor-memory/sqlite";
+ *
+ * const db = openSqlite("arbor.db");
+ * const app = createApp({ manager: SessionManager.create(db), auth: new SqlApiKeyStore(db) });
+ * serve({ fetch: app.fetch, port: 4820, hostname: "127.0.0.1" });
+ * ```
+ *
+ * @module arbor-memory/server
+ */
+export { createApp, DEFAULT_BODY_LIMIT, type CreateAppOptions } from "./app.js";
+export type { ServerEnv, SessionView } from "./context.js";
+export {
+  STATUS_BY_CODE,
+  type ErrorBody,
+  type ErrorLogger,
+  type ServerErrorCode,
+} from "./errors.js";
+export {
+  API_KEY_PREFIX,
+  generateApiKey,
+  hashApiKey,
+  type ApiKeyRecord,
+  type ApiKeyStore,
+  type KeyVerifier,
+} from "./auth/api-key-store.js";
+export { MemoryApiKeyStore } from "./auth/memory-api-key-store.js";
+export { SqlApiKeyStore } from "./auth/sql-api-key-store.js";
+export {
+  PostgresApiKeyStore,
+  POSTGRES_API_KEYS_SQL,
+} from "./auth/postgres-api-key-store.js";

@@ -1,0 +1,170 @@
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { renderSystemPrompt } from "../../session/context/render-prompt.js";
+import { ArborError } from "../../session/errors/index.js";
+import { openSession, type ServerDeps, type ServerEnv } from "../context.js";
+import { errors, json, jsonBody, SessionParams } from "../schemas/common.js";
+import {
+  BlockContentBody,
+  BlockHistorySchema,
+  BlockParams,
+  BlockSchema,
+  BlocksSchema,
+  PromptSchema,
+  RefreshedPromptSchema,
+  RevertBody,
+} from "../schemas/context.js";
+
+const tags = ["Context blocks"];
+
+export const listBlocks = createRoute({
+  method: "get",
+  path: "/v1/sessions/{id}/blocks",
+  tags,
+  summary: "The session's context blocks",
+  request: { params: SessionParams },
+  responses: { 200: json(BlocksSchema, "The blocks"), ...errors(404) },
+});
+
+export const getBlock = createRoute({
+  method: "get",
+  path: "/v1/sessions/{id}/blocks/{label}",
+  tags,
+  summary: "One context block",
+  request: { params: BlockParams },
+  responses: { 200: json(BlockSchema, "The block"), ...errors(404) },
+});
+
+export const replaceBlock = createRoute({
+  method: "put",
+  path: "/v1/sessions/{id}/blocks/{label}",
+  tags,
+  summary:
+    "Replace a writable block's content (the frozen prompt is unchanged)",
+  request: { params: BlockParams, body: jsonBody(BlockContentBody) },
+  responses: {
+    200: json(BlockSchema, "The block"),
+    ...errors(404, 409, 413, 415),
+  },
+});
+
+export const blockHistory = createRoute({
+  method: "get",
+  path: "/v1/sessions/{id}/blocks/{label}/history",
+  tags,
+  summary: "Every recorded write of a block, oldest first",
+  request: { params: BlockParams },
+  responses: { 200: json(BlockHistorySchema, "The versions"), ...errors(404) },
+});
+
+export const revertBlock = createRoute({
+  method: "post",
+  path: "/v1/sessions/{id}/blocks/{label}/revert",
+  tags,
+  summary: "Restore a block to a recorded version",
+  request: { params: BlockParams, body: jsonBody(RevertBody) },
+  responses: {
+    200: json(BlockSchema, "The block"),
+    ...errors(404, 409, 413, 415),
+  },
+});
+
+export const getPrompt = createRoute({
+  method: "get",
+  path: "/v1/sessions/{id}/prompt",
+  tags,
+  summary: "The frozen system prompt, and the one the blocks render now",
+  request: { params: SessionParams },
+  responses: { 200: json(PromptSchema, "The prompts"), ...errors(404) },
+});
+
+export const refreshPrompt = createRoute({
+  method: "post",
+  path: "/v1/sessions/{id}/prompt/refresh",
+  tags,
+  summary: "Re-render, persist and return the system prompt",
+  request: { params: SessionParams },
+  responses: {
+    200: json(RefreshedPromptSchema, "The new prompt"),
+    ...errors(404),
+  },
+});
+
+/** Context blocks, their history, and the system prompt. */
+export function blockRoutes(
+  app: OpenAPIHono<ServerEnv>,
+  deps: ServerDeps,
+): void {
+  app.openapi(listBlocks, async (c) => {
+    const session = await openSession(deps, c, c.req.valid("param").id);
+    return c.json({ blocks: await session.loadContext() }, 200);
+  });
+
+  app.openapi(getBlock, async (c) => {
+    const { id, label } = c.req.valid("param");
+    const session = await openSession(deps, c, id);
+    const block = (await session.loadContext()).find((b) => b.label === label);
+    if (!block) throw blockNotFound(label);
+    return c.json(block, 200);
+  });
+
+  app.openapi(replaceBlock, async (c) => {
+    const { id, label } = c.req.valid("param");
+    const session = await openSession(deps, c, id);
+    await requireBlock(session, label);
+    const block = await session.replaceContextBlock(
+      label,
+      c.req.valid("json").content,
+    );
+    return c.json(block, 200);
+  });
+
+  app.openapi(blockHistory, async (c) => {
+    const { id, label } = c.req.valid("param");
+    const session = await openSession(deps, c, id);
+    await requireBlock(session, label);
+    return c.json(
+      { versions: await session.getContextBlockHistory(label) },
+      200,
+    );
+  });
+
+  app.openapi(revertBlock, async (c) => {
+    const { id, label } = c.req.valid("param");
+    const session = await openSession(deps, c, id);
+    await requireBlock(session, label);
+    const block = await session.revertContextBlock(
+      label,
+      c.req.valid("json").version,
+    );
+    return c.json(block, 200);
+  });
+
+  app.openapi(getPrompt, async (c) => {
+    const session = await openSession(deps, c, c.req.valid("param").id);
+    const prompt = await session.freezeSystemPrompt();
+    const current = renderSystemPrompt(await session.loadContext());
+    return c.json({ prompt, current }, 200);
+  });
+
+  app.openapi(refreshPrompt, async (c) => {
+    const session = await openSession(deps, c, c.req.valid("param").id);
+    return c.json({ prompt: await session.refreshSystemPrompt() }, 200);
+  });
+}
+
+// --- Internal helpers ---
+
+async function requireBlock(
+  session: Awaited<ReturnType<typeof openSession>>,
+  label: string,
+): Promise<void> {
+  const labels = (await session.loadContext()).map((block) => block.label);
+  if (!labels.includes(label)) throw blockNotFound(label);
+}
+
+function blockNotFound(label: string): ArborError {
+  return new ArborError(
+    "BLOCK_NOT_FOUND",
+    `Context block "${label}" not found`,
+  );
+}

@@ -1,0 +1,160 @@
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { SessionSnapshot } from "../../session/contracts/session-info.js";
+import type { Session } from "../../session/session.js";
+import {
+  openSession,
+  requireMessage,
+  toWire,
+  type ServerDeps,
+  type ServerEnv,
+} from "../context.js";
+import { errors, json, jsonBody, SessionParams } from "../schemas/common.js";
+import {
+  HistorySchema,
+  LeafIdSchema,
+  LeafQuery,
+  LeafSchema,
+  RecentHistorySchema,
+  RecentQuery,
+  SwitchLeafBody,
+  TreeSchema,
+} from "../schemas/messages.js";
+
+const tags = ["History"];
+/** Characters of text a tree node previews. */
+const PREVIEW_LENGTH = 120;
+
+export const getHistory = createRoute({
+  method: "get",
+  path: "/v1/sessions/{id}/history",
+  tags,
+  summary:
+    "The path root → leaf (the active leaf by default), overlays applied",
+  request: { params: SessionParams, query: LeafQuery },
+  responses: { 200: json(HistorySchema, "The history"), ...errors(404) },
+});
+
+export const getRecentHistory = createRoute({
+  method: "get",
+  path: "/v1/sessions/{id}/history/recent",
+  tags,
+  summary: "The end of the history that fits in `maxBytes`",
+  request: { params: SessionParams, query: RecentQuery },
+  responses: {
+    200: json(RecentHistorySchema, "The recent history"),
+    ...errors(404),
+  },
+});
+
+export const getTree = createRoute({
+  method: "get",
+  path: "/v1/sessions/{id}/tree",
+  tags,
+  summary: "Every message of every branch, without content, and the overlays",
+  request: { params: SessionParams },
+  responses: { 200: json(TreeSchema, "The tree"), ...errors(404) },
+});
+
+export const getLeaf = createRoute({
+  method: "get",
+  path: "/v1/sessions/{id}/leaf",
+  tags,
+  summary: "The active leaf",
+  request: { params: SessionParams },
+  responses: { 200: json(LeafSchema, "The active leaf"), ...errors(404) },
+});
+
+export const switchLeaf = createRoute({
+  method: "put",
+  path: "/v1/sessions/{id}/leaf",
+  tags,
+  summary: "Switch the active branch to the one ending at `leafId`",
+  request: { params: SessionParams, body: jsonBody(SwitchLeafBody) },
+  responses: {
+    200: json(LeafIdSchema, "The new active leaf"),
+    ...errors(404, 413, 415),
+  },
+});
+
+/** Reads of the tree: history, recent history, the tree, the active leaf. */
+export function historyRoutes(
+  app: OpenAPIHono<ServerEnv>,
+  deps: ServerDeps,
+): void {
+  app.openapi(getHistory, async (c) => {
+    const { id } = c.req.valid("param");
+    const session = await openSession(deps, c, id);
+    const leafId = await resolveLeaf(session, id, c.req.valid("query").leafId);
+    const messages = leafId === null ? [] : await session.getHistory(leafId);
+    return c.json({ messages: messages.map(toWire), leafId }, 200);
+  });
+
+  app.openapi(getRecentHistory, async (c) => {
+    const { id } = c.req.valid("param");
+    const { maxBytes, leafId } = c.req.valid("query");
+    const session = await openSession(deps, c, id);
+    if (leafId !== undefined) await requireMessage(session, id, leafId);
+    const recent = await session.getRecentHistory(maxBytes, 1, leafId);
+    return c.json({ ...recent, messages: recent.messages.map(toWire) }, 200);
+  });
+
+  app.openapi(getTree, async (c) => {
+    const session = await openSession(deps, c, c.req.valid("param").id);
+    const snapshot = await session.exportSnapshot();
+    const activeLeafId = (await session.getLatestLeaf())?.id ?? null;
+    return c.json(
+      {
+        nodes: treeNodes(snapshot),
+        activeLeafId,
+        compactions: snapshot.compactions,
+      },
+      200,
+    );
+  });
+
+  app.openapi(getLeaf, async (c) => {
+    const session = await openSession(deps, c, c.req.valid("param").id);
+    const leaf = await session.getLatestLeaf();
+    return c.json({ message: leaf ? toWire(leaf) : null }, 200);
+  });
+
+  app.openapi(switchLeaf, async (c) => {
+    const { id } = c.req.valid("param");
+    const { leafId } = c.req.valid("json");
+    const session = await openSession(deps, c, id);
+    await requireMessage(session, id, leafId);
+    await session.switchBranch(leafId);
+    return c.json({ leafId }, 200);
+  });
+}
+
+// --- Internal helpers ---
+
+/** The given leaf (which must exist) or the active one; `null` for an empty session. */
+async function resolveLeaf(
+  session: Session,
+  sessionId: string,
+  given: string | undefined,
+): Promise<string | null> {
+  if (given !== undefined)
+    return (await requireMessage(session, sessionId, given)).id;
+  return (await session.getLatestLeaf())?.id ?? null;
+}
+
+function treeNodes(snapshot: SessionSnapshot) {
+  return snapshot.messages.map(({ message, parentId, createdAt }) => ({
+    id: message.id,
+    parentId,
+    role: message.role,
+    createdAt,
+    preview: previewOf(message.parts),
+  }));
+}
+
+function previewOf(parts: ReadonlyArray<{ type: string; text?: unknown }>) {
+  const text = parts
+    .filter((part) => part.type === "text" && typeof part.text === "string")
+    .map((part) => part.text as string)
+    .join(" ");
+  return text.slice(0, PREVIEW_LENGTH);
+}

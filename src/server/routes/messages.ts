@@ -1,0 +1,147 @@
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { SessionMessage } from "../../session/contracts/types.js";
+import { ArborError } from "../../session/errors/index.js";
+import {
+  openSession,
+  requireMessage,
+  toWire,
+  type ServerDeps,
+  type ServerEnv,
+} from "../context.js";
+import {
+  errors,
+  json,
+  jsonBody,
+  MessageParams,
+  SessionParams,
+} from "../schemas/common.js";
+import {
+  AppendBody,
+  MessageEnvelope,
+  MessagesSchema,
+  UpdateBody,
+} from "../schemas/messages.js";
+
+const tags = ["Messages"];
+
+export const appendMessage = createRoute({
+  method: "post",
+  path: "/v1/sessions/{id}/messages",
+  tags,
+  summary:
+    "Append a message (after the active leaf, under `parentId`, or as a root)",
+  request: { params: SessionParams, body: jsonBody(AppendBody) },
+  responses: {
+    201: json(MessageEnvelope, "The stored message"),
+    ...errors(404, 409, 413, 415),
+  },
+});
+
+export const getMessage = createRoute({
+  method: "get",
+  path: "/v1/sessions/{id}/messages/{messageId}",
+  tags,
+  summary: "A stored message, without overlays",
+  request: { params: MessageParams },
+  responses: { 200: json(MessageEnvelope, "The message"), ...errors(404) },
+});
+
+export const updateMessage = createRoute({
+  method: "put",
+  path: "/v1/sessions/{id}/messages/{messageId}",
+  tags,
+  summary: "Replace a message's content (its place in the tree is kept)",
+  request: { params: MessageParams, body: jsonBody(UpdateBody) },
+  responses: {
+    200: json(MessageEnvelope, "The stored message"),
+    ...errors(404, 413, 415),
+  },
+});
+
+export const deleteMessage = createRoute({
+  method: "delete",
+  path: "/v1/sessions/{id}/messages/{messageId}",
+  tags,
+  summary: "Delete a message; its children move up to its parent",
+  request: { params: MessageParams },
+  responses: { 204: { description: "Deleted" }, ...errors(404) },
+});
+
+export const getBranches = createRoute({
+  method: "get",
+  path: "/v1/sessions/{id}/messages/{messageId}/branches",
+  tags,
+  summary: "The children of a message, oldest first",
+  request: { params: MessageParams },
+  responses: { 200: json(MessagesSchema, "The children"), ...errors(404) },
+});
+
+/** Message writes and reads by id. */
+export function messageRoutes(
+  app: OpenAPIHono<ServerEnv>,
+  deps: ServerDeps,
+): void {
+  app.openapi(appendMessage, async (c) => {
+    const { id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const session = await openSession(deps, c, id);
+    const message = {
+      ...body.message,
+      id: body.message.id ?? crypto.randomUUID(),
+    };
+    if (await session.getMessage(message.id)) {
+      throw new ArborError(
+        "MESSAGE_EXISTS",
+        `Message "${message.id}" already exists in session "${id}"`,
+      );
+    }
+    // A parent from elsewhere (another session, another tenant) is refused, never attached.
+    if (typeof body.parentId === "string")
+      await requireMessage(session, id, body.parentId);
+    await session.appendMessage(message as SessionMessage, body.parentId);
+    const stored = await requireMessage(session, id, message.id);
+    return c.json({ message: toWire(stored) }, 201);
+  });
+
+  app.openapi(getMessage, async (c) => {
+    const { id, messageId } = c.req.valid("param");
+    const session = await openSession(deps, c, id);
+    const message = await requireMessage(session, id, messageId);
+    return c.json({ message: toWire(message) }, 200);
+  });
+
+  app.openapi(updateMessage, async (c) => {
+    const { id, messageId } = c.req.valid("param");
+    const { message } = c.req.valid("json");
+    if (message.id !== undefined && message.id !== messageId) {
+      throw new ArborError(
+        "INVALID_ARGUMENT",
+        `body.message.id "${message.id}" does not match the path's message id "${messageId}"`,
+      );
+    }
+    const session = await openSession(deps, c, id);
+    await requireMessage(session, id, messageId);
+    await session.updateMessage({
+      ...message,
+      id: messageId,
+    } as SessionMessage);
+    const stored = await requireMessage(session, id, messageId);
+    return c.json({ message: toWire(stored) }, 200);
+  });
+
+  app.openapi(deleteMessage, async (c) => {
+    const { id, messageId } = c.req.valid("param");
+    const session = await openSession(deps, c, id);
+    await requireMessage(session, id, messageId);
+    await session.deleteMessages([messageId]);
+    return c.body(null, 204);
+  });
+
+  app.openapi(getBranches, async (c) => {
+    const { id, messageId } = c.req.valid("param");
+    const session = await openSession(deps, c, id);
+    await requireMessage(session, id, messageId);
+    const children = await session.getBranches(messageId);
+    return c.json({ messages: children.map(toWire) }, 200);
+  });
+}

@@ -1,0 +1,150 @@
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import {
+  openSession,
+  requireInfo,
+  sessionView,
+  tenantOf,
+  type ServerDeps,
+  type ServerEnv,
+} from "../context.js";
+import { errors, json, jsonBody, SessionParams } from "../schemas/common.js";
+import {
+  CreateSessionBody,
+  ForkBody,
+  ListSessionsQuery,
+  RenameSessionBody,
+  SessionPageSchema,
+  SessionViewSchema,
+} from "../schemas/sessions.js";
+
+const tags = ["Sessions"];
+
+export const listSessions = createRoute({
+  method: "get",
+  path: "/v1/sessions",
+  tags,
+  summary: "List sessions, most recently updated first",
+  request: { query: ListSessionsQuery },
+  responses: { 200: json(SessionPageSchema, "One page"), ...errors() },
+});
+
+export const createSession = createRoute({
+  method: "post",
+  path: "/v1/sessions",
+  tags,
+  summary: "Create a session",
+  request: { body: jsonBody(CreateSessionBody) },
+  responses: {
+    201: json(SessionViewSchema, "The new session"),
+    ...errors(413, 415),
+  },
+});
+
+export const getSession = createRoute({
+  method: "get",
+  path: "/v1/sessions/{id}",
+  tags,
+  summary: "Get a session",
+  request: { params: SessionParams },
+  responses: { 200: json(SessionViewSchema, "The session"), ...errors(404) },
+});
+
+export const renameSession = createRoute({
+  method: "patch",
+  path: "/v1/sessions/{id}",
+  tags,
+  summary: "Rename a session",
+  request: { params: SessionParams, body: jsonBody(RenameSessionBody) },
+  responses: {
+    200: json(SessionViewSchema, "The renamed session"),
+    ...errors(404, 413, 415),
+  },
+});
+
+export const deleteSession = createRoute({
+  method: "delete",
+  path: "/v1/sessions/{id}",
+  tags,
+  summary: "Delete a session and everything it owns",
+  request: { params: SessionParams },
+  responses: { 204: { description: "Deleted" }, ...errors(404) },
+});
+
+export const forkSession = createRoute({
+  method: "post",
+  path: "/v1/sessions/{id}/fork",
+  tags,
+  summary: "Fork a session at a message into a new session",
+  request: { params: SessionParams, body: jsonBody(ForkBody) },
+  responses: {
+    201: json(SessionViewSchema, "The new session"),
+    ...errors(404, 413, 415),
+  },
+});
+
+/** Registry routes: list, create, get, rename, delete, fork. */
+export function sessionRoutes(
+  app: OpenAPIHono<ServerEnv>,
+  deps: ServerDeps,
+): void {
+  const { manager } = deps;
+  app.openapi(listSessions, async (c) => {
+    const { limit, cursor, owner } = c.req.valid("query");
+    const ownerId = tenantOf(c) ?? owner;
+    const page = await manager.listPage({
+      limit: limit ?? 50,
+      ...(cursor ? { cursor } : {}),
+      ...(ownerId !== undefined ? { ownerId } : {}),
+    });
+    const sessions = await Promise.all(
+      page.sessions.map((info) => sessionView(manager, info)),
+    );
+    return c.json({ sessions, nextCursor: page.nextCursor }, 200);
+  });
+
+  app.openapi(createSession, async (c) => {
+    const body = c.req.valid("json");
+    const ownerId = tenantOf(c) ?? body.ownerId;
+    const info = await manager.create(body.name, {
+      ...(ownerId !== undefined ? { ownerId } : {}),
+      ...(body.metadata ? { metadata: body.metadata } : {}),
+      ...(body.model !== undefined ? { model: body.model } : {}),
+      ...(body.source !== undefined ? { source: body.source } : {}),
+    });
+    return c.json(await sessionView(manager, info), 201);
+  });
+
+  app.openapi(getSession, async (c) => {
+    const info = await requireInfo(deps, c, c.req.valid("param").id);
+    return c.json(await sessionView(manager, info), 200);
+  });
+
+  app.openapi(renameSession, async (c) => {
+    const { id } = c.req.valid("param");
+    await openSession(deps, c, id);
+    await manager.rename(id, c.req.valid("json").name);
+    return c.json(
+      await sessionView(manager, await requireInfo(deps, c, id)),
+      200,
+    );
+  });
+
+  app.openapi(deleteSession, async (c) => {
+    const { id } = c.req.valid("param");
+    await openSession(deps, c, id);
+    await manager.delete(id);
+    return c.body(null, 204);
+  });
+
+  app.openapi(forkSession, async (c) => {
+    const { id } = c.req.valid("param");
+    const { messageId, name } = c.req.valid("json");
+    const source = await requireInfo(deps, c, id);
+    const info = await manager.fork(
+      id,
+      messageId,
+      name ?? `${source.name} (fork)`,
+    );
+    return c.json(await sessionView(manager, info), 201);
+  });
+}

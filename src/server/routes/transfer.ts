@@ -1,0 +1,155 @@
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import {
+  importConversations,
+  parseConversations,
+  toArborJsonl,
+  toMarkdown,
+} from "../../formats/index.js";
+import {
+  openSession,
+  requireInfo,
+  requireMessage,
+  sessionView,
+  tenantOf,
+  type ServerDeps,
+  type ServerEnv,
+} from "../context.js";
+import { errors, json, SessionParams } from "../schemas/common.js";
+import {
+  ExportQuery,
+  ImportedSchema,
+  ImportQuery,
+} from "../schemas/transfer.js";
+
+const tags = ["Import and export"];
+
+export const exportSession = createRoute({
+  method: "get",
+  path: "/v1/sessions/{id}/export",
+  tags,
+  summary:
+    "Download a session: snapshot JSON, tree JSONL, or a Markdown branch",
+  request: { params: SessionParams, query: ExportQuery },
+  responses: {
+    200: {
+      content: {
+        "application/json": { schema: z.object({}).loose() },
+        "application/x-ndjson": { schema: z.string() },
+        "text/markdown": { schema: z.string() },
+      },
+      description: "The file (with a Content-Disposition file name)",
+    },
+    ...errors(404),
+  },
+});
+
+export const importFile = createRoute({
+  method: "post",
+  path: "/v1/import",
+  tags,
+  summary: "Import a file of conversations: all of them, or none",
+  request: {
+    query: ImportQuery,
+    body: {
+      content: { "*/*": { schema: { type: "string" } } },
+      description:
+        "The file: snapshot JSON, tree JSONL, ChatGPT conversations.json, OpenAI or UIMessage arrays, Pi or Claude Code JSONL",
+      required: true,
+    },
+  },
+  responses: {
+    201: json(ImportedSchema, "The new sessions"),
+    ...errors(413),
+  },
+});
+
+/** Export of one session, import of a file. */
+export function transferRoutes(
+  app: OpenAPIHono<ServerEnv>,
+  deps: ServerDeps,
+): void {
+  const { manager } = deps;
+  app.openapi(exportSession, async (c) => {
+    const { id } = c.req.valid("param");
+    const { format, leafId } = c.req.valid("query");
+    const info = await requireInfo(deps, c, id);
+    const session = await openSession(deps, c, id);
+    if (leafId !== undefined) await requireMessage(session, id, leafId);
+    const activeLeafId = leafId ?? (await session.getLatestLeaf())?.id ?? null;
+    const base = fileBase(info.name, id);
+    if (format === "markdown") {
+      const messages = activeLeafId
+        ? await session.getHistory(activeLeafId)
+        : [];
+      return download(
+        c,
+        toMarkdown(info, messages),
+        `${base}.md`,
+        "text/markdown",
+      );
+    }
+    const snapshot = await manager.exportSession(id);
+    if (format === "jsonl") {
+      const text = toArborJsonl(snapshot, activeLeafId);
+      return download(c, text, `${base}.arbor.jsonl`, "application/x-ndjson");
+    }
+    return download(
+      c,
+      JSON.stringify(snapshot),
+      `${base}.json`,
+      "application/json",
+    );
+  });
+
+  app.openapi(importFile, async (c) => {
+    const { format, name, fileName, keepIds } = c.req.valid("query");
+    const tenant = tenantOf(c);
+    const text = await c.req.text();
+    const parsed = parseConversations(text, {
+      format,
+      ...(fileName ? { fileName } : {}),
+    });
+    const conversations = parsed.map((conversation) => ({
+      ...conversation,
+      ...(name ? { title: name } : {}),
+      // With auth the file's own owner is dropped: the uploading tenant owns the copy.
+      ...(tenant !== null
+        ? { snapshot: { ...conversation.snapshot, ownerId: undefined } }
+        : {}),
+    }));
+    const imported = await importConversations(manager, conversations, {
+      // With auth the tenant owns what it imports, under fresh ids.
+      ...(tenant !== null ? { ownerId: tenant } : {}),
+      keepIds: tenant === null && keepIds === "true",
+    });
+    const sessions = await Promise.all(
+      imported.map((info) => sessionView(manager, info)),
+    );
+    return c.json({ sessions }, 201);
+  });
+}
+
+// --- Internal helpers ---
+
+/** The file as an attachment; typed `never` so it fits the route's declared answers. */
+function download(
+  c: Context,
+  body: string,
+  fileName: string,
+  type: string,
+): never {
+  c.header("Content-Type", `${type}; charset=utf-8`);
+  c.header("Content-Disposition", `attachment; filename="${fileName}"`);
+  return c.body(body, 200) as never;
+}
+
+/** A file name from the session name: ASCII letters, digits and dashes, else the id. */
+function fileBase(name: string, id: string): string {
+  const slug = name
+    .normalize("NFKD")
+    .replace(/[^A-Za-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 60);
+  return slug || id.replace(/[^A-Za-z0-9-]/g, "").slice(0, 60) || "session";
+}

@@ -1,0 +1,59 @@
+import { z } from "@hono/zod-openapi";
+import { input, queryInt } from "./common.js";
+
+const name = input().trim().min(1).max(500);
+const metadata = z.record(input().max(200), input().max(10_000));
+
+/** `SessionInfo` plus owner, metadata and the number of stored messages in every branch. */
+export const SessionViewSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    parent_session_id: z.string().nullable(),
+    model: z.string().nullable(),
+    source: z.string().nullable(),
+    input_tokens: z.number(),
+    output_tokens: z.number(),
+    estimated_cost: z.number(),
+    end_reason: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    ownerId: z.string().nullable(),
+    metadata: z.record(z.string(), z.string()),
+    messageCount: z.number().int(),
+  })
+  .openapi("SessionView");
+
+export const ListSessionsQuery = z.object({
+  limit: queryInt(100).openapi({ example: 20 }),
+  cursor: input().min(1).max(2000).optional(),
+  owner: input().min(1).max(512).optional(),
+});
+
+export const SessionPageSchema = z
+  .object({
+    sessions: z.array(SessionViewSchema),
+    nextCursor: z.string().nullable(),
+  })
+  .openapi("SessionPage");
+
+export const CreateSessionBody = z
+  .object({
+    name,
+    ownerId: input().min(1).max(512).optional(),
+    metadata: metadata.optional(),
+    model: input().max(500).optional(),
+    source: input().max(500).optional(),
+  })
+  .openapi("CreateSession", { example: { name: "Trip planning" } });
+
+export const RenameSessionBody = z
+  .object({ name })
+  .openapi("RenameSession", { example: { name: "Trip to Lisbon" } });
+
+export const ForkBody = z
+  .object({
+    messageId: input().min(1).max(512),
+    name: name.optional(),
+  })
+  .openapi("Fork", { example: { messageId: "a1", name: "Other idea" } });

@@ -1,0 +1,41 @@
+import { z } from "@hono/zod-openapi";
+import { input } from "./common.js";
+import { SessionViewSchema } from "./sessions.js";
+
+export const ExportQuery = z.object({
+  format: z.enum(["snapshot", "jsonl", "markdown"]).default("snapshot"),
+  leafId: input().min(1).max(512).optional().openapi({
+    description:
+      "jsonl: the active leaf to record; markdown: the branch to write",
+  }),
+});
+
+export const ImportQuery = z.object({
+  format: z
+    .enum([
+      "auto",
+      "snapshot",
+      "arbor-jsonl",
+      "chatgpt",
+      "openai",
+      "ui-messages",
+      "pi",
+      "claude-code",
+    ])
+    .default("auto"),
+  name: input().trim().min(1).max(500).optional().openapi({
+    description:
+      "The name of the imported session(s), instead of the file's titles",
+  }),
+  fileName: input().min(1).max(500).optional().openapi({
+    description: "The file's name: a hint for format detection",
+  }),
+  keepIds: z.enum(["true", "false"]).optional().openapi({
+    description:
+      "Keep the file's session ids (ignored with auth: always fresh)",
+  }),
+});
+
+export const ImportedSchema = z
+  .object({ sessions: z.array(SessionViewSchema) })
+  .openapi("Imported");

@@ -1,0 +1,84 @@
+// Context blocks and the system prompt over HTTP, on a manager with an auto-wired block.
+import { expect, it } from "vitest";
+import { createApp } from "../../../src/server/index.js";
+import type { WithStore } from "./api-suite.js";
+import { client } from "./client.js";
+
+export function contextCases(withStore: WithStore): void {
+  it("reads, writes, versions and reverts blocks; freezes and refreshes the prompt", () =>
+    withStore(async (store) => {
+      const manager = store
+        .manager()
+        .withContext("memory", { description: "Learned facts", maxTokens: 500 })
+        .withCachedPrompt();
+      const call = client(createApp({ manager }));
+      const { id } = (
+        await call("POST", "/v1/sessions", { json: { name: "Blocks" } })
+      ).body;
+      const base = `/v1/sessions/${id}`;
+
+      const listed = await call("GET", `${base}/blocks`);
+      expect(listed.body.blocks.map((b: any) => b.label)).toEqual(["memory"]);
+      const frozen = (await call("GET", `${base}/prompt`)).body;
+      expect(frozen.prompt).toBe(frozen.current);
+
+      const put = await call("PUT", `${base}/blocks/memory`, {
+        json: { content: "Likes trains" },
+      });
+      expect(put.status).toBe(200);
+      expect(put.body).toMatchObject({
+        label: "memory",
+        content: "Likes trains",
+        writable: true,
+      });
+      await call("PUT", `${base}/blocks/memory`, {
+        json: { content: "Likes boats" },
+      });
+      expect((await call("GET", `${base}/blocks/memory`)).body.content).toBe(
+        "Likes boats",
+      );
+
+      const versions = (await call("GET", `${base}/blocks/memory/history`)).body
+        .versions;
+      expect(versions.map((v: any) => [v.version, v.content])).toEqual([
+        [1, "Likes trains"],
+        [2, "Likes boats"],
+      ]);
+      const reverted = await call("POST", `${base}/blocks/memory/revert`, {
+        json: { version: 1 },
+      });
+      expect(reverted.body.content).toBe("Likes trains");
+      expect(
+        (
+          await call("POST", `${base}/blocks/memory/revert`, {
+            json: { version: 9 },
+          })
+        ).status,
+      ).toBe(404);
+
+      const prompt = (await call("GET", `${base}/prompt`)).body;
+      expect(prompt.prompt).not.toContain("Likes trains");
+      expect(prompt.current).toContain("Likes trains");
+      const refreshed = await call("POST", `${base}/prompt/refresh`);
+      expect(refreshed.body.prompt).toContain("Likes trains");
+      expect((await call("GET", `${base}/prompt`)).body.prompt).toBe(
+        refreshed.body.prompt,
+      );
+
+      for (const [method, path, json] of [
+        ["GET", `${base}/blocks/nope`, undefined],
+        ["PUT", `${base}/blocks/nope`, { content: "x" }],
+        ["GET", `${base}/blocks/nope/history`, undefined],
+        ["POST", `${base}/blocks/nope/revert`, { version: 1 }],
+      ] as const) {
+        const answer = await call(method, path, json ? { json } : {});
+        expect(answer.status, `${method} ${path}`).toBe(404);
+        expect(answer.body.error.code).toBe("BLOCK_NOT_FOUND");
+      }
+      const tooLarge = await call("PUT", `${base}/blocks/memory`, {
+        json: { content: "word ".repeat(5000) },
+      });
+      expect(tooLarge.status).toBe(400);
+      expect(tooLarge.body.error.code).toBe("BLOCK_TOO_LARGE");
+    }));
+}

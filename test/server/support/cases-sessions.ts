@@ -1,0 +1,185 @@
+// Registry and message routes: create, list with cursors, get, rename, delete, fork; append with
+// and without ids and parents, read, update, delete, branches.
+import { expect, it } from "vitest";
+import { createApp } from "../../../src/server/index.js";
+import type { WithStore } from "./api-suite.js";
+import { client, text } from "./client.js";
+
+export function sessionCases(withStore: WithStore): void {
+  it("creates, gets, renames, lists and deletes sessions", () =>
+    withStore(async (store) => {
+      const call = client(createApp({ manager: store.manager() }));
+      const created = await call("POST", "/v1/sessions", {
+        json: {
+          name: "Trip",
+          ownerId: "u1",
+          metadata: { plan: "pro" },
+          model: "m1",
+        },
+      });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({
+        name: "Trip",
+        ownerId: "u1",
+        metadata: { plan: "pro" },
+        model: "m1",
+        messageCount: 0,
+      });
+      const { id } = created.body;
+      expect((await call("GET", `/v1/sessions/${id}`)).body.name).toBe("Trip");
+
+      const renamed = await call("PATCH", `/v1/sessions/${id}`, {
+        json: { name: "Lisbon" },
+      });
+      expect(renamed.status).toBe(200);
+      expect(renamed.body.name).toBe("Lisbon");
+
+      for (const name of ["B", "C"])
+        await call("POST", "/v1/sessions", { json: { name } });
+      const first = await call("GET", "/v1/sessions?limit=2");
+      expect(first.body.sessions).toHaveLength(2);
+      expect(first.body.nextCursor).toEqual(expect.any(String));
+      const second = await call(
+        "GET",
+        `/v1/sessions?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`,
+      );
+      const names = [...first.body.sessions, ...second.body.sessions].map(
+        (s: any) => s.name,
+      );
+      expect(names.sort()).toEqual(["B", "C", "Lisbon"]);
+      const owned = await call("GET", "/v1/sessions?owner=u1");
+      expect(owned.body.sessions.map((s: any) => s.id)).toEqual([id]);
+
+      const deleted = await call("DELETE", `/v1/sessions/${id}`);
+      expect(deleted.status).toBe(204);
+      const gone = await call("GET", `/v1/sessions/${id}`);
+      expect(gone.status).toBe(404);
+      expect(gone.body.error.code).toBe("SESSION_NOT_FOUND");
+    }));
+
+  it("appends messages under the active leaf, a parent, or as a new root", () =>
+    withStore(async (store) => {
+      const call = client(createApp({ manager: store.manager() }));
+      const { id } = (
+        await call("POST", "/v1/sessions", { json: { name: "Chat" } })
+      ).body;
+      const path = `/v1/sessions/${id}/messages`;
+      const u1 = await call("POST", path, {
+        json: { message: text("u1", "Hi") },
+      });
+      expect(u1.status).toBe(201);
+      expect(u1.body.message).toMatchObject({ id: "u1", role: "user" });
+      const generated = await call("POST", path, {
+        json: { message: text(undefined, "Hello", "assistant") },
+      });
+      expect(generated.body.message.id).toEqual(expect.any(String));
+      const a1 = generated.body.message.id;
+      await call("POST", path, {
+        json: {
+          message: text("a2", "Other answer", "assistant"),
+          parentId: "u1",
+        },
+      });
+      await call("POST", path, {
+        json: { message: text("r2", "Fresh start"), parentId: null },
+      });
+
+      const branches = await call("GET", `${path}/u1/branches`);
+      expect(branches.body.messages.map((m: any) => m.id)).toEqual([a1, "a2"]);
+      const history = await call("GET", `/v1/sessions/${id}/history`);
+      expect(history.body).toMatchObject({ leafId: "r2" });
+      expect(history.body.messages.map((m: any) => m.id)).toEqual(["r2"]);
+      const session = await call("GET", `/v1/sessions/${id}`);
+      expect(session.body.messageCount).toBe(4);
+
+      const duplicate = await call("POST", path, {
+        json: { message: text("u1", "again") },
+      });
+      expect(duplicate.status).toBe(409);
+      expect(duplicate.body.error.code).toBe("MESSAGE_EXISTS");
+      const orphan = await call("POST", path, {
+        json: { message: text("x", "?"), parentId: "nope" },
+      });
+      expect(orphan.status).toBe(404);
+      expect(orphan.body.error.code).toBe("MESSAGE_NOT_FOUND");
+      expect((await call("GET", `${path}/x`)).status).toBe(404);
+    }));
+
+  it("reads, replaces and deletes one message", () =>
+    withStore(async (store) => {
+      const call = client(createApp({ manager: store.manager() }));
+      const { id } = (
+        await call("POST", "/v1/sessions", { json: { name: "Chat" } })
+      ).body;
+      const path = `/v1/sessions/${id}/messages`;
+      for (const [mid, words] of [
+        ["u1", "Hi"],
+        ["a1", "Hello"],
+        ["u2", "Bye"],
+      ] as const)
+        await call("POST", path, { json: { message: text(mid, words) } });
+
+      const got = await call("GET", `${path}/a1`);
+      expect(got.body.message.parts).toEqual([{ type: "text", text: "Hello" }]);
+      const replaced = await call("PUT", `${path}/a1`, {
+        json: { message: text(undefined, "Hey", "assistant") },
+      });
+      expect(replaced.status).toBe(200);
+      expect(replaced.body.message).toMatchObject({
+        id: "a1",
+        role: "assistant",
+        parts: [{ type: "text", text: "Hey" }],
+      });
+      const mismatch = await call("PUT", `${path}/a1`, {
+        json: { message: text("u2", "x") },
+      });
+      expect(mismatch.status).toBe(400);
+      expect(mismatch.body.error.message).toContain("u2");
+      expect(
+        (
+          await call("PUT", `${path}/zz`, {
+            json: { message: text(undefined, "x") },
+          })
+        ).status,
+      ).toBe(404);
+
+      expect((await call("DELETE", `${path}/a1`)).status).toBe(204);
+      expect((await call("DELETE", `${path}/a1`)).status).toBe(404);
+      const history = await call("GET", `/v1/sessions/${id}/history`);
+      expect(history.body.messages.map((m: any) => m.id)).toEqual(["u1", "u2"]);
+    }));
+
+  it("forks a session at a message", () =>
+    withStore(async (store) => {
+      const call = client(createApp({ manager: store.manager() }));
+      const { id } = (
+        await call("POST", "/v1/sessions", {
+          json: { name: "Chat", ownerId: "o" },
+        })
+      ).body;
+      for (const mid of ["u1", "a1", "u2"])
+        await call("POST", `/v1/sessions/${id}/messages`, {
+          json: { message: text(mid, mid) },
+        });
+      const fork = await call("POST", `/v1/sessions/${id}/fork`, {
+        json: { messageId: "a1" },
+      });
+      expect(fork.status).toBe(201);
+      expect(fork.body).toMatchObject({
+        name: "Chat (fork)",
+        parent_session_id: id,
+        ownerId: "o",
+        messageCount: 2,
+      });
+      const history = await call("GET", `/v1/sessions/${fork.body.id}/history`);
+      expect(history.body.messages.map((m: any) => m.parts[0].text)).toEqual([
+        "u1",
+        "a1",
+      ]);
+      const missing = await call("POST", `/v1/sessions/${id}/fork`, {
+        json: { messageId: "nope" },
+      });
+      expect(missing.status).toBe(404);
+      expect(missing.body.error.code).toBe("MESSAGE_NOT_FOUND");
+    }));
+}

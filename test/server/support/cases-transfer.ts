@@ -1,0 +1,190 @@
+// Export (snapshot, tree JSONL, Markdown), import of files, and the server-sent change events.
+import { expect, it, vi } from "vitest";
+import { createApp } from "../../../src/server/index.js";
+import type { WithStore } from "./api-suite.js";
+import { client, text, type Call } from "./client.js";
+
+async function seeded(call: Call): Promise<string> {
+  const { id } = (
+    await call("POST", "/v1/sessions", { json: { name: "Trip to Lisbon" } })
+  ).body;
+  const add = (mid: string, words: string, parentId?: string) =>
+    call("POST", `/v1/sessions/${id}/messages`, {
+      json: {
+        message: text(mid, words, mid.startsWith("a") ? "assistant" : "user"),
+        ...(parentId ? { parentId } : {}),
+      },
+    });
+  await add("u1", "Plan a trip");
+  await add("a1", "Where to?");
+  await add("u2", "Lisbon");
+  await add("u3", "Porto", "a1");
+  return id;
+}
+
+export function transferCases(withStore: WithStore): void {
+  it("exports a snapshot, tree JSONL and Markdown, and imports them back", () =>
+    withStore(async (store) => {
+      const manager = store.manager();
+      const app = createApp({ manager });
+      const call = client(app);
+      const id = await seeded(call);
+
+      const snapshot = await call("GET", `/v1/sessions/${id}/export`);
+      expect(snapshot.status).toBe(200);
+      expect(snapshot.headers.get("content-disposition")).toContain(
+        "Trip-to-Lisbon.json",
+      );
+      expect(snapshot.body).toMatchObject({
+        format: "arbor.session",
+        sessionId: id,
+      });
+      expect(snapshot.body.messages).toHaveLength(4);
+
+      const jsonl = await call(
+        "GET",
+        `/v1/sessions/${id}/export?format=jsonl&leafId=u2`,
+      );
+      expect(jsonl.headers.get("content-type")).toContain(
+        "application/x-ndjson",
+      );
+      const lines = jsonl.text
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+      expect(lines[0]).toMatchObject({
+        type: "session",
+        format: "arbor.jsonl",
+        activeLeafId: "u2",
+      });
+
+      const markdown = await call(
+        "GET",
+        `/v1/sessions/${id}/export?format=markdown&leafId=u2`,
+      );
+      expect(markdown.headers.get("content-type")).toContain("text/markdown");
+      expect(markdown.text).toContain("Lisbon");
+      expect(markdown.text).not.toContain("Porto");
+
+      const imported = await call(
+        "POST",
+        "/v1/import?format=arbor-jsonl&name=Copy",
+        {
+          raw: jsonl.text,
+          headers: { "Content-Type": "application/x-ndjson" },
+        },
+      );
+      expect(imported.status).toBe(201);
+      expect(imported.body.sessions).toHaveLength(1);
+      const copy = imported.body.sessions[0];
+      expect(copy).toMatchObject({ name: "Copy", messageCount: 4 });
+      expect(copy.id).not.toBe(id);
+      const tree = await call("GET", `/v1/sessions/${copy.id}/tree`);
+      expect(tree.body.nodes.map((n: any) => [n.id, n.parentId])).toEqual([
+        ["u1", null],
+        ["a1", "u1"],
+        ["u2", "a1"],
+        ["u3", "a1"],
+      ]);
+
+      const auto = await call("POST", "/v1/import", { raw: snapshot.text });
+      expect(auto.status).toBe(201);
+      expect(auto.body.sessions[0].messageCount).toBe(4);
+    }));
+
+  it("imports an OpenAI message array and refuses a broken file whole", () =>
+    withStore(async (store) => {
+      const call = client(createApp({ manager: store.manager() }));
+      const before = (await call("GET", "/v1/sessions")).body.sessions.length;
+      const openai = JSON.stringify([
+        { role: "user", content: "Hello" },
+        { role: "assistant", content: "Hi there" },
+      ]);
+      const ok = await call(
+        "POST",
+        "/v1/import?format=openai&fileName=chat.json",
+        { raw: openai },
+      );
+      expect(ok.status).toBe(201);
+      expect(ok.body.sessions[0].messageCount).toBe(2);
+      const broken = await call("POST", "/v1/import", { raw: "{ not json" });
+      expect(broken.status).toBe(400);
+      expect(broken.body.error.code).toBe("INVALID_IMPORT");
+      const empty = await call("POST", "/v1/import", { raw: "" });
+      expect(empty.status).toBe(400);
+      expect((await call("GET", "/v1/sessions")).body.sessions).toHaveLength(
+        before + 1,
+      );
+    }));
+
+  it("streams change events until the client disconnects", () =>
+    withStore(async (store) => {
+      const manager = store.manager();
+      const app = createApp({ manager });
+      const call = client(app);
+      const id = await seeded(call);
+      const session = manager.getSession(id);
+      const stops: number[] = [];
+      const watch = session.watch.bind(session);
+      vi.spyOn(session, "watch").mockImplementation((listener) => {
+        const stop = watch(listener);
+        return () => {
+          stops.push(1);
+          stop();
+        };
+      });
+
+      const response = await app.request(`/v1/sessions/${id}/events`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toContain(
+        "text/event-stream",
+      );
+      const reader = response.body!.getReader();
+      const events = eventReader(reader);
+      expect(await events.next()).toMatchObject({
+        event: "ready",
+        data: { sessionId: id },
+      });
+      await call("POST", `/v1/sessions/${id}/messages`, {
+        json: { message: text("u9", "new") },
+      });
+      const change = await events.next();
+      expect(change).toMatchObject({
+        event: "change",
+        data: { type: "append", sessionId: id, ids: ["u9"] },
+      });
+      await reader.cancel();
+      await vi.waitFor(() => expect(stops).toHaveLength(1), { timeout: 5000 });
+    }));
+}
+
+/** Parses `event:` / `data:` blocks from an SSE body, skipping comments. */
+function eventReader(reader: ReadableStreamDefaultReader<Uint8Array>) {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  return {
+    async next(): Promise<{ event: string; data: any }> {
+      for (;;) {
+        const end = buffer.indexOf("\n\n");
+        if (end !== -1) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const lines = block
+            .split("\n")
+            .filter((line) => !line.startsWith(":"));
+          if (lines.length === 0) continue;
+          const event =
+            lines.find((l) => l.startsWith("event: "))?.slice(7) ?? "message";
+          const data = lines
+            .filter((l) => l.startsWith("data: "))
+            .map((l) => l.slice(6))
+            .join("\n");
+          return { event, data: JSON.parse(data) };
+        }
+        const { done, value } = await reader.read();
+        if (done) throw new Error("stream ended");
+        buffer += decoder.decode(value, { stream: true });
+      }
+    },
+  };
+}
