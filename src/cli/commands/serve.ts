@@ -1,0 +1,207 @@
+import { readFile } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { createAdaptorServer } from "@hono/node-server";
+import type { SessionManager } from "../../session/index.js";
+import {
+  integerOption,
+  STORE_OPTIONS,
+  stringOption,
+  UsageError,
+  type CommandSpec,
+} from "../args.js";
+import { studioFiles } from "../static-files.js";
+import { openStore, storeLocation } from "../store.js";
+
+const DEFAULT_PORT = 4820;
+const SAMPLE_FILE = new URL(
+  "../../../examples/sample/sample.arbor.jsonl",
+  import.meta.url,
+);
+const STUDIO_FOLDER = new URL("../../studio/", import.meta.url);
+/** Paths the API owns; everything else may be a studio file. */
+const API_PATH = /^\/(v1\/|health$|openapi\.json$)/;
+/** How long open streams (server-sent events) may delay the exit after a signal. */
+const SHUTDOWN_GRACE_MS = 2_000;
+
+/** `arbor serve`: the HTTP API and the studio on one port. */
+export const serveCommand: CommandSpec = {
+  name: "serve",
+  summary: "Run the HTTP API (and the studio at /) over the store.",
+  usage: "[--port <n>] [--host <host>] [--db <file> | --postgres <url>]",
+  positionals: { min: 0, max: 0 },
+  details: `Binds to 127.0.0.1 by default. Another host is refused while no API key exists
+(arbor keys create --tenant <name>); once a key exists every request but /health and
+/openapi.json needs "Authorization: Bearer <key>". An empty database gets the sample
+conversation. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`,
+  options: {
+    port: {
+      type: "string",
+      short: "p",
+      value: "n",
+      description: `port (default $PORT or ${DEFAULT_PORT}; 0 picks a free one)`,
+    },
+    host: {
+      type: "string",
+      value: "host",
+      description: "interface to bind (default 127.0.0.1)",
+    },
+    "skip-sample": {
+      type: "boolean",
+      description: "do not load the sample into an empty database",
+    },
+    ...STORE_OPTIONS,
+  },
+  run: async (command) => {
+    const host = stringOption(command, "host") ?? "127.0.0.1";
+    const port = portOption(command);
+    const store = await openStore(
+      storeLocation({
+        db: stringOption(command, "db"),
+        postgres: stringOption(command, "postgres"),
+      }),
+      // POST /v1/sessions/{id}/compact summarizes with the configured model.
+      { withModels: true },
+    );
+    let server: Server | undefined;
+    try {
+      const { createApp } = await import("../../server/index.js");
+      const keys = await store.keys();
+      const authOn = await keys.hasKeys();
+      if (!authOn && !isLoopback(host)) {
+        throw new Error(
+          `Refusing to listen on ${host} without an API key: anyone on the network could read every session. Create one first (arbor keys create --tenant <name>), or bind to 127.0.0.1.`,
+        );
+      }
+      if (command.values["skip-sample"] !== true)
+        await loadSampleIfEmpty(store.manager);
+      const app = createApp({
+        manager: store.manager,
+        ...(authOn ? { auth: keys } : {}),
+      });
+      const studio = await studioFiles(STUDIO_FOLDER);
+      server = createAdaptorServer({
+        hostname: host,
+        fetch: async (request: Request) => {
+          const { pathname } = new URL(request.url);
+          if (
+            (request.method === "GET" || request.method === "HEAD") &&
+            !API_PATH.test(pathname)
+          ) {
+            const file = await studio(pathname);
+            if (file) return file;
+          }
+          return app.fetch(request);
+        },
+      }) as Server;
+      // Registered before listening: a signal right after the URL is printed must not be missed.
+      const closed = closeOnSignal(server);
+      const address = await listen(server, port, host);
+      const shown =
+        address.family === "IPv6" ? `[${address.address}]` : address.address;
+      console.log(
+        `Store: ${store.location.kind === "sqlite" ? store.location.target : "PostgreSQL"}; auth ${authOn ? "on (API keys required)" : "off (no API keys yet)"}`,
+      );
+      // Last: scripts and tests wait for this line.
+      console.log(`Arbor is listening on http://${shown}:${address.port}`);
+      await closed;
+    } finally {
+      await store.close();
+    }
+    // Closed server, closed store: a cut event stream may still hold a timer until its next
+    // heartbeat, which must not keep the process up.
+    process.exit(0);
+  },
+};
+
+// --- Internal helpers ---
+
+function portOption(command: Parameters<CommandSpec["run"]>[0]): number {
+  const fromEnv = process.env.PORT;
+  if (stringOption(command, "port") === undefined && fromEnv !== undefined) {
+    if (!/^\d+$/.test(fromEnv) || Number(fromEnv) > 65535) {
+      throw new UsageError(`PORT must be a port number, got "${fromEnv}"`);
+    }
+    return Number(fromEnv);
+  }
+  const port = integerOption(command, "port", DEFAULT_PORT, {
+    allowZero: true,
+  });
+  if (port > 65535)
+    throw new UsageError(`--port must be at most 65535, got ${port}`);
+  return port;
+}
+
+function isLoopback(host: string): boolean {
+  return (
+    host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host)
+  );
+}
+
+async function loadSampleIfEmpty(manager: SessionManager): Promise<void> {
+  if ((await manager.list({ limit: 1 })).length > 0) return;
+  let text: string;
+  try {
+    text = await readFile(SAMPLE_FILE, "utf8");
+  } catch {
+    console.error(
+      "The database is empty and the sample file is missing; starting empty.",
+    );
+    return;
+  }
+  const { importConversations, parseConversations } =
+    await import("../../formats/index.js");
+  const sessions = await importConversations(
+    manager,
+    parseConversations(text, { fileName: "sample.arbor.jsonl" }),
+  );
+  for (const info of sessions) {
+    console.log(
+      `The database was empty: loaded the sample conversation "${info.name}" (${info.id}).`,
+    );
+  }
+}
+
+function listen(
+  server: Server,
+  port: number,
+  host: string,
+): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === "EADDRINUSE"
+          ? new Error(
+              `Port ${port} on ${host} is in use: pick another with --port`,
+            )
+          : error,
+      );
+    };
+    server.once("error", onError);
+    server.listen(port, host, () => {
+      server.off("error", onError);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+/** Resolves once SIGINT or SIGTERM has closed the server. */
+function closeOnSignal(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      console.error(`${signal}: shutting down`);
+      if (!server.listening) {
+        server.once("listening", () => server.close());
+        resolve();
+        return;
+      }
+      server.close(() => resolve());
+      server.closeIdleConnections();
+      setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}

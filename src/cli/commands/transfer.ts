@@ -1,0 +1,213 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { IMPORT_FORMATS, type ImportFormat } from "../../formats/types.js";
+import { ArborError, type SessionManager } from "../../session/index.js";
+import {
+  STORE_OPTIONS,
+  stringOption,
+  UsageError,
+  type CommandSpec,
+} from "../args.js";
+import { createProgress } from "../progress.js";
+import { requireSession, withStore } from "../session-data.js";
+
+const EXPORT_FORMATS = ["jsonl", "snapshot", "markdown"] as const;
+type ExportFormat = (typeof EXPORT_FORMATS)[number];
+const EXTENSIONS: Record<ExportFormat, string> = {
+  jsonl: ".arbor.jsonl",
+  snapshot: ".snapshot.json",
+  markdown: ".md",
+};
+const IMPORT_CHOICES: readonly string[] = ["auto", ...IMPORT_FORMATS];
+
+const exportCommand: CommandSpec = {
+  name: "export",
+  summary:
+    "Write a session (or every session) as tree JSONL, a snapshot or Markdown.",
+  usage:
+    "<session> [--format jsonl|snapshot|markdown] [--out <file>] [--leaf <id>]\n       arbor export --all --out <dir> [--format …]",
+  positionals: { min: 0, max: 1 },
+  details:
+    "jsonl and snapshot keep every branch, overlay and block (arbor import reads both back);\nmarkdown is one branch as a transcript. Without --out the file goes to stdout.",
+  options: {
+    format: {
+      type: "string",
+      value: "format",
+      description: "jsonl (default), snapshot or markdown",
+    },
+    out: {
+      type: "string",
+      value: "path",
+      description: "the file (a folder with --all)",
+    },
+    leaf: {
+      type: "string",
+      value: "id",
+      description: "the branch: its leaf message (jsonl, markdown)",
+    },
+    all: {
+      type: "boolean",
+      description: "export every session into --out <dir>",
+    },
+    ...STORE_OPTIONS,
+  },
+  run: (command) => {
+    const format = (stringOption(command, "format") ?? "jsonl") as ExportFormat;
+    if (!EXPORT_FORMATS.includes(format)) {
+      throw new UsageError(
+        `--format takes ${EXPORT_FORMATS.join(", ")}; got "${format}"`,
+      );
+    }
+    const out = stringOption(command, "out");
+    const leaf = stringOption(command, "leaf");
+    const all = command.values.all === true;
+    if (all === (command.positionals.length === 1)) {
+      throw new UsageError(
+        "arbor export takes a session id or --all (see arbor export --help)",
+      );
+    }
+    if (all && !out)
+      throw new UsageError("arbor export --all needs --out <dir>");
+    if (leaf !== undefined && (all || format === "snapshot")) {
+      throw new UsageError(
+        "--leaf picks one branch: it takes one session, as jsonl or markdown",
+      );
+    }
+    return withStore(command, async ({ manager }) => {
+      if (!all) {
+        const text = await exportText(
+          manager,
+          command.positionals[0]!,
+          format,
+          leaf,
+        );
+        if (out) {
+          writeFileSync(out, text);
+          console.error(`Wrote ${out}`);
+        } else process.stdout.write(text);
+        return;
+      }
+      mkdirSync(out!, { recursive: true });
+      const sessions = await manager.list();
+      const progress = createProgress("exporting");
+      for (const [index, info] of sessions.entries()) {
+        writeFileSync(
+          join(out!, `${info.id}${EXTENSIONS[format]}`),
+          await exportText(manager, info.id, format, undefined),
+        );
+        progress.update(index + 1, sessions.length);
+      }
+      progress.finish(`Exported ${sessions.length} session(s) to ${out}`);
+    });
+  },
+};
+
+const importCommand: CommandSpec = {
+  name: "import",
+  summary: "Import conversations from a file, all or nothing.",
+  usage: "<file> [--format auto|…] [--name <name>] [--owner <id>]",
+  positionals: { min: 1, max: 1 },
+  details: `Formats: ${IMPORT_CHOICES.join(", ")}.
+The whole file is checked before anything is written; an error names the line or node
+and leaves the database unchanged.`,
+  options: {
+    format: {
+      type: "string",
+      value: "format",
+      description: "the file's format (default auto: detected)",
+    },
+    name: {
+      type: "string",
+      value: "name",
+      description: "the session name (default: the conversation's title)",
+    },
+    owner: {
+      type: "string",
+      value: "id",
+      description: "the owner of the imported sessions",
+    },
+    ...STORE_OPTIONS,
+  },
+  run: async (command) => {
+    const file = command.positionals[0]!;
+    const format = stringOption(command, "format") ?? "auto";
+    if (!IMPORT_CHOICES.includes(format)) {
+      throw new UsageError(
+        `--format takes ${IMPORT_CHOICES.join(", ")}; got "${format}"`,
+      );
+    }
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (error) {
+      throw new ArborError(
+        "INVALID_IMPORT",
+        `Cannot read ${file}: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+    const { importConversations, parseConversations } = await formats();
+    // Parse before opening the store: a bad file never creates a database.
+    const conversations = parseConversations(text, {
+      format: format as ImportFormat | "auto",
+      fileName: basename(file),
+    });
+    const name = stringOption(command, "name");
+    if (name !== undefined) {
+      for (const conversation of conversations) {
+        conversation.title =
+          conversations.length === 1 ? name : `${name}: ${conversation.title}`;
+      }
+    }
+    const owner = stringOption(command, "owner");
+    return withStore(command, async ({ manager }) => {
+      const progress = createProgress("importing");
+      const sessions = await importConversations(manager, conversations, {
+        ...(owner ? { ownerId: owner } : {}),
+        onProgress: (done, total) => progress.update(done, total),
+      });
+      const total = conversations.reduce(
+        (sum, conversation) => sum + conversation.snapshot.messages.length,
+        0,
+      );
+      progress.finish(
+        `Imported ${sessions.length} session(s), ${total} message(s) (${conversations[0]?.format ?? format}).`,
+      );
+      for (const info of sessions) console.log(`${info.id}  ${info.name}`);
+    });
+  },
+};
+
+/** `arbor export`, `arbor import`. */
+export const transferCommands: CommandSpec[] = [exportCommand, importCommand];
+
+// --- Internal helpers ---
+
+/** Loaded on demand: `arbor tree` and friends never need the parsers. */
+function formats() {
+  return import("../../formats/index.js");
+}
+
+async function exportText(
+  manager: SessionManager,
+  id: string,
+  format: ExportFormat,
+  leafId: string | undefined,
+): Promise<string> {
+  const info = await requireSession(manager, id);
+  const session = manager.getSession(id);
+  if (leafId !== undefined && !(await session.getMessage(leafId))) {
+    throw new ArborError(
+      "MESSAGE_NOT_FOUND",
+      `No message "${leafId}" in session ${id}`,
+    );
+  }
+  const { toArborJsonl, toMarkdown, toSnapshotJson } = await formats();
+  if (format === "markdown") {
+    return toMarkdown(info, await session.getHistory(leafId));
+  }
+  const snapshot = await manager.exportSession(id);
+  if (format === "snapshot") return toSnapshotJson(snapshot);
+  const activeLeafId = leafId ?? (await session.getLatestLeaf())?.id ?? null;
+  return toArborJsonl(snapshot, activeLeafId);
+}

@@ -1,0 +1,62 @@
+import {
+  ArborError,
+  type SessionInfo,
+  type SessionManager,
+} from "../session/index.js";
+import { stringOption, type ParsedCommand } from "./args.js";
+import { openStore, storeLocation, type CliStore } from "./store.js";
+import { messageText } from "./text.js";
+import type { TreeViewNode } from "./tree-view.js";
+
+/** Opens the store named by `--db`/`--postgres`, runs `work`, and always closes it. */
+export async function withStore<T>(
+  command: ParsedCommand,
+  work: (store: CliStore) => Promise<T>,
+  options: { withModels?: boolean } = {},
+): Promise<T> {
+  const store = await openStore(
+    storeLocation({
+      db: stringOption(command, "db"),
+      postgres: stringOption(command, "postgres"),
+    }),
+    options,
+  );
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** The session's row, or `SESSION_NOT_FOUND` naming the command that lists the ids. */
+export async function requireSession(
+  manager: SessionManager,
+  id: string,
+): Promise<SessionInfo> {
+  const info = await manager.get(id);
+  if (!info) {
+    throw new ArborError(
+      "SESSION_NOT_FOUND",
+      `No session "${id}" (arbor sessions list shows the ids)`,
+    );
+  }
+  return info;
+}
+
+/** Every message of a session (all branches), its active leaf and its overlays. */
+export async function readTree(manager: SessionManager, id: string) {
+  await requireSession(manager, id);
+  const snapshot = await manager.exportSession(id);
+  const leaf = await manager.getSession(id).getLatestLeaf();
+  const nodes: TreeViewNode[] = snapshot.messages.map((entry) => ({
+    id: entry.message.id,
+    parentId: entry.parentId,
+    role: entry.message.role,
+    text: messageText(entry.message),
+  }));
+  return {
+    nodes,
+    activeLeafId: leaf?.id ?? null,
+    compactions: snapshot.compactions,
+  };
+}

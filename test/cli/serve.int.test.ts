@@ -1,0 +1,168 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import {
+  CLI,
+  runCli,
+  startServe,
+  temporaryFolder,
+  type ServeProcess,
+} from "./support/cli.js";
+import { seedBranchedDatabase } from "./support/seed.js";
+
+/** The studio the build puts beside the CLI (dist/studio/index.html), when there is one. */
+const STUDIO_INDEX = join(dirname(CLI), "../studio/index.html");
+
+describe("arbor keys and arbor serve", () => {
+  const folder = temporaryFolder();
+  const path = (name: string) => join(folder.path, name);
+  let server: ServeProcess | undefined;
+  afterEach(async () => {
+    await server?.stop();
+    server = undefined;
+  });
+  afterAll(() => folder.remove());
+
+  it("creates, lists and revokes keys; serve then requires a valid key", async () => {
+    const db = path("keys.db");
+    await seedBranchedDatabase(db);
+    const created = await runCli([
+      "keys",
+      "create",
+      "--tenant",
+      "acme",
+      "--name",
+      "ci",
+      "--db",
+      db,
+    ]);
+    expect(created.code).toBe(0);
+    const [summary, key] = created.stdout.trim().split("\n") as [
+      string,
+      string,
+    ];
+    expect(key).toMatch(/^arbor_sk_[A-Za-z0-9_-]{43}$/);
+    expect(created.stderr).toContain("not shown again");
+    const keyId = /^Created key (\S+) for tenant "acme"\.$/.exec(summary)![1]!;
+
+    const listed = await runCli(["keys", "list", "--db", db]);
+    expect(listed.stdout).toMatch(
+      new RegExp(`^${keyId}\\s+acme\\s+\\S+ \\S+\\s+ci$`, "m"),
+    );
+    expect(listed.stdout).not.toContain(key);
+
+    server = await startServe(["--db", db]);
+    expect(server.output().stdout).toContain("auth on");
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    const anonymous = await fetch(`${server.url}/v1/sessions`);
+    expect(anonymous.status).toBe(401);
+    const withKey = await fetch(`${server.url}/v1/sessions`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(withKey.status).toBe(200);
+    // The key's tenant sees its own session only, not the other owner's.
+    const { sessions } = (await withKey.json()) as {
+      sessions: Array<{ name: string }>;
+    };
+    expect(sessions.map((session) => session.name)).toEqual([
+      "Deployment planning",
+    ]);
+    const wrongKey = await fetch(`${server.url}/v1/sessions`, {
+      headers: { authorization: `Bearer ${key.slice(0, -2)}xx` },
+    });
+    expect(wrongKey.status).toBe(401);
+    expect(await server.stop()).toBe(0);
+    server = undefined;
+
+    const revoked = await runCli(["keys", "revoke", keyId, "--db", db]);
+    expect(revoked.stdout).toBe(`Revoked ${keyId}.\n`);
+    expect((await runCli(["keys", "list", "--db", db])).stdout).toBe(
+      "No API keys.\n",
+    );
+    const again = await runCli(["keys", "revoke", keyId, "--db", db]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`No API key "${keyId}"`);
+  });
+
+  it("refuses a non-loopback host while no key exists, and allows it once one does", async () => {
+    const db = path("public.db");
+    const refused = await runCli([
+      "serve",
+      "--host",
+      "0.0.0.0",
+      "--port",
+      "0",
+      "--db",
+      db,
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      "Refusing to listen on 0.0.0.0 without an API key",
+    );
+    expect(refused.stderr).toContain("arbor keys create --tenant <name>");
+
+    await runCli(["keys", "create", "--tenant", "acme", "--db", db]);
+    server = await startServe([
+      "--host",
+      "0.0.0.0",
+      "--db",
+      db,
+      "--skip-sample",
+    ]);
+    expect(server.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/);
+    const port = new URL(server.url).port;
+    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+  });
+
+  it("loads the sample into an empty database, says so, and answers / without a studio", async () => {
+    const db = path("empty.db");
+    server = await startServe(["--db", db]);
+    expect(server.output().stdout).toMatch(
+      /loaded the sample conversation "Planning the Tidepool 2\.0 launch"/,
+    );
+    expect(server.output().stdout).toContain("auth off");
+    const { sessions } = (await (
+      await fetch(`${server.url}/v1/sessions`)
+    ).json()) as {
+      sessions: Array<{ name: string; messageCount: number }>;
+    };
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]!.messageCount).toBeGreaterThan(10);
+    const home = await fetch(`${server.url}/`);
+    expect(home.headers.get("content-type")).toContain("text/html");
+    const page = await home.text();
+    if (existsSync(STUDIO_INDEX)) {
+      expect(page).toBe(readFileSync(STUDIO_INDEX, "utf8"));
+    } else {
+      expect(page).toContain('<a href="/openapi.json">');
+      expect(page).toContain('<a href="/health">');
+    }
+    expect((await fetch(`${server.url}/openapi.json`)).status).toBe(200);
+    expect(await server.stop()).toBe(0);
+
+    // A second start finds sessions and loads nothing.
+    server = await startServe(["--db", db]);
+    expect(server.output().stdout).not.toContain("sample");
+  });
+
+  it("stops on SIGINT with exit code 0", async () => {
+    server = await startServe(["--db", path("sigint.db"), "--skip-sample"]);
+    expect(await server.stop("SIGINT")).toBe(0);
+    expect(server.output().stderr).toContain("SIGINT: shutting down");
+    server = undefined;
+  });
+
+  it("names a port in use", async () => {
+    server = await startServe(["--db", path("busy.db"), "--skip-sample"]);
+    const port = new URL(server.url).port;
+    const second = await runCli([
+      "serve",
+      "--port",
+      port,
+      "--db",
+      path("busy.db"),
+    ]);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`Port ${port} on 127.0.0.1 is in use`);
+  });
+});

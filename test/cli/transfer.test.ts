@@ -1,0 +1,293 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli, temporaryFolder } from "./support/cli.js";
+import { seedBranchedDatabase, type Seeded } from "./support/seed.js";
+
+const CHATGPT = fileURLToPath(
+  new URL("./fixtures/chatgpt-conversations.json", import.meta.url),
+);
+
+describe("arbor import and export", () => {
+  const folder = temporaryFolder();
+  const path = (name: string) => join(folder.path, name);
+  afterAll(() => folder.remove());
+
+  describe("a ChatGPT export", () => {
+    const db = path("chatgpt.db");
+    let sessionId: string;
+
+    beforeAll(async () => {
+      const run = await runCli(["import", CHATGPT, "--db", db]);
+      expect(run.stderr).toContain("importing: 3/3");
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain(
+        "Imported 1 session(s), 3 message(s) (chatgpt).",
+      );
+      const line = /^(\S+) {2}Sourdough starter$/m.exec(run.stdout);
+      expect(line).not.toBeNull();
+      sessionId = line![1]!;
+    });
+
+    it("keeps both answers as branches, on the conversation's current node", async () => {
+      const run = await runCli(["tree", sessionId, "--db", db]);
+      expect(run.stdout).toBe(
+        [
+          "● u1 user: How often should I feed a sourdough starter?",
+          "├─○ a1 assistant: Once a day at room temperature.",
+          "└─● a2 assistant: Every 12 hours when it lives on the counter; weekly when it is refriger…  ◀ active",
+          "",
+        ].join("\n"),
+      );
+    });
+
+    it("reads either branch's history and finds it by search", async () => {
+      const active = await runCli(["history", sessionId, "--db", db]);
+      expect(active.stdout).toContain("── assistant · a2\nEvery 12 hours");
+      const other = await runCli([
+        "history",
+        sessionId,
+        "--leaf",
+        "a1",
+        "--db",
+        db,
+      ]);
+      expect(other.stdout).toBe(
+        "── user · u1\nHow often should I feed a sourdough starter?\n\n── assistant · a1\nOnce a day at room temperature.\n",
+      );
+      const search = await runCli([
+        "search",
+        "refrigerated",
+        "--db",
+        db,
+        "--json",
+      ]);
+      const { results } = JSON.parse(search.stdout) as {
+        results: Array<{ id: string; sessionId: string }>;
+      };
+      expect(results.map((result) => [result.sessionId, result.id])).toEqual([
+        [sessionId, "a2"],
+      ]);
+    });
+
+    it("--name names the imported session", async () => {
+      const run = await runCli([
+        "import",
+        CHATGPT,
+        "--name",
+        "Bread",
+        "--format",
+        "chatgpt",
+        "--db",
+        db,
+      ]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/^\S+ {2}Bread\n$/);
+    });
+  });
+
+  describe("export then import", () => {
+    const source = path("source.db");
+    let seeded: Seeded;
+    beforeAll(async () => {
+      seeded = await seedBranchedDatabase(source);
+    });
+
+    // The snapshot JSON has no field for the active leaf: a restored session is on its newest
+    // leaf, so only the tree JSONL keeps which branch was active.
+    it.each([
+      ["jsonl", true],
+      ["snapshot", false],
+    ] as const)(
+      "round-trips every branch and the overlay through %s (active leaf kept: %s)",
+      async (format, keepsActiveLeaf) => {
+        const file = path(`trip.${format}`);
+        const target = path(`target-${format}.db`);
+        const exported = await runCli([
+          "export",
+          seeded.sessionId,
+          "--format",
+          format,
+          "--out",
+          file,
+          "--db",
+          source,
+        ]);
+        expect(exported.code).toBe(0);
+        expect(exported.stderr).toBe(`Wrote ${file}\n`);
+
+        const imported = await runCli(["import", file, "--db", target]);
+        expect(imported.code).toBe(0);
+        const newId = imported.stdout.split(" ")[0]!;
+        expect(newId).not.toBe(seeded.sessionId);
+        const before = await runCli(["tree", seeded.sessionId, "--db", source]);
+        const after = await runCli(["tree", newId, "--db", target]);
+        const comparable = (text: string) => {
+          const withoutIds = text.replace(
+            /summary \S+ covers/,
+            "summary covers",
+          );
+          return keepsActiveLeaf
+            ? withoutIds
+            : withoutIds.replace(/[●○]/g, "·").replace("  ◀ active", "");
+        };
+        expect(comparable(after.stdout)).toBe(comparable(before.stdout));
+        expect(after.stdout).toContain("covers u1 … a1");
+      },
+    );
+
+    it("writes to stdout without --out, and markdown follows --leaf", async () => {
+      const jsonl = await runCli(["export", seeded.sessionId, "--db", source]);
+      const lines = jsonl.stdout
+        .trim()
+        .split("\n")
+        .map(
+          (line) => JSON.parse(line) as { type: string; activeLeafId?: string },
+        );
+      expect(lines[0]).toMatchObject({
+        type: "session",
+        format: "arbor.jsonl",
+        activeLeafId: "a2",
+      });
+      expect(lines.filter((line) => line.type === "message")).toHaveLength(6);
+
+      const markdown = await runCli([
+        "export",
+        seeded.sessionId,
+        "--format",
+        "markdown",
+        "--leaf",
+        "u3",
+        "--db",
+        source,
+      ]);
+      expect(markdown.code).toBe(0);
+      expect(markdown.stdout).toContain("# Deployment planning");
+      expect(markdown.stdout).toContain(
+        "Thursday is possible if QA signs off by Wednesday.",
+      );
+      expect(markdown.stdout).not.toContain("Thursday works");
+    });
+
+    it("export --all writes one file per session", async () => {
+      const out = path("all");
+      const run = await runCli([
+        "export",
+        "--all",
+        "--out",
+        out,
+        "--db",
+        source,
+      ]);
+      expect(run.code).toBe(0);
+      expect(readdirSync(out).sort()).toEqual(
+        [
+          `${seeded.sessionId}.arbor.jsonl`,
+          `${seeded.otherSessionId}.arbor.jsonl`,
+        ].sort(),
+      );
+      expect(run.stderr).toContain("Exported 2 session(s)");
+    });
+
+    it("refuses --all without --out, a session id with --all, an unknown format and --leaf of a snapshot, with exit code 2", async () => {
+      expect((await runCli(["export", "--all", "--db", source])).code).toBe(2);
+      expect(
+        (
+          await runCli([
+            "export",
+            seeded.sessionId,
+            "--all",
+            "--out",
+            path("x"),
+            "--db",
+            source,
+          ])
+        ).code,
+      ).toBe(2);
+      expect(
+        (
+          await runCli([
+            "export",
+            seeded.sessionId,
+            "--format",
+            "pdf",
+            "--db",
+            source,
+          ])
+        ).stderr,
+      ).toContain('--format takes jsonl, snapshot, markdown; got "pdf"');
+      const leafOfSnapshot = await runCli([
+        "export",
+        seeded.sessionId,
+        "--format",
+        "snapshot",
+        "--leaf",
+        "u3",
+        "--db",
+        source,
+      ]);
+      expect(leafOfSnapshot.code).toBe(2);
+      expect(leafOfSnapshot.stderr).toContain("--leaf picks one branch");
+    });
+  });
+
+  describe("a bad file", () => {
+    it("fails with exit 1, names the line, and creates no database", async () => {
+      const file = path("broken.arbor.jsonl");
+      const db = path("never.db");
+      const header = JSON.stringify({
+        type: "session",
+        format: "arbor.jsonl",
+        version: 1,
+        sessionId: "s",
+        name: "Broken",
+        exportedAt: "2026-12-01T00:00:00.000Z",
+        activeLeafId: null,
+      });
+      writeFileSync(file, `${header}\n{"type":"message","id":"m1",\n`);
+      const run = await runCli(["import", file, "--db", db]);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe("");
+      expect(run.stderr).toMatch(/^arbor: INVALID_IMPORT: .*line 2/);
+      expect(run.stderr).not.toContain("    at ");
+      expect(existsSync(db)).toBe(false);
+    });
+
+    it("writes nothing into an existing database", async () => {
+      const db = path("existing.db");
+      await runCli(["import", CHATGPT, "--db", db]);
+      const broken = JSON.parse(readFileSync(CHATGPT, "utf8")) as Array<{
+        mapping: Record<string, { parent: string | null }>;
+      }>;
+      // A second conversation whose node points at a parent that does not exist.
+      broken.push({
+        ...broken[0]!,
+        mapping: {
+          ...broken[0]!.mapping,
+          a1: { ...broken[0]!.mapping.a1!, parent: "ghost" },
+        },
+      });
+      const file = path("broken-chatgpt.json");
+      writeFileSync(file, JSON.stringify(broken));
+      const run = await runCli(["import", file, "--db", db]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain("INVALID_IMPORT");
+      const list = await runCli(["sessions", "list", "--db", db, "--json"]);
+      expect(
+        (JSON.parse(list.stdout) as { sessions: unknown[] }).sessions,
+      ).toHaveLength(1);
+    });
+
+    it("names a missing file", async () => {
+      const run = await runCli([
+        "import",
+        path("nope.json"),
+        "--db",
+        path("nope.db"),
+      ]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`Cannot read ${path("nope.json")}`);
+    });
+  });
+});
