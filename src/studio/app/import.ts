@@ -1,0 +1,163 @@
+/**
+ * Import by dropping a file anywhere on the page (or choosing one): POST /v1/import with the file
+ * as the body, through XHR so the upload reports progress.
+ */
+import { ApiError } from "./api.js";
+import type { SessionView } from "./api-types.js";
+import { askForKey, authHeaders } from "./auth.js";
+import { h, replace } from "./dom.js";
+import { navigate, sessionHref } from "./router.js";
+
+/** Wires drag-and-drop on the document; returns the "choose a file" action. */
+export function setUpImport(
+  panel: HTMLElement,
+  onImported: () => void,
+): () => void {
+  const picker = h("input", {
+    type: "file",
+    hidden: true,
+    "aria-hidden": "true",
+    tabindex: -1,
+  });
+  picker.addEventListener("change", () => {
+    const file = picker.files?.[0];
+    picker.value = "";
+    if (file) void importFile(file, panel, onImported);
+  });
+  document.body.append(picker);
+  let depth = 0;
+  document.addEventListener("dragenter", (event) => {
+    if (!hasFiles(event)) return;
+    depth++;
+    document.body.classList.add("dropping");
+  });
+  document.addEventListener("dragleave", () => {
+    if (--depth <= 0) document.body.classList.remove("dropping");
+  });
+  document.addEventListener("dragover", (event) => {
+    if (hasFiles(event)) event.preventDefault();
+  });
+  document.addEventListener("drop", (event) => {
+    if (!hasFiles(event)) return;
+    event.preventDefault();
+    depth = 0;
+    document.body.classList.remove("dropping");
+    const file = event.dataTransfer?.files[0];
+    if (file) void importFile(file, panel, onImported);
+  });
+  return () => picker.click();
+}
+
+// --- Internal helpers ---
+
+function hasFiles(event: DragEvent): boolean {
+  return event.dataTransfer?.types.includes("Files") ?? false;
+}
+
+async function importFile(
+  file: File,
+  panel: HTMLElement,
+  onImported: () => void,
+): Promise<void> {
+  const bar = h("progress", {
+    max: 100,
+    value: 0,
+    "aria-label": "Upload progress",
+  });
+  const status = h("span", {}, `Uploading ${file.name}…`);
+  const close = h(
+    "button",
+    {
+      type: "button",
+      "aria-label": "Close",
+      onclick: () => (panel.hidden = true),
+    },
+    "×",
+  );
+  replace(panel, h("div", { class: "import-row" }, status, close), bar);
+  panel.hidden = false;
+  panel.className = "import-panel";
+  try {
+    const sessions = await upload(file, (fraction) => {
+      bar.value = Math.round(fraction * 100);
+      if (fraction >= 1) status.textContent = `Importing ${file.name}…`;
+    });
+    bar.value = 100;
+    replace(
+      status,
+      `Imported ${sessions.length} session${sessions.length === 1 ? "" : "s"} from ${file.name}: `,
+      sessions
+        .slice(0, 5)
+        .flatMap((session, index) => [
+          index > 0 ? ", " : "",
+          h("a", { href: sessionHref(session.id) }, session.name || session.id),
+        ]),
+    );
+    onImported();
+    if (sessions.length === 1) navigate(sessionHref(sessions[0]!.id));
+    // A success needs no attention for long; a failure stays until closed.
+    setTimeout(() => {
+      if (panel.contains(status)) panel.hidden = true;
+    }, 8000);
+  } catch (error) {
+    panel.className = "import-panel failed";
+    bar.remove();
+    status.textContent = `Import of ${file.name} failed: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
+
+function upload(
+  file: File,
+  progress: (fraction: number) => void,
+): Promise<SessionView[]> {
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    request.open(
+      "POST",
+      `/v1/import?fileName=${encodeURIComponent(file.name)}`,
+    );
+    for (const [name, value] of Object.entries(authHeaders()))
+      request.setRequestHeader(name, value);
+    request.setRequestHeader(
+      "content-type",
+      file.type || "application/octet-stream",
+    );
+    request.upload.addEventListener("progress", (event) => {
+      if (event.lengthComputable) progress(event.loaded / event.total);
+    });
+    request.addEventListener("load", async () => {
+      if (request.status === 401 && (await askForKey())) {
+        upload(file, progress).then(resolve, reject);
+        return;
+      }
+      try {
+        const body = JSON.parse(request.responseText) as {
+          sessions?: SessionView[];
+          error?: { code: string; message: string };
+        };
+        if (request.status >= 200 && request.status < 300)
+          resolve(body.sessions ?? []);
+        else
+          reject(
+            new ApiError(
+              request.status,
+              body.error?.code ?? "HTTP_" + request.status,
+              body.error?.message ?? request.statusText,
+            ),
+          );
+      } catch {
+        reject(
+          new ApiError(
+            request.status,
+            "HTTP_" + request.status,
+            request.responseText.slice(0, 200),
+          ),
+        );
+      }
+    });
+    request.addEventListener("error", () =>
+      reject(new Error("the upload failed (network error)")),
+    );
+    request.send(file);
+  });
+}

@@ -1,0 +1,173 @@
+/**
+ * The Arbor studio: a browser for sessions, their trees, overlays, blocks and prompts, built on
+ * the public HTTP API only. The shell owns the route, the live-update subscription, the import
+ * panel and the error banner; each page is rebuilt from the API on navigation and on change.
+ */
+import { ApiError } from "./api.js";
+import { forgetKey, hasKey } from "./auth.js";
+import { h, replace } from "./dom.js";
+import { setUpImport } from "./import.js";
+import { followSession } from "./live.js";
+import { currentRoute, sessionsHref } from "./router.js";
+import { forgetExpandedOverlays } from "./views/chat.js";
+import { sessionPage } from "./views/session.js";
+import { sessionsPage } from "./views/sessions.js";
+
+const main = h("main", { id: "main", tabindex: -1 });
+const alert = h("div", { class: "alert", role: "alert", hidden: true });
+const importPanel = h("aside", {
+  class: "import-panel",
+  hidden: true,
+  "aria-live": "polite",
+});
+const liveBadge = h(
+  "span",
+  { class: "live off", title: "Live updates" },
+  "offline",
+);
+const signOut = h(
+  "button",
+  {
+    type: "button",
+    hidden: !hasKey(),
+    onclick: () => (forgetKey(), location.reload()),
+  },
+  "Forget API key",
+);
+
+let renderCount = 0;
+let followed: { id: string; stop: () => void } | null = null;
+const chooseFile = setUpImport(importPanel, () => void render({ live: true }));
+
+document.body.append(
+  h(
+    "a",
+    {
+      class: "skip",
+      href: "#main",
+      onclick: (event: MouseEvent) => (event.preventDefault(), main.focus()),
+    },
+    "Skip to content",
+  ),
+  h(
+    "header",
+    { class: "topbar" },
+    h("a", { class: "brand", href: sessionsHref() }, "Arbor studio"),
+    h(
+      "nav",
+      { "aria-label": "Studio" },
+      h("a", { href: sessionsHref() }, "Sessions"),
+      signOut,
+    ),
+  ),
+  alert,
+  main,
+  importPanel,
+  h(
+    "div",
+    { class: "drop-hint", "aria-hidden": "true" },
+    "Drop the file to import it",
+  ),
+);
+window.addEventListener("hashchange", () => void render({ live: false }));
+void render({ live: false });
+
+/** Builds the page for the current route; `live` keeps the scroll position (a refresh, not a visit). */
+async function render({ live }: { live: boolean }): Promise<void> {
+  const count = ++renderCount;
+  const route = currentRoute();
+  const atBottom =
+    window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
+  const scrollY = window.scrollY;
+  follow(route.page === "session" ? route.id : null);
+  if (!live) {
+    hideAlert();
+    forgetExpandedOverlays();
+  }
+  main.setAttribute("aria-busy", "true");
+  try {
+    const reload = () => void render({ live: true });
+    const page =
+      route.page === "session"
+        ? await sessionPage({ ...route, reload, report, liveBadge })
+        : await sessionsPage({ params: route.params, chooseFile, report });
+    if (count !== renderCount) return;
+    replace(main, page);
+    signOut.hidden = !hasKey();
+    document.title = `${page.querySelector("h1")?.textContent ?? "Arbor"} · Arbor studio`;
+    if (live)
+      requestAnimationFrame(() =>
+        window.scrollTo(0, atBottom ? document.body.scrollHeight : scrollY),
+      );
+    else if (!route.params.get("focus")) window.scrollTo(0, 0);
+  } catch (error) {
+    if (count !== renderCount) return;
+    if (
+      error instanceof ApiError &&
+      error.status === 404 &&
+      route.page === "session"
+    ) {
+      replace(
+        main,
+        h(
+          "p",
+          {},
+          "This session does not exist (or is not yours). ",
+          h("a", { href: sessionsHref() }, "All sessions"),
+        ),
+      );
+    } else report(error);
+  } finally {
+    if (count === renderCount) main.removeAttribute("aria-busy");
+  }
+}
+
+function follow(id: string | null): void {
+  if (followed?.id === id) return;
+  followed?.stop();
+  followed = null;
+  liveBadge.className = "live off";
+  liveBadge.textContent = "offline";
+  if (id === null) return;
+  const stop = followSession(
+    `/v1/sessions/${encodeURIComponent(id)}/events`,
+    () => {
+      // Change events are about messages and overlays: only these tabs show them, and a
+      // rebuild of the others would close what the reader opened there (a block's history).
+      const route = currentRoute();
+      if (
+        route.page === "session" &&
+        (route.tab === "chat" || route.tab === "tree")
+      )
+        void render({ live: true });
+    },
+    (connected) => {
+      liveBadge.className = connected ? "live on" : "live off";
+      liveBadge.textContent = connected ? "live" : "offline";
+    },
+  );
+  followed = { id, stop };
+}
+
+function report(error: unknown): void {
+  const message =
+    error instanceof ApiError
+      ? `${error.message} (${error.code})`
+      : error instanceof Error
+        ? error.message
+        : String(error);
+  replace(
+    alert,
+    h("span", {}, message),
+    h(
+      "button",
+      { type: "button", "aria-label": "Dismiss", onclick: hideAlert },
+      "×",
+    ),
+  );
+  alert.hidden = false;
+}
+
+function hideAlert(): void {
+  alert.hidden = true;
+}

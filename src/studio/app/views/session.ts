@@ -1,0 +1,177 @@
+/** A session page: its header (counts, tokens, times), the tabs, and the chosen tab's view. */
+import { api } from "../api.js";
+import type { SessionView } from "../api-types.js";
+import { h } from "../dom.js";
+import { formatDate, formatNumber } from "../format.js";
+import { navigate, sessionHref, type SessionTab } from "../router.js";
+import { TreeModel } from "../tree-model.js";
+import { blocksView } from "./blocks.js";
+import { chatView } from "./chat.js";
+import { graphView } from "./graph.js";
+import { promptView } from "./prompt.js";
+import { searchView } from "./search.js";
+
+const TAB_TITLES: ReadonlyArray<[SessionTab, string]> = [
+  ["chat", "Conversation"],
+  ["tree", "Tree"],
+  ["blocks", "Blocks"],
+  ["prompt", "Prompt"],
+  ["search", "Search"],
+];
+
+/** What a session page needs from the shell. */
+export interface SessionPageOptions {
+  id: string;
+  tab: SessionTab;
+  params: URLSearchParams;
+  reload: () => void;
+  report: (error: unknown) => void;
+  /** The live-updates indicator, owned by the shell so it survives re-renders. */
+  liveBadge: HTMLElement;
+}
+
+/** Loads what the tab shows and builds the page. */
+export async function sessionPage(
+  options: SessionPageOptions,
+): Promise<HTMLElement> {
+  const { id } = options;
+  const [info, tree] = await Promise.all([api.getSession(id), api.tree(id)]);
+  const model = new TreeModel(tree);
+  const body = await tabBody(options, model);
+  return h(
+    "section",
+    { class: "session-page" },
+    header(info, model, options),
+    h(
+      "nav",
+      { class: "tabs", "aria-label": "Session views" },
+      TAB_TITLES.map(([tab, title]) =>
+        h(
+          "a",
+          {
+            href: sessionHref(id, tab),
+            "aria-current": tab === options.tab ? "page" : null,
+          },
+          title,
+        ),
+      ),
+    ),
+    body,
+  );
+}
+
+// --- Internal helpers ---
+
+async function tabBody(
+  options: SessionPageOptions,
+  model: TreeModel,
+): Promise<HTMLElement> {
+  const { id, params, reload, report } = options;
+  switch (options.tab) {
+    case "chat": {
+      const focusId = params.get("focus");
+      const leafId =
+        params.get("leaf") ??
+        (focusId && model.nodes.has(focusId)
+          ? model.leafFor(focusId)
+          : model.activeLeafId);
+      const { messages } = await api.history(id, leafId);
+      return chatView({
+        sessionId: id,
+        model,
+        messages,
+        leafId,
+        focusId,
+        reload,
+        report,
+      });
+    }
+    case "tree":
+      return graphView({
+        model,
+        activeLeafId: model.activeLeafId,
+        open: (nodeId) => {
+          const leaf = model.leafFor(nodeId);
+          navigate(
+            sessionHref(id, "chat", {
+              leaf: leaf === model.activeLeafId ? null : leaf,
+              focus: nodeId,
+            }),
+          );
+        },
+      });
+    case "blocks":
+      return blocksView({
+        sessionId: id,
+        blocks: (await api.blocks(id)).blocks,
+        reload,
+        report,
+      });
+    case "prompt":
+      return promptView({
+        sessionId: id,
+        answer: await api.prompt(id),
+        reload,
+        report,
+      });
+    case "search":
+      return searchView({
+        label: "Search this session",
+        initialQuery: params.get("q") ?? "",
+        run: async (q) => (await api.searchSession(id, q)).results,
+        remember: (q) =>
+          history.replaceState(null, "", sessionHref(id, "search", { q })),
+        fallbackSessionId: id,
+        report,
+      });
+  }
+}
+
+function header(
+  info: SessionView,
+  model: TreeModel,
+  options: SessionPageOptions,
+): HTMLElement {
+  const facts: Array<[string, string]> = [
+    ["Messages", formatNumber(info.messageCount ?? model.nodes.size)],
+    ["Branch points", formatNumber(model.branchPointCount())],
+    [
+      "Tokens in / out",
+      `${formatNumber(info.input_tokens)} / ${formatNumber(info.output_tokens)}`,
+    ],
+    ["Created", formatDate(info.created_at)],
+    ["Updated", formatDate(info.updated_at)],
+  ];
+  if (info.ownerId) facts.push(["Owner", info.ownerId]);
+  if (info.model) facts.push(["Model", info.model]);
+  return h(
+    "header",
+    { class: "session-header" },
+    h(
+      "div",
+      { class: "page-title" },
+      h("h1", {}, info.name || info.id),
+      h(
+        "div",
+        { class: "actions" },
+        options.liveBadge,
+        h(
+          "button",
+          {
+            type: "button",
+            onclick: options.reload,
+            "aria-label": "Refresh this session",
+          },
+          "↻ Refresh",
+        ),
+      ),
+    ),
+    h(
+      "dl",
+      { class: "facts" },
+      facts.map(([term, value]) =>
+        h("div", {}, h("dt", {}, term), h("dd", {}, value)),
+      ),
+    ),
+  );
+}

@@ -1,0 +1,106 @@
+// The studio's pure logic, without a browser: the line diff, the tree model and the grid layout.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { diffLines } from "../../src/studio/app/diff.js";
+import { layoutTree } from "../../src/studio/app/tree-layout.js";
+import { TreeModel } from "../../src/studio/app/tree-model.js";
+
+const node = (id: string, parentId: string | null) => ({
+  id,
+  parentId,
+  role: "user",
+  createdAt: "2026-12-01T00:00:00.000Z",
+  preview: id,
+});
+
+describe("diffLines", () => {
+  it("marks the changed line of a block write", () => {
+    expect(diffLines("a\nb\nc", "a\nB\nc")).toEqual([
+      { kind: "same", text: "a" },
+      { kind: "remove", text: "b" },
+      { kind: "add", text: "B" },
+      { kind: "same", text: "c" },
+    ]);
+  });
+
+  it("rebuilds both texts from any diff, keeping every common line of equal texts", () => {
+    const text = fc
+      .array(fc.constantFrom("a", "b", "c", "d", ""), { maxLength: 12 })
+      .map((lines) => lines.join("\n"));
+    fc.assert(
+      fc.property(text, text, (before, after) => {
+        const lines = diffLines(before, after);
+        const side = (kind: "add" | "remove") =>
+          lines
+            .filter((line) => line.kind !== kind)
+            .map((line) => line.text)
+            .join("\n");
+        expect(side("add")).toBe(before);
+        expect(side("remove")).toBe(after);
+        if (before === after)
+          expect(lines.every((line) => line.kind === "same")).toBe(true);
+      }),
+    );
+  });
+});
+
+describe("TreeModel and layoutTree", () => {
+  // r → a → b → c (active)      r → a → b2      r → x
+  const model = new TreeModel({
+    nodes: [
+      node("r", null),
+      node("a", "r"),
+      node("b", "a"),
+      node("b2", "a"),
+      node("x", "r"),
+      node("c", "b"),
+    ],
+    activeLeafId: "c",
+    compactions: [
+      {
+        id: "o1",
+        summary: "s",
+        fromMessageId: "a",
+        toMessageId: "b",
+        createdAt: "2026-12-01T00:00:00.000Z",
+      },
+    ],
+  });
+
+  it("answers paths, siblings, leaves and overlay ranges", () => {
+    expect(model.pathTo("c")).toEqual(["r", "a", "b", "c"]);
+    expect(model.siblingsOf("b2").map((n) => n.id)).toEqual(["b", "b2"]);
+    expect(model.latestLeafUnder("r")).toBe("c");
+    expect(model.latestLeafUnder("b2")).toBe("b2");
+    expect(model.leafFor("a")).toBe("c");
+    expect(model.leafFor("x")).toBe("x");
+    expect(model.coveredBy(model.compactions[0]!)).toEqual(["a", "b"]);
+    expect(model.branchPointCount()).toBe(2);
+  });
+
+  it("places each node one row below its parent, a parent over its first child, one column per leaf", () => {
+    const layout = layoutTree(model);
+    expect(layout.columns).toBe(3);
+    expect(layout.byId.size).toBe(6);
+    for (const placed of layout.byId.values()) {
+      const parent =
+        placed.parentId === null ? undefined : layout.byId.get(placed.parentId);
+      if (parent) expect(placed.row).toBe(parent.row + 1);
+      const first = model.childrenOf(placed.id)[0];
+      if (first) expect(layout.byId.get(first.id)!.column).toBe(placed.column);
+    }
+    const cells = [...layout.byId.values()].map((p) => `${p.column}:${p.row}`);
+    expect(new Set(cells).size).toBe(cells.length);
+  });
+
+  it("lays out a 5,000-message chain without recursion", () => {
+    const nodes = Array.from({ length: 5000 }, (_, index) =>
+      node(`m${index}`, index === 0 ? null : `m${index - 1}`),
+    );
+    const layout = layoutTree(
+      new TreeModel({ nodes, activeLeafId: "m4999", compactions: [] }),
+    );
+    expect(layout.rows).toHaveLength(5000);
+    expect(layout.columns).toBe(1);
+  });
+});
