@@ -1,6 +1,6 @@
 // The main job on the embedded SQLite default: store a branched conversation in ./arbor.db,
 // then read back the active history, the other branch and a search result.
-// Run with `npm start` (it builds first). Safe to run again: appends are idempotent by id.
+// Run with `npm run quickstart` (it builds first). Safe to run again: appends are idempotent by id.
 import { Session } from "arbor-memory/session";
 import { openSqlite } from "arbor-memory/sqlite";
 

@@ -86,13 +86,11 @@ describe("import rules of src/", () => {
       .filter(([from]) => workerSafe(from))
       .filter(([, to]) => /^(cli|sqlite|fs|tokenizer|studio)\//.test(name(to)))
       .map(describeEdge);
-    const builtins = [...graph.keys()]
-      .filter(workerSafe)
-      .flatMap((file) =>
-        importsOf(file)
-          .filter((specifier) => specifier.startsWith("node:"))
-          .map((specifier) => `${name(file)} -> ${specifier}`),
-      );
+    const builtins = [...graph.keys()].filter(workerSafe).flatMap((file) =>
+      importsOf(file)
+        .filter((specifier) => specifier.startsWith("node:"))
+        .map((specifier) => `${name(file)} -> ${specifier}`),
+    );
     expect([...nodeOnly, ...builtins]).toEqual([]);
   });
 
