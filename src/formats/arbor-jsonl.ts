@@ -20,7 +20,7 @@ const HEADER_FIELDS = ["info", "ownerId", "metadata", "systemPrompt"] as const;
  */
 export function toArborJsonl(
   snapshot: SessionSnapshot,
-  activeLeafId: string | null = null,
+  activeLeafId: string | null = snapshot.activeLeafId ?? null,
 ): string {
   const header: Record<string, unknown> = {
     type: "session",
@@ -118,6 +118,7 @@ export function parseArborJsonl(
   for (const field of HEADER_FIELDS)
     if (header.value[field] !== undefined)
       Object.assign(snapshot, { [field]: header.value[field] });
+  if (activeLeafId !== null) snapshot.activeLeafId = activeLeafId;
   const multi = Object.entries(blockVersions).filter(
     ([, versions]) => versions.length > 1,
   );

@@ -65,9 +65,18 @@ export function checkSnapshot(
     (index) => `${prefix}compaction ${index + 1}`,
   );
   const snapshot: SessionSnapshot = { ...value, messages };
+  const activeLeafId = snapshot.activeLeafId ?? null;
+  if (
+    activeLeafId !== null &&
+    !messages.some((record) => record.message.id === activeLeafId)
+  )
+    throw invalidImport(
+      where,
+      `the active leaf "${String(activeLeafId)}" is not a message of the snapshot`,
+    );
   return {
     snapshot,
-    activeLeafId: null,
+    activeLeafId,
     title: snapshot.info?.name ?? fileName ?? "Imported session",
     format: "snapshot",
   };

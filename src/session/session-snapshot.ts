@@ -1,4 +1,6 @@
+import type { SessionProvider } from "./contracts/provider.js";
 import type { SessionSnapshot } from "./contracts/session-info.js";
+import type { BranchPointer } from "./core/branch-pointer.js";
 import { ArborError } from "./errors/index.js";
 import { warnRestore, type SessionRuntime } from "./session-runtime.js";
 import { assertSnapshot } from "./snapshot/snapshot.js";
@@ -18,6 +20,7 @@ export async function exportSnapshot(
     );
   }
   const records = await provider.exportMessages();
+  const activeLeaf = await provider.getLatestLeaf();
   await blocks.load();
   const contextBlocks: Record<string, string> = {};
   for (const block of blocks.list()) {
@@ -35,6 +38,7 @@ export async function exportSnapshot(
       createdAt,
     })),
     compactions: await provider.getCompactions(),
+    activeLeafId: activeLeaf?.id ?? null,
     contextBlocks,
     systemPrompt: await prompt.stored(),
   };
@@ -51,7 +55,7 @@ export async function importSnapshot(
   options: { replace?: boolean } = {},
 ): Promise<void> {
   assertSnapshot(snapshot);
-  const { provider, blocks, prompt, skills, ownedLabels } =
+  const { provider, blocks, prompt, skills, ownedLabels, pointer } =
     await runtime.ready();
   if (!provider.importRecords) {
     throw new ArborError(
@@ -67,6 +71,7 @@ export async function importSnapshot(
       replace: options.replace ?? true,
     }),
   );
+  await restoreActiveLeaf(provider, pointer, snapshot.activeLeafId);
   runtime.compaction.estimator.invalidate();
   await blocks.load();
   for (const [label, content] of Object.entries(snapshot.contextBlocks ?? {})) {
@@ -81,4 +86,16 @@ export async function importSnapshot(
   if (typeof snapshot.systemPrompt === "string")
     await prompt.restore(snapshot.systemPrompt);
   await skills.restore(provider).catch(warnRestore);
+}
+
+/** Points the active branch where it was at export, when that is not simply the newest leaf. */
+async function restoreActiveLeaf(
+  provider: SessionProvider,
+  pointer: BranchPointer,
+  activeLeafId: string | null | undefined,
+): Promise<void> {
+  if (typeof activeLeafId !== "string") return;
+  if ((await provider.getLatestLeaf())?.id === activeLeafId) return;
+  if ((await provider.getMessage(activeLeafId)) !== null)
+    await pointer.set(activeLeafId);
 }

@@ -94,14 +94,10 @@ describe("arbor import and export", () => {
       seeded = await seedBranchedDatabase(source);
     });
 
-    // The snapshot JSON has no field for the active leaf: a restored session is on its newest
-    // leaf, so only the tree JSONL keeps which branch was active.
-    it.each([
-      ["jsonl", true],
-      ["snapshot", false],
-    ] as const)(
-      "round-trips every branch and the overlay through %s (active leaf kept: %s)",
-      async (format, keepsActiveLeaf) => {
+    // Both formats keep which branch was active, also when it is not the newest one.
+    it.each(["jsonl", "snapshot"] as const)(
+      "round-trips every branch, the overlay and the active leaf through %s",
+      async (format) => {
         const file = path(`trip.${format}`);
         const target = path(`target-${format}.db`);
         const exported = await runCli([
@@ -123,15 +119,8 @@ describe("arbor import and export", () => {
         expect(newId).not.toBe(seeded.sessionId);
         const before = await runCli(["tree", seeded.sessionId, "--db", source]);
         const after = await runCli(["tree", newId, "--db", target]);
-        const comparable = (text: string) => {
-          const withoutIds = text.replace(
-            /summary \S+ covers/,
-            "summary covers",
-          );
-          return keepsActiveLeaf
-            ? withoutIds
-            : withoutIds.replace(/[●○]/g, "·").replace("  ◀ active", "");
-        };
+        const comparable = (text: string) =>
+          text.replace(/summary \S+ covers/, "summary covers");
         expect(comparable(after.stdout)).toBe(comparable(before.stdout));
         expect(after.stdout).toContain("covers u1 … a1");
       },

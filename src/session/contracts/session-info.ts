@@ -29,6 +29,11 @@ export interface SessionSnapshot {
     createdAt: string;
   }>;
   compactions: StoredCompaction[];
+  /**
+   * The leaf of the active branch at export (a branch chosen with `switchBranch()` included);
+   * an import makes it active again. Absent in snapshots of older versions.
+   */
+  activeLeafId?: string | null;
   /** Contents of the session's own (auto-wired) writable blocks, by label. */
   contextBlocks?: Record<string, string>;
   /** The persisted frozen prompt, if any. */

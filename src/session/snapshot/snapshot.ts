@@ -31,6 +31,13 @@ export function assertSnapshot(
       "[arbor] A snapshot needs `messages` and `compactions` arrays",
     );
   }
+  const leaf = snapshot.activeLeafId;
+  if (leaf !== undefined && leaf !== null && typeof leaf !== "string") {
+    throw new ArborError(
+      "INVALID_SNAPSHOT",
+      "[arbor] A snapshot's `activeLeafId` must be a message id or null",
+    );
+  }
 }
 
 /** HMAC-SHA256 (hex) of the snapshot's canonical JSON, without its signature. WebCrypto: Node and workerd. */

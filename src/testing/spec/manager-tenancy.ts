@@ -71,6 +71,25 @@ export function managerTenancySpec(suite: ManagerSuite): void {
     });
 
     suite.it(
+      "a branch chosen with switchBranch is active again after export and import",
+      async (store) => {
+        const manager = store.manager();
+        const info = await manager.create("switched");
+        await populate(manager, info.id);
+        await manager.getSession(info.id).switchBranch("a2-regenerated");
+        const snapshot = await manager.exportSession(info.id);
+        expect(snapshot.activeLeafId).toBe("a2-regenerated");
+        const copy = await manager.importSession(
+          JSON.parse(JSON.stringify(snapshot)),
+          { newId: true },
+        );
+        const session = manager.getSession(copy.id);
+        expect((await session.getLatestLeaf())?.id).toBe("a2-regenerated");
+        expect(ids(await session.getHistory()).at(-1)).toBe("a2-regenerated");
+      },
+    );
+
+    suite.it(
       "import refuses existing ids, foreign owners and unknown formats, writing nothing",
       async (store) => {
         const manager = store.manager();
