@@ -60,3 +60,24 @@ export async function readTree(manager: SessionManager, id: string) {
     compactions: snapshot.compactions,
   };
 }
+
+/** Ids of the sessions without an owner, in list order; at most `limit` when given. */
+export async function unownedSessions(
+  manager: SessionManager,
+  limit = Infinity,
+): Promise<string[]> {
+  const found: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await manager.listPage({
+      limit: 100,
+      ...(cursor ? { cursor } : {}),
+    });
+    for (const info of page.sessions) {
+      if ((await manager.getOwner(info.id)) === null) found.push(info.id);
+      if (found.length >= limit) return found;
+    }
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return found;
+}

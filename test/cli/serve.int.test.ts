@@ -84,6 +84,70 @@ describe("arbor keys and arbor serve", () => {
     expect(again.stderr).toContain(`No API key "${keyId}"`);
   });
 
+  it("sessions written before the first key reach it once assigned to its tenant", async () => {
+    const db = path("sample-then-key.db");
+    server = await startServe(["--db", db]);
+    expect(await server.stop()).toBe(0);
+    server = undefined;
+    const created = await runCli([
+      "keys",
+      "create",
+      "--tenant",
+      "me",
+      "--db",
+      db,
+    ]);
+    const key = created.stdout.trim().split("\n")[1]!;
+    expect(created.stderr).toContain(
+      "arbor sessions assign --unowned --tenant me",
+    );
+    const names = async () => {
+      const response = await fetch(`${server!.url}/v1/sessions`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      const body = (await response.json()) as {
+        sessions: Array<{ name: string }>;
+      };
+      return body.sessions.map((session) => session.name);
+    };
+    server = await startServe(["--db", db]);
+    expect(server.output().stdout).toContain("Some sessions have no owner");
+    expect(await names()).toEqual([]);
+    expect(await server.stop()).toBe(0);
+
+    const usage = await runCli([
+      "sessions",
+      "assign",
+      "--tenant",
+      "me",
+      "--db",
+      db,
+    ]);
+    expect(usage.code).toBe(2);
+    const assigned = await runCli([
+      "sessions",
+      "assign",
+      "--unowned",
+      "--tenant",
+      "me",
+      "--db",
+      db,
+    ]);
+    expect(assigned.stdout).toBe('1 session now belongs to "me".\n');
+    server = await startServe(["--db", db]);
+    expect(server.output().stdout).not.toContain("Some sessions have no owner");
+    expect(await names()).toEqual(["Planning the Tidepool 2.0 launch"]);
+    const other = await runCli([
+      "keys",
+      "create",
+      "--tenant",
+      "them",
+      "--db",
+      db,
+    ]);
+    expect(other.stderr).not.toContain("sessions assign");
+  });
+
   it("refuses a non-loopback host while no key exists, and allows it once one does", async () => {
     const db = path("public.db");
     const refused = await runCli([

@@ -5,7 +5,7 @@ import {
   UsageError,
   type CommandSpec,
 } from "../args.js";
-import { withStore } from "../session-data.js";
+import { unownedSessions, withStore } from "../session-data.js";
 import { printJson, table } from "../text.js";
 
 const create: CommandSpec = {
@@ -46,6 +46,10 @@ const create: CommandSpec = {
       console.log(`Created key ${record.id} for tenant "${tenant}".`);
       console.log(key);
       console.error("Store it now: it is not shown again.");
+      if ((await unownedSessions(store.manager, 1)).length > 0)
+        console.error(
+          `Sessions without an owner are not reachable with any key; to give them to "${tenant}": arbor sessions assign --unowned --tenant ${tenant}`,
+        );
     }),
 };
 

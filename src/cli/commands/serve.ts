@@ -10,6 +10,7 @@ import {
   UsageError,
   type CommandSpec,
 } from "../args.js";
+import { unownedSessions } from "../session-data.js";
 import { studioFiles } from "../static-files.js";
 import { openStore, storeLocation } from "../store.js";
 
@@ -102,6 +103,10 @@ conversation. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`,
       console.log(
         `Store: ${store.location.kind === "sqlite" ? store.location.target : "PostgreSQL"}; auth ${authOn ? "on (API keys required)" : "off (no API keys yet)"}`,
       );
+      if (authOn && (await unownedSessions(store.manager, 1)).length > 0)
+        console.log(
+          "Some sessions have no owner, so no API key reaches them: arbor sessions assign --unowned --tenant <name>",
+        );
       // Last: scripts and tests wait for this line.
       console.log(`Arbor is listening on http://${shown}:${address.port}`);
       await closed;

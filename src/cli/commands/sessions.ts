@@ -3,9 +3,10 @@ import {
   JSON_OPTION,
   STORE_OPTIONS,
   stringOption,
+  UsageError,
   type CommandSpec,
 } from "../args.js";
-import { requireSession, withStore } from "../session-data.js";
+import { requireSession, unownedSessions, withStore } from "../session-data.js";
 import { printJson, table } from "../text.js";
 
 const list: CommandSpec = {
@@ -137,5 +138,55 @@ const remove: CommandSpec = {
     }),
 };
 
-/** `arbor sessions list|show|rename|delete`. */
-export const sessionCommands: CommandSpec[] = [list, show, rename, remove];
+const assign: CommandSpec = {
+  name: "sessions assign",
+  summary: "Give sessions to a tenant, so that its API keys reach them.",
+  usage: "--tenant <name> (<id>... | --unowned)",
+  positionals: { min: 0, max: Infinity },
+  details:
+    "With API keys, a key sees only its tenant's sessions: sessions written before the first key\n(the sample, imports without --owner) belong to nobody until assigned. A session that already\nbelongs to another tenant is moved only with --force.",
+  options: {
+    tenant: {
+      type: "string",
+      value: "name",
+      description: "the tenant that gets the sessions (required)",
+    },
+    unowned: {
+      type: "boolean",
+      description: "every session that has no owner yet",
+    },
+    force: {
+      type: "boolean",
+      description: "also move sessions that belong to another tenant",
+    },
+    ...STORE_OPTIONS,
+  },
+  run: (command) =>
+    withStore(command, async ({ manager }) => {
+      const tenant = stringOption(command, "tenant");
+      const ids = command.positionals;
+      if (!tenant || (ids.length === 0) === (command.values.unowned !== true))
+        throw new UsageError(
+          "arbor sessions assign needs --tenant <name> and either session ids or --unowned",
+        );
+      const targets = ids.length > 0 ? ids : await unownedSessions(manager);
+      for (const id of targets) {
+        await requireSession(manager, id);
+        await manager.setOwner(id, tenant, {
+          force: command.values.force === true,
+        });
+      }
+      console.log(
+        `${targets.length} session${targets.length === 1 ? "" : "s"} now belong${targets.length === 1 ? "s" : ""} to "${tenant}".`,
+      );
+    }),
+};
+
+/** `arbor sessions list|show|rename|delete|assign`. */
+export const sessionCommands: CommandSpec[] = [
+  list,
+  show,
+  rename,
+  remove,
+  assign,
+];
