@@ -2,6 +2,7 @@ import type {
   SessionMessage,
   SessionMessagePart,
 } from "../session/contracts/types.js";
+import { isCompactionMessage } from "../session/core/apply-compactions.js";
 import { toolNameOf } from "../session/core/tool-parts.js";
 
 /** How much of a tool's input or output a transcript shows. */
@@ -9,7 +10,7 @@ const TOOL_PREVIEW_CHARS = 200;
 
 /**
  * A readable Markdown transcript of one branch (pass `session.getHistory(leafId)`): the name as
- * title, one heading per message with its role, text as written, reasoning quoted, tool calls
+ * title, one heading per message with its role (an overlay's summary under its own heading), text as written, reasoning quoted, tool calls
  * on one line each with their input and output cut to 200 characters.
  */
 export function toMarkdown(
@@ -19,8 +20,10 @@ export function toMarkdown(
   const sections = [`# ${info.name}`];
   for (const message of messages) {
     const body = message.parts.map(partMarkdown).filter((text) => text !== "");
-    const role = message.role.charAt(0).toUpperCase() + message.role.slice(1);
-    sections.push([`## ${role}`, ...body].join("\n\n"));
+    const heading = isCompactionMessage(message)
+      ? "Summary of earlier messages"
+      : message.role.charAt(0).toUpperCase() + message.role.slice(1);
+    sections.push([`## ${heading}`, ...body].join("\n\n"));
   }
   return `${sections.join("\n\n")}\n`;
 }

@@ -99,6 +99,20 @@ describe("toMarkdown", () => {
     );
   });
 
+  it("heads an overlay's summary as a summary, not as an assistant turn", () => {
+    const markdown = toMarkdown({ name: "n" }, [
+      {
+        id: "compaction_42",
+        role: "assistant",
+        parts: [{ type: "text", text: "They agreed on Friday." }],
+      },
+      { id: "u", role: "user", parts: [{ type: "text", text: "And then?" }] },
+    ]);
+    expect(markdown).toBe(
+      "# n\n\n## Summary of earlier messages\n\nThey agreed on Friday.\n\n## User\n\nAnd then?\n",
+    );
+  });
+
   it("cuts long tool input to 200 characters", () => {
     const long = {
       type: "tool-write",
