@@ -1,7 +1,9 @@
-// The studio's pure logic, without a browser: the line diff, the tree model and the grid layout.
+// The studio's pure logic, without a browser: the line diff, the tree model, the grid layout and
+// the inline marks of message text.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { diffLines } from "../../src/studio/app/diff.js";
+import { inlineRuns, type TextRun } from "../../src/studio/app/format.js";
 import { layoutTree } from "../../src/studio/app/tree-layout.js";
 import { TreeModel } from "../../src/studio/app/tree-model.js";
 
@@ -102,5 +104,45 @@ describe("TreeModel and layoutTree", () => {
     );
     expect(layout.rows).toHaveLength(5000);
     expect(layout.columns).toBe(1);
+  });
+});
+
+describe("inlineRuns", () => {
+  it("shows **strong** and `code` as marks and leaves other asterisks as written", () => {
+    expect(
+      inlineRuns("1. **Mon Jan 11** – run `npm test`, 2 * 3 ** 4"),
+    ).toEqual([
+      { kind: "text", text: "1. " },
+      { kind: "strong", text: "Mon Jan 11" },
+      { kind: "text", text: " – run " },
+      { kind: "code", text: "npm test" },
+      { kind: "text", text: ", 2 * 3 ** 4" },
+    ]);
+    expect(inlineRuns("a ** b ** c")).toEqual([
+      { kind: "text", text: "a ** b ** c" },
+    ]);
+  });
+
+  it("keeps every character: the runs with their marks put back are the text", () => {
+    const restore = (runs: TextRun[]) =>
+      runs
+        .map((run) =>
+          run.kind === "strong"
+            ? `**${run.text}**`
+            : run.kind === "code"
+              ? `\`${run.text}\``
+              : run.text,
+        )
+        .join("");
+    const text = fc
+      .array(fc.constantFrom("a", " ", "*", "**", "`", "\n", "b"), {
+        maxLength: 20,
+      })
+      .map((pieces) => pieces.join(""));
+    fc.assert(
+      fc.property(text, (value) => {
+        expect(restore(inlineRuns(value))).toBe(value);
+      }),
+    );
   });
 });

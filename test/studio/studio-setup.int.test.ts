@@ -9,7 +9,6 @@ import { ensureChromium, launchBrowser } from "./support/browser.js";
 import {
   buildStudioInto,
   mainText,
-  screenshot,
   temporaryFolder,
 } from "./support/harness.js";
 import { seedLargeSession, seedSessions } from "./support/seed.js";
@@ -61,7 +60,6 @@ describe.skipIf(!available)("studio edges in Chromium", () => {
       const text = await mainText(page);
       expect(text).toContain("No sessions yet");
       expect(text).toContain("arbor import examples/sample/sample.arbor.jsonl");
-      await screenshot(page, "empty");
       // The sample, through the file picker the empty state's button opens.
       const chooser = page.waitForEvent("filechooser");
       await page.click('button:has-text("Choose a file to import")');
@@ -70,6 +68,12 @@ describe.skipIf(!available)("studio edges in Chromium", () => {
         'h1:has-text("Planning the Tidepool 2.0 launch")',
       );
       await page.waitForSelector(".chat .message");
+      // The sample's Markdown **bold** shows as bold, without its asterisks.
+      const strong = page.locator(".chat .part-text strong", {
+        hasText: "00:01",
+      });
+      expect(await strong.first().innerText()).toBe("00:01");
+      expect(await mainText(page)).not.toContain("**00:01**");
     } finally {
       await page.close();
       await server.close();

@@ -7,7 +7,6 @@ import { ensureChromium, launchBrowser } from "./support/browser.js";
 import {
   buildStudioInto,
   mainText,
-  screenshot,
   temporaryFolder,
 } from "./support/harness.js";
 import { SEEDED, seedSessions } from "./support/seed.js";
@@ -68,7 +67,6 @@ describe.skipIf(!available)("studio in Chromium", () => {
       "alice",
     );
     expect(await page.locator("tbody tr").count()).toBe(2);
-    await screenshot(page, "sessions");
     await page.fill('input[name="owner"]', "acme");
     await page.click('button:has-text("Filter")');
     await page.waitForFunction(
@@ -91,7 +89,6 @@ describe.skipIf(!available)("studio in Chromium", () => {
     expect(text).not.toContain("Gulbenkian");
     const switcher = page.locator('[data-message-id="a2b"] .siblings');
     expect(await switcher.innerText()).toContain("2/2");
-    await screenshot(page, "chat");
   });
 
   it("switches the active branch with the sibling switcher (PUT /leaf)", async () => {
@@ -123,7 +120,6 @@ describe.skipIf(!available)("studio in Chromium", () => {
     await page.waitForSelector(".graph-canvas .node");
     expect(await page.locator(".graph-canvas .node").count()).toBe(7);
     expect(await page.locator(".graph-canvas .node.on-path").count()).toBe(6);
-    await screenshot(page, "tree");
     await page.click('.graph-canvas .node[data-id="a2"]');
     await page.waitForSelector('.message.focused[data-message-id="a2"]');
     const text = await mainText(page);
@@ -166,7 +162,6 @@ describe.skipIf(!available)("studio in Chromium", () => {
     expect(originals).toContain('"averageHighC": 22');
     expect(originals).toContain("dates.txt");
     expect(originals).toContain("Reasoning");
-    await screenshot(page, "overlay");
     await page.click('button:has-text("Undo overlay")');
     await page.waitForFunction('!document.querySelector(".message.overlay")');
     await page.waitForSelector('.chat > [data-message-id="u1"]');
@@ -194,7 +189,6 @@ describe.skipIf(!available)("studio in Chromium", () => {
     expect(
       await block.locator(".diff .diff-line.remove").innerText(),
     ).toContain(SEEDED.memoryV1);
-    await screenshot(page, "blocks");
     await block.locator('button:has-text("Revert to v1")').click();
     await page.waitForFunction(
       `document.querySelector('.block[data-label="memory"] .block-content')?.textContent === ${JSON.stringify(SEEDED.memoryV1)}`,
@@ -227,7 +221,6 @@ describe.skipIf(!available)("studio in Chromium", () => {
     await page.waitForSelector(".prompt-view");
     const added = await page.locator(".diff .diff-line.add").allInnerTexts();
     expect(added.join("\n")).toContain(SEEDED.memoryV1);
-    await screenshot(page, "prompt");
   });
 
   it("searches a session, highlights matches and opens a hit in its branch", async () => {
@@ -237,7 +230,6 @@ describe.skipIf(!available)("studio in Chromium", () => {
     const hit = page.locator(".hits a.hit").first();
     await hit.waitFor();
     expect(await hit.locator("mark").first().innerText()).toBe("Gulbenkian");
-    await screenshot(page, "search");
     await hit.click();
     await page.waitForSelector('.message.focused[data-message-id="a2"]');
     expect(await mainText(page)).toContain("This is not the active branch");
@@ -304,7 +296,6 @@ describe.skipIf(!available)("studio in Chromium", () => {
     try {
       await open(`#/s/${tripId}/chat`);
       expect(await page.evaluate(OVERFLOW)).toBeLessThanOrEqual(0);
-      await screenshot(page, "chat-390");
       await open("#/");
       expect(await page.evaluate(OVERFLOW)).toBeLessThanOrEqual(0);
     } finally {

@@ -26,6 +26,36 @@ export function messageText(message: Message): string {
     .join("\n");
 }
 
+/** One run of message text: plain, `**strong**` or `` `code` ``. */
+export interface TextRun {
+  kind: "text" | "strong" | "code";
+  text: string;
+}
+
+/** `**strong**` (not opened or closed by a space) or `` `code` ``, within one line. */
+const INLINE_MARK = /\*\*(?!\s)([^*\n]+?)(?<!\s)\*\*|`([^`\n]+)`/g;
+
+/**
+ * Splits message text into plain, strong and code runs: the two Markdown marks chat models use
+ * most, shown as marks rather than as asterisks and backticks. Everything else stays as written.
+ */
+export function inlineRuns(text: string): TextRun[] {
+  const runs: TextRun[] = [];
+  let last = 0;
+  for (const match of text.matchAll(INLINE_MARK)) {
+    if (match.index > last)
+      runs.push({ kind: "text", text: text.slice(last, match.index) });
+    runs.push(
+      match[1] !== undefined
+        ? { kind: "strong", text: match[1] }
+        : { kind: "code", text: match[2]! },
+    );
+    last = match.index + match[0].length;
+  }
+  if (last < text.length) runs.push({ kind: "text", text: text.slice(last) });
+  return runs;
+}
+
 /** Pretty JSON for tool inputs and outputs; strings stay as they are. */
 export function pretty(value: unknown): string {
   if (typeof value === "string") return value;

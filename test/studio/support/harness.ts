@@ -1,5 +1,6 @@
 // Shared setup of the studio tests: the studio built into a temporary folder (so the tests never
-// read dist/), a SQLite file per server, screenshots only when ARBOR_STUDIO_SCREENSHOTS=1.
+// read dist/) and a SQLite file per server. The screenshots of docs/studio come from
+// scripts/studio-screenshots.mjs, not from the tests.
 import { execFileSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -8,7 +9,6 @@ import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-const SCREENSHOTS = join(ROOT, "docs/studio");
 
 /** A temporary folder and its removal. */
 export async function temporaryFolder(): Promise<{
@@ -29,15 +29,6 @@ export function buildStudioInto(outDir: string): void {
       stdio: "pipe",
     },
   );
-}
-
-/** Saves docs/studio/<name>.png when ARBOR_STUDIO_SCREENSHOTS=1; otherwise does nothing. */
-export async function screenshot(page: Page, name: string): Promise<void> {
-  if (process.env.ARBOR_STUDIO_SCREENSHOTS !== "1") return;
-  await page.screenshot({
-    path: join(SCREENSHOTS, `${name}.png`),
-    fullPage: false,
-  });
 }
 
 /** The visible text of the page's main area. */

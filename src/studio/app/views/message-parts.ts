@@ -4,7 +4,7 @@
  */
 import type { MessagePart } from "../api-types.js";
 import { h, type Child } from "../dom.js";
-import { pretty } from "../format.js";
+import { inlineRuns, pretty } from "../format.js";
 
 /** Renders every part of a message; step markers are skipped. */
 export function renderParts(parts: MessagePart[]): Child[] {
@@ -15,7 +15,7 @@ export function renderParts(parts: MessagePart[]): Child[] {
 
 function renderPart(part: MessagePart): Child {
   if (part.type === "text")
-    return h("div", { class: "part-text" }, part.text ?? "");
+    return h("div", { class: "part-text" }, withMarks(part.text ?? ""));
   if (part.type === "reasoning")
     return h(
       "details",
@@ -44,6 +44,13 @@ function renderPart(part: MessagePart): Child {
     { class: "part-other" },
     h("summary", {}, part.type),
     h("pre", {}, pretty(part)),
+  );
+}
+
+/** Text with its **strong** and `code` runs as elements (text nodes only: nothing is parsed as HTML). */
+function withMarks(text: string): Child[] {
+  return inlineRuns(text).map((run) =>
+    run.kind === "text" ? run.text : h(run.kind, {}, run.text),
   );
 }
 
