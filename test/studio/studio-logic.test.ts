@@ -3,7 +3,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { diffLines } from "../../src/studio/app/diff.js";
-import { inlineRuns, type TextRun } from "../../src/studio/app/format.js";
+import {
+  inlineRuns,
+  plainText,
+  type TextRun,
+} from "../../src/studio/app/format.js";
 import { layoutTree } from "../../src/studio/app/tree-layout.js";
 import { TreeModel } from "../../src/studio/app/tree-model.js";
 
@@ -104,6 +108,14 @@ describe("TreeModel and layoutTree", () => {
     );
     expect(layout.rows).toHaveLength(5000);
     expect(layout.columns).toBe(1);
+  });
+});
+
+describe("plainText", () => {
+  it("drops bold and code marks, keeps lone asterisks", () => {
+    expect(plainText("1. **Jan 5** – run `npm test`, 2 * 3")).toBe(
+      "1. Jan 5 – run npm test, 2 * 3",
+    );
   });
 });
 

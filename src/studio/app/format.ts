@@ -56,6 +56,13 @@ export function inlineRuns(text: string): TextRun[] {
   return runs;
 }
 
+/** The text with its `**bold**` and `` `code` `` marks removed (labels, previews). */
+export function plainText(text: string): string {
+  return inlineRuns(text)
+    .map((run) => run.text)
+    .join("");
+}
+
 /** Pretty JSON for tool inputs and outputs; strings stay as they are. */
 export function pretty(value: unknown): string {
   if (typeof value === "string") return value;

@@ -1,5 +1,6 @@
 /** The session tree as maps, built once per `GET /tree`: parents, children, paths, leaves. */
 import type { Compaction, TreeAnswer, TreeNode } from "./api-types.js";
+import { plainText } from "./format.js";
 
 /** Indexed view of a session's tree. */
 export class TreeModel {
@@ -14,7 +15,8 @@ export class TreeModel {
     this.activeLeafId = answer.activeLeafId;
     this.compactions = answer.compactions;
     answer.nodes.forEach((node, index) => {
-      this.nodes.set(node.id, node);
+      // Labels are plain text: `**Mon**` reads as Mon beside a node.
+      this.nodes.set(node.id, { ...node, preview: plainText(node.preview) });
       this.order.set(node.id, index);
     });
     for (const node of answer.nodes) {
