@@ -16,6 +16,7 @@ import { browseCommands } from "./commands/browse.js";
 import { chatCommand } from "./commands/chat.js";
 import { keyCommands } from "./commands/keys.js";
 import { migrateCommand } from "./commands/migrate.js";
+import { pruneCommand } from "./commands/prune.js";
 import { serveCommand } from "./commands/serve.js";
 import { sessionCommands } from "./commands/sessions.js";
 import { transferCommands } from "./commands/transfer.js";
@@ -26,6 +27,7 @@ const COMMANDS: CommandSpec[] = [
   ...sessionCommands,
   ...browseCommands,
   ...transferCommands,
+  pruneCommand,
   migrateCommand,
   chatCommand,
 ];

@@ -6,6 +6,7 @@ import { REQUIRED_PROVIDER_METHODS } from "./contracts/provider.js";
 import { ArborError, ArborTypeError } from "./errors/index.js";
 import { isPostgresClient } from "./providers/postgres/postgres-client.js";
 import { assertNewLabel } from "./session-setup.js";
+import { unstorableReason } from "./core/storable-text.js";
 
 /** The roles of an AI SDK `UIMessage`. */
 const MESSAGE_ROLES: ReadonlySet<string> = new Set([
@@ -73,6 +74,12 @@ export function assertSessionId(sessionId: unknown): string {
       "[arbor] forSession() takes a string id",
     );
   }
+  const reason = unstorableReason(sessionId);
+  if (reason)
+    throw new ArborTypeError(
+      "INVALID_ARGUMENT",
+      `[arbor] forSession() takes an id a database keeps exactly; ${JSON.stringify(sessionId.slice(0, 80))} ${reason}`,
+    );
   return sessionId;
 }
 

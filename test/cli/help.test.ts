@@ -15,6 +15,7 @@ const COMMANDS = [
   ["search"],
   ["export"],
   ["import"],
+  ["prune"],
   ["migrate"],
   ["chat"],
 ];
@@ -32,6 +33,7 @@ describe("arbor help and usage errors", () => {
       "search",
       "export",
       "import",
+      "prune",
       "migrate",
       "chat",
     ])

@@ -37,6 +37,7 @@ describe("erase and prune in memory", () => {
         .withAudit(sink),
     auditCount: (id) => sink.forSession(id).length,
     dump: () => deepText([store, sink.events]),
+    dumpWithoutAudit: () => deepText(store),
     expects: { separateIndex: false, changeLog: false },
   };
   for (const [name, scenario] of Object.entries(ERASE_SCENARIOS))
@@ -56,6 +57,11 @@ describe("erase and prune on a SQLite file", () => {
       SessionManager.create(db).withContext("memory").withAudit(sink),
     auditCount: (id) => sink.list(id).length,
     dump: () => dumpSqlite(db),
+    dumpWithoutAudit: () =>
+      dumpSqlite(db)
+        .split("\n")
+        .filter((line) => !line.startsWith("arbor_audit_log:"))
+        .join("\n"),
     expects: { separateIndex: true, changeLog: true },
   };
   for (const [name, scenario] of Object.entries(ERASE_SCENARIOS))

@@ -1,5 +1,6 @@
 import { ArborTypeError } from "../errors/index.js";
 import type { SessionMessage } from "../contracts/types.js";
+import { unstorableReason } from "./storable-text.js";
 
 /**
  * Checks a message before any write (docs/behavior/messages-and-tree.md) and returns its JSON text. Throws a `TypeError`
@@ -84,7 +85,7 @@ export function noteStoredParent(
 export function assertValidMessage(
   message: unknown,
 ): asserts message is SessionMessage {
-  const problem = describeProblem(message);
+  const problem = describeProblem(message) ?? describeUnstorableId(message);
   if (problem)
     throw new ArborTypeError(
       "INVALID_MESSAGE",
@@ -134,6 +135,13 @@ interface PendingWrite {
 
 /** Keyed by the per-call message object `writeOnce()` receives, so concurrent writes never mix. */
 const pendingWrites = new WeakMap<object, PendingWrite>();
+
+/** Checked on writes only, so rows stored before stay readable. */
+function describeUnstorableId(message: unknown): string | null {
+  const id = (message as SessionMessage).id;
+  const reason = unstorableReason(id);
+  return reason && `\`id\` ${JSON.stringify(id)} ${reason}`;
+}
 
 function describeProblem(message: unknown): string | null {
   if (

@@ -1,5 +1,6 @@
 import type { ListPosition, SessionRegistry } from "../contracts/registry.js";
 import type { SessionInfo } from "../contracts/session-info.js";
+import { unstorableReason } from "../core/storable-text.js";
 import { ArborError, ArborTypeError } from "../errors/index.js";
 import type {
   CreateSessionOptions,
@@ -11,6 +12,24 @@ export function newSessionInfo(
   name: string,
   options: CreateSessionOptions,
 ): SessionInfo {
+  assertText(name, "create() needs the session name");
+  if (typeof options !== "object" || options === null)
+    throw new ArborTypeError(
+      "INVALID_ARGUMENT",
+      "[arbor] create() takes its options as an object",
+    );
+  for (const key of ["parentSessionId", "model", "source", "ownerId"] as const)
+    if (options[key] !== undefined)
+      assertText(options[key], `create() needs \`${key}\``);
+  if (options.metadata !== undefined) {
+    if (typeof options.metadata !== "object" || options.metadata === null)
+      throw new ArborTypeError(
+        "INVALID_ARGUMENT",
+        "[arbor] create() needs `metadata` as an object of strings",
+      );
+    for (const value of Object.values(options.metadata))
+      assertText(value, "create() needs every `metadata` value");
+  }
   const now = new Date().toISOString();
   return {
     id: crypto.randomUUID(),
@@ -25,6 +44,27 @@ export function newSessionInfo(
     created_at: now,
     updated_at: now,
   };
+}
+
+/**
+ * Rejects a value that is not a string before it reaches a registry row (a driver would throw
+ * its own error, or store `[object Object]`): `INVALID_ARGUMENT` naming the argument.
+ */
+export function assertText(
+  value: unknown,
+  what: string,
+): asserts value is string {
+  if (typeof value !== "string")
+    throw new ArborTypeError(
+      "INVALID_ARGUMENT",
+      `[arbor] ${what} as a string, got ${value === null ? "null" : typeof value}`,
+    );
+  const reason = unstorableReason(value);
+  if (reason)
+    throw new ArborTypeError(
+      "INVALID_ARGUMENT",
+      `[arbor] ${what} as a string a database keeps exactly; ${JSON.stringify(value.slice(0, 80))} ${reason}`,
+    );
 }
 
 /** The session's row; `SESSION_NOT_FOUND` when there is none. */

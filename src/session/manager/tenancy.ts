@@ -1,6 +1,6 @@
 import type { SessionRegistry } from "../contracts/registry.js";
 import { SessionAccessError } from "../errors/index.js";
-import { requireRow } from "./session-rows.js";
+import { assertText, requireRow } from "./session-rows.js";
 
 /** Config keys in the registry: the owner, and one key per metadata entry. */
 const OWNER_KEY = "owner";
@@ -13,6 +13,7 @@ export async function setOwner(
   ownerId: string,
   options: { force?: boolean },
 ): Promise<void> {
+  assertText(ownerId, "setOwner() needs the owner id");
   await requireRow(registry, sessionId);
   const current = await registry.getConfig(sessionId, OWNER_KEY);
   if (current === ownerId) return;
@@ -49,6 +50,8 @@ export async function setMetadata(
   key: string,
   value: string,
 ): Promise<void> {
+  assertText(key, "setMetadata() needs the key");
+  assertText(value, "setMetadata() needs the value");
   await requireRow(registry, sessionId);
   await registry.setConfig(sessionId, METADATA_PREFIX + key, value);
 }

@@ -23,9 +23,8 @@ const say = (line) => process.stdout.write(`${line}\n`);
 const database = openSqlite(file);
 const manager = SessionManager.create(database);
 const session = manager.getSession(SESSION);
-// Two pools: messages that may be erased are never updated, so "no trace after an erase" is about
-// the text they were written with (an update's old text stays in FTS5 segments until they merge,
-// which only erase scrubs: docs/behavior/erase-and-retention.md).
+// Two pools: kept messages may be deleted, erasable ones erased; both are updated, and an erase
+// must leave no trace of any text the message ever had (FTS5 secure-delete, schema v7).
 const erasable = [];
 const kept = (await session.getHistory())
   .map((m) => m.id)
@@ -46,8 +45,9 @@ for (let n = 0; ; n++) {
     });
     pool.push(id);
     say(`ACK append ${id} ${text}`);
-  } else if (roll < 70 && kept.length > 0) {
-    const target = kept[Math.floor(random(kept.length))];
+  } else if (roll < 70 && kept.length + erasable.length > 0) {
+    const pool = [...kept, ...erasable];
+    const target = pool[Math.floor(random(pool.length))];
     const text = `updated${id}x${seed}`;
     say(`BEGIN update ${target} ${text}`);
     await session.updateMessage({

@@ -21,6 +21,8 @@ import {
   type ToolSet,
 } from "./erase-support.js";
 import { pruneByAgeAndBranches, pruneKeepLatest } from "./prune-scenarios.js";
+import { updateAndDeleteLeaveNoTerms } from "./update-scenarios.js";
+import { eraseRemovesEmbeddings } from "./embedding-scenarios.js";
 
 export { deepText, type EraseBackend } from "./erase-support.js";
 
@@ -40,6 +42,9 @@ export const ERASE_SCENARIOS: Record<string, Scenario> = {
   "prune: dryRun counts equal the real counts, active paths stay whole":
     pruneByAgeAndBranches,
   "prune keepLatest keeps the newest sessions of the tenant": pruneKeepLatest,
+  "update and delete leave no term of the old text, index internals included":
+    updateAndDeleteLeaveNoTerms,
+  "erase removes vectors and queued embeddings": eraseRemovesEmbeddings,
 };
 
 async function eraseSession(backend: EraseBackend): Promise<void> {

@@ -15,6 +15,8 @@ export interface EraseBackend {
   auditCount(sessionId: string): Promise<number> | number;
   /** Every row of every table (index shadow tables included), and the audit sink, as text. */
   dump(): Promise<string> | string;
+  /** The same without the audit sink, which keeps what was written by design (for updates). */
+  dumpWithoutAudit(): Promise<string> | string;
   /** What the receipts say of the kinds that differ by backend. */
   expects: {
     /** Whether search index rows are separate rows (SQLite FTS5). */

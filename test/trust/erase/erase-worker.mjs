@@ -19,6 +19,14 @@ export class EraseRuns extends DurableObject {
           SessionManager.create(this).withContext("memory").withAudit(sink),
         auditCount: (id) => sink.list(id).length,
         dump: () => this.dump(),
+        dumpWithoutAudit: () =>
+          this.dump()
+            .then((dump) => dump.split("\n"))
+            .then((lines) =>
+              lines
+                .filter((line) => !line.startsWith("arbor_audit_log:"))
+                .join("\n"),
+            ),
         expects: { separateIndex: true, changeLog: true },
       });
       return Response.json({ ok: true });
@@ -30,8 +38,12 @@ export class EraseRuns extends DurableObject {
     }
   }
 
-  /** Every row of every table but workerd's own (`_cf_*`), BLOBs as Latin-1 text. */
-  dump() {
+  /**
+   * Every row of every table but workerd's own (`_cf_*`), BLOBs as Latin-1 text, as committed:
+   * FTS5 applies the deletes it holds in memory when the request's implicit transaction commits.
+   */
+  async dump() {
+    await this.ctx.storage.sync();
     const names = this.sql`SELECT name FROM sqlite_master WHERE type = 'table'`
       .map((row) => row.name)
       .filter(

@@ -3,13 +3,20 @@
 // (vitest) and, bundled, inside workerd; it depends on fast-check and Arbor only.
 import fc from "fast-check";
 import type {
-  Session,
   SessionManager,
   SessionMessage,
 } from "../../../src/session/index.js";
+import {
+  compareCopies,
+  compareEverything,
+  compareFork,
+  compareImport,
+  entries,
+  expectSame,
+  fakeCompaction,
+  WORDS,
+} from "./model-compare.js";
 import { TreeModel } from "./tree-model.js";
-
-const WORDS = ["harbor", "meadow", "copper", "lantern", "violet", "glacier"];
 
 export type Op =
   | {
@@ -25,6 +32,9 @@ export type Op =
   | { op: "switch"; pick: number }
   | { op: "overlay"; a: number; b: number }
   | { op: "removeOverlay"; pick: number }
+  | { op: "compact"; leaf: "active" | number; a: number; b: number }
+  | { op: "fork"; pick: number }
+  | { op: "exportImport"; continueOnCopy: boolean }
   | { op: "reopen" };
 
 const words = fc.array(fc.nat(WORDS.length - 1), {
@@ -98,6 +108,32 @@ export const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
       pick: fc.nat(64),
     }),
   },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant("compact" as const),
+      leaf: fc.oneof(
+        { weight: 3, arbitrary: fc.constant("active" as const) },
+        { weight: 1, arbitrary: fc.nat(64) },
+      ),
+      a: fc.nat(64),
+      b: fc.nat(64),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant("fork" as const),
+      pick: fc.nat(64),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant("exportImport" as const),
+      continueOnCopy: fc.boolean(),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant({ op: "reopen" as const }) },
 );
 
@@ -128,9 +164,9 @@ export async function runSequence(
   backend: ModelBackend,
   ops: readonly Op[],
 ): Promise<void> {
-  const manager = backend.manager();
+  let manager = backend.manager();
   const owner = `model-${crypto.randomUUID()}`;
-  const { id: sessionId } = await manager.create("model run", {
+  let { id: sessionId } = await manager.create("model run", {
     ownerId: owner,
   });
   let session = manager.getSession(sessionId);
@@ -215,8 +251,39 @@ export async function runSequence(
         await session.removeCompaction(stored[index]!.id);
         break;
       }
+      case "compact": {
+        const leaf =
+          op.leaf === "active" ? undefined : pick(op.leaf, model.leaves());
+        const summary = `compacted ${overlaysMade++}`;
+        const expected = model.compact(leaf ?? null, op.a, op.b, summary);
+        session.onCompaction(fakeCompaction(op.a, op.b, summary));
+        const result = await session.compact(leaf);
+        expectSame(
+          result && [result.fromMessageId, result.toMessageId],
+          expected && [expected.from, expected.to],
+          `compaction range after ${where}`,
+        );
+        break;
+      }
+      case "fork": {
+        const at = pick(op.pick);
+        if (at === undefined) continue;
+        await compareFork(manager, sessionId, model, at, where);
+        break;
+      }
+      case "exportImport": {
+        const copyId = await compareImport(manager, sessionId, model, where);
+        if (op.continueOnCopy) {
+          // Later ops write to the copy: it must behave as the original would have.
+          sessionId = copyId;
+          session = manager.getSession(copyId);
+        } else await manager.delete(copyId);
+        break;
+      }
       case "reopen":
-        session = backend.manager().getSession(sessionId);
+        // A restart: the old manager (and its sessions' cached branch pointers) is gone.
+        manager = backend.manager();
+        session = manager.getSession(sessionId);
         break;
     }
     expectSame(
@@ -243,84 +310,13 @@ export async function runSequence(
     model,
     `${JSON.stringify(ops)}, then prune`,
   );
-}
-
-/** A fork reads as the source did at the fork point; an exported and imported copy reads the same everywhere. */
-async function compareCopies(
-  manager: SessionManager,
-  sessionId: string,
-  model: TreeModel,
-  ops: string,
-): Promise<void> {
-  const at = model.ids().at(-1);
-  if (at !== undefined) {
-    const fork = await manager.fork(sessionId, at, "fork");
-    const texts = model
-      .history(at)
-      .map((entry) =>
-        entry.startsWith("summary:") ? entry : model.rows.get(entry)!.text,
-      );
-    expectSame(
-      (await manager.getSession(fork.id).getHistory()).map((message) =>
-        message.id.startsWith("compaction_")
-          ? `summary:${textOfMessage(message)}`
-          : textOfMessage(message),
-      ),
-      texts,
-      `fork at ${at} after ${ops}`,
-    );
-  }
-  const copy = await manager.importSession(
-    await manager.exportSession(sessionId),
-    { newId: true },
-  );
-  const imported = manager.getSession(copy.id);
-  for (const leaf of model.leaves())
-    expectSame(
-      entries(await imported.getHistory(leaf)),
-      model.history(leaf),
-      `imported copy, history of ${leaf} after ${ops}`,
-    );
-}
-
-async function compareEverything(
-  session: Session,
-  model: TreeModel,
-  ops: string,
-): Promise<void> {
-  for (const leaf of model.leaves())
-    expectSame(
-      entries(await session.getHistory(leaf)),
-      model.history(leaf),
-      `history of leaf ${leaf} after ${ops}`,
-    );
-  for (const [id, row] of model.rows) {
-    expectSame(
-      textOfMessage(await session.getMessage(id)),
-      row.text,
-      `text of ${id} after ${ops}`,
-    );
-    expectSame(
-      (await session.getBranches(id)).map((child) => child.id),
-      model.children(id),
-      `children of ${id} after ${ops}`,
-    );
-  }
+  // Erasing the tenant removes every session the sequence left (and keeps long runs linear).
+  await manager.erase({ ownerId: owner });
   expectSame(
-    await session.getPathLength(),
-    model.activeLeaf() === null ? 0 : model.path(model.activeLeaf()!).length,
-    `path length after ${ops}`,
+    await manager.list({ ownerId: owner }),
+    [],
+    `sessions of the tenant after erase, ${JSON.stringify(ops)}`,
   );
-  for (const word of WORDS.slice(0, 2)) {
-    const found = (await session.search(word, { limit: 1000 }))
-      .map((hit) => hit.id)
-      .sort();
-    const expected = [...model.rows]
-      .filter(([, row]) => row.text.split(" ").includes(word))
-      .map(([id]) => id)
-      .sort();
-    expectSame(found, expected, `search "${word}" after ${ops}`);
-  }
 }
 
 function textOf(indexes: readonly number[], id: string): string {
@@ -333,22 +329,4 @@ function message(id: string, text: string, n: number): SessionMessage {
     role: n % 2 === 0 ? "assistant" : "user",
     parts: [{ type: "text", text }],
   };
-}
-
-function textOfMessage(message: SessionMessage | null): string | null {
-  return message?.parts.map((part) => part.text ?? "").join("") ?? null;
-}
-
-/** A read path as the model writes it: ids, and overlays by their summary. */
-function entries(history: readonly SessionMessage[]): string[] {
-  return history.map((message) =>
-    message.id.startsWith("compaction_")
-      ? `summary:${textOfMessage(message)}`
-      : message.id,
-  );
-}
-
-function expectSame(actual: unknown, expected: unknown, what: string): void {
-  const [a, b] = [JSON.stringify(actual), JSON.stringify(expected)];
-  if (a !== b) throw new Error(`${what}: got ${a}, the model says ${b}`);
 }

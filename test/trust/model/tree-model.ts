@@ -109,6 +109,40 @@ export class TreeModel {
     this.overlays.push({ from, to, summary });
   }
 
+  /**
+   * `session.compact(leaf)` with the fake summarizer that picks the `a`-th and `b`-th real
+   * message of the read path: the range starts at the earliest of its own start and the starts
+   * of the overlays visible on the path (docs/behavior/overlays.md, "Manual compaction" step 6).
+   */
+  compact(
+    leafId: string | null,
+    a: number,
+    b: number,
+    summary: string,
+  ): { from: string; to: string } | null {
+    const leaf = leafId ?? this.activeLeaf();
+    if (leaf === null) return null;
+    const history = this.history(leaf);
+    const real = history.filter((entry) => !entry.startsWith("summary:"));
+    if (real.length === 0) return null;
+    const [first, last] = [a % real.length, b % real.length].sort(
+      (x, y) => x - y,
+    );
+    const path = this.path(leaf);
+    const position = new Map(path.map((id, index) => [id, index]));
+    let from = position.get(real[first!]!)!;
+    for (const overlay of this.overlays) {
+      const start = position.get(overlay.from);
+      const visible =
+        history.includes(`summary:${overlay.summary}`) ||
+        (start !== undefined && position.has(overlay.to));
+      if (visible && start !== undefined && start < from) from = start;
+    }
+    const range = { from: path[from]!, to: real[last!]! };
+    this.overlays.push({ ...range, summary });
+    return range;
+  }
+
   removeOverlay(index: number): void {
     this.overlays.splice(index, 1);
   }

@@ -1,5 +1,5 @@
 import { runExclusive } from "../../core/keyed-mutex.js";
-import { ArborError } from "../../errors/index.js";
+import { ArborError, ArborTypeError } from "../../errors/index.js";
 import {
   checkPostgresClient,
   isPostgresJs,
@@ -52,24 +52,52 @@ function announcing(executor: PostgresExecutor): PostgresExecutor {
   return {
     ...executor,
     async query<Row>(sql: string, params?: readonly unknown[]) {
-      const rows = await executor.query<Row>(sql, params);
+      const rows = await executor
+        .query<Row>(sql, params)
+        .catch(rethrowEncodingError);
       if (records(sql)) announce();
       return rows;
     },
     async transaction<T>(work: (tx: PostgresQueryable) => Promise<T>) {
       let recorded = false;
-      const result = await executor.transaction((tx) =>
-        work({
-          query: <Row>(sql: string, params?: readonly unknown[]) => {
-            if (records(sql)) recorded = true;
-            return tx.query<Row>(sql, params);
-          },
-        }),
-      );
+      const result = await executor
+        .transaction((tx) =>
+          work({
+            query: <Row>(sql: string, params?: readonly unknown[]) => {
+              if (records(sql)) recorded = true;
+              return tx.query<Row>(sql, params);
+            },
+          }),
+        )
+        .catch(rethrowEncodingError);
       if (recorded) announce();
       return result;
     },
   };
+}
+
+/**
+ * SQLSTATEs of a value PostgreSQL text cannot hold: a NUL (22021 in a parameter, 22P05 from a
+ * JSON `\u0000`) or a lone surrogate in JSON (22P02 with a Unicode detail). Arbor refuses such
+ * ids and names before writing (core/storable-text.ts); a lookup by one lands here.
+ */
+function rethrowEncodingError(error: unknown): never {
+  const { code, detail } = (error ?? {}) as {
+    code?: unknown;
+    detail?: unknown;
+  };
+  if (
+    code === "22021" ||
+    code === "22P05" ||
+    (code === "22P02" && typeof detail === "string" && /unicode/i.test(detail))
+  ) {
+    throw new ArborTypeError(
+      "INVALID_ARGUMENT",
+      "[arbor] [postgres] A value contains a NUL character or a lone surrogate, which PostgreSQL text cannot hold",
+      { cause: error },
+    );
+  }
+  throw error;
 }
 
 /**

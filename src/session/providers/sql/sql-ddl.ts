@@ -45,6 +45,22 @@ export function createMessageIndexTable(agent: SqlProvider): void {
 }
 
 /**
+ * Turns on FTS5's `secure-delete` for the message index, a setting FTS5 stores in the index
+ * itself, so every later delete or update removes the old text's terms from the segments at
+ * once; then merges the index once (`optimize`), which drops the terms earlier deletes left.
+ * `false` on a SQLite before 3.42, which lacks the option and keeps the old behaviour.
+ */
+export function secureDeleteIndex(agent: SqlProvider): boolean {
+  try {
+    agent.sql`INSERT INTO assistant_fts (assistant_fts, rank) VALUES ('secure-delete', 1)`;
+  } catch {
+    return false;
+  }
+  agent.sql`INSERT INTO assistant_fts (assistant_fts) VALUES ('optimize')`;
+  return true;
+}
+
+/**
  * Arbor's form of the `AgentSearchProvider` tables (docs/behavior/context-blocks.md, docs/behavior/storage.md): entries keyed by `seq`,
  * unique by `(label, key)`, FTS `rowid` = entry `seq`. Created here only when a reference
  * database is migrated; the search provider creates them otherwise.

@@ -186,8 +186,11 @@ function applyErase(
 }
 
 /**
- * Runs FTS5 deletes with `secure-delete` on (SQLite 3.42+), restoring the setting afterwards; on
- * an older SQLite, merges the index once (`optimize`), which drops deleted entries as well.
+ * Runs FTS5 deletes with `secure-delete` on (SQLite 3.42+). Schema v7 turned it on for good; it
+ * is set again (a no-op then) for an index rebuilt since. Set once more afterwards: a config
+ * write flushes the deletes FTS5 holds in memory, so they reach the segments inside this
+ * transaction (a Durable Object commits at the end of the request). On an older SQLite, merges
+ * the index once (`optimize`) afterwards, which drops deleted entries as well.
  */
 function withSecureDelete(agent: SqlProvider, work: () => void): void {
   let secure = true;
@@ -198,6 +201,6 @@ function withSecureDelete(agent: SqlProvider, work: () => void): void {
   }
   work();
   if (secure)
-    agent.sql`INSERT INTO assistant_fts (assistant_fts, rank) VALUES ('secure-delete', 0)`;
+    agent.sql`INSERT INTO assistant_fts (assistant_fts, rank) VALUES ('secure-delete', 1)`;
   else agent.sql`INSERT INTO assistant_fts (assistant_fts) VALUES ('optimize')`;
 }

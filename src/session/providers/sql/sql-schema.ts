@@ -1,6 +1,6 @@
 import { ArborError } from "../../errors/index.js";
 import type { SqlProvider } from "../../contracts/sql-provider.js";
-import { createMessageTables } from "./sql-ddl.js";
+import { createMessageTables, secureDeleteIndex } from "./sql-ddl.js";
 import { createMessageChunkTable } from "./sql-message-chunks.js";
 import { migrateLegacyTables } from "./sql-legacy-migration.js";
 import { markAllIndexed } from "./sql-search.js";
@@ -36,6 +36,8 @@ export const MIGRATIONS: ReadonlyArray<(agent: SqlProvider) => void> = [
   (agent) => liftAgents032Tables(agent),
   // v6: attachments: inline file data stored once per hash, with references (docs/behavior/storage.md#attachments).
   (agent) => createAttachmentTables(agent),
+  // v7: FTS5 secure-delete for good: an update or delete leaves no term of the old text in the index.
+  (agent) => secureDeleteIndex(agent),
 ];
 
 /** The schema version this build of Arbor writes. */
