@@ -27,11 +27,12 @@ export const SESSION_BUNDLES = [
   },
   {
     // Every export kept. The aim is 150 KB; the budget is what the entry reaches today plus
-    // headroom (docs/behavior/runtime.md says what is left above 150 KB and why).
+    // headroom (docs/behavior/runtime.md says what is left above 150 KB and why). Raised from
+    // 165 KB when erase/prune and recall added their synchronous wiring (about 10 KB).
     name: "entry",
     description: "the whole arbor-memory/session entry, every export kept",
     source: `export * from ${JSON.stringify(ENTRY)};`,
-    budgetBytes: 165 * 1024,
+    budgetBytes: 172 * 1024,
   },
 ];
 

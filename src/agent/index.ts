@@ -38,6 +38,11 @@ export {
   type Env,
   type ModelSettings,
 } from "./model-config.js";
+export {
+  embeddingModelFromEnv,
+  openAICompatibleEmbeddingModel,
+  type EmbeddingModelSettings,
+} from "./embedding-config.js";
 export type {
   AgentOptions,
   AgentSessionTarget,

@@ -11,6 +11,8 @@ export const MODEL_ENV = {
   apiKey: "ARBOR_API_KEY",
   /** A cheaper model on the same endpoint for compaction summaries; default `ARBOR_MODEL`. */
   summaryModel: "ARBOR_SUMMARY_MODEL",
+  /** An embedding model on the same endpoint, for semantic recall (docs/search.md). */
+  embeddingModel: "ARBOR_EMBEDDING_MODEL",
 } as const;
 
 /** An OpenAI-compatible endpoint and the models to use on it. */

@@ -55,6 +55,19 @@ export type {
   SessionEventListener,
   SessionStatusEvent,
 } from "./status.js";
+/** Embeddings and recall: `withEmbeddings()`, search modes and explained results (docs/search.md). */
+export type {
+  EmbedFunction,
+  Embedder,
+  EmbeddingModelLike,
+  EmbeddingOptions,
+  EmbeddingStatusEvent,
+  RecallResult,
+  SearchHit,
+  SearchMode,
+  SearchScope,
+  SessionSearchOptions,
+} from "./embeddings/types.js";
 /** The change feed of `session.watch()`, `manager.watch()` and `SessionProvider.watchChanges()` (docs/behavior/events-and-audit.md). */
 export type {
   ChangeEvent,

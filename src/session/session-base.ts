@@ -38,6 +38,15 @@ import { providerForRuntimeBlock } from "./session-setup.js";
 import { SessionWrites } from "./session-writes.js";
 import { assertRowSizeLimit } from "./session-row-size.js";
 import type { SessionEventListener } from "./status.js";
+import {
+  attachEmbeddings,
+  flushSessionEmbeddings,
+} from "./embeddings/session-embeddings.js";
+import type {
+  Embedder,
+  EmbeddingOptions,
+  SessionSearchOptions,
+} from "./embeddings/types.js";
 
 /** Options of the direct constructor (docs/behavior/session-setup.md): exactly these pieces, no auto-wiring. */
 export interface SessionOptions {
@@ -55,10 +64,8 @@ export interface SessionOptions {
   maxRowBytes?: number | false;
 }
 
-export interface SearchOptions {
-  /** Most results to return; default 20. Values that are not positive integers mean 20. */
-  limit?: number;
-}
+/** Options of `session.search()`: `limit`, and `mode`, `scope`, `leafId` (docs/search.md). */
+export type SearchOptions = SessionSearchOptions;
 
 /** Lets `Session.create()` hand a `sql` store to the constructor without widening its public type. */
 export const SQL_TARGET = Symbol("arbor.sqlTarget");
@@ -110,6 +117,21 @@ export class SessionBase {
     assertBuilder(this.runtime.parts !== null);
     this.writes.maxRowBytes = assertRowSizeLimit(limit);
     return this;
+  }
+
+  /**
+   * Semantic recall (docs/search.md): new and updated messages are queued in the same write and
+   * embedded in the background, in batches; `search()` then defaults to `"hybrid"`. `embedder`
+   * is an AI SDK `EmbeddingModel` or `(texts) => Promise<number[][]>`. May be called at any time.
+   */
+  withEmbeddings(embedder: Embedder, options: EmbeddingOptions = {}): this {
+    attachEmbeddings(this.runtime, embedder, options);
+    return this;
+  }
+
+  /** Waits until every queued message is embedded (tests, scripts); rejects after repeated embedder failures. */
+  async flushEmbeddings(): Promise<void> {
+    await flushSessionEmbeddings(this.runtime);
   }
 
   /** Namespaces this session: rows carry `sessionId`, so many sessions can share one store. */

@@ -14,6 +14,7 @@ import {
   type SessionPlan,
 } from "./session-setup.js";
 import { messageOf, StatusEmitter } from "./status.js";
+import type { EmbeddingHandle } from "./embeddings/embedding-handle.js";
 
 /**
  * The state one Session shares with its write, snapshot and read modules: the recorded plan,
@@ -23,8 +24,9 @@ export class SessionRuntime {
   readonly status: StatusEmitter;
   readonly compaction = new SessionCompaction();
   audit: AuditRecorder | null = null;
-  /** Set by a SessionManager: bumps the registry's `updated_at` after each write. */
-  afterWrite: (() => unknown) | undefined;
+  /** Set by `withEmbeddings()` (embeddings/session-embeddings.ts): the handle, and its wake-up after writes. */
+  embeddings: { handle: EmbeddingHandle; onWrite: () => void } | null = null;
+  #afterWrite: (() => unknown) | undefined;
   private resolved: SessionParts | null = null;
   private restoring: Promise<void> | null = null;
 
@@ -33,6 +35,21 @@ export class SessionRuntime {
     broadcast: ((message: string) => void) | null,
   ) {
     this.status = new StatusEmitter(broadcast);
+  }
+
+  /** Set by a SessionManager: bumps the registry's `updated_at` after each write. Also wakes the embedder. */
+  get afterWrite(): (() => unknown) | undefined {
+    const hook = this.#afterWrite;
+    const embeddings = this.embeddings;
+    if (!embeddings) return hook;
+    return () => {
+      embeddings.onWrite();
+      return hook?.();
+    };
+  }
+
+  set afterWrite(hook: (() => unknown) | undefined) {
+    this.#afterWrite = hook;
   }
 
   /** The resolved pieces, or `null` before first use. */

@@ -7,10 +7,11 @@ import type {
   CompactionMeta,
   HistoryRowStat,
   RecentHistoryResult,
-  SearchResult,
   SessionMessage,
   StoredCompaction,
 } from "./contracts/types.js";
+import type { SearchHit } from "./embeddings/types.js";
+import { searchWithRecall } from "./embeddings/session-embeddings.js";
 import { ArborError } from "./errors/index.js";
 import {
   SessionBase,
@@ -20,11 +21,7 @@ import {
 } from "./session-base.js";
 import { assertCompactionArguments } from "./core/compaction-args.js";
 import { assertSessionTarget } from "./session-checks.js";
-import {
-  countMessages,
-  recentHistory,
-  searchSession,
-} from "./session-reads.js";
+import { countMessages, recentHistory } from "./session-reads.js";
 import type { SessionRuntime } from "./session-runtime.js";
 import {
   streamHistory,
@@ -37,7 +34,6 @@ import {
   type ImportMessageOptions,
   type UpsertOutcome,
 } from "./session-import.js";
-import { exportSnapshot, importSnapshot } from "./session-snapshot.js";
 import { watchSession } from "./session-watch.js";
 import type { ChangeListener, Unsubscribe } from "./contracts/changes.js";
 
@@ -300,13 +296,12 @@ export class Session extends SessionBase {
 
   // --- Search ---
 
-  /** Full-text search in this session: every term must match, in any order (docs/behavior/search.md). */
+  /** Searches this session: text, semantic or hybrid, over the tree or one branch (docs/search.md). */
   async search(
     query: string,
     options: SearchOptions = {},
-  ): Promise<SearchResult[]> {
-    const { provider } = await this.runtime.ready();
-    return searchSession(provider, query, options.limit);
+  ): Promise<SearchHit[]> {
+    return searchWithRecall(this.runtime, query, options);
   }
 
   // --- Branches and audit ---
@@ -366,6 +361,7 @@ export class Session extends SessionBase {
    * contents of the session's own blocks and the persisted prompt. Store it server-side.
    */
   async exportSnapshot(): Promise<SessionSnapshot> {
+    const { exportSnapshot } = await snapshots();
     return exportSnapshot(this.runtime);
   }
 
@@ -379,8 +375,14 @@ export class Session extends SessionBase {
     snapshot: SessionSnapshot,
     options: { replace?: boolean } = {},
   ): Promise<void> {
+    const { importSnapshot } = await snapshots();
     await importSnapshot(this.runtime, snapshot, options);
   }
+}
+
+/** Snapshots are occasional: loaded on first use, so a Worker's entry chunk stays small. */
+function snapshots() {
+  return import("./session-snapshot.js");
 }
 
 /** Lets a SessionManager watch every session of its store (not public API). */

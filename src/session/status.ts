@@ -1,3 +1,5 @@
+import type { EmbeddingStatusEvent } from "./embeddings/types.js";
+
 /** Session status events (docs/behavior/events-and-audit.md). */
 export interface SessionStatusEvent {
   type: "cf_agent_session";
@@ -12,7 +14,8 @@ export interface SessionErrorEvent {
   error: string;
 }
 
-export type SessionEvent = SessionStatusEvent | SessionErrorEvent;
+export type SessionEvent =
+  SessionStatusEvent | SessionErrorEvent | EmbeddingStatusEvent;
 export type SessionEventListener = (event: SessionEvent) => void;
 
 /**

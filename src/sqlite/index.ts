@@ -5,7 +5,11 @@
  *
  * @module arbor-memory/sqlite
  */
-export { openSqlite, type SqliteHandle } from "./open-sqlite.js";
+export {
+  openSqlite,
+  type OpenSqliteOptions,
+  type SqliteHandle,
+} from "./open-sqlite.js";
 export type {
   SqliteDatabase,
   SqliteStatement,

@@ -1,5 +1,6 @@
 import type { SqlProvider } from "../session/contracts/sql-provider.js";
 import { ArborError, ArborTypeError } from "../session/errors/index.js";
+import { loadSqliteVec } from "./_sqlite-vec.js";
 import {
   loadBetterSqlite3,
   type SqliteDatabase,
@@ -21,6 +22,12 @@ export interface SqliteHandle extends SqlProvider {
   readonly database: SqliteDatabase;
 }
 
+/** Options of `openSqlite()`. */
+export interface OpenSqliteOptions {
+  /** Load the optional peer `sqlite-vec` when it is installed (default `true`). */
+  sqliteVec?: boolean;
+}
+
 /**
  * Opens (or creates) a SQLite database file, or `":memory:"`, in WAL mode with
  * `synchronous=NORMAL` and a 5 s busy timeout. Needs the optional peer dependency
@@ -32,6 +39,9 @@ export interface SqliteHandle extends SqlProvider {
  * missing parent directory, no permission).
  * @throws ArborError `MISSING_DEPENDENCY` when better-sqlite3 is not installed.
  *
+ * When the optional peer `sqlite-vec` is installed it is loaded into the connection, so
+ * semantic search ranks vectors inside SQLite (docs/search.md); `{ sqliteVec: false }` skips it.
+ *
  * @example
  * ```ts
  * import { openSqlite } from "arbor-memory/sqlite";
@@ -40,10 +50,14 @@ export interface SqliteHandle extends SqlProvider {
  * const session = Session.create(openSqlite("memory.db"));
  * ```
  */
-export function openSqlite(filename: string): SqliteHandle {
+export function openSqlite(
+  filename: string,
+  options: OpenSqliteOptions = {},
+): SqliteHandle {
   assertFilename(filename);
   const Database = loadBetterSqlite3();
   const database = openDatabase(Database, filename);
+  if (options.sqliteVec !== false) loadSqliteVec(database);
   // A call site passes the same strings array every time, so it keys the fast path.
   let bySite = new WeakMap<TemplateStringsArray, SqliteStatement>();
   const byText = new Map<string, SqliteStatement>();

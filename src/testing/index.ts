@@ -42,6 +42,11 @@ export { DEFAULT_CAPABILITIES } from "./suite.js";
 export type { ManagerFactory, ManagerStore } from "./manager-suite.js";
 export { assertExpect, type AssertLike } from "./assert-expect.js";
 export {
+  FAKE_SYNONYMS,
+  fakeEmbedder,
+  type FakeEmbedderOptions,
+} from "./fake-embedder.js";
+export {
   build,
   chain,
   conversation,

@@ -18,20 +18,25 @@ export const searchSession = createRoute({
   method: "get",
   path: "/v1/sessions/{id}/search",
   tags,
-  summary: "Full-text search in one session: every term must match",
+  summary:
+    "Search one session: text, semantic or hybrid, over every branch or one (docs/search.md)",
   request: { params: SessionParams, query: SessionSearchQuery },
-  responses: { 200: json(SearchResultsSchema, "The hits"), ...errors(404) },
+  responses: {
+    200: json(SearchResultsSchema, "The hits"),
+    ...errors(404, 501),
+  },
 });
 
 export const searchAll = createRoute({
   method: "get",
   path: "/v1/search",
   tags,
-  summary: "Full-text search across sessions (the tenant's only, with auth)",
+  summary:
+    "Search across sessions (the tenant's only, with auth): text, semantic or hybrid",
   request: { query: SearchQuery },
   responses: {
     200: json(SearchResultsSchema, "The hits, each with its sessionId"),
-    ...errors(),
+    ...errors(501),
   },
 });
 
@@ -41,18 +46,24 @@ export function searchRoutes(
   deps: ServerDeps,
 ): void {
   app.openapi(searchSession, async (c) => {
-    const { q, limit } = c.req.valid("query");
+    const { q, limit, mode, scope, leafId } = c.req.valid("query");
     const session = await openSession(deps, c, c.req.valid("param").id);
-    const results = await session.search(q, limit ? { limit } : {});
+    const results = await session.search(q, {
+      ...(limit ? { limit } : {}),
+      ...(mode ? { mode } : {}),
+      ...(scope ? { scope } : {}),
+      ...(leafId ? { leafId } : {}),
+    });
     return c.json({ results }, 200);
   });
 
   app.openapi(searchAll, async (c) => {
-    const { q, limit, sessionId } = c.req.valid("query");
+    const { q, limit, sessionId, mode } = c.req.valid("query");
     const tenant = tenantOf(c);
     const sessionIds = sessionId === undefined ? undefined : [sessionId].flat();
     const results = await deps.manager.search(q, {
       ...(limit ? { limit } : {}),
+      ...(mode ? { mode } : {}),
       ...(sessionIds ? { sessionIds } : {}),
       ...(tenant !== null ? { ownerId: tenant } : {}),
     });

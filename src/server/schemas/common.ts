@@ -74,6 +74,7 @@ const ERROR_DESCRIPTIONS = {
   413: "The body is over the limit (PAYLOAD_TOO_LARGE)",
   415: "The body is not JSON (UNSUPPORTED_MEDIA_TYPE)",
   500: "An unexpected error (INTERNAL); details go to the server's log only",
+  501: "Not available on this server (NOT_SUPPORTED, e.g. semantic search without embeddings)",
 } as const;
 
 /** The error answers a route can give, all `{ error: { code, message } }`. */

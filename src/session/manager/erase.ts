@@ -18,6 +18,7 @@ import { ArborError, ArborTypeError } from "../errors/index.js";
 import { eraseMemoryTarget } from "../providers/memory/memory-erase.js";
 import { erasePostgresTarget } from "../providers/postgres/postgres-erase.js";
 import { eraseSqlTarget } from "../providers/sql/sql-erase.js";
+import { eraseEmbeddings } from "./erase-embeddings.js";
 import type { SessionRuntime } from "../session-runtime.js";
 import type { ManagerHost, ManagerStorage } from "./manager-backend.js";
 
@@ -59,8 +60,8 @@ export interface SessionEraseOutcome {
  * are flushed first, so none lands after the erase. With `dryRun` nothing is locked or written;
  * `pending` carries the attachment references earlier counted targets would release.
  *
- * The steps are the backend's rows, then the audit sink. Vectors and queued embeddings, once
- * Arbor has them, join here as one more step under the same lock.
+ * The steps are the backend's rows, the vectors and queued embeddings (erase-embeddings.ts),
+ * then the audit sink, all under the same lock.
  */
 export async function eraseInSession(
   host: ManagerHost,
@@ -85,6 +86,7 @@ export async function eraseInSession(
       options.dryRun,
       options.pending,
     );
+    if (!options.dryRun) await eraseEmbeddings(storage, target, result);
     const notCovered = await eraseAudit(host, target, result, options.dryRun);
     return { counts: result.counts, notCovered, target };
   };

@@ -1,3 +1,4 @@
+import type { SearchMode } from "../embeddings/types.js";
 import type {
   AnyContextProvider,
   WritableContextProvider,
@@ -44,6 +45,8 @@ export interface ListSessionsOptions {
 
 export interface ManagerSearchOptions {
   limit?: number;
+  /** `"text"` (default without embeddings), `"semantic"` or `"hybrid"` (default with them); docs/search.md. */
+  mode?: SearchMode;
   sessionIds?: readonly string[];
   ownerId?: string;
 }

@@ -28,9 +28,15 @@ export async function searchSessions(
   });
 }
 
+/** A search over the manager's sessions (`manager.search`), as the tool and the block call it. */
+export type ManagerSearch = (
+  query: string,
+  options: ManagerSearchOptions,
+) => Promise<SearchResult[]>;
+
 /** The `session_search` tool: the model searches past conversations across all sessions. */
 export function sessionSearchTool(
-  registry: SessionRegistry,
+  search: ManagerSearch,
 ): ArborTool<{ query: string }> {
   return {
     description:
@@ -40,7 +46,7 @@ export function sessionSearchTool(
     ),
     execute: async ({ query }) => {
       try {
-        return (await formatSearch(registry, query)) ?? "No results found.";
+        return (await formatSearch(search, query)) ?? "No results found.";
       } catch (error) {
         // The model gets the failure as text: a tool call must not end the turn.
         return `Error: ${error instanceof Error ? error.message : String(error)}`;
@@ -49,27 +55,31 @@ export function sessionSearchTool(
   };
 }
 
-/** The read-only block of `withSearchableHistory()`: a session count, and search over all of them. */
-export function historyProvider(registry: SessionRegistry): SearchProvider {
+/**
+ * The read-only block of `withSearchableHistory()`: a session count, and search over all of
+ * them (`search_context`), in the manager's default mode.
+ */
+export function historyProvider(
+  registry: SessionRegistry,
+  search: ManagerSearch,
+): SearchProvider {
   return {
     get: async () => {
       const count = await registry.count();
       if (count === 0) return null;
       return `${count} ${count === 1 ? "session" : "sessions"} available for search.`;
     },
-    search: (query) => formatSearch(registry, query),
+    search: (query) => formatSearch(search, query),
   };
 }
 
 // --- Internal helpers ---
 
 async function formatSearch(
-  registry: SessionRegistry,
+  search: ManagerSearch,
   query: string,
 ): Promise<string | null> {
-  const hits = await searchSessions(registry, query, {
-    limit: MODEL_SEARCH_LIMIT,
-  });
+  const hits = await search(query, { limit: MODEL_SEARCH_LIMIT });
   if (hits.length === 0) return null;
   return hits.map((hit) => `[${hit.role}] ${hit.content}`).join("\n---\n");
 }

@@ -9,7 +9,6 @@ import type {
 import type {
   CompactAfterOptions,
   CompactionErrorHandler,
-  SearchResult,
 } from "../contracts/types.js";
 import type { ArborTool } from "../context/tools/index.js";
 import type { PostgresClient } from "../providers/postgres/postgres-client.js";
@@ -26,19 +25,15 @@ import type {
   ImportSessionOptions,
   ListSessionsOptions,
   ManagerContextOptions,
-  ManagerSearchOptions,
   ProviderOrFactory,
   SessionManagerOptions,
 } from "./manager-options.js";
-import {
-  historyProvider,
-  searchSessions,
-  sessionSearchTool,
-} from "./manager-search.js";
+import { historyProvider, sessionSearchTool } from "./manager-search.js";
 import { SessionCache } from "./session-cache.js";
-import { ManagerRetention } from "./erase-methods.js";
+import { ManagerRecall } from "./manager-recall.js";
 import {
   addUsage,
+  assertText,
   listPage,
   newSessionInfo,
   requireRow,
@@ -68,8 +63,8 @@ export type * from "./manager-options.js";
  * const session = await manager.resume(info.id, "user-42");
  * ```
  */
-export class SessionManager extends ManagerRetention {
-  private readonly settings = new SessionSettings();
+export class SessionManager extends ManagerRecall {
+  protected readonly settings = new SessionSettings();
   private readonly sessions: SessionCache;
   /** What lineage, snapshots, erase and prune use of this manager. */
   protected readonly host: ManagerHost;
@@ -214,6 +209,7 @@ export class SessionManager extends ManagerRetention {
   }
 
   async rename(id: string, name: string): Promise<void> {
+    assertText(name, "rename() needs the new name");
     await requireRow(this.backend.registry, id);
     await this.backend.registry.update(id, {
       name,
@@ -285,17 +281,9 @@ export class SessionManager extends ManagerRetention {
 
   // --- Search and tools ---
 
-  /** Per-term AND search across the managed sessions; results carry `sessionId`. */
-  async search(
-    query: string,
-    options: ManagerSearchOptions = {},
-  ): Promise<SearchResult[]> {
-    return searchSessions(this.backend.registry, query, options);
-  }
-
-  /** `{ session_search }`: the model searches past conversations across all sessions. */
+  /** `{ session_search }`: the model searches past conversations across all sessions, as `search()` does. */
   async tools(): Promise<{ session_search: ArborTool<{ query: string }> }> {
-    return { session_search: sessionSearchTool(this.backend.registry) };
+    return { session_search: sessionSearchTool((q, o) => this.search(q, o)) };
   }
 
   // --- Change feed ---
@@ -373,12 +361,16 @@ export class SessionManager extends ManagerRetention {
 
   // --- Internal helpers ---
 
+  protected openSessions(): Iterable<Session> {
+    return this.sessions.values();
+  }
+
   /** A Session from the backend with this manager's settings; its writes touch the registry row. */
   private openConfigured(id: string): Session {
     const session = this.settings.apply(
       this.backend.openSession(id),
       id,
-      historyProvider(this.backend.registry),
+      historyProvider(this.backend.registry, (q, o) => this.search(q, o)),
     );
     setAfterWrite(session, () =>
       this.backend.registry.touch(id, new Date().toISOString()),

@@ -6,6 +6,9 @@ import type {
   CompactionErrorHandler,
 } from "../contracts/types.js";
 import { ArborError } from "../errors/index.js";
+import type { EmbeddingHandle } from "../embeddings/embedding-handle.js";
+import { attachEmbeddings } from "../embeddings/session-embeddings.js";
+import type { SessionRuntime } from "../session-runtime.js";
 import type { Session } from "../session.js";
 import {
   assertAuditSink,
@@ -39,6 +42,8 @@ export class SessionSettings {
   private compactionErrorHandler: CompactionErrorHandler | undefined;
   private auditSettings: { sink: AuditSink; options: AuditOptions } | undefined;
   private rowSizeLimit: number | false | undefined;
+  /** Set by `withEmbeddings()`: one handle, shared by every session (manager/manager-recall.ts). */
+  embeddings: EmbeddingHandle | null = null;
 
   addContext(label: string, options: ManagerContextOptions): void {
     if (this.templates.some((template) => template.label === label)) {
@@ -132,6 +137,11 @@ export class SessionSettings {
       session.withAudit(this.auditSettings.sink, this.auditSettings.options);
     if (this.rowSizeLimit !== undefined)
       session.withRowSizeLimit(this.rowSizeLimit);
+    if (this.embeddings) attachEmbeddings(runtimeOf(session), this.embeddings);
     return session;
   }
+}
+
+function runtimeOf(session: Session): SessionRuntime {
+  return (session as unknown as { runtime: SessionRuntime }).runtime;
 }

@@ -1,0 +1,66 @@
+/**
+ * The Session's side of embeddings: `withEmbeddings()`, `flushEmbeddings()` and the wake-up
+ * after writes. The index is opened on first use, over the session's store.
+ */
+import { searchSession } from "../session-reads.js";
+import type { SessionRuntime } from "../session-runtime.js";
+import { EmbeddingHandle } from "./embedding-handle.js";
+import {
+  isPlainSearch,
+  type Embedder,
+  type EmbeddingOptions,
+  type SearchHit,
+  type SessionSearchOptions,
+} from "./types.js";
+
+/**
+ * Attaches a handle (a new one, or the manager's) to a session's runtime. Nothing is opened
+ * here: the session may still be in builder state.
+ */
+export function attachEmbeddings(
+  runtime: SessionRuntime,
+  embedder: Embedder | EmbeddingHandle,
+  options?: EmbeddingOptions,
+): void {
+  const handle =
+    embedder instanceof EmbeddingHandle
+      ? embedder
+      : new EmbeddingHandle(embedder, options);
+  runtime.embeddings = {
+    handle,
+    onWrite: () => {
+      import("./embedding-runtime.js")
+        .then(({ sessionIndex }) => sessionIndex(runtime))
+        .then((index) => index?.kick())
+        .catch((error) => {
+          console.warn(`[arbor] Embeddings could not start: ${String(error)}`);
+        });
+    },
+  };
+}
+
+/** Waits until the store's queue is empty; without embeddings, returns at once. */
+export async function flushSessionEmbeddings(
+  runtime: SessionRuntime,
+): Promise<void> {
+  if (!runtime.embeddings) return;
+  const { sessionIndex } = await import("./embedding-runtime.js");
+  await (await sessionIndex(runtime))?.flush();
+}
+
+/**
+ * `session.search()`: the plain full-text search when neither a recall option nor embeddings
+ * are given (unchanged results), the ranking of embeddings/session-recall.ts otherwise.
+ */
+export async function searchWithRecall(
+  runtime: SessionRuntime,
+  query: string,
+  options: SessionSearchOptions,
+): Promise<SearchHit[]> {
+  const { provider } = await runtime.ready();
+  const handle = runtime.embeddings?.handle ?? null;
+  if (!handle && isPlainSearch(options))
+    return searchSession(provider, query, options.limit);
+  const { searchSessionRecall } = await import("./session-recall.js");
+  return searchSessionRecall(provider, handle, query, options);
+}

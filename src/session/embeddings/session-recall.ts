@@ -1,0 +1,145 @@
+/**
+ * `session.search()` with modes and scopes (docs/search.md). A search with none of the new
+ * options and no embeddings runs exactly as before (the provider's full-text search).
+ */
+import type { SessionProvider } from "../contracts/provider.js";
+import type {
+  SearchResult,
+  SessionMessage,
+  StoredCompaction,
+} from "../contracts/types.js";
+import { searchableText } from "../core/message-codec.js";
+import { normalizeSearchLimit, rankWindow } from "../core/search-limit.js";
+import { queryTerms } from "../core/search-terms.js";
+import { ArborError } from "../errors/index.js";
+import { searchSession } from "../session-reads.js";
+import type { EmbeddingHandle } from "./embedding-handle.js";
+import { checkRecallOptions, recall, type RecallItem } from "./recall.js";
+import { containsAllTerms } from "./snippet.js";
+import type { RecallResult, SessionSearchOptions } from "./types.js";
+
+/** Searches one session; see the module comment. */
+export async function searchSessionRecall(
+  provider: SessionProvider,
+  handle: EmbeddingHandle | null,
+  query: string,
+  options: SessionSearchOptions,
+): Promise<SearchResult[] | RecallResult[]> {
+  const plain =
+    options.mode === undefined &&
+    options.scope === undefined &&
+    options.leafId === undefined;
+  if (handle === null && plain)
+    return searchSession(provider, query, options.limit);
+  const { mode, scope } = checkRecallOptions(options, handle !== null);
+  if (queryTerms(query).length === 0) return [];
+  const limit = normalizeSearchLimit(options.limit);
+  const sessionId = provider.sessionId ?? "";
+  const index = handle
+    ? await handle.index(provider.storeIdentity ?? provider)
+    : null;
+  const active = await pathIds(provider, undefined);
+  const path =
+    scope !== "branch"
+      ? null
+      : options.leafId === undefined
+        ? active
+        : await pathIds(provider, options.leafId);
+  if (path !== null && path.size === 0 && options.leafId !== undefined)
+    throw new ArborError(
+      "MESSAGE_NOT_FOUND",
+      `Message "${options.leafId}" not found in session "${sessionId}"`,
+    );
+  const overlays = (await provider.getCompactions()).filter(
+    (o) =>
+      path === null || (path.has(o.fromMessageId) && path.has(o.toMessageId)),
+  );
+  const byOverlay = new Map(overlays.map((o) => [o.id, o]));
+  return recall({
+    query,
+    mode,
+    limit,
+    index,
+    withSessionId: false,
+    text: async () => {
+      const hits = await searchSession(provider, query, rankWindow(limit));
+      const items: Array<RecallItem & { hit?: SearchResult }> = hits
+        .filter((hit) => path === null || path.has(hit.id))
+        .map((hit) => ({ sessionId, kind: "message", id: hit.id, hit }));
+      for (const overlay of overlays)
+        if (containsAllTerms(overlay.summary, query))
+          items.push({ sessionId, kind: "summary", id: overlay.id });
+      return items;
+    },
+    semantic: {
+      sessionIds: [sessionId],
+      ...(path ? { itemIds: [...path, ...byOverlay.keys()] } : {}),
+    },
+    resolve: async (items) => {
+      const messages = await readMessages(
+        provider,
+        items.filter((i) => i.kind === "message").map((i) => i.id),
+      );
+      return items.map((item) =>
+        item.kind === "summary"
+          ? resolveOverlay(byOverlay.get(item.id), active)
+          : resolveMessage(messages.get(item.id) ?? null, active),
+      );
+    },
+  });
+}
+
+/** The ids on the path to `leafId` (the active leaf when `undefined`). */
+export async function pathIds(
+  provider: SessionProvider,
+  leafId: string | undefined,
+): Promise<Set<string>> {
+  if (!provider.getPathIds) {
+    const history = await provider.getHistory(leafId);
+    return new Set(history.map((m) => m.id));
+  }
+  return new Set((await provider.getPathIds(leafId)).map((entry) => entry.id));
+}
+
+/** The stored messages with these ids, by id. */
+export async function readMessages(
+  provider: SessionProvider,
+  ids: string[],
+): Promise<Map<string, SessionMessage>> {
+  const found = provider.getMessagesByIds
+    ? await provider.getMessagesByIds(ids)
+    : await Promise.all(ids.map((id) => provider.getMessage(id)));
+  const out = new Map<string, SessionMessage>();
+  found.forEach((message, i) => {
+    if (message) out.set(ids[i]!, message);
+  });
+  return out;
+}
+
+/** A message as a result, or `null` when it is gone. */
+export function resolveMessage(
+  message: SessionMessage | null,
+  active: Set<string>,
+) {
+  if (!message) return null;
+  return {
+    role: message.role,
+    content: searchableText(message),
+    onActiveBranch: active.has(message.id),
+  };
+}
+
+/** An overlay as a result (role `"summary"`), or `null` when it is gone. */
+export function resolveOverlay(
+  overlay: StoredCompaction | undefined,
+  active: Set<string>,
+) {
+  if (!overlay) return null;
+  return {
+    role: "summary",
+    content: overlay.summary,
+    ...(overlay.createdAt ? { createdAt: overlay.createdAt } : {}),
+    onActiveBranch:
+      active.has(overlay.fromMessageId) && active.has(overlay.toMessageId),
+  };
+}

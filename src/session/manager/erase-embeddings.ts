@@ -1,0 +1,41 @@
+/**
+ * Erase's embedding step (manager/erase.ts): the vectors and queued embeddings of the erased
+ * messages and overlays. On the sql and PostgreSQL stores the triggers of the embedding tables
+ * already drop them in the erase's own write; this step removes whatever a trigger cannot know
+ * (queue rows of items that were never stored, a whole session's rows) and covers the in-memory
+ * store, whose maps are not in its write.
+ */
+import type { StoreEraseResult, StoreEraseTarget } from "../contracts/erase.js";
+import { existingEmbeddingStore } from "../embeddings/embedding-stores.js";
+import { erasePostgresEmbeddings } from "../providers/postgres/postgres-embeddings.js";
+import { postgresExecutor } from "../providers/postgres/postgres-executor.js";
+import { eraseSqlEmbeddings } from "../providers/sql/sql-embeddings.js";
+import type { ManagerStorage } from "./manager-backend.js";
+
+/** Removes the embedding rows of an erased target (after the store's own erase). */
+export async function eraseEmbeddings(
+  storage: ManagerStorage,
+  target: StoreEraseTarget,
+  result: StoreEraseResult,
+): Promise<void> {
+  const ids =
+    target.messageIds === null
+      ? null
+      : [...target.messageIds, ...result.overlayIds];
+  switch (storage.kind) {
+    case "memory":
+      await (
+        await existingEmbeddingStore(storage.store)
+      )?.erase(target.sessionId, ids);
+      return;
+    case "sql":
+      eraseSqlEmbeddings(storage.agent, target.sessionId, ids);
+      return;
+    case "postgres":
+      await erasePostgresEmbeddings(
+        postgresExecutor(storage.client),
+        target.sessionId,
+        ids,
+      );
+  }
+}

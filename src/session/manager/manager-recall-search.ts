@@ -1,0 +1,145 @@
+/** `manager.search()` with modes across the sessions of a registry (docs/search.md). */
+import type { SearchResult } from "../contracts/types.js";
+import { normalizeSearchLimit, rankWindow } from "../core/search-limit.js";
+import { queryTerms } from "../core/search-terms.js";
+import { ArborError } from "../errors/index.js";
+import type { EmbeddingHandle } from "../embeddings/embedding-handle.js";
+import {
+  checkRecallOptions,
+  recall,
+  type RecallItem,
+  type ResolvedItem,
+} from "../embeddings/recall.js";
+import {
+  pathIds,
+  readMessages,
+  resolveMessage,
+  resolveOverlay,
+} from "../embeddings/session-recall.js";
+import type { RecallResult } from "../embeddings/types.js";
+import type { SessionRuntime } from "../session-runtime.js";
+import type { ManagerHost } from "./manager-backend.js";
+import type { ManagerSearchOptions } from "./manager-options.js";
+import { searchSessions } from "./manager-search.js";
+
+/** The store object a manager's embeddings live in; `NOT_SUPPORTED` on a custom backend. */
+export function storeTarget(host: ManagerHost): object {
+  const storage = host.storage;
+  if (!storage)
+    throw new ArborError(
+      "NOT_SUPPORTED",
+      "[arbor] withEmbeddings() needs a built-in backend (in memory, a sql store or PostgreSQL)",
+    );
+  return storage.kind === "memory"
+    ? storage.store
+    : storage.kind === "sql"
+      ? storage.agent
+      : storage.client;
+}
+
+/** Ranks messages (and, by meaning, overlay summaries) of the registry's sessions. */
+export async function searchManagerRecall(
+  host: ManagerHost,
+  handle: EmbeddingHandle | null,
+  query: string,
+  options: ManagerSearchOptions,
+): Promise<RecallResult[]> {
+  const { mode } = checkRecallOptions({ mode: options.mode }, handle !== null);
+  if (queryTerms(query).length === 0) return [];
+  const limit = normalizeSearchLimit(options.limit);
+  const index = handle ? await handle.index(storeTarget(host)) : null;
+  return recall({
+    query,
+    mode,
+    limit,
+    index,
+    withSessionId: true,
+    text: async () =>
+      (
+        await searchSessions(host.registry, query, {
+          ...options,
+          limit: rankWindow(limit),
+        })
+      ).map((hit: SearchResult) => ({
+        sessionId: hit.sessionId ?? "",
+        kind: "message" as const,
+        id: hit.id,
+        hit,
+      })),
+    semantic: { sessionIds: await sessionScope(host, options) },
+    resolve: (items) => resolveAcrossSessions(host, items),
+  });
+}
+
+// --- Internal helpers ---
+
+/** The session ids a search may return (`null`: all), from `sessionIds` and `ownerId`. */
+async function sessionScope(
+  host: ManagerHost,
+  options: ManagerSearchOptions,
+): Promise<string[] | null> {
+  let ids: string[] | null = options.sessionIds
+    ? [...options.sessionIds]
+    : null;
+  if (options.ownerId !== undefined) {
+    const owned = new Set<string>();
+    for (
+      let page = await host.registry.list({
+        ownerId: options.ownerId,
+        limit: 1000,
+      });
+      ;
+    ) {
+      for (const info of page) owned.add(info.id);
+      const last = page.at(-1);
+      if (page.length < 1000 || !last) break;
+      page = await host.registry.list({
+        ownerId: options.ownerId,
+        limit: 1000,
+        after: last,
+      });
+    }
+    ids = ids === null ? [...owned] : ids.filter((id) => owned.has(id));
+  }
+  // Sessions deleted from the registry keep no searchable rows, but be strict.
+  return ids;
+}
+
+async function resolveAcrossSessions(
+  host: ManagerHost,
+  items: RecallItem[],
+): Promise<Array<ResolvedItem | null>> {
+  const bySession = new Map<string, RecallItem[]>();
+  for (const item of items) {
+    const list = bySession.get(item.sessionId) ?? [];
+    list.push(item);
+    bySession.set(item.sessionId, list);
+  }
+  const resolved = new Map<RecallItem, ResolvedItem | null>();
+  for (const [sessionId, group] of bySession) {
+    if ((await host.registry.get(sessionId)) === null) {
+      for (const item of group) resolved.set(item, null);
+      continue;
+    }
+    const session = host.getSession(sessionId);
+    const { provider } = await (
+      session as unknown as { runtime: SessionRuntime }
+    ).runtime.ready();
+    const active = await pathIds(provider, undefined);
+    const messages = await readMessages(
+      provider,
+      group.filter((i) => i.kind === "message").map((i) => i.id),
+    );
+    const overlays = group.some((i) => i.kind === "summary")
+      ? new Map((await provider.getCompactions()).map((o) => [o.id, o]))
+      : new Map();
+    for (const item of group)
+      resolved.set(
+        item,
+        item.kind === "summary"
+          ? resolveOverlay(overlays.get(item.id), active)
+          : resolveMessage(messages.get(item.id) ?? null, active),
+      );
+  }
+  return items.map((item) => resolved.get(item) ?? null);
+}

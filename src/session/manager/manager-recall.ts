@@ -1,0 +1,67 @@
+/**
+ * The SessionManager's embeddings and search (docs/search.md). The ranking code for modes other
+ * than plain text loads on first use, so a Worker bundle keeps it in a separate chunk.
+ */
+import { EmbeddingHandle } from "../embeddings/embedding-handle.js";
+import { attachEmbeddings } from "../embeddings/session-embeddings.js";
+import type { Session } from "../session.js";
+import type { SessionRuntime } from "../session-runtime.js";
+import {
+  isPlainSearch,
+  type Embedder,
+  type EmbeddingOptions,
+  type SearchHit,
+} from "../embeddings/types.js";
+import { ManagerRetention } from "./erase-methods.js";
+import type { ManagerSearchOptions } from "./manager-options.js";
+import { searchSessions } from "./manager-search.js";
+import type { SessionSettings } from "./session-settings.js";
+
+/** Embeddings and search of a SessionManager; see the module comment. */
+export abstract class ManagerRecall extends ManagerRetention {
+  /** The builder settings applied to every session the manager opens. */
+  protected abstract readonly settings: SessionSettings;
+  /** The sessions the manager holds open now. */
+  protected abstract openSessions(): Iterable<Session>;
+
+  /**
+   * Semantic recall for every session this manager opens from now on (docs/search.md): messages
+   * are queued in the same write and embedded in the background; `search()`, `session_search`
+   * and `withSearchableHistory()` then default to `"hybrid"`. Sessions already open get it too.
+   */
+  withEmbeddings(embedder: Embedder, options: EmbeddingOptions = {}): this {
+    const handle = new EmbeddingHandle(embedder, options);
+    this.settings.embeddings = handle;
+    for (const session of this.openSessions())
+      attachEmbeddings(
+        (session as unknown as { runtime: SessionRuntime }).runtime,
+        handle,
+      );
+    return this;
+  }
+
+  /** Waits until every queued message of the store is embedded (tests, scripts). */
+  async flushEmbeddings(): Promise<void> {
+    const handle = this.settings.embeddings;
+    if (!handle) return;
+    const { storeTarget } = await import("./manager-recall-search.js");
+    await (await handle.index(storeTarget(this.host))).flush();
+  }
+
+  /**
+   * Searches the registered sessions: every term must match in `"text"` mode (the default
+   * without embeddings), by meaning in `"semantic"`, both fused in `"hybrid"` (the default with
+   * them). Results carry `sessionId`; explained results (any mode given, or embeddings) also
+   * `score`, `matched`, `snippet` and `onActiveBranch`.
+   */
+  async search(
+    query: string,
+    options: ManagerSearchOptions = {},
+  ): Promise<SearchHit[]> {
+    const handle = this.settings.embeddings;
+    if (!handle && isPlainSearch(options))
+      return searchSessions(this.host.registry, query, options);
+    const { searchManagerRecall } = await import("./manager-recall-search.js");
+    return searchManagerRecall(this.host, handle, query, options);
+  }
+}

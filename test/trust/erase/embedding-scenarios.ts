@@ -1,0 +1,73 @@
+// Erase with embeddings on (docs/search.md): the vectors and queued embeddings of the erased
+// messages and sessions go with them. On backends that keep them in tables (SQLite, PostgreSQL,
+// Durable Objects) every row of every table is scanned for them; the in-memory store keeps them
+// beside its maps, where semantic search proves them gone. Runs in Node and, bundled, in workerd.
+import { fakeEmbedder } from "../../../src/testing/fake-embedder.js";
+import { check, same, text, type EraseBackend } from "./erase-support.js";
+
+/** Erase of two messages, then of the session: no vector or queue row of them is left. */
+export async function eraseRemovesEmbeddings(
+  backend: EraseBackend,
+): Promise<void> {
+  const manager = backend.manager().withEmbeddings(fakeEmbedder());
+  const { id } = await manager.create("vectors", { ownerId: "dora" });
+  const kept = await manager.create("kept vectors", { ownerId: "dora" });
+  const session = manager.getSession(id);
+  await session.appendMessage(text("e1", "user", "We ship on Friday"));
+  await session.appendMessage(text("e2", "assistant", "The cat sleeps"));
+  await session.appendMessage(text("e3", "user", "A truck is outside"));
+  await manager
+    .getSession(kept.id)
+    .appendMessage(text("k1", "user", "We ship on Monday"));
+  await manager.flushEmbeddings();
+  // A write whose embedding is still queued when the erase runs.
+  await session.appendMessage(text("e4", "assistant", "The kitten plays"));
+  const tabled = (await backend.dump()).includes("arbor_embeddings");
+  if (tabled) {
+    same(await traces(backend, id), 4, "three vectors and a queue row before");
+  }
+
+  await manager.erase({ sessionId: id, messageIds: ["e1", "e4"] });
+  if (tabled) same(await traces(backend, id), 2, "two vectors left");
+  same(
+    (await session.search("launch", { mode: "semantic" })).map((h) => h.id),
+    [],
+    "the erased message is not found by meaning",
+  );
+  await manager.erase({ sessionId: id });
+  if (tabled) same(await traces(backend, id), 0, "no row of the session");
+  const other = await manager
+    .getSession(kept.id)
+    .search("launch", { mode: "semantic" });
+  same(
+    other.map((h) => h.id),
+    ["k1"],
+    "the other session's vector is kept",
+  );
+  if (tabled) check((await traces(backend, kept.id)) === 1, "kept vector row");
+}
+
+/**
+ * Rows of the embedding tables that name the session, in any backend's dump: a SQLite line
+ * (`arbor_embeddings: <id> | …`) or a PostgreSQL row (`{"table":"arbor_embeddings","row":"{…<id>`).
+ */
+async function traces(
+  backend: EraseBackend,
+  sessionId: string,
+): Promise<number> {
+  const dump = await backend.dump();
+  let count = 0;
+  for (
+    let at = dump.indexOf(sessionId);
+    at >= 0;
+    at = dump.indexOf(sessionId, at + 1)
+  ) {
+    if (
+      /arbor_embedding(s|_queue)[^\n|]{0,40}$/.test(
+        dump.slice(Math.max(0, at - 60), at),
+      )
+    )
+      count++;
+  }
+  return count;
+}
