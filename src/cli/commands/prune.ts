@@ -32,6 +32,8 @@ const KINDS: Array<[keyof PruneReceipt, string]> = [
   ["configRows", "config rows"],
   ["contextRows", "context rows"],
   ["changeLogRows", "change-log rows"],
+  ["vectors", "embedding vectors"],
+  ["queuedEmbeddings", "queued embeddings"],
 ];
 
 /** `arbor prune`: retention by age, count and abandoned branches (manager.prune()). */

@@ -31,6 +31,10 @@ export interface EraseCounts {
   contextRows: number;
   /** Change-log rows of the session (they hold ids, never content). */
   changeLogRows: number;
+  /** Stored embedding vectors of the erased messages and overlays (`withEmbeddings()`). */
+  vectors: number;
+  /** Embeddings still queued for the erased messages and overlays. */
+  queuedEmbeddings: number;
 }
 
 /** The proof of an `erase()`: what was removed, counted per kind, and when. */
@@ -110,6 +114,8 @@ export function zeroCounts(): EraseCounts {
     configRows: 0,
     contextRows: 0,
     changeLogRows: 0,
+    vectors: 0,
+    queuedEmbeddings: 0,
   };
 }
 

@@ -7,9 +7,16 @@
  */
 import type { StoreEraseResult, StoreEraseTarget } from "../contracts/erase.js";
 import { existingEmbeddingStore } from "../embeddings/embedding-stores.js";
-import { erasePostgresEmbeddings } from "../providers/postgres/postgres-embeddings.js";
+import { MemoryEmbeddingStore } from "../providers/memory/memory-embeddings.js";
+import {
+  countPostgresEmbeddings,
+  erasePostgresEmbeddings,
+} from "../providers/postgres/postgres-embeddings.js";
 import { postgresExecutor } from "../providers/postgres/postgres-executor.js";
-import { eraseSqlEmbeddings } from "../providers/sql/sql-embeddings.js";
+import {
+  countSqlEmbeddings,
+  eraseSqlEmbeddings,
+} from "../providers/sql/sql-embeddings.js";
 import type { ManagerStorage } from "./manager-backend.js";
 
 /** Removes the embedding rows of an erased target (after the store's own erase). */
@@ -33,6 +40,32 @@ export async function eraseEmbeddings(
       return;
     case "postgres":
       await erasePostgresEmbeddings(
+        postgresExecutor(storage.client),
+        target.sessionId,
+        ids,
+      );
+  }
+}
+
+/** How many vectors and queued embeddings erasing the target (with these overlays) removes. */
+export async function countEmbeddings(
+  storage: ManagerStorage,
+  target: StoreEraseTarget,
+  overlayIds: readonly string[],
+): Promise<{ vectors: number; queued: number }> {
+  const ids =
+    target.messageIds === null ? null : [...target.messageIds, ...overlayIds];
+  switch (storage.kind) {
+    case "memory": {
+      const store = await existingEmbeddingStore(storage.store);
+      return store instanceof MemoryEmbeddingStore
+        ? store.countErasable(target.sessionId, ids)
+        : { vectors: 0, queued: 0 };
+    }
+    case "sql":
+      return countSqlEmbeddings(storage.agent, target.sessionId, ids);
+    case "postgres":
+      return countPostgresEmbeddings(
         postgresExecutor(storage.client),
         target.sessionId,
         ids,

@@ -18,7 +18,7 @@ import { ArborError, ArborTypeError } from "../errors/index.js";
 import { eraseMemoryTarget } from "../providers/memory/memory-erase.js";
 import { erasePostgresTarget } from "../providers/postgres/postgres-erase.js";
 import { eraseSqlTarget } from "../providers/sql/sql-erase.js";
-import { eraseEmbeddings } from "./erase-embeddings.js";
+import { countEmbeddings, eraseEmbeddings } from "./erase-embeddings.js";
 import type { SessionRuntime } from "../session-runtime.js";
 import type { ManagerHost, ManagerStorage } from "./manager-backend.js";
 
@@ -80,15 +80,31 @@ export async function eraseInSession(
       return { counts: zeroCounts(), notCovered: [], target: null };
     if (!options.dryRun) bumpEraseEpoch(lockKey(storage), sessionId);
     await session.flushAudit();
-    const result = await eraseStore(
+    // The embedding rows are counted first: on the sql and PostgreSQL stores, triggers drop
+    // them in the store's own write. The overlays an erase takes come from its plan (a dry run).
+    const planned = await eraseStore(
       storage,
       target,
-      options.dryRun,
-      options.pending,
+      true,
+      // A real erase plans on a copy: its own write accounts for the pending references.
+      options.dryRun ? options.pending : new Map(options.pending ?? []),
     );
+    const embeddings = await countEmbeddings(
+      storage,
+      target,
+      planned.overlayIds,
+    );
+    const result = options.dryRun
+      ? planned
+      : await eraseStore(storage, target, false, options.pending);
     if (!options.dryRun) await eraseEmbeddings(storage, target, result);
     const notCovered = await eraseAudit(host, target, result, options.dryRun);
-    return { counts: result.counts, notCovered, target };
+    const counts = {
+      ...result.counts,
+      vectors: embeddings.vectors,
+      queuedEmbeddings: embeddings.queued,
+    };
+    return { counts, notCovered, target };
   };
   if (options.dryRun) return work();
   const outcome = await runExclusive(lockKey(storage), sessionId, work);

@@ -27,14 +27,29 @@ export async function eraseRemovesEmbeddings(
     same(await traces(backend, id), 4, "three vectors and a queue row before");
   }
 
-  await manager.erase({ sessionId: id, messageIds: ["e1", "e4"] });
+  const first = await manager.erase({
+    sessionId: id,
+    messageIds: ["e1", "e4"],
+  });
+  // e1's vector and e4's queued item (or its vector, if the worker got to it first).
+  same(
+    first.vectors + first.queuedEmbeddings,
+    2,
+    "the receipt counts the vector and the queued item",
+  );
+  check(first.vectors >= 1, "e1's vector is counted");
   if (tabled) same(await traces(backend, id), 2, "two vectors left");
   same(
     (await session.search("launch", { mode: "semantic" })).map((h) => h.id),
     [],
     "the erased message is not found by meaning",
   );
-  await manager.erase({ sessionId: id });
+  const whole = await manager.erase({ sessionId: id });
+  same(
+    [whole.vectors, whole.queuedEmbeddings],
+    [2, 0],
+    "the receipt counts the session's two remaining vectors",
+  );
   if (tabled) same(await traces(backend, id), 0, "no row of the session");
   const other = await manager
     .getSession(kept.id)

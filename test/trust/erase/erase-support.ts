@@ -155,6 +155,8 @@ export function expectCounts(
     configRows: 0,
     contextRows: 0,
     changeLogRows: 0,
+    vectors: 0,
+    queuedEmbeddings: 0,
     ...expected,
   };
   const got = Object.fromEntries(

@@ -148,6 +148,24 @@ export class MemoryEmbeddingStore implements EmbeddingStore {
     return hits.sort((a, b) => b.score - a.score).slice(0, options.limit);
   }
 
+  /** How many vectors and queued items `erase()` with these arguments would remove. */
+  countErasable(
+    sessionId: string,
+    itemIds: readonly string[] | null,
+  ): { vectors: number; queued: number } {
+    const ids = itemIds === null ? null : new Set(itemIds);
+    const matches = (key: string) => {
+      const where = parseKey(key);
+      return (
+        where.sessionId === sessionId && (ids === null || ids.has(where.itemId))
+      );
+    };
+    return {
+      vectors: [...this.#vectors.keys()].filter(matches).length,
+      queued: [...this.#queue.keys()].filter(matches).length,
+    };
+  }
+
   async erase(
     sessionId: string,
     itemIds: readonly string[] | null,

@@ -244,6 +244,28 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
   }
 }
 
+/** How many vectors and queued items `erasePostgresEmbeddings()` with these arguments would remove. */
+export async function countPostgresEmbeddings(
+  db: PostgresQueryable,
+  sessionId: string,
+  itemIds: readonly string[] | null,
+): Promise<{ vectors: number; queued: number }> {
+  const [exists] = await db.query<{ t: unknown }>(
+    `SELECT to_regclass('arbor_embeddings') AS t`,
+  );
+  if (!exists?.t) return { vectors: 0, queued: 0 };
+  const ids = itemIds === null ? null : textArray(itemIds);
+  const counts: number[] = [];
+  for (const table of ["arbor_embeddings", "arbor_embedding_queue"]) {
+    const [row] = await db.query<{ n: unknown }>(
+      `SELECT COUNT(*) AS n FROM ${table} WHERE session_id = ? AND (?::text IS NULL OR item_id = ANY (?::text[]))`,
+      [sessionId, ids === null ? null : "1", ids ?? "{}"],
+    );
+    counts.push(Number(row?.n ?? 0));
+  }
+  return { vectors: counts[0]!, queued: counts[1]! };
+}
+
 /** Removes vectors and queue rows of these items (all of the session for `null`), when the tables exist. */
 export async function erasePostgresEmbeddings(
   db: PostgresQueryable,

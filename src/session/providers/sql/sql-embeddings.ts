@@ -222,6 +222,25 @@ export function eraseSqlEmbeddings(
   });
 }
 
+/** How many vectors and queued items `eraseSqlEmbeddings()` with these arguments would remove. */
+export function countSqlEmbeddings(
+  agent: SqlProvider,
+  sessionId: string,
+  itemIds: readonly string[] | null,
+): { vectors: number; queued: number } {
+  const [exists] = agent.sql<{ n: number }>`
+    SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'arbor_embeddings'`;
+  if (!exists || Number(exists.n) === 0) return { vectors: 0, queued: 0 };
+  const ids = itemIds === null ? null : JSON.stringify(itemIds);
+  const [vectors] = agent.sql<{ n: number }>`
+    SELECT COUNT(*) AS n FROM arbor_embeddings WHERE session_id = ${sessionId}
+      AND (${ids} IS NULL OR item_id IN (SELECT value FROM json_each(${ids})))`;
+  const [queued] = agent.sql<{ n: number }>`
+    SELECT COUNT(*) AS n FROM arbor_embedding_queue WHERE session_id = ${sessionId}
+      AND (${ids} IS NULL OR item_id IN (SELECT value FROM json_each(${ids})))`;
+  return { vectors: Number(vectors?.n ?? 0), queued: Number(queued?.n ?? 0) };
+}
+
 /** The best `limit` hits, best first. */
 export function topK(hits: VectorHit[], limit: number): VectorHit[] {
   return hits.sort((a, b) => b.score - a.score).slice(0, limit);
