@@ -62,6 +62,44 @@ export async function eraseRemovesEmbeddings(
   if (tabled) check((await traces(backend, kept.id)) === 1, "kept vector row");
 }
 
+/** An embedding in flight while its message is erased lands nowhere once the embedder answers. */
+export async function eraseRacesEmbedding(
+  backend: EraseBackend,
+): Promise<void> {
+  const fake = fakeEmbedder();
+  let started!: () => void;
+  const inFlight = new Promise<void>((resolve) => (started = resolve));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  // A fake embedder held open until the erase has finished.
+  const slow = async (texts: string[]) => {
+    started();
+    await gate;
+    return fake(texts);
+  };
+  const manager = backend.manager().withEmbeddings(slow);
+  const { id } = await manager.create("racing", { ownerId: "erin" });
+  const session = manager.getSession(id);
+  await session.appendMessage(text("r1", "user", "We ship on Friday"));
+  await inFlight;
+  // The embedder answers while the erase runs (an erase may wait for it, or not).
+  const erasing = manager.erase({ sessionId: id, messageIds: ["r1"] });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  release();
+  const receipt = await erasing;
+  same(receipt.messages, 1, "the message is erased while being embedded");
+  await manager.flushEmbeddings();
+  await session.appendMessage(text("r2", "user", "The cat sleeps"));
+  await manager.flushEmbeddings();
+  same(
+    (await session.search("launch", { mode: "semantic" })).map((h) => h.id),
+    [],
+    "the late vector of the erased message did not land",
+  );
+  if ((await backend.dump()).includes("arbor_embeddings"))
+    same(await traces(backend, id), 1, "only r2's vector is stored");
+}
+
 /**
  * Rows of the embedding tables that name the session, in any backend's dump: a SQLite line
  * (`arbor_embeddings: <id> | …`) or a PostgreSQL row (`{"table":"arbor_embeddings","row":"{…<id>`).

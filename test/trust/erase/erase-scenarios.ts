@@ -22,7 +22,10 @@ import {
 } from "./erase-support.js";
 import { pruneByAgeAndBranches, pruneKeepLatest } from "./prune-scenarios.js";
 import { updateAndDeleteLeaveNoTerms } from "./update-scenarios.js";
-import { eraseRemovesEmbeddings } from "./embedding-scenarios.js";
+import {
+  eraseRacesEmbedding,
+  eraseRemovesEmbeddings,
+} from "./embedding-scenarios.js";
 
 export { deepText, type EraseBackend } from "./erase-support.js";
 
@@ -45,6 +48,8 @@ export const ERASE_SCENARIOS: Record<string, Scenario> = {
   "update and delete leave no term of the old text, index internals included":
     updateAndDeleteLeaveNoTerms,
   "erase removes vectors and queued embeddings": eraseRemovesEmbeddings,
+  "an embedding in flight during an erase stores nothing afterwards":
+    eraseRacesEmbedding,
 };
 
 async function eraseSession(backend: EraseBackend): Promise<void> {
