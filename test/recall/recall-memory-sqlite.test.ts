@@ -1,0 +1,93 @@
+// Recall (test/recall/recall-scenarios.ts) in memory and on SQLite files with and without
+// sqlite-vec; the SQLite restart is a new connection to the same file.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  InMemorySessionProvider,
+  MemorySessionRegistry,
+  Session,
+  SessionManager,
+} from "../../src/session/index.js";
+import { existingEmbeddingStore } from "../../src/session/embeddings/embedding-stores.js";
+import { MemoryStore } from "../../src/session/providers/memory/memory-store.js";
+import { SqlEmbeddingStore } from "../../src/session/providers/sql/sql-embeddings.js";
+import { openSqlite, type SqliteHandle } from "../../src/sqlite/index.js";
+import { RECALL_SCENARIOS, type RecallBackend } from "./recall-scenarios.js";
+
+describe("recall in memory", () => {
+  const store = new MemoryStore();
+  const root = new InMemorySessionProvider({}, store);
+  const backend: RecallBackend = {
+    manager: () =>
+      new SessionManager({
+        registry: new MemorySessionRegistry(store),
+        openSession: (id) => Session.create(root).forSession(id),
+        storage: { kind: "memory", store },
+      }),
+    rows: async (sessionId) =>
+      (await existingEmbeddingStore(store)?.then((e) =>
+        e.count(sessionId),
+      )) ?? {
+        vectors: 0,
+        queued: 0,
+        models: [],
+      },
+  };
+  for (const [name, scenario] of Object.entries(RECALL_SCENARIOS))
+    it(name, () => scenario(backend), 60_000);
+});
+
+for (const sqliteVec of [true, false]) {
+  describe(`recall on a SQLite file ${sqliteVec ? "with" : "without"} sqlite-vec`, () => {
+    const folder = mkdtempSync(join(tmpdir(), "arbor-recall-"));
+    const file = join(folder, "recall.db");
+    const handles: SqliteHandle[] = [];
+    const open = () => {
+      const db = openSqlite(file, { sqliteVec });
+      handles.push(db);
+      return db;
+    };
+    const db = open();
+    afterAll(() => {
+      for (const handle of handles) handle.close();
+      rmSync(folder, { recursive: true, force: true });
+    });
+    it("ranks with the expected engine", () => {
+      expect(new SqlEmbeddingStore(db).engine).toBe(
+        sqliteVec ? "sqlite-vec" : "exact",
+      );
+    });
+    const backend: RecallBackend = {
+      manager: () => SessionManager.create(db),
+      restart: () => SessionManager.create(open()),
+      rows: async (sessionId) => sqliteRows(db, sessionId),
+    };
+    for (const [name, scenario] of Object.entries(RECALL_SCENARIOS))
+      it(name, () => scenario(backend), 60_000);
+  });
+}
+
+function sqliteRows(db: SqliteHandle, sessionId: string) {
+  const count = (table: string) =>
+    Number(
+      (
+        db.database
+          .prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE session_id = ?`)
+          .get(sessionId) as { n: number }
+      ).n,
+    );
+  const models = (
+    db.database
+      .prepare(
+        "SELECT DISTINCT model FROM arbor_embeddings WHERE session_id = ? ORDER BY model",
+      )
+      .all(sessionId) as Array<{ model: string }>
+  ).map((row) => row.model);
+  return {
+    vectors: count("arbor_embeddings"),
+    queued: count("arbor_embedding_queue"),
+    models,
+  };
+}
