@@ -22,11 +22,13 @@ import {
   type EraseBackend,
 } from "./erase/erase-scenarios.js";
 
-describe("erase and prune in memory", () => {
+// Each scenario gets its own store: an embedding worker started by one scenario must not serve
+// the next one's queue.
+function memoryBackend(): EraseBackend {
   const store = new MemoryStore();
   const root = new InMemorySessionProvider({}, store);
   const sink = new InMemoryAuditSink();
-  const backend: EraseBackend = {
+  return {
     manager: () =>
       new SessionManager({
         registry: new MemorySessionRegistry(store),
@@ -40,19 +42,13 @@ describe("erase and prune in memory", () => {
     dumpWithoutAudit: () => deepText(store),
     expects: { separateIndex: false, changeLog: false },
   };
-  for (const [name, scenario] of Object.entries(ERASE_SCENARIOS))
-    it(name, () => scenario(backend), 60_000);
-});
+}
 
-describe("erase and prune on a SQLite file", () => {
-  const folder = mkdtempSync(join(tmpdir(), "arbor-erase-"));
-  const db: SqliteHandle = openSqlite(join(folder, "erase.db"));
+function sqliteBackend(file: string, handles: SqliteHandle[]): EraseBackend {
+  const db = openSqlite(file);
+  handles.push(db);
   const sink = new SqliteAuditSink(db);
-  afterAll(() => {
-    db.close();
-    rmSync(folder, { recursive: true, force: true });
-  });
-  const backend: EraseBackend = {
+  return {
     manager: () =>
       SessionManager.create(db).withContext("memory").withAudit(sink),
     auditCount: (id) => sink.list(id).length,
@@ -64,6 +60,25 @@ describe("erase and prune on a SQLite file", () => {
         .join("\n"),
     expects: { separateIndex: true, changeLog: true },
   };
+}
+
+describe("erase and prune in memory", () => {
   for (const [name, scenario] of Object.entries(ERASE_SCENARIOS))
-    it(name, () => scenario(backend), 60_000);
+    it(name, () => scenario(memoryBackend()), 60_000);
+});
+
+describe("erase and prune on a SQLite file", () => {
+  const folder = mkdtempSync(join(tmpdir(), "arbor-erase-"));
+  const handles: SqliteHandle[] = [];
+  afterAll(() => {
+    for (const handle of handles) handle.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+  Object.entries(ERASE_SCENARIOS).forEach(([name, scenario], index) =>
+    it(
+      name,
+      () => scenario(sqliteBackend(join(folder, `erase-${index}.db`), handles)),
+      60_000,
+    ),
+  );
 });
