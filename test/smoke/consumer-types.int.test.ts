@@ -203,13 +203,27 @@ describe("the packed package in a project with only typescript", () => {
     expect(missing).toEqual([]);
   });
 
+  it("installs the arbor bin, which answers --help and names better-sqlite3 when it is missing", () => {
+    const bin = join(project, "node_modules", ".bin", "arbor");
+    const help = spawnSync(bin, ["--help"], { cwd: project, encoding: "utf8" });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain("serve");
+    expect(help.stdout).toContain("import");
+    const list = spawnSync(bin, ["sessions", "list"], {
+      cwd: project,
+      encoding: "utf8",
+    });
+    expect(list.status).toBe(1);
+    expect(list.stderr).toContain("better-sqlite3");
+  });
+
   it("loads the entries that need no optional peer", () => {
     const run = spawnSync(
       process.execPath,
       [
         "--input-type=module",
         "-e",
-        `for (const entry of ["session", "utils", "utils/compaction-helpers", "fs", "testing"]) await import("arbor-memory/" + entry);`,
+        `for (const entry of ["session", "sessions", "utils", "utils/compaction-helpers", "fs", "testing", "server", "formats"]) await import("arbor-memory/" + entry);`,
       ],
       { cwd: project, encoding: "utf8" },
     );
