@@ -1,5 +1,10 @@
 import type { EmbeddingModelLike } from "../session/index.js";
-import { ArborError, ArborTypeError } from "../session/index.js";
+import { ArborTypeError } from "../session/index.js";
+import {
+  assertBaseUrl,
+  loadOpenAICompatible,
+  processEnv,
+} from "./_openai-compatible.js";
 import { MODEL_ENV, type Env, type ModelSettings } from "./model-config.js";
 
 /** An OpenAI-compatible endpoint and the embedding model to use on it. */
@@ -24,8 +29,8 @@ export type EmbeddingModelSettings = Pick<
 export async function openAICompatibleEmbeddingModel(
   settings: EmbeddingModelSettings,
 ): Promise<EmbeddingModelLike> {
-  assertUrl(settings.baseURL);
-  const { createOpenAICompatible } = await loadProvider();
+  assertBaseUrl(settings.baseURL, MODEL_ENV.baseURL);
+  const { createOpenAICompatible } = await loadOpenAICompatible("embeddings");
   const provider = createOpenAICompatible({
     name: settings.name ?? "openai-compatible",
     baseURL: settings.baseURL,
@@ -43,7 +48,7 @@ export async function openAICompatibleEmbeddingModel(
  * @throws ArborTypeError `INVALID_ARGUMENT` when `ARBOR_EMBEDDING_MODEL` is set without `ARBOR_BASE_URL`.
  */
 export async function embeddingModelFromEnv(
-  env: Env = defaultEnv(),
+  env: Env = processEnv(),
   overrides: Pick<ModelSettings, "fetch" | "headers" | "name"> = {},
 ): Promise<EmbeddingModelLike | null> {
   const model = env[MODEL_ENV.embeddingModel]?.trim();
@@ -65,36 +70,3 @@ export async function embeddingModelFromEnv(
 }
 
 // --- Internal helpers ---
-
-async function loadProvider(): Promise<
-  typeof import("@ai-sdk/openai-compatible")
-> {
-  try {
-    return await import("@ai-sdk/openai-compatible");
-  } catch (error) {
-    throw new ArborError(
-      "MISSING_DEPENDENCY",
-      "[arbor] [agent] OpenAI-compatible embeddings need the optional package @ai-sdk/openai-compatible: npm install @ai-sdk/openai-compatible",
-      { cause: error },
-    );
-  }
-}
-
-function assertUrl(baseURL: string): void {
-  let ok = false;
-  try {
-    const url = new URL(baseURL);
-    ok = url.protocol === "http:" || url.protocol === "https:";
-  } catch {
-    ok = false;
-  }
-  if (!ok)
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      `[arbor] [agent] ${MODEL_ENV.baseURL} must be an http(s) URL such as http://localhost:11434/v1, got "${baseURL}"`,
-    );
-}
-
-function defaultEnv(): Env {
-  return (globalThis as { process?: { env?: Env } }).process?.env ?? {};
-}

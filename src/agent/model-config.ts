@@ -1,5 +1,10 @@
 import type { AgentLanguageModel as LanguageModel } from "./ai-types.js";
-import { ArborError, ArborTypeError } from "../session/index.js";
+import { ArborTypeError } from "../session/index.js";
+import {
+  assertBaseUrl,
+  loadOpenAICompatible,
+  processEnv,
+} from "./_openai-compatible.js";
 
 /** The environment variables `modelFromEnv` reads. */
 export const MODEL_ENV = {
@@ -46,7 +51,7 @@ export type Env = Record<string, string | undefined>;
  *
  * @throws ArborTypeError `INVALID_ARGUMENT` when only one of the two is set, or the URL is invalid.
  */
-export function readModelEnv(env: Env = defaultEnv()): ModelSettings | null {
+export function readModelEnv(env: Env = processEnv()): ModelSettings | null {
   const baseURL = value(env[MODEL_ENV.baseURL]);
   const model = value(env[MODEL_ENV.model]);
   if (baseURL === undefined && model === undefined) return null;
@@ -57,7 +62,7 @@ export function readModelEnv(env: Env = defaultEnv()): ModelSettings | null {
       `[arbor] [agent] Set ${missing} too: a model needs ${MODEL_ENV.baseURL} and ${MODEL_ENV.model}`,
     );
   }
-  assertUrl(baseURL);
+  assertBaseUrl(baseURL, MODEL_ENV.baseURL);
   const apiKey = value(env[MODEL_ENV.apiKey]);
   const summaryModel = value(env[MODEL_ENV.summaryModel]);
   return {
@@ -84,8 +89,8 @@ export function readModelEnv(env: Env = defaultEnv()): ModelSettings | null {
 export async function openAICompatibleModels(
   settings: ModelSettings,
 ): Promise<ConfiguredModels> {
-  assertUrl(settings.baseURL);
-  const { createOpenAICompatible } = await loadProvider();
+  assertBaseUrl(settings.baseURL, MODEL_ENV.baseURL);
+  const { createOpenAICompatible } = await loadOpenAICompatible("models");
   const provider = createOpenAICompatible({
     name: settings.name ?? "openai-compatible",
     baseURL: settings.baseURL,
@@ -117,7 +122,7 @@ export async function openAICompatibleModels(
  * ```
  */
 export async function modelFromEnv(
-  env: Env = defaultEnv(),
+  env: Env = processEnv(),
   overrides: Pick<ModelSettings, "fetch" | "headers" | "name"> = {},
 ): Promise<ConfiguredModels | null> {
   const settings = readModelEnv(env);
@@ -128,40 +133,7 @@ export async function modelFromEnv(
 
 // --- Internal helpers ---
 
-async function loadProvider(): Promise<
-  typeof import("@ai-sdk/openai-compatible")
-> {
-  try {
-    return await import("@ai-sdk/openai-compatible");
-  } catch (error) {
-    throw new ArborError(
-      "MISSING_DEPENDENCY",
-      "[arbor] [agent] OpenAI-compatible models need the optional package @ai-sdk/openai-compatible: npm install @ai-sdk/openai-compatible",
-      { cause: error },
-    );
-  }
-}
-
 function value(raw: string | undefined): string | undefined {
   const trimmed = raw?.trim();
   return trimmed ? trimmed : undefined;
-}
-
-function assertUrl(baseURL: string): void {
-  let url: URL | undefined;
-  try {
-    url = new URL(baseURL);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      `[arbor] [agent] ${MODEL_ENV.baseURL} must be an http(s) URL such as http://localhost:11434/v1, got "${baseURL}"`,
-    );
-  }
-}
-
-function defaultEnv(): Env {
-  return (globalThis as { process?: { env?: Env } }).process?.env ?? {};
 }
