@@ -6,6 +6,7 @@ import type {
   SessionManager,
   SessionMessage,
 } from "../../../src/session/index.js";
+import { zeroCounts } from "../../../src/session/contracts/erase.js";
 
 /** One backend under test: managers over one storage, its audit sink, and a dump of all it holds. */
 export interface EraseBackend {
@@ -144,21 +145,7 @@ export function expectCounts(
   actual: EraseCounts,
   expected: Partial<EraseCounts>,
 ): void {
-  const want: EraseCounts = {
-    sessions: 0,
-    messages: 0,
-    overlays: 0,
-    indexRows: 0,
-    blockVersions: 0,
-    attachments: 0,
-    auditEvents: 0,
-    configRows: 0,
-    contextRows: 0,
-    changeLogRows: 0,
-    vectors: 0,
-    queuedEmbeddings: 0,
-    ...expected,
-  };
+  const want: EraseCounts = { ...zeroCounts(), ...expected };
   const got = Object.fromEntries(
     Object.keys(want).map((key) => [key, actual[key as keyof EraseCounts]]),
   );
