@@ -72,3 +72,22 @@ export async function countEmbeddings(
       );
   }
 }
+
+/** Whether the store has ever used embeddings (their tables exist, or a memory index is open). */
+export async function hasEmbeddings(storage: ManagerStorage): Promise<boolean> {
+  switch (storage.kind) {
+    case "memory":
+      return existingEmbeddingStore(storage.store) !== undefined;
+    case "sql": {
+      const [row] = storage.agent.sql<{ n: number }>`
+        SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'arbor_embeddings'`;
+      return Number(row?.n ?? 0) > 0;
+    }
+    case "postgres": {
+      const [row] = await postgresExecutor(storage.client).query<{
+        t: unknown;
+      }>(`SELECT to_regclass('arbor_embeddings') AS t`);
+      return Boolean(row?.t);
+    }
+  }
+}

@@ -18,7 +18,11 @@ import { ArborError, ArborTypeError } from "../errors/index.js";
 import { eraseMemoryTarget } from "../providers/memory/memory-erase.js";
 import { erasePostgresTarget } from "../providers/postgres/postgres-erase.js";
 import { eraseSqlTarget } from "../providers/sql/sql-erase.js";
-import { countEmbeddings, eraseEmbeddings } from "./erase-embeddings.js";
+import {
+  countEmbeddings,
+  eraseEmbeddings,
+  hasEmbeddings,
+} from "./erase-embeddings.js";
 import type { SessionRuntime } from "../session-runtime.js";
 import type { ManagerHost, ManagerStorage } from "./manager-backend.js";
 
@@ -81,22 +85,27 @@ export async function eraseInSession(
     if (!options.dryRun) bumpEraseEpoch(lockKey(storage), sessionId);
     await session.flushAudit();
     // The embedding rows are counted first: on the sql and PostgreSQL stores, triggers drop
-    // them in the store's own write. The overlays an erase takes come from its plan (a dry run).
-    const planned = await eraseStore(
-      storage,
-      target,
-      true,
-      // A real erase plans on a copy: its own write accounts for the pending references.
-      options.dryRun ? options.pending : new Map(options.pending ?? []),
-    );
-    const embeddings = await countEmbeddings(
-      storage,
-      target,
-      planned.overlayIds,
-    );
-    const result = options.dryRun
-      ? planned
-      : await eraseStore(storage, target, false, options.pending);
+    // them in the store's own write. The overlays an erase takes come from its plan (a dry run),
+    // needed only when the store has embeddings at all.
+    const embedded = await hasEmbeddings(storage);
+    const planned =
+      options.dryRun || embedded
+        ? await eraseStore(
+            storage,
+            target,
+            true,
+            // A real erase plans on a copy: its own write accounts for the pending references.
+            options.dryRun ? options.pending : new Map(options.pending ?? []),
+          )
+        : null;
+    const embeddings =
+      embedded && planned
+        ? await countEmbeddings(storage, target, planned.overlayIds)
+        : { vectors: 0, queued: 0 };
+    const result =
+      options.dryRun && planned
+        ? planned
+        : await eraseStore(storage, target, false, options.pending);
     if (!options.dryRun) await eraseEmbeddings(storage, target, result);
     const notCovered = await eraseAudit(host, target, result, options.dryRun);
     const counts = {
