@@ -2,7 +2,11 @@
 // checking the endpoint URL, and the process environment where there is one.
 import { ArborError, ArborTypeError } from "../session/index.js";
 
-/** `@ai-sdk/openai-compatible`, or `MISSING_DEPENDENCY` naming what needed it. */
+/**
+ * `@ai-sdk/openai-compatible`, or `MISSING_DEPENDENCY` naming what needed it.
+ *
+ * @internal Its type names the optional package, which published declarations must not import.
+ */
 export async function loadOpenAICompatible(
   purpose: "models" | "embeddings",
 ): Promise<typeof import("@ai-sdk/openai-compatible")> {
