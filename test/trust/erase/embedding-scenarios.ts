@@ -82,7 +82,7 @@ export async function eraseRacesEmbedding(
   const session = manager.getSession(id);
   await session.appendMessage(text("r1", "user", "We ship on Friday"));
   await inFlight;
-  // The embedder answers while the erase runs (an erase may wait for it, or not).
+  // The embedder answers while the erase runs: erase never waits for it, and the late vector is dropped.
   const erasing = manager.erase({ sessionId: id, messageIds: ["r1"] });
   await new Promise((resolve) => setTimeout(resolve, 20));
   release();
