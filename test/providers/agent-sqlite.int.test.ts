@@ -177,8 +177,9 @@ describe("AgentSessionProvider on SQLite", () => {
     expect(links.map((link) => link.id)).toEqual(["u1", "u2"]);
     for (const link of links) expect(link.rowid).toBe(link.seq);
     expect(provider.searchMessages("never")).toEqual([]);
-    // Text removed by an update removes the index row.
+    // Text removed by an update removes the index row (at the next search, like every update).
     provider.updateMessage({ id: "u2", role: "user", parts: [] });
+    expect(provider.searchMessages("second")).toEqual([]);
     expect(db.sql`SELECT rowid FROM assistant_fts`).toHaveLength(1);
   });
 
@@ -448,6 +449,13 @@ describe("AgentSessionProvider on SQLite", () => {
     });
     provider.deleteMessages(["d"]);
     expect(provider.getLatestLeaf()!.id).toBe("c");
+    // Deletes mark index rows stale; the next search removes them.
+    expect(
+      provider
+        .searchMessages("word")
+        .map((hit) => hit.id)
+        .sort(),
+    ).toEqual(["a", "c"]);
     expect(db.sql`SELECT rowid FROM assistant_fts`).toHaveLength(2);
     expect(provider.deleteCompaction(overlay.id)).toBe(true);
     expect(provider.deleteCompaction(overlay.id)).toBe(false);
@@ -507,7 +515,7 @@ describe("AgentSessionProvider on SQLite", () => {
     expect(
       watched.statements.filter((statement) => /CREATE/i.test(statement))
         .length,
-    ).toBeLessThanOrEqual(15);
+    ).toBeLessThanOrEqual(16);
     const creates = watched.statements.length;
     new AgentSessionProvider(watched.agent, "again").getHistory();
     expect(

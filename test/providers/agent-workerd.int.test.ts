@@ -48,6 +48,8 @@ export class Store {
     provider.deleteMessages(["b"]);
     out.afterDelete = provider.getHistory().map((m) => m.id);
     out.removed = provider.deleteCompaction(overlay.id);
+    // A delete marks its index row stale; the next search removes it.
+    out.searchAfterDelete = provider.searchMessages("пятницу").map((hit) => hit.id);
     out.ftsLinked = this.sql\`SELECT COUNT(*) AS n FROM assistant_fts AS f
       JOIN assistant_messages AS m ON m.seq = f.rowid AND m.id = f.id\`[0].n;
     out.ftsRows = this.sql\`SELECT COUNT(*) AS n FROM assistant_fts\`[0].n;
@@ -141,6 +143,7 @@ describe("AgentSessionProvider inside workerd (Durable Object SQLite)", () => {
       recent: ["c2"],
       afterDelete: [expect.stringMatching(/^compaction_/), "c2"],
       removed: true,
+      searchAfterDelete: [],
       afterClear: 0,
       other: ["same id elsewhere"],
     });

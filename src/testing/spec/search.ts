@@ -304,6 +304,37 @@ export function searchSpec(suite: Suite): void {
       );
 
       suite.it(
+        "stays exact after updates and deletes of messages already searched",
+        async ({ open }) => {
+          const session = open();
+          await build(
+            session,
+            conversation(["apple one", "apple two", "apple three"]),
+          );
+          // Searched first, so the index holds every message before they change.
+          expect(ids(await session.search("apple")).sort()).toEqual([
+            "m1",
+            "m2",
+            "m3",
+          ]);
+          await session.updateMessage(textMessage("m1", "banana one"));
+          await session.updateMessage(textMessage("m1", "cherry one"));
+          await session.deleteMessages(["m3"]);
+          expect(ids(await session.search("apple"))).toEqual(["m2"]);
+          expect(await session.search("banana")).toEqual([]);
+          expect(ids(await session.search("cherry"))).toEqual(["m1"]);
+          expect(await session.search("three")).toEqual([]);
+          await session.updateMessage(textMessage("m2", "cherry two"));
+          expect(ids(await session.search("cherry")).sort()).toEqual([
+            "m1",
+            "m2",
+          ]);
+          expect(await session.search("apple")).toEqual([]);
+        },
+        { requires: search },
+      );
+
+      suite.it(
         "leaves the index alone on an update of an unknown id",
         async ({ open }) => {
           const session = open();

@@ -45,6 +45,16 @@ export function createMessageIndexTable(agent: SqlProvider): void {
 }
 
 /**
+ * The `seq`s of indexed messages whose index row is out of date (updated or deleted since it was
+ * indexed). An update or delete only records its `seq` here, in its own transaction; the next
+ * catch-up (`catchUpIndex`, sql-search.ts) rewrites those index rows, so writes never pay FTS5's
+ * `secure-delete`. An `arbor_` name: `assistant_fts_*` names belong to FTS5's shadow tables.
+ */
+export function createStaleIndexTable(agent: SqlProvider): void {
+  agent.sql`CREATE TABLE IF NOT EXISTS arbor_fts_stale (seq INTEGER PRIMARY KEY)`;
+}
+
+/**
  * Turns on FTS5's `secure-delete` for the message index, a setting FTS5 stores in the index
  * itself, so every later delete or update removes the old text's terms from the segments at
  * once; then merges the index once (`optimize`), which drops the terms earlier deletes left.

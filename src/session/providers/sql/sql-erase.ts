@@ -20,6 +20,7 @@ import { readContentsByIds } from "./sql-message-chunks.js";
 import { loadAncestorLinks } from "./sql-path.js";
 import { SqlSessionRegistry } from "./sql-registry.js";
 import { releaseAttachments } from "./sql-attachments.js";
+import { rewriteStaleIndexRows } from "./sql-search.js";
 import { atomically } from "./sql-transaction.js";
 import { deleteMessageRows } from "./sql-writes.js";
 
@@ -145,11 +146,24 @@ function applyErase(
   target: StoreEraseTarget,
   plan: ErasePlan,
 ): void {
-  const { sessionId } = target;
+  deleteRows(agent, target, plan);
+  // Last, as the message deletes above mark index rows stale: the erased rows' index rows go now,
+  // and so does every other stale one (text an earlier delete or update left behind), all with
+  // secure-delete, so nothing of it outlives the erase in the index's segments.
+  const seqs = JSON.stringify(plan.messages.map((m) => m.seq));
   withSecureDelete(agent, () => {
-    agent.sql`DELETE FROM assistant_fts WHERE rowid IN
-      (SELECT value FROM json_each(${JSON.stringify(plan.messages.map((m) => m.seq))}))`;
+    agent.sql`DELETE FROM assistant_fts WHERE rowid IN (SELECT value FROM json_each(${seqs}))`;
+    agent.sql`DELETE FROM arbor_fts_stale WHERE seq IN (SELECT value FROM json_each(${seqs}))`;
+    rewriteStaleIndexRows(agent);
   });
+}
+
+function deleteRows(
+  agent: SqlProvider,
+  target: StoreEraseTarget,
+  plan: ErasePlan,
+): void {
+  const { sessionId } = target;
   agent.sql`DELETE FROM assistant_compactions WHERE session_id = ${sessionId}
     AND id IN (SELECT value FROM json_each(${JSON.stringify(plan.overlayIds)}))`;
   agent.sql`DELETE FROM assistant_config WHERE session_id = ${sessionId}

@@ -1,6 +1,10 @@
 import { ArborError } from "../../errors/index.js";
 import type { SqlProvider } from "../../contracts/sql-provider.js";
-import { createMessageTables, secureDeleteIndex } from "./sql-ddl.js";
+import {
+  createMessageTables,
+  createStaleIndexTable,
+  secureDeleteIndex,
+} from "./sql-ddl.js";
 import { createMessageChunkTable } from "./sql-message-chunks.js";
 import { migrateLegacyTables } from "./sql-legacy-migration.js";
 import { markAllIndexed } from "./sql-search.js";
@@ -38,6 +42,8 @@ export const MIGRATIONS: ReadonlyArray<(agent: SqlProvider) => void> = [
   (agent) => createAttachmentTables(agent),
   // v7: FTS5 secure-delete for good: an update or delete leaves no term of the old text in the index.
   (agent) => secureDeleteIndex(agent),
+  // v8: updates and deletes record stale index rows (`arbor_fts_stale`) for the next search to redo.
+  (agent) => createStaleIndexTable(agent),
 ];
 
 /** The schema version this build of Arbor writes. */

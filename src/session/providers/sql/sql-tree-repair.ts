@@ -2,13 +2,14 @@ import { planTreeRepair } from "../../core/tree-repair.js";
 import type { SqlProvider } from "../../contracts/sql-provider.js";
 import { readCompactionsTouching } from "./sql-compactions.js";
 import { loadAncestorLinks } from "./sql-path.js";
-import { unindexMessage } from "./sql-search.js";
+import { markDeletedStale } from "./sql-search.js";
 
 /**
  * Deletes messages of one session with the tree and overlay repair of docs/behavior/messages-and-tree.md: surviving children
  * move to the nearest surviving ancestor, overlays shrink to their surviving range or go, and index
- * rows are removed by rowid. Reads only the deleted rows, their children and the ranges of the
- * overlays they touch. Must run inside the caller's transaction. Returns the number of rows deleted.
+ * rows are marked stale by `seq` (the next search removes them). Reads only the deleted rows,
+ * their children and the ranges of the overlays they touch. Must run inside the caller's
+ * transaction. Returns the number of rows deleted.
  */
 export function deleteWithRepair(
   agent: SqlProvider,
@@ -74,7 +75,8 @@ export function deleteWithRepair(
   for (const id of plan.deleteOverlays) {
     agent.sql`DELETE FROM assistant_compactions WHERE session_id = ${sessionId} AND id = ${id}`;
   }
-  for (const row of doomed) unindexMessage(agent, row.seq);
+  // Their index rows go at the next search (catchUpIndex): no FTS5 write here.
+  markDeletedStale(agent, JSON.stringify(doomed.map((row) => row.seq)));
   agent.sql`DELETE FROM assistant_messages
     WHERE session_id = ${sessionId} AND id IN (SELECT value FROM json_each(${deletedJson}))`;
   return doomed.length;

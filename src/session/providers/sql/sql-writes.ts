@@ -13,7 +13,7 @@ import {
   replaceContinuations,
   type SplitContent,
 } from "./sql-message-chunks.js";
-import { reindexMessage } from "./sql-search.js";
+import { markSessionStale, markUpdatedStale } from "./sql-search.js";
 import { deleteWithRepair } from "./sql-tree-repair.js";
 import { atomically, nowIso } from "./sql-transaction.js";
 
@@ -164,7 +164,10 @@ export function insertMessageChain(
   return seqs;
 }
 
-/** Replaces content and role of the message with this id, atomically; a no-op (index untouched) if absent. */
+/**
+ * Replaces content and role of the message with this id, atomically, and marks its index row
+ * stale; a no-op (index untouched) if absent.
+ */
 export function updateMessageRow(
   agent: SqlProvider,
   sessionId: string,
@@ -181,7 +184,8 @@ export function updateMessageRow(
     if (!row) return;
     replaceContinuations(agent, row.seq, split.continuations);
     replaceAttachments(agent, sessionId, message.id, extracted);
-    reindexMessage(agent, sessionId, row.seq, message);
+    // The index row is rewritten at the next search (catchUpIndex), not here.
+    markUpdatedStale(agent, row.seq);
     recordChange(agent, sessionId, "update", [message.id]);
   });
 }
@@ -207,10 +211,12 @@ export function clearSession(agent: SqlProvider, sessionId: string): void {
   });
 }
 
-/** Deletes the session's messages, search entries, overlays and attachment references; callers hold the transaction. */
+/**
+ * Deletes the session's messages, overlays and attachment references, and marks their index rows
+ * stale (the next search removes them); callers hold the transaction.
+ */
 export function clearSessionRows(agent: SqlProvider, sessionId: string): void {
-  agent.sql`DELETE FROM assistant_fts
-    WHERE rowid IN (SELECT seq FROM assistant_messages WHERE session_id = ${sessionId})`;
+  markSessionStale(agent, sessionId);
   agent.sql`DELETE FROM assistant_messages WHERE session_id = ${sessionId}`;
   agent.sql`DELETE FROM assistant_compactions WHERE session_id = ${sessionId}`;
   releaseAttachments(agent, sessionId, null);
