@@ -28,11 +28,13 @@ export const SESSION_BUNDLES = [
   {
     // Every export kept. The aim is 150 KB; the budget is what the entry reaches today plus
     // headroom (docs/behavior/runtime.md says what is left above 150 KB and why). Raised from
-    // 165 KB when erase/prune and recall added their synchronous wiring (about 10 KB).
+    // 165 KB when erase/prune and recall added their synchronous wiring (about 10 KB), and from
+    // 172 KB when the sql store's index catch-up took over updates and deletes (4.5 KB, as
+    // synchronous as the store) and its path cache kept id sets for explained search (2 KB).
     name: "entry",
     description: "the whole arbor-memory/session entry, every export kept",
     source: `export * from ${JSON.stringify(ENTRY)};`,
-    budgetBytes: 172 * 1024,
+    budgetBytes: 176 * 1024,
   },
 ];
 

@@ -104,6 +104,7 @@ export type {
   RegistrySearchOptions,
   SessionInfoPatch,
   SessionRegistry,
+  SummaryHit,
 } from "./contracts/registry.js";
 export { SqlSessionRegistry } from "./providers/sql/sql-registry.js";
 export { MemorySessionRegistry } from "./providers/memory/memory-registry.js";

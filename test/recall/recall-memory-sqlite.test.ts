@@ -19,6 +19,12 @@ import { RECALL_SCENARIOS, type RecallBackend } from "./recall-scenarios.js";
 describe("recall in memory", () => {
   const store = new MemoryStore();
   const root = new InMemorySessionProvider({}, store);
+  const rows = async (sessionId: string) =>
+    (await existingEmbeddingStore(store)?.then((e) => e.count(sessionId))) ?? {
+      vectors: 0,
+      queued: 0,
+      models: [],
+    };
   const backend: RecallBackend = {
     manager: () =>
       new SessionManager({
@@ -26,14 +32,17 @@ describe("recall in memory", () => {
         openSession: (id) => Session.create(root).forSession(id),
         storage: { kind: "memory", store },
       }),
-    rows: async (sessionId) =>
-      (await existingEmbeddingStore(store)?.then((e) =>
-        e.count(sessionId),
-      )) ?? {
-        vectors: 0,
-        queued: 0,
-        models: [],
-      },
+    rows,
+    totals: async () => {
+      const total = { vectors: 0, queued: 0 };
+      for (const sessionId of store.sessions.keys()) {
+        const { vectors, queued } = await rows(sessionId);
+        total.vectors += vectors;
+        total.queued += queued;
+      }
+      return total;
+    },
+    schema: async () => null,
   };
   for (const [name, scenario] of Object.entries(RECALL_SCENARIOS))
     it(name, () => scenario(backend), 60_000);
@@ -63,6 +72,8 @@ for (const sqliteVec of [true, false]) {
       manager: () => SessionManager.create(db),
       restart: () => SessionManager.create(open()),
       rows: async (sessionId) => sqliteRows(db, sessionId),
+      totals: async () => sqliteTotals(db),
+      schema: async () => sqliteSchema(db),
     };
     for (const [name, scenario] of Object.entries(RECALL_SCENARIOS))
       it(name, () => scenario(backend), 60_000);
@@ -70,6 +81,8 @@ for (const sqliteVec of [true, false]) {
 }
 
 function sqliteRows(db: SqliteHandle, sessionId: string) {
+  if (sqliteSchema(db).length === 0)
+    return { vectors: 0, queued: 0, models: [] };
   const count = (table: string) =>
     Number(
       (
@@ -90,4 +103,33 @@ function sqliteRows(db: SqliteHandle, sessionId: string) {
     queued: count("arbor_embedding_queue"),
     models,
   };
+}
+
+function sqliteTotals(db: SqliteHandle) {
+  const tables = sqliteSchema(db);
+  const count = (table: string) =>
+    tables.includes(table)
+      ? Number(
+          (
+            db.database.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as {
+              n: number;
+            }
+          ).n,
+        )
+      : 0;
+  return {
+    vectors: count("arbor_embeddings"),
+    queued: count("arbor_embedding_queue"),
+  };
+}
+
+/** The embedding tables and triggers in the file, sorted. */
+function sqliteSchema(db: SqliteHandle): string[] {
+  return (
+    db.database
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE name LIKE 'arbor\\_embed%' ESCAPE '\\' ORDER BY name",
+      )
+      .all() as Array<{ name: string }>
+  ).map((row) => row.name);
 }

@@ -69,6 +69,8 @@ function recallRunner(
       return SessionManager.create(pool);
     },
     rows: async (sessionId) => {
+      if ((await schema()).length === 0)
+        return { vectors: 0, queued: 0, models: [] };
       const count = async (table: string) =>
         Number(
           (
@@ -88,7 +90,33 @@ function recallRunner(
         models: models.rows.map((row: { model: string }) => row.model),
       };
     },
+    totals: async () => {
+      const present = await schema();
+      const count = async (table: string) =>
+        present.includes(table)
+          ? Number(
+              (await database!.pool.query(`SELECT COUNT(*) AS n FROM ${table}`))
+                .rows[0].n,
+            )
+          : 0;
+      return {
+        vectors: await count("arbor_embeddings"),
+        queued: await count("arbor_embedding_queue"),
+      };
+    },
+    schema,
   };
+  /** The embedding tables, triggers and functions of the database, sorted. */
+  async function schema(): Promise<string[]> {
+    const { rows } = await database!.pool.query(
+      `SELECT name FROM (
+         SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema()
+         UNION ALL SELECT tgname FROM pg_trigger WHERE NOT tgisinternal
+         UNION ALL SELECT proname FROM pg_proc WHERE pronamespace = current_schema()::regnamespace
+       ) AS objects WHERE name LIKE 'arbor\\_embed%' ORDER BY name`,
+    );
+    return rows.map((row: { name: string }) => row.name);
+  }
   it(`ranks with the ${engine} engine`, async () => {
     const store = new PostgresEmbeddingStore(target() as pg.Pool);
     await store.prepare("probe");

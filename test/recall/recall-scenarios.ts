@@ -21,6 +21,13 @@ export interface RecallBackend {
   rows(
     sessionId: string,
   ): Promise<{ vectors: number; queued: number; models: string[] }>;
+  /** Vector and queue rows of the whole store (zero when the tables are gone). */
+  totals(): Promise<{ vectors: number; queued: number }>;
+  /**
+   * Names of the embedding tables, triggers and functions in the database, sorted; `null` for
+   * the in-memory store, which has none.
+   */
+  schema(): Promise<string[] | null>;
 }
 
 type Scenario = (backend: RecallBackend) => Promise<void>;
@@ -168,14 +175,21 @@ export const RECALL_SCENARIOS: Record<string, Scenario> = {
   "the queue survives a crash between append and embedding": async (
     backend,
   ) => {
-    // The first process never finishes an embedding call: it "crashes" before any vector.
+    // The first process never finishes an embedding call: it "crashes" before any vector,
+    // holding a lease on the batch it claimed (short here; 60 s by default).
     const stuck: Embedder = () => new Promise<number[][]>(() => undefined);
-    const first = backend.manager().withEmbeddings(stuck, { model: "fake-v1" });
+    const first = backend
+      .manager()
+      .withEmbeddings(stuck, { model: "fake-v1", leaseMs: 300 });
     const { id } = await first.create("crash");
     const session = first.getSession(id);
     await session.appendMessage(text("u1", "user", "We ship on Friday"));
     await session.appendMessage(text("a1", "assistant", "Noted"));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The worker opens the tables (and backfills) in the background: give it time to.
+    for (let waited = 0; waited < 5_000; waited += 20) {
+      if ((await backend.rows(id)).queued === 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     same(
       await backend.rows(id),
       { vectors: 0, queued: 2, models: [] },
@@ -402,6 +416,121 @@ export const RECALL_SCENARIOS: Record<string, Scenario> = {
     );
   },
 
+  "manager text search finds overlays by their summary, folded, in scope":
+    async (backend) => {
+      const manager = backend.manager();
+      const a = await manager.create("a", { ownerId: "ann" });
+      const b = await manager.create("b", { ownerId: "bob" });
+      const sa = manager.getSession(a.id);
+      await sa.appendMessage(text("u1", "user", "We ship on Friday"));
+      await sa.appendMessage(text("a1", "assistant", "Fine by me"));
+      const wide = await sa.addCompaction(
+        "The team adopted a ＫＩＴＴＥＮ — a grey one",
+        "u1",
+        "a1",
+      );
+      const sb = manager.getSession(b.id);
+      await sb.appendMessage(text("u2", "user", "A kitten photo"));
+      await sb.appendMessage(text("a2", "assistant", "Cute"));
+      const plain = await sb.addCompaction(
+        "Bob shared a kitten picture, 50% off",
+        "u2",
+        "a2",
+      );
+      const scope = { sessionIds: [a.id, b.id] };
+      const hits = await manager.search("Kitten", { mode: "text", ...scope });
+      same(
+        hits.map((hit) => [hit.sessionId, hit.id, hit.kind]).sort(),
+        [
+          [a.id, wide.id, "summary"],
+          [b.id, "u2", "message"],
+          [b.id, plain.id, "summary"],
+        ].sort(),
+        "summaries of both sessions (one full-width) and the message",
+      );
+      const summary = hits.find((hit) => hit.id === plain.id);
+      same(summary?.role, "summary", "role");
+      same(summary?.onActiveBranch, true, "on the active branch");
+      check(
+        summary?.snippet?.includes("«kitten»") === true,
+        `snippet marks the term: ${summary?.snippet}`,
+      );
+      same(
+        (await manager.search("kitten", { mode: "text", ownerId: "ann" })).map(
+          (hit) => hit.id,
+        ),
+        [wide.id],
+        "ownerId keeps one tenant's summaries",
+      );
+      same(
+        (await manager.search("kitten grey", { mode: "text", ...scope })).map(
+          (hit) => hit.id,
+        ),
+        [wide.id],
+        "every term must match",
+      );
+      same(
+        (await manager.search("0%", { mode: "text", ...scope })).map(
+          (hit) => hit.id,
+        ),
+        [plain.id],
+        "LIKE wildcards in a term are literal",
+      );
+      same(
+        (await manager.search("_", { mode: "text", ...scope })).length,
+        0,
+        "a term without letters or digits matches nothing",
+      );
+    },
+
+  "onActiveBranch follows appends and branch switches between searches": async (
+    backend,
+  ) => {
+    const manager = backend.manager();
+    const { id } = await manager.create("moving");
+    const session = manager.getSession(id);
+    await session.appendMessage(text("u1", "user", "plan the trip"));
+    await session.appendMessage(text("a1", "assistant", "trip by train"));
+    const onBranch = async () =>
+      Object.fromEntries(
+        (await session.search("trip", { mode: "text" }))
+          .map((hit) => [hit.id, hit.onActiveBranch] as const)
+          .sort(([a], [b]) => (a < b ? -1 : 1)),
+      );
+    same(await onBranch(), { a1: true, u1: true }, "first search");
+    await session.appendMessage(text("a2", "assistant", "trip by car"), "u1");
+    same(
+      await onBranch(),
+      { a1: false, a2: true, u1: true },
+      "a new sibling becomes the active leaf",
+    );
+    await session.appendMessage(text("u3", "user", "trip booked"));
+    same(
+      await onBranch(),
+      { a1: false, a2: true, u1: true, u3: true },
+      "an append onto the active leaf",
+    );
+    await session.switchBranch("a1");
+    same(
+      await onBranch(),
+      { a1: true, a2: false, u1: true, u3: false },
+      "after switching branch",
+    );
+    await session.deleteMessages(["a1"]);
+    same(
+      await onBranch(),
+      { a2: true, u1: true, u3: true },
+      "after deleting the active leaf",
+    );
+    const fresh = backend.restart?.() ?? manager;
+    await fresh.getSession(id).appendMessage(text("u4", "user", "trip done"));
+    same(
+      await onBranch(),
+      { a2: true, u1: true, u3: true, u4: true },
+      "an append through another connection",
+    );
+  },
+
   "plain text search keeps its results without embeddings": async (backend) => {
     const manager = backend.manager();
     const { id } = await manager.create("plain");
@@ -431,6 +560,220 @@ export const RECALL_SCENARIOS: Record<string, Scenario> = {
       "semantic needs embeddings",
     );
   },
+
+  "two managers over one store embed every message once": async (backend) => {
+    // Written without embeddings, so both workers start on the same queue (their backfill).
+    const plain = backend.manager();
+    const { id } = await plain.create("two workers");
+    const bodies = Array.from({ length: 40 }, (_, n) => `Crate ${n} is red`);
+    await plain
+      .getSession(id)
+      .appendAll(bodies.map((body, n) => text(`c${n}`, "user", body)));
+    const counted = countingEmbedder();
+    const options = { batchSize: 3 };
+    const first = backend.manager().withEmbeddings(counted.embed, options);
+    const second = (backend.restart ?? backend.manager)().withEmbeddings(
+      counted.embed,
+      options,
+    );
+    await Promise.all([first.flushEmbeddings(), second.flushEmbeddings()]);
+    same(
+      bodies.filter((body) => counted.calls.get(body) !== 1),
+      [],
+      "every message embedded exactly once",
+    );
+    same(
+      await backend.rows(id),
+      { vectors: 40, queued: 0, models: ["custom"] },
+      "all stored",
+    );
+  },
+
+  "a crashed worker's batch is embedded once its lease ends": async (
+    backend,
+  ) => {
+    // The first worker claims the batch and never completes it: a process that died.
+    let claimed!: () => void;
+    const claim = new Promise<void>((resolve) => (claimed = resolve));
+    const crashed: Embedder = () => {
+      claimed();
+      return new Promise<number[][]>(() => undefined);
+    };
+    const first = backend.manager().withEmbeddings(crashed, { leaseMs: 600 });
+    const { id } = await first.create("lease");
+    const bodies = ["We ship on Friday", "The cat sleeps", "A truck waits"];
+    await first
+      .getSession(id)
+      .appendAll(bodies.map((body, n) => text(`l${n}`, "user", body)));
+    await claim;
+    const started = Date.now();
+    const counted = countingEmbedder();
+    const second = (backend.restart ?? backend.manager)().withEmbeddings(
+      counted.embed,
+    );
+    await second.flushEmbeddings();
+    const waited = Date.now() - started;
+    check(waited >= 400, `the lease was waited out (${waited} ms)`);
+    check(waited < 10_000, `and not much longer (${waited} ms)`);
+    same(
+      bodies.map((body) => counted.calls.get(body) ?? 0),
+      [1, 1, 1],
+      "each message embedded once, by the second worker",
+    );
+    same((await backend.rows(id)).vectors, 3, "all stored");
+  },
+
+  "erase returns while the embedder hangs, and the late vector never lands":
+    async (backend) => {
+      let called!: () => void;
+      const inFlight = new Promise<void>((resolve) => (called = resolve));
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const embed = fakeEmbedder();
+      // A fake embedder that hangs until released (after the erase has returned).
+      const hanging: Embedder = async (texts) => {
+        called();
+        await gate;
+        return embed(texts);
+      };
+      let hang = false;
+      const manager = backend
+        .manager()
+        .withEmbeddings((texts) => (hang ? hanging(texts) : embed(texts)));
+      const { id } = await manager.create("hung embedder");
+      const session = manager.getSession(id);
+      // Embeddings are running, so the next write is queued by its own write (a trigger).
+      await session.appendMessage(text("h0", "user", "Hello"));
+      await manager.flushEmbeddings();
+      hang = true;
+      await session.appendMessage(text("h1", "user", "We ship on Friday"));
+      await inFlight;
+      const outcome = await Promise.race([
+        manager.erase({ sessionId: id, messageIds: ["h1"] }),
+        new Promise<"timeout">((resolve) =>
+          setTimeout(() => resolve("timeout"), 5_000),
+        ),
+      ]);
+      check(outcome !== "timeout", "erase did not wait for the embedder");
+      same(
+        outcome === "timeout" ? null : outcome.messages,
+        1,
+        "the message is erased",
+      );
+      // The same id written again with another text, before the old call answers.
+      await session.appendMessage(text("h1", "user", "The cat sleeps"));
+      release();
+      await manager.flushEmbeddings();
+      same(
+        ids(await session.search("launch", { mode: "semantic" })),
+        [],
+        "the erased text's vector did not land",
+      );
+      same(
+        ids(await session.search("kitten", { mode: "semantic" })),
+        ["h1"],
+        "the new text is embedded",
+      );
+      same(
+        await backend.rows(id),
+        { vectors: 2, queued: 0, models: ["custom"] },
+        "h0's and the new h1's vectors",
+      );
+    },
+
+  "removeEmbeddings drops the queue, vectors and triggers; withEmbeddings again backfills":
+    async (backend) => {
+      let hold = false;
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let held!: () => void;
+      const holding = new Promise<void>((resolve) => (held = resolve));
+      const embed = fakeEmbedder();
+      const manager = backend.manager().withEmbeddings(async (texts) => {
+        if (hold) {
+          held();
+          await gate;
+        }
+        return embed(texts);
+      });
+      const { id } = await manager.create("removal");
+      const session = manager.getSession(id);
+      for (const [n, body] of [
+        "We ship on Friday",
+        "The cat sleeps",
+        "A truck waits",
+      ].entries())
+        await session.appendMessage(text(`m${n}`, "user", body));
+      await manager.flushEmbeddings();
+      // A fourth message whose embedding is in flight when embeddings are removed.
+      hold = true;
+      await session.appendMessage(text("m3", "user", "The kitten plays"));
+      await holding;
+      same(
+        [(await backend.rows(id)).vectors, (await backend.rows(id)).queued],
+        [3, 1],
+        "three vectors and one queued item before",
+      );
+      const schema = await backend.schema();
+      if (schema !== null)
+        check(
+          schema.includes("arbor_embedding_queue") &&
+            schema.includes("arbor_embeddings") &&
+            schema.some((name) => name.startsWith("arbor_embed_")),
+          `tables and triggers before: ${schema.join(", ")}`,
+        );
+      const before = await backend.totals();
+      const removed = await manager.removeEmbeddings();
+      same(removed, before, "the receipt counts every vector and queued item");
+      same(await backend.totals(), { vectors: 0, queued: 0 }, "none left");
+      await noSchema(backend, "tables, triggers and functions dropped");
+      await session.appendMessage(text("m4", "user", "Launch the rocket"));
+      await manager
+        .getSession(id)
+        .updateMessage(text("m0", "user", "We ship on Monday"));
+      same(
+        await backend.totals(),
+        { vectors: 0, queued: 0 },
+        "writes queue nothing",
+      );
+      await noSchema(backend, "nothing recreated by writes");
+      await manager.flushEmbeddings();
+      same(
+        Object.keys((await session.search("kitten"))[0] ?? {}).includes(
+          "score",
+        ),
+        false,
+        "search is plain text again",
+      );
+      const semantic = await session
+        .search("kitten", { mode: "semantic" })
+        .catch((error: { code?: string }) => error.code);
+      same(semantic, "NOT_SUPPORTED", "semantic search needs embeddings again");
+      // The worker stopped by the removal stores nothing when its embedder answers.
+      release();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      same(
+        await backend.totals(),
+        { vectors: 0, queued: 0 },
+        "the late vector is dropped",
+      );
+
+      manager.withEmbeddings(fakeEmbedder());
+      await manager.flushEmbeddings();
+      same(
+        await backend.rows(id),
+        { vectors: 5, queued: 0, models: ["custom"] },
+        "every message embedded again",
+      );
+      same(
+        ids(await session.search("launch", { mode: "semantic" })).sort(),
+        ["m0", "m4"],
+        "found by meaning again",
+      );
+      await session.appendMessage(text("m5", "user", "A car is outside"));
+      await manager.flushEmbeddings();
+      same((await backend.rows(id)).vectors, 6, "writes are queued again");
+    },
 };
 
 // --- Helpers ---
@@ -441,6 +784,24 @@ export function text(
   body: string,
 ): SessionMessage {
   return { id, role, parts: [{ type: "text", text: body }] };
+}
+
+async function noSchema(backend: RecallBackend, what: string): Promise<void> {
+  const schema = await backend.schema();
+  if (schema !== null) same(schema, [], what);
+}
+
+/** The fake embedder, counting how often each text was embedded. */
+function countingEmbedder(): { embed: Embedder; calls: Map<string, number> } {
+  const fake = fakeEmbedder();
+  const calls = new Map<string, number>();
+  const embed: Embedder = async (texts) => {
+    for (const t of texts) calls.set(t, (calls.get(t) ?? 0) + 1);
+    // A pause per batch, so two workers' claims interleave.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    return fake(texts);
+  };
+  return { embed, calls };
 }
 
 function ids(hits: SearchHit[]): string[] {

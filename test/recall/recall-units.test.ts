@@ -50,6 +50,7 @@ describe("withEmbeddings() arguments", () => {
     [async () => [], { dimensions: 0 }],
     [async () => [], { batchSize: 1.5 }],
     [async () => [], { model: "" }],
+    [async () => [], { leaseMs: 0 }],
   ])("INVALID_ARGUMENT for %o %o", (embedder, options) => {
     expect(() =>
       SessionManager.inMemory().withEmbeddings(embedder as never, options),
@@ -66,6 +67,76 @@ describe("withEmbeddings() arguments", () => {
     await expect(custom.flushEmbeddings()).rejects.toMatchObject({
       code: "NOT_SUPPORTED",
     });
+    await expect(custom.removeEmbeddings()).rejects.toMatchObject({
+      code: "NOT_SUPPORTED",
+    });
+  });
+});
+
+describe("manager.removeEmbeddings()", () => {
+  it("on a store that never embedded: removes nothing and creates nothing", async () => {
+    const db = openSqlite(":memory:");
+    const manager = SessionManager.create(db);
+    const { id } = await manager.create("plain");
+    await manager.getSession(id).appendMessage({
+      id: "m1",
+      role: "user",
+      parts: [{ type: "text", text: "We ship on Friday" }],
+    });
+    expect(await manager.removeEmbeddings()).toEqual({ vectors: 0, queued: 0 });
+    expect(
+      db.sql`SELECT name FROM sqlite_master WHERE name LIKE 'arbor_embed%'`,
+    ).toEqual([]);
+    expect(await SessionManager.inMemory().removeEmbeddings()).toEqual({
+      vectors: 0,
+      queued: 0,
+    });
+  });
+});
+
+describe("the SQLite embedding triggers", () => {
+  it("of an older version (generation 1 for every new row) are replaced", async () => {
+    const db = openSqlite(":memory:");
+    const manager = SessionManager.create(db);
+    const { id } = await manager.create("old triggers");
+    // The tables and enqueueing trigger as an earlier release created them.
+    db.sql`CREATE TABLE arbor_embedding_queue (
+      session_id TEXT NOT NULL, kind TEXT NOT NULL, item_id TEXT NOT NULL,
+      gen INTEGER NOT NULL DEFAULT 1, attempts INTEGER NOT NULL DEFAULT 0,
+      next_at INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (session_id, kind, item_id))`;
+    db.sql`CREATE TRIGGER arbor_embed_message_insert
+      AFTER INSERT ON assistant_messages BEGIN
+        INSERT INTO arbor_embedding_queue (session_id, kind, item_id)
+        VALUES (NEW.session_id, 'message', NEW.id)
+        ON CONFLICT DO UPDATE SET gen = gen + 1, attempts = 0, next_at = 0;
+      END`;
+    await manager.withEmbeddings(fakeEmbedder()).flushEmbeddings();
+    const triggers = db.sql<{ name: string; sql: string }>`
+      SELECT name, sql FROM sqlite_master WHERE type = 'trigger'
+        AND name LIKE 'arbor_embed%' ORDER BY name`;
+    expect(triggers.map((t) => t.name)).toEqual([
+      "arbor_embed_message_delete",
+      "arbor_embed_message_insert",
+      "arbor_embed_message_update",
+      "arbor_embed_summary_delete",
+      "arbor_embed_summary_insert",
+    ]);
+    expect(
+      triggers
+        .filter((t) => t.sql.includes("INSERT INTO arbor_embedding_queue"))
+        .every((t) => t.sql.includes("random()")),
+    ).toBe(true);
+    // Written through a manager without embeddings, so no worker takes the row away.
+    await SessionManager.create(db)
+      .getSession(id)
+      .appendMessage({
+        id: "m1",
+        role: "user",
+        parts: [{ type: "text", text: "We ship on Friday" }],
+      });
+    const rows = db.sql<{ gen: number }>`SELECT gen FROM arbor_embedding_queue`;
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.gen).not.toBe(1);
   });
 });
 

@@ -10,12 +10,21 @@ export class RecallRuns extends DurableObject {
     return [...this.ctx.storage.sql.exec(strings.join("?"), ...values)];
   }
 
+  /** The embedding tables and triggers of the object's SQLite, sorted. */
+  schema() {
+    return this.sql([
+      "SELECT name FROM sqlite_master WHERE name LIKE 'arbor\\_embed%' ESCAPE '\\' ORDER BY name",
+    ]).map((row) => row.name);
+  }
+
   async fetch(request) {
     const { scenario } = await request.json();
     try {
       await RECALL_SCENARIOS[scenario]({
         manager: () => SessionManager.create(this),
         rows: async (sessionId) => {
+          if (this.schema().length === 0)
+            return { vectors: 0, queued: 0, models: [] };
           const count = (table) =>
             this.sql(
               [`SELECT COUNT(*) AS n FROM ${table} WHERE session_id = `, ""],
@@ -33,6 +42,18 @@ export class RecallRuns extends DurableObject {
             ).map((row) => row.model),
           };
         },
+        totals: async () => {
+          const tables = this.schema();
+          const count = (table) =>
+            tables.includes(table)
+              ? this.sql([`SELECT COUNT(*) AS n FROM ${table}`])[0].n
+              : 0;
+          return {
+            vectors: count("arbor_embeddings"),
+            queued: count("arbor_embedding_queue"),
+          };
+        },
+        schema: async () => this.schema(),
       });
       return Response.json({ ok: true });
     } catch (error) {

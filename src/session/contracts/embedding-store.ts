@@ -43,8 +43,12 @@ export interface EmbeddingStore {
    * overlay that has no vector under `model` (new ones, and those of another model).
    */
   prepare(model: string): Promise<void>;
-  /** Up to `limit` queued items due at `now` (ms), oldest first. */
-  claim(limit: number, now: number): Promise<QueueItem[]>;
+  /**
+   * Leases up to `limit` queued items due at `now` (ms), oldest first: in the same atomic write,
+   * their due time moves to `leaseUntil`, so another worker (another process, another manager)
+   * skips them until this one completes or fails them, or the lease ends (a crashed worker).
+   */
+  claim(limit: number, now: number, leaseUntil: number): Promise<QueueItem[]>;
   /** The text to embed per item; `null` when the item is gone or has no text. */
   texts(items: readonly QueueItem[]): Promise<Array<string | null>>;
   /**
@@ -60,7 +64,7 @@ export interface EmbeddingStore {
   fail(items: readonly QueueItem[], nextAt: number): Promise<void>;
   /** Queued items (of one session, or all). */
   pending(sessionId?: string): Promise<number>;
-  /** The earliest time (ms) a queued item is due, or `null` with an empty queue. */
+  /** The earliest time (ms) a queued item is due (a leased one: its lease's end), or `null` with an empty queue. */
   nextDue(): Promise<number | null>;
   /** The most similar vectors, best first. */
   nearest(query: Float32Array, options: NearestQuery): Promise<VectorHit[]>;

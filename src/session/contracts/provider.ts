@@ -133,6 +133,12 @@ export interface SessionProvider {
    */
   getPathIds?(leafId?: string | null): MaybePromise<PathEntry[]>;
   /**
+   * Optional: the ids on the path to `leafId` (latest leaf by default), in no order, read from the
+   * links alone; empty for unknown ids. What explained search checks `onActiveBranch` and
+   * `scope: "branch"` against (docs/search.md); the caller never changes the set.
+   */
+  getPathIdSet?(leafId?: string | null): MaybePromise<ReadonlySet<string>>;
+  /**
    * Optional: the stored messages with these ids, raw (no overlays), one entry per id in the given
    * order: `null` for an id that is not in the session or whose row is unreadable.
    */

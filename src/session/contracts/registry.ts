@@ -20,6 +20,12 @@ export interface RegistrySearchOptions {
   ownerId?: string;
 }
 
+/** An overlay found by its summary: which session, which overlay. */
+export interface SummaryHit {
+  sessionId: string;
+  id: string;
+}
+
 /** Fields `update()` may change. */
 export type SessionInfoPatch = Partial<
   Pick<SessionInfo, "name" | "end_reason" | "model" | "source" | "updated_at">
@@ -68,6 +74,15 @@ export interface SessionRegistry {
     query: string,
     options: RegistrySearchOptions,
   ): MaybePromise<SearchResult[]>;
+  /**
+   * Optional: overlays of registered sessions whose summary matches every query term
+   * (`summaryMatches`, docs/search.md), newest first, at most `limit`, under the same `sessionIds`
+   * and `ownerId` filters as `search`. Explained `manager.search()` ranks them beside messages.
+   */
+  searchSummaries?(
+    query: string,
+    options: RegistrySearchOptions,
+  ): MaybePromise<SummaryHit[]>;
   /**
    * Deletes the registry row and every row of the session, atomically: messages, overlays, index
    * rows, config, block history and the context rows under `contextKeys`. `false` (and nothing

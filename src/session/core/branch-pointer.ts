@@ -118,6 +118,10 @@ export class BranchPointer {
       const pathIds = base.getPathIds.bind(base);
       view.getPathIds = async (leafId) => pathIds(await leaf(leafId));
     }
+    if (base.getPathIdSet) {
+      const pathIdSet = base.getPathIdSet.bind(base);
+      view.getPathIdSet = async (leafId) => pathIdSet(await leaf(leafId));
+    }
     for (const name of [
       "createContextProvider",
       "createBlockHistory",

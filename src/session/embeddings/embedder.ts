@@ -8,6 +8,8 @@ import type {
 
 /** The default texts per embedding call. */
 export const DEFAULT_BATCH_SIZE = 64;
+/** How long a claimed batch is reserved for its worker: far longer than a batch takes. */
+export const DEFAULT_LEASE_MS = 60_000;
 
 /** An embedder made callable, with its resolved name and batch size. */
 export interface ResolvedEmbedder {
@@ -15,6 +17,8 @@ export interface ResolvedEmbedder {
   model: string;
   batchSize: number;
   dimensions: number | undefined;
+  /** How long a claimed batch stays reserved for this worker (embedding-index.ts). */
+  leaseMs: number;
 }
 
 /**
@@ -31,6 +35,8 @@ export function resolveEmbedder(
     invalid("dimensions must be a positive integer");
   if (!positiveInteger(batchSize))
     invalid("batchSize must be a positive integer");
+  const { leaseMs = DEFAULT_LEASE_MS } = options;
+  if (!positiveInteger(leaseMs)) invalid("leaseMs must be a positive integer");
   if (
     options.model !== undefined &&
     (typeof options.model !== "string" || options.model === "")
@@ -46,7 +52,7 @@ export function resolveEmbedder(
   // The calling and checking code loads with the worker (embed-call.ts), on first use.
   const embed: EmbedFunction = async (texts) =>
     (await import("./embed-call.js")).embedChecked(embedder, texts, dimensions);
-  return { embed, model, batchSize, dimensions };
+  return { embed, model, batchSize, dimensions, leaseMs };
 }
 
 // --- Internal helpers ---

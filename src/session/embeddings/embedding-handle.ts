@@ -9,29 +9,44 @@ import type { Embedder, EmbeddingOptions } from "./types.js";
 /** The lazily opened index of one `withEmbeddings()` call; see the module comment. */
 export class EmbeddingHandle {
   readonly embedder: ResolvedEmbedder;
-  readonly #indexes = new WeakMap<object, Promise<EmbeddingIndex>>();
+  readonly #indexes = new WeakMap<object, IndexEntry>();
 
   constructor(embedder: Embedder, options: EmbeddingOptions = {}) {
     this.embedder = resolveEmbedder(embedder, options);
   }
 
-  /** The index over the store (`storeIdentity`), created and prepared on first call. */
+  /**
+   * The index over the store (`storeIdentity`), created and prepared on first call, and again
+   * after the store's embeddings were removed (the old index is stopped).
+   */
   index(target: object): Promise<EmbeddingIndex> {
-    let index = this.#indexes.get(target);
-    if (!index) {
+    const cached = this.#indexes.get(target);
+    if (cached && !cached.opened?.stopped) return cached.index;
+    const entry: IndexEntry = {
+      opened: null,
       // The worker and the stores load on first use: sessions that never embed do not carry them.
-      index = import("./embedding-runtime.js").then(
-        async ({ EmbeddingIndex, embeddingStoreFor }) => {
+      index: import("./embedding-runtime.js").then(
+        async ({ EmbeddingIndex, embeddingStoreFor, trackIndex }) => {
           const store = await embeddingStoreFor(target);
           const created = new EmbeddingIndex(store, this.embedder);
+          trackIndex(target, created);
           await created.prepare();
           created.kick();
+          entry.opened = created;
           return created;
         },
-      );
-      this.#indexes.set(target, index);
-      index.catch(() => this.#indexes.delete(target));
-    }
-    return index;
+      ),
+    };
+    this.#indexes.set(target, entry);
+    entry.index.catch(() => {
+      if (this.#indexes.get(target) === entry) this.#indexes.delete(target);
+    });
+    return entry.index;
   }
+}
+
+interface IndexEntry {
+  index: Promise<EmbeddingIndex>;
+  /** The index once it is open. */
+  opened: EmbeddingIndex | null;
 }

@@ -1,7 +1,9 @@
 /**
  * The background embedder of one store: it drains the store's queue in batches, retries a
- * failed batch with exponential backoff, and reports progress. One index per store object and
- * model, shared by every Session and SessionManager over that store, so a queue is drained once.
+ * failed batch with exponential backoff, and reports progress. One index per `withEmbeddings()`
+ * call and store object, shared by the sessions of that call. A batch is claimed as a lease
+ * (`EmbeddingStore.claim`), so several indexes over one store (other managers, other processes)
+ * never embed an item twice, and the items of a worker that died come due when its lease ends.
  */
 import { messageOf } from "../status.js";
 import type { ResolvedEmbedder } from "./embedder.js";
@@ -18,6 +20,8 @@ export const BASE_BACKOFF_MS = 500;
 export const MAX_BACKOFF_MS = 60_000;
 /** Characters of a text sent to the embedder: the rest is past any model's context anyway. */
 export const MAX_EMBEDDED_CHARS = 8_000;
+/** How often `flush()` looks again while another worker holds leased items. */
+export const FLUSH_POLL_MS = 100;
 
 /** Drains one store's embedding queue in the background; see the module comment. */
 export class EmbeddingIndex {
@@ -26,6 +30,9 @@ export class EmbeddingIndex {
   #running: Promise<void> | null = null;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #lastError: unknown = null;
+  /** Failed batches so far: `flush()` counts its rounds that failed. */
+  #failures = 0;
+  #stopped = false;
 
   constructor(
     readonly store: EmbeddingStore,
@@ -46,9 +53,24 @@ export class EmbeddingIndex {
     return this.#prepared;
   }
 
+  /** Whether `stop()` was called (the store's embeddings were removed). */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  /**
+   * Stops the worker for good: no new batch is claimed, and a batch in flight stores nothing
+   * (its tables may be gone). Does not wait for the batch.
+   */
+  stop(): void {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
   /** Starts a drain soon, unless one runs; never waits for it and never throws. */
   kick(): void {
-    if (this.#running || this.#timer !== undefined) return;
+    if (this.#stopped || this.#running || this.#timer !== undefined) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#start().catch(() => undefined);
@@ -57,24 +79,38 @@ export class EmbeddingIndex {
 
   /**
    * Embeds until the queue is empty, retrying failures with backoff. Rejects with the embedder's
-   * error once an item has failed `maxAttempts` times in this call (it stays queued).
+   * error once `maxAttempts` rounds of this call failed (the items stay queued). Items another
+   * worker holds (another manager, another process) are waited for until it completes them or
+   * its lease ends, after which this index embeds them itself; its own leases are always
+   * settled when its drain ends, so a single process never waits out a lease.
    */
   async flush(maxAttempts = 5): Promise<void> {
+    if (this.#stopped) return;
     await this.prepare();
     // Let change listeners of writes just made (the in-memory store) enqueue first.
     await new Promise((resolve) => setTimeout(resolve, 0));
-    for (let round = 0; ; round++) {
+    // A round counts as failed when a batch failed since the last one (a failure just before
+    // this call counts once); waiting for another worker's lease is not a failure.
+    let counted = this.#failures - (this.#lastError === null ? 0 : 1);
+    for (let failedRounds = 0; !this.#stopped;) {
       if (this.#running) await this.#running.catch(() => undefined);
       clearTimeout(this.#timer);
       this.#timer = undefined;
       await this.#start();
       if ((await this.store.pending()) === 0) return;
-      if (round + 1 >= maxAttempts)
-        throw this.#lastError ?? new Error("[arbor] Embedding did not finish");
+      if (this.#failures > counted) {
+        counted = this.#failures;
+        if (++failedRounds >= maxAttempts)
+          throw (
+            this.#lastError ?? new Error("[arbor] Embedding did not finish")
+          );
+      }
+      // Waits for a backoff or another worker's lease, looking again often: that worker may
+      // finish long before its lease ends.
       const due = await this.store.nextDue();
-      const wait = due === null ? 0 : Math.max(0, due - Date.now());
+      const wait = due === null ? 0 : due - Date.now();
       await new Promise((resolve) =>
-        setTimeout(resolve, Math.min(wait, MAX_BACKOFF_MS)),
+        setTimeout(resolve, Math.min(Math.max(wait, 1), FLUSH_POLL_MS)),
       );
     }
   }
@@ -92,6 +128,7 @@ export class EmbeddingIndex {
   }
 
   #start(): Promise<void> {
+    if (this.#stopped) return Promise.resolve();
     this.#running ??= this.#drain().finally(() => {
       this.#running = null;
     });
@@ -100,17 +137,23 @@ export class EmbeddingIndex {
 
   async #drain(): Promise<void> {
     await this.prepare();
-    for (;;) {
-      const items = await this.store.claim(this.embedder.batchSize, Date.now());
+    while (!this.#stopped) {
+      const now = Date.now();
+      const items = await this.store.claim(
+        this.embedder.batchSize,
+        now,
+        now + this.embedder.leaseMs,
+      );
       if (items.length === 0) break;
-      if (!(await this.#embedBatch(items))) break;
+      if (!(await this.#settled(items))) break;
     }
+    if (this.#stopped) return;
     const next = await this.store.nextDue();
     if (next === null) {
       this.#emit({ phase: "idle", embedded: 0 });
       return;
     }
-    // Items wait for their backoff: come back when the first is due.
+    // Items wait for their backoff or another worker's lease: come back when the first is due.
     clearTimeout(this.#timer);
     this.#timer = setTimeout(
       () => {
@@ -120,6 +163,25 @@ export class EmbeddingIndex {
       Math.min(Math.max(0, next - Date.now()), MAX_BACKOFF_MS),
     );
     unref(this.#timer);
+  }
+
+  /**
+   * One claimed batch, whose lease is always settled: when reading texts or storing vectors
+   * throws, the items are released with a backoff rather than held until the lease ends.
+   */
+  async #settled(items: QueueItem[]): Promise<boolean> {
+    try {
+      return await this.#embedBatch(items);
+    } catch (error) {
+      if (this.#stopped) return false;
+      this.#failures++;
+      this.#lastError = error;
+      const attempts = Math.max(0, ...items.map((item) => item.attempts));
+      await this.store
+        .fail(items, Date.now() + backoff(attempts))
+        .catch(() => undefined);
+      throw error;
+    }
   }
 
   /**
@@ -153,12 +215,14 @@ export class EmbeddingIndex {
         failed.push(...group.map((e) => e.item));
       }
     }
+    // Stopped (embeddings removed) while the embedder ran: the tables may be gone.
+    if (this.#stopped) return false;
     if (done.length > 0 || gone.length > 0)
       await this.store.complete(done, gone, this.model);
     if (failed.length > 0) {
+      this.#failures++;
       this.#lastError = error;
-      const delay = Math.min(BASE_BACKOFF_MS * 2 ** attempts, MAX_BACKOFF_MS);
-      await this.store.fail(failed, Date.now() + delay);
+      await this.store.fail(failed, Date.now() + backoff(attempts));
       this.#emit({
         phase: "failed",
         embedded: done.length,
@@ -191,6 +255,11 @@ export class EmbeddingIndex {
       }
     });
   }
+}
+
+/** The wait before retrying items that failed `attempts` times before. */
+function backoff(attempts: number): number {
+  return Math.min(BASE_BACKOFF_MS * 2 ** attempts, MAX_BACKOFF_MS);
 }
 
 function unref(timer: unknown): void {

@@ -6,7 +6,11 @@ import type { EmbeddingIndex } from "./embedding-index.js";
 import type { EmbeddingStatusEvent } from "./types.js";
 
 export { EmbeddingIndex } from "./embedding-index.js";
-export { embeddingStoreFor } from "./embedding-stores.js";
+export {
+  embeddingStoreFor,
+  removeStoreEmbeddings,
+  trackIndex,
+} from "./embedding-stores.js";
 
 /** What this module uses of a Session's runtime (structural: no import cycle with it). */
 export interface RuntimeLike {

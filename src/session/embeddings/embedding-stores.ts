@@ -7,6 +7,7 @@ import { ArborError } from "../errors/index.js";
 import { isPostgresClient } from "../providers/postgres/postgres-client.js";
 import { MemoryStore } from "../providers/memory/memory-store.js";
 import type { EmbeddingStore } from "../contracts/embedding-store.js";
+import type { EmbeddingIndex } from "./embedding-index.js";
 
 /**
  * The embedding store behind a session's `storeIdentity` (a `MemoryStore`, a `sql` store or a
@@ -29,7 +30,58 @@ export function existingEmbeddingStore(
   return stores.get(target);
 }
 
+/** Notes an index over the store, so `removeStoreEmbeddings()` can stop it. */
+export function trackIndex(target: object, index: EmbeddingIndex): void {
+  let set = indexes.get(target);
+  if (!set) {
+    set = new Set();
+    indexes.set(target, set);
+  }
+  set.add(index);
+}
+
+/**
+ * Turns embeddings off on the store (`manager.removeEmbeddings()`): stops every index of this
+ * process over it, forgets its embedding store (a later `withEmbeddings()` opens a new one,
+ * which recreates the tables and queues every message), and drops the tables, triggers and
+ * maps. Returns how many vectors and queued items went.
+ */
+export async function removeStoreEmbeddings(
+  target: object,
+): Promise<{ vectors: number; queued: number }> {
+  for (const index of indexes.get(target) ?? []) index.stop();
+  indexes.delete(target);
+  const opened = stores.get(target);
+  stores.delete(target);
+  if (target instanceof MemoryStore) {
+    const store = await opened?.catch(() => undefined);
+    const { MemoryEmbeddingStore } =
+      await import("../providers/memory/memory-embeddings.js");
+    return store instanceof MemoryEmbeddingStore
+      ? store.remove()
+      : { vectors: 0, queued: 0 };
+  }
+  if (isSqlProvider(target)) {
+    const { removeSqlEmbeddings } =
+      await import("../providers/sql/sql-embedding-schema.js");
+    return removeSqlEmbeddings(target);
+  }
+  if (isPostgresClient(target)) {
+    const [{ removePostgresEmbeddings }, { postgresExecutor }] =
+      await Promise.all([
+        import("../providers/postgres/postgres-embedding-schema.js"),
+        import("../providers/postgres/postgres-executor.js"),
+      ]);
+    return removePostgresEmbeddings(postgresExecutor(target));
+  }
+  throw new ArborError(
+    "NOT_SUPPORTED",
+    "[arbor] removeEmbeddings() needs a built-in backend (in memory, a sql store or PostgreSQL)",
+  );
+}
+
 const stores = new WeakMap<object, Promise<EmbeddingStore>>();
+const indexes = new WeakMap<object, Set<EmbeddingIndex>>();
 
 async function open(target: object): Promise<EmbeddingStore> {
   if (target instanceof MemoryStore) {

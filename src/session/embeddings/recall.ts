@@ -135,6 +135,20 @@ export async function recall(plan: RecallPlan): Promise<RecallResult[]> {
   return results;
 }
 
+/**
+ * The text ranking of messages and of overlay summaries as one list: alternately the next of
+ * each, so a matching summary is not pushed below every matching message (they have no common
+ * score: summaries are matched as substrings, messages ranked by the full-text engine).
+ */
+export function interleave<T>(first: readonly T[], second: readonly T[]): T[] {
+  const out: T[] = [];
+  for (let i = 0; i < Math.max(first.length, second.length); i++) {
+    if (i < first.length) out.push(first[i]!);
+    if (i < second.length) out.push(second[i]!);
+  }
+  return out;
+}
+
 // --- Internal helpers ---
 
 /**

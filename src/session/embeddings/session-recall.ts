@@ -14,8 +14,13 @@ import { queryTerms } from "../core/search-terms.js";
 import { ArborError } from "../errors/index.js";
 import { searchSession } from "../session-reads.js";
 import type { EmbeddingHandle } from "./embedding-handle.js";
-import { checkRecallOptions, recall, type RecallItem } from "./recall.js";
-import { containsAllTerms } from "./snippet.js";
+import {
+  checkRecallOptions,
+  interleave,
+  recall,
+  type RecallItem,
+} from "./recall.js";
+import { summaryMatches } from "../core/summary-match.js";
 import type { RecallResult, SessionSearchOptions } from "./types.js";
 
 /** Searches one session; see the module comment. */
@@ -38,13 +43,8 @@ export async function searchSessionRecall(
   const index = handle
     ? await handle.index(provider.storeIdentity ?? provider)
     : null;
-  const active = await pathIds(provider, undefined);
   const path =
-    scope !== "branch"
-      ? null
-      : options.leafId === undefined
-        ? active
-        : await pathIds(provider, options.leafId);
+    scope !== "branch" ? null : await pathIds(provider, options.leafId);
   if (path !== null && path.size === 0 && options.leafId !== undefined)
     throw new ArborError(
       "MESSAGE_NOT_FOUND",
@@ -63,19 +63,25 @@ export async function searchSessionRecall(
     withSessionId: false,
     text: async () => {
       const hits = await searchSession(provider, query, rankWindow(limit));
-      const items: Array<RecallItem & { hit?: SearchResult }> = hits
+      const messages: Array<RecallItem & { hit?: SearchResult }> = hits
         .filter((hit) => path === null || path.has(hit.id))
         .map((hit) => ({ sessionId, kind: "message", id: hit.id, hit }));
-      for (const overlay of overlays)
-        if (containsAllTerms(overlay.summary, query))
-          items.push({ sessionId, kind: "summary", id: overlay.id });
-      return items;
+      const summaries: RecallItem[] = overlays
+        .filter((overlay) => summaryMatches(overlay.summary, query))
+        .reverse()
+        .map((overlay) => ({ sessionId, kind: "summary", id: overlay.id }));
+      return interleave(messages, summaries);
     },
     semantic: {
       sessionIds: [sessionId],
       ...(path ? { itemIds: [...path, ...byOverlay.keys()] } : {}),
     },
     resolve: async (items) => {
+      // Read after the text ranking: its index catch-up leaves a kept path valid (sql store).
+      const active =
+        path !== null && options.leafId === undefined
+          ? path
+          : await pathIds(provider, undefined);
       const messages = await readMessages(
         provider,
         items.filter((i) => i.kind === "message").map((i) => i.id),
@@ -93,12 +99,13 @@ export async function searchSessionRecall(
 export async function pathIds(
   provider: SessionProvider,
   leafId: string | undefined,
-): Promise<Set<string>> {
-  if (!provider.getPathIds) {
-    const history = await provider.getHistory(leafId);
-    return new Set(history.map((m) => m.id));
-  }
-  return new Set((await provider.getPathIds(leafId)).map((entry) => entry.id));
+): Promise<ReadonlySet<string>> {
+  if (provider.getPathIdSet) return provider.getPathIdSet(leafId);
+  if (provider.getPathIds)
+    return new Set(
+      (await provider.getPathIds(leafId)).map((entry) => entry.id),
+    );
+  return new Set((await provider.getHistory(leafId)).map((m) => m.id));
 }
 
 /** The stored messages with these ids, by id. */
@@ -119,7 +126,7 @@ export async function readMessages(
 /** A message as a result, or `null` when it is gone. */
 export function resolveMessage(
   message: SessionMessage | null,
-  active: Set<string>,
+  active: ReadonlySet<string>,
 ) {
   if (!message) return null;
   return {
@@ -132,7 +139,7 @@ export function resolveMessage(
 /** An overlay as a result (role `"summary"`), or `null` when it is gone. */
 export function resolveOverlay(
   overlay: StoredCompaction | undefined,
-  active: Set<string>,
+  active: ReadonlySet<string>,
 ) {
   if (!overlay) return null;
   return {

@@ -37,14 +37,6 @@ export function snippetOf(content: string, query: string): string {
   return `${start > 0 ? "…" : ""}${out}${end < content.length ? "…" : ""}`;
 }
 
-/** True when every query term occurs in the text (case and width folded). */
-export function containsAllTerms(text: string, query: string): boolean {
-  const terms = queryTerms(query).map((term) => foldText(term));
-  if (terms.length === 0) return false;
-  const folded = foldText(text);
-  return terms.every((term) => folded.includes(term));
-}
-
 function excerpt(content: string, start: number, length: number): string {
   const end = Math.min(content.length, start + length);
   return `${content.slice(start, end)}${end < content.length ? "…" : ""}`;

@@ -39,6 +39,12 @@ export interface EmbeddingOptions {
    * `modelId`, or `"custom"` for a function.
    */
   model?: string;
+  /**
+   * Milliseconds a claimed batch stays reserved for this worker; default 60,000. Tests shorten
+   * it to see a crashed worker's items taken over without waiting a minute.
+   * @internal
+   */
+  leaseMs?: number;
 }
 
 /** Progress of the background embedding, sent to `onStatus` listeners. */

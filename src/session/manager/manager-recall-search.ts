@@ -6,6 +6,7 @@ import { ArborError } from "../errors/index.js";
 import type { EmbeddingHandle } from "../embeddings/embedding-handle.js";
 import {
   checkRecallOptions,
+  interleave,
   recall,
   type RecallItem,
   type ResolvedItem,
@@ -37,7 +38,7 @@ export function storeTarget(host: ManagerHost): object {
       : storage.client;
 }
 
-/** Ranks messages (and, by meaning, overlay summaries) of the registry's sessions. */
+/** Ranks messages and overlay summaries (by their words, and by meaning) of the registry's sessions. */
 export async function searchManagerRecall(
   host: ManagerHost,
   handle: EmbeddingHandle | null,
@@ -54,24 +55,39 @@ export async function searchManagerRecall(
     limit,
     index,
     withSessionId: true,
-    text: async () =>
-      (
-        await searchSessions(host.registry, query, {
-          ...options,
-          limit: rankWindow(limit),
-        })
-      ).map((hit: SearchResult) => ({
-        sessionId: hit.sessionId ?? "",
-        kind: "message" as const,
-        id: hit.id,
-        hit,
-      })),
+    text: async () => {
+      const window = { ...options, limit: rankWindow(limit) };
+      const messages = (await searchSessions(host.registry, query, window)).map(
+        (hit: SearchResult) => ({
+          sessionId: hit.sessionId ?? "",
+          kind: "message" as const,
+          id: hit.id,
+          hit,
+        }),
+      );
+      return interleave(messages, await searchSummaries(host, query, window));
+    },
     semantic: { sessionIds: await sessionScope(host, options) },
     resolve: (items) => resolveAcrossSessions(host, items),
   });
 }
 
 // --- Internal helpers ---
+
+/** Overlays found by their summary, newest first; none on a registry without the method. */
+async function searchSummaries(
+  host: ManagerHost,
+  query: string,
+  options: ManagerSearchOptions & { limit: number },
+): Promise<RecallItem[]> {
+  if (!host.registry.searchSummaries) return [];
+  const hits = await host.registry.searchSummaries(query, {
+    limit: options.limit,
+    ...(options.sessionIds ? { sessionIds: options.sessionIds } : {}),
+    ...(options.ownerId !== undefined ? { ownerId: options.ownerId } : {}),
+  });
+  return hits.map((hit) => ({ ...hit, kind: "summary" as const }));
+}
 
 /** The session ids a search may return (`null`: all), from `sessionIds` and `ownerId`. */
 async function sessionScope(

@@ -3,6 +3,7 @@
  * than plain text loads on first use, so a Worker bundle keeps it in a separate chunk.
  */
 import { EmbeddingHandle } from "../embeddings/embedding-handle.js";
+import { ArborError } from "../errors/index.js";
 import { attachEmbeddings } from "../embeddings/session-embeddings.js";
 import type { Session } from "../session.js";
 import type { SessionRuntime } from "../session-runtime.js";
@@ -33,10 +34,7 @@ export abstract class ManagerRecall extends ManagerRetention {
     const handle = new EmbeddingHandle(embedder, options);
     this.settings.embeddings = handle;
     for (const session of this.openSessions())
-      attachEmbeddings(
-        (session as unknown as { runtime: SessionRuntime }).runtime,
-        handle,
-      );
+      attachEmbeddings(runtimeOf(session), handle);
     return this;
   }
 
@@ -46,6 +44,38 @@ export abstract class ManagerRecall extends ManagerRetention {
     if (!handle) return;
     const { storeTarget } = await import("./manager-recall-search.js");
     await (await handle.index(storeTarget(this.host))).flush();
+  }
+
+  /**
+   * Turns embeddings off for the whole store (docs/search.md): stops the background embedding
+   * of this process over the store, drops the embedding queue, the vectors and the triggers that
+   * queue writes (on PostgreSQL also the function `arbor_embedding_hook()`), and detaches
+   * embeddings from this manager and the sessions it holds open. Writes queue nothing afterwards;
+   * a later `withEmbeddings()` recreates everything and embeds every message again, and so does
+   * the next write or search of another manager or session of this process that still has
+   * `withEmbeddings()`.
+   *
+   * @returns How many vectors and queued items were removed.
+   * @throws ArborError `NOT_SUPPORTED` on a custom backend.
+   */
+  async removeEmbeddings(): Promise<{ vectors: number; queued: number }> {
+    if (!this.host.storage)
+      throw new ArborError(
+        "NOT_SUPPORTED",
+        "[arbor] removeEmbeddings() needs a built-in backend (in memory, a sql store or PostgreSQL)",
+      );
+    const handle = this.settings.embeddings;
+    this.settings.embeddings = null;
+    for (const session of this.openSessions()) {
+      const runtime = runtimeOf(session);
+      if (handle && runtime.embeddings?.handle === handle)
+        runtime.embeddings = null;
+    }
+    const [{ storeTarget }, { removeStoreEmbeddings }] = await Promise.all([
+      import("./manager-recall-search.js"),
+      import("../embeddings/embedding-runtime.js"),
+    ]);
+    return removeStoreEmbeddings(storeTarget(this.host));
   }
 
   /**
@@ -64,4 +94,8 @@ export abstract class ManagerRecall extends ManagerRetention {
     const { searchManagerRecall } = await import("./manager-recall-search.js");
     return searchManagerRecall(this.host, handle, query, options);
   }
+}
+
+function runtimeOf(session: Session): SessionRuntime {
+  return (session as unknown as { runtime: SessionRuntime }).runtime;
 }

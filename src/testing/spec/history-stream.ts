@@ -278,6 +278,33 @@ export function historyStreamSpec(rootSuite: Suite): void {
     );
 
     suite.it(
+      "reads the path's id set when the provider has it, current after every write",
+      async ({ provider }) => {
+        const raw = provider("a");
+        if (!raw.getPathIdSet) return;
+        const sorted = async (leafId?: string) =>
+          [...(await raw.getPathIdSet!(leafId))].sort();
+        await build(raw, tree({ r: { a: { b: {} }, c: {} } }));
+        expect(await sorted("b")).toEqual(["a", "b", "r"]);
+        expect(await sorted()).toEqual(["c", "r"]);
+        expect(await sorted()).toEqual(["c", "r"]);
+        await raw.appendMessage(textMessage("d", "d"));
+        expect(await sorted()).toEqual(["c", "d", "r"]);
+        await raw.appendMessage(textMessage("e", "e"), "b");
+        expect(await sorted()).toEqual(["a", "b", "e", "r"]);
+        await raw.deleteMessages(["a"]);
+        expect(await sorted()).toEqual(["b", "e", "r"]);
+        expect(await sorted("unknown")).toEqual([]);
+        // The set a caller holds is not one it must copy: reading again gives the same members.
+        const held = await raw.getPathIdSet();
+        await raw.searchMessages?.("d");
+        expect([...(await raw.getPathIdSet())].sort()).toEqual(
+          [...held].sort(),
+        );
+      },
+    );
+
+    suite.it(
       `streams a path of ${DEEP_PATH_LENGTH} messages whole, both directions`,
       async ({ provider, session }) => {
         const raw = provider("a");

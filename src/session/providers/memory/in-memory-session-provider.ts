@@ -208,6 +208,12 @@ export class InMemorySessionProvider implements SessionProvider {
       : [];
   }
 
+  /** The ids on the path, in no order (explained search). */
+  getPathIdSet(leafId?: string | null): ReadonlySet<string> {
+    const data = this.data();
+    return new Set(data ? pathRows(data, leafId).map((row) => row.id) : []);
+  }
+
   /** The stored messages with these ids, in the given order; `null` for unknown ids. */
   getMessagesByIds(ids: readonly string[]): Array<SessionMessage | null> {
     return messagesByIds(this.data(), ids, (json) => this.decode(json));

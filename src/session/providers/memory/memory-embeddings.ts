@@ -36,9 +36,24 @@ export class MemoryEmbeddingStore implements EmbeddingStore {
   readonly #queue = new Map<string, Queued>();
   readonly #vectors = new Map<string, Stored>();
   #gen = 0;
+  readonly #unwatch: () => void;
 
   constructor(private readonly store: MemoryStore) {
-    watchMemoryChanges(store, null, (event) => this.#apply(event));
+    this.#unwatch = watchMemoryChanges(store, null, (event) =>
+      this.#apply(event),
+    );
+  }
+
+  /**
+   * Turns embeddings off (`manager.removeEmbeddings()`): stops hearing writes and empties the
+   * maps. Returns how many vectors and queued items there were.
+   */
+  remove(): { vectors: number; queued: number } {
+    this.#unwatch();
+    const removed = { vectors: this.#vectors.size, queued: this.#queue.size };
+    this.#vectors.clear();
+    this.#queue.clear();
+    return removed;
   }
 
   async prepare(model: string): Promise<void> {
@@ -50,11 +65,17 @@ export class MemoryEmbeddingStore implements EmbeddingStore {
     }
   }
 
-  async claim(limit: number, now: number): Promise<QueueItem[]> {
+  async claim(
+    limit: number,
+    now: number,
+    leaseUntil: number,
+  ): Promise<QueueItem[]> {
     const items: QueueItem[] = [];
     for (const [key, queued] of this.#queue) {
       if (items.length >= limit) break;
       if (queued.nextAt > now) continue;
+      // The lease: another index over this store skips the item until it is due again.
+      queued.nextAt = leaseUntil;
       items.push({
         ...parseKey(key),
         gen: queued.gen,

@@ -10,6 +10,7 @@ import {
   type RegistrySearchOptions,
   type SessionInfoPatch,
   type SessionRegistry,
+  type SummaryHit,
 } from "../../contracts/registry.js";
 
 /** The registry of an in-memory store: rows and config kept beside the sessions' messages. */
@@ -123,6 +124,21 @@ export class MemorySessionRegistry implements SessionRegistry {
         createdAt: row.createdAt,
         sessionId,
       }));
+  }
+
+  /**
+   * Overlays whose summary matches the query, newest first (explained manager search). Loaded
+   * on first use, like the rest of explained search.
+   */
+  async searchSummaries(
+    query: string,
+    options: RegistrySearchOptions,
+  ): Promise<SummaryHit[]> {
+    const { searchMemorySummaries } =
+      await import("./memory-summary-search.js");
+    return searchMemorySummaries(this.store, query, options, (id) =>
+      this.getConfig(id, "owner"),
+    );
   }
 
   deleteSession(id: string, contextKeys: readonly string[]): boolean {

@@ -21,6 +21,7 @@ import type {
   PostgresQueryable,
 } from "./postgres-client.js";
 import { postgresExecutor } from "./postgres-executor.js";
+import { EMBEDDING_DDL } from "./postgres-embedding-schema.js";
 import { postgresSettings } from "./postgres-settings.js";
 
 /** The embedding tables of one PostgreSQL client. */
@@ -39,16 +40,16 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
     this.#ready ??= this.#createTables();
     await this.#ready;
     await this.#db.query(
-      `INSERT INTO arbor_embedding_queue (session_id, kind, item_id)
-       SELECT m.session_id, 'message', m.id FROM assistant_messages AS m
+      `INSERT INTO arbor_embedding_queue (session_id, kind, item_id, gen)
+       SELECT m.session_id, 'message', m.id, (floor(random() * 4503599627370496) + 1)::bigint FROM assistant_messages AS m
        WHERE NOT EXISTS (SELECT 1 FROM arbor_embeddings AS e WHERE e.session_id = m.session_id
          AND e.kind = 'message' AND e.item_id = m.id AND e.model = ?)
        ON CONFLICT DO NOTHING`,
       [model],
     );
     await this.#db.query(
-      `INSERT INTO arbor_embedding_queue (session_id, kind, item_id)
-       SELECT c.session_id, 'summary', c.id FROM assistant_compactions AS c
+      `INSERT INTO arbor_embedding_queue (session_id, kind, item_id, gen)
+       SELECT c.session_id, 'summary', c.id, (floor(random() * 4503599627370496) + 1)::bigint FROM assistant_compactions AS c
        WHERE NOT EXISTS (SELECT 1 FROM arbor_embeddings AS e WHERE e.session_id = c.session_id
          AND e.kind = 'summary' AND e.item_id = c.id AND e.model = ?)
        ON CONFLICT DO NOTHING`,
@@ -56,19 +57,30 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
     );
   }
 
-  async claim(limit: number, now: number): Promise<QueueItem[]> {
-    const rows = await this.#db.query<QueueRow>(
-      `SELECT session_id, kind, item_id, gen, attempts FROM arbor_embedding_queue
-       WHERE next_at <= ? ORDER BY queued_at LIMIT ?`,
-      [now, limit],
+  async claim(
+    limit: number,
+    now: number,
+    leaseUntil: number,
+  ): Promise<QueueItem[]> {
+    // One statement picks and leases the rows; rows another claim holds locked are skipped, and
+    // one it already leased fails the re-checked `next_at`, so two workers never share an item.
+    const rows = await this.#db.query<QueueRow & { queued_at: unknown }>(
+      `UPDATE arbor_embedding_queue AS q SET next_at = ?
+       FROM (SELECT session_id, kind, item_id FROM arbor_embedding_queue
+         WHERE next_at <= ? ORDER BY queued_at LIMIT ? FOR UPDATE SKIP LOCKED) AS due
+       WHERE q.session_id = due.session_id AND q.kind = due.kind AND q.item_id = due.item_id
+       RETURNING q.session_id, q.kind, q.item_id, q.gen, q.attempts, q.queued_at`,
+      [leaseUntil, now, limit],
     );
-    return rows.map((row) => ({
-      sessionId: row.session_id,
-      kind: row.kind === "summary" ? "summary" : "message",
-      itemId: row.item_id,
-      gen: Number(row.gen),
-      attempts: Number(row.attempts),
-    }));
+    return rows
+      .sort((a, b) => Number(a.queued_at) - Number(b.queued_at))
+      .map((row) => ({
+        sessionId: row.session_id,
+        kind: row.kind === "summary" ? "summary" : "message",
+        itemId: row.item_id,
+        gen: Number(row.gen),
+        attempts: Number(row.attempts),
+      }));
   }
 
   async texts(items: readonly QueueItem[]): Promise<Array<string | null>> {
@@ -308,44 +320,3 @@ function arrayLiteral(vector: Float32Array): string {
 function textArray(values: readonly string[]): string {
   return `{${values.map((v) => `"${v.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`).join(",")}}`;
 }
-
-const EMBEDDING_DDL = [
-  `CREATE TABLE IF NOT EXISTS arbor_embedding_queue (
-    session_id TEXT NOT NULL, kind TEXT NOT NULL, item_id TEXT NOT NULL,
-    gen BIGINT NOT NULL DEFAULT 1, attempts INTEGER NOT NULL DEFAULT 0,
-    next_at BIGINT NOT NULL DEFAULT 0, queued_at BIGSERIAL,
-    PRIMARY KEY (session_id, kind, item_id)
-  )`,
-  `CREATE TABLE IF NOT EXISTS arbor_embeddings (
-    session_id TEXT NOT NULL, kind TEXT NOT NULL, item_id TEXT NOT NULL,
-    model TEXT NOT NULL, dimensions INTEGER NOT NULL, vector REAL[] NOT NULL,
-    PRIMARY KEY (session_id, kind, item_id)
-  )`,
-  `CREATE OR REPLACE FUNCTION arbor_embedding_hook() RETURNS trigger LANGUAGE plpgsql AS $$
-  BEGIN
-    IF TG_OP <> 'INSERT' THEN
-      DELETE FROM arbor_embeddings WHERE session_id = OLD.session_id
-        AND kind = TG_ARGV[0] AND item_id = OLD.id;
-    END IF;
-    IF TG_OP = 'DELETE' THEN
-      DELETE FROM arbor_embedding_queue WHERE session_id = OLD.session_id
-        AND kind = TG_ARGV[0] AND item_id = OLD.id;
-      RETURN OLD;
-    END IF;
-    INSERT INTO arbor_embedding_queue (session_id, kind, item_id)
-    VALUES (NEW.session_id, TG_ARGV[0], NEW.id)
-    ON CONFLICT (session_id, kind, item_id) DO UPDATE
-      SET gen = arbor_embedding_queue.gen + 1, attempts = 0, next_at = 0;
-    RETURN NEW;
-  END $$`,
-  `CREATE OR REPLACE TRIGGER arbor_embed_message_write
-    AFTER INSERT OR DELETE ON assistant_messages
-    FOR EACH ROW EXECUTE FUNCTION arbor_embedding_hook('message')`,
-  `CREATE OR REPLACE TRIGGER arbor_embed_message_update
-    AFTER UPDATE OF content ON assistant_messages FOR EACH ROW
-    WHEN (OLD.content IS DISTINCT FROM NEW.content)
-    EXECUTE FUNCTION arbor_embedding_hook('message')`,
-  `CREATE OR REPLACE TRIGGER arbor_embed_summary_write
-    AFTER INSERT OR DELETE ON assistant_compactions
-    FOR EACH ROW EXECUTE FUNCTION arbor_embedding_hook('summary')`,
-];

@@ -56,6 +56,19 @@ export async function loadPathWithSizes(
   return orderPath(rows).map((row) => ({ ...row, bytes: toCount(row.bytes) }));
 }
 
+/** The ids on the path (latest leaf when `null`), in no order, from the links alone. */
+export async function loadPathIdSet(
+  db: PostgresQueryable,
+  sessionId: string,
+  leafId: string | null,
+): Promise<Set<string>> {
+  const rows = await db.query<{ id: string }>(
+    `${pathCte(leafId)} SELECT id FROM path`,
+    pathParams(sessionId, leafId),
+  );
+  return new Set(rows.map((row) => row.id));
+}
+
 /** The number of stored rows on the path; 0 for an unknown id or an empty session. */
 export async function countPath(
   db: PostgresQueryable,

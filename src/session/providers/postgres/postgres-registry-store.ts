@@ -13,6 +13,7 @@ import {
 import { readConfig, writeConfig } from "./postgres-config.js";
 import { postgresSettings } from "./postgres-settings.js";
 import { searchMessageRows } from "./postgres-search.js";
+import { searchSummaryRows } from "./postgres-summary-search.js";
 import {
   isoSql,
   TEXT_ARRAY_SQL,
@@ -26,6 +27,7 @@ import type {
   RegistrySearchOptions,
   SessionInfoPatch,
   SessionRegistry,
+  SummaryHit,
 } from "../../contracts/registry.js";
 
 /**
@@ -213,6 +215,15 @@ export class PostgresRegistryStore implements SessionRegistry {
       sql: conditions.join(" AND "),
       params,
     });
+  }
+
+  /** Overlays whose summary matches the query, newest first (explained manager search). */
+  async searchSummaries(
+    query: string,
+    options: RegistrySearchOptions,
+  ): Promise<SummaryHit[]> {
+    await this.#ready();
+    return searchSummaryRows(this.db, query, options);
   }
 
   /**

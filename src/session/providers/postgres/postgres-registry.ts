@@ -5,6 +5,7 @@ import type {
   RegistrySearchOptions,
   SessionInfoPatch,
   SessionRegistry,
+  SummaryHit,
 } from "../../contracts/registry.js";
 import { checkPostgresClient, type PostgresClient } from "./postgres-client.js";
 import { postgresOps } from "./postgres-lazy.js";
@@ -102,6 +103,14 @@ export class PostgresSessionRegistry implements SessionRegistry {
     options: RegistrySearchOptions,
   ): Promise<SearchResult[]> {
     return (await this.#store()).search(query, options);
+  }
+
+  /** Overlays whose summary matches the query, newest first (explained manager search). */
+  async searchSummaries(
+    query: string,
+    options: RegistrySearchOptions,
+  ): Promise<SummaryHit[]> {
+    return (await this.#store()).searchSummaries(query, options);
   }
 
   /**

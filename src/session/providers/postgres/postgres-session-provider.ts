@@ -189,6 +189,11 @@ export class PostgresSessionProvider implements SessionProvider {
     return (await this.#store()).getPathIds(leafId);
   }
 
+  /** The ids on the path, in no order (explained search). */
+  async getPathIdSet(leafId?: string | null): Promise<ReadonlySet<string>> {
+    return (await this.#store()).getPathIdSet(leafId);
+  }
+
   /** The stored messages with these ids, in the given order; `null` for unknown ids. */
   async getMessagesByIds(
     ids: readonly string[],

@@ -21,7 +21,7 @@ import {
 import { readConfig, writeConfig } from "./postgres-config.js";
 import { importSessionRecords } from "./postgres-import.js";
 import { sessionWrite } from "./postgres-locking.js";
-import { countPath } from "./postgres-path.js";
+import { countPath, loadPathIdSet } from "./postgres-path.js";
 import {
   exportSessionMessages,
   loadBranches,
@@ -179,6 +179,12 @@ export class PostgresSessionStore {
   async getPathIds(leafId?: string | null): Promise<PathEntry[]> {
     await this.#ready();
     return loadPathEntries(this.db, this.sessionId, target(leafId));
+  }
+
+  /** The ids on the path, in no order (explained search). */
+  async getPathIdSet(leafId?: string | null): Promise<ReadonlySet<string>> {
+    await this.#ready();
+    return loadPathIdSet(this.db, this.sessionId, target(leafId));
   }
 
   /** The stored messages with these ids, in the given order; `null` for unknown ids. */

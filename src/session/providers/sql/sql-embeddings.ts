@@ -1,7 +1,7 @@
 /**
  * Vectors and the embedding queue of a `sql` store (SQLite through openSqlite, Durable Objects).
- * The tables and triggers are created on first use of embeddings, not by a migration: a store
- * that never embeds never has them. Triggers on the message and overlay tables enqueue in the
+ * The tables and triggers (sql-embedding-schema.ts) are created on first use of embeddings, not
+ * by a migration: a store that never embeds never has them. Triggers on the message and overlay tables enqueue in the
  * same write as the change itself, so a crash between an append and its embedding loses
  * nothing, and a deleted or updated message loses its vector in that write too.
  */
@@ -17,6 +17,7 @@ import type {
 import { dot, fromBytes, toBytes } from "../../core/vectors.js";
 import { ensureAgentSchema } from "./sql-schema.js";
 import { atomically } from "./sql-transaction.js";
+import { createEmbeddingTables, hasSqliteVec } from "./sql-embedding-schema.js";
 import {
   withWholeContent,
   type StoredContentRow,
@@ -35,24 +36,32 @@ export class SqlEmbeddingStore implements EmbeddingStore {
   async prepare(model: string): Promise<void> {
     const { agent } = this;
     atomically(agent, () => {
-      agent.sql`INSERT INTO arbor_embedding_queue (session_id, kind, item_id)
-        SELECT m.session_id, 'message', m.id FROM assistant_messages AS m
+      agent.sql`INSERT INTO arbor_embedding_queue (session_id, kind, item_id, gen)
+        SELECT m.session_id, 'message', m.id, abs(random() % 4503599627370496) + 1 FROM assistant_messages AS m
         WHERE NOT EXISTS (SELECT 1 FROM arbor_embeddings AS e WHERE e.session_id = m.session_id
           AND e.kind = 'message' AND e.item_id = m.id AND e.model = ${model})
         ON CONFLICT DO NOTHING`;
-      agent.sql`INSERT INTO arbor_embedding_queue (session_id, kind, item_id)
-        SELECT c.session_id, 'summary', c.id FROM assistant_compactions AS c
+      agent.sql`INSERT INTO arbor_embedding_queue (session_id, kind, item_id, gen)
+        SELECT c.session_id, 'summary', c.id, abs(random() % 4503599627370496) + 1 FROM assistant_compactions AS c
         WHERE NOT EXISTS (SELECT 1 FROM arbor_embeddings AS e WHERE e.session_id = c.session_id
           AND e.kind = 'summary' AND e.item_id = c.id AND e.model = ${model})
         ON CONFLICT DO NOTHING`;
     });
   }
 
-  async claim(limit: number, now: number): Promise<QueueItem[]> {
-    const rows = this.agent.sql<QueueRow>`
-      SELECT session_id, kind, item_id, gen, attempts FROM arbor_embedding_queue
-      WHERE next_at <= ${now} ORDER BY rowid LIMIT ${limit}`;
-    return rows.map(toItem);
+  async claim(
+    limit: number,
+    now: number,
+    leaseUntil: number,
+  ): Promise<QueueItem[]> {
+    // One statement: the rows are picked and leased under SQLite's write lock, so a second
+    // connection (another process, another manager) never claims them too.
+    const rows = this.agent.sql<QueueRow & { rowid: number }>`
+      UPDATE arbor_embedding_queue SET next_at = ${leaseUntil}
+      WHERE rowid IN (SELECT rowid FROM arbor_embedding_queue WHERE next_at <= ${now}
+        ORDER BY rowid LIMIT ${limit})
+      RETURNING rowid, session_id, kind, item_id, gen, attempts`;
+    return rows.sort((a, b) => Number(a.rowid) - Number(b.rowid)).map(toItem);
   }
 
   async texts(items: readonly QueueItem[]): Promise<Array<string | null>> {
@@ -280,65 +289,4 @@ function toHit(row: HitRow): Omit<VectorHit, "score"> {
 function dequeue(agent: SqlProvider, item: QueueItem): void {
   agent.sql`DELETE FROM arbor_embedding_queue WHERE session_id = ${item.sessionId}
     AND kind = ${item.kind} AND item_id = ${item.itemId} AND gen = ${item.gen}`;
-}
-
-function hasSqliteVec(agent: SqlProvider): boolean {
-  try {
-    agent.sql`SELECT vec_version() AS v`;
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The embedding tables and the triggers that keep them in step with the messages, all
- * `IF NOT EXISTS`. Vectors are float32 bytes, which sqlite-vec reads as they are.
- */
-function createEmbeddingTables(agent: SqlProvider): void {
-  agent.sql`CREATE TABLE IF NOT EXISTS arbor_embedding_queue (
-    session_id TEXT NOT NULL, kind TEXT NOT NULL, item_id TEXT NOT NULL,
-    gen INTEGER NOT NULL DEFAULT 1, attempts INTEGER NOT NULL DEFAULT 0,
-    next_at INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (session_id, kind, item_id)
-  )`;
-  agent.sql`CREATE TABLE IF NOT EXISTS arbor_embeddings (
-    session_id TEXT NOT NULL, kind TEXT NOT NULL, item_id TEXT NOT NULL,
-    model TEXT NOT NULL, dimensions INTEGER NOT NULL, vector BLOB NOT NULL,
-    PRIMARY KEY (session_id, kind, item_id)
-  )`;
-  agent.sql`CREATE TRIGGER IF NOT EXISTS arbor_embed_message_insert
-    AFTER INSERT ON assistant_messages BEGIN
-      INSERT INTO arbor_embedding_queue (session_id, kind, item_id)
-      VALUES (NEW.session_id, 'message', NEW.id)
-      ON CONFLICT DO UPDATE SET gen = gen + 1, attempts = 0, next_at = 0;
-    END`;
-  agent.sql`CREATE TRIGGER IF NOT EXISTS arbor_embed_message_update
-    AFTER UPDATE OF content, chunked_bytes ON assistant_messages BEGIN
-      DELETE FROM arbor_embeddings WHERE session_id = OLD.session_id
-        AND kind = 'message' AND item_id = OLD.id;
-      INSERT INTO arbor_embedding_queue (session_id, kind, item_id)
-      VALUES (NEW.session_id, 'message', NEW.id)
-      ON CONFLICT DO UPDATE SET gen = gen + 1, attempts = 0, next_at = 0;
-    END`;
-  agent.sql`CREATE TRIGGER IF NOT EXISTS arbor_embed_message_delete
-    AFTER DELETE ON assistant_messages BEGIN
-      DELETE FROM arbor_embeddings WHERE session_id = OLD.session_id
-        AND kind = 'message' AND item_id = OLD.id;
-      DELETE FROM arbor_embedding_queue WHERE session_id = OLD.session_id
-        AND kind = 'message' AND item_id = OLD.id;
-    END`;
-  agent.sql`CREATE TRIGGER IF NOT EXISTS arbor_embed_summary_insert
-    AFTER INSERT ON assistant_compactions BEGIN
-      INSERT INTO arbor_embedding_queue (session_id, kind, item_id)
-      VALUES (NEW.session_id, 'summary', NEW.id)
-      ON CONFLICT DO UPDATE SET gen = gen + 1, attempts = 0, next_at = 0;
-    END`;
-  agent.sql`CREATE TRIGGER IF NOT EXISTS arbor_embed_summary_delete
-    AFTER DELETE ON assistant_compactions BEGIN
-      DELETE FROM arbor_embeddings WHERE session_id = OLD.session_id
-        AND kind = 'summary' AND item_id = OLD.id;
-      DELETE FROM arbor_embedding_queue WHERE session_id = OLD.session_id
-        AND kind = 'summary' AND item_id = OLD.id;
-    END`;
 }

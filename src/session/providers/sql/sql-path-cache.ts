@@ -1,6 +1,6 @@
 import type { SqlProvider } from "../../contracts/sql-provider.js";
 import type { SplitContent } from "./sql-message-chunks.js";
-import type { PathMessages } from "./sql-path.js";
+import { loadPathIdSet, type PathMessages } from "./sql-path.js";
 import {
   decodeRawPath,
   loadPathMessages,
@@ -16,6 +16,9 @@ import {
  */
 const MAX_CACHED_CHARS = 4_000_000;
 
+/** Paths with more ids than this keep no id set (a few MB of strings at most). */
+const MAX_CACHED_IDS = 200_000;
+
 const tokenUnsupported = new WeakSet<object>();
 
 /**
@@ -27,6 +30,9 @@ const tokenUnsupported = new WeakSet<object>();
  */
 export class PathCache {
   private entry: { leafId: string; token: string; raw: RawPath } | null = null;
+  /** The ids of the last path asked for as a set (explained search), kept by the same rules. */
+  private ids: { leafId: string; token: string; set: Set<string> } | null =
+    null;
 
   constructor(
     private readonly agent: SqlProvider,
@@ -59,11 +65,52 @@ export class PathCache {
   }
 
   /**
-   * Inside an append's transaction, before the insert: the change token when a path is kept (the
-   * append may extend it), else `null` and no query.
+   * The ids on the path to `leafId`: the kept set, or the kept path's ids, while the database is
+   * unchanged; else walked over the links alone and kept.
+   */
+  idSet(leafId: string): ReadonlySet<string> {
+    const token = changeToken(this.agent);
+    if (
+      token !== null &&
+      this.ids?.leafId === leafId &&
+      this.ids.token === token
+    )
+      return this.ids.set;
+    const entry = this.entry;
+    const set =
+      token !== null &&
+      entry?.leafId === leafId &&
+      entry.token === token &&
+      entry.raw
+        ? new Set(entry.raw.rootFirstIds)
+        : loadPathIdSet(this.agent, this.sessionId, leafId);
+    this.ids =
+      token !== null && set.size > 0 && set.size <= MAX_CACHED_IDS
+        ? { leafId, token, set }
+        : null;
+    return set;
+  }
+
+  /**
+   * Before a write this provider makes (an append's insert, a search's index catch-up): the change
+   * token when something is kept (the write may keep it), else `null` and no query.
    */
   tokenBeforeWrite(): string | null {
-    return this.entry ? changeToken(this.agent) : null;
+    return this.entry || this.ids ? changeToken(this.agent) : null;
+  }
+
+  /**
+   * After a write that touched the search index alone (a search's catch-up), run synchronously
+   * since `before`: what was kept still describes the tree, so it takes the new token. Only when
+   * no other connection committed meanwhile (`data_version`, the token's second half, unchanged).
+   */
+  noteIndexWrite(before: string | null): void {
+    if (before === null) return;
+    const after = changeToken(this.agent);
+    if (after === null || after === before) return;
+    if (after.split(":")[1] !== before.split(":")[1]) return this.clear();
+    if (this.entry?.token === before) this.entry.token = after;
+    if (this.ids?.token === before) this.ids.token = after;
   }
 
   /**
@@ -81,31 +128,38 @@ export class PathCache {
   ): void {
     const entry = this.entry;
     const { raw } = entry ?? {};
-    if (
-      !entry ||
-      !raw ||
-      before === null ||
-      before !== entry.token ||
-      entry.leafId !== parentId ||
-      split.chunkedBytes !== null ||
-      raw.chars + json.length > MAX_CACHED_CHARS
-    ) {
-      this.entry = null;
-      return;
-    }
-    const token = changeToken(this.agent);
-    if (token === null) {
-      this.entry = null;
-      return;
-    }
-    raw.rootFirstIds.push(id);
-    raw.windows.push(json);
-    raw.chars += json.length;
-    this.entry = { leafId: id, token, raw };
+    const keepPath =
+      entry !== null &&
+      raw !== undefined &&
+      before !== null &&
+      before === entry.token &&
+      entry.leafId === parentId &&
+      split.chunkedBytes === null &&
+      raw.chars + json.length <= MAX_CACHED_CHARS;
+    const ids = this.ids;
+    const keepIds =
+      ids !== null &&
+      before !== null &&
+      before === ids.token &&
+      ids.leafId === parentId &&
+      ids.set.size < MAX_CACHED_IDS;
+    const token = keepPath || keepIds ? changeToken(this.agent) : null;
+    if (keepPath && token !== null) {
+      raw.rootFirstIds.push(id);
+      raw.windows.push(json);
+      raw.chars += json.length;
+      this.entry = { leafId: id, token, raw };
+    } else this.entry = null;
+    // The set grows in place: a caller still holding it sees a message that is on the path now.
+    if (keepIds && token !== null) {
+      ids.set.add(id);
+      this.ids = { leafId: id, token, set: ids.set };
+    } else this.ids = null;
   }
 
   clear(): void {
     this.entry = null;
+    this.ids = null;
   }
 }
 

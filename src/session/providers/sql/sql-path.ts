@@ -86,6 +86,23 @@ export function loadPathWithSizes(
   return withAttachmentBytes(agent, sessionId, orderPath(rows, leafId));
 }
 
+/** The ids on the path to `leafId`, in no order, from the links alone; empty for an unknown id. */
+export function loadPathIdSet(
+  agent: SqlProvider,
+  sessionId: string,
+  leafId: string,
+): Set<string> {
+  const rows = agent.sql<{ id: string }>`
+    WITH RECURSIVE path (id, parent_id) AS (
+      SELECT id, parent_id FROM assistant_messages WHERE session_id = ${sessionId} AND id = ${leafId}
+      UNION
+      SELECT m.id, m.parent_id FROM path AS p
+        JOIN assistant_messages AS m ON m.session_id = ${sessionId} AND m.id = p.parent_id
+    )
+    SELECT id FROM path`;
+  return new Set(rows.map((row) => row.id));
+}
+
 /** The number of stored rows on the path to `leafId`; 0 when the id is not in the session. */
 export function countPath(
   agent: SqlProvider,

@@ -22,6 +22,7 @@ import type {
   RegistrySearchOptions,
   SessionInfoPatch,
   SessionRegistry,
+  SummaryHit,
 } from "../../contracts/registry.js";
 
 const ready = new WeakSet<object>();
@@ -175,6 +176,19 @@ export class SqlSessionRegistry implements SessionRegistry {
     return searchResultsFromRows(withWholeContent(this.agent, rows));
   }
 
+  /**
+   * Overlays whose summary matches the query, newest first (explained manager search). Loaded
+   * on first use, like the rest of explained search.
+   */
+  async searchSummaries(
+    query: string,
+    options: RegistrySearchOptions,
+  ): Promise<SummaryHit[]> {
+    this.ready();
+    const { searchSummaryRows } = await import("./sql-summary-search.js");
+    return searchSummaryRows(this.agent, query, options);
+  }
+
   deleteSession(id: string, contextKeys: readonly string[]): boolean {
     this.ready();
     ensureBlockHistoryTable(this.agent);
@@ -186,6 +200,8 @@ export class SqlSessionRegistry implements SessionRegistry {
       if (!row) return false;
       const keys = JSON.stringify(contextKeys);
       this.agent.sql`DELETE FROM assistant_fts WHERE rowid IN
+        (SELECT seq FROM assistant_messages WHERE session_id = ${id})`;
+      this.agent.sql`DELETE FROM arbor_fts_stale WHERE seq IN
         (SELECT seq FROM assistant_messages WHERE session_id = ${id})`;
       this.agent.sql`DELETE FROM assistant_messages WHERE session_id = ${id}`;
       releaseAttachments(this.agent, id, null);

@@ -270,7 +270,16 @@ export class AgentSessionProvider implements SessionProvider {
 
   searchMessages(query: string, limit?: number): SearchResult[] {
     this.#ready();
-    return searchSessionMessages(this.#agent, this.sessionId, query, limit);
+    // The index catch-up writes rows but leaves the tree as it is: the kept paths stay.
+    const before = this.#paths.tokenBeforeWrite();
+    const hits = searchSessionMessages(
+      this.#agent,
+      this.sessionId,
+      query,
+      limit,
+    );
+    this.#paths.noteIndexWrite(before);
+    return hits;
   }
 
   /** The byte-budgeted suffix of the path (docs/behavior/history.md); content is read for the chosen rows only. */
@@ -303,6 +312,13 @@ export class AgentSessionProvider implements SessionProvider {
   getPathIds(leafId?: string | null): PathEntry[] {
     this.#ready();
     return loadPathEntries(this.#agent, this.sessionId, this.#target(leafId));
+  }
+
+  /** The ids on the path (explained search), kept between searches while the tree is unchanged. */
+  getPathIdSet(leafId?: string | null): ReadonlySet<string> {
+    this.#ready();
+    const target = this.#target(leafId);
+    return target === null ? new Set() : this.#paths.idSet(target);
   }
 
   /** The stored messages with these ids, in the given order; `null` for unknown ids. */
