@@ -481,6 +481,15 @@ export const RECALL_SCENARIOS: Record<string, Scenario> = {
         0,
         "a term without letters or digits matches nothing",
       );
+      await sa.appendMessage(text("u3", "user", "Und dann?"));
+      const german = await sa.addCompaction("Das KÄTZCHEN schläft", "u3", "u3");
+      same(
+        (await manager.search("kätzchen", { mode: "text", ...scope })).map(
+          (hit) => hit.id,
+        ),
+        [german.id],
+        "a non-ASCII term folds case like a session search",
+      );
     },
 
   "onActiveBranch follows appends and branch switches between searches": async (
