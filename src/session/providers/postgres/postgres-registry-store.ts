@@ -16,6 +16,7 @@ import { searchMessageRows } from "./postgres-search.js";
 import { searchSummaryRows } from "./postgres-summary-search.js";
 import {
   isoSql,
+  sessionScopeSql,
   TEXT_ARRAY_SQL,
   TIMESTAMPTZ_PARAM,
   toCount,
@@ -199,17 +200,9 @@ export class PostgresRegistryStore implements SessionRegistry {
     options: RegistrySearchOptions,
   ): Promise<SearchResult[]> {
     const { textSearchConfig } = await this.#ready();
-    const conditions = ["TRUE"];
-    const params: unknown[] = [];
-    if (options.sessionIds) {
-      conditions.push(`m.session_id = ANY(${TEXT_ARRAY_SQL})`);
-      params.push(JSON.stringify(options.sessionIds));
-    }
-    if (options.ownerId !== undefined) {
-      conditions.push(`EXISTS (SELECT 1 FROM assistant_config AS c
-        WHERE c.session_id = m.session_id AND c.key = 'owner' AND c.value = ?)`);
-      params.push(options.ownerId);
-    }
+    const scope = sessionScopeSql("m.session_id", options);
+    const conditions = ["TRUE", ...scope.conditions];
+    const params = scope.params;
     return searchMessageRows(this.db, textSearchConfig, query, options.limit, {
       joins: "JOIN assistant_sessions AS s ON s.id = m.session_id",
       sql: conditions.join(" AND "),

@@ -52,3 +52,25 @@ export function toCount(value: unknown): number {
   const number = Number(value ?? 0);
   return Number.isFinite(number) ? number : 0;
 }
+
+/**
+ * The registry search filters (`sessionIds`, `ownerId`) as SQL conditions on `column` (a
+ * `session_id` column), with their parameters in order; none when neither is given.
+ */
+export function sessionScopeSql(
+  column: string,
+  options: { sessionIds?: readonly string[]; ownerId?: string },
+): { conditions: string[]; params: unknown[] } {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  if (options.sessionIds) {
+    conditions.push(`${column} = ANY(${TEXT_ARRAY_SQL})`);
+    params.push(JSON.stringify(options.sessionIds));
+  }
+  if (options.ownerId !== undefined) {
+    conditions.push(`EXISTS (SELECT 1 FROM assistant_config AS owner_row
+      WHERE owner_row.session_id = ${column} AND owner_row.key = 'owner' AND owner_row.value = ?)`);
+    params.push(options.ownerId);
+  }
+  return { conditions, params };
+}

@@ -1,5 +1,5 @@
 import type { PostgresQueryable } from "./postgres-client.js";
-import { TEXT_ARRAY_SQL } from "./postgres-sql.js";
+import { sessionScopeSql, TEXT_ARRAY_SQL } from "./postgres-sql.js";
 import type {
   RegistrySearchOptions,
   SummaryHit,
@@ -33,15 +33,9 @@ export async function searchSummaryRows(
   const params: unknown[] = asciiPatterns
     ? [JSON.stringify(asciiPatterns)]
     : [];
-  if (options.sessionIds) {
-    conditions.push(`c.session_id = ANY(${TEXT_ARRAY_SQL})`);
-    params.push(JSON.stringify(options.sessionIds));
-  }
-  if (options.ownerId !== undefined) {
-    conditions.push(`EXISTS (SELECT 1 FROM assistant_config AS o
-      WHERE o.session_id = c.session_id AND o.key = 'owner' AND o.value = ?)`);
-    params.push(options.ownerId);
-  }
+  const scope = sessionScopeSql("c.session_id", options);
+  conditions.push(...scope.conditions);
+  params.push(...scope.params);
   const hits: SummaryHit[] = [];
   for (let offset = 0; hits.length < options.limit; offset += PAGE) {
     const rows = await db.query<{
