@@ -155,6 +155,73 @@ describe("AgentSessionProvider on SQLite", () => {
     expect(provider.getRecentHistory("c", 1_000_000).messages).toHaveLength(3);
   });
 
+  // The cold walk scans links backwards by seq and hands over to the recursive query when a
+  // parent is younger than its child or most rows belong to other branches; both must agree with
+  // the links themselves.
+  it("walks any tree to the same path in any insertion order (backward scan and recursive query)", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 700 }).chain((size) =>
+          fc.record({
+            // parent[i] < i: "p" picks the previous node (a chain), "r" a random earlier one,
+            // "x" a missing id (an orphan, where the path ends).
+            links: fc.array(
+              fc.tuple(
+                fc.constantFrom("p", "p", "p", "r", "x"),
+                fc.nat({ max: size }),
+              ),
+              { minLength: size, maxLength: size },
+            ),
+            order: fc.shuffledSubarray([...Array(size).keys()], {
+              minLength: size,
+              maxLength: size,
+            }),
+            reversed: fc.boolean(),
+            leaf: fc.nat({ max: size - 1 }),
+          }),
+        ),
+        ({ links, order, reversed, leaf }) => {
+          const { db, provider } = open("s");
+          provider.getPathLength(); // creates the tables
+          const parents = links.map(([kind, pick], index) =>
+            index === 0
+              ? null
+              : kind === "p"
+                ? `m${index - 1}`
+                : kind === "r"
+                  ? `m${pick % index}`
+                  : `gone${index}`,
+          );
+          // Mostly in creation order (as appends write), else shuffled or reversed.
+          const sequence = reversed
+            ? [...order.keys()].reverse()
+            : order.length % 3 === 0
+              ? order
+              : [...order.keys()];
+          const insert = db.database.prepare(
+            "INSERT INTO assistant_messages (id, session_id, parent_id, role, content) VALUES (?, ?, ?, 'user', ?)",
+          );
+          for (const index of sequence) {
+            const id = `m${index}`;
+            insert.run(id, "s", parents[index], JSON.stringify(text(id, id)));
+            // Another session's rows with the same ids, between this one's.
+            if (index % 4 === 0)
+              insert.run(id, "t", null, JSON.stringify(text(id, "other")));
+          }
+          const expected: string[] = [];
+          for (let at: string | null = `m${leaf}`; at?.startsWith("m");) {
+            expected.unshift(at);
+            at = parents[Number(at.slice(1))] ?? null;
+          }
+          const path = provider.getHistory(`m${leaf}`).map((m) => m.id);
+          db.close();
+          expect(path).toEqual(expected);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
   it("links each FTS row to its message by rowid = seq and writes no phantom row for an unknown id", () => {
     const { db, provider } = open("s");
     provider.appendMessage(text("u1", "hello world"));
@@ -248,7 +315,8 @@ describe("AgentSessionProvider on SQLite", () => {
 
   it("keeps the cached path across its own appends (the change-log row had dropped it on every append)", () => {
     const { db, provider } = open("s");
-    const walks = countStatements(db, /WITH RECURSIVE/);
+    // Both forms of the walk (the backward scan and the recursive query) collect the parent links.
+    const walks = countStatements(db, /json_group_array\(parent_id\)/);
     provider.appendMessage(text("a", "one"));
     provider.appendMessage(text("b", "two"));
     expect(provider.getHistory()).toHaveLength(2);

@@ -103,6 +103,47 @@ export function appendAllSpec(rootSuite: Suite): void {
       );
 
       suite.it(
+        "writes a long batch with taken ids, repeated ids and an attachment among plain messages",
+        async ({ provider }) => {
+          const session = open(provider("a"));
+          await build(session, chain(2)); // m1 → m2
+          const batch = Array.from({ length: 60 }, (_, index) =>
+            textMessage(`b${index}`, `batch ${index}`),
+          );
+          batch[5] = textMessage("m2", "taken"); // the next one chains under the stored m2
+          batch[10] = textMessage("b9", "again"); // the next one chains under b9
+          batch[30] = {
+            id: "b30",
+            role: "user",
+            parts: [{ type: "file", mediaType: "image/png", url: PIXEL }],
+          };
+          expect(await session.appendAll(batch)).toBe(58);
+          const kept = batch.slice(6).filter((_, index) => index !== 4);
+          expect(ids(await session.getHistory())).toEqual([
+            "m1",
+            "m2",
+            ...kept.map((message) => message.id),
+          ]);
+          expect(ids(await session.getHistory("b4"))).toEqual([
+            "m1",
+            "m2",
+            "b0",
+            "b1",
+            "b2",
+            "b3",
+            "b4",
+          ]);
+          expect((await session.getMessage("b9"))?.parts).toEqual(
+            batch[9]!.parts,
+          );
+          expect((await session.getMessage("b30"))?.parts).toEqual(
+            batch[30]!.parts,
+          );
+          expect((await session.getLatestLeaf())?.id).toBe("b59");
+        },
+      );
+
+      suite.it(
         "checks every message before writing: one malformed message (INVALID_MESSAGE) writes none",
         async ({ provider }) => {
           const session = open(provider("a"));
@@ -169,6 +210,10 @@ export function appendAllSpec(rootSuite: Suite): void {
     });
   }
 }
+
+/** A one-pixel PNG as a data URL: a file part whose bytes are stored as an attachment. */
+const PIXEL =
+  "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
 /** The same provider with `appendMessages` hidden, so the Session takes its one-by-one path. */
 function withoutBatchWrite(provider: SessionProvider): SessionProvider {

@@ -135,12 +135,101 @@ interface Walk {
   split: string | null;
 }
 
-/** The links of the path, checked to form one parent chain; `null` when they do not or the id is absent. */
+/**
+ * The links of the path, leaf first while walking; `null` when they do not form one parent chain
+ * or the id is absent.
+ *
+ * A parent is nearly always older than its child, so the walk first reads the session's links
+ * backwards from the leaf in `seq` order through the `(session_id, seq)` index, taking each row
+ * that is the parent it expects and skipping rows of other branches. That is one ordered index
+ * scan instead of two B-tree lookups per step, about a third of the recursive query's time at
+ * depth 10,000. When the scan finds mostly other branches' rows, or a parent is younger than its
+ * child (an import can write a child first), it hands the rest to the recursive query.
+ */
 function walkPath(
   agent: SqlProvider,
   sessionId: string,
   leafId: string,
 ): Walk | null {
+  const [leaf] = agent.sql<{
+    seq: number;
+    parent_id: string | null;
+    chunked: number;
+  }>`SELECT seq, parent_id, chunked_bytes IS NOT NULL AS chunked FROM assistant_messages
+    WHERE session_id = ${sessionId} AND id = ${leafId}`;
+  if (!leaf) return null;
+  const walk: LeafFirst = { seqs: [], ids: [], split: [] };
+  take(walk, leaf.seq, leafId, leaf.chunked);
+  let expected = leaf.parent_id;
+  let before = leaf.seq;
+  let rows = SCAN_FIRST_ROWS;
+  let scanned = 0;
+  while (expected !== null) {
+    const [chunk] = agent.sql<{
+      seqs: string;
+      ids: string;
+      parents: string;
+      chunked: string;
+    }>`SELECT json_group_array(seq) AS seqs, json_group_array(id) AS ids,
+        json_group_array(parent_id) AS parents, json_group_array(chunked) AS chunked
+      FROM (SELECT seq, id, parent_id, chunked_bytes IS NOT NULL AS chunked
+        FROM assistant_messages WHERE session_id = ${sessionId} AND seq < ${before}
+        ORDER BY seq DESC LIMIT ${rows})`;
+    const seqs = JSON.parse(chunk?.seqs ?? "[]") as number[];
+    if (seqs.length === 0) break;
+    const ids = JSON.parse(chunk!.ids) as string[];
+    const parents = JSON.parse(chunk!.parents) as Array<string | null>;
+    const chunked = JSON.parse(chunk!.chunked) as number[];
+    for (let index = 0; index < seqs.length && expected !== null; index++) {
+      if (ids[index] !== expected) continue;
+      take(walk, seqs[index]!, expected, chunked[index]!);
+      expected = parents[index] ?? null;
+    }
+    scanned += seqs.length;
+    before = seqs[seqs.length - 1]!;
+    // Mostly other branches' rows: following the links costs less from here.
+    if (walk.seqs.length * SCAN_MIN_SHARE < scanned) break;
+    rows = Math.min(SCAN_MAX_ROWS, rows * 2);
+  }
+  if (expected !== null && !walkRest(agent, sessionId, expected, walk))
+    return null;
+  return {
+    rootFirstSeqs: walk.seqs.reverse(),
+    rootFirstIds: walk.ids.reverse(),
+    split: walk.split.length === 0 ? null : walk.split.join(","),
+  };
+}
+
+/** Rows of the first backward scan; each later scan doubles, up to `SCAN_MAX_ROWS`. */
+const SCAN_FIRST_ROWS = 256;
+const SCAN_MAX_ROWS = 4096;
+/** The scan goes on while at least one row in this many is on the path. */
+const SCAN_MIN_SHARE = 3;
+
+/** A path being walked, leaf first; `split` holds "depth:seq" of split messages. */
+interface LeafFirst {
+  seqs: number[];
+  ids: string[];
+  split: string[];
+}
+
+function take(walk: LeafFirst, seq: number, id: string, chunked: number): void {
+  if (chunked) walk.split.push(`${walk.ids.length}:${seq}`);
+  walk.seqs.push(seq);
+  walk.ids.push(id);
+}
+
+/**
+ * Follows the links from `fromId` to the root with the recursive query and appends them to `walk`.
+ * Like the recursive query, a link to an absent row ends the path. `false` when the links do not
+ * end within the session's row count (a cycle written by raw SQL).
+ */
+function walkRest(
+  agent: SqlProvider,
+  sessionId: string,
+  fromId: string,
+  walk: LeafFirst,
+): boolean {
   const [count] = agent.sql<{ rows: number }>`
     SELECT COUNT(*) AS rows FROM assistant_messages WHERE session_id = ${sessionId}`;
   const bound = Number(count?.rows ?? 0);
@@ -150,11 +239,11 @@ function walkPath(
     seqs: string;
     ids: string;
     parents: string;
-    split: string | null;
+    chunked: string;
   }>`
     WITH RECURSIVE path (seq, id, parent_id, chunked, depth) AS (
       SELECT seq, id, parent_id, chunked_bytes IS NOT NULL, 0 FROM assistant_messages
-      WHERE session_id = ${sessionId} AND id = ${leafId}
+      WHERE session_id = ${sessionId} AND id = ${fromId}
       UNION ALL
       SELECT m.seq, m.id, m.parent_id, m.chunked_bytes IS NOT NULL, p.depth + 1
         FROM path AS p
@@ -162,21 +251,19 @@ function walkPath(
       WHERE p.depth < ${bound}
     )
     SELECT json_group_array(seq) AS seqs, json_group_array(id) AS ids,
-      json_group_array(parent_id) AS parents,
-      group_concat(CASE WHEN chunked THEN depth || ':' || seq END) AS split
+      json_group_array(parent_id) AS parents, json_group_array(chunked) AS chunked
     FROM path`;
-  if (!row) return null;
+  if (!row) return false;
   const ids = JSON.parse(row.ids) as string[];
-  if (ids.length === 0 || ids.length > bound) return null;
+  if (walk.ids.length + ids.length > bound) return false;
   const parents = JSON.parse(row.parents) as Array<string | null>;
-  for (let index = 0; index < ids.length - 1; index++) {
-    if (parents[index] !== ids[index + 1]) return null;
+  const seqs = JSON.parse(row.seqs) as number[];
+  const chunked = JSON.parse(row.chunked) as number[];
+  for (let index = 0; index < ids.length; index++) {
+    if (index > 0 && parents[index - 1] !== ids[index]) return false;
+    take(walk, seqs[index]!, ids[index]!, chunked[index]!);
   }
-  return {
-    rootFirstSeqs: (JSON.parse(row.seqs) as number[]).reverse(),
-    rootFirstIds: ids.reverse(),
-    split: row.split,
-  };
+  return true;
 }
 
 /** Parses a comma-joined window onto `values`; `false` when it is not JSON or not `expected` values long. */

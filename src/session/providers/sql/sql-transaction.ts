@@ -16,3 +16,14 @@ export function atomically<T>(agent: SqlProvider, work: () => T): T {
 export function nowIso(): string {
   return new Date().toISOString();
 }
+
+/**
+ * A statement built at run time in the shape of a tagged template's strings, for `agent.sql(…)`:
+ * each `?` in `text` is where a bound value goes. `text` must hold no other `?`.
+ */
+export function sqlTemplate(text: string): TemplateStringsArray {
+  const strings = text.split("?");
+  return Object.assign(strings, {
+    raw: strings.slice(),
+  }) as unknown as TemplateStringsArray;
+}

@@ -15,7 +15,7 @@ import {
 } from "./sql-message-chunks.js";
 import { markSessionStale, markUpdatedStale } from "./sql-search.js";
 import { deleteWithRepair } from "./sql-tree-repair.js";
-import { atomically, nowIso } from "./sql-transaction.js";
+import { atomically, nowIso, sqlTemplate } from "./sql-transaction.js";
 
 /*
  * The message writes of one session (docs/behavior/messages-and-tree.md). Each writes the row, its
@@ -144,8 +144,39 @@ export function insertMessageChain(
 ): Array<number | null> {
   const seqs: Array<number | null> = [];
   const insertedIds: string[] = [];
+  const now = nowIso();
   let parent = parentId;
-  for (const { message, split, extracted } of rows) {
+  for (let index = 0; index < rows.length;) {
+    if (plainRows(rows, index)) {
+      const values: unknown[] = [];
+      for (let at = index; at < index + CHAIN_ROWS; at++) {
+        const { message, split } = rows[at]!;
+        values.push(
+          message.id,
+          sessionId,
+          parent,
+          message.role,
+          split.head,
+          now,
+        );
+        parent = message.id;
+      }
+      const byId = new Map(
+        agent
+          .sql<{ seq: number; id: string }>(CHAIN_INSERT, ...values)
+          .map((row) => [row.id, row.seq]),
+      );
+      for (let at = index; at < index + CHAIN_ROWS; at++) {
+        const { id } = rows[at]!.message;
+        const seq = byId.get(id) ?? null;
+        byId.delete(id); // a second row with the same id in the batch was not inserted
+        seqs.push(seq);
+        if (seq !== null) insertedIds.push(id);
+      }
+      index += CHAIN_ROWS;
+      continue;
+    }
+    const { message, split, extracted } = rows[index]!;
     const seq = insertMessageRow(
       agent,
       sessionId,
@@ -158,10 +189,38 @@ export function insertMessageChain(
     seqs.push(seq);
     if (seq !== null) insertedIds.push(message.id);
     parent = message.id;
+    index++;
   }
   if (insertedIds.length > 0)
     recordChange(agent, sessionId, "append", insertedIds);
   return seqs;
+}
+
+/*
+ * A batch writes its plain rows (no continuation chunks, no attachments) CHAIN_ROWS to a
+ * statement: one statement per row cost a third of `appendAll`'s time on a file, and more in a
+ * Durable Object, where every statement crosses into the runtime. 16 rows of 6 values stay under
+ * the 100 bound parameters a Durable Object accepts per statement.
+ */
+const CHAIN_ROWS = 16;
+const CHAIN_INSERT = sqlTemplate(
+  `INSERT INTO assistant_messages (id, session_id, parent_id, role, content, created_at) VALUES ${Array(
+    CHAIN_ROWS,
+  )
+    .fill("(?, ?, ?, ?, ?, ?)")
+    .join(", ")}
+  ON CONFLICT (session_id, id) DO NOTHING
+  RETURNING seq, id`,
+);
+
+/** True when the CHAIN_ROWS rows from `index` are all plain (see CHAIN_ROWS). */
+function plainRows(rows: readonly EncodedRow[], index: number): boolean {
+  if (index + CHAIN_ROWS > rows.length) return false;
+  for (let at = index; at < index + CHAIN_ROWS; at++) {
+    const { split, extracted } = rows[at]!;
+    if (split.chunkedBytes !== null || extracted.length > 0) return false;
+  }
+  return true;
 }
 
 /**
