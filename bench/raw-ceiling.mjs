@@ -48,6 +48,9 @@ export async function runRawCeiling(parent, record) {
     keep("arbor search ms", search, lower);
     keep("arbor append+search", COUNT / ((ms.arbor + search) / 1000), higher);
     sides["raw fts"].close();
+    // One call of 10,000: Arbor's appendAll against a bare loop in one transaction.
+    keep("raw batch", rawBatch(file("raw-batch")), higher);
+    keep("arbor batch", await arborBatch(file("arbor-batch")), higher);
     for (const [key, value] of Object.entries(
       await reads(sides["raw bare"], sides.arbor),
     ))
@@ -85,6 +88,20 @@ export async function runRawCeiling(parent, record) {
     best["arbor append+search"],
     "msg/s",
     `search ${best["arbor search ms"].toFixed(0)} ms indexes all; ${pct(best["arbor append+search"], rawFts)} of raw with FTS per txn`,
+  );
+  record(
+    `ceiling: appendAll ${n} in one call`,
+    "raw sqlite",
+    best["raw batch"],
+    "msg/s",
+    "one transaction: a prepared INSERT per message, then one change-log row",
+  );
+  record(
+    `ceiling: appendAll ${n} in one call`,
+    "arbor",
+    best["arbor batch"],
+    "msg/s",
+    `Session.appendAll(): ${pct(best["arbor batch"], best["raw batch"])} of raw`,
   );
   record(
     `ceiling: getHistory ${n}, warm`,
@@ -214,6 +231,48 @@ function rawAppender(file, withFts) {
     },
     close: () => db.close(),
   };
+}
+
+/** msg/s of a bare better-sqlite3 loop writing `COUNT` messages as one chain in one transaction. */
+function rawBatch(file) {
+  const db = openRaw(file);
+  createRawSchema(db);
+  const insertMessage = db.prepare(
+    `INSERT INTO assistant_messages (id, session_id, parent_id, role, content, created_at)
+     VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (session_id, id) DO NOTHING RETURNING seq`,
+  );
+  const insertChange = db.prepare(
+    `INSERT INTO arbor_changes (session_id, type, ids, at) VALUES (?, 'append', ?, ?)`,
+  );
+  const entries = Array.from({ length: COUNT }, (_, i) => message(i));
+  const start = performance.now();
+  db.transaction(() => {
+    const now = new Date().toISOString();
+    let parentId = null;
+    for (const entry of entries) {
+      const content = JSON.stringify(entry);
+      insertMessage.get(entry.id, SESSION, parentId, entry.role, content, now);
+      parentId = entry.id;
+    }
+    insertChange.run(SESSION, JSON.stringify(entries.map((e) => e.id)), now);
+  })();
+  const ms = performance.now() - start;
+  db.close();
+  return COUNT / (ms / 1000);
+}
+
+/** msg/s of Arbor's `appendAll()` of `COUNT` messages in one call, on a new file. */
+async function arborBatch(file) {
+  const db = openSqlite(file);
+  const session = Session.create(db).forSession(SESSION);
+  await session.getLatestLeaf(); // the schema is created before timing
+  const entries = Array.from({ length: COUNT }, (_, i) => message(i));
+  const start = performance.now();
+  const inserted = await session.appendAll(entries);
+  const ms = performance.now() - start;
+  db.close();
+  if (inserted !== COUNT) throw new Error(`appendAll inserted ${inserted}`);
+  return COUNT / (ms / 1000);
 }
 
 // The recursive walk of sql-path.ts: over (seq, parent_id) only, content joined afterwards.
