@@ -213,9 +213,15 @@ describe("AgentSessionProvider on SQLite", () => {
             expected.unshift(at);
             at = parents[Number(at.slice(1))] ?? null;
           }
+          // The id set and the length walk the links the same way, without content (asked
+          // first, so no path read is kept that they could reuse).
+          const idSet = [...provider.getPathIdSet(`m${leaf}`)];
+          const length = provider.getPathLength(`m${leaf}`);
           const path = provider.getHistory(`m${leaf}`).map((m) => m.id);
           db.close();
           expect(path).toEqual(expected);
+          expect(idSet.sort()).toEqual([...expected].sort());
+          expect(length).toBe(expected.length);
         },
       ),
       { numRuns: 150 },

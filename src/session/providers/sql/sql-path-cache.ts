@@ -1,9 +1,10 @@
 import type { SqlProvider } from "../../contracts/sql-provider.js";
 import type { SplitContent } from "./sql-message-chunks.js";
-import { loadPathIdSet, type PathMessages } from "./sql-path.js";
+import type { PathMessages } from "./sql-path.js";
 import {
   decodeRawPath,
   loadPathMessages,
+  pathIdSet,
   readPath,
   type RawPath,
 } from "./sql-path-read.js";
@@ -83,7 +84,7 @@ export class PathCache {
       entry.token === token &&
       entry.raw
         ? new Set(entry.raw.rootFirstIds)
-        : loadPathIdSet(this.agent, this.sessionId, leafId);
+        : pathIdSet(this.agent, this.sessionId, leafId);
     this.ids =
       token !== null && set.size > 0 && set.size <= MAX_CACHED_IDS
         ? { leafId, token, set }

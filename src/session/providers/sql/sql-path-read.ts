@@ -1,7 +1,12 @@
 import type { SqlProvider } from "../../contracts/sql-provider.js";
 import { decodeMessage, reviveMessage } from "../../core/message-codec.js";
 import { readContentsBySeqs } from "./sql-message-chunks.js";
-import { loadPathWithContent, type PathMessages } from "./sql-path.js";
+import {
+  countPath,
+  loadPathIdSet,
+  loadPathWithContent,
+  type PathMessages,
+} from "./sql-path.js";
 
 /*
  * The hot path read behind getHistory(): first the walk, a recursive query over the links alone
@@ -109,6 +114,29 @@ export function loadPathMessages(
     ids: rows.map((entry) => entry.id),
     messages: rows.map((entry) => decodeMessage(entry.content)),
   };
+}
+
+/** The ids on the path to `leafId` by the same walk, without content; empty for an unknown id. */
+export function pathIdSet(
+  agent: SqlProvider,
+  sessionId: string,
+  leafId: string,
+): Set<string> {
+  const walk = walkPath(agent, sessionId, leafId);
+  // No single chain (a cycle written by raw SQL): the recursive query visits each id once.
+  return walk
+    ? new Set(walk.rootFirstIds)
+    : loadPathIdSet(agent, sessionId, leafId);
+}
+
+/** The number of stored rows on the path to `leafId` by the same walk; 0 for an unknown id. */
+export function pathLength(
+  agent: SqlProvider,
+  sessionId: string,
+  leafId: string,
+): number {
+  const walk = walkPath(agent, sessionId, leafId);
+  return walk ? walk.rootFirstIds.length : countPath(agent, sessionId, leafId);
 }
 
 // --- Internal helpers ---

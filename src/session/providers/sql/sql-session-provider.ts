@@ -38,8 +38,8 @@ import { AgentContextProvider } from "./sql-context-provider.js";
 import { importRecords } from "./sql-import.js";
 import { LatestLeafTracker } from "./sql-latest-leaf.js";
 import { splitContent } from "./sql-message-chunks.js";
-import { countPath } from "./sql-path.js";
 import { PathCache } from "./sql-path-cache.js";
+import { pathLength } from "./sql-path-read.js";
 import {
   exportSessionMessages,
   loadBranches,
@@ -161,7 +161,9 @@ export class AgentSessionProvider implements SessionProvider {
   getPathLength(leafId?: string | null): number {
     this.#ready();
     const target = this.#target(leafId);
-    return target === null ? 0 : countPath(this.#agent, this.sessionId, target);
+    return target === null
+      ? 0
+      : pathLength(this.#agent, this.sessionId, target);
   }
 
   /** Inserts the message; `false` (and no write) when its id already exists in this session. */
