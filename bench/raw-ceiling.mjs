@@ -186,8 +186,8 @@ function createRawSchema(db) {
     );`);
 }
 
-/** Appends messages `from`..`to`, each its own transaction; the parent is kept in memory like Arbor's leaf cache. */
-function rawAppender(file, withFts) {
+/** A new raw database with Arbor's tables and the two inserts an append makes: message, change row. */
+function openRawWriter(file) {
   const db = openRaw(file);
   createRawSchema(db);
   const insertMessage = db.prepare(
@@ -197,6 +197,12 @@ function rawAppender(file, withFts) {
   const insertChange = db.prepare(
     `INSERT INTO arbor_changes (session_id, type, ids, at) VALUES (?, 'append', ?, ?)`,
   );
+  return { db, insertMessage, insertChange };
+}
+
+/** Appends messages `from`..`to`, each its own transaction; the parent is kept in memory like Arbor's leaf cache. */
+function rawAppender(file, withFts) {
+  const { db, insertMessage, insertChange } = openRawWriter(file);
   const insertIndex = db.prepare(
     `INSERT INTO assistant_fts (rowid, id, session_id, role, content) VALUES (?, ?, ?, ?, ?)`,
   );
@@ -235,15 +241,7 @@ function rawAppender(file, withFts) {
 
 /** msg/s of a bare better-sqlite3 loop writing `COUNT` messages as one chain in one transaction. */
 function rawBatch(file) {
-  const db = openRaw(file);
-  createRawSchema(db);
-  const insertMessage = db.prepare(
-    `INSERT INTO assistant_messages (id, session_id, parent_id, role, content, created_at)
-     VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (session_id, id) DO NOTHING RETURNING seq`,
-  );
-  const insertChange = db.prepare(
-    `INSERT INTO arbor_changes (session_id, type, ids, at) VALUES (?, 'append', ?, ?)`,
-  );
+  const { db, insertMessage, insertChange } = openRawWriter(file);
   const entries = Array.from({ length: COUNT }, (_, i) => message(i));
   const start = performance.now();
   db.transaction(() => {
