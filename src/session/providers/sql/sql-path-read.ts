@@ -2,7 +2,6 @@ import type { SqlProvider } from "../../contracts/sql-provider.js";
 import { decodeMessage, reviveMessage } from "../../core/message-codec.js";
 import { readContentsBySeqs } from "./sql-message-chunks.js";
 import {
-  countPath,
   loadPathIdSet,
   loadPathWithContent,
   type PathMessages,
@@ -136,7 +135,9 @@ export function pathLength(
   leafId: string,
 ): number {
   const walk = walkPath(agent, sessionId, leafId);
-  return walk ? walk.rootFirstIds.length : countPath(agent, sessionId, leafId);
+  return walk
+    ? walk.rootFirstIds.length
+    : loadPathIdSet(agent, sessionId, leafId).size;
 }
 
 // --- Internal helpers ---

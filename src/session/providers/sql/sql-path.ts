@@ -103,23 +103,6 @@ export function loadPathIdSet(
   return new Set(rows.map((row) => row.id));
 }
 
-/** The number of stored rows on the path to `leafId`; 0 when the id is not in the session. */
-export function countPath(
-  agent: SqlProvider,
-  sessionId: string,
-  leafId: string,
-): number {
-  const rows = agent.sql<{ count: number }>`
-    WITH RECURSIVE path (seq, parent_id) AS (
-      SELECT seq, parent_id FROM assistant_messages WHERE session_id = ${sessionId} AND id = ${leafId}
-      UNION
-      SELECT m.seq, m.parent_id FROM path AS p
-        JOIN assistant_messages AS m ON m.session_id = ${sessionId} AND m.id = p.parent_id
-    )
-    SELECT COUNT(*) AS count FROM path`;
-  return Number(rows[0]?.count ?? 0);
-}
-
 /**
  * The `(id, parent_id)` links from `toId` up to and including `fromId` (or to the root when
  * `fromId` is not an ancestor). Used to repair overlays without loading content.
