@@ -156,7 +156,7 @@ function openRaw(file) {
   return db;
 }
 
-/** Arbor's tables for messages, the change log and the index (src/session/providers/sql/sql-ddl.ts). */
+/** Arbor's tables for messages, the change log and the index (src/backends/sql/sql-ddl.ts). */
 function createRawSchema(db) {
   db.exec(`
     CREATE TABLE IF NOT EXISTS assistant_messages (

@@ -106,9 +106,9 @@ export type {
   SessionRegistry,
   SummaryHit,
 } from "./contracts/registry.js";
-export { SqlSessionRegistry } from "./providers/sql/sql-registry.js";
-export { MemorySessionRegistry } from "./providers/memory/memory-registry.js";
-export { PostgresSessionRegistry } from "./providers/postgres/postgres-registry.js";
+export { SqlSessionRegistry } from "../backends/sql/sql-registry.js";
+export { MemorySessionRegistry } from "../backends/memory/memory-registry.js";
+export { PostgresSessionRegistry } from "../backends/postgres/postgres-registry.js";
 export type { SessionInfo, SessionSnapshot } from "./contracts/session-info.js";
 export type { ImportRecords } from "./contracts/provider.js";
 /** A path row as streamed history plans its windows (`getPathIds`). */
@@ -121,17 +121,17 @@ export {
 } from "./session-history.js";
 /** Options of `session.importMessage()` and the outcome of `upsertMessage()` (docs/behavior/messages-and-tree.md). */
 export type { ImportMessageOptions, UpsertOutcome } from "./session-import.js";
-export { InMemoryAuditSink } from "./providers/memory/memory-audit-sink.js";
-export { SqliteAuditSink } from "./providers/sql/sql-audit-sink.js";
+export { InMemoryAuditSink } from "../backends/memory/memory-audit-sink.js";
+export { SqliteAuditSink } from "../backends/sql/sql-audit-sink.js";
 export {
   type AuditEvent,
   type AuditOptions,
   type AuditSink,
   type RecordedContext,
 } from "./contracts/audit.js";
-export { AgentSessionProvider } from "./providers/sql/index.js";
-export { AgentContextProvider } from "./providers/sql/sql-context-provider.js";
-export { AgentSearchProvider } from "./providers/sql/sql-search-provider.js";
+export { AgentSessionProvider } from "../backends/sql/index.js";
+export { AgentContextProvider } from "../backends/sql/sql-context-provider.js";
+export { AgentSearchProvider } from "../backends/sql/sql-search-provider.js";
 export {
   R2SkillProvider,
   type R2BucketLike,
@@ -139,7 +139,7 @@ export {
   type R2ObjectLike,
   type R2ObjectsLike,
   type R2SkillProviderOptions,
-} from "./providers/r2/index.js";
+} from "./context/r2-skill-provider.js";
 export {
   PostgresSessionProvider,
   PostgresContextProvider,
@@ -153,7 +153,7 @@ export {
   type PostgresJsLike,
   type PostgresJsTransactionLike,
   type PostgresClient,
-} from "./providers/postgres/index.js";
+} from "../backends/postgres/index.js";
 export {
   InMemorySessionProvider,
   InMemoryContextProvider,
@@ -162,8 +162,8 @@ export {
   type InMemorySessionProviderSnapshot,
   type InMemorySessionSnapshot,
   type StoredMessageJson,
-} from "./providers/memory/index.js";
-export { InMemoryBlockHistory } from "./providers/memory/memory-block-history.js";
+} from "../backends/memory/index.js";
+export { InMemoryBlockHistory } from "../backends/memory/memory-block-history.js";
 export {
   applyCompactions,
   isCompactionMessage,

@@ -1,7 +1,7 @@
 import { ContextBlocks } from "./context/context-blocks.js";
 import { BranchPointer } from "./core/branch-pointer.js";
 import { withLocalChangeFeed } from "./session-local-feed.js";
-import { InMemoryBlockHistory } from "./providers/memory/memory-block-history.js";
+import { InMemoryBlockHistory } from "../backends/memory/memory-block-history.js";
 import type {
   AnyContextProvider,
   WritableContextProvider,
@@ -16,9 +16,9 @@ import type { ContextConfig } from "./context/types.js";
 import type { BlockHistoryStore } from "./contracts/block-history.js";
 import { ArborError } from "./errors/index.js";
 import type { SessionProvider } from "./contracts/provider.js";
-import { AgentBlockHistory } from "./providers/sql/sql-block-history.js";
-import { AgentContextProvider } from "./providers/sql/sql-context-provider.js";
-import { AgentSessionProvider } from "./providers/sql/index.js";
+import { AgentBlockHistory } from "../backends/sql/sql-block-history.js";
+import { AgentContextProvider } from "../backends/sql/sql-context-provider.js";
+import { AgentSessionProvider } from "../backends/sql/index.js";
 import type { SqlProvider } from "./contracts/sql-provider.js";
 
 /** The key prefix of the cached system prompt; block labels may not use it (docs/behavior/session-setup.md). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChangeEvent } from "./contracts/changes.js";
 import type { SessionProvider } from "./contracts/provider.js";
-import { InMemorySessionProvider } from "./providers/memory/index.js";
+import { InMemorySessionProvider } from "../backends/memory/index.js";
 import { Session } from "./session.js";
 
 const text = (id: string, value = id) => ({

@@ -1,7 +1,7 @@
 // The layering of src/, checked on the relative imports of every .ts file (type-only imports,
 // `export … from` and dynamic `import()` included, read with TypeScript's own pre-processor):
-// no import cycle; the contracts import nothing outside themselves; a backend never reaches up
-// into the Session's behaviour; the session layers below utils never import it back.
+// no import cycle; the contracts import nothing outside themselves; a backend (src/backends/)
+// builds only on the contracts, core and errors, and nothing below it imports a backend; the session layers below utils never import it back.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,23 +9,8 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const SOURCE = fileURLToPath(new URL("../../src", import.meta.url));
-/** Folders of src/session/ a provider must not import: they sit above the providers. */
-const ABOVE_PROVIDERS = [
-  "context",
-  "manager",
-  "compaction",
-  "audit",
-  "snapshot",
-];
 /** Folders of src/session/ that src/utils imports, so they must not import src/utils. */
-const BELOW_UTILS = [
-  "contracts",
-  "core",
-  "errors",
-  "context",
-  "compaction",
-  "providers",
-];
+const BELOW_UTILS = ["contracts", "core", "errors", "context", "compaction"];
 
 const graph = importGraph(SOURCE);
 const name = (file: string) => relative(SOURCE, file).split(sep).join("/");
@@ -59,14 +44,38 @@ describe("import rules of src/", () => {
     expect([...violations, ...external]).toEqual([]);
   });
 
-  it("src/session/providers/ never imports the Session, its context, manager, compaction, audit or snapshot", () => {
-    const forbidden = (target: string) =>
-      ABOVE_PROVIDERS.some((folder) =>
-        target.startsWith(`session/${folder}/`),
-      ) || /^session\/session[^/]*\.ts$/.test(target);
+  it("src/backends/ builds only on the session's contracts, core and errors", () => {
+    const allowed = (target: string) =>
+      /^session\/(contracts|core|errors)\//.test(target) ||
+      target.startsWith("backends/");
     const violations = edges()
-      .filter(([from]) => name(from).startsWith("session/providers/"))
-      .filter(([, to]) => forbidden(name(to)))
+      .filter(([from]) => name(from).startsWith("backends/"))
+      .filter(([, to]) => !allowed(name(to)))
+      .map(describeEdge);
+    expect(violations).toEqual([]);
+  });
+
+  it("a backend never imports another backend", () => {
+    const backendOf = (file: string) =>
+      /^backends\/([^/]+)\//.exec(name(file))?.[1];
+    const violations = edges()
+      .filter(([from, to]) => {
+        const source = backendOf(from);
+        const target = backendOf(to);
+        return (
+          source !== undefined && target !== undefined && source !== target
+        );
+      })
+      .map(describeEdge);
+    expect(violations).toEqual([]);
+  });
+
+  it("the session's contracts and core never import a backend", () => {
+    const violations = edges()
+      .filter(([from]) =>
+        /^session\/(contracts|core|errors)\//.test(name(from)),
+      )
+      .filter(([, to]) => name(to).startsWith("backends/"))
       .map(describeEdge);
     expect(violations).toEqual([]);
   });

@@ -13,7 +13,7 @@ import Database from "better-sqlite3";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Session } from "../../src/session/index.js";
-import { AgentSessionProvider } from "../../src/session/providers/sql/index.js";
+import { AgentSessionProvider } from "../../src/backends/sql/index.js";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/open-sqlite.js";
 import { makeLegacyTempDir, type JsonMessage } from "./reference-fixture.js";
 import { SRC, transpileGraph } from "../providers/support/transpile-graph.js";
@@ -247,7 +247,7 @@ describe("database written by agents@0.32.0 (agents/sessions)", () => {
  * ArrayBuffer, no `transaction()`): the fixture is placed where Miniflare persists the object.
  */
 const WORKER = `
-import { AgentSessionProvider } from "./session/providers/sql/index.js";
+import { AgentSessionProvider } from "./backends/sql/index.js";
 
 export class Store {
   constructor(ctx) { this.storage = ctx.storage.sql; }
@@ -288,7 +288,7 @@ function workerOptions(persist: string) {
     modules: [
       { type: "ESModule" as const, path: "/worker/index.js", contents: WORKER },
       ...[
-        ...transpileGraph(new URL("session/providers/sql/index.ts", SRC)),
+        ...transpileGraph(new URL("backends/sql/index.ts", SRC)),
       ].map(([modulePath, contents]) => ({
         type: "ESModule" as const,
         path: `/worker/${modulePath}`,

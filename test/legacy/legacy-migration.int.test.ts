@@ -8,9 +8,9 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Session, SessionManager } from "../../src/session/index.js";
-import { AgentSessionProvider } from "../../src/session/providers/sql/index.js";
-import { AgentContextProvider } from "../../src/session/providers/sql/sql-context-provider.js";
-import { AgentSearchProvider } from "../../src/session/providers/sql/sql-search-provider.js";
+import { AgentSessionProvider } from "../../src/backends/sql/index.js";
+import { AgentContextProvider } from "../../src/backends/sql/sql-context-provider.js";
+import { AgentSearchProvider } from "../../src/backends/sql/sql-search-provider.js";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/open-sqlite.js";
 import type { SessionMessage } from "../../src/session/contracts/types.js";
 import {

@@ -5,7 +5,7 @@ import {
   Session,
   SessionManager,
 } from "../../src/session/index.js";
-import { MemoryStore } from "../../src/session/providers/memory/memory-store.js";
+import { MemoryStore } from "../../src/backends/memory/memory-store.js";
 import { runManagerConformance } from "../../src/testing/index.js";
 
 /** Everything the store holds, keyed by what it is. */

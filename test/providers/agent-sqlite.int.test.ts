@@ -12,8 +12,8 @@ import { dirname, join } from "node:path";
 import { Worker } from "node:worker_threads";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { AgentSessionProvider } from "../../src/session/providers/sql/index.js";
-import { SCHEMA_VERSION } from "../../src/session/providers/sql/sql-schema.js";
+import { AgentSessionProvider } from "../../src/backends/sql/index.js";
+import { SCHEMA_VERSION } from "../../src/backends/sql/sql-schema.js";
 import type { SqlProvider } from "../../src/session/contracts/sql-provider.js";
 import type { SessionMessage } from "../../src/session/contracts/types.js";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/index.js";
@@ -632,7 +632,7 @@ describe("AgentSessionProvider across processes", () => {
     try {
       // The sources, transpiled, next to a node_modules link so better-sqlite3 resolves.
       for (const entry of [
-        "session/providers/sql/index.ts",
+        "backends/sql/index.ts",
         "sqlite/index.ts",
       ]) {
         for (const [path, contents] of transpileGraph(new URL(entry, SRC))) {
@@ -648,7 +648,7 @@ describe("AgentSessionProvider across processes", () => {
       writeFileSync(
         join(scratch, "append.js"),
         `import { workerData } from "node:worker_threads";
-        import { AgentSessionProvider } from "./session/providers/sql/index.js";
+        import { AgentSessionProvider } from "./backends/sql/index.js";
         import { openSqlite } from "./sqlite/index.js";
         const db = openSqlite(workerData.file);
         const provider = new AgentSessionProvider(db, "s");

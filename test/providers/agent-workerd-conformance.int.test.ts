@@ -37,12 +37,12 @@ import { SRC, transpileGraph } from "./support/transpile-graph.js";
 // The deep-path case makes ~10,000 sequential calls over RPC (about 25-40 s on a 2-core machine).
 vi.setConfig({ testTimeout: 120_000 });
 
-const ENTRY = new URL("session/providers/sql/index.ts", SRC);
+const ENTRY = new URL("backends/sql/index.ts", SRC);
 
 const WORKER = `
-import { AgentSessionProvider } from "./session/providers/sql/index.js";
-import { AgentContextProvider } from "./session/providers/sql/sql-context-provider.js";
-import { AgentBlockHistory } from "./session/providers/sql/sql-block-history.js";
+import { AgentSessionProvider } from "./backends/sql/index.js";
+import { AgentContextProvider } from "./backends/sql/sql-context-provider.js";
+import { AgentBlockHistory } from "./backends/sql/sql-block-history.js";
 
 export class Store {
   constructor(ctx) { this.storage = ctx.storage.sql; }

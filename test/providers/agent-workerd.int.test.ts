@@ -4,13 +4,13 @@
 // FTS5, sqlite_master reads and ALTER TABLE … RENAME in the legacy migration.
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SCHEMA_VERSION } from "../../src/session/providers/sql/sql-schema.js";
+import { SCHEMA_VERSION } from "../../src/backends/sql/sql-schema.js";
 import { SRC, transpileGraph } from "./support/transpile-graph.js";
 
-const ENTRY = new URL("session/providers/sql/index.ts", SRC);
+const ENTRY = new URL("backends/sql/index.ts", SRC);
 
 const WORKER = `
-import { AgentSessionProvider } from "./session/providers/sql/index.js";
+import { AgentSessionProvider } from "./backends/sql/index.js";
 
 const text = (id, body) => ({ id, role: "user", parts: [{ type: "text", text: body }] });
 

@@ -3,9 +3,9 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { SessionMessage } from "../../src/session/contracts/types.js";
-import { InMemorySessionProvider } from "../../src/session/providers/memory/index.js";
-import type { MemoryStore } from "../../src/session/providers/memory/memory-store.js";
-import { MemorySessionRegistry } from "../../src/session/providers/memory/memory-registry.js";
+import { InMemorySessionProvider } from "../../src/backends/memory/index.js";
+import type { MemoryStore } from "../../src/backends/memory/memory-store.js";
+import { MemorySessionRegistry } from "../../src/backends/memory/memory-registry.js";
 
 const IMAGE_URL = `data:image/png;base64,${randomBytes(1_500_000).toString("base64")}`;
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InMemorySessionProvider } from "../../src/session/providers/memory/index.js";
+import { InMemorySessionProvider } from "../../src/backends/memory/index.js";
 import { runProviderConformance } from "../../src/testing/index.js";
 
 runProviderConformance(

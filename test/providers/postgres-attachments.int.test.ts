@@ -7,7 +7,7 @@ import { SessionManager } from "../../src/session/manager/session-manager.js";
 import {
   PostgresSessionProvider,
   type PostgresClient,
-} from "../../src/session/providers/postgres/index.js";
+} from "../../src/backends/postgres/index.js";
 import {
   createTestDatabase,
   describePostgres,

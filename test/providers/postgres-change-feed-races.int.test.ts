@@ -7,7 +7,7 @@ import type pg from "pg";
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import { PostgresSessionProvider } from "../../src/session/index.js";
 import type { ChangeEvent } from "../../src/session/contracts/changes.js";
-import type { PostgresClient } from "../../src/session/providers/postgres/index.js";
+import type { PostgresClient } from "../../src/backends/postgres/index.js";
 import {
   createTestDatabase,
   describePostgres,

@@ -7,12 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   applyPostgresSchema,
   PostgresSessionProvider,
-} from "../../src/session/providers/postgres/index.js";
+} from "../../src/backends/postgres/index.js";
 import type {
   PostgresClient,
   PostgresConnection,
-} from "../../src/session/providers/postgres/postgres-client.js";
-import { numberPlaceholders } from "../../src/session/providers/postgres/postgres-executor.js";
+} from "../../src/backends/postgres/postgres-client.js";
+import { numberPlaceholders } from "../../src/backends/postgres/postgres-executor.js";
 import {
   runProviderConformance,
   type ProviderCapabilities,

@@ -7,7 +7,7 @@ import {
   PostgresSessionProvider,
   PostgresSessionRegistry,
 } from "../../src/session/index.js";
-import type { PostgresClient } from "../../src/session/providers/postgres/postgres-client.js";
+import type { PostgresClient } from "../../src/backends/postgres/postgres-client.js";
 import {
   createTestDatabase,
   describePostgres,

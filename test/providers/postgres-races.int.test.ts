@@ -10,7 +10,7 @@ import {
   PostgresSessionProvider,
   Session,
 } from "../../src/session/index.js";
-import type { PostgresClient } from "../../src/session/providers/postgres/index.js";
+import type { PostgresClient } from "../../src/backends/postgres/index.js";
 import {
   createTestDatabase,
   describePostgres,

@@ -14,9 +14,9 @@ import {
 import {
   PostgresBlockHistory,
   POSTGRES_SCHEMA_VERSION,
-} from "../../src/session/providers/postgres/index.js";
-import type { PostgresConnection } from "../../src/session/providers/postgres/index.js";
-import { seedStatements } from "../../src/session/providers/postgres/postgres-ddl.js";
+} from "../../src/backends/postgres/index.js";
+import type { PostgresConnection } from "../../src/backends/postgres/index.js";
+import { seedStatements } from "../../src/backends/postgres/postgres-ddl.js";
 import {
   createTestDatabase,
   describePostgres,

@@ -9,7 +9,7 @@ import {
   R2SkillProvider,
   type R2BucketLike,
   type R2ListOptionsLike,
-} from "../../src/session/providers/r2/index.js";
+} from "../../src/session/context/r2-skill-provider.js";
 
 const WORKER = "export default { fetch() { return new Response('ok') } }";
 
@@ -281,7 +281,7 @@ describe("R2SkillProvider inside workerd", () => {
   it("loads with no Node imports and works against the R2 binding", async () => {
     const source = readFileSync(
       new URL(
-        "../../src/session/providers/r2/r2-skill-provider.ts",
+        "../../src/session/context/r2-skill-provider.ts",
         import.meta.url,
       ),
       "utf8",

@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { SessionMessage } from "../../src/session/contracts/types.js";
 import { SessionManager } from "../../src/session/manager/session-manager.js";
 import { Session } from "../../src/session/session.js";
-import { AgentSessionProvider } from "../../src/session/providers/sql/index.js";
+import { AgentSessionProvider } from "../../src/backends/sql/index.js";
 import { openSqlite } from "../../src/sqlite/open-sqlite.js";
 
 const BYTES = randomBytes(3 * 1024 * 1024 + 11);

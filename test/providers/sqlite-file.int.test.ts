@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AgentSessionProvider } from "../../src/session/providers/sql/index.js";
+import { AgentSessionProvider } from "../../src/backends/sql/index.js";
 import { openSqlite } from "../../src/sqlite/open-sqlite.js";
 import { runProviderConformance } from "../../src/testing/index.js";
 

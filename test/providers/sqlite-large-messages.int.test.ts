@@ -8,12 +8,12 @@ import { SessionManager } from "../../src/session/manager/session-manager.js";
 import {
   CHUNK_MAX_BYTES,
   readContentsByIds,
-} from "../../src/session/providers/sql/sql-message-chunks.js";
-import { AgentSessionProvider } from "../../src/session/providers/sql/index.js";
+} from "../../src/backends/sql/sql-message-chunks.js";
+import { AgentSessionProvider } from "../../src/backends/sql/index.js";
 import {
   MIGRATIONS,
   SCHEMA_VERSION_KEY,
-} from "../../src/session/providers/sql/sql-schema.js";
+} from "../../src/backends/sql/sql-schema.js";
 import { Session } from "../../src/session/session.js";
 import { openSqlite } from "../../src/sqlite/open-sqlite.js";
 

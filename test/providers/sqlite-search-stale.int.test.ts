@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SessionManager } from "../../src/session/index.js";
 import type { SessionMessage } from "../../src/session/contracts/types.js";
-import { SCHEMA_VERSION } from "../../src/session/providers/sql/sql-schema.js";
+import { SCHEMA_VERSION } from "../../src/backends/sql/sql-schema.js";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/index.js";
 import { dumpSqlite } from "../trust/support/sqlite-dump.js";
 

@@ -5,7 +5,7 @@
 const [modules, file, sessionId, writer, count] = process.argv.slice(2);
 const { openSqlite } = await import(`${modules}/sqlite/open-sqlite.js`);
 const { AgentSessionProvider } = await import(
-  `${modules}/session/providers/sql/index.js`
+  `${modules}/backends/sql/index.js`
 );
 
 const database = openSqlite(file);

@@ -3,8 +3,8 @@
 // or postgres.js; every event must arrive within one second of its commit, exactly once.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { ChangeEvent } from "../../src/session/contracts/changes.js";
-import { PostgresSessionProvider } from "../../src/session/providers/postgres/index.js";
-import type { PostgresClient } from "../../src/session/providers/postgres/postgres-client.js";
+import { PostgresSessionProvider } from "../../src/backends/postgres/index.js";
+import type { PostgresClient } from "../../src/backends/postgres/postgres-client.js";
 import { Session } from "../../src/session/session.js";
 import {
   createTestDatabase,

@@ -30,7 +30,7 @@ beforeAll(() => {
   modules = mkdtempSync(join(cache, "arbor-watch-"));
   for (const entry of [
     "sqlite/open-sqlite.ts",
-    "session/providers/sql/index.ts",
+    "backends/sql/index.ts",
   ]) {
     for (const [path, contents] of transpileGraph(new URL(entry, SRC))) {
       mkdirSync(dirname(join(modules, path)), { recursive: true });

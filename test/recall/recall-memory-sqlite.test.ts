@@ -11,8 +11,8 @@ import {
   SessionManager,
 } from "../../src/session/index.js";
 import { existingEmbeddingStore } from "../../src/session/embeddings/embedding-stores.js";
-import { MemoryStore } from "../../src/session/providers/memory/memory-store.js";
-import { SqlEmbeddingStore } from "../../src/session/providers/sql/sql-embeddings.js";
+import { MemoryStore } from "../../src/backends/memory/memory-store.js";
+import { SqlEmbeddingStore } from "../../src/backends/sql/sql-embeddings.js";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/index.js";
 import { RECALL_SCENARIOS, type RecallBackend } from "./recall-scenarios.js";
 

@@ -6,7 +6,7 @@
 // the reason, except under CI=true, where they fail.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SessionManager } from "../../src/session/index.js";
-import { PostgresEmbeddingStore } from "../../src/session/providers/postgres/postgres-embeddings.js";
+import { PostgresEmbeddingStore } from "../../src/backends/postgres/postgres-embeddings.js";
 import pg from "pg";
 import {
   createTestDatabase,

@@ -2,7 +2,7 @@
 // its own throwaway database emptied before every case (the key table included).
 import { PostgresApiKeyStore } from "../../src/server/index.js";
 import { SessionManager } from "../../src/session/index.js";
-import type { PostgresClient } from "../../src/session/providers/postgres/postgres-client.js";
+import type { PostgresClient } from "../../src/backends/postgres/postgres-client.js";
 import {
   createTestDatabase,
   describePostgres,

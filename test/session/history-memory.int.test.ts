@@ -9,7 +9,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoredMessageRecord } from "../../src/session/contracts/provider.js";
-import { AgentSessionProvider } from "../../src/session/providers/sql/index.js";
+import { AgentSessionProvider } from "../../src/backends/sql/index.js";
 import { Session } from "../../src/session/session.js";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/open-sqlite.js";
 

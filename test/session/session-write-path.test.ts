@@ -8,8 +8,8 @@ import { describe, expect, it } from "vitest";
 import type { SessionProvider } from "../../src/session/contracts/provider.js";
 import type { AuditEvent } from "../../src/session/contracts/audit.js";
 import type { SessionMessage } from "../../src/session/contracts/types.js";
-import { InMemorySessionProvider } from "../../src/session/providers/memory/index.js";
-import { AgentSessionProvider } from "../../src/session/providers/sql/index.js";
+import { InMemorySessionProvider } from "../../src/backends/memory/index.js";
+import { AgentSessionProvider } from "../../src/backends/sql/index.js";
 import { Session } from "../../src/session/session.js";
 import { openSqlite } from "../../src/sqlite/index.js";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "vitest";
-import { InMemorySessionProvider } from "../../src/session/providers/memory/index.js";
+import { InMemorySessionProvider } from "../../src/backends/memory/index.js";
 import {
   assertExpect,
   runProviderConformance,

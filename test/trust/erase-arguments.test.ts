@@ -10,7 +10,7 @@ import {
   type AuditEvent,
   type EraseTarget,
 } from "../../src/session/index.js";
-import { MemoryStore } from "../../src/session/providers/memory/memory-store.js";
+import { MemoryStore } from "../../src/backends/memory/memory-store.js";
 
 describe("erase() and prune() arguments", () => {
   it.each([

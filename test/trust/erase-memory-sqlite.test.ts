@@ -13,7 +13,7 @@ import {
   SessionManager,
   SqliteAuditSink,
 } from "../../src/session/index.js";
-import { MemoryStore } from "../../src/session/providers/memory/memory-store.js";
+import { MemoryStore } from "../../src/backends/memory/memory-store.js";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/index.js";
 import { dumpSqlite } from "./support/sqlite-dump.js";
 import {

@@ -11,7 +11,7 @@ import {
   Session,
   SessionManager,
 } from "../../src/session/index.js";
-import { MemoryStore } from "../../src/session/providers/memory/memory-store.js";
+import { MemoryStore } from "../../src/backends/memory/memory-store.js";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/index.js";
 import type { HostileBackend } from "./hostile/hostile-support.js";
 import { cyclicParents, HOSTILE_CASES } from "./hostile/library-cases.js";

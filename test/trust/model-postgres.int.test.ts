@@ -3,7 +3,7 @@
 // every "restart" a new manager over the same client.
 import { afterAll, beforeAll, it } from "vitest";
 import { SessionManager } from "../../src/session/index.js";
-import type { PostgresClient } from "../../src/session/providers/postgres/postgres-client.js";
+import type { PostgresClient } from "../../src/backends/postgres/postgres-client.js";
 import {
   createTestDatabase,
   describePostgres,

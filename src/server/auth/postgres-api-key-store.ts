@@ -1,8 +1,8 @@
 import type {
   PostgresClient,
   PostgresExecutor,
-} from "../../session/providers/postgres/postgres-client.js";
-import { postgresExecutor } from "../../session/providers/postgres/postgres-executor.js";
+} from "../../backends/postgres/postgres-client.js";
+import { postgresExecutor } from "../../backends/postgres/postgres-executor.js";
 import {
   generateApiKey,
   hashApiKey,

@@ -1,6 +1,6 @@
 /**
  * The contract between the embedding worker and a backend's vector tables (one implementation
- * per built-in backend: providers/{memory,sql,postgres}/*-embeddings.ts).
+ * per built-in backend: backends/{memory,sql,postgres}/*-embeddings.ts).
  */
 
 /** What is embedded: a stored message, or an overlay by its summary. */

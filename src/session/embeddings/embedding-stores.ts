@@ -4,8 +4,8 @@
  */
 import { isSqlProvider } from "../contracts/sql-provider.js";
 import { ArborError } from "../errors/index.js";
-import { isPostgresClient } from "../providers/postgres/postgres-client.js";
-import { MemoryStore } from "../providers/memory/memory-store.js";
+import { isPostgresClient } from "../../backends/postgres/postgres-client.js";
+import { MemoryStore } from "../../backends/memory/memory-store.js";
 import type { EmbeddingStore } from "../contracts/embedding-store.js";
 import type { EmbeddingIndex } from "./embedding-index.js";
 
@@ -56,21 +56,21 @@ export async function removeStoreEmbeddings(
   if (target instanceof MemoryStore) {
     const store = await opened?.catch(() => undefined);
     const { MemoryEmbeddingStore } =
-      await import("../providers/memory/memory-embeddings.js");
+      await import("../../backends/memory/memory-embeddings.js");
     return store instanceof MemoryEmbeddingStore
       ? store.remove()
       : { vectors: 0, queued: 0 };
   }
   if (isSqlProvider(target)) {
     const { removeSqlEmbeddings } =
-      await import("../providers/sql/sql-embedding-schema.js");
+      await import("../../backends/sql/sql-embedding-schema.js");
     return removeSqlEmbeddings(target);
   }
   if (isPostgresClient(target)) {
     const [{ removePostgresEmbeddings }, { postgresExecutor }] =
       await Promise.all([
-        import("../providers/postgres/postgres-embedding-schema.js"),
-        import("../providers/postgres/postgres-executor.js"),
+        import("../../backends/postgres/postgres-embedding-schema.js"),
+        import("../../backends/postgres/postgres-executor.js"),
       ]);
     return removePostgresEmbeddings(postgresExecutor(target));
   }
@@ -86,17 +86,17 @@ const indexes = new WeakMap<object, Set<EmbeddingIndex>>();
 async function open(target: object): Promise<EmbeddingStore> {
   if (target instanceof MemoryStore) {
     const { MemoryEmbeddingStore } =
-      await import("../providers/memory/memory-embeddings.js");
+      await import("../../backends/memory/memory-embeddings.js");
     return new MemoryEmbeddingStore(target);
   }
   if (isSqlProvider(target)) {
     const { SqlEmbeddingStore } =
-      await import("../providers/sql/sql-embeddings.js");
+      await import("../../backends/sql/sql-embeddings.js");
     return new SqlEmbeddingStore(target);
   }
   if (isPostgresClient(target)) {
     const { PostgresEmbeddingStore } =
-      await import("../providers/postgres/postgres-embeddings.js");
+      await import("../../backends/postgres/postgres-embeddings.js");
     return new PostgresEmbeddingStore(target);
   }
   throw new ArborError(

@@ -7,16 +7,16 @@
  */
 import type { StoreEraseResult, StoreEraseTarget } from "../contracts/erase.js";
 import { existingEmbeddingStore } from "../embeddings/embedding-stores.js";
-import { MemoryEmbeddingStore } from "../providers/memory/memory-embeddings.js";
+import { MemoryEmbeddingStore } from "../../backends/memory/memory-embeddings.js";
 import {
   countPostgresEmbeddings,
   erasePostgresEmbeddings,
-} from "../providers/postgres/postgres-embeddings.js";
-import { postgresExecutor } from "../providers/postgres/postgres-executor.js";
+} from "../../backends/postgres/postgres-embeddings.js";
+import { postgresExecutor } from "../../backends/postgres/postgres-executor.js";
 import {
   countSqlEmbeddings,
   eraseSqlEmbeddings,
-} from "../providers/sql/sql-embeddings.js";
+} from "../../backends/sql/sql-embeddings.js";
 import type { ManagerStorage } from "./manager-backend.js";
 
 /** Removes the embedding rows of an erased target (after the store's own erase). */

@@ -15,9 +15,9 @@ import {
 import { bumpEraseEpoch } from "../core/erase-epoch.js";
 import { runExclusive } from "../core/keyed-mutex.js";
 import { ArborError, ArborTypeError } from "../errors/index.js";
-import { eraseMemoryTarget } from "../providers/memory/memory-erase.js";
-import { erasePostgresTarget } from "../providers/postgres/postgres-erase.js";
-import { eraseSqlTarget } from "../providers/sql/sql-erase.js";
+import { eraseMemoryTarget } from "../../backends/memory/memory-erase.js";
+import { erasePostgresTarget } from "../../backends/postgres/postgres-erase.js";
+import { eraseSqlTarget } from "../../backends/sql/sql-erase.js";
 import {
   countEmbeddings,
   eraseEmbeddings,

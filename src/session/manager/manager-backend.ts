@@ -3,16 +3,16 @@ import type { SessionInfo } from "../contracts/session-info.js";
 import type { SessionRegistry } from "../contracts/registry.js";
 import { isSqlProvider, type SqlProvider } from "../contracts/sql-provider.js";
 import { ArborTypeError } from "../errors/index.js";
-import { InMemorySessionProvider } from "../providers/memory/index.js";
-import { MemorySessionRegistry } from "../providers/memory/memory-registry.js";
-import { MemoryStore } from "../providers/memory/memory-store.js";
+import { InMemorySessionProvider } from "../../backends/memory/index.js";
+import { MemorySessionRegistry } from "../../backends/memory/memory-registry.js";
+import { MemoryStore } from "../../backends/memory/memory-store.js";
 import {
   isPostgresClient,
   type PostgresClient,
-} from "../providers/postgres/postgres-client.js";
-import { PostgresSessionProvider } from "../providers/postgres/postgres-session-provider.js";
-import { PostgresSessionRegistry } from "../providers/postgres/postgres-registry.js";
-import { SqlSessionRegistry } from "../providers/sql/sql-registry.js";
+} from "../../backends/postgres/postgres-client.js";
+import { PostgresSessionProvider } from "../../backends/postgres/postgres-session-provider.js";
+import { PostgresSessionRegistry } from "../../backends/postgres/postgres-registry.js";
+import { SqlSessionRegistry } from "../../backends/sql/sql-registry.js";
 import { Session } from "../session.js";
 import type { CreateSessionOptions } from "./manager-options.js";
 

@@ -11,7 +11,7 @@ import type {
   CompactionErrorHandler,
 } from "../contracts/types.js";
 import type { ArborTool } from "../context/tools/index.js";
-import type { PostgresClient } from "../providers/postgres/postgres-client.js";
+import type { PostgresClient } from "../../backends/postgres/postgres-client.js";
 import { setAfterWrite, watchStore, type Session } from "../session.js";
 import type { ChangeListener, Unsubscribe } from "../contracts/changes.js";
 import {

@@ -2,7 +2,7 @@
 // before every case and dropped afterwards, over whatever client `connect` makes of it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SessionManager } from "../../../src/session/index.js";
-import type { PostgresClient } from "../../../src/session/providers/postgres/postgres-client.js";
+import type { PostgresClient } from "../../../src/backends/postgres/postgres-client.js";
 import { runManagerConformance } from "../../../src/testing/index.js";
 import {
   createTestDatabase,

@@ -6,7 +6,7 @@ export const SRC = new URL("../../../src/", import.meta.url);
 
 /**
  * The runtime module graph of a source file, transpiled file by file to plain ESM, keyed by its
- * path relative to `src/` (`session/providers/sql/index.js`, …). Only runtime imports remain
+ * path relative to `src/` (`backends/sql/index.js`, …). Only runtime imports remain
  * after transpiling, so only those are followed. Lets a test run the sources in workerd or in a
  * worker thread without a bundler.
  */

@@ -1,0 +1,152 @@
+import { queryTerms } from "../../session/core/search-terms.js";
+import { normalizeSearchLimit, rankWindow } from "../../session/core/search-limit.js";
+import type { MemoryStore } from "./memory-store.js";
+import { newestWithin, scoreRows } from "./memory-search.js";
+import type { SessionInfo } from "../../session/contracts/session-info.js";
+import type { SearchResult } from "../../session/contracts/types.js";
+import {
+  compareListOrder,
+  type RegistryListOptions,
+  type RegistrySearchOptions,
+  type SessionInfoPatch,
+  type SessionRegistry,
+  type SummaryHit,
+} from "../../session/contracts/registry.js";
+
+/** The registry of an in-memory store: rows and config kept beside the sessions' messages. */
+export class MemorySessionRegistry implements SessionRegistry {
+  constructor(private readonly store: MemoryStore) {}
+
+  insert(info: SessionInfo): void {
+    this.store.registry.set(info.id, { ...info });
+  }
+
+  get(id: string): SessionInfo | null {
+    const row = this.store.registry.get(id);
+    return row ? { ...row } : null;
+  }
+
+  list(options: RegistryListOptions): SessionInfo[] {
+    const owned = [...this.store.registry.values()].filter(
+      (row) =>
+        options.ownerId === undefined ||
+        this.getConfig(row.id, "owner") === options.ownerId,
+    );
+    const sorted = owned.sort(compareListOrder);
+    const after = options.after;
+    const start = after
+      ? sorted.filter((row) => compareListOrder(row, after) <= 0).length
+      : 0;
+    const page = sorted.slice(
+      start,
+      options.limit === undefined ? undefined : start + options.limit,
+    );
+    return page.map((row) => ({ ...row }));
+  }
+
+  update(id: string, patch: SessionInfoPatch): boolean {
+    const row = this.store.registry.get(id);
+    if (!row) return false;
+    Object.assign(row, patch);
+    return true;
+  }
+
+  addUsage(
+    id: string,
+    inputTokens: number,
+    outputTokens: number,
+    cost: number,
+    at: string,
+  ): boolean {
+    const row = this.store.registry.get(id);
+    if (!row) return false;
+    row.input_tokens += inputTokens;
+    row.output_tokens += outputTokens;
+    row.estimated_cost += cost;
+    row.updated_at = at;
+    return true;
+  }
+
+  touch(id: string, at: string): void {
+    const row = this.store.registry.get(id);
+    if (row) row.updated_at = at;
+  }
+
+  count(): number {
+    return this.store.registry.size;
+  }
+
+  getConfig(sessionId: string, key: string): string | null {
+    return this.store.session(sessionId).config.get(key) ?? null;
+  }
+
+  setConfig(sessionId: string, key: string, value: string): void {
+    this.store.session(sessionId).config.set(key, value);
+  }
+
+  listConfig(sessionId: string, prefix: string): Record<string, string> {
+    const config =
+      this.store.peek(sessionId)?.config ?? new Map<string, string>();
+    return Object.fromEntries(
+      [...config]
+        .filter(([key]) => key.startsWith(prefix))
+        .sort(([a], [b]) => (a < b ? -1 : 1)),
+    );
+  }
+
+  search(query: string, options: RegistrySearchOptions): SearchResult[] {
+    if (queryTerms(query).length === 0) return [];
+    const wanted = options.sessionIds ? new Set(options.sessionIds) : null;
+    const hits: Array<{
+      sessionId: string;
+      row: Parameters<typeof scoreRows>[0][number];
+      score: number;
+    }> = [];
+    for (const sessionId of this.store.registry.keys()) {
+      if (wanted && !wanted.has(sessionId)) continue;
+      if (
+        options.ownerId !== undefined &&
+        this.getConfig(sessionId, "owner") !== options.ownerId
+      )
+        continue;
+      const rows = this.store.peek(sessionId)?.ordered ?? [];
+      for (const hit of scoreRows(rows, query))
+        hits.push({ sessionId, ...hit });
+    }
+    const limit = normalizeSearchLimit(options.limit);
+    return newestWithin(hits, rankWindow(limit))
+      .sort((a, b) => b.score - a.score || b.row.seq - a.row.seq)
+      .slice(0, limit)
+      .map(({ sessionId, row }) => ({
+        id: row.id,
+        role: row.role,
+        content: row.text,
+        createdAt: row.createdAt,
+        sessionId,
+      }));
+  }
+
+  /**
+   * Overlays whose summary matches the query, newest first (explained manager search). Loaded
+   * on first use, like the rest of explained search.
+   */
+  async searchSummaries(
+    query: string,
+    options: RegistrySearchOptions,
+  ): Promise<SummaryHit[]> {
+    const { searchMemorySummaries } =
+      await import("./memory-summary-search.js");
+    return searchMemorySummaries(this.store, query, options, (id) =>
+      this.getConfig(id, "owner"),
+    );
+  }
+
+  deleteSession(id: string, contextKeys: readonly string[]): boolean {
+    if (!this.store.registry.delete(id)) return false;
+    this.store.attachments.releaseSession(id);
+    this.store.sessions.delete(id);
+    this.store.blockHistories.delete(id);
+    for (const key of contextKeys) this.store.contextRows.delete(key);
+    return true;
+  }
+}

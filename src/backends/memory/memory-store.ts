@@ -1,0 +1,94 @@
+import { InMemoryBlockHistory } from "./memory-block-history.js";
+import { MemoryAttachments } from "./memory-attachments.js";
+import type { SessionInfo } from "../../session/contracts/session-info.js";
+import type { StoredCompaction } from "../../session/contracts/types.js";
+
+/** One stored message row: the JSON text is what is stored, so callers cannot mutate it. */
+export interface MemoryRow {
+  seq: number;
+  id: string;
+  parentId: string | null;
+  role: string;
+  json: string;
+  createdAt: string;
+  /** The indexed text (docs/behavior/search.md). */
+  text: string;
+  /** Folded text and tokens, computed on the first search after a write. */
+  searchCache?: { folded: string; tokens: Map<string, number> } | undefined;
+}
+
+/** Everything stored for one session id. */
+export class MemorySessionData {
+  readonly rows = new Map<string, MemoryRow>();
+  /** Rows in insertion order; kept sorted by seq. */
+  ordered: MemoryRow[] = [];
+  readonly children = new Map<string, MemoryRow[]>();
+  compactions: StoredCompaction[] = [];
+  readonly config = new Map<string, string>();
+  latestLeaf: MemoryRow | null | undefined = undefined;
+
+  childCount(id: string): number {
+    return this.children.get(id)?.length ?? 0;
+  }
+
+  removeChild(parentId: string, id: string): void {
+    const siblings = this.children.get(parentId);
+    if (!siblings) return;
+    const remaining = siblings.filter((row) => row.id !== id);
+    if (remaining.length > 0) this.children.set(parentId, remaining);
+    else this.children.delete(parentId);
+  }
+}
+
+/**
+ * The shared store behind every `InMemorySessionProvider` made from one another with
+ * `forSession()`: one insertion sequence, many sessions, and the context rows of auto-wired blocks.
+ */
+export class MemoryStore {
+  private nextSeq = 1;
+  readonly sessions = new Map<string, MemorySessionData>();
+  readonly contextRows = new Map<string, string>();
+  readonly blockHistories = new Map<string, InMemoryBlockHistory>();
+  /** Attachment bytes by hash and their references (docs/behavior/storage.md#attachments). */
+  readonly attachments = new MemoryAttachments();
+  /** SessionManager registry rows, by session id. */
+  readonly registry = new Map<string, SessionInfo>();
+
+  takeSeq(): number {
+    return this.nextSeq++;
+  }
+
+  /** The data of a session, created on first write. */
+  session(sessionId: string): MemorySessionData {
+    let data = this.sessions.get(sessionId);
+    if (!data) {
+      data = new MemorySessionData();
+      this.sessions.set(sessionId, data);
+    }
+    return data;
+  }
+
+  /** The block history of a session (docs/behavior/context-blocks.md); survives clearing the messages. */
+  blockHistory(sessionId: string): InMemoryBlockHistory {
+    let history = this.blockHistories.get(sessionId);
+    if (!history) {
+      history = new InMemoryBlockHistory();
+      this.blockHistories.set(sessionId, history);
+    }
+    return history;
+  }
+
+  peek(sessionId: string): MemorySessionData | undefined {
+    return this.sessions.get(sessionId);
+  }
+
+  /** The seq the next row will get (snapshots keep it, so restored stores continue the order). */
+  peekSeq(): number {
+    return this.nextSeq;
+  }
+
+  /** Moves the sequence past restored rows so later appends sort after them. */
+  observeSeq(seq: number): void {
+    if (seq >= this.nextSeq) this.nextSeq = seq + 1;
+  }
+}

@@ -1,0 +1,172 @@
+import { encodeForStorage } from "../../session/core/attachments.js";
+import {
+  encodeMessage,
+  noteStoredParent,
+  searchableText,
+} from "../../session/core/message-codec.js";
+import type { ImportRecords } from "../../session/contracts/provider.js";
+import type { SessionMessage } from "../../session/contracts/types.js";
+import { ArborError } from "../../session/errors/index.js";
+import { publishMemoryChange } from "./memory-changes.js";
+import type {
+  MemoryRow,
+  MemorySessionData,
+  MemoryStore,
+} from "./memory-store.js";
+import { latestLeafRow, pushChild, removeRows } from "./memory-tree.js";
+
+/*
+ * The message writes of one session of a `MemoryStore` (docs/behavior/messages-and-tree.md). Each
+ * publishes its change only once it is fully applied, so a listener always reads the new state.
+ */
+
+/**
+ * Appends `message` under `parentId` (the latest leaf when `undefined`, a root for `null` or an
+ * unknown parent). Returns `false`, storing nothing, when the id already exists.
+ */
+export function appendRow(
+  store: MemoryStore,
+  sessionId: string,
+  message: SessionMessage,
+  parentId: string | null | undefined,
+): boolean {
+  // Encoded before the duplicate check so an invalid message throws even when its id exists.
+  const encoded = encodeForStorage(message);
+  const data = store.session(sessionId);
+  if (data.rows.has(message.id)) return false;
+  let parent: string | null;
+  if (parentId === undefined) parent = latestLeafRow(data)?.id ?? null;
+  else if (parentId === null) parent = null;
+  else parent = data.rows.has(parentId) ? parentId : null;
+
+  const row = insertRow(store, sessionId, data, message, encoded, {
+    parentId: parent,
+    createdAt: new Date().toISOString(),
+  });
+  data.latestLeaf = row;
+  noteStoredParent(message, parent);
+  publishMemoryChange(store, sessionId, "append", [row.id]);
+  return true;
+}
+
+/** Replaces the stored content of `message` in place; unknown ids are ignored. */
+export function updateRow(
+  store: MemoryStore,
+  sessionId: string,
+  message: SessionMessage,
+): void {
+  const { json, attachments } = encodeForStorage(message);
+  const row = store.peek(sessionId)?.rows.get(message.id);
+  if (!row) return;
+  store.attachments.release(sessionId, [message.id]);
+  store.attachments.add(sessionId, message.id, attachments);
+  row.json = json;
+  row.role = message.role;
+  row.text = searchableText(message);
+  row.searchCache = undefined;
+  publishMemoryChange(store, sessionId, "update", [row.id]);
+}
+
+/** Deletes the known ids among `ids` and repairs the tree around them; unknown ids are ignored. */
+export function deleteRows(
+  store: MemoryStore,
+  sessionId: string,
+  ids: readonly string[],
+): void {
+  const data = store.peek(sessionId);
+  if (!data) return;
+  const deleted = new Set(ids.filter((id) => data.rows.has(id)));
+  if (deleted.size === 0) return;
+  // The change event lists the ids in insertion order, as the SQL backends do.
+  const inOrder = [...deleted].sort(
+    (left, right) => data.rows.get(left)!.seq - data.rows.get(right)!.seq,
+  );
+  store.attachments.release(sessionId, deleted);
+  removeRows(data, deleted);
+  publishMemoryChange(store, sessionId, "delete", inOrder);
+}
+
+/** Removes every message and overlay of the session; its config and block history stay. */
+export function clearRows(store: MemoryStore, sessionId: string): void {
+  clearSessionRows(store, sessionId);
+  publishMemoryChange(store, sessionId, "clear", []);
+}
+
+/**
+ * Stores `records` with their own parents and timestamps (docs/behavior/messages-and-tree.md,
+ * "Importing messages"). Every message is checked before anything is written, so a bad record
+ * or an existing id (without `replace`) leaves the session untouched.
+ */
+export function importRows(
+  store: MemoryStore,
+  sessionId: string,
+  records: ImportRecords,
+): void {
+  const data = store.session(sessionId);
+  for (const { message } of records.messages) {
+    encodeMessage(message);
+    if (!records.replace && data.rows.has(message.id)) {
+      throw new ArborError(
+        "MESSAGE_EXISTS",
+        `[arbor] Message "${message.id}" already exists in session "${sessionId}"; import with replace to overwrite`,
+      );
+    }
+  }
+  if (records.replace) clearSessionRows(store, sessionId);
+  for (const { message, parentId, createdAt } of records.messages) {
+    insertRow(store, sessionId, data, message, encodeForStorage(message), {
+      parentId,
+      createdAt,
+    });
+  }
+  data.compactions.push(...structuredClone(records.compactions));
+  data.latestLeaf = undefined;
+  publishMemoryChange(
+    store,
+    sessionId,
+    "import",
+    records.messages.map(({ message }) => message.id),
+  );
+}
+
+// --- Internal helpers ---
+
+/** A message as stored: its JSON text and the attachments taken out of it. */
+type EncodedMessage = ReturnType<typeof encodeForStorage>;
+
+/** Stores a new row for an encoded message, with its attachments, under an already resolved parent. */
+function insertRow(
+  store: MemoryStore,
+  sessionId: string,
+  data: MemorySessionData,
+  message: SessionMessage,
+  encoded: EncodedMessage,
+  placement: { parentId: string | null; createdAt: string },
+): MemoryRow {
+  store.attachments.add(sessionId, message.id, encoded.attachments);
+  const row: MemoryRow = {
+    seq: store.takeSeq(),
+    id: message.id,
+    parentId: placement.parentId,
+    role: message.role,
+    json: encoded.json,
+    createdAt: placement.createdAt,
+    text: searchableText(message),
+  };
+  data.rows.set(row.id, row);
+  data.ordered.push(row);
+  if (row.parentId !== null) pushChild(data, row.parentId, row);
+  return row;
+}
+
+/** Clears the rows without publishing, so an import with `replace` reports one change only. */
+function clearSessionRows(store: MemoryStore, sessionId: string): void {
+  const data = store.peek(sessionId);
+  if (!data) return;
+  store.attachments.releaseSession(sessionId);
+  data.rows.clear();
+  data.children.clear();
+  data.ordered = [];
+  data.compactions = [];
+  data.latestLeaf = null;
+}

@@ -1,0 +1,81 @@
+import {
+  blockVersionFromRow,
+  type BlockVersionRow,
+} from "../../session/core/stored-rows.js";
+import type {
+  BlockHistoryStore,
+  BlockVersion,
+} from "../../session/contracts/block-history.js";
+import type { PostgresExecutor } from "./postgres-client.js";
+import { postgresSettings } from "./postgres-settings.js";
+import { isoSql, TIMESTAMPTZ_PARAM } from "./postgres-sql.js";
+
+/** Attempts of `record` when concurrent writers take the same version number. */
+const MAX_ATTEMPTS = 20;
+
+/** The queries behind `PostgresBlockHistory`, loaded on its first call (`postgres-lazy.ts`). */
+export class PostgresBlockHistoryStore implements BlockHistoryStore {
+  constructor(
+    readonly db: PostgresExecutor,
+    private readonly sessionId: string,
+  ) {}
+
+  async record(
+    label: string,
+    entry: Omit<BlockVersion, "version" | "at"> & { at?: string },
+  ): Promise<BlockVersion> {
+    await postgresSettings(this.db);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const [row] = await this.db.query<BlockVersionRow>(
+          `INSERT INTO arbor_block_history
+            (session_id, label, version, content, previous_content, source, tool_call_id, at)
+          SELECT ?, ?, COALESCE(MAX(version), 0) + 1, ?, ?, ?, ?,
+            COALESCE(${TIMESTAMPTZ_PARAM}, clock_timestamp())
+          FROM arbor_block_history WHERE session_id = ? AND label = ?
+          RETURNING ${COLUMNS}`,
+          [
+            this.sessionId,
+            label,
+            entry.content,
+            entry.previousContent,
+            entry.source,
+            entry.toolCallId ?? null,
+            entry.at ?? null,
+            this.sessionId,
+            label,
+          ],
+        );
+        return blockVersionFromRow(row!);
+      } catch (error) {
+        if (!isUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async list(label: string): Promise<BlockVersion[]> {
+    await postgresSettings(this.db);
+    const rows = await this.db.query<BlockVersionRow>(
+      `SELECT ${COLUMNS} FROM arbor_block_history
+      WHERE session_id = ? AND label = ? ORDER BY version`,
+      [this.sessionId, label],
+    );
+    return rows.map(blockVersionFromRow);
+  }
+
+  async clear(): Promise<void> {
+    await postgresSettings(this.db);
+    await this.db.query(
+      "DELETE FROM arbor_block_history WHERE session_id = ?",
+      [this.sessionId],
+    );
+  }
+}
+
+// --- Internal helpers ---
+
+const COLUMNS = `version, content, previous_content, source, tool_call_id, ${isoSql("at")} AS at`;
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "23505";
+}

@@ -1,0 +1,296 @@
+import { runExclusive } from "../../session/core/keyed-mutex.js";
+import { ArborError, ArborTypeError } from "../../session/errors/index.js";
+import {
+  checkPostgresClient,
+  isPostgresJs,
+  type PgClientLike,
+  type PostgresClient,
+  type PostgresConnection,
+  type PostgresExecutor,
+  type PostgresJsLike,
+  type PostgresJsTransactionLike,
+  type PostgresQueryable,
+} from "./postgres-client.js";
+import {
+  ANNOUNCE_DELAY_MS,
+  ANNOUNCE_SQL,
+  RECORD_CHANGE_CALL,
+} from "./postgres-change-log.js";
+import { bindable, readable } from "./postgres-values.js";
+
+/**
+ * The executor of a client: one per client object, so every provider over it shares the
+ * connection mutex of a single `pg.Client`. Throws `INVALID_TARGET` for anything else.
+ */
+export function postgresExecutor(client: PostgresClient): PostgresExecutor {
+  checkPostgresClient(client);
+  let executor = executors.get(client);
+  if (!executor) {
+    executor = announcing(createExecutor(client));
+    executors.set(client, executor);
+  }
+  return executor;
+}
+
+/**
+ * The executor, announcing committed changes: after a statement or a transaction that called
+ * `arbor_record_change()` succeeds, one `pg_notify` follows within `ANNOUNCE_DELAY_MS`, shared by
+ * every commit in between. Outside the writing transaction, a notification does not serialize
+ * commits (postgres-change-log.ts).
+ */
+function announcing(executor: PostgresExecutor): PostgresExecutor {
+  let pending: ReturnType<typeof setTimeout> | undefined;
+  const announce = () => {
+    if (pending !== undefined) return;
+    pending = setTimeout(() => {
+      pending = undefined;
+      // Best effort: a failed announcement is covered by the readers' safety poll.
+      executor.query(ANNOUNCE_SQL).catch(() => undefined);
+    }, ANNOUNCE_DELAY_MS);
+  };
+  const records = (sql: string) => sql.includes(RECORD_CHANGE_CALL);
+  return {
+    ...executor,
+    async query<Row>(sql: string, params?: readonly unknown[]) {
+      const rows = await executor
+        .query<Row>(sql, params)
+        .catch(rethrowEncodingError);
+      if (records(sql)) announce();
+      return rows;
+    },
+    async transaction<T>(work: (tx: PostgresQueryable) => Promise<T>) {
+      let recorded = false;
+      const result = await executor
+        .transaction((tx) =>
+          work({
+            query: <Row>(sql: string, params?: readonly unknown[]) => {
+              if (records(sql)) recorded = true;
+              return tx.query<Row>(sql, params);
+            },
+          }),
+        )
+        .catch(rethrowEncodingError);
+      if (recorded) announce();
+      return result;
+    },
+  };
+}
+
+/**
+ * SQLSTATEs of a value PostgreSQL text cannot hold: a NUL (22021 in a parameter, 22P05 from a
+ * JSON `\u0000`) or a lone surrogate in JSON (22P02 with a Unicode detail). Arbor refuses such
+ * ids and names before writing (core/storable-text.ts); a lookup by one lands here.
+ */
+function rethrowEncodingError(error: unknown): never {
+  const { code, detail } = (error ?? {}) as {
+    code?: unknown;
+    detail?: unknown;
+  };
+  if (
+    code === "22021" ||
+    code === "22P05" ||
+    (code === "22P02" && typeof detail === "string" && /unicode/i.test(detail))
+  ) {
+    throw new ArborTypeError(
+      "INVALID_ARGUMENT",
+      "[arbor] [postgres] A value contains a NUL character or a lone surrogate, which PostgreSQL text cannot hold",
+      { cause: error },
+    );
+  }
+  throw error;
+}
+
+/**
+ * Rewrites `?` placeholders to `$1, $2, …`, leaving `?` inside string literals, quoted
+ * identifiers and comments alone. Arbor's SQL never uses the `?` jsonb operators.
+ */
+export function numberPlaceholders(sql: string): string {
+  let out = "";
+  let index = 0;
+  let number = 0;
+  while (index < sql.length) {
+    const char = sql[index]!;
+    if (char === "'" || char === '"') {
+      const end = closingQuote(sql, index, char);
+      out += sql.slice(index, end);
+      index = end;
+    } else if (char === "-" && sql[index + 1] === "-") {
+      const end = sql.indexOf("\n", index);
+      const stop = end === -1 ? sql.length : end;
+      out += sql.slice(index, stop);
+      index = stop;
+    } else if (char === "?") {
+      out += `$${++number}`;
+      index++;
+    } else {
+      out += char;
+      index++;
+    }
+  }
+  return out;
+}
+
+// --- Internal helpers ---
+
+const executors = new WeakMap<object, PostgresExecutor>();
+
+/** The mutex key of a single connection (the store object is the executor, never a Session's). */
+const CONNECTION_KEY = "connection";
+
+interface PgPoolLike extends PgClientLike {
+  connect(): Promise<PgPoolClientLike>;
+}
+
+interface PgPoolClientLike extends PgClientLike {
+  release(error?: Error | boolean): void;
+}
+
+function createExecutor(client: PostgresClient): PostgresExecutor {
+  if (isPostgresJs(client)) return postgresJsExecutor(client);
+  if (typeof (client as PgClientLike).query === "function") {
+    const pg = client as PgClientLike;
+    return isPool(pg) ? poolExecutor(pg) : clientExecutor(pg);
+  }
+  return executeExecutor(client as PostgresConnection);
+}
+
+function isPool(client: PgClientLike): client is PgPoolLike {
+  return (
+    typeof (client as { connect?: unknown }).connect === "function" &&
+    typeof (client as { totalCount?: unknown }).totalCount === "number"
+  );
+}
+
+function pgQueryable(client: PgClientLike): PostgresQueryable {
+  return {
+    async query<Row>(sql: string, params: readonly unknown[] = []) {
+      const result = await client.query(
+        params.length > 0 ? numberPlaceholders(sql) : sql,
+        bindable(params),
+      );
+      return readable(result.rows) as Row[];
+    },
+  };
+}
+
+function poolExecutor(pool: PgPoolLike): PostgresExecutor {
+  const direct = pgQueryable(pool);
+  return {
+    kind: "pool",
+    client: pool,
+    supportsTransactions: true,
+    query: direct.query,
+    async transaction(work) {
+      const connection = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        return await runTransaction(pgQueryable(connection), work, (error) => {
+          broken = error;
+        });
+      } finally {
+        // A connection whose ROLLBACK failed is in an unknown state: the pool discards it.
+        connection.release(broken);
+      }
+    },
+  };
+}
+
+function clientExecutor(client: PgClientLike): PostgresExecutor {
+  const direct = pgQueryable(client);
+  const executor: PostgresExecutor = {
+    kind: "client",
+    client,
+    supportsTransactions: true,
+    query: (sql, params) =>
+      runExclusive(executor, CONNECTION_KEY, () => direct.query(sql, params)),
+    transaction: (work) =>
+      runExclusive(executor, CONNECTION_KEY, () =>
+        runTransaction(direct, work, () => undefined),
+      ),
+  };
+  return executor;
+}
+
+function executeExecutor(connection: PostgresConnection): PostgresExecutor {
+  return {
+    kind: "execute",
+    client: connection,
+    supportsTransactions: false,
+    async query<Row>(sql: string, params: readonly unknown[] = []) {
+      const result = await connection.execute(sql, bindable(params));
+      return readable(result?.rows) as Row[];
+    },
+    transaction() {
+      return Promise.reject(
+        new ArborError(
+          "NOT_SUPPORTED",
+          "[arbor] [postgres] An execute-style connection cannot run a transaction across statements; pass a pg Client or Pool",
+        ),
+      );
+    },
+  };
+}
+
+function postgresJsQueryable(
+  sql: PostgresJsTransactionLike,
+): PostgresQueryable {
+  return {
+    async query<Row>(text: string, params: readonly unknown[] = []) {
+      const rows = await sql.unsafe(
+        params.length > 0 ? numberPlaceholders(text) : text,
+        bindable(params),
+      );
+      return readable(rows) as Row[];
+    },
+  };
+}
+
+function postgresJsExecutor(sql: PostgresJsLike): PostgresExecutor {
+  return {
+    kind: "postgres-js",
+    client: sql,
+    supportsTransactions: true,
+    query: postgresJsQueryable(sql).query,
+    async transaction<T>(work: (tx: PostgresQueryable) => Promise<T>) {
+      // The result leaves through the closure: `begin` would await the elements of an array
+      // result, and its return type is the driver's.
+      let result: { value: T } | undefined;
+      await sql.begin(async (transaction) => {
+        result = { value: await work(postgresJsQueryable(transaction)) };
+      });
+      return result!.value;
+    },
+  };
+}
+
+async function runTransaction<T>(
+  connection: PostgresQueryable,
+  work: (tx: PostgresQueryable) => Promise<T>,
+  onBroken: (error: Error) => void,
+): Promise<T> {
+  await connection.query("BEGIN");
+  let result: T;
+  try {
+    result = await work(connection);
+  } catch (error) {
+    try {
+      await connection.query("ROLLBACK");
+    } catch (rollbackError) {
+      onBroken(rollbackError as Error);
+    }
+    throw error;
+  }
+  await connection.query("COMMIT");
+  return result;
+}
+
+function closingQuote(sql: string, start: number, quote: string): number {
+  let index = start + 1;
+  while (index < sql.length) {
+    if (sql[index] === quote) {
+      if (sql[index + 1] === quote) index += 2;
+      else return index + 1;
+    } else index++;
+  }
+  return sql.length;
+}

@@ -1,0 +1,138 @@
+import { ATTACHMENT_BYTES_SQL } from "./postgres-attachments.js";
+import { walkToRoot } from "../../session/core/walk-path.js";
+import type { PostgresQueryable } from "./postgres-client.js";
+import { LATEST_LEAF_SQL, toCount } from "./postgres-sql.js";
+
+/** A stored row on a path, with its content. */
+export interface PathContentRow {
+  id: string;
+  parent_id: string | null;
+  content: string;
+}
+
+/** A stored row on a path, with its role and stored UTF-8 size instead of its content. */
+export interface PathSizeRow {
+  id: string;
+  parent_id: string | null;
+  role: string;
+  bytes: number;
+}
+
+// Every path query walks a recursive CTE over (id, parent_id) only, so no content travels
+// through the recursion. Each step looks the parent up by primary key in a LATERAL subquery
+// (`OFFSET 0` keeps it one): as a plain join, a table without statistics (new, or just written)
+// made the planner hash-join every row of the session at every step, O(n²) on a long chain. UNION (not UNION ALL) drops a row already produced, so a cycle written
+// by raw SQL ends the recursion; there is no depth limit. `leafId = null` starts at the latest
+// leaf. The rows come back unordered; `orderPath` puts them root → leaf with a visited set.
+
+/** The rows of the path to `leafId` (latest leaf when `null`) with content, root first. */
+export async function loadPathWithContent(
+  db: PostgresQueryable,
+  sessionId: string,
+  leafId: string | null,
+): Promise<PathContentRow[]> {
+  const rows = await db.query<PathContentRow & { target: string }>(
+    `${pathCte(leafId)}
+    SELECT p.id, p.parent_id, m.content, (SELECT id FROM target) AS target
+    FROM path AS p JOIN assistant_messages AS m ON m.session_id = ? AND m.id = p.id`,
+    [...pathParams(sessionId, leafId), sessionId],
+  );
+  return orderPath(rows);
+}
+
+/** The rows of the path with role and stored size (`octet_length`, which reads no content), root first. */
+export async function loadPathWithSizes(
+  db: PostgresQueryable,
+  sessionId: string,
+  leafId: string | null,
+): Promise<PathSizeRow[]> {
+  const rows = await db.query<PathSizeRow & { target: string }>(
+    `${pathCte(leafId)}
+    SELECT p.id, p.parent_id, m.role, octet_length(m.content) + ${ATTACHMENT_BYTES_SQL} AS bytes,
+      (SELECT id FROM target) AS target
+    FROM path AS p JOIN assistant_messages AS m ON m.session_id = ? AND m.id = p.id`,
+    [...pathParams(sessionId, leafId), sessionId],
+  );
+  return orderPath(rows).map((row) => ({ ...row, bytes: toCount(row.bytes) }));
+}
+
+/** The ids on the path (latest leaf when `null`), in no order, from the links alone. */
+export async function loadPathIdSet(
+  db: PostgresQueryable,
+  sessionId: string,
+  leafId: string | null,
+): Promise<Set<string>> {
+  const rows = await db.query<{ id: string }>(
+    `${pathCte(leafId)} SELECT id FROM path`,
+    pathParams(sessionId, leafId),
+  );
+  return new Set(rows.map((row) => row.id));
+}
+
+/** The number of stored rows on the path; 0 for an unknown id or an empty session. */
+export async function countPath(
+  db: PostgresQueryable,
+  sessionId: string,
+  leafId: string | null,
+): Promise<number> {
+  const [row] = await db.query<{ count: string }>(
+    `${pathCte(leafId)} SELECT count(*) AS count FROM path`,
+    pathParams(sessionId, leafId),
+  );
+  return toCount(row?.count);
+}
+
+/**
+ * The `(id, parent_id)` links from `toId` up to and including `fromId` (or up to the root when
+ * `fromId` is not an ancestor). Used to repair overlays without loading content.
+ */
+export async function loadAncestorLinks(
+  db: PostgresQueryable,
+  sessionId: string,
+  toId: string,
+  fromId: string,
+): Promise<Array<{ id: string; parent_id: string | null }>> {
+  return db.query(
+    `WITH RECURSIVE path (id, parent_id) AS (
+      SELECT id, parent_id FROM assistant_messages WHERE session_id = ? AND id = ?
+      UNION
+      SELECT m.id, m.parent_id FROM path AS p
+        CROSS JOIN LATERAL (SELECT id, parent_id FROM assistant_messages
+          WHERE session_id = ? AND id = p.parent_id OFFSET 0) AS m
+      WHERE p.id <> ?
+    )
+    SELECT id, parent_id FROM path`,
+    [sessionId, toId, sessionId, fromId],
+  );
+}
+
+// --- Internal helpers ---
+
+function pathCte(leafId: string | null): string {
+  return `WITH RECURSIVE target (id) AS (${leafId === null ? LATEST_LEAF_SQL : "SELECT ?::text"}),
+    path (id, parent_id) AS (
+      SELECT id, parent_id FROM assistant_messages
+      WHERE session_id = ? AND id = (SELECT id FROM target)
+      UNION
+      SELECT m.id, m.parent_id FROM path AS p
+        CROSS JOIN LATERAL (SELECT id, parent_id FROM assistant_messages
+          WHERE session_id = ? AND id = p.parent_id OFFSET 0) AS m
+    )`;
+}
+
+function pathParams(sessionId: string, leafId: string | null): unknown[] {
+  return [leafId ?? sessionId, sessionId, sessionId];
+}
+
+function orderPath<
+  Row extends { id: string; parent_id: string | null; target: string },
+>(rows: Row[]): Row[] {
+  const target = rows[0]?.target;
+  if (target === undefined) return [];
+  const byId = new Map<string, Row>();
+  for (const row of rows) byId.set(row.id, row);
+  return walkToRoot(target, (id) => {
+    const row = byId.get(id);
+    return row === undefined ? undefined : row.parent_id;
+  }).map((id) => byId.get(id)!);
+}

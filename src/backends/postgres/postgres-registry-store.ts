@@ -1,0 +1,336 @@
+import {
+  sessionInfoFromRow,
+  type SessionInfoRow,
+} from "../../session/core/stored-rows.js";
+import { ArborTypeError } from "../../session/errors/index.js";
+import type { PostgresExecutor, PostgresQueryable } from "./postgres-client.js";
+import {
+  LOCKED_WRITE_PREFIX,
+  lockedWriteParams,
+  sessionWrite,
+  type WriteAttempt,
+} from "./postgres-locking.js";
+import { readConfig, writeConfig } from "./postgres-config.js";
+import { postgresSettings } from "./postgres-settings.js";
+import { searchMessageRows } from "./postgres-search.js";
+import { searchSummaryRows } from "./postgres-summary-search.js";
+import {
+  isoSql,
+  sessionScopeSql,
+  TEXT_ARRAY_SQL,
+  TIMESTAMPTZ_PARAM,
+  toCount,
+} from "./postgres-sql.js";
+import type { SessionInfo } from "../../session/contracts/session-info.js";
+import type { SearchResult } from "../../session/contracts/types.js";
+import type {
+  RegistryListOptions,
+  RegistrySearchOptions,
+  SessionInfoPatch,
+  SessionRegistry,
+  SummaryHit,
+} from "../../session/contracts/registry.js";
+
+/**
+ * The implementation behind `PostgresSessionRegistry`: every query of the registry. Loaded on
+ * the first call of a registry (`postgres-lazy.ts`).
+ */
+export class PostgresRegistryStore implements SessionRegistry {
+  constructor(readonly db: PostgresExecutor) {}
+
+  async insert(info: SessionInfo): Promise<void> {
+    await this.#ready();
+    await this.db.query(
+      `INSERT INTO assistant_sessions (id, name, parent_session_id, model, source,
+        input_tokens, output_tokens, estimated_cost, end_reason, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?::numeric, ?::numeric, ?::double precision, ?,
+        ${TIMESTAMP_PARAM}, ${TIMESTAMP_PARAM})`,
+      [
+        info.id,
+        info.name,
+        info.parent_session_id ?? null,
+        info.model ?? null,
+        info.source ?? null,
+        info.input_tokens ?? 0,
+        info.output_tokens ?? 0,
+        info.estimated_cost ?? 0,
+        info.end_reason ?? null,
+        timestamp(info.created_at, "created_at"),
+        timestamp(info.updated_at, "updated_at"),
+      ],
+    );
+  }
+
+  async get(id: string): Promise<SessionInfo | null> {
+    await this.#ready();
+    const [row] = await this.db.query<SessionInfoRow>(
+      `SELECT ${COLUMNS} FROM assistant_sessions AS s WHERE s.id = ?`,
+      [id],
+    );
+    return row ? sessionInfoFromRow(row) : null;
+  }
+
+  async list(options: RegistryListOptions): Promise<SessionInfo[]> {
+    await this.#ready();
+    const conditions: string[] = [];
+    const params: unknown[] = [];
+    if (options.ownerId !== undefined) {
+      conditions.push(`EXISTS (SELECT 1 FROM assistant_config AS c
+        WHERE c.session_id = s.id AND c.key = 'owner' AND c.value = ?)`);
+      params.push(options.ownerId);
+    }
+    const after = options.after;
+    if (after) {
+      const updated = cursorTimestamp(after.updated_at);
+      const created = cursorTimestamp(after.created_at);
+      // The keyset of ORDER BY updated_at DESC, created_at DESC, id ASC (byte order, like JS).
+      conditions.push(`(s.updated_at < ${TIMESTAMP_PARAM}
+        OR (s.updated_at = ${TIMESTAMP_PARAM} AND (s.created_at < ${TIMESTAMP_PARAM}
+          OR (s.created_at = ${TIMESTAMP_PARAM} AND s.id COLLATE "C" > ?::text))))`);
+      params.push(updated, updated, created, created, after.id);
+    }
+    let sql = `SELECT ${COLUMNS} FROM assistant_sessions AS s
+      ${conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : ""}
+      ORDER BY s.updated_at DESC, s.created_at DESC, s.id COLLATE "C" ASC`;
+    if (options.limit !== undefined) {
+      sql += " LIMIT ?";
+      params.push(Math.max(0, Math.floor(options.limit)));
+    }
+    return (await this.db.query<SessionInfoRow>(sql, params)).map(
+      sessionInfoFromRow,
+    );
+  }
+
+  async update(id: string, patch: SessionInfoPatch): Promise<boolean> {
+    await this.#ready();
+    const sets: string[] = [];
+    const params: unknown[] = [];
+    for (const field of PATCHABLE) {
+      const value = patch[field];
+      if (value === undefined) continue;
+      if (field === "updated_at") {
+        sets.push(`updated_at = ${TIMESTAMP_PARAM}`);
+        params.push(timestamp(value, field));
+      } else {
+        sets.push(`${field} = ?`);
+        params.push(value);
+      }
+    }
+    const rows = await this.db.query(
+      `UPDATE assistant_sessions SET ${sets.length > 0 ? sets.join(", ") : "id = id"}
+      WHERE id = ? RETURNING id`,
+      [...params, id],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * One statement: concurrent calls from any number of instances all add up. Token counts are
+   * whole numbers in the table (`BIGINT`); fractions are rounded.
+   */
+  async addUsage(
+    id: string,
+    inputTokens: number,
+    outputTokens: number,
+    cost: number,
+    at: string,
+  ): Promise<boolean> {
+    await this.#ready();
+    const rows = await this.db.query(
+      `UPDATE assistant_sessions
+      SET input_tokens = input_tokens + ?::numeric, output_tokens = output_tokens + ?::numeric,
+        estimated_cost = estimated_cost + ?::double precision, updated_at = ${TIMESTAMP_PARAM}
+      WHERE id = ? RETURNING id`,
+      [inputTokens, outputTokens, cost, timestamp(at, "at"), id],
+    );
+    return rows.length > 0;
+  }
+
+  async touch(id: string, at: string): Promise<void> {
+    await this.#ready();
+    await this.db.query(
+      `UPDATE assistant_sessions SET updated_at = ${TIMESTAMP_PARAM} WHERE id = ?`,
+      [timestamp(at, "at"), id],
+    );
+  }
+
+  async count(): Promise<number> {
+    await this.#ready();
+    const [row] = await this.db.query<{ count: string }>(
+      "SELECT count(*) AS count FROM assistant_sessions",
+    );
+    return toCount(row?.count);
+  }
+
+  async getConfig(sessionId: string, key: string): Promise<string | null> {
+    await this.#ready();
+    return readConfig(this.db, sessionId, key);
+  }
+
+  async setConfig(
+    sessionId: string,
+    key: string,
+    value: string,
+  ): Promise<void> {
+    await this.#ready();
+    await writeConfig(this.db, sessionId, key, value);
+  }
+
+  async listConfig(
+    sessionId: string,
+    prefix: string,
+  ): Promise<Record<string, string>> {
+    await this.#ready();
+    const rows = await this.db.query<{ key: string; value: string }>(
+      `SELECT key, value FROM assistant_config
+      WHERE session_id = ? AND left(key, length(?::text)) = ?::text
+      ORDER BY key COLLATE "C"`,
+      [sessionId, prefix, prefix],
+    );
+    return Object.fromEntries(rows.map((row) => [row.key, row.value]));
+  }
+
+  /**
+   * The message search of `PostgresSessionProvider.searchMessages` (same matching and order),
+   * over the messages of registered sessions only, optionally of `sessionIds` and of sessions
+   * owned by `ownerId`.
+   */
+  async search(
+    query: string,
+    options: RegistrySearchOptions,
+  ): Promise<SearchResult[]> {
+    const { textSearchConfig } = await this.#ready();
+    const scope = sessionScopeSql("m.session_id", options);
+    const conditions = ["TRUE", ...scope.conditions];
+    const params = scope.params;
+    return searchMessageRows(this.db, textSearchConfig, query, options.limit, {
+      joins: "JOIN assistant_sessions AS s ON s.id = m.session_id",
+      sql: conditions.join(" AND "),
+      params,
+    });
+  }
+
+  /** Overlays whose summary matches the query, newest first (explained manager search). */
+  async searchSummaries(
+    query: string,
+    options: RegistrySearchOptions,
+  ): Promise<SummaryHit[]> {
+    await this.#ready();
+    return searchSummaryRows(this.db, query, options);
+  }
+
+  /**
+   * Deletes the registry row and every row of the session in one statement that holds the
+   * session's advisory lock, the lock appends, deletes and clears take. Over a Pool or Client it
+   * runs in a transaction that takes the lock first, so the statement sees everything committed
+   * before it; over an `execute`-style connection it is gated by the session's fingerprint and
+   * retried when a write slipped in (`sessionWrite`). The other deletes only run when the
+   * registry row was deleted: `false` and nothing deleted without one.
+   */
+  async deleteSession(
+    id: string,
+    contextKeys: readonly string[],
+  ): Promise<boolean> {
+    await this.#ready();
+    return sessionWrite(this.db, id, (db, fingerprint) =>
+      deleteSessionRows(db, id, contextKeys, fingerprint),
+    );
+  }
+
+  // --- Internal helpers ---
+
+  #ready() {
+    return postgresSettings(this.db);
+  }
+}
+
+// --- Internal helpers ---
+
+/** A bound ISO timestamp as stored: `timestamptz` at millisecond precision. */
+const TIMESTAMP_PARAM = `date_trunc('milliseconds', ${TIMESTAMPTZ_PARAM})`;
+
+const COLUMNS = `s.id, s.name, s.parent_session_id, s.model, s.source, s.input_tokens,
+  s.output_tokens, s.estimated_cost, s.end_reason, ${isoSql("s.created_at")} AS created_at,
+  ${isoSql("s.updated_at")} AS updated_at`;
+
+const PATCHABLE = [
+  "name",
+  "end_reason",
+  "model",
+  "source",
+  "updated_at",
+] as const satisfies ReadonlyArray<keyof SessionInfoPatch>;
+
+/** A timestamp to bind, as ISO-8601 UTC; `INVALID_ARGUMENT` for one that is not a date. */
+function timestamp(value: unknown, name: string): string {
+  const time = typeof value === "string" ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(time)) {
+    throw new ArborTypeError(
+      "INVALID_ARGUMENT",
+      `[arbor] [postgres] Session \`${name}\` must be an ISO-8601 timestamp, got ${JSON.stringify(value)}`,
+    );
+  }
+  return new Date(time).toISOString();
+}
+
+function cursorTimestamp(value: string): string {
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) {
+    throw new ArborTypeError(
+      "INVALID_ARGUMENT",
+      "[arbor] Invalid list cursor; pass the nextCursor of listPage()",
+    );
+  }
+  return new Date(time).toISOString();
+}
+
+/**
+ * One attempt of `deleteSession`: the registry row first, then (only if it was there) messages,
+ * overlays, config, block history, change-log rows and the context rows under `contextKeys`, all in one
+ * statement under the session lock (`LOCKED_WRITE_PREFIX`). Resolves to whether the row existed.
+ */
+async function deleteSessionRows(
+  db: PostgresQueryable,
+  id: string,
+  contextKeys: readonly string[],
+  fingerprint: string | null,
+): Promise<WriteAttempt<boolean>> {
+  const [result] = await db.query<{ ok: boolean; deleted: string | number }>(
+    `WITH ${LOCKED_WRITE_PREFIX},
+    registry AS (
+      DELETE FROM assistant_sessions WHERE id = ? AND (SELECT ok FROM checked) RETURNING id
+    ),
+    messages AS (
+      DELETE FROM assistant_messages WHERE session_id = ? AND EXISTS (SELECT 1 FROM registry)
+    ),
+    overlays AS (
+      DELETE FROM assistant_compactions WHERE session_id = ? AND EXISTS (SELECT 1 FROM registry)
+    ),
+    config AS (
+      DELETE FROM assistant_config WHERE session_id = ? AND EXISTS (SELECT 1 FROM registry)
+    ),
+    history AS (
+      DELETE FROM arbor_block_history WHERE session_id = ? AND EXISTS (SELECT 1 FROM registry)
+    ),
+    changes AS (
+      DELETE FROM arbor_changes WHERE session_id = ? AND EXISTS (SELECT 1 FROM registry)
+    ),
+    blocks AS (
+      DELETE FROM cf_agents_context_blocks
+      WHERE label = ANY(${TEXT_ARRAY_SQL}) AND EXISTS (SELECT 1 FROM registry)
+    )
+    SELECT (SELECT ok FROM checked) AS ok, (SELECT count(*) FROM registry) AS deleted`,
+    [
+      ...lockedWriteParams(id, fingerprint),
+      id,
+      id,
+      id,
+      id,
+      id,
+      id,
+      JSON.stringify(contextKeys),
+    ],
+  );
+  if (!result?.ok) return { done: false };
+  return { done: true, value: toCount(result.deleted) > 0 };
+}

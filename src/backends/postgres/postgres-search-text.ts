@@ -1,0 +1,91 @@
+import { hasCjk, queryTerms, spaceCjk } from "../../session/core/search-terms.js";
+
+/**
+ * Characters of a message's text that are indexed. A `tsvector` holds at most 1 MB, and text
+ * with many distinct words reaches that at about 1.3 MB; 200,000 characters stay well below
+ * it whatever the text, so an insert never fails on its index (docs/postgres.md).
+ */
+export const MAX_INDEXED_CHARACTERS = 200_000;
+
+/**
+ * The normalized search text stored in `text_content` (messages) and `search_text` (knowledge
+ * entries): lower case, diacritics of Latin letters removed (as FTS5 `unicode61` does), every
+ * CJK character spaced into its own token (docs/behavior/search.md), NUL (which PostgreSQL text cannot hold)
+ * turned into a space, cut at `MAX_INDEXED_CHARACTERS`. Done in JavaScript, so it does not
+ * depend on the database locale or on extensions.
+ */
+export function indexText(text: string): string {
+  const folded = spaceCjk(foldLatin(text.replaceAll("\u0000", " ")));
+  if (folded.length <= MAX_INDEXED_CHARACTERS) return folded;
+  const cut = folded.slice(0, MAX_INDEXED_CHARACTERS);
+  // Never leave half a surrogate pair at the end.
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
+/** One query term, ready for SQL. */
+export interface SearchTerm {
+  /** Text for `phraseto_tsquery` (the whole term must appear as a phrase). */
+  phrase: string;
+  /**
+   * CJK runs of two or more characters, in their indexed (spaced) form: each must occur in the
+   * stored search text as a substring, since the tokens alone do not encode adjacency reliably
+   * (a `tsvector` keeps at most 256 positions per lexeme and none past 16,383).
+   */
+  substrings: string[];
+}
+
+/**
+ * The terms of a query (docs/behavior/search.md): split on whitespace, every term must match, operator
+ * characters are ordinary characters. Terms with no letter or digit can never match a token and
+ * are dropped. `[]` when nothing searchable is left.
+ */
+export function searchTerms(query: unknown): SearchTerm[] {
+  const terms = queryTerms(
+    typeof query === "string" ? query.replaceAll("\u0000", " ") : query,
+  ).filter((term) => WORD_CHARACTER.test(term));
+  const unique = [...new Set(terms.map((term) => indexText(term).trim()))];
+  return unique.slice(0, MAX_TERMS).map((term) => ({
+    phrase: term,
+    substrings: hasCjk(term) ? cjkRuns(term) : [],
+  }));
+}
+
+/**
+ * SQL for the `tsquery` of the terms, ANDed: `phraseto_tsquery(<config>, ?) && …`, with one
+ * bound parameter per term. `configSql` is the SQL expression of the configuration.
+ */
+export function tsquerySql(terms: readonly SearchTerm[], configSql: string) {
+  return terms
+    .map((term) =>
+      hasCjk(term.phrase)
+        ? // Spaced CJK characters become an AND of single characters; adjacency is checked
+          // by the substring condition.
+          `plainto_tsquery(${configSql}, ?)`
+        : `phraseto_tsquery(${configSql}, ?)`,
+    )
+    .join(" && ");
+}
+
+// --- Internal helpers ---
+
+const WORD_CHARACTER = /[\p{L}\p{N}]/u;
+
+/** More terms than this are ignored: a query is text typed by a person or a model. */
+const MAX_TERMS = 64;
+
+const CJK_RUN =
+  /(?:\s*[\p{Script_Extensions=Han}\p{Script_Extensions=Hiragana}\p{Script_Extensions=Katakana}\p{Script_Extensions=Hangul}]\s*){2,}/gu;
+
+function cjkRuns(spacedTerm: string): string[] {
+  return [...spacedTerm.matchAll(CJK_RUN)].map((match) => match[0].trim());
+}
+
+function foldLatin(text: string): string {
+  const lower = text.toLowerCase();
+  // Only letters with a decomposition can carry a combining mark after NFD.
+  if (!/[^\u0000-\u007f]/.test(lower)) return lower;
+  return lower
+    .normalize("NFD")
+    .replace(/(\p{Script=Latin})\p{M}+/gu, "$1")
+    .normalize("NFC");
+}

@@ -1,0 +1,59 @@
+import type { PostgresQueryable } from "./postgres-client.js";
+import { sessionScopeSql, TEXT_ARRAY_SQL } from "./postgres-sql.js";
+import type {
+  RegistrySearchOptions,
+  SummaryHit,
+} from "../../session/contracts/registry.js";
+import { queryTerms } from "../../session/core/search-terms.js";
+import { summaryMatches, summaryPrefilter } from "../../session/core/summary-match.js";
+
+/** Overlays read per query while looking for summary matches, newest first. */
+const PAGE = 500;
+
+/**
+ * Overlays of registered sessions whose summary matches the query (`summaryMatches`), newest
+ * first, at most `options.limit`: SQL keeps the candidates `summaryPrefilter` allows (`ILIKE`
+ * folds ASCII case in every locale), each is confirmed in JavaScript.
+ */
+export async function searchSummaryRows(
+  db: PostgresQueryable,
+  query: string,
+  options: RegistrySearchOptions,
+): Promise<SummaryHit[]> {
+  if (queryTerms(query).length === 0 || options.limit <= 0) return [];
+  const { asciiPatterns } = summaryPrefilter(query);
+  const conditions = [
+    `(octet_length(c.summary) <> char_length(c.summary)${
+      asciiPatterns
+        ? ` OR NOT EXISTS (SELECT 1 FROM unnest(${TEXT_ARRAY_SQL}) AS t (pattern)
+            WHERE c.summary NOT ILIKE t.pattern)`
+        : ""
+    })`,
+  ];
+  const params: unknown[] = asciiPatterns
+    ? [JSON.stringify(asciiPatterns)]
+    : [];
+  const scope = sessionScopeSql("c.session_id", options);
+  conditions.push(...scope.conditions);
+  params.push(...scope.params);
+  const hits: SummaryHit[] = [];
+  for (let offset = 0; hits.length < options.limit; offset += PAGE) {
+    const rows = await db.query<{
+      id: string;
+      session_id: string;
+      summary: string;
+    }>(
+      `SELECT c.id, c.session_id, c.summary FROM assistant_compactions AS c
+        JOIN assistant_sessions AS s ON s.id = c.session_id
+      WHERE ${conditions.join(" AND ")}
+      ORDER BY c.created_at DESC NULLS LAST, c.id DESC
+      LIMIT ${PAGE} OFFSET ${offset}`,
+      params,
+    );
+    for (const row of rows)
+      if (hits.length < options.limit && summaryMatches(row.summary, query))
+        hits.push({ sessionId: row.session_id, id: row.id });
+    if (rows.length < PAGE) break;
+  }
+  return hits;
+}

@@ -1,0 +1,108 @@
+import type { PathEntry } from "../../session/contracts/provider.js";
+import type {
+  HistoryRowStat,
+  RecentHistoryResult,
+  SessionMessage,
+} from "../../session/contracts/types.js";
+import { decodeMessage } from "../../session/core/message-codec.js";
+import { chooseRecentWindow } from "../../session/core/recent-window.js";
+import { materializeSpans } from "../../session/core/stored-rows.js";
+import type { PostgresQueryable } from "./postgres-client.js";
+import { restoreMessages } from "./postgres-attachments.js";
+import { readCompactions } from "./postgres-compactions.js";
+import { loadPathWithSizes } from "./postgres-path.js";
+import { TEXT_ARRAY_SQL } from "./postgres-sql.js";
+
+/**
+ * The byte-budgeted suffix of the path to `leafId` (latest leaf when `null`) with overlays applied
+ * (docs/behavior/history.md). The window is chosen on stored sizes, so content is read for the
+ * chosen rows only.
+ */
+export async function loadRecentHistory(
+  db: PostgresQueryable,
+  sessionId: string,
+  leafId: string | null,
+  maxContentBytes: number,
+  minRecentMessages: number,
+): Promise<RecentHistoryResult> {
+  const [rows, overlays] = await Promise.all([
+    loadPathWithSizes(db, sessionId, leafId),
+    readCompactions(db, sessionId),
+  ]);
+  if (rows.length === 0)
+    return { messages: [], truncated: false, totalContentBytes: 0 };
+  const window = chooseRecentWindow(
+    rows,
+    overlays,
+    maxContentBytes,
+    minRecentMessages,
+  );
+  const ids = window.spans.flatMap((span) =>
+    span.kind === "row" ? [rows[span.index]!.id] : [],
+  );
+  const contents = new Map<string, string>();
+  if (ids.length > 0) {
+    for (const row of await db.query<{ id: string; content: string }>(
+      `SELECT id, content FROM assistant_messages
+      WHERE session_id = ? AND id = ANY(${TEXT_ARRAY_SQL})`,
+      [sessionId, JSON.stringify(ids)],
+    )) {
+      contents.set(row.id, row.content);
+    }
+  }
+  return {
+    messages: await restoreMessages(
+      db,
+      materializeSpans(window.spans, (index) => contents.get(rows[index]!.id)),
+    ),
+    truncated: window.truncated,
+    totalContentBytes: window.totalContentBytes,
+  };
+}
+
+/** `{ id, role, bytes }` per stored row on the path to `leafId`, root first, without content. */
+export async function loadHistoryRowStats(
+  db: PostgresQueryable,
+  sessionId: string,
+  leafId: string | null,
+): Promise<HistoryRowStat[]> {
+  const rows = await loadPathWithSizes(db, sessionId, leafId);
+  return rows.map((row) => ({ id: row.id, role: row.role, bytes: row.bytes }));
+}
+
+/**
+ * The ids and stored sizes of the path to `leafId` (latest leaf when `null`), root first, without
+ * reading content: what a streamed history plans its windows on (docs/behavior/history.md).
+ */
+export async function loadPathEntries(
+  db: PostgresQueryable,
+  sessionId: string,
+  leafId: string | null,
+): Promise<PathEntry[]> {
+  const rows = await loadPathWithSizes(db, sessionId, leafId);
+  return rows.map((row) => ({ id: row.id, bytes: row.bytes }));
+}
+
+/** One window's messages by id, in the given order, attachments restored; `null` when absent or unreadable. */
+export async function loadMessagesByIds(
+  db: PostgresQueryable,
+  sessionId: string,
+  ids: readonly string[],
+): Promise<Array<SessionMessage | null>> {
+  if (ids.length === 0) return [];
+  const contents = new Map<string, string>();
+  for (const row of await db.query<{ id: string; content: string }>(
+    `SELECT id, content FROM assistant_messages
+    WHERE session_id = ? AND id = ANY(${TEXT_ARRAY_SQL})`,
+    [sessionId, JSON.stringify(ids)],
+  )) {
+    contents.set(row.id, row.content);
+  }
+  return restoreMessages(
+    db,
+    ids.map((id) => {
+      const content = contents.get(id);
+      return content === undefined ? null : decodeMessage(content);
+    }),
+  );
+}

@@ -1,0 +1,104 @@
+import { RECORD_CHANGE_SQL } from "./postgres-sql.js";
+import type { encodeForStorage } from "../../session/core/attachments.js";
+import { noteStoredParent, searchableText } from "../../session/core/message-codec.js";
+import type { SessionMessage } from "../../session/contracts/types.js";
+import { ATTACH_SQL, attachmentParam } from "./postgres-attachments.js";
+import type { PostgresQueryable } from "./postgres-client.js";
+import { SESSION_LOCK_SQL } from "./postgres-locking.js";
+import { indexText } from "./postgres-search-text.js";
+
+/*
+ * The single-message writes of a session (docs/behavior/messages-and-tree.md). Each is one
+ * statement that also records its change and stores the message's attachments, so the row, its
+ * change notice and its attachment references commit together or not at all.
+ */
+
+/** A message as stored: its JSON and the attachments moved out of it. */
+type EncodedMessage = ReturnType<typeof encodeForStorage>;
+
+/**
+ * Inserts `message`, stored as `encoded` (`encodeForStorage()`), in one statement that takes the
+ * session lock, resolves the parent with a fresh snapshot (`arbor_resolve_parent`: the latest leaf
+ * when `parentId` is `undefined`) and inserts, so concurrent appends from any number of processes
+ * form a chain. `false`, writing nothing, when the id already exists in this session.
+ */
+export async function insertMessage(
+  db: PostgresQueryable,
+  sessionId: string,
+  message: SessionMessage,
+  encoded: EncodedMessage,
+  parentId: string | null | undefined,
+): Promise<boolean> {
+  const rows = await db.query<{
+    seq: string;
+    parent_id: string | null;
+  }>(
+    `WITH locked AS MATERIALIZED (SELECT ${SESSION_LOCK_SQL} AS locked),
+    parent AS MATERIALIZED (
+      SELECT arbor_resolve_parent(?, ?, ?::boolean) AS id FROM locked
+    ),
+    inserted AS (
+      INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, created_at)
+      SELECT ?, ?, parent.id, ?, ?, ?, clock_timestamp() FROM parent
+      ON CONFLICT (session_id, id) DO NOTHING
+      RETURNING seq, parent_id
+    )
+    SELECT seq, parent_id, ${RECORD_CHANGE_SQL} AS change, ${ATTACH_SQL} AS attached
+    FROM inserted`,
+    [
+      sessionId,
+      sessionId,
+      typeof parentId === "string" ? parentId : null,
+      parentId === undefined,
+      message.id,
+      sessionId,
+      message.role,
+      encoded.json,
+      indexText(searchableText(message)),
+      sessionId,
+      "append",
+      JSON.stringify([message.id]),
+      sessionId,
+      message.id,
+      attachmentParam(encoded.attachments),
+    ],
+  );
+  const [inserted] = rows;
+  if (inserted) noteStoredParent(message, inserted.parent_id ?? null);
+  return inserted !== undefined;
+}
+
+/**
+ * Replaces content, role and search text of the stored message with this id; a no-op if absent.
+ * Takes the session lock first, like every write that records a change, so the changes of one
+ * session commit in `seq` order.
+ */
+export async function updateStoredMessage(
+  db: PostgresQueryable,
+  sessionId: string,
+  message: SessionMessage,
+  encoded: EncodedMessage,
+): Promise<void> {
+  await db.query(
+    `WITH locked AS MATERIALIZED (SELECT ${SESSION_LOCK_SQL} AS locked),
+    updated AS (
+      UPDATE assistant_messages SET content = ?, role = ?, text_content = ?
+      FROM locked WHERE session_id = ? AND id = ? RETURNING 1
+    )
+    SELECT ${RECORD_CHANGE_SQL}, ${ATTACH_SQL} FROM updated`,
+    [
+      sessionId,
+      encoded.json,
+      message.role,
+      indexText(searchableText(message)),
+      sessionId,
+      message.id,
+      sessionId,
+      "update",
+      JSON.stringify([message.id]),
+      sessionId,
+      message.id,
+      attachmentParam(encoded.attachments),
+    ],
+  );
+}

@@ -1,0 +1,172 @@
+import type {
+  ChangeListener,
+  ChangeType,
+  Unsubscribe,
+} from "../../session/contracts/changes.js";
+import type { SqlProvider } from "../../session/contracts/sql-provider.js";
+import { ChangeFeed, changeFromRow } from "../../session/core/change-feed.js";
+import { nowIso } from "./sql-transaction.js";
+
+/** Change-log rows kept: older ones are trimmed (docs/behavior/events-and-audit.md, "Change feed"). */
+export const CHANGE_LOG_RETENTION = 10_000;
+
+/** How often watchers check `PRAGMA data_version` for commits by other connections. */
+export const CHANGE_POLL_INTERVAL_MS = 150;
+
+/** Creates the change log (migration step v4 of sql-schema.ts). */
+export function createChangeLogTable(agent: SqlProvider): void {
+  agent.sql`CREATE TABLE IF NOT EXISTS arbor_changes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    ids TEXT NOT NULL,
+    at TEXT NOT NULL
+  )`;
+}
+
+/**
+ * Records one change. Call it inside the write's own transaction, so a failed write records
+ * nothing; AUTOINCREMENT under SQLite's single writer makes `seq` the commit order.
+ * Every `TRIM_EVERY`-th row also trims the log to `CHANGE_LOG_RETENTION` rows.
+ */
+export function recordChange(
+  agent: SqlProvider,
+  sessionId: string,
+  type: ChangeType,
+  ids: readonly string[],
+): void {
+  const [row] = agent.sql<{ seq: number }>`
+    INSERT INTO arbor_changes (session_id, type, ids, at)
+    VALUES (${sessionId}, ${type}, ${JSON.stringify(ids)}, ${nowIso()})
+    RETURNING seq`;
+  if (row && row.seq % TRIM_EVERY === 0) {
+    agent.sql`DELETE FROM arbor_changes WHERE seq <= ${row.seq - CHANGE_LOG_RETENTION}`;
+  }
+  // This process's watchers read on a microtask, after the synchronous transaction has
+  // committed (or rolled back, and then they find nothing): no wait for the next poll.
+  hubs.get(agent)?.wake();
+}
+
+/** Watches one session (`sessionId`) or every session (`null`) of the store behind `agent`. */
+export function watchSqlChanges(
+  agent: SqlProvider,
+  sessionId: string | null,
+  listener: ChangeListener,
+): Unsubscribe {
+  let hub = hubs.get(agent);
+  if (!hub) {
+    hub = new ChangeHub(agent);
+    hubs.set(agent, hub);
+  }
+  return hub.add(listener, sessionId);
+}
+
+// --- Internal helpers ---
+
+const TRIM_EVERY = 1000;
+const READ_BATCH = 1000;
+const hubs = new WeakMap<SqlProvider, ChangeHub>();
+
+/**
+ * One reader of the change log per store object: it remembers the last `seq` it published and
+ * reads newer rows after this process's own writes (`wake`) and when `PRAGMA data_version` says
+ * another connection committed. Where that pragma is unavailable (Durable Objects, where one
+ * isolate owns the store) only `wake` runs, which is all such a store needs.
+ */
+class ChangeHub {
+  readonly #feed = new ChangeFeed();
+  #cursor = 0;
+  #dataVersion: number | null = null;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #wakePending = false;
+
+  constructor(readonly agent: SqlProvider) {}
+
+  add(listener: ChangeListener, sessionId: string | null): Unsubscribe {
+    if (this.#feed.size === 0) this.#start();
+    else this.#read();
+    return this.#feed.add(listener, sessionId, () => this.#stop());
+  }
+
+  wake(): void {
+    if (this.#wakePending || this.#feed.size === 0) return;
+    this.#wakePending = true;
+    queueMicrotask(() => {
+      this.#wakePending = false;
+      if (this.#feed.size > 0) this.#safeRead();
+    });
+  }
+
+  #start(): void {
+    const [row] = this.agent.sql<{ seq: number | null }>`
+      SELECT MAX(seq) AS seq FROM arbor_changes`;
+    this.#cursor = row?.seq ?? 0;
+    this.#dataVersion = readDataVersion(this.agent);
+    if (this.#dataVersion === null || typeof setInterval !== "function") return;
+    this.#timer = setInterval(() => this.#poll(), CHANGE_POLL_INTERVAL_MS);
+    // Never keeps a Node process alive on its own.
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  #stop(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #poll(): void {
+    const version = readDataVersion(this.agent);
+    // `null`: the database was closed; the next unsubscribe stops the timer.
+    if (version === null || version === this.#dataVersion) return;
+    this.#dataVersion = version;
+    this.#safeRead();
+  }
+
+  #safeRead(): void {
+    try {
+      this.#read();
+    } catch (error) {
+      console.warn("[arbor] [sqlite] Could not read the change log:", error);
+    }
+  }
+
+  #read(): void {
+    for (;;) {
+      const rows = this.agent.sql<{
+        seq: number;
+        session_id: string;
+        type: string;
+        ids: string;
+        at: string;
+      }>`SELECT seq, session_id, type, ids, at FROM arbor_changes
+        WHERE seq > ${this.#cursor} ORDER BY seq LIMIT ${READ_BATCH}`;
+      for (const row of rows) {
+        this.#cursor = row.seq;
+        this.#feed.publish(changeFromRow(row));
+      }
+      if (rows.length < READ_BATCH) return;
+    }
+  }
+}
+
+/** `PRAGMA data_version` (changes when another connection commits), or `null` where it is not allowed. */
+function readDataVersion(agent: SqlProvider): number | null {
+  try {
+    const [row] = agent.sql<{ data_version: number }>`PRAGMA data_version`;
+    return typeof row?.data_version === "number" ? row.data_version : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Records a `delete` of those of `ids` that exist in the session (nothing when none does). */
+export function recordDeletion(
+  agent: SqlProvider,
+  sessionId: string,
+  ids: readonly string[],
+): void {
+  const existing = agent.sql<{ id: string }>`
+    SELECT id FROM assistant_messages WHERE session_id = ${sessionId}
+      AND id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))
+    ORDER BY +seq`.map((row) => row.id);
+  if (existing.length > 0) recordChange(agent, sessionId, "delete", existing);
+}

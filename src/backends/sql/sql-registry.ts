@@ -1,0 +1,242 @@
+import { toFts5Query } from "../../session/core/search-terms.js";
+import { normalizeSearchLimit, rankWindow } from "../../session/core/search-limit.js";
+import {
+  searchResultsFromRows,
+  sessionInfoFromRow,
+} from "../../session/core/stored-rows.js";
+import type { SqlProvider } from "../../session/contracts/sql-provider.js";
+import type { SessionInfo } from "../../session/contracts/session-info.js";
+import type { SearchResult } from "../../session/contracts/types.js";
+import { ensureAgentSchema } from "./sql-schema.js";
+import { releaseAttachments } from "./sql-attachments.js";
+import { atomically } from "./sql-transaction.js";
+import { catchUpIndex } from "./sql-search.js";
+import {
+  withWholeContent,
+  type StoredContentRow,
+} from "./sql-message-chunks.js";
+import { ensureBlockHistoryTable } from "./sql-block-history.js";
+import { ensureContextBlockTable } from "./sql-context-provider.js";
+import type {
+  RegistryListOptions,
+  RegistrySearchOptions,
+  SessionInfoPatch,
+  SessionRegistry,
+  SummaryHit,
+} from "../../session/contracts/registry.js";
+
+const ready = new WeakSet<object>();
+
+/** The registry in `assistant_sessions` / `assistant_config` of a `sql` store (SQLite, Durable Object). */
+export class SqlSessionRegistry implements SessionRegistry {
+  constructor(private readonly agent: SqlProvider) {}
+
+  insert(info: SessionInfo): void {
+    this.ready();
+    this.agent
+      .sql`INSERT INTO assistant_sessions (id, name, parent_session_id, model, source,
+        input_tokens, output_tokens, estimated_cost, end_reason, created_at, updated_at)
+      VALUES (${info.id}, ${info.name}, ${info.parent_session_id}, ${info.model}, ${info.source},
+        ${info.input_tokens}, ${info.output_tokens}, ${info.estimated_cost}, ${info.end_reason},
+        ${info.created_at}, ${info.updated_at})`;
+  }
+
+  get(id: string): SessionInfo | null {
+    this.ready();
+    const [row] = this.agent
+      .sql<SessionInfo>`SELECT * FROM assistant_sessions WHERE id = ${id}`;
+    return row ? sessionInfoFromRow(row) : null;
+  }
+
+  list(options: RegistryListOptions): SessionInfo[] {
+    this.ready();
+    const after = options.after;
+    const limit = options.limit ?? -1;
+    return this.agent.sql<SessionInfo>`
+      SELECT s.* FROM assistant_sessions AS s
+      WHERE (${options.ownerId ?? null} IS NULL OR EXISTS (
+          SELECT 1 FROM assistant_config AS c
+          WHERE c.session_id = s.id AND c.key = 'owner' AND c.value = ${options.ownerId ?? null}))
+        AND (${after ? 1 : 0} = 0
+          OR s.updated_at < ${after?.updated_at ?? null}
+          OR (s.updated_at = ${after?.updated_at ?? null} AND s.created_at < ${after?.created_at ?? null})
+          OR (s.updated_at = ${after?.updated_at ?? null} AND s.created_at = ${after?.created_at ?? null}
+            AND s.id > ${after?.id ?? null}))
+      ORDER BY s.updated_at DESC, s.created_at DESC, s.id ASC
+      LIMIT ${limit}`.map(sessionInfoFromRow);
+  }
+
+  update(id: string, patch: SessionInfoPatch): boolean {
+    this.ready();
+    const current = this.get(id);
+    if (!current) return false;
+    const next = { ...current, ...patch };
+    this.agent
+      .sql`UPDATE assistant_sessions SET name = ${next.name}, end_reason = ${next.end_reason},
+        model = ${next.model}, source = ${next.source}, updated_at = ${next.updated_at}
+      WHERE id = ${id}`;
+    return true;
+  }
+
+  addUsage(
+    id: string,
+    inputTokens: number,
+    outputTokens: number,
+    cost: number,
+    at: string,
+  ): boolean {
+    this.ready();
+    const [row] = this.agent.sql<{ id: string }>`UPDATE assistant_sessions
+      SET input_tokens = input_tokens + ${inputTokens}, output_tokens = output_tokens + ${outputTokens},
+        estimated_cost = estimated_cost + ${cost}, updated_at = ${at}
+      WHERE id = ${id} RETURNING id`;
+    return row !== undefined;
+  }
+
+  touch(id: string, at: string): void {
+    this.ready();
+    this.agent
+      .sql`UPDATE assistant_sessions SET updated_at = ${at} WHERE id = ${id}`;
+  }
+
+  count(): number {
+    this.ready();
+    const [row] = this.agent.sql<{
+      count: number;
+    }>`SELECT COUNT(*) AS count FROM assistant_sessions`;
+    return Number(row?.count ?? 0);
+  }
+
+  getConfig(sessionId: string, key: string): string | null {
+    this.ready();
+    const [row] = this.agent.sql<{ value: string }>`
+      SELECT value FROM assistant_config WHERE session_id = ${sessionId} AND key = ${key}`;
+    return row?.value ?? null;
+  }
+
+  setConfig(sessionId: string, key: string, value: string): void {
+    this.ready();
+    this.agent
+      .sql`INSERT INTO assistant_config (session_id, key, value) VALUES (${sessionId}, ${key}, ${value})
+      ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value`;
+  }
+
+  listConfig(sessionId: string, prefix: string): Record<string, string> {
+    this.ready();
+    const rows = this.agent.sql<{ key: string; value: string }>`
+      SELECT key, value FROM assistant_config WHERE session_id = ${sessionId} ORDER BY key`;
+    return Object.fromEntries(
+      rows
+        .filter((row) => row.key.startsWith(prefix))
+        .map((row) => [row.key, row.value]),
+    );
+  }
+
+  search(query: string, options: RegistrySearchOptions): SearchResult[] {
+    this.ready();
+    const match = toFts5Query(query);
+    if (match === null) return [];
+    catchUpIndex(this.agent);
+    const sessionIds = options.sessionIds
+      ? JSON.stringify(options.sessionIds)
+      : null;
+    const ownerId = options.ownerId ?? null;
+    let rows: Array<
+      StoredContentRow & {
+        id: string;
+        session_id: string;
+        role: string;
+        created_at: string;
+      }
+    >;
+    try {
+      // As in a session's search (sql-search.ts): the newest matches that pass the filters, up to
+      // the rank window, are scored and sorted; older matches are never scored.
+      const limit = normalizeSearchLimit(options.limit);
+      rows = this.agent.sql`
+        SELECT m.seq AS seq, m.id AS id, m.session_id AS session_id, m.role AS role,
+          m.content AS content, m.chunked_bytes AS chunked_bytes, m.created_at AS created_at
+        FROM (
+          SELECT f.rowid AS seq, f.rank AS score
+          FROM assistant_fts AS f
+            CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
+            CROSS JOIN assistant_sessions AS s ON s.id = m.session_id
+          WHERE assistant_fts MATCH ${match}
+            AND (${sessionIds} IS NULL OR m.session_id IN (SELECT value FROM json_each(${sessionIds})))
+            AND (${ownerId} IS NULL OR EXISTS (SELECT 1 FROM assistant_config AS c
+              WHERE c.session_id = m.session_id AND c.key = 'owner' AND c.value = ${ownerId}))
+          ORDER BY f.rowid DESC
+          LIMIT ${rankWindow(limit)}
+        ) AS hit CROSS JOIN assistant_messages AS m ON m.seq = hit.seq
+        ORDER BY hit.score, hit.seq DESC
+        LIMIT ${limit}`;
+    } catch {
+      return [];
+    }
+    return searchResultsFromRows(withWholeContent(this.agent, rows));
+  }
+
+  /**
+   * Overlays whose summary matches the query, newest first (explained manager search). Loaded
+   * on first use, like the rest of explained search.
+   */
+  async searchSummaries(
+    query: string,
+    options: RegistrySearchOptions,
+  ): Promise<SummaryHit[]> {
+    this.ready();
+    const { searchSummaryRows } = await import("./sql-summary-search.js");
+    return searchSummaryRows(this.agent, query, options);
+  }
+
+  deleteSession(id: string, contextKeys: readonly string[]): boolean {
+    this.ready();
+    ensureBlockHistoryTable(this.agent);
+    ensureContextBlockTable(this.agent);
+    return atomically(this.agent, () => {
+      const [row] = this.agent.sql<{
+        id: string;
+      }>`SELECT id FROM assistant_sessions WHERE id = ${id}`;
+      if (!row) return false;
+      const keys = JSON.stringify(contextKeys);
+      this.agent.sql`DELETE FROM assistant_fts WHERE rowid IN
+        (SELECT seq FROM assistant_messages WHERE session_id = ${id})`;
+      this.agent.sql`DELETE FROM arbor_fts_stale WHERE seq IN
+        (SELECT seq FROM assistant_messages WHERE session_id = ${id})`;
+      this.agent.sql`DELETE FROM assistant_messages WHERE session_id = ${id}`;
+      releaseAttachments(this.agent, id, null);
+      this.agent
+        .sql`DELETE FROM assistant_compactions WHERE session_id = ${id}`;
+      this.agent.sql`DELETE FROM assistant_config WHERE session_id = ${id}`;
+      this.agent.sql`DELETE FROM arbor_block_history WHERE session_id = ${id}`;
+      this.agent.sql`DELETE FROM arbor_changes WHERE session_id = ${id}`;
+      this.agent
+        .sql`DELETE FROM cf_agents_context_blocks WHERE label IN (SELECT value FROM json_each(${keys}))`;
+      this.agent.sql`DELETE FROM assistant_sessions WHERE id = ${id}`;
+      return true;
+    });
+  }
+
+  // --- Internal helpers ---
+
+  private ready(): void {
+    if (ready.has(this.agent)) return;
+    ensureAgentSchema(this.agent);
+    this.agent.sql`CREATE TABLE IF NOT EXISTS assistant_sessions (
+      id TEXT PRIMARY KEY,
+      name TEXT NOT NULL,
+      parent_session_id TEXT,
+      model TEXT,
+      source TEXT,
+      input_tokens INTEGER DEFAULT 0,
+      output_tokens INTEGER DEFAULT 0,
+      estimated_cost REAL DEFAULT 0,
+      end_reason TEXT,
+      created_at TEXT,
+      updated_at TEXT
+    )`;
+    this.agent.sql`CREATE INDEX IF NOT EXISTS idx_assistant_sessions_updated
+      ON assistant_sessions (updated_at)`;
+    ready.add(this.agent);
+  }
+}

@@ -1,0 +1,334 @@
+import { searchResultsFromRows, type HitRow } from "../../session/core/stored-rows.js";
+import { decodeMessage, searchableText } from "../../session/core/message-codec.js";
+import { spaceCjk, toFts5Query } from "../../session/core/search-terms.js";
+import { normalizeSearchLimit, rankWindow } from "../../session/core/search-limit.js";
+import type { SqlProvider } from "../../session/contracts/sql-provider.js";
+import { atomically } from "./sql-transaction.js";
+import {
+  prefixWithinBytes,
+  withWholeContent,
+  type StoredContentRow,
+} from "./sql-message-chunks.js";
+import type { SearchResult, SessionMessage } from "../../session/contracts/types.js";
+
+/** The `arbor_meta` key of the highest message `seq` the search index has caught up to. */
+export const INDEXED_SEQ_KEY = "fts_indexed_seq";
+
+const CATCH_UP_BATCH = 500;
+
+/**
+ * UTF-8 bytes of a message's searchable text (after CJK spacing) that are indexed: the index row
+ * stays under Durable Object SQLite's 2 MB value limit, so a message of any size can be indexed
+ * (docs/behavior/search.md). Text past it is stored but not searchable.
+ */
+export const MAX_INDEXED_BYTES = 1_048_576;
+
+/**
+ * Indexes a message's searchable text under `rowid = seq`. The indexed column holds the text with
+ * every CJK character spaced into its own token (see docs/search.md); a message without text gets
+ * no index row.
+ */
+export function indexMessage(
+  agent: SqlProvider,
+  sessionId: string,
+  seq: number,
+  message: SessionMessage,
+): void {
+  const text = searchableText(message);
+  if (text.length === 0) return;
+  agent.sql`INSERT INTO assistant_fts (rowid, id, session_id, role, content)
+    VALUES (${seq}, ${message.id}, ${sessionId}, ${message.role}, ${indexedText(text)})`;
+}
+
+/**
+ * Records that the index row of an updated message is out of date, when the message is indexed
+ * (`seq` at or below the watermark): the next catch-up rewrites it from the message's current
+ * content. Rows above the watermark need nothing (the catch-up reads their current content).
+ * Rewriting the row here would pay FTS5's `secure-delete` on every update.
+ */
+export function markUpdatedStale(agent: SqlProvider, seq: number): void {
+  agent.sql`INSERT OR IGNORE INTO arbor_fts_stale (seq)
+    SELECT ${seq} WHERE ${seq} <= (SELECT CAST(value AS INTEGER) FROM arbor_meta WHERE key = ${INDEXED_SEQ_KEY})`;
+}
+
+/**
+ * Records the `seq`s of deleted messages (a JSON array): the next catch-up removes their index
+ * rows. Every `seq`, not only those below the watermark, so a row indexed by other means goes too.
+ */
+export function markDeletedStale(agent: SqlProvider, seqsJson: string): void {
+  agent.sql`INSERT OR IGNORE INTO arbor_fts_stale (seq) SELECT value FROM json_each(${seqsJson})`;
+}
+
+/** As `markDeletedStale`, for every message of a session (a clear); call before deleting the rows. */
+export function markSessionStale(agent: SqlProvider, sessionId: string): void {
+  agent.sql`INSERT OR IGNORE INTO arbor_fts_stale (seq)
+    SELECT seq FROM assistant_messages WHERE session_id = ${sessionId}`;
+}
+
+/**
+ * Brings the search index up to date, atomically: first rewrites the index rows that updates and
+ * deletes marked stale (`arbor_fts_stale`), then indexes every message inserted since the
+ * watermark, in batches, and moves the watermark. Writes therefore never touch the index (an FTS5
+ * write per commit was most of an append's cost, and a `secure-delete` most of an update's); the
+ * first search after them pays once, in proportion to what was written. Rows written by raw SQL
+ * are picked up the same way.
+ */
+export function catchUpIndex(agent: SqlProvider): void {
+  // One statement decides that there is nothing to do, the common case of a search.
+  const [state] = agent.sql<{
+    latest: number | null;
+    indexed: string | null;
+    stale: number;
+  }>`SELECT (SELECT MAX(seq) FROM assistant_messages) AS latest,
+      (SELECT value FROM arbor_meta WHERE key = ${INDEXED_SEQ_KEY}) AS indexed,
+      EXISTS (SELECT 1 FROM arbor_fts_stale) AS stale`;
+  if (!state?.stale && (state?.latest ?? 0) <= Number(state?.indexed ?? 0))
+    return;
+  atomically(agent, () => {
+    const indexed = indexedSeq(agent);
+    rewriteStaleRows(agent, indexed);
+    indexNewRows(agent, indexed);
+  });
+}
+
+/**
+ * Rewrites every stale index row now (see `catchUpIndex`), inside the caller's transaction: an
+ * erase calls it with `secure-delete` on, so no text a delete or an update left in the index
+ * outlives the erase.
+ */
+export function rewriteStaleIndexRows(agent: SqlProvider): void {
+  rewriteStaleRows(agent, indexedSeq(agent));
+}
+
+/** Marks every stored message as indexed (after a full rebuild). */
+export function markAllIndexed(agent: SqlProvider): void {
+  agent.sql`INSERT INTO arbor_meta (key, value)
+    SELECT ${INDEXED_SEQ_KEY}, CAST(COALESCE(MAX(seq), 0) AS TEXT) FROM assistant_messages WHERE true
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+}
+
+function indexedSeq(agent: SqlProvider): number {
+  const [row] = agent.sql<{
+    value: string;
+  }>`SELECT value FROM arbor_meta WHERE key = ${INDEXED_SEQ_KEY}`;
+  return Number(row?.value ?? 0);
+}
+
+/** Removes the index row of the message stored under `seq` (a rowid lookup, never a scan). */
+function unindexMessage(agent: SqlProvider, seq: number): void {
+  agent.sql`DELETE FROM assistant_fts WHERE rowid = ${seq}`;
+}
+
+/**
+ * Full-text search within one session (docs/behavior/search.md): every query term must match, operators are
+ * literal, CJK terms match inside sentences. The newest matches within the rank window
+ * (`rankWindow`), best rank first, ties newest first. `content` is the
+ * message's searchable text, rebuilt from the stored message of each hit. Empty, unsearchable or
+ * engine-rejected queries give `[]`.
+ */
+export function searchSessionMessages(
+  agent: SqlProvider,
+  sessionId: string,
+  query: string,
+  limit?: number,
+): SearchResult[] {
+  // FTS5 reads a query only up to a NUL character, so a NUL separates terms like a space.
+  const match = toFts5Query(
+    typeof query === "string" ? query.replaceAll("\u0000", " ") : query,
+  );
+  if (match === null) return [];
+  catchUpIndex(agent);
+  const count = normalizeSearchLimit(limit);
+  let rows: Array<HitRow & StoredContentRow>;
+  try {
+    // The inner query walks the matches newest first (FTS5 serves rowid order without sorting),
+    // keeps this session's, and stops after the rank window; only those are scored and sorted. The
+    // session's seq range bounds the walk when other sessions share the index.
+    rows = agent.sql<HitRow & StoredContentRow>`
+      SELECT m.seq AS seq, m.id AS id, m.role AS role, m.content AS content,
+        m.chunked_bytes AS chunked_bytes, m.created_at AS created_at
+      FROM (
+        SELECT f.rowid AS seq, f.rank AS score
+        FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
+        WHERE assistant_fts MATCH ${match} AND m.session_id = ${sessionId}
+          AND f.rowid >= (SELECT MIN(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+          AND f.rowid <= (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+        ORDER BY f.rowid DESC
+        LIMIT ${rankWindow(count)}
+      ) AS hit CROSS JOIN assistant_messages AS m ON m.seq = hit.seq
+      ORDER BY hit.score, hit.seq DESC
+      LIMIT ${count}`;
+  } catch (error) {
+    if (isRejectedQuery(error)) return [];
+    throw error;
+  }
+  return searchResultsFromRows(withWholeContent(agent, rows));
+}
+
+// --- Internal helpers ---
+
+/**
+ * Removes the index rows of stale `seq`s and re-indexes those still stored at or below `indexed`.
+ * A `secure-delete` costs about as much per row in a batch as alone (it rewrites the segment pages
+ * that hold each of the row's terms), so when many rows are stale it is cheaper to delete them
+ * plainly and merge the whole index once (`optimize`), which leaves no trace of them either.
+ */
+function rewriteStaleRows(agent: SqlProvider, indexed: number): void {
+  const [pending] = agent.sql<{
+    count: number;
+  }>`SELECT COUNT(*) AS count FROM arbor_fts_stale`;
+  const stale = Number(pending?.count ?? 0);
+  if (stale === 0) return;
+  const merge =
+    stale >= MERGE_MIN_STALE && stale * MERGE_SHARE >= indexRowCount(agent);
+  if (merge) setSecureDelete(agent, false);
+  rewriteStaleBatches(agent, indexed);
+  if (merge) {
+    agent.sql`INSERT INTO assistant_fts (assistant_fts) VALUES ('optimize')`;
+    setSecureDelete(agent, true);
+  }
+}
+
+/**
+ * A merge (`optimize`) costs about 1/200 of a row's `secure-delete` per indexed row (measured on
+ * a SQLite file: 1,000 stale rows of 10,000 took 0.6 s by `secure-delete`, 40 ms by a merge), so
+ * it wins once one row in 200 is stale; below `MERGE_MIN_STALE` rows the index is not counted.
+ */
+const MERGE_SHARE = 200;
+const MERGE_MIN_STALE = 16;
+
+function indexRowCount(agent: SqlProvider): number {
+  const [row] = agent.sql<{
+    count: number;
+  }>`SELECT COUNT(*) AS count FROM assistant_fts_docsize`;
+  return Number(row?.count ?? 0);
+}
+
+/**
+ * FTS5's `secure-delete` option, as a literal (FTS5 refuses a bound value a driver passes as a
+ * REAL). A SQLite before 3.42 lacks the option: its deletes are plain anyway.
+ */
+function setSecureDelete(agent: SqlProvider, on: boolean): void {
+  try {
+    if (on)
+      agent.sql`INSERT INTO assistant_fts (assistant_fts, rank) VALUES ('secure-delete', 1)`;
+    else
+      agent.sql`INSERT INTO assistant_fts (assistant_fts, rank) VALUES ('secure-delete', 0)`;
+  } catch {
+    // Older SQLite: no such option.
+  }
+}
+
+function rewriteStaleBatches(agent: SqlProvider, indexed: number): void {
+  for (;;) {
+    const stale = agent.sql<{ seq: number }>`
+      SELECT seq FROM arbor_fts_stale ORDER BY seq LIMIT ${CATCH_UP_BATCH}`;
+    if (stale.length === 0) return;
+    const last = stale.at(-1)!.seq;
+    const seqs = JSON.stringify(stale.map((row) => row.seq));
+    agent.sql`DELETE FROM assistant_fts WHERE rowid IN (SELECT value FROM json_each(${seqs}))`;
+    // Above the watermark the watermark pass indexes the row; indexing it here too would clash.
+    const rows = withWholeContent(
+      agent,
+      agent.sql<StoredContentRow & { id: string; session_id: string }>`
+        SELECT seq, id, session_id, content, chunked_bytes FROM assistant_messages
+        WHERE seq IN (SELECT value FROM json_each(${seqs})) AND seq <= ${indexed}
+        ORDER BY seq`,
+    );
+    const batch = new IndexBatch(agent);
+    for (const row of rows) {
+      const message = decodeMessage(row.content);
+      if (message) batch.add(row.seq, row.session_id, message);
+    }
+    batch.flush();
+    agent.sql`DELETE FROM arbor_fts_stale WHERE seq <= ${last}`;
+  }
+}
+
+/** Indexes every message above the watermark `indexed`, in batches, and moves the watermark. */
+function indexNewRows(agent: SqlProvider, indexed: number): void {
+  const [latest] = agent.sql<{
+    seq: number | null;
+  }>`SELECT MAX(seq) AS seq FROM assistant_messages`;
+  if ((latest?.seq ?? 0) <= indexed) return;
+  let after = indexed;
+  // Rows above the watermark are normally not in the index; only when something indexed them
+  // by other means is each one removed first (a delete per row doubled the catch-up's cost).
+  const [top] = agent.sql<{
+    rowid: number | null;
+  }>`SELECT MAX(rowid) AS rowid FROM assistant_fts`;
+  const defensive = (top?.rowid ?? 0) > after;
+  for (;;) {
+    const rows = withWholeContent(
+      agent,
+      agent.sql<
+        StoredContentRow & { id: string; session_id: string; role: string }
+      >`
+        SELECT seq, id, session_id, role, content, chunked_bytes FROM assistant_messages
+        WHERE seq > ${after} ORDER BY seq LIMIT ${CATCH_UP_BATCH}`,
+    );
+    const batch = new IndexBatch(agent);
+    for (const row of rows) {
+      const message = decodeMessage(row.content);
+      if (defensive) unindexMessage(agent, row.seq);
+      if (message) batch.add(row.seq, row.session_id, message);
+    }
+    batch.flush();
+    if (rows.length === 0) break;
+    after = rows.at(-1)!.seq;
+  }
+  agent.sql`INSERT INTO arbor_meta (key, value) VALUES (${INDEXED_SEQ_KEY}, ${String(after)})
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+}
+
+/** JSON characters gathered before one multi-row insert; a message longer than a quarter goes alone. */
+const BATCH_JSON_CHARS = 512 * 1024;
+
+/**
+ * Index rows gathered for one `INSERT … SELECT FROM json_each` per batch: a statement per row
+ * was the catch-up's main cost where a statement is dear (Durable Objects). Batches stay far
+ * below the 2 MB a Durable Object allows a value.
+ */
+class IndexBatch {
+  #entries: Array<[number, string, string, string, string]> = [];
+  #chars = 0;
+
+  constructor(private readonly agent: SqlProvider) {}
+
+  add(seq: number, sessionId: string, message: SessionMessage): void {
+    const text = searchableText(message);
+    if (text.length === 0) return;
+    const content = indexedText(text);
+    if (content.length > BATCH_JSON_CHARS / 4) {
+      indexMessage(this.agent, sessionId, seq, message);
+      return;
+    }
+    this.#entries.push([seq, message.id, sessionId, message.role, content]);
+    this.#chars += content.length + message.id.length + sessionId.length + 32;
+    if (this.#chars >= BATCH_JSON_CHARS) this.flush();
+  }
+
+  flush(): void {
+    if (this.#entries.length === 0) return;
+    this.agent
+      .sql`INSERT INTO assistant_fts (rowid, id, session_id, role, content)
+      SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'),
+        json_extract(value, '$[3]'), json_extract(value, '$[4]')
+      FROM json_each(${JSON.stringify(this.#entries)})`;
+    this.#entries = [];
+    this.#chars = 0;
+  }
+}
+
+/** The text stored in the index: CJK spaced, cut at `MAX_INDEXED_BYTES` on a character boundary. */
+function indexedText(text: string): string {
+  return prefixWithinBytes(spaceCjk(text), MAX_INDEXED_BYTES);
+}
+
+/** FTS5 query-syntax failures; anything else (I/O, missing tables) is a storage error and propagates. */
+const REJECTED_QUERY =
+  /fts5|syntax error|unterminated string|malformed match|unknown special query/i;
+
+function isRejectedQuery(error: unknown): boolean {
+  return error instanceof Error && REJECTED_QUERY.test(error.message);
+}

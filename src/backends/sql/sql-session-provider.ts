@@ -1,0 +1,387 @@
+import type { BlockHistoryStore } from "../../session/contracts/block-history.js";
+import type {
+  ChangeListener,
+  Unsubscribe,
+  WatchChangesOptions,
+} from "../../session/contracts/changes.js";
+import type {
+  AppendBatchResult,
+  ImportRecords,
+  PathEntry,
+  SessionProvider,
+  StoredMessageRecord,
+} from "../../session/contracts/provider.js";
+import {
+  isSqlProvider,
+  type SqlProvider,
+} from "../../session/contracts/sql-provider.js";
+import type {
+  CompactionMeta,
+  HistoryRowStat,
+  RecentHistoryResult,
+  SearchResult,
+  SessionMessage,
+  StoredCompaction,
+} from "../../session/contracts/types.js";
+import { ATTACHMENT_STORE, encodeForStorage } from "../../session/core/attachments.js";
+import { noteStoredParent } from "../../session/core/message-codec.js";
+import { ArborTypeError } from "../../session/errors/index.js";
+import { AgentBlockHistory } from "./sql-block-history.js";
+import { watchSqlChanges } from "./sql-changes.js";
+import {
+  deleteCompactionRow,
+  insertCompaction,
+  readCompactions,
+} from "./sql-compactions.js";
+import { readConfig, writeConfig } from "./sql-config.js";
+import { AgentContextProvider } from "./sql-context-provider.js";
+import { importRecords } from "./sql-import.js";
+import { LatestLeafTracker } from "./sql-latest-leaf.js";
+import { splitContent } from "./sql-message-chunks.js";
+import { PathCache } from "./sql-path-cache.js";
+import { pathLength } from "./sql-path-read.js";
+import {
+  exportSessionMessages,
+  loadBranches,
+  loadHistory,
+  loadMessage,
+} from "./sql-reads.js";
+import { ensureAgentSchema } from "./sql-schema.js";
+import { searchSessionMessages } from "./sql-search.js";
+import { atomically } from "./sql-transaction.js";
+import {
+  loadHistoryRowStats,
+  loadMessagesByIds,
+  loadPathEntries,
+  loadRecentHistory,
+} from "./sql-windows.js";
+import {
+  clearSession,
+  appendMessageRow,
+  deleteMessageRows,
+  insertMessageChain,
+  resolveParent,
+  updateMessageRow,
+} from "./sql-writes.js";
+
+/**
+ * The SQLite message store (docs/behavior/storage.md) over any object with a synchronous `sql` tagged template: a
+ * Cloudflare Durable Object `Agent`, or `openSqlite()` on Node. Imports nothing platform-specific.
+ *
+ * Rows are ordered by an insertion sequence (`seq`), ids are unique per session, paths are read
+ * with a recursive query of any depth, and the search index is linked to messages by `rowid = seq`,
+ * so every write costs O(1) in the size of the session. Tables are created on first use. When the
+ * store has `transaction()`, every read-then-write and multi-statement write runs inside it.
+ * Every method answers synchronously.
+ *
+ * @example
+ * ```ts
+ * import { openSqlite } from "arbor-memory/sqlite";
+ * import { AgentSessionProvider } from "arbor-memory/session";
+ *
+ * const provider = new AgentSessionProvider(openSqlite("memory.db"), "chat-1");
+ * provider.appendMessage({ id: "m1", role: "user", parts: [{ type: "text", text: "Hello" }] });
+ * provider.getHistory(); // [{ id: "m1", … }]
+ * ```
+ */
+export class AgentSessionProvider implements SessionProvider {
+  /** The session this provider reads and writes ("" = no namespace). */
+  readonly sessionId: string;
+  readonly [ATTACHMENT_STORE] = true;
+  readonly #agent: SqlProvider;
+  readonly #latestLeaf: LatestLeafTracker;
+  readonly #paths: PathCache;
+
+  constructor(agent: SqlProvider, sessionId = "") {
+    if (!isSqlProvider(agent)) {
+      throw new ArborTypeError(
+        "INVALID_TARGET",
+        "[arbor] [sqlite] AgentSessionProvider needs an object with a `sql` tagged template (a Durable Object Agent or openSqlite())",
+      );
+    }
+    if (typeof sessionId !== "string") {
+      throw new ArborTypeError(
+        "INVALID_ARGUMENT",
+        "[arbor] [sqlite] AgentSessionProvider session id must be a string",
+      );
+    }
+    this.#agent = agent;
+    this.sessionId = sessionId;
+    this.#latestLeaf = new LatestLeafTracker(agent, sessionId);
+    this.#paths = new PathCache(agent, sessionId);
+  }
+
+  /** The underlying store: sessions over the same agent and id share one append lock. */
+  get storeIdentity(): object {
+    return this.#agent;
+  }
+
+  /** The same store scoped to another session id. */
+  forSession(sessionId: string): AgentSessionProvider {
+    return new AgentSessionProvider(this.#agent, sessionId);
+  }
+
+  /** A writable block row in `cf_agents_context_blocks` under `key` (docs/behavior/session-setup.md auto-wiring). */
+  createContextProvider(key: string): AgentContextProvider {
+    return new AgentContextProvider(this.#agent, key);
+  }
+
+  /** Block history in `arbor_block_history`, scoped to this session (docs/behavior/context-blocks.md). */
+  createBlockHistory(): BlockHistoryStore {
+    return new AgentBlockHistory(this.#agent, this.sessionId);
+  }
+
+  getMessage(id: string): SessionMessage | null {
+    this.#ready();
+    return loadMessage(this.#agent, this.sessionId, id);
+  }
+
+  getHistory(leafId?: string | null): SessionMessage[] {
+    this.#ready();
+    const target = this.#target(leafId);
+    if (target === null) return [];
+    return loadHistory(this.#agent, this.sessionId, this.#paths.read(target));
+  }
+
+  getLatestLeaf(): SessionMessage | null {
+    const id = this.getLatestLeafId();
+    return id === null ? null : this.getMessage(id);
+  }
+
+  getLatestLeafId(): string | null {
+    this.#ready();
+    return this.#latestLeaf.current();
+  }
+
+  getBranches(messageId: string): SessionMessage[] {
+    this.#ready();
+    return loadBranches(this.#agent, this.sessionId, messageId);
+  }
+
+  getPathLength(leafId?: string | null): number {
+    this.#ready();
+    const target = this.#target(leafId);
+    return target === null
+      ? 0
+      : pathLength(this.#agent, this.sessionId, target);
+  }
+
+  /** Inserts the message; `false` (and no write) when its id already exists in this session. */
+  appendMessage(message: SessionMessage, parentId?: string | null): boolean {
+    const { json: content, attachments: extracted } = encodeForStorage(message);
+    const split = splitContent(content);
+    this.#ready();
+    const agent = this.#agent;
+    const sessionId = this.sessionId;
+    const latestLeaf = this.#latestLeaf;
+    const paths = this.#paths;
+    // One transaction: the parent lookup and the insert are atomic across processes.
+    const written = atomically(agent, () => {
+      const before = paths.tokenBeforeWrite();
+      const row = appendMessageRow(
+        agent,
+        sessionId,
+        latestLeaf,
+        message,
+        parentId,
+        split,
+        extracted,
+      );
+      if (row)
+        paths.noteAppend(before, message.id, content, row.parentId, split);
+      return row;
+    });
+    if (written === null) return false;
+    noteStoredParent(message, written.parentId);
+    latestLeaf.remember(message.id, written.seq);
+    return true;
+  }
+
+  /** Inserts `messages` in one transaction, each under the one before it (`session.appendAll()`). */
+  appendMessages(
+    messages: readonly SessionMessage[],
+    parentId?: string | null,
+  ): AppendBatchResult {
+    const rows = messages.map((message) => {
+      const { json, attachments: extracted } = encodeForStorage(message);
+      return { message, split: splitContent(json), extracted };
+    });
+    this.#ready();
+    const agent = this.#agent;
+    const sessionId = this.sessionId;
+    const { firstParentId, seqs } = atomically(agent, () => {
+      const first = resolveParent(agent, sessionId, this.#latestLeaf, parentId);
+      return {
+        firstParentId: first,
+        seqs: insertMessageChain(agent, sessionId, rows, first),
+      };
+    });
+    this.#paths.clear();
+    const last = seqs.findLastIndex((seq) => seq !== null);
+    if (last >= 0) this.#latestLeaf.remember(messages[last]!.id, seqs[last]!);
+    return { inserted: seqs.map((seq) => seq !== null), firstParentId };
+  }
+
+  /** Replaces content and role of the message with this id; a no-op (index untouched) if absent. */
+  updateMessage(message: SessionMessage): void {
+    const { json, attachments: extracted } = encodeForStorage(message);
+    const split = splitContent(json);
+    this.#ready();
+    updateMessageRow(this.#agent, this.sessionId, message, split, extracted);
+  }
+
+  deleteMessages(ids: readonly string[]): void {
+    if (!Array.isArray(ids) || ids.length === 0) return;
+    this.#ready();
+    const deleted = deleteMessageRows(this.#agent, this.sessionId, ids);
+    if (deleted > 0) this.#latestLeaf.forget();
+  }
+
+  clearMessages(): void {
+    this.#ready();
+    clearSession(this.#agent, this.sessionId);
+    this.#latestLeaf.forget();
+  }
+
+  addCompaction(
+    summary: string,
+    fromMessageId: string,
+    toMessageId: string,
+    meta?: CompactionMeta,
+  ): StoredCompaction {
+    this.#ready();
+    return insertCompaction(
+      this.#agent,
+      this.sessionId,
+      summary,
+      fromMessageId,
+      toMessageId,
+      meta,
+    );
+  }
+
+  getCompactions(): StoredCompaction[] {
+    this.#ready();
+    return readCompactions(this.#agent, this.sessionId);
+  }
+
+  deleteCompaction(id: string): boolean {
+    this.#ready();
+    return deleteCompactionRow(this.#agent, this.sessionId, id);
+  }
+
+  searchMessages(query: string, limit?: number): SearchResult[] {
+    this.#ready();
+    // The index catch-up writes rows but leaves the tree as it is: the kept paths stay.
+    const before = this.#paths.tokenBeforeWrite();
+    const hits = searchSessionMessages(
+      this.#agent,
+      this.sessionId,
+      query,
+      limit,
+    );
+    this.#paths.noteIndexWrite(before);
+    return hits;
+  }
+
+  /** The byte-budgeted suffix of the path (docs/behavior/history.md); content is read for the chosen rows only. */
+  getRecentHistory(
+    leafId: string | null | undefined,
+    maxContentBytes: number,
+    minRecentMessages = 1,
+  ): RecentHistoryResult {
+    this.#ready();
+    return loadRecentHistory(
+      this.#agent,
+      this.sessionId,
+      this.#target(leafId),
+      maxContentBytes,
+      minRecentMessages,
+    );
+  }
+
+  /** `{ id, role, bytes }` per stored row on the path, without reading content. */
+  getHistoryRowStats(leafId?: string | null): HistoryRowStat[] {
+    this.#ready();
+    return loadHistoryRowStats(
+      this.#agent,
+      this.sessionId,
+      this.#target(leafId),
+    );
+  }
+
+  /** `{ id, bytes }` per stored row on the path, root first, without content (streamed history). */
+  getPathIds(leafId?: string | null): PathEntry[] {
+    this.#ready();
+    return loadPathEntries(this.#agent, this.sessionId, this.#target(leafId));
+  }
+
+  /** The ids on the path (explained search), kept between searches while the tree is unchanged. */
+  getPathIdSet(leafId?: string | null): ReadonlySet<string> {
+    this.#ready();
+    const target = this.#target(leafId);
+    return target === null ? new Set() : this.#paths.idSet(target);
+  }
+
+  /** The stored messages with these ids, in the given order; `null` for unknown ids. */
+  getMessagesByIds(ids: readonly string[]): Array<SessionMessage | null> {
+    this.#ready();
+    return loadMessagesByIds(this.#agent, this.sessionId, ids);
+  }
+
+  /** How many messages the session stores, every branch counted (one COUNT). */
+  countMessages(): number {
+    this.#ready();
+    const [row] = this.#agent.sql<{ n: number }>`SELECT COUNT(*) AS n
+      FROM assistant_messages WHERE session_id = ${this.sessionId}`;
+    return Number(row?.n ?? 0);
+  }
+
+  /** Every message of the session, all branches, in insertion order (unparseable rows skipped). */
+  exportMessages(): StoredMessageRecord[] {
+    this.#ready();
+    return exportSessionMessages(this.#agent, this.sessionId);
+  }
+
+  /** A per-session value from `assistant_config`, or `null`. */
+  getConfig(key: string): string | null {
+    this.#ready();
+    return readConfig(this.#agent, this.sessionId, key);
+  }
+
+  /** Sets (or with `null` deletes) a per-session value in `assistant_config`. */
+  setConfig(key: string, value: string | null): void {
+    this.#ready();
+    writeConfig(this.#agent, this.sessionId, key, value);
+  }
+
+  /** Inserts exported records as they were, atomically (snapshot import, fork). */
+  importRecords(records: ImportRecords): void {
+    this.#ready();
+    importRecords(this.#agent, this.sessionId, records);
+    this.#latestLeaf.forget();
+  }
+
+  /** Calls `listener` once per committed write to this session (every session with `allSessions`), from any process. */
+  watchChanges(
+    listener: ChangeListener,
+    options: WatchChangesOptions = {},
+  ): Unsubscribe {
+    this.#ready();
+    const scope = options.allSessions ? null : this.sessionId;
+    return watchSqlChanges(this.#agent, scope, listener);
+  }
+
+  // --- Internal helpers ---
+
+  #ready(): void {
+    ensureAgentSchema(this.#agent);
+  }
+
+  /** The message a read starts from: the given id, or the latest leaf for null/undefined/"". */
+  #target(leafId: string | null | undefined): string | null {
+    return typeof leafId === "string" && leafId.length > 0
+      ? leafId
+      : this.#latestLeaf.current();
+  }
+}

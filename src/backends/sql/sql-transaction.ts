@@ -1,0 +1,29 @@
+import type { SqlProvider } from "../../session/contracts/sql-provider.js";
+
+/**
+ * Runs `work` inside `agent.transaction` when the store has one (SQLite `BEGIN IMMEDIATE`), so a
+ * read-then-write or multi-statement write is atomic across processes and a failure leaves the
+ * store as it was. Without it (Durable Objects) the single-threaded host keeps the statements
+ * together.
+ */
+export function atomically<T>(agent: SqlProvider, work: () => T): T {
+  return typeof agent.transaction === "function"
+    ? agent.transaction(work)
+    : work();
+}
+
+/** The current time as ISO-8601 UTC with milliseconds, the format of every stored timestamp. */
+export function nowIso(): string {
+  return new Date().toISOString();
+}
+
+/**
+ * A statement built at run time in the shape of a tagged template's strings, for `agent.sql(…)`:
+ * each `?` in `text` is where a bound value goes. `text` must hold no other `?`.
+ */
+export function sqlTemplate(text: string): TemplateStringsArray {
+  const strings = text.split("?");
+  return Object.assign(strings, {
+    raw: strings.slice(),
+  }) as unknown as TemplateStringsArray;
+}
