@@ -287,13 +287,13 @@ function workerOptions(persist: string) {
   return {
     modules: [
       { type: "ESModule" as const, path: "/worker/index.js", contents: WORKER },
-      ...[
-        ...transpileGraph(new URL("backends/sql/index.ts", SRC)),
-      ].map(([modulePath, contents]) => ({
-        type: "ESModule" as const,
-        path: `/worker/${modulePath}`,
-        contents,
-      })),
+      ...[...transpileGraph(new URL("backends/sql/index.ts", SRC))].map(
+        ([modulePath, contents]) => ({
+          type: "ESModule" as const,
+          path: `/worker/${modulePath}`,
+          contents,
+        }),
+      ),
     ],
     modulesRoot: "/worker",
     compatibilityDate: "2025-01-01",

@@ -631,10 +631,7 @@ describe("AgentSessionProvider across processes", () => {
     const scratch = mkdtempSync(join(tmpdir(), "arbor-append-"));
     try {
       // The sources, transpiled, next to a node_modules link so better-sqlite3 resolves.
-      for (const entry of [
-        "backends/sql/index.ts",
-        "sqlite/index.ts",
-      ]) {
+      for (const entry of ["backends/sql/index.ts", "sqlite/index.ts"]) {
         for (const [path, contents] of transpileGraph(new URL(entry, SRC))) {
           mkdirSync(dirname(join(scratch, path)), { recursive: true });
           writeFileSync(join(scratch, path), contents);

@@ -28,10 +28,7 @@ beforeAll(() => {
   );
   mkdirSync(cache, { recursive: true });
   modules = mkdtempSync(join(cache, "arbor-watch-"));
-  for (const entry of [
-    "sqlite/open-sqlite.ts",
-    "backends/sql/index.ts",
-  ]) {
+  for (const entry of ["sqlite/open-sqlite.ts", "backends/sql/index.ts"]) {
     for (const [path, contents] of transpileGraph(new URL(entry, SRC))) {
       mkdirSync(dirname(join(modules, path)), { recursive: true });
       writeFileSync(join(modules, path), contents);

@@ -1,5 +1,8 @@
 import { queryTerms } from "../../session/core/search-terms.js";
-import { normalizeSearchLimit, rankWindow } from "../../session/core/search-limit.js";
+import {
+  normalizeSearchLimit,
+  rankWindow,
+} from "../../session/core/search-limit.js";
 import type { MemoryStore } from "./memory-store.js";
 import { newestWithin, scoreRows } from "./memory-search.js";
 import type { SessionInfo } from "../../session/contracts/session-info.js";

@@ -4,7 +4,10 @@ import {
   queryTerms,
   wordTokens,
 } from "../../session/core/search-terms.js";
-import { normalizeSearchLimit, rankWindow } from "../../session/core/search-limit.js";
+import {
+  normalizeSearchLimit,
+  rankWindow,
+} from "../../session/core/search-limit.js";
 import type { MemoryRow } from "./memory-store.js";
 
 /**

@@ -1,4 +1,7 @@
-import type { ChangeListener, Unsubscribe } from "../../session/contracts/changes.js";
+import type {
+  ChangeListener,
+  Unsubscribe,
+} from "../../session/contracts/changes.js";
 import { ChangeFeed } from "../../session/core/change-feed.js";
 import type { PostgresClient } from "./postgres-client.js";
 import { postgresOps } from "./postgres-lazy.js";

@@ -14,7 +14,10 @@ import type {
   QueueItem,
   VectorHit,
 } from "../../session/contracts/embedding-store.js";
-import { decodeMessage, searchableText } from "../../session/core/message-codec.js";
+import {
+  decodeMessage,
+  searchableText,
+} from "../../session/core/message-codec.js";
 import type {
   PostgresClient,
   PostgresExecutor,

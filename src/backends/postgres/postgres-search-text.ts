@@ -1,4 +1,8 @@
-import { hasCjk, queryTerms, spaceCjk } from "../../session/core/search-terms.js";
+import {
+  hasCjk,
+  queryTerms,
+  spaceCjk,
+} from "../../session/core/search-terms.js";
 
 /**
  * Characters of a message's text that are indexed. A `tsvector` holds at most 1 MB, and text

@@ -1,5 +1,11 @@
-import { decodeMessage, searchableText } from "../../session/core/message-codec.js";
-import { normalizeSearchLimit, rankWindow } from "../../session/core/search-limit.js";
+import {
+  decodeMessage,
+  searchableText,
+} from "../../session/core/message-codec.js";
+import {
+  normalizeSearchLimit,
+  rankWindow,
+} from "../../session/core/search-limit.js";
 import type { SearchResult } from "../../session/contracts/types.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import {

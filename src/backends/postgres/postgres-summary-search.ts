@@ -5,7 +5,10 @@ import type {
   SummaryHit,
 } from "../../session/contracts/registry.js";
 import { queryTerms } from "../../session/core/search-terms.js";
-import { summaryMatches, summaryPrefilter } from "../../session/core/summary-match.js";
+import {
+  summaryMatches,
+  summaryPrefilter,
+} from "../../session/core/summary-match.js";
 
 /** Overlays read per query while looking for summary matches, newest first. */
 const PAGE = 500;

@@ -1,4 +1,7 @@
-import { planTreeRepair, type TreeRepairPlan } from "../../session/core/tree-repair.js";
+import {
+  planTreeRepair,
+  type TreeRepairPlan,
+} from "../../session/core/tree-repair.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import { readCompactionsTouching } from "./postgres-compactions.js";
 import {

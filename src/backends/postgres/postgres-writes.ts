@@ -1,6 +1,9 @@
 import { RECORD_CHANGE_SQL } from "./postgres-sql.js";
 import type { encodeForStorage } from "../../session/core/attachments.js";
-import { noteStoredParent, searchableText } from "../../session/core/message-codec.js";
+import {
+  noteStoredParent,
+  searchableText,
+} from "../../session/core/message-codec.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
 import { ATTACH_SQL, attachmentParam } from "./postgres-attachments.js";
 import type { PostgresQueryable } from "./postgres-client.js";

@@ -5,7 +5,10 @@
  * same write as the change itself, so a crash between an append and its embedding loses
  * nothing, and a deleted or updated message loses its vector in that write too.
  */
-import { decodeMessage, searchableText } from "../../session/core/message-codec.js";
+import {
+  decodeMessage,
+  searchableText,
+} from "../../session/core/message-codec.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import type {
   EmbeddingCounts,

@@ -1,4 +1,7 @@
-import { decodeMessage, searchableText } from "../../session/core/message-codec.js";
+import {
+  decodeMessage,
+  searchableText,
+} from "../../session/core/message-codec.js";
 import { spaceCjk } from "../../session/core/search-terms.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import { createMessageIndexTable, createSearchEntryTables } from "./sql-ddl.js";

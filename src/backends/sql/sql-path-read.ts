@@ -1,5 +1,8 @@
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
-import { decodeMessage, reviveMessage } from "../../session/core/message-codec.js";
+import {
+  decodeMessage,
+  reviveMessage,
+} from "../../session/core/message-codec.js";
 import { readContentsBySeqs } from "./sql-message-chunks.js";
 import {
   loadPathIdSet,

@@ -1,5 +1,8 @@
 import { toFts5Query } from "../../session/core/search-terms.js";
-import { normalizeSearchLimit, rankWindow } from "../../session/core/search-limit.js";
+import {
+  normalizeSearchLimit,
+  rankWindow,
+} from "../../session/core/search-limit.js";
 import {
   searchResultsFromRows,
   sessionInfoFromRow,

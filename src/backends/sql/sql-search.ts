@@ -1,7 +1,16 @@
-import { searchResultsFromRows, type HitRow } from "../../session/core/stored-rows.js";
-import { decodeMessage, searchableText } from "../../session/core/message-codec.js";
+import {
+  searchResultsFromRows,
+  type HitRow,
+} from "../../session/core/stored-rows.js";
+import {
+  decodeMessage,
+  searchableText,
+} from "../../session/core/message-codec.js";
 import { spaceCjk, toFts5Query } from "../../session/core/search-terms.js";
-import { normalizeSearchLimit, rankWindow } from "../../session/core/search-limit.js";
+import {
+  normalizeSearchLimit,
+  rankWindow,
+} from "../../session/core/search-limit.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import { atomically } from "./sql-transaction.js";
 import {
@@ -9,7 +18,10 @@ import {
   withWholeContent,
   type StoredContentRow,
 } from "./sql-message-chunks.js";
-import type { SearchResult, SessionMessage } from "../../session/contracts/types.js";
+import type {
+  SearchResult,
+  SessionMessage,
+} from "../../session/contracts/types.js";
 
 /** The `arbor_meta` key of the highest message `seq` the search index has caught up to. */
 export const INDEXED_SEQ_KEY = "fts_indexed_seq";

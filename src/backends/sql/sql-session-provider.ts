@@ -23,7 +23,10 @@ import type {
   SessionMessage,
   StoredCompaction,
 } from "../../session/contracts/types.js";
-import { ATTACHMENT_STORE, encodeForStorage } from "../../session/core/attachments.js";
+import {
+  ATTACHMENT_STORE,
+  encodeForStorage,
+} from "../../session/core/attachments.js";
 import { noteStoredParent } from "../../session/core/message-codec.js";
 import { ArborTypeError } from "../../session/errors/index.js";
 import { AgentBlockHistory } from "./sql-block-history.js";
