@@ -18,6 +18,22 @@ export type {
   SessionProvider,
   StoredMessageRecord,
 } from "./contracts/provider.js";
+/** A whole store: what the SessionManager, erase, prune and embeddings need (docs/custom-providers.md). */
+export {
+  isBackend,
+  type Backend,
+  type BackendErase,
+} from "./contracts/backend.js";
+export { type BackendEmbeddings } from "./contracts/embedding-store.js";
+export type {
+  EmbeddingCounts,
+  EmbeddingStore,
+  EmbeddedKind,
+  NearestQuery,
+  QueueItem,
+  VectorHit,
+} from "./contracts/embedding-store.js";
+export type { StoreEraseResult, StoreEraseTarget } from "./contracts/erase.js";
 export type { SqlProvider } from "./contracts/sql-provider.js";
 export type {
   CompactAfterOptions,
@@ -82,7 +98,6 @@ export {
   type ImportSessionOptions,
   type ListSessionsOptions,
   type ManagerBackend,
-  type ManagerStorage,
   type ManagerContextOptions,
   type ManagerSearchOptions,
   type ProviderOrFactory,

@@ -20,7 +20,6 @@ import {
   type WritableContextProvider,
 } from "./contracts/context-provider.js";
 import type { SessionProvider } from "./contracts/provider.js";
-import type { SqlProvider } from "./contracts/sql-provider.js";
 import { ROW_MAX_BYTES } from "../utils/truncation/row-size-limit.js";
 import {
   assertAuditSink,
@@ -67,10 +66,6 @@ export interface SessionOptions {
 /** Options of `session.search()`: `limit`, and `mode`, `scope`, `leafId` (docs/search.md). */
 export type SearchOptions = SessionSearchOptions;
 
-/** Lets `Session.create()` hand a `sql` store to the constructor without widening its public type. */
-export const SQL_TARGET = Symbol("arbor.sqlTarget");
-export type InternalOptions = SessionOptions & { [SQL_TARGET]?: SqlProvider };
-
 /**
  * The configuration and context half of the `Session` API: the constructor, the builder, context
  * blocks, the system prompt, tools and skills. `Session` (session.ts) adds messages, history,
@@ -82,22 +77,16 @@ export class SessionBase {
 
   /** Uses exactly the given provider and options: no auto-wiring (docs/behavior/session-setup.md). */
   constructor(provider: SessionProvider, options: SessionOptions = {}) {
-    const agent = (options as InternalOptions)[SQL_TARGET];
-    if (!agent) assertSessionTarget(provider, "new Session()");
+    assertSessionTarget(provider, "new Session()");
     const context = options.context ?? [];
     assertContextConfigs(context);
-    const broadcast =
-      agent && typeof agent.broadcast === "function" ? agent.broadcast : null;
-    this.runtime = new SessionRuntime(
-      {
-        target: agent ? { kind: "sql", agent } : { kind: "provider", provider },
-        sessionId: options.sessionId ?? provider.sessionId ?? "",
-        context: [...context],
-        promptStore: options.promptStore,
-        direct: agent === undefined,
-      },
-      broadcast ? (message) => broadcast.call(agent, message) : null,
-    );
+    this.runtime = new SessionRuntime({
+      provider,
+      sessionId: options.sessionId ?? provider.sessionId ?? "",
+      context: [...context],
+      promptStore: options.promptStore,
+      direct: true,
+    });
     this.runtime.compaction.tokenCounter = options.tokenCounter;
     this.runtime.compaction.errorHandler = options.onCompactionError;
     this.writes = new SessionWrites(

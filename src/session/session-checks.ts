@@ -4,7 +4,7 @@ import { isSqlProvider } from "./contracts/sql-provider.js";
 import type { SessionMessage } from "./contracts/types.js";
 import { REQUIRED_PROVIDER_METHODS } from "./contracts/provider.js";
 import { ArborError, ArborTypeError } from "./errors/index.js";
-import { isPostgresClient } from "../backends/postgres/postgres-client.js";
+import { isPostgresClient } from "./contracts/postgres-client.js";
 import { assertNewLabel } from "./session-setup.js";
 import { unstorableReason } from "./core/storable-text.js";
 

@@ -30,11 +30,8 @@ export class SessionRuntime {
   private resolved: SessionParts | null = null;
   private restoring: Promise<void> | null = null;
 
-  constructor(
-    readonly plan: SessionPlan,
-    broadcast: ((message: string) => void) | null,
-  ) {
-    this.status = new StatusEmitter(broadcast);
+  constructor(readonly plan: SessionPlan) {
+    this.status = new StatusEmitter();
   }
 
   /** Set by a SessionManager: bumps the registry's `updated_at` after each write. Also wakes the embedder. */

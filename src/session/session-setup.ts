@@ -1,7 +1,6 @@
 import { ContextBlocks } from "./context/context-blocks.js";
 import { BranchPointer } from "./core/branch-pointer.js";
 import { withLocalChangeFeed } from "./session-local-feed.js";
-import { InMemoryBlockHistory } from "../backends/memory/memory-block-history.js";
 import type {
   AnyContextProvider,
   WritableContextProvider,
@@ -16,22 +15,16 @@ import type { ContextConfig } from "./context/types.js";
 import type { BlockHistoryStore } from "./contracts/block-history.js";
 import { ArborError } from "./errors/index.js";
 import type { SessionProvider } from "./contracts/provider.js";
-import { AgentBlockHistory } from "../backends/sql/sql-block-history.js";
-import { AgentContextProvider } from "../backends/sql/sql-context-provider.js";
-import { AgentSessionProvider } from "../backends/sql/index.js";
-import type { SqlProvider } from "./contracts/sql-provider.js";
+import type { BackendEmbeddings } from "./contracts/embedding-store.js";
+import { inProcessBlockHistory } from "./session-stores.js";
 
 /** The key prefix of the cached system prompt; block labels may not use it (docs/behavior/session-setup.md). */
 export const PROMPT_KEY = "_system_prompt";
 
-/** Where a session's storage comes from. */
-export type SessionTarget =
-  | { kind: "sql"; agent: SqlProvider }
-  | { kind: "provider"; provider: SessionProvider };
-
 /** What the builder recorded. */
 export interface SessionPlan {
-  target: SessionTarget;
+  /** The store (for `Session.create(sqlStore)`, the sql backend's provider over it). */
+  provider: SessionProvider;
   sessionId: string;
   context: ContextConfig[];
   /** `undefined` = no cached prompt; `null` = auto-wired; a provider = that provider. */
@@ -50,11 +43,14 @@ export interface SessionParts {
   skills: SkillTracker;
   /** Labels of auto-wired blocks: the session owns their rows (snapshots carry them). */
   ownedLabels: ReadonlySet<string>;
+  /** The store's embeddings (`provider.embeddings()`), or `null` when it has none. */
+  embeddings: BackendEmbeddings | null;
 }
 
 /** Resolves storage, blocks and the prompt store at first use (docs/behavior/session-setup.md). */
 export function setUpSession(plan: SessionPlan): SessionParts {
-  const pointer = new BranchPointer(resolveProvider(plan));
+  const store = resolveProvider(plan);
+  const pointer = new BranchPointer(store);
   // Custom providers without watchChanges get the in-process change feed.
   const provider = withLocalChangeFeed(pointer.view());
   const configs = plan.context.map((config) => ({
@@ -83,6 +79,7 @@ export function setUpSession(plan: SessionPlan): SessionParts {
         .filter((config) => !config.provider)
         .map((config) => config.label),
     ),
+    embeddings: store.embeddings?.() ?? null,
   };
 }
 
@@ -130,9 +127,7 @@ export function hasSkillBlocks(configs: readonly ContextConfig[]): boolean {
 // --- Internal helpers ---
 
 function resolveProvider(plan: SessionPlan): SessionProvider {
-  if (plan.target.kind === "sql")
-    return new AgentSessionProvider(plan.target.agent, plan.sessionId);
-  const provider = plan.target.provider;
+  const provider = plan.provider;
   if ((provider.sessionId ?? "") === plan.sessionId || plan.direct)
     return provider;
   if (provider.forSession) return provider.forSession(plan.sessionId);
@@ -175,8 +170,6 @@ function autoWire(
   provider: SessionProvider,
   key: string,
 ): AnyContextProvider | undefined {
-  if (plan.target.kind === "sql")
-    return new AgentContextProvider(plan.target.agent, key);
   const created = provider.createContextProvider?.(key);
   return created && typeof created === "object"
     ? (created as AnyContextProvider)
@@ -187,7 +180,5 @@ function resolveBlockHistory(
   plan: SessionPlan,
   provider: SessionProvider,
 ): BlockHistoryStore {
-  if (plan.target.kind === "sql")
-    return new AgentBlockHistory(plan.target.agent, plan.sessionId);
-  return provider.createBlockHistory?.() ?? new InMemoryBlockHistory();
+  return provider.createBlockHistory?.() ?? inProcessBlockHistory();
 }

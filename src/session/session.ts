@@ -13,14 +13,10 @@ import type {
 import type { SearchHit } from "./embeddings/types.js";
 import { searchWithRecall } from "./embeddings/session-embeddings.js";
 import { ArborError } from "./errors/index.js";
-import {
-  SessionBase,
-  SQL_TARGET,
-  type InternalOptions,
-  type SearchOptions,
-} from "./session-base.js";
+import { SessionBase, type SearchOptions } from "./session-base.js";
 import { assertCompactionArguments } from "./core/compaction-args.js";
 import { assertSessionTarget } from "./session-checks.js";
+import { providerForSqlStore } from "./session-stores.js";
 import { countMessages, recentHistory } from "./session-reads.js";
 import type { SessionRuntime } from "./session-runtime.js";
 import {
@@ -73,12 +69,18 @@ export class Session extends SessionBase {
    */
   static create(target: SqlProvider | SessionProvider): Session {
     assertSessionTarget(target, "Session.create()");
-    if (isSqlProvider(target)) {
-      const options: InternalOptions = { sessionId: "", [SQL_TARGET]: target };
-      return new Session(target as unknown as SessionProvider, options);
-    }
-    const session = new Session(target);
+    const store = isSqlProvider(target) ? target : null;
+    const session = new Session(
+      isSqlProvider(target) ? providerForSqlStore(target) : target,
+    );
     session.runtime.plan.direct = false;
+    // Only a sql store's own `broadcast` (a Durable Object Agent's) hears status events; a
+    // SessionProvider never broadcasts (docs/behavior/session-setup.md).
+    const broadcast = store?.broadcast;
+    if (typeof broadcast === "function")
+      session.runtime.status.broadcastTo((message) =>
+        broadcast.call(store, message),
+      );
     return session;
   }
 

@@ -26,9 +26,12 @@ export type SessionEventListener = (event: SessionEvent) => void;
 export class StatusEmitter {
   private readonly listeners = new Set<SessionEventListener>();
 
-  constructor(
-    private readonly broadcaster: ((message: string) => void) | null,
-  ) {}
+  private broadcaster: ((message: string) => void) | null = null;
+
+  /** Sends every event from now on to `broadcaster` too, as a JSON string. */
+  broadcastTo(broadcaster: (message: string) => void): void {
+    this.broadcaster = broadcaster;
+  }
 
   /** Whether anyone hears events: estimates are computed only then (or for auto-compaction). */
   get hasBroadcaster(): boolean {

@@ -3,7 +3,7 @@ import {
   Session as ArborSession,
   type SessionProvider,
 } from "../session/index.js";
-import { isPostgresClient } from "../backends/postgres/postgres-client.js";
+import { isPostgresClient } from "../session/contracts/postgres-client.js";
 import type { SessionsStore } from "./types.js";
 
 /**

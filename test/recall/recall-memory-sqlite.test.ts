@@ -10,8 +10,10 @@ import {
   Session,
   SessionManager,
 } from "../../src/session/index.js";
-import { existingEmbeddingStore } from "../../src/session/embeddings/embedding-stores.js";
+import { embeddingStoreFor } from "../../src/session/embeddings/embedding-stores.js";
+import { memoryEmbeddings } from "../../src/backends/memory/memory-embedding-access.js";
 import { MemoryStore } from "../../src/backends/memory/memory-store.js";
+import { memoryBackend } from "../../src/backends/memory/memory-backend.js";
 import { SqlEmbeddingStore } from "../../src/backends/sql/sql-embeddings.js";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/index.js";
 import { RECALL_SCENARIOS, type RecallBackend } from "./recall-scenarios.js";
@@ -19,18 +21,19 @@ import { RECALL_SCENARIOS, type RecallBackend } from "./recall-scenarios.js";
 describe("recall in memory", () => {
   const store = new MemoryStore();
   const root = new InMemorySessionProvider({}, store);
-  const rows = async (sessionId: string) =>
-    (await existingEmbeddingStore(store)?.then((e) => e.count(sessionId))) ?? {
-      vectors: 0,
-      queued: 0,
-      models: [],
-    };
+  // Counted without opening the embedding store: before the first index there is nothing.
+  const rows = async (sessionId: string) => {
+    const embeddings = memoryEmbeddings(store);
+    return (await embeddings.exists())
+      ? (await embeddingStoreFor(embeddings)).count(sessionId)
+      : { vectors: 0, queued: 0, models: [] };
+  };
   const backend: RecallBackend = {
     manager: () =>
       new SessionManager({
         registry: new MemorySessionRegistry(store),
         openSession: (id) => Session.create(root).forSession(id),
-        storage: { kind: "memory", store },
+        backend: memoryBackend(store),
       }),
     rows,
     totals: async () => {

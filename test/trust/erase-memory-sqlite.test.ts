@@ -14,6 +14,7 @@ import {
   SqliteAuditSink,
 } from "../../src/session/index.js";
 import { MemoryStore } from "../../src/backends/memory/memory-store.js";
+import { memoryBackend as memoryStoreBackend } from "../../src/backends/memory/memory-backend.js";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/index.js";
 import { dumpSqlite } from "./support/sqlite-dump.js";
 import {
@@ -33,7 +34,7 @@ function memoryBackend(): EraseBackend {
       new SessionManager({
         registry: new MemorySessionRegistry(store),
         openSession: (id) => Session.create(root).forSession(id),
-        storage: { kind: "memory", store },
+        backend: memoryStoreBackend(store),
       })
         .withContext("memory")
         .withAudit(sink),

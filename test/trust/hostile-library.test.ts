@@ -12,6 +12,7 @@ import {
   SessionManager,
 } from "../../src/session/index.js";
 import { MemoryStore } from "../../src/backends/memory/memory-store.js";
+import { memoryBackend } from "../../src/backends/memory/memory-backend.js";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/index.js";
 import type { HostileBackend } from "./hostile/hostile-support.js";
 import { cyclicParents, HOSTILE_CASES } from "./hostile/library-cases.js";
@@ -27,7 +28,7 @@ describe("hostile input to the library in memory", () => {
       new SessionManager({
         registry: new MemorySessionRegistry(store),
         openSession: (id) => Session.create(root).forSession(id),
-        storage: { kind: "memory", store },
+        backend: memoryBackend(store),
       }),
     integrity: async () => {},
     runs: RUNS,

@@ -11,6 +11,7 @@ import {
   SessionManager,
 } from "../../src/session/index.js";
 import { MemoryStore } from "../../src/backends/memory/memory-store.js";
+import { memoryBackend } from "../../src/backends/memory/memory-backend.js";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/index.js";
 import { checkAgainstModel } from "./model/model-run.js";
 
@@ -31,7 +32,7 @@ describe("every backend agrees with the plain tree model", () => {
             new SessionManager({
               registry,
               openSession: (id) => Session.create(root).forSession(id),
-              storage: { kind: "memory", store },
+              backend: memoryBackend(store),
             }),
         },
         { runs: RUNS },

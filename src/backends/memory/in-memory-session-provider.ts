@@ -4,12 +4,14 @@ import {
   decodeWithAttachments,
 } from "../../session/core/attachments.js";
 import { utf8Length } from "../../session/core/utf8.js";
+import { memoryEmbeddings } from "./memory-embedding-access.js";
 import type {
   ImportRecords,
   PathEntry,
   SessionProvider,
   StoredMessageRecord,
 } from "../../session/contracts/provider.js";
+import type { BackendEmbeddings } from "../../session/contracts/embedding-store.js";
 import type {
   CompactionMeta,
   HistoryRowStat,
@@ -81,6 +83,11 @@ export class InMemorySessionProvider implements SessionProvider {
     this.sessionId = options.sessionId ?? "";
     this.store = store;
     this.storeIdentity = store;
+  }
+
+  /** The store's embeddings: exact cosine ranking over maps in this process. */
+  embeddings(): BackendEmbeddings {
+    return memoryEmbeddings(this.store);
   }
 
   forSession(sessionId: string): InMemorySessionProvider {

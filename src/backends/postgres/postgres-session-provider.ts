@@ -1,4 +1,5 @@
 import type { BlockHistoryStore } from "../../session/contracts/block-history.js";
+import { postgresEmbeddings } from "./postgres-embedding-access.js";
 import type {
   ChangeListener,
   Unsubscribe,
@@ -10,6 +11,7 @@ import type {
   SessionProvider,
   StoredMessageRecord,
 } from "../../session/contracts/provider.js";
+import type { BackendEmbeddings } from "../../session/contracts/embedding-store.js";
 import type {
   CompactionMeta,
   HistoryRowStat,
@@ -76,6 +78,11 @@ export class PostgresSessionProvider implements SessionProvider {
   /** The client: sessions over the same client and id share one in-process append lock. */
   get storeIdentity(): object {
     return this.#client;
+  }
+
+  /** The database's embeddings (pgvector when installed, else an exact scan over `real[]`). */
+  embeddings(): BackendEmbeddings {
+    return postgresEmbeddings(this.#client);
   }
 
   /** The same store scoped to another session id. */

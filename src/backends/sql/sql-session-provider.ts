@@ -11,6 +11,7 @@ import type {
   SessionProvider,
   StoredMessageRecord,
 } from "../../session/contracts/provider.js";
+import type { BackendEmbeddings } from "../../session/contracts/embedding-store.js";
 import {
   isSqlProvider,
   type SqlProvider,
@@ -31,6 +32,7 @@ import { noteStoredParent } from "../../session/core/message-codec.js";
 import { ArborTypeError } from "../../session/errors/index.js";
 import { AgentBlockHistory } from "./sql-block-history.js";
 import { watchSqlChanges } from "./sql-changes.js";
+import { sqlEmbeddings } from "./sql-embedding-access.js";
 import {
   deleteCompactionRow,
   insertCompaction,
@@ -117,6 +119,11 @@ export class AgentSessionProvider implements SessionProvider {
   /** The underlying store: sessions over the same agent and id share one append lock. */
   get storeIdentity(): object {
     return this.#agent;
+  }
+
+  /** The store's embeddings (sqlite-vec when loaded, else an exact scan). */
+  embeddings(): BackendEmbeddings {
+    return sqlEmbeddings(this.#agent);
   }
 
   /** The same store scoped to another session id. */

@@ -81,3 +81,20 @@ export interface EmbeddingCounts {
   /** Distinct model names of the stored vectors, sorted. */
   models: string[];
 }
+
+/** A backend's side of embeddings, beyond the `EmbeddingStore` the worker drives. */
+export interface BackendEmbeddings {
+  /** The store's embedding store; the caller opens it once per `identity` and keeps it. */
+  open(): Promise<EmbeddingStore>;
+  /** Whether the store may hold vectors or queued embeddings (their tables exist, or an index was opened). */
+  exists(): Promise<boolean>;
+  /** How many vectors and queued items of these items (every item of the session for `null`) there are. */
+  count(
+    sessionId: string,
+    itemIds: readonly string[] | null,
+  ): Promise<{ vectors: number; queued: number }>;
+  /** Removes the vectors and queued items of these items (every item of the session for `null`). */
+  erase(sessionId: string, itemIds: readonly string[] | null): Promise<void>;
+  /** Drops the tables, triggers and queue: embeddings are off until opened again. */
+  remove(): Promise<{ vectors: number; queued: number }>;
+}

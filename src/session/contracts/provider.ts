@@ -7,6 +7,7 @@
  * either falls back to the primitives or throws a clear "not supported" error without them.
  */
 import type { BlockHistoryStore } from "./block-history.js";
+import type { BackendEmbeddings } from "./embedding-store.js";
 import type {
   ChangeListener,
   Unsubscribe,
@@ -177,6 +178,12 @@ export interface SessionProvider {
   readonly storeIdentity?: object;
   /** Optional: the session id this provider is scoped to ("" = no namespace). */
   readonly sessionId?: string;
+  /**
+   * Optional: the embeddings of the store this provider is a session of (the same object its
+   * `Backend` has). `withEmbeddings()` on a Session reaches the store through it; without it
+   * that throws `NOT_SUPPORTED` on first use.
+   */
+  embeddings?(): BackendEmbeddings;
   /**
    * Optional: calls `listener` once per committed write to this session (every session with
    * `allSessions`), in commit order, including writes by other processes; returns the function

@@ -2,6 +2,7 @@
  * What `withEmbeddings()` leaves on a Session or SessionManager: the checked embedder and,
  * from first use, the store's `EmbeddingIndex`. A manager hands one handle to all its sessions.
  */
+import type { BackendEmbeddings } from "../contracts/embedding-store.js";
 import { resolveEmbedder, type ResolvedEmbedder } from "./embedder.js";
 import type { EmbeddingIndex } from "./embedding-index.js";
 import type { Embedder, EmbeddingOptions } from "./types.js";
@@ -9,17 +10,17 @@ import type { Embedder, EmbeddingOptions } from "./types.js";
 /** The lazily opened index of one `withEmbeddings()` call; see the module comment. */
 export class EmbeddingHandle {
   readonly embedder: ResolvedEmbedder;
-  readonly #indexes = new WeakMap<object, IndexEntry>();
+  readonly #indexes = new WeakMap<BackendEmbeddings, IndexEntry>();
 
   constructor(embedder: Embedder, options: EmbeddingOptions = {}) {
     this.embedder = resolveEmbedder(embedder, options);
   }
 
   /**
-   * The index over the store (`storeIdentity`), created and prepared on first call, and again
-   * after the store's embeddings were removed (the old index is stopped).
+   * The index over the store's embeddings, created and prepared on first call, and again after
+   * the store's embeddings were removed (the old index is stopped).
    */
-  index(target: object): Promise<EmbeddingIndex> {
+  index(target: BackendEmbeddings): Promise<EmbeddingIndex> {
     const cached = this.#indexes.get(target);
     if (cached && !cached.opened?.stopped) return cached.index;
     const entry: IndexEntry = {

@@ -6,18 +6,22 @@ import type { EmbeddingIndex } from "./embedding-index.js";
 import type { EmbeddingStatusEvent } from "./types.js";
 
 export { EmbeddingIndex } from "./embedding-index.js";
+import type { BackendEmbeddings } from "../contracts/embedding-store.js";
+import { requireEmbeddings } from "./embedding-stores.js";
+
 export {
   embeddingStoreFor,
   removeStoreEmbeddings,
+  requireEmbeddings,
   trackIndex,
 } from "./embedding-stores.js";
 
 /** What this module uses of a Session's runtime (structural: no import cycle with it). */
 export interface RuntimeLike {
   readonly embeddings: {
-    handle: { index(target: object): Promise<EmbeddingIndex> };
+    handle: { index(target: BackendEmbeddings): Promise<EmbeddingIndex> };
   } | null;
-  ready(): Promise<{ provider: { storeIdentity?: object } }>;
+  ready(): Promise<{ embeddings: BackendEmbeddings | null }>;
   readonly status: { emit(event: EmbeddingStatusEvent): void };
 }
 
@@ -30,9 +34,9 @@ export async function sessionIndex(
 ): Promise<EmbeddingIndex | null> {
   const embeddings = runtime.embeddings;
   if (!embeddings) return null;
-  const { provider } = await runtime.ready();
+  const parts = await runtime.ready();
   const index = await embeddings.handle.index(
-    provider.storeIdentity ?? provider,
+    requireEmbeddings(parts.embeddings, "withEmbeddings()"),
   );
   hear(index, runtime);
   return index;

@@ -1,41 +1,50 @@
 /**
- * The embedding store of a built-in backend, one per store object, loaded with a dynamic
- * `import()` so sessions that never embed (and Worker bundles) do not carry the code.
+ * The embedding store of each store's `BackendEmbeddings`, opened once per process, and the
+ * indexes running over it (so `removeEmbeddings()` can stop them). Loaded with the embedding
+ * worker on first use, so sessions that never embed (and Worker bundles) do not carry it.
  */
-import { isSqlProvider } from "../contracts/sql-provider.js";
-import { ArborError } from "../errors/index.js";
-import { isPostgresClient } from "../../backends/postgres/postgres-client.js";
-import { MemoryStore } from "../../backends/memory/memory-store.js";
+import type { BackendEmbeddings } from "../contracts/embedding-store.js";
 import type { EmbeddingStore } from "../contracts/embedding-store.js";
+import { ArborError } from "../errors/index.js";
 import type { EmbeddingIndex } from "./embedding-index.js";
 
 /**
- * The embedding store behind a session's `storeIdentity` (a `MemoryStore`, a `sql` store or a
- * PostgreSQL client); `NOT_SUPPORTED` for a custom provider.
+ * The store's embeddings, or `NOT_SUPPORTED` when it has none (a custom provider or backend
+ * without `embeddings`).
  */
-export function embeddingStoreFor(target: object): Promise<EmbeddingStore> {
-  let store = stores.get(target);
+export function requireEmbeddings(
+  embeddings: BackendEmbeddings | null | undefined,
+  caller: string,
+): BackendEmbeddings {
+  if (embeddings) return embeddings;
+  throw new ArborError(
+    "NOT_SUPPORTED",
+    `[arbor] ${caller} needs a store with embeddings (in memory, a sql store, PostgreSQL, or a custom provider or backend that implements \`embeddings\`)`,
+  );
+}
+
+/** The embedding store of `embeddings`, opened on first call and kept. */
+export function embeddingStoreFor(
+  embeddings: BackendEmbeddings,
+): Promise<EmbeddingStore> {
+  let store = stores.get(embeddings);
   if (!store) {
-    store = open(target);
-    stores.set(target, store);
-    store.catch(() => stores.delete(target));
+    store = embeddings.open();
+    stores.set(embeddings, store);
+    store.catch(() => stores.delete(embeddings));
   }
   return store;
 }
 
-/** The store's embedding store when embeddings were used on it in this process, else `undefined`. */
-export function existingEmbeddingStore(
-  target: object,
-): Promise<EmbeddingStore> | undefined {
-  return stores.get(target);
-}
-
 /** Notes an index over the store, so `removeStoreEmbeddings()` can stop it. */
-export function trackIndex(target: object, index: EmbeddingIndex): void {
-  let set = indexes.get(target);
+export function trackIndex(
+  embeddings: BackendEmbeddings,
+  index: EmbeddingIndex,
+): void {
+  let set = indexes.get(embeddings);
   if (!set) {
     set = new Set();
-    indexes.set(target, set);
+    indexes.set(embeddings, set);
   }
   set.add(index);
 }
@@ -47,60 +56,17 @@ export function trackIndex(target: object, index: EmbeddingIndex): void {
  * maps. Returns how many vectors and queued items went.
  */
 export async function removeStoreEmbeddings(
-  target: object,
+  embeddings: BackendEmbeddings,
 ): Promise<{ vectors: number; queued: number }> {
-  for (const index of indexes.get(target) ?? []) index.stop();
-  indexes.delete(target);
-  const opened = stores.get(target);
-  stores.delete(target);
-  if (target instanceof MemoryStore) {
-    const store = await opened?.catch(() => undefined);
-    const { MemoryEmbeddingStore } =
-      await import("../../backends/memory/memory-embeddings.js");
-    return store instanceof MemoryEmbeddingStore
-      ? store.remove()
-      : { vectors: 0, queued: 0 };
-  }
-  if (isSqlProvider(target)) {
-    const { removeSqlEmbeddings } =
-      await import("../../backends/sql/sql-embedding-schema.js");
-    return removeSqlEmbeddings(target);
-  }
-  if (isPostgresClient(target)) {
-    const [{ removePostgresEmbeddings }, { postgresExecutor }] =
-      await Promise.all([
-        import("../../backends/postgres/postgres-embedding-schema.js"),
-        import("../../backends/postgres/postgres-executor.js"),
-      ]);
-    return removePostgresEmbeddings(postgresExecutor(target));
-  }
-  throw new ArborError(
-    "NOT_SUPPORTED",
-    "[arbor] removeEmbeddings() needs a built-in backend (in memory, a sql store or PostgreSQL)",
-  );
+  for (const index of indexes.get(embeddings) ?? []) index.stop();
+  indexes.delete(embeddings);
+  const opened = stores.get(embeddings);
+  stores.delete(embeddings);
+  await opened?.catch(() => undefined);
+  return embeddings.remove();
 }
 
-const stores = new WeakMap<object, Promise<EmbeddingStore>>();
-const indexes = new WeakMap<object, Set<EmbeddingIndex>>();
+// --- Internal helpers ---
 
-async function open(target: object): Promise<EmbeddingStore> {
-  if (target instanceof MemoryStore) {
-    const { MemoryEmbeddingStore } =
-      await import("../../backends/memory/memory-embeddings.js");
-    return new MemoryEmbeddingStore(target);
-  }
-  if (isSqlProvider(target)) {
-    const { SqlEmbeddingStore } =
-      await import("../../backends/sql/sql-embeddings.js");
-    return new SqlEmbeddingStore(target);
-  }
-  if (isPostgresClient(target)) {
-    const { PostgresEmbeddingStore } =
-      await import("../../backends/postgres/postgres-embeddings.js");
-    return new PostgresEmbeddingStore(target);
-  }
-  throw new ArborError(
-    "NOT_SUPPORTED",
-    "[arbor] withEmbeddings() needs a built-in backend (in memory, a sql store or PostgreSQL)",
-  );
-}
+const stores = new WeakMap<BackendEmbeddings, Promise<EmbeddingStore>>();
+const indexes = new WeakMap<BackendEmbeddings, Set<EmbeddingIndex>>();

@@ -2,6 +2,8 @@
  * `session.search()` with modes and scopes (docs/search.md). A search with none of the new
  * options and no embeddings runs exactly as before (the provider's full-text search).
  */
+import type { BackendEmbeddings } from "../contracts/embedding-store.js";
+import { requireEmbeddings } from "./embedding-stores.js";
 import type { SessionProvider } from "../contracts/provider.js";
 import type {
   SearchResult,
@@ -26,6 +28,7 @@ import type { RecallResult, SessionSearchOptions } from "./types.js";
 /** Searches one session; see the module comment. */
 export async function searchSessionRecall(
   provider: SessionProvider,
+  embeddings: BackendEmbeddings | null,
   handle: EmbeddingHandle | null,
   query: string,
   options: SessionSearchOptions,
@@ -41,7 +44,7 @@ export async function searchSessionRecall(
   const limit = normalizeSearchLimit(options.limit);
   const sessionId = provider.sessionId ?? "";
   const index = handle
-    ? await handle.index(provider.storeIdentity ?? provider)
+    ? await handle.index(requireEmbeddings(embeddings, "withEmbeddings()"))
     : null;
   const path =
     scope !== "branch" ? null : await pathIds(provider, options.leafId);

@@ -15,16 +15,14 @@ import {
 import { bumpEraseEpoch } from "../core/erase-epoch.js";
 import { runExclusive } from "../core/keyed-mutex.js";
 import { ArborError, ArborTypeError } from "../errors/index.js";
-import { eraseMemoryTarget } from "../../backends/memory/memory-erase.js";
-import { erasePostgresTarget } from "../../backends/postgres/postgres-erase.js";
-import { eraseSqlTarget } from "../../backends/sql/sql-erase.js";
 import {
   countEmbeddings,
   eraseEmbeddings,
   hasEmbeddings,
 } from "./erase-embeddings.js";
 import type { SessionRuntime } from "../session-runtime.js";
-import type { ManagerHost, ManagerStorage } from "./manager-backend.js";
+import type { Backend, BackendErase } from "../contracts/backend.js";
+import { requireBackend, type ManagerHost } from "./manager-backend.js";
 
 /** Erases the target and returns the receipt. */
 export async function erase(
@@ -72,7 +70,7 @@ export async function eraseInSession(
   plan: () => Promise<StoreEraseTarget | null>,
   options: { dryRun: boolean; pending?: Map<string, number> },
 ): Promise<SessionEraseOutcome> {
-  const storage = requireStorage(host);
+  const { backend, erase: store } = requireErase(host);
   const first = await plan();
   if (first === null)
     return { counts: zeroCounts(), notCovered: [], target: null };
@@ -82,31 +80,34 @@ export async function eraseInSession(
     const target = options.dryRun ? first : await plan();
     if (target === null)
       return { counts: zeroCounts(), notCovered: [], target: null };
-    if (!options.dryRun) bumpEraseEpoch(lockKey(storage), sessionId);
+    if (!options.dryRun) bumpEraseEpoch(backend.identity, sessionId);
     await session.flushAudit();
     // The embedding rows are counted first: on the sql and PostgreSQL stores, triggers drop
     // them in the store's own write. The overlays an erase takes come from its plan (a dry run),
     // needed only when the store has embeddings at all.
-    const embedded = await hasEmbeddings(storage);
+    const embedded = await hasEmbeddings(backend);
     const planned =
       options.dryRun || embedded
-        ? await eraseStore(
-            storage,
-            target,
-            true,
+        ? await store.eraseTarget(target, {
+            dryRun: true,
             // A real erase plans on a copy: its own write accounts for the pending references.
-            options.dryRun ? options.pending : new Map(options.pending ?? []),
-          )
+            pending: options.dryRun
+              ? options.pending
+              : new Map(options.pending ?? []),
+          })
         : null;
     const embeddings =
       embedded && planned
-        ? await countEmbeddings(storage, target, planned.overlayIds)
+        ? await countEmbeddings(backend, target, planned.overlayIds)
         : { vectors: 0, queued: 0 };
     const result =
       options.dryRun && planned
         ? planned
-        : await eraseStore(storage, target, false, options.pending);
-    if (!options.dryRun) await eraseEmbeddings(storage, target, result);
+        : await store.eraseTarget(target, {
+            dryRun: false,
+            ...(options.pending ? { pending: options.pending } : {}),
+          });
+    if (!options.dryRun) await eraseEmbeddings(backend, target, result);
     const notCovered = await eraseAudit(host, target, result, options.dryRun);
     const counts = {
       ...result.counts,
@@ -116,18 +117,22 @@ export async function eraseInSession(
     return { counts, notCovered, target };
   };
   if (options.dryRun) return work();
-  const outcome = await runExclusive(lockKey(storage), sessionId, work);
+  const outcome = await runExclusive(backend.identity, sessionId, work);
   if (outcome.target?.messageIds === null) host.forget?.(sessionId);
   else runtimeOf(session).compaction.estimator.invalidate();
   return outcome;
 }
 
-/** The store of a built-in backend; `NOT_SUPPORTED` on a custom one. */
-export function requireStorage(host: ManagerHost): ManagerStorage {
-  if (host.storage) return host.storage;
+/** The manager's store and its erase; `NOT_SUPPORTED` when the store cannot erase. */
+export function requireErase(host: ManagerHost): {
+  backend: Backend;
+  erase: BackendErase;
+} {
+  const backend = requireBackend(host, "erase() and prune()");
+  if (backend.erase) return { backend, erase: backend.erase };
   throw new ArborError(
     "NOT_SUPPORTED",
-    "[arbor] erase() and prune() need a built-in backend (in memory, a sql store or PostgreSQL)",
+    `[arbor] erase() and prune() need a backend that implements \`erase\`; the ${backend.name} backend does not`,
   );
 }
 
@@ -176,31 +181,6 @@ function checkTarget(target: EraseTarget): void {
       "INVALID_ARGUMENT",
       "[arbor] erase() takes { sessionId }, { ownerId } or { sessionId, messageIds: string[] }",
     );
-  }
-}
-
-/** The append-lock key of the store: what its providers give as `storeIdentity`. */
-function lockKey(storage: ManagerStorage): object {
-  return storage.kind === "memory"
-    ? storage.store
-    : storage.kind === "sql"
-      ? storage.agent
-      : storage.client;
-}
-
-async function eraseStore(
-  storage: ManagerStorage,
-  target: StoreEraseTarget,
-  dryRun: boolean,
-  pending?: Map<string, number>,
-): Promise<StoreEraseResult> {
-  switch (storage.kind) {
-    case "memory":
-      return eraseMemoryTarget(storage.store, target, dryRun, pending);
-    case "sql":
-      return eraseSqlTarget(storage.agent, target, dryRun, pending);
-    case "postgres":
-      return erasePostgresTarget(storage.client, target, dryRun, pending);
   }
 }
 

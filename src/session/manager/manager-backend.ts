@@ -1,35 +1,37 @@
+/**
+ * What a SessionManager runs on, and the one place of the manager that names the built-in
+ * backends: `SessionManager.create(target)` turns a `sql` store or a PostgreSQL client into its
+ * backend here. Everything else in the manager (erase, prune, embeddings, search) reaches the
+ * store only through the `Backend` contract.
+ */
 import type { AuditSink } from "../contracts/audit.js";
-import type { SessionInfo } from "../contracts/session-info.js";
-import type { SessionRegistry } from "../contracts/registry.js";
-import { isSqlProvider, type SqlProvider } from "../contracts/sql-provider.js";
-import { ArborTypeError } from "../errors/index.js";
-import { InMemorySessionProvider } from "../../backends/memory/index.js";
-import { MemorySessionRegistry } from "../../backends/memory/memory-registry.js";
-import { MemoryStore } from "../../backends/memory/memory-store.js";
 import {
   isPostgresClient,
   type PostgresClient,
-} from "../../backends/postgres/postgres-client.js";
-import { PostgresSessionProvider } from "../../backends/postgres/postgres-session-provider.js";
-import { PostgresSessionRegistry } from "../../backends/postgres/postgres-registry.js";
-import { SqlSessionRegistry } from "../../backends/sql/sql-registry.js";
+} from "../contracts/postgres-client.js";
+import { isBackend, type Backend } from "../contracts/backend.js";
+import type { SessionInfo } from "../contracts/session-info.js";
+import type { SessionRegistry } from "../contracts/registry.js";
+import { isSqlProvider, type SqlProvider } from "../contracts/sql-provider.js";
+import { ArborError, ArborTypeError } from "../errors/index.js";
+import { memoryBackend } from "../../backends/memory/memory-backend.js";
+import { postgresBackend } from "../../backends/postgres/postgres-backend.js";
+import { sqlBackend } from "../../backends/sql/sql-backend.js";
 import { Session } from "../session.js";
 import type { CreateSessionOptions } from "./manager-options.js";
 
-/** What a manager runs on: the registry and a way to open a session by id. */
+/**
+ * What a manager runs on: the registry and a way to open a session by id. A custom store can be
+ * plugged in as `new SessionManager({ registry, openSession })`; with `backend` (or through
+ * `SessionManager.create(backend)`) it also gets erase, prune and embeddings.
+ */
 export interface ManagerBackend {
   registry: SessionRegistry;
   /** A Session in builder state over this store, for the id. */
   openSession(sessionId: string): Session;
-  /** The store itself, for erase and prune (manager/erase.ts); absent on custom backends. */
-  storage?: ManagerStorage;
+  /** The whole store: what erase, prune and embeddings use. Without it they throw `NOT_SUPPORTED`. */
+  backend?: Backend;
 }
-
-/** The store under a built-in backend. */
-export type ManagerStorage =
-  | { kind: "memory"; store: MemoryStore }
-  | { kind: "sql"; agent: SqlProvider }
-  | { kind: "postgres"; client: PostgresClient };
 
 /**
  * What the manager's modules (lineage, snapshots) use of the manager itself: its registry, and
@@ -40,45 +42,55 @@ export interface ManagerHost {
   getSession(id: string): Session;
   create(name: string, options?: CreateSessionOptions): Promise<SessionInfo>;
   delete(id: string): Promise<boolean>;
-  /** For erase and prune: the store, the context rows a session owns, the audit sink, the cache. */
-  storage?: ManagerStorage | undefined;
+  /** For erase, prune and embeddings: the store, when the manager has one. */
+  backend?: Backend | undefined;
+  /** For erase and prune: the context rows a session owns, the audit sink, the cache. */
   ownedContextKeys?(id: string): string[];
   auditSink?(): AuditSink | null;
   forget?(id: string): void;
 }
 
-/** The backend for `SessionManager.create(target)`: a `sql` store or a PostgreSQL client. */
-export function backendFor(
-  target: SqlProvider | PostgresClient,
+/**
+ * The manager's backend for `SessionManager.create(target)`: a `sql` store, a PostgreSQL client,
+ * or any `Backend`.
+ */
+export function managerBackendFor(
+  target: SqlProvider | PostgresClient | Backend,
 ): ManagerBackend {
   if (isSqlProvider(target)) {
+    const backend = sqlBackend(target);
     return {
-      storage: { kind: "sql", agent: target },
-      registry: new SqlSessionRegistry(target),
+      backend,
+      registry: backend.registry,
+      // Through the store itself, so a Durable Object's `broadcast` hears status events.
       openSession: (sessionId) => Session.create(target).forSession(sessionId),
     };
   }
-  if (isPostgresClient(target)) {
-    const root = new PostgresSessionProvider(target);
+  if (isBackend(target)) {
     return {
-      storage: { kind: "postgres", client: target },
-      registry: new PostgresSessionRegistry(target),
-      openSession: (sessionId) => Session.create(root).forSession(sessionId),
+      backend: target,
+      registry: target.registry,
+      openSession: (sessionId) => Session.create(target.session(sessionId)),
     };
   }
+  if (isPostgresClient(target))
+    return managerBackendFor(postgresBackend(target));
   throw new ArborTypeError(
     "INVALID_TARGET",
-    "[arbor] SessionManager.create() needs a `sql` store (openSqlite(), a Durable Object) or a PostgreSQL client (pg Pool or Client, or a connection with `execute`); use SessionManager.inMemory() for tests",
+    "[arbor] SessionManager.create() needs a `sql` store (openSqlite(), a Durable Object), a PostgreSQL client (pg Pool or Client, or a connection with `execute`) or a Backend; use SessionManager.inMemory() for tests",
   );
 }
 
 /** A backend whose registry and sessions share one in-process store. */
-export function inMemoryBackend(): ManagerBackend {
-  const store = new MemoryStore();
-  const root = new InMemorySessionProvider({}, store);
-  return {
-    storage: { kind: "memory", store },
-    registry: new MemorySessionRegistry(store),
-    openSession: (sessionId) => Session.create(root).forSession(sessionId),
-  };
+export function inMemoryManagerBackend(): ManagerBackend {
+  return managerBackendFor(memoryBackend());
+}
+
+/** The manager's store, or `NOT_SUPPORTED` naming what needs it. */
+export function requireBackend(host: ManagerHost, caller: string): Backend {
+  if (host.backend) return host.backend;
+  throw new ArborError(
+    "NOT_SUPPORTED",
+    `[arbor] ${caller} needs a store behind the manager: SessionManager.create(target) or a ManagerBackend with \`backend\``,
+  );
 }

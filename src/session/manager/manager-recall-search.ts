@@ -2,7 +2,6 @@
 import type { SearchResult } from "../contracts/types.js";
 import { normalizeSearchLimit, rankWindow } from "../core/search-limit.js";
 import { queryTerms } from "../core/search-terms.js";
-import { ArborError } from "../errors/index.js";
 import type { EmbeddingHandle } from "../embeddings/embedding-handle.js";
 import {
   checkRecallOptions,
@@ -19,23 +18,18 @@ import {
 } from "../embeddings/session-recall.js";
 import type { RecallResult } from "../embeddings/types.js";
 import type { SessionRuntime } from "../session-runtime.js";
-import type { ManagerHost } from "./manager-backend.js";
+import type { BackendEmbeddings } from "../contracts/embedding-store.js";
+import { requireEmbeddings } from "../embeddings/embedding-stores.js";
+import { requireBackend, type ManagerHost } from "./manager-backend.js";
 import type { ManagerSearchOptions } from "./manager-options.js";
 import { searchSessions } from "./manager-search.js";
 
-/** The store object a manager's embeddings live in; `NOT_SUPPORTED` on a custom backend. */
-export function storeTarget(host: ManagerHost): object {
-  const storage = host.storage;
-  if (!storage)
-    throw new ArborError(
-      "NOT_SUPPORTED",
-      "[arbor] withEmbeddings() needs a built-in backend (in memory, a sql store or PostgreSQL)",
-    );
-  return storage.kind === "memory"
-    ? storage.store
-    : storage.kind === "sql"
-      ? storage.agent
-      : storage.client;
+/** The embeddings of the manager's store; `NOT_SUPPORTED` when it has none. */
+export function storeEmbeddings(
+  host: ManagerHost,
+  caller = "withEmbeddings()",
+): BackendEmbeddings {
+  return requireEmbeddings(requireBackend(host, caller).embeddings, caller);
 }
 
 /** Ranks messages and overlay summaries (by their words, and by meaning) of the registry's sessions. */
@@ -48,7 +42,7 @@ export async function searchManagerRecall(
   const { mode } = checkRecallOptions({ mode: options.mode }, handle !== null);
   if (queryTerms(query).length === 0) return [];
   const limit = normalizeSearchLimit(options.limit);
-  const index = handle ? await handle.index(storeTarget(host)) : null;
+  const index = handle ? await handle.index(storeEmbeddings(host)) : null;
   return recall({
     query,
     mode,

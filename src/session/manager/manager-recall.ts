@@ -3,7 +3,6 @@
  * than plain text loads on first use, so a Worker bundle keeps it in a separate chunk.
  */
 import { EmbeddingHandle } from "../embeddings/embedding-handle.js";
-import { ArborError } from "../errors/index.js";
 import { attachEmbeddings } from "../embeddings/session-embeddings.js";
 import type { Session } from "../session.js";
 import type { SessionRuntime } from "../session-runtime.js";
@@ -42,8 +41,8 @@ export abstract class ManagerRecall extends ManagerRetention {
   async flushEmbeddings(): Promise<void> {
     const handle = this.settings.embeddings;
     if (!handle) return;
-    const { storeTarget } = await import("./manager-recall-search.js");
-    await (await handle.index(storeTarget(this.host))).flush();
+    const { storeEmbeddings } = await import("./manager-recall-search.js");
+    await (await handle.index(storeEmbeddings(this.host))).flush();
   }
 
   /**
@@ -56,14 +55,11 @@ export abstract class ManagerRecall extends ManagerRetention {
    * `withEmbeddings()`.
    *
    * @returns How many vectors and queued items were removed.
-   * @throws ArborError `NOT_SUPPORTED` on a custom backend.
+   * @throws ArborError `NOT_SUPPORTED` when the store has no embeddings (a custom backend without `embeddings`).
    */
   async removeEmbeddings(): Promise<{ vectors: number; queued: number }> {
-    if (!this.host.storage)
-      throw new ArborError(
-        "NOT_SUPPORTED",
-        "[arbor] removeEmbeddings() needs a built-in backend (in memory, a sql store or PostgreSQL)",
-      );
+    const { storeEmbeddings } = await import("./manager-recall-search.js");
+    const embeddings = storeEmbeddings(this.host, "removeEmbeddings()");
     const handle = this.settings.embeddings;
     this.settings.embeddings = null;
     for (const session of this.openSessions()) {
@@ -71,11 +67,9 @@ export abstract class ManagerRecall extends ManagerRetention {
       if (handle && runtime.embeddings?.handle === handle)
         runtime.embeddings = null;
     }
-    const [{ storeTarget }, { removeStoreEmbeddings }] = await Promise.all([
-      import("./manager-recall-search.js"),
-      import("../embeddings/embedding-runtime.js"),
-    ]);
-    return removeStoreEmbeddings(storeTarget(this.host));
+    const { removeStoreEmbeddings } =
+      await import("../embeddings/embedding-runtime.js");
+    return removeStoreEmbeddings(embeddings);
   }
 
   /**

@@ -15,7 +15,7 @@ import { ACTIVE_LEAF_KEY } from "../core/branch-pointer.js";
 import { abandonedBranches } from "../core/erase-rules.js";
 import { ArborTypeError } from "../errors/index.js";
 import type { SessionRuntime } from "../session-runtime.js";
-import { eraseInSession, requireStorage } from "./erase.js";
+import { eraseInSession, requireErase } from "./erase.js";
 import type { ManagerHost } from "./manager-backend.js";
 
 /** Prunes as `options` say and returns the receipt; with `dryRun`, what it would remove. */
@@ -23,7 +23,7 @@ export async function prune(
   host: ManagerHost,
   options: PruneOptions = {},
 ): Promise<PruneReceipt> {
-  requireStorage(host);
+  requireErase(host);
   const now = Date.now();
   const sessionCutoff = cutoff(options.olderThan, now, "olderThan");
   const branchCutoff = cutoff(

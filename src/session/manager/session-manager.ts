@@ -1,6 +1,7 @@
 import type { CompactionFunction } from "../compaction/session-compaction.js";
 import type { AuditOptions, AuditSink } from "../contracts/audit.js";
 import type { WritableContextProvider } from "../contracts/context-provider.js";
+import type { Backend } from "../contracts/backend.js";
 import type { SqlProvider } from "../contracts/sql-provider.js";
 import type {
   SessionInfo,
@@ -11,12 +12,12 @@ import type {
   CompactionErrorHandler,
 } from "../contracts/types.js";
 import type { ArborTool } from "../context/tools/index.js";
-import type { PostgresClient } from "../../backends/postgres/postgres-client.js";
+import type { PostgresClient } from "../contracts/postgres-client.js";
 import { setAfterWrite, watchStore, type Session } from "../session.js";
 import type { ChangeListener, Unsubscribe } from "../contracts/changes.js";
 import {
-  backendFor,
-  inMemoryBackend,
+  inMemoryManagerBackend,
+  managerBackendFor,
   type ManagerBackend,
   type ManagerHost,
 } from "./manager-backend.js";
@@ -41,7 +42,7 @@ import {
 import { SessionSettings } from "./session-settings.js";
 import * as tenancy from "./tenancy.js";
 
-export type { ManagerBackend, ManagerStorage } from "./manager-backend.js";
+export type { ManagerBackend } from "./manager-backend.js";
 export type * from "./manager-options.js";
 
 /**
@@ -82,7 +83,7 @@ export class SessionManager extends ManagerRecall {
       getSession: (id) => this.getSession(id),
       create: (name, createOptions) => this.create(name, createOptions),
       delete: (id) => this.delete(id),
-      storage: backend.storage,
+      backend: backend.backend,
       ownedContextKeys: (id) => this.settings.ownedContextKeys(id),
       auditSink: () => this.settings.auditSink,
       forget: (id) => this.sessions.delete(id),
@@ -96,19 +97,20 @@ export class SessionManager extends ManagerRecall {
    * | ----------------------- | --------------------------------------------------------------- |
    * | SQLite / Durable Object | a `sql` store: `openSqlite()`, a Durable Object                 |
    * | PostgreSQL              | a `pg` Pool or Client (`query`), or an `execute` connection     |
+   * | your own store          | a `Backend` (docs/custom-providers.md)                          |
    *
    * On PostgreSQL apply the schema once first (`applyPostgresSchema`). For tests, `inMemory()`.
    */
   static create(
-    target: SqlProvider | PostgresClient,
+    target: SqlProvider | PostgresClient | Backend,
     options?: SessionManagerOptions,
   ): SessionManager {
-    return new SessionManager(backendFor(target), options);
+    return new SessionManager(managerBackendFor(target), options);
   }
 
   /** A manager whose sessions live in this process only. */
   static inMemory(options?: SessionManagerOptions): SessionManager {
-    return new SessionManager(inMemoryBackend(), options);
+    return new SessionManager(inMemoryManagerBackend(), options);
   }
 
   // --- Builder (applies to every session it opens) ---

@@ -1,4 +1,4 @@
-import { InMemoryAuditSink } from "../../backends/memory/memory-audit-sink.js";
+import { InMemoryAuditSink } from "../../session/index.js";
 import { Session } from "../../session/session.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
 import type { ImportMessageOptions } from "../../session/session-import.js";

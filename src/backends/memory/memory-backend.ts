@@ -1,0 +1,42 @@
+/**
+ * The in-memory store as a whole (the `Backend` contract): its registry, sessions, erase and
+ * embeddings. One `Backend` per `MemoryStore`, so every caller agrees on its identity.
+ */
+import type { Backend } from "../../session/contracts/backend.js";
+import { InMemorySessionProvider } from "./in-memory-session-provider.js";
+import { memoryEmbeddings } from "./memory-embedding-access.js";
+import { MemorySessionRegistry } from "./memory-registry.js";
+import { MemoryStore } from "./memory-store.js";
+
+/** The backend over `store` (a new, empty store when none is given). */
+export function memoryBackend(store: MemoryStore = new MemoryStore()): Backend {
+  let backend = backends.get(store);
+  if (!backend) {
+    backend = createBackend(store);
+    backends.set(store, backend);
+  }
+  return backend;
+}
+
+// --- Internal helpers ---
+
+const backends = new WeakMap<MemoryStore, Backend>();
+
+function createBackend(store: MemoryStore): Backend {
+  let registry: MemorySessionRegistry | undefined;
+  return {
+    name: "memory",
+    identity: store,
+    get registry() {
+      return (registry ??= new MemorySessionRegistry(store));
+    },
+    session: (sessionId) => new InMemorySessionProvider({ sessionId }, store),
+    erase: {
+      eraseTarget: async (target, { dryRun, pending }) => {
+        const { eraseMemoryTarget } = await import("./memory-erase.js");
+        return eraseMemoryTarget(store, target, dryRun, pending);
+      },
+    },
+    embeddings: memoryEmbeddings(store),
+  };
+}

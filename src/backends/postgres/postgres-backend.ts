@@ -1,0 +1,45 @@
+/**
+ * A PostgreSQL database as a whole (the `Backend` contract): its registry, sessions, erase and
+ * embeddings over one client. One `Backend` per client object, so every caller agrees on its
+ * identity. Erase loads on first use.
+ */
+import type { Backend } from "../../session/contracts/backend.js";
+import { checkPostgresClient, type PostgresClient } from "./postgres-client.js";
+import { postgresEmbeddings } from "./postgres-embedding-access.js";
+import { PostgresSessionRegistry } from "./postgres-registry.js";
+import { PostgresSessionProvider } from "./postgres-session-provider.js";
+
+/** The backend over a `pg` Pool or Client, a postgres.js `sql`, or an `execute` connection. */
+export function postgresBackend(client: PostgresClient): Backend {
+  checkPostgresClient(client);
+  let backend = backends.get(client);
+  if (!backend) {
+    backend = createBackend(client);
+    backends.set(client, backend);
+  }
+  return backend;
+}
+
+// --- Internal helpers ---
+
+const backends = new WeakMap<PostgresClient, Backend>();
+
+function createBackend(client: PostgresClient): Backend {
+  let registry: PostgresSessionRegistry | undefined;
+  const root = new PostgresSessionProvider(client);
+  return {
+    name: "postgres",
+    identity: client,
+    get registry() {
+      return (registry ??= new PostgresSessionRegistry(client));
+    },
+    session: (sessionId) => root.forSession(sessionId),
+    erase: {
+      eraseTarget: async (target, { dryRun, pending }) => {
+        const { erasePostgresTarget } = await import("./postgres-erase.js");
+        return erasePostgresTarget(client, target, dryRun, pending);
+      },
+    },
+    embeddings: postgresEmbeddings(client),
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * A `sql` store as a whole (the `Backend` contract): its registry, sessions, erase and
+ * embeddings. One `Backend` per store object, so every caller agrees on its identity. Erase
+ * loads on first use: a Durable Object that never erases does not carry it.
+ */
+import type { Backend } from "../../session/contracts/backend.js";
+import type { SqlProvider } from "../../session/contracts/sql-provider.js";
+import { sqlEmbeddings } from "./sql-embedding-access.js";
+import { SqlSessionRegistry } from "./sql-registry.js";
+import { AgentSessionProvider } from "./sql-session-provider.js";
+
+/** The backend over a `sql` store: `openSqlite()`, a Durable Object, any `sql` tag. */
+export function sqlBackend(agent: SqlProvider): Backend {
+  let backend = backends.get(agent);
+  if (!backend) {
+    backend = createBackend(agent);
+    backends.set(agent, backend);
+  }
+  return backend;
+}
+
+// --- Internal helpers ---
+
+const backends = new WeakMap<SqlProvider, Backend>();
+
+function createBackend(agent: SqlProvider): Backend {
+  let registry: SqlSessionRegistry | undefined;
+  return {
+    name: "sql",
+    identity: agent,
+    get registry() {
+      return (registry ??= new SqlSessionRegistry(agent));
+    },
+    session: (sessionId) => new AgentSessionProvider(agent, sessionId),
+    erase: {
+      eraseTarget: async (target, { dryRun, pending }) => {
+        const { eraseSqlTarget } = await import("./sql-erase.js");
+        return eraseSqlTarget(agent, target, dryRun, pending);
+      },
+    },
+    embeddings: sqlEmbeddings(agent),
+  };
+}

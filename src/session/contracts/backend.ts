@@ -1,0 +1,68 @@
+import type { BackendEmbeddings } from "./embedding-store.js";
+import type { StoreEraseResult, StoreEraseTarget } from "./erase.js";
+import type { SessionProvider } from "./provider.js";
+import type { SessionRegistry } from "./registry.js";
+
+/**
+ * A store as a whole (docs/custom-providers.md, "A whole backend"): what the SessionManager,
+ * erase, prune and embeddings need beyond one session's `SessionProvider`. Every built-in backend
+ * (`src/backends/<name>/`) builds one; a custom store earns the same features by implementing it
+ * and passing it to `SessionManager.create(backend)`.
+ *
+ * | Member       | Required | What uses it                                                    |
+ * | ------------ | -------- | --------------------------------------------------------------- |
+ * | `name`       | yes      | error messages                                                  |
+ * | `identity`   | yes      | append locks, erase epochs and embedding indexes key on it       |
+ * | `registry`   | yes      | the SessionManager's list, search, usage and lifecycle          |
+ * | `session()`  | yes      | opening a session of the store                                  |
+ * | `erase`      | no       | `manager.erase()`, `manager.prune()`; without it `NOT_SUPPORTED` |
+ * | `embeddings` | no       | `withEmbeddings()`, `removeEmbeddings()`; without it `NOT_SUPPORTED` |
+ */
+export interface Backend {
+  /** Names the backend in messages: `"memory"`, `"sql"`, `"postgres"`, or a custom store's. */
+  readonly name: string;
+  /**
+   * The object that identifies the store: the same value the store's providers give as
+   * `storeIdentity`, so everything that serializes per store in this process agrees.
+   */
+  readonly identity: object;
+  /** The registry of the store's sessions. */
+  readonly registry: SessionRegistry;
+  /** A provider scoped to one session of the store. */
+  session(sessionId: string): SessionProvider;
+  /** Optional: erasing rows for good (docs/behavior/erase-and-retention.md). */
+  readonly erase?: BackendErase;
+  /** Optional: the store's vectors and embedding queue (docs/search.md). */
+  readonly embeddings?: BackendEmbeddings;
+}
+
+/** A backend's side of erase: its own rows, in one atomic write per target. */
+export interface BackendErase {
+  /**
+   * Erases the target's rows (messages, overlays, index rows, attachments the target alone
+   * references; a whole session also its config, block history and `contextKeys` rows) in one
+   * atomic write, and says what went. With `dryRun` nothing is written and the counts are what a
+   * real erase would remove; `pending` carries attachment references that earlier counted targets
+   * of the same erase would release.
+   */
+  eraseTarget(
+    target: StoreEraseTarget,
+    options: { dryRun: boolean; pending?: Map<string, number> },
+  ): Promise<StoreEraseResult>;
+}
+
+/** True for an object shaped like a `Backend` (what `SessionManager.create()` tells it by). */
+export function isBackend(value: unknown): value is Backend {
+  if (typeof value !== "object" || value === null) return false;
+  const candidate = value as Partial<Record<keyof Backend, unknown>>;
+  return (
+    typeof candidate.name === "string" &&
+    // A postgres.js client, a function, is the identity of its database.
+    (typeof candidate.identity === "object" ||
+      typeof candidate.identity === "function") &&
+    candidate.identity !== null &&
+    typeof candidate.session === "function" &&
+    typeof candidate.registry === "object" &&
+    candidate.registry !== null
+  );
+}
