@@ -80,6 +80,23 @@ describe("import rules of src/", () => {
     expect(violations).toEqual([]);
   });
 
+  it("outside src/backends/, only the declared boundaries and entry files import a backend", () => {
+    // Each turns what a user passes (a sql store, a PostgreSQL client) into a backend; everything
+    // else reaches a store through the contracts (ARCHITECTURE.md, "Adding a backend").
+    const boundaries = [
+      "session/session-stores.ts",
+      "session/manager/manager-backend.ts",
+      "server/auth/postgres-api-key-store.ts",
+    ];
+    const violations = edges()
+      .filter(([from, to]) => !isTest(from) && name(to).startsWith("backends/"))
+      .map(([from]) => name(from))
+      .filter((from) => !from.startsWith("backends/"))
+      .filter((from) => !/(^|\/)index\.ts$/.test(from))
+      .filter((from) => !boundaries.includes(from));
+    expect([...new Set(violations)]).toEqual([]);
+  });
+
   it("src/sessions/ is an adapter on top: nothing else in src/ imports it", () => {
     const violations = edges()
       .filter(([from]) => !name(from).startsWith("sessions/"))

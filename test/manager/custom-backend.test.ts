@@ -1,0 +1,94 @@
+// A store outside Arbor's own folders earns erase, prune and embeddings by implementing the
+// `Backend` contract: the manager never asks which backend it has. The custom backend here keeps
+// its rows in a MemoryStore but is handed to the manager as a plain object of its own, with its
+// own name and identity object, so nothing can tell it apart from a third-party store.
+import { describe, expect, it } from "vitest";
+import {
+  isBackend,
+  SessionManager,
+  type Backend,
+} from "../../src/session/index.js";
+import { memoryBackend } from "../../src/backends/memory/memory-backend.js";
+import { fakeEmbedder } from "../../src/testing/index.js";
+
+/** A backend built by hand from its parts; `erase`/`embeddings` only when asked for. */
+function customBackend(parts: {
+  erase?: boolean;
+  embeddings?: boolean;
+}): Backend {
+  const rows = memoryBackend();
+  return {
+    name: "custom",
+    identity: rows.identity,
+    registry: rows.registry,
+    session: (sessionId) => rows.session(sessionId),
+    ...(parts.erase && rows.erase ? { erase: rows.erase } : {}),
+    ...(parts.embeddings && rows.embeddings
+      ? { embeddings: rows.embeddings }
+      : {}),
+  };
+}
+
+const text = (id: string, words: string) => ({
+  id,
+  role: "user" as const,
+  parts: [{ type: "text" as const, text: words }],
+});
+
+describe("a custom Backend", () => {
+  it("is recognized by isBackend, and a sql store or a pg-like client is not", () => {
+    expect(isBackend(customBackend({}))).toBe(true);
+    expect(isBackend({ sql: () => [] })).toBe(false);
+    expect(isBackend({ query: async () => ({ rows: [] }) })).toBe(false);
+  });
+
+  it("earns erase and prune by implementing erase", async () => {
+    const manager = SessionManager.create(customBackend({ erase: true }));
+    const { id } = await manager.create("notes");
+    await manager.append(id, text("m1", "the launch budget is 40k"));
+    await manager.append(id, text("m2", "and the venue is booked"));
+    const receipt = await manager.erase({ sessionId: id, messageIds: ["m1"] });
+    expect(receipt.messages).toBe(1);
+    const history = await manager.getSession(id).getHistory();
+    expect(history.map((message) => message.id)).toEqual(["m2"]);
+    const pruned = await manager.prune({
+      olderThan: new Date(Date.now() + 1000),
+    });
+    expect(pruned.sessions).toBe(1);
+  });
+
+  it("without erase, erase and prune say NOT_SUPPORTED and name the backend", async () => {
+    const manager = SessionManager.create(customBackend({}));
+    const { id } = await manager.create("notes");
+    await expect(manager.erase({ sessionId: id })).rejects.toMatchObject({
+      code: "NOT_SUPPORTED",
+      message: expect.stringContaining("custom"),
+    });
+    await expect(
+      manager.prune({ olderThan: new Date() }),
+    ).rejects.toMatchObject({ code: "NOT_SUPPORTED" });
+  });
+
+  it("earns semantic recall by implementing embeddings (fake embedder)", async () => {
+    const manager = SessionManager.create(
+      customBackend({ embeddings: true, erase: true }),
+    ).withEmbeddings(fakeEmbedder());
+    const { id } = await manager.create("notes");
+    await manager.append(id, text("m1", "the launch budget is 40k"));
+    await manager.flushEmbeddings();
+    const hits = await manager.search("launch budget", { mode: "semantic" });
+    expect(hits.map((hit) => hit.id)).toContain("m1");
+    const receipt = await manager.erase({ sessionId: id });
+    expect(receipt.vectors).toBeGreaterThan(0);
+    expect(await manager.removeEmbeddings()).toEqual({ vectors: 0, queued: 0 });
+  });
+
+  it("without embeddings, withEmbeddings fails on first use with NOT_SUPPORTED", async () => {
+    const manager = SessionManager.create(customBackend({})).withEmbeddings(
+      fakeEmbedder(),
+    );
+    await expect(manager.flushEmbeddings()).rejects.toMatchObject({
+      code: "NOT_SUPPORTED",
+    });
+  });
+});
