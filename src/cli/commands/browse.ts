@@ -6,7 +6,12 @@ import {
   stringOption,
   type CommandSpec,
 } from "../args.js";
-import { readTree, requireSession, withStore } from "../session-data.js";
+import {
+  readTree,
+  requireSession,
+  withStore,
+  EXISTING_STORE,
+} from "../session-data.js";
 import { messageText, oneLine, printJson, table } from "../text.js";
 import { renderTree } from "../tree-view.js";
 
@@ -26,19 +31,26 @@ const tree: CommandSpec = {
     ...JSON_OPTION,
     ...STORE_OPTIONS,
   },
-  run: (command) =>
-    withStore(command, async ({ manager }) => {
-      const data = await readTree(manager, command.positionals[0]!);
-      if (command.values.json) return printJson(data);
-      if (data.nodes.length === 0) return console.log("(no messages)");
-      console.log(
-        renderTree(data.nodes, {
-          activeLeafId: data.activeLeafId,
-          compactions: data.compactions,
-          width: integerOption(command, "width", 72),
-        }),
-      );
-    }),
+  run: (command) => {
+    // Checked before the store opens: a typo is a usage error, whatever the store.
+    const width = integerOption(command, "width", 72);
+    return withStore(
+      command,
+      async ({ manager }) => {
+        const data = await readTree(manager, command.positionals[0]!);
+        if (command.values.json) return printJson(data);
+        if (data.nodes.length === 0) return console.log("(no messages)");
+        console.log(
+          renderTree(data.nodes, {
+            activeLeafId: data.activeLeafId,
+            compactions: data.compactions,
+            width,
+          }),
+        );
+      },
+      EXISTING_STORE,
+    );
+  },
 };
 
 const history: CommandSpec = {
@@ -57,36 +69,40 @@ const history: CommandSpec = {
     ...STORE_OPTIONS,
   },
   run: (command) =>
-    withStore(command, async ({ manager }) => {
-      const id = command.positionals[0]!;
-      await requireSession(manager, id);
-      const session = manager.getSession(id);
-      const leafId = stringOption(command, "leaf");
-      if (leafId !== undefined && !(await session.getMessage(leafId))) {
-        throw new ArborError(
-          "MESSAGE_NOT_FOUND",
-          `No message "${leafId}" in session ${id} (arbor tree ${id} shows the ids)`,
+    withStore(
+      command,
+      async ({ manager }) => {
+        const id = command.positionals[0]!;
+        await requireSession(manager, id);
+        const session = manager.getSession(id);
+        const leafId = stringOption(command, "leaf");
+        if (leafId !== undefined && !(await session.getMessage(leafId))) {
+          throw new ArborError(
+            "MESSAGE_NOT_FOUND",
+            `No message "${leafId}" in session ${id} (arbor tree ${id} shows the ids)`,
+          );
+        }
+        const messages = await session.getHistory(leafId);
+        if (command.values.json) {
+          return printJson({
+            leafId: leafId ?? messages.at(-1)?.id ?? null,
+            messages,
+          });
+        }
+        if (messages.length === 0) return console.log("(no messages)");
+        console.log(
+          messages
+            .map((message) => {
+              const kind = isCompactionMessage(message)
+                ? "summary"
+                : message.role;
+              return `── ${kind} · ${message.id}\n${messageText(message)}`;
+            })
+            .join("\n\n"),
         );
-      }
-      const messages = await session.getHistory(leafId);
-      if (command.values.json) {
-        return printJson({
-          leafId: leafId ?? messages.at(-1)?.id ?? null,
-          messages,
-        });
-      }
-      if (messages.length === 0) return console.log("(no messages)");
-      console.log(
-        messages
-          .map((message) => {
-            const kind = isCompactionMessage(message)
-              ? "summary"
-              : message.role;
-            return `── ${kind} · ${message.id}\n${messageText(message)}`;
-          })
-          .join("\n\n"),
-      );
-    }),
+      },
+      EXISTING_STORE,
+    ),
 };
 
 const search: CommandSpec = {
@@ -108,29 +124,35 @@ const search: CommandSpec = {
     ...JSON_OPTION,
     ...STORE_OPTIONS,
   },
-  run: (command) =>
-    withStore(command, async ({ manager }) => {
-      const sessionId = stringOption(command, "session");
-      const limit = integerOption(command, "limit", 20);
-      if (sessionId) await requireSession(manager, sessionId);
-      const results = await manager.search(command.positionals[0]!, {
-        limit,
-        ...(sessionId ? { sessionIds: [sessionId] } : {}),
-      });
-      if (command.values.json) return printJson({ results });
-      if (results.length === 0) return console.log("No results.");
-      console.log(
-        table(
-          ["SESSION", "MESSAGE", "ROLE", "TEXT"],
-          results.map((result) => [
-            result.sessionId ?? sessionId ?? "",
-            result.id,
-            result.role,
-            oneLine(result.content, 80),
-          ]),
-        ),
-      );
-    }),
+  run: (command) => {
+    // Checked before the store opens: a typo is a usage error, whatever the store.
+    const limit = integerOption(command, "limit", 20);
+    return withStore(
+      command,
+      async ({ manager }) => {
+        const sessionId = stringOption(command, "session");
+        if (sessionId) await requireSession(manager, sessionId);
+        const results = await manager.search(command.positionals[0]!, {
+          limit,
+          ...(sessionId ? { sessionIds: [sessionId] } : {}),
+        });
+        if (command.values.json) return printJson({ results });
+        if (results.length === 0) return console.log("No results.");
+        console.log(
+          table(
+            ["SESSION", "MESSAGE", "ROLE", "TEXT"],
+            results.map((result) => [
+              result.sessionId ?? sessionId ?? "",
+              result.id,
+              result.role,
+              oneLine(result.content, 80),
+            ]),
+          ),
+        );
+      },
+      EXISTING_STORE,
+    );
+  },
 };
 
 /** `arbor tree`, `arbor history`, `arbor search`. */
