@@ -66,8 +66,16 @@ export async function readTree(manager: SessionManager, id: string) {
   };
 }
 
-/** Opens an existing store only: for commands that read or change what is there. */
-export const EXISTING_STORE: OpenStoreOptions = { mustExist: true };
+/**
+ * `withStore` for the commands that read or change what is there: a SQLite file that does not
+ * exist is `STORAGE_UNAVAILABLE`, never created empty.
+ */
+export function withExistingStore<T>(
+  command: ParsedCommand,
+  work: (store: CliStore) => Promise<T>,
+): Promise<T> {
+  return withStore(command, work, { mustExist: true });
+}
 
 /** Ids of the sessions without an owner, in list order; at most `limit` when given. */
 export async function unownedSessions(

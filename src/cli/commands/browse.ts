@@ -9,8 +9,7 @@ import {
 import {
   readTree,
   requireSession,
-  withStore,
-  EXISTING_STORE,
+  withExistingStore,
 } from "../session-data.js";
 import { messageText, oneLine, printJson, table } from "../text.js";
 import { renderTree } from "../tree-view.js";
@@ -32,24 +31,20 @@ const tree: CommandSpec = {
     ...STORE_OPTIONS,
   },
   run: (command) => {
-    // Checked before the store opens: a typo is a usage error, whatever the store.
+    // Options are checked before the store opens: a typo is a usage error, whatever the store.
     const width = integerOption(command, "width", 72);
-    return withStore(
-      command,
-      async ({ manager }) => {
-        const data = await readTree(manager, command.positionals[0]!);
-        if (command.values.json) return printJson(data);
-        if (data.nodes.length === 0) return console.log("(no messages)");
-        console.log(
-          renderTree(data.nodes, {
-            activeLeafId: data.activeLeafId,
-            compactions: data.compactions,
-            width,
-          }),
-        );
-      },
-      EXISTING_STORE,
-    );
+    return withExistingStore(command, async ({ manager }) => {
+      const data = await readTree(manager, command.positionals[0]!);
+      if (command.values.json) return printJson(data);
+      if (data.nodes.length === 0) return console.log("(no messages)");
+      console.log(
+        renderTree(data.nodes, {
+          activeLeafId: data.activeLeafId,
+          compactions: data.compactions,
+          width,
+        }),
+      );
+    });
   },
 };
 
@@ -69,40 +64,36 @@ const history: CommandSpec = {
     ...STORE_OPTIONS,
   },
   run: (command) =>
-    withStore(
-      command,
-      async ({ manager }) => {
-        const id = command.positionals[0]!;
-        await requireSession(manager, id);
-        const session = manager.getSession(id);
-        const leafId = stringOption(command, "leaf");
-        if (leafId !== undefined && !(await session.getMessage(leafId))) {
-          throw new ArborError(
-            "MESSAGE_NOT_FOUND",
-            `No message "${leafId}" in session ${id} (arbor tree ${id} shows the ids)`,
-          );
-        }
-        const messages = await session.getHistory(leafId);
-        if (command.values.json) {
-          return printJson({
-            leafId: leafId ?? messages.at(-1)?.id ?? null,
-            messages,
-          });
-        }
-        if (messages.length === 0) return console.log("(no messages)");
-        console.log(
-          messages
-            .map((message) => {
-              const kind = isCompactionMessage(message)
-                ? "summary"
-                : message.role;
-              return `── ${kind} · ${message.id}\n${messageText(message)}`;
-            })
-            .join("\n\n"),
+    withExistingStore(command, async ({ manager }) => {
+      const id = command.positionals[0]!;
+      await requireSession(manager, id);
+      const session = manager.getSession(id);
+      const leafId = stringOption(command, "leaf");
+      if (leafId !== undefined && !(await session.getMessage(leafId))) {
+        throw new ArborError(
+          "MESSAGE_NOT_FOUND",
+          `No message "${leafId}" in session ${id} (arbor tree ${id} shows the ids)`,
         );
-      },
-      EXISTING_STORE,
-    ),
+      }
+      const messages = await session.getHistory(leafId);
+      if (command.values.json) {
+        return printJson({
+          leafId: leafId ?? messages.at(-1)?.id ?? null,
+          messages,
+        });
+      }
+      if (messages.length === 0) return console.log("(no messages)");
+      console.log(
+        messages
+          .map((message) => {
+            const kind = isCompactionMessage(message)
+              ? "summary"
+              : message.role;
+            return `── ${kind} · ${message.id}\n${messageText(message)}`;
+          })
+          .join("\n\n"),
+      );
+    }),
 };
 
 const search: CommandSpec = {
@@ -125,33 +116,29 @@ const search: CommandSpec = {
     ...STORE_OPTIONS,
   },
   run: (command) => {
-    // Checked before the store opens: a typo is a usage error, whatever the store.
+    // Checked before the store opens, as in tree.
     const limit = integerOption(command, "limit", 20);
-    return withStore(
-      command,
-      async ({ manager }) => {
-        const sessionId = stringOption(command, "session");
-        if (sessionId) await requireSession(manager, sessionId);
-        const results = await manager.search(command.positionals[0]!, {
-          limit,
-          ...(sessionId ? { sessionIds: [sessionId] } : {}),
-        });
-        if (command.values.json) return printJson({ results });
-        if (results.length === 0) return console.log("No results.");
-        console.log(
-          table(
-            ["SESSION", "MESSAGE", "ROLE", "TEXT"],
-            results.map((result) => [
-              result.sessionId ?? sessionId ?? "",
-              result.id,
-              result.role,
-              oneLine(result.content, 80),
-            ]),
-          ),
-        );
-      },
-      EXISTING_STORE,
-    );
+    return withExistingStore(command, async ({ manager }) => {
+      const sessionId = stringOption(command, "session");
+      if (sessionId) await requireSession(manager, sessionId);
+      const results = await manager.search(command.positionals[0]!, {
+        limit,
+        ...(sessionId ? { sessionIds: [sessionId] } : {}),
+      });
+      if (command.values.json) return printJson({ results });
+      if (results.length === 0) return console.log("No results.");
+      console.log(
+        table(
+          ["SESSION", "MESSAGE", "ROLE", "TEXT"],
+          results.map((result) => [
+            result.sessionId ?? sessionId ?? "",
+            result.id,
+            result.role,
+            oneLine(result.content, 80),
+          ]),
+        ),
+      );
+    });
   },
 };
 

@@ -8,8 +8,8 @@ import {
 import { CliError } from "../errors.js";
 import {
   countOwnedSessions,
-  EXISTING_STORE,
   unownedSessions,
+  withExistingStore,
   withStore,
 } from "../session-data.js";
 import { printJson, table } from "../text.js";
@@ -66,29 +66,25 @@ const list: CommandSpec = {
   positionals: { min: 0, max: 0 },
   options: { ...JSON_OPTION, ...STORE_OPTIONS },
   run: (command) =>
-    withStore(
-      command,
-      async (store) => {
-        const keys = await store.keys();
-        const records = await keys.list();
-        if (command.values.json) return printJson({ keys: records });
-        if (records.length === 0) return console.log("No API keys.");
-        console.log(
-          table(
-            ["ID", "TENANT", "CREATED", "NAME"],
-            records.map((record) => [
-              record.id,
-              record.tenant,
-              String(record.createdAt ?? "")
-                .slice(0, 19)
-                .replace("T", " "),
-              record.name ?? "",
-            ]),
-          ),
-        );
-      },
-      EXISTING_STORE,
-    ),
+    withExistingStore(command, async (store) => {
+      const keys = await store.keys();
+      const records = await keys.list();
+      if (command.values.json) return printJson({ keys: records });
+      if (records.length === 0) return console.log("No API keys.");
+      console.log(
+        table(
+          ["ID", "TENANT", "CREATED", "NAME"],
+          records.map((record) => [
+            record.id,
+            record.tenant,
+            String(record.createdAt ?? "")
+              .slice(0, 19)
+              .replace("T", " "),
+            record.name ?? "",
+          ]),
+        ),
+      );
+    }),
 };
 
 const revoke: CommandSpec = {
@@ -106,42 +102,38 @@ const revoke: CommandSpec = {
     ...STORE_OPTIONS,
   },
   run: (command) =>
-    withStore(
-      command,
-      async (store) => {
-        const keys = await store.keys();
-        const id = command.positionals[0]!;
-        const records = await keys.list();
-        if (!records.some((record) => record.id === id)) {
-          throw new CliError(
-            "API_KEY_NOT_FOUND",
-            `No API key "${id}" (arbor keys list shows the ids)`,
-          );
-        }
-        const isLast = records.length === 1;
-        if (isLast && command.values.yes !== true) {
-          const owned = await countOwnedSessions(store.manager);
-          throw new CliError(
-            "CONFIRMATION_REQUIRED",
-            `${id} is the last API key: without it no request needs a key. ${ownedNote(owned)} To revoke it anyway: arbor keys revoke ${id} --yes`,
-          );
-        }
-        if (!(await keys.revoke(id))) {
-          // Revoked by someone else between the list and now.
-          throw new CliError(
-            "API_KEY_NOT_FOUND",
-            `No API key "${id}" (arbor keys list shows the ids)`,
-          );
-        }
-        console.log(`Revoked ${id}.`);
-        if (isLast) {
-          console.error(
-            "No API keys are left: arbor serve now refuses to start while sessions have owners, unless given --no-auth (which serves every session to every request).",
-          );
-        }
-      },
-      EXISTING_STORE,
-    ),
+    withExistingStore(command, async (store) => {
+      const keys = await store.keys();
+      const id = command.positionals[0]!;
+      const records = await keys.list();
+      if (!records.some((record) => record.id === id)) {
+        throw new CliError(
+          "API_KEY_NOT_FOUND",
+          `No API key "${id}" (arbor keys list shows the ids)`,
+        );
+      }
+      const isLast = records.length === 1;
+      if (isLast && command.values.yes !== true) {
+        const owned = await countOwnedSessions(store.manager);
+        throw new CliError(
+          "CONFIRMATION_REQUIRED",
+          `${id} is the last API key: with no key left, authentication is off. ${ownedNote(owned)} To revoke it anyway: arbor keys revoke ${id} --yes`,
+        );
+      }
+      if (!(await keys.revoke(id))) {
+        // Revoked by someone else between the list and now.
+        throw new CliError(
+          "API_KEY_NOT_FOUND",
+          `No API key "${id}" (arbor keys list shows the ids)`,
+        );
+      }
+      console.log(`Revoked ${id}.`);
+      if (isLast) {
+        console.error(
+          "No API keys are left: arbor serve now refuses to start while sessions have owners, unless given --no-auth (which serves every session to every request).",
+        );
+      }
+    }),
 };
 
 /** What losing the last key means for this store's sessions. */

@@ -9,8 +9,7 @@ import {
 import {
   requireSession,
   unownedSessions,
-  withStore,
-  EXISTING_STORE,
+  withExistingStore,
 } from "../session-data.js";
 import { printJson, table } from "../text.js";
 
@@ -36,36 +35,32 @@ const list: CommandSpec = {
   run: (command) => {
     // Options are checked before the store opens: a typo is a usage error, whatever the store.
     const limit = integerOption(command, "limit", 50);
-    return withStore(
-      command,
-      async ({ manager }) => {
-        const owner = stringOption(command, "owner");
-        const sessions = await manager.list({
-          limit,
-          ...(owner ? { ownerId: owner } : {}),
-        });
-        const rows = await Promise.all(
-          sessions.map(async (info) => ({
-            ...info,
-            messageCount: await manager.getSession(info.id).countMessages(),
-          })),
-        );
-        if (command.values.json) return printJson({ sessions: rows });
-        if (rows.length === 0) return console.log("No sessions.");
-        console.log(
-          table(
-            ["ID", "MESSAGES", "UPDATED", "NAME"],
-            rows.map((row) => [
-              row.id,
-              String(row.messageCount),
-              row.updated_at.slice(0, 19).replace("T", " "),
-              row.name,
-            ]),
-          ),
-        );
-      },
-      EXISTING_STORE,
-    );
+    return withExistingStore(command, async ({ manager }) => {
+      const owner = stringOption(command, "owner");
+      const sessions = await manager.list({
+        limit,
+        ...(owner ? { ownerId: owner } : {}),
+      });
+      const rows = await Promise.all(
+        sessions.map(async (info) => ({
+          ...info,
+          messageCount: await manager.getSession(info.id).countMessages(),
+        })),
+      );
+      if (command.values.json) return printJson({ sessions: rows });
+      if (rows.length === 0) return console.log("No sessions.");
+      console.log(
+        table(
+          ["ID", "MESSAGES", "UPDATED", "NAME"],
+          rows.map((row) => [
+            row.id,
+            String(row.messageCount),
+            row.updated_at.slice(0, 19).replace("T", " "),
+            row.name,
+          ]),
+        ),
+      );
+    });
   },
 };
 
@@ -77,54 +72,47 @@ const show: CommandSpec = {
   positionals: { min: 1, max: 1 },
   options: { ...JSON_OPTION, ...STORE_OPTIONS },
   run: (command) =>
-    withStore(
-      command,
-      async ({ manager }) => {
-        const id = command.positionals[0]!;
-        const info = await requireSession(manager, id);
-        const session = manager.getSession(id);
-        const [ownerId, messageCount, leaf, compactions] = await Promise.all([
-          manager.getOwner(id),
-          session.countMessages(),
-          session.getLatestLeaf(),
-          session.getCompactions(),
-        ]);
-        const view = {
-          ...info,
-          ownerId,
-          metadata: await manager.listMetadata(id),
-          messageCount,
-          activeLeafId: leaf?.id ?? null,
-          compactions: compactions.length,
-        };
-        if (command.values.json) return printJson(view);
-        const rows: Array<[string, string]> = [
-          ["id", view.id],
-          ["name", view.name],
-          ["owner", view.ownerId ?? "-"],
-          ["messages", String(view.messageCount)],
-          ["active leaf", view.activeLeafId ?? "-"],
-          ["overlays", String(view.compactions)],
-          ["model", view.model ?? "-"],
-          ["source", view.source ?? "-"],
-          ["tokens", `${view.input_tokens} in, ${view.output_tokens} out`],
-          ["created", view.created_at],
-          ["updated", view.updated_at],
-        ];
-        if (view.parent_session_id)
-          rows.push(["parent", view.parent_session_id]);
-        if (view.end_reason) rows.push(["ended", view.end_reason]);
-        for (const [key, value] of Object.entries(view.metadata))
-          rows.push([`metadata.${key}`, value]);
-        const width = Math.max(...rows.map(([key]) => key.length));
-        console.log(
-          rows
-            .map(([key, value]) => `${key.padEnd(width)}  ${value}`)
-            .join("\n"),
-        );
-      },
-      EXISTING_STORE,
-    ),
+    withExistingStore(command, async ({ manager }) => {
+      const id = command.positionals[0]!;
+      const info = await requireSession(manager, id);
+      const session = manager.getSession(id);
+      const [ownerId, messageCount, leaf, compactions] = await Promise.all([
+        manager.getOwner(id),
+        session.countMessages(),
+        session.getLatestLeaf(),
+        session.getCompactions(),
+      ]);
+      const view = {
+        ...info,
+        ownerId,
+        metadata: await manager.listMetadata(id),
+        messageCount,
+        activeLeafId: leaf?.id ?? null,
+        compactions: compactions.length,
+      };
+      if (command.values.json) return printJson(view);
+      const rows: Array<[string, string]> = [
+        ["id", view.id],
+        ["name", view.name],
+        ["owner", view.ownerId ?? "-"],
+        ["messages", String(view.messageCount)],
+        ["active leaf", view.activeLeafId ?? "-"],
+        ["overlays", String(view.compactions)],
+        ["model", view.model ?? "-"],
+        ["source", view.source ?? "-"],
+        ["tokens", `${view.input_tokens} in, ${view.output_tokens} out`],
+        ["created", view.created_at],
+        ["updated", view.updated_at],
+      ];
+      if (view.parent_session_id) rows.push(["parent", view.parent_session_id]);
+      if (view.end_reason) rows.push(["ended", view.end_reason]);
+      for (const [key, value] of Object.entries(view.metadata))
+        rows.push([`metadata.${key}`, value]);
+      const width = Math.max(...rows.map(([key]) => key.length));
+      console.log(
+        rows.map(([key, value]) => `${key.padEnd(width)}  ${value}`).join("\n"),
+      );
+    }),
 };
 
 const rename: CommandSpec = {
@@ -134,16 +122,12 @@ const rename: CommandSpec = {
   positionals: { min: 2, max: 2 },
   options: { ...STORE_OPTIONS },
   run: (command) =>
-    withStore(
-      command,
-      async ({ manager }) => {
-        const [id, name] = command.positionals as [string, string];
-        await requireSession(manager, id);
-        await manager.rename(id, name);
-        console.log(`Renamed ${id} to "${name}".`);
-      },
-      EXISTING_STORE,
-    ),
+    withExistingStore(command, async ({ manager }) => {
+      const [id, name] = command.positionals as [string, string];
+      await requireSession(manager, id);
+      await manager.rename(id, name);
+      console.log(`Renamed ${id} to "${name}".`);
+    }),
 };
 
 const remove: CommandSpec = {
@@ -153,16 +137,12 @@ const remove: CommandSpec = {
   positionals: { min: 1, max: 1 },
   options: { ...STORE_OPTIONS },
   run: (command) =>
-    withStore(
-      command,
-      async ({ manager }) => {
-        const id = command.positionals[0]!;
-        await requireSession(manager, id);
-        await manager.delete(id);
-        console.log(`Deleted ${id}.`);
-      },
-      EXISTING_STORE,
-    ),
+    withExistingStore(command, async ({ manager }) => {
+      const id = command.positionals[0]!;
+      await requireSession(manager, id);
+      await manager.delete(id);
+      console.log(`Deleted ${id}.`);
+    }),
 };
 
 const assign: CommandSpec = {
@@ -189,28 +169,24 @@ const assign: CommandSpec = {
     ...STORE_OPTIONS,
   },
   run: (command) =>
-    withStore(
-      command,
-      async ({ manager }) => {
-        const tenant = stringOption(command, "tenant");
-        const ids = command.positionals;
-        if (!tenant || (ids.length === 0) === (command.values.unowned !== true))
-          throw new UsageError(
-            "arbor sessions assign needs --tenant <name> and either session ids or --unowned",
-          );
-        const targets = ids.length > 0 ? ids : await unownedSessions(manager);
-        for (const id of targets) {
-          await requireSession(manager, id);
-          await manager.setOwner(id, tenant, {
-            force: command.values.force === true,
-          });
-        }
-        console.log(
-          `${targets.length} session${targets.length === 1 ? "" : "s"} now belong${targets.length === 1 ? "s" : ""} to "${tenant}".`,
+    withExistingStore(command, async ({ manager }) => {
+      const tenant = stringOption(command, "tenant");
+      const ids = command.positionals;
+      if (!tenant || (ids.length === 0) === (command.values.unowned !== true))
+        throw new UsageError(
+          "arbor sessions assign needs --tenant <name> and either session ids or --unowned",
         );
-      },
-      EXISTING_STORE,
-    ),
+      const targets = ids.length > 0 ? ids : await unownedSessions(manager);
+      for (const id of targets) {
+        await requireSession(manager, id);
+        await manager.setOwner(id, tenant, {
+          force: command.values.force === true,
+        });
+      }
+      console.log(
+        `${targets.length} session${targets.length === 1 ? "" : "s"} now belong${targets.length === 1 ? "s" : ""} to "${tenant}".`,
+      );
+    }),
 };
 
 /** `arbor sessions list|show|rename|delete|assign`. */

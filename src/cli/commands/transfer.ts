@@ -10,7 +10,11 @@ import {
 } from "../args.js";
 import { CliError } from "../errors.js";
 import { createProgress } from "../progress.js";
-import { EXISTING_STORE, requireSession, withStore } from "../session-data.js";
+import {
+  requireSession,
+  withExistingStore,
+  withStore,
+} from "../session-data.js";
 
 const EXPORT_FORMATS = ["jsonl", "snapshot", "markdown"] as const;
 type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -76,40 +80,36 @@ const exportCommand: CommandSpec = {
     }
     // Checked before the store opens: a wrong --out costs nothing.
     if (out !== undefined) checkOutput(out, all ? "folder" : "file");
-    return withStore(
-      command,
-      async ({ manager }) => {
-        if (!all) {
-          const text = await exportText(
-            manager,
-            command.positionals[0]!,
-            format,
-            leaf,
-          );
-          if (out) {
-            writeOutput(out, text);
-            console.error(`Wrote ${out}`);
-          } else process.stdout.write(text);
-          return;
-        }
-        try {
-          mkdirSync(out!, { recursive: true });
-        } catch (error) {
-          throw outputError(out!, error);
-        }
-        const sessions = await manager.list();
-        const progress = createProgress("exporting");
-        for (const [index, info] of sessions.entries()) {
-          writeOutput(
-            join(out!, `${info.id}${EXTENSIONS[format]}`),
-            await exportText(manager, info.id, format, undefined),
-          );
-          progress.update(index + 1, sessions.length);
-        }
-        progress.finish(`Exported ${sessions.length} session(s) to ${out}`);
-      },
-      EXISTING_STORE,
-    );
+    return withExistingStore(command, async ({ manager }) => {
+      if (!all) {
+        const text = await exportText(
+          manager,
+          command.positionals[0]!,
+          format,
+          leaf,
+        );
+        if (out) {
+          writeOutput(out, text);
+          console.error(`Wrote ${out}`);
+        } else process.stdout.write(text);
+        return;
+      }
+      try {
+        mkdirSync(out!, { recursive: true });
+      } catch (error) {
+        throw outputError(out!, error);
+      }
+      const sessions = await manager.list();
+      const progress = createProgress("exporting");
+      for (const [index, info] of sessions.entries()) {
+        writeOutput(
+          join(out!, `${info.id}${EXTENSIONS[format]}`),
+          await exportText(manager, info.id, format, undefined),
+        );
+        progress.update(index + 1, sessions.length);
+      }
+      progress.finish(`Exported ${sessions.length} session(s) to ${out}`);
+    });
   },
 };
 
