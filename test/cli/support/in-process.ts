@@ -1,6 +1,7 @@
 // Runs `arbor …args` inside the test process: the CLI's own `main()` from src/, with stdout and
 // stderr captured. No build and no subprocess, so a case costs milliseconds; runCli (cli.ts)
 // stays for what only a real process shows (the bin, signals, a listening server).
+import { format } from "node:util";
 import { main } from "../../../src/cli/run.js";
 import type { CliRun } from "./cli.js";
 
@@ -34,11 +35,12 @@ export async function runCliInProcess(
   );
   for (const name of CLEARED) delete process.env[name];
   Object.assign(process.env, options.env);
+  // format() is what console uses: an Error prints with its stack (ARBOR_DEBUG).
   const toOut = (...values: unknown[]) => {
-    stdout += `${values.map(String).join(" ")}\n`;
+    stdout += `${format(...values)}\n`;
   };
   const toErr = (...values: unknown[]) => {
-    stderr += `${values.map(String).join(" ")}\n`;
+    stderr += `${format(...values)}\n`;
   };
   const saved = {
     log: console.log,
