@@ -4,7 +4,12 @@ import {
   type SessionManager,
 } from "../session/index.js";
 import { stringOption, type ParsedCommand } from "./args.js";
-import { openStore, storeLocation, type CliStore } from "./store.js";
+import {
+  openStore,
+  storeLocation,
+  type CliStore,
+  type OpenStoreOptions,
+} from "./store.js";
 import { messageText } from "./text.js";
 import type { TreeViewNode } from "./tree-view.js";
 
@@ -12,7 +17,7 @@ import type { TreeViewNode } from "./tree-view.js";
 export async function withStore<T>(
   command: ParsedCommand,
   work: (store: CliStore) => Promise<T>,
-  options: { withModels?: boolean } = {},
+  options: OpenStoreOptions = {},
 ): Promise<T> {
   const store = await openStore(
     storeLocation({
@@ -61,6 +66,17 @@ export async function readTree(manager: SessionManager, id: string) {
   };
 }
 
+/**
+ * `withStore` for the commands that read or change what is there: a SQLite file that does not
+ * exist is `STORAGE_UNAVAILABLE`, never created empty.
+ */
+export function withExistingStore<T>(
+  command: ParsedCommand,
+  work: (store: CliStore) => Promise<T>,
+): Promise<T> {
+  return withStore(command, work, { mustExist: true });
+}
+
 /** Ids of the sessions without an owner, in list order; at most `limit` when given. */
 export async function unownedSessions(
   manager: SessionManager,
@@ -80,4 +96,25 @@ export async function unownedSessions(
     cursor = page.nextCursor ?? undefined;
   } while (cursor);
   return found;
+}
+
+/** How many sessions have an owner; counting stops at `limit` when given. */
+export async function countOwnedSessions(
+  manager: SessionManager,
+  limit = Infinity,
+): Promise<number> {
+  let owned = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await manager.listPage({
+      limit: 100,
+      ...(cursor ? { cursor } : {}),
+    });
+    for (const info of page.sessions) {
+      if ((await manager.getOwner(info.id)) !== null) owned++;
+      if (owned >= limit) return owned;
+    }
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return owned;
 }

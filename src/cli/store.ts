@@ -1,3 +1,4 @@
+import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { readModelEnv, type ConfiguredModels } from "../agent/model-config.js";
 import { ArborError, SessionManager } from "../session/index.js";
@@ -50,6 +51,17 @@ export function storeLocation(
   return { kind: "sqlite", target: resolve(env.ARBOR_DB || "./arbor.db") };
 }
 
+/** How `openStore` opens: with the models (chat, serve), and whether the store must exist. */
+export interface OpenStoreOptions {
+  /** Load the models of the environment and their compaction. */
+  withModels?: boolean;
+  /**
+   * Fail with `STORAGE_UNAVAILABLE` when the SQLite file does not exist, instead of creating
+   * an empty database: for the commands that only read or change what is there.
+   */
+  mustExist?: boolean;
+}
+
 /**
  * Opens the store as a `SessionManager` configured like every CLI session: a writable `memory`
  * block, the frozen prompt and, with `withModels` (chat, serve), LLM compaction when a model is
@@ -57,8 +69,9 @@ export function storeLocation(
  */
 export async function openStore(
   location: StoreLocation,
-  { withModels = false }: { withModels?: boolean } = {},
+  { withModels = false, mustExist = false }: OpenStoreOptions = {},
 ): Promise<CliStore> {
+  if (location.kind === "sqlite") checkSqliteFile(location.target, mustExist);
   const models = withModels ? await loadModels() : null;
   if (location.kind === "sqlite") {
     const database = openSqlite(location.target);
@@ -80,8 +93,13 @@ export async function openStore(
   };
 }
 
-/** A `pg` Pool; `pg` is loaded on demand so SQLite users never need it. */
+/**
+ * A `pg` Pool that has answered one query; `pg` is loaded on demand so SQLite users never need
+ * it. A URL that is not a PostgreSQL URL is `INVALID_ARGUMENT`; a server that cannot be reached
+ * (refused, unknown host, bad credentials, no such database) is `STORAGE_UNAVAILABLE`.
+ */
 export async function openPostgresPool(url: string): Promise<PgPool> {
+  const parsed = parsePostgresUrl(url);
   let pg: typeof import("pg");
   try {
     const loaded = await import("pg");
@@ -99,10 +117,102 @@ export async function openPostgresPool(url: string): Promise<PgPool> {
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   // An idle client losing its connection must not crash the process.
   pool.on("error", () => {});
+  try {
+    await pool.query("SELECT 1", []);
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw new ArborError(
+      "STORAGE_UNAVAILABLE",
+      `Cannot connect to PostgreSQL at ${describeServer(parsed)} (${reasonOf(error)}): is the server running there, and are the URL's user, password and database right?`,
+      { cause: error },
+    );
+  }
   return pool;
 }
 
 // --- Internal helpers ---
+
+/** The first 16 bytes of every SQLite database file. */
+const SQLITE_HEADER = "SQLite format 3\0";
+
+/**
+ * A missing file is created unless `mustExist`; an existing one must be SQLite (an empty file
+ * is: SQLite writes the header on first use). Directories are left to `openSqlite`'s message.
+ */
+function checkSqliteFile(file: string, mustExist: boolean): void {
+  let size: number;
+  try {
+    const stats = statSync(file);
+    if (!stats.isFile()) return;
+    size = stats.size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") return;
+    if (!mustExist) return;
+    throw new ArborError(
+      "STORAGE_UNAVAILABLE",
+      `No database at ${file}: check --db (or ARBOR_DB); arbor import and arbor serve create one`,
+      { cause: error },
+    );
+  }
+  if (size === 0) return;
+  const header = Buffer.alloc(SQLITE_HEADER.length);
+  let descriptor: number | undefined;
+  try {
+    descriptor = openSync(file, "r");
+    readSync(descriptor, header, 0, header.length, 0);
+  } catch {
+    // Unreadable: openSqlite names the reason.
+    return;
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
+  }
+  if (header.toString("latin1") !== SQLITE_HEADER) {
+    throw new ArborError(
+      "STORAGE_UNAVAILABLE",
+      `${file} is not a SQLite database: pass Arbor's database file with --db (or ARBOR_DB), or a path where a new one may be created`,
+    );
+  }
+}
+
+/** `postgres://` or `postgresql://` with a host; anything else is a mistake worth naming. */
+function parsePostgresUrl(url: string): URL {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (
+    !parsed ||
+    (parsed.protocol !== "postgres:" && parsed.protocol !== "postgresql:")
+  ) {
+    throw new ArborError(
+      "INVALID_ARGUMENT",
+      `--postgres (or DATABASE_URL) takes a URL such as postgres://user:password@localhost:5432/database; got ${JSON.stringify(redactUrl(url))}`,
+    );
+  }
+  return parsed;
+}
+
+/** Host, port and database of a URL, never its password. */
+function describeServer(url: URL): string {
+  const host = url.hostname || "localhost";
+  return `${host}:${url.port || "5432"}${url.pathname.length > 1 ? url.pathname : ""}`;
+}
+
+/** A string that failed to parse as a URL may still hold a password after `:` and before `@`. */
+function redactUrl(text: string): string {
+  return text.replace(/:[^:@/]*@/, ":…@");
+}
+
+/** The driver's message, or its code when the message is empty (Node's AggregateError). */
+function reasonOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && !message.includes(code))
+    return message ? `${code}: ${message}` : code;
+  return message;
+}
 
 /** The key stores live in the server entry, which only key and serve commands need. */
 function serverAuth() {

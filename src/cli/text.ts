@@ -18,23 +18,49 @@ export function messageText(message: Pick<SessionMessage, "parts">): string {
     .join("\n\n");
 }
 
-/** One line of at most `width` characters: whitespace folded, an ellipsis when cut. */
+/** Splits text into user-perceived characters (grapheme clusters): an emoji with its ZWJ parts is one. */
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/**
+ * One line of at most `width` characters: whitespace folded, an ellipsis when cut. Characters
+ * are grapheme clusters, so a cut never falls inside an emoji, a ZWJ sequence, a flag or a
+ * letter with combining marks (a cut between UTF-16 halves prints U+FFFD).
+ */
 export function oneLine(text: string, width: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > width ? `${flat.slice(0, width - 1).trimEnd()}…` : flat;
+  // Every grapheme is at least one UTF-16 unit: a short string needs no segmenting.
+  if (flat.length <= width) return flat;
+  const kept: string[] = [];
+  for (const { segment } of graphemes.segment(flat)) {
+    if (kept.length === width) {
+      kept.length = Math.max(width - 1, 0);
+      return `${kept.join("").trimEnd()}…`;
+    }
+    kept.push(segment);
+  }
+  return flat;
+}
+
+/** The number of grapheme clusters in `text`: what a reader counts as characters. */
+export function characterCount(text: string): number {
+  // ASCII is one character per unit: most cells (ids, dates, counts) skip the segmenter.
+  if (/^[\x20-\x7e]*$/.test(text)) return text.length;
+  return [...graphemes.segment(text)].length;
 }
 
 /** A plain text table: columns padded to their widest cell, the last column left free. */
 export function table(header: string[], rows: string[][]): string {
   const all = [header, ...rows];
   const widths = header.map((_, column) =>
-    Math.max(...all.map((row) => (row[column] ?? "").length)),
+    Math.max(...all.map((row) => characterCount(row[column] ?? ""))),
   );
   return all
     .map((row) =>
       row
         .map((cell, column) =>
-          column === row.length - 1 ? cell : cell.padEnd(widths[column]!),
+          column === row.length - 1
+            ? cell
+            : cell + " ".repeat(widths[column]! - characterCount(cell)),
         )
         .join("  ")
         .trimEnd(),

@@ -1,6 +1,8 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, temporaryFolder } from "./support/cli.js";
+import { temporaryFolder } from "./support/folder.js";
+// In-process: main() itself, no subprocess per command (help.test.ts runs the built bin).
+import { runCliInProcess as runCli } from "./support/in-process.js";
 import { seedBranchedDatabase, SEEDED, type Seeded } from "./support/seed.js";
 
 describe("arbor sessions, tree, history and search on a branched session", () => {

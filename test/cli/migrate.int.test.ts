@@ -140,7 +140,9 @@ describePostgres("arbor migrate and the CLI on PostgreSQL", () => {
       "postgres://postgres@127.0.0.1:1/none",
     ]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^arbor: .*ECONNREFUSED/);
+    expect(run.stderr).toMatch(
+      /^arbor: STORAGE_UNAVAILABLE: Cannot connect to PostgreSQL at 127\.0\.0\.1:1\/none \(.*ECONNREFUSED/,
+    );
     expect(run.stderr).not.toContain("    at ");
   });
 });

@@ -2,7 +2,9 @@
 // branches go while the active path stays whole, --keep-latest and --owner bound what goes.
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runCli, temporaryFolder } from "./support/cli.js";
+import { temporaryFolder } from "./support/folder.js";
+// In-process: main() itself, no subprocess per command (help.test.ts runs the built bin).
+import { runCliInProcess as runCli } from "./support/in-process.js";
 import { seedBranchedDatabase, type Seeded } from "./support/seed.js";
 
 interface Receipt {

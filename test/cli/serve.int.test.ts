@@ -74,14 +74,24 @@ describe("arbor keys and arbor serve", () => {
     expect(await server.stop()).toBe(0);
     server = undefined;
 
-    const revoked = await runCli(["keys", "revoke", keyId, "--db", db]);
+    // The last key: the seed's sessions have owners, so it goes only with --yes.
+    const revoked = await runCli([
+      "keys",
+      "revoke",
+      keyId,
+      "--yes",
+      "--db",
+      db,
+    ]);
     expect(revoked.stdout).toBe(`Revoked ${keyId}.\n`);
     expect((await runCli(["keys", "list", "--db", db])).stdout).toBe(
       "No API keys.\n",
     );
     const again = await runCli(["keys", "revoke", keyId, "--db", db]);
     expect(again.code).toBe(1);
-    expect(again.stderr).toContain(`No API key "${keyId}"`);
+    expect(again.stderr).toContain(
+      `arbor: API_KEY_NOT_FOUND: No API key "${keyId}"`,
+    );
   });
 
   it("sessions written before the first key reach it once assigned to its tenant", async () => {
@@ -161,7 +171,7 @@ describe("arbor keys and arbor serve", () => {
     ]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(
-      "Refusing to listen on 0.0.0.0 without an API key",
+      "arbor: AUTH_REQUIRED: Refusing to listen on 0.0.0.0 without an API key",
     );
     expect(refused.stderr).toContain("arbor keys create --tenant <name>");
 
@@ -227,6 +237,8 @@ describe("arbor keys and arbor serve", () => {
       path("busy.db"),
     ]);
     expect(second.code).toBe(1);
-    expect(second.stderr).toContain(`Port ${port} on 127.0.0.1 is in use`);
+    expect(second.stderr).toContain(
+      `arbor: PORT_IN_USE: Port ${port} on 127.0.0.1 is in use`,
+    );
   });
 });

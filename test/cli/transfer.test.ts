@@ -2,7 +2,9 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, temporaryFolder } from "./support/cli.js";
+import { temporaryFolder } from "./support/folder.js";
+// In-process: main() itself, no subprocess per command (help.test.ts runs the built bin).
+import { runCliInProcess as runCli } from "./support/in-process.js";
 import { seedBranchedDatabase, type Seeded } from "./support/seed.js";
 
 const CHATGPT = fileURLToPath(

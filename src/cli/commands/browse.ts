@@ -6,7 +6,11 @@ import {
   stringOption,
   type CommandSpec,
 } from "../args.js";
-import { readTree, requireSession, withStore } from "../session-data.js";
+import {
+  readTree,
+  requireSession,
+  withExistingStore,
+} from "../session-data.js";
 import { messageText, oneLine, printJson, table } from "../text.js";
 import { renderTree } from "../tree-view.js";
 
@@ -26,8 +30,10 @@ const tree: CommandSpec = {
     ...JSON_OPTION,
     ...STORE_OPTIONS,
   },
-  run: (command) =>
-    withStore(command, async ({ manager }) => {
+  run: (command) => {
+    // Options are checked before the store opens: a typo is a usage error, whatever the store.
+    const width = integerOption(command, "width", 72);
+    return withExistingStore(command, async ({ manager }) => {
       const data = await readTree(manager, command.positionals[0]!);
       if (command.values.json) return printJson(data);
       if (data.nodes.length === 0) return console.log("(no messages)");
@@ -35,10 +41,11 @@ const tree: CommandSpec = {
         renderTree(data.nodes, {
           activeLeafId: data.activeLeafId,
           compactions: data.compactions,
-          width: integerOption(command, "width", 72),
+          width,
         }),
       );
-    }),
+    });
+  },
 };
 
 const history: CommandSpec = {
@@ -57,7 +64,7 @@ const history: CommandSpec = {
     ...STORE_OPTIONS,
   },
   run: (command) =>
-    withStore(command, async ({ manager }) => {
+    withExistingStore(command, async ({ manager }) => {
       const id = command.positionals[0]!;
       await requireSession(manager, id);
       const session = manager.getSession(id);
@@ -108,10 +115,11 @@ const search: CommandSpec = {
     ...JSON_OPTION,
     ...STORE_OPTIONS,
   },
-  run: (command) =>
-    withStore(command, async ({ manager }) => {
+  run: (command) => {
+    // Checked before the store opens, as in tree.
+    const limit = integerOption(command, "limit", 20);
+    return withExistingStore(command, async ({ manager }) => {
       const sessionId = stringOption(command, "session");
-      const limit = integerOption(command, "limit", 20);
       if (sessionId) await requireSession(manager, sessionId);
       const results = await manager.search(command.positionals[0]!, {
         limit,
@@ -130,7 +138,8 @@ const search: CommandSpec = {
           ]),
         ),
       );
-    }),
+    });
+  },
 };
 
 /** `arbor tree`, `arbor history`, `arbor search`. */

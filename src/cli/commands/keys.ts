@@ -5,7 +5,13 @@ import {
   UsageError,
   type CommandSpec,
 } from "../args.js";
-import { unownedSessions, withStore } from "../session-data.js";
+import { CliError } from "../errors.js";
+import {
+  countOwnedSessions,
+  unownedSessions,
+  withExistingStore,
+  withStore,
+} from "../session-data.js";
 import { printJson, table } from "../text.js";
 
 const create: CommandSpec = {
@@ -60,7 +66,7 @@ const list: CommandSpec = {
   positionals: { min: 0, max: 0 },
   options: { ...JSON_OPTION, ...STORE_OPTIONS },
   run: (command) =>
-    withStore(command, async (store) => {
+    withExistingStore(command, async (store) => {
       const keys = await store.keys();
       const records = await keys.list();
       if (command.values.json) return printJson({ keys: records });
@@ -83,20 +89,59 @@ const list: CommandSpec = {
 
 const revoke: CommandSpec = {
   name: "keys revoke",
-  summary: "Revoke an API key by id.",
-  usage: "<id>",
+  summary: "Revoke an API key by id (the last one only with --yes).",
+  usage: "<id> [--yes]",
   positionals: { min: 1, max: 1 },
-  options: { ...STORE_OPTIONS },
+  details:
+    "Revoking the last key leaves the store without authentication: `arbor serve` then refuses to\nstart while sessions have owners, unless it is given --no-auth. So the last key goes only with --yes.",
+  options: {
+    yes: {
+      type: "boolean",
+      description: "revoke it even when it is the last key",
+    },
+    ...STORE_OPTIONS,
+  },
   run: (command) =>
-    withStore(command, async (store) => {
+    withExistingStore(command, async (store) => {
       const keys = await store.keys();
       const id = command.positionals[0]!;
+      const records = await keys.list();
+      if (!records.some((record) => record.id === id)) {
+        throw new CliError(
+          "API_KEY_NOT_FOUND",
+          `No API key "${id}" (arbor keys list shows the ids)`,
+        );
+      }
+      const isLast = records.length === 1;
+      if (isLast && command.values.yes !== true) {
+        const owned = await countOwnedSessions(store.manager);
+        throw new CliError(
+          "CONFIRMATION_REQUIRED",
+          `${id} is the last API key: with no key left, authentication is off. ${ownedNote(owned)} To revoke it anyway: arbor keys revoke ${id} --yes`,
+        );
+      }
       if (!(await keys.revoke(id))) {
-        throw new Error(`No API key "${id}" (arbor keys list shows the ids)`);
+        // Revoked by someone else between the list and now.
+        throw new CliError(
+          "API_KEY_NOT_FOUND",
+          `No API key "${id}" (arbor keys list shows the ids)`,
+        );
       }
       console.log(`Revoked ${id}.`);
+      if (isLast) {
+        console.error(
+          "No API keys are left: arbor serve now refuses to start while sessions have owners, unless given --no-auth (which serves every session to every request).",
+        );
+      }
     }),
 };
+
+/** What losing the last key means for this store's sessions. */
+function ownedNote(owned: number): string {
+  if (owned === 0)
+    return "No session has an owner yet, so arbor serve would start without authentication.";
+  return `${owned} session${owned === 1 ? " has an owner" : "s have owners"}: arbor serve would then refuse to start unless given --no-auth, which serves them to every request.`;
+}
 
 /** `arbor keys create|list|revoke`. */
 export const keyCommands: CommandSpec[] = [create, list, revoke];

@@ -8,7 +8,7 @@ import {
   type CommandSpec,
   type ParsedCommand,
 } from "../args.js";
-import { withStore } from "../session-data.js";
+import { withExistingStore } from "../session-data.js";
 import { printJson, table } from "../text.js";
 
 /** Milliseconds per duration unit: `30d`, `12h`, `90m`, `45s`, `2w`. */
@@ -76,7 +76,7 @@ export const pruneCommand: CommandSpec = {
   },
   run: async (command) => {
     const options = pruneOptions(command);
-    await withStore(command, async ({ manager }) => {
+    await withExistingStore(command, async ({ manager }) => {
       const receipt = await manager.prune(options);
       if (command.values.json) return printJson(receipt);
       console.log(describeReceipt(receipt));

@@ -10,7 +10,8 @@ import {
   UsageError,
   type CommandSpec,
 } from "../args.js";
-import { unownedSessions } from "../session-data.js";
+import { CliError } from "../errors.js";
+import { countOwnedSessions, unownedSessions } from "../session-data.js";
 import { studioFiles } from "../static-files.js";
 import { openStore, storeLocation } from "../store.js";
 
@@ -29,12 +30,14 @@ const SHUTDOWN_GRACE_MS = 2_000;
 export const serveCommand: CommandSpec = {
   name: "serve",
   summary: "Run the HTTP API (and the studio at /) over the store.",
-  usage: "[--port <n>] [--host <host>] [--db <file> | --postgres <url>]",
+  usage:
+    "[--port <n>] [--host <host>] [--db <file> | --postgres <url>] [--no-auth]",
   positionals: { min: 0, max: 0 },
   details: `Binds to 127.0.0.1 by default. Another host is refused while no API key exists
 (arbor keys create --tenant <name>); once a key exists every request but /health and
-/openapi.json needs "Authorization: Bearer <key>". An empty database gets the sample
-conversation. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`,
+/openapi.json needs "Authorization: Bearer <key>". Without keys, sessions that have an owner
+(a tenant) are not served: serve refuses to start unless given --no-auth. An empty database
+gets the sample conversation. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`,
   options: {
     port: {
       type: "string",
@@ -46,6 +49,11 @@ conversation. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`,
       type: "string",
       value: "host",
       description: "interface to bind (default 127.0.0.1)",
+    },
+    "no-auth": {
+      type: "boolean",
+      description:
+        "start without API keys even though sessions have owners (every request sees every session)",
     },
     "skip-sample": {
       type: "boolean",
@@ -69,10 +77,26 @@ conversation. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`,
       const { createApp } = await import("../../server/index.js");
       const keys = await store.keys();
       const authOn = await keys.hasKeys();
+      const noAuth = command.values["no-auth"] === true;
+      if (authOn && noAuth) {
+        throw new UsageError(
+          "--no-auth starts without API keys, but this store has keys: authentication stays on. Drop --no-auth (or revoke the keys: arbor keys revoke <id>)",
+        );
+      }
       if (!authOn && !isLoopback(host)) {
-        throw new Error(
+        throw new CliError(
+          "AUTH_REQUIRED",
           `Refusing to listen on ${host} without an API key: anyone on the network could read every session. Create one first (arbor keys create --tenant <name>), or bind to 127.0.0.1.`,
         );
+      }
+      if (!authOn && !noAuth) {
+        const owned = await countOwnedSessions(store.manager, 1);
+        if (owned > 0) {
+          throw new CliError(
+            "AUTH_REQUIRED",
+            "Refusing to start without an API key: sessions in this store have owners (tenants), and without keys every request would see them. Create a key (arbor keys create --tenant <name>), or start with --no-auth to serve them without authentication.",
+          );
+        }
       }
       if (command.values["skip-sample"] !== true)
         await loadSampleIfEmpty(store.manager);
@@ -101,7 +125,7 @@ conversation. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`,
       const shown =
         address.family === "IPv6" ? `[${address.address}]` : address.address;
       console.log(
-        `Store: ${store.location.kind === "sqlite" ? store.location.target : "PostgreSQL"}; auth ${authOn ? "on (API keys required)" : "off (no API keys yet)"}`,
+        `Store: ${store.location.kind === "sqlite" ? store.location.target : "PostgreSQL"}; auth ${authOn ? "on (API keys required)" : noAuth ? "off (--no-auth: every request sees every session)" : "off (no API keys yet)"}`,
       );
       if (authOn && (await unownedSessions(store.manager, 1)).length > 0)
         console.log(
@@ -176,8 +200,10 @@ function listen(
     const onError = (error: NodeJS.ErrnoException) => {
       reject(
         error.code === "EADDRINUSE"
-          ? new Error(
+          ? new CliError(
+              "PORT_IN_USE",
               `Port ${port} on ${host} is in use: pick another with --port`,
+              { cause: error },
             )
           : error,
       );

@@ -6,7 +6,11 @@ import {
   UsageError,
   type CommandSpec,
 } from "../args.js";
-import { requireSession, unownedSessions, withStore } from "../session-data.js";
+import {
+  requireSession,
+  unownedSessions,
+  withExistingStore,
+} from "../session-data.js";
 import { printJson, table } from "../text.js";
 
 const list: CommandSpec = {
@@ -28,11 +32,13 @@ const list: CommandSpec = {
     ...JSON_OPTION,
     ...STORE_OPTIONS,
   },
-  run: (command) =>
-    withStore(command, async ({ manager }) => {
+  run: (command) => {
+    // Options are checked before the store opens: a typo is a usage error, whatever the store.
+    const limit = integerOption(command, "limit", 50);
+    return withExistingStore(command, async ({ manager }) => {
       const owner = stringOption(command, "owner");
       const sessions = await manager.list({
-        limit: integerOption(command, "limit", 50),
+        limit,
         ...(owner ? { ownerId: owner } : {}),
       });
       const rows = await Promise.all(
@@ -54,7 +60,8 @@ const list: CommandSpec = {
           ]),
         ),
       );
-    }),
+    });
+  },
 };
 
 const show: CommandSpec = {
@@ -65,7 +72,7 @@ const show: CommandSpec = {
   positionals: { min: 1, max: 1 },
   options: { ...JSON_OPTION, ...STORE_OPTIONS },
   run: (command) =>
-    withStore(command, async ({ manager }) => {
+    withExistingStore(command, async ({ manager }) => {
       const id = command.positionals[0]!;
       const info = await requireSession(manager, id);
       const session = manager.getSession(id);
@@ -115,7 +122,7 @@ const rename: CommandSpec = {
   positionals: { min: 2, max: 2 },
   options: { ...STORE_OPTIONS },
   run: (command) =>
-    withStore(command, async ({ manager }) => {
+    withExistingStore(command, async ({ manager }) => {
       const [id, name] = command.positionals as [string, string];
       await requireSession(manager, id);
       await manager.rename(id, name);
@@ -130,7 +137,7 @@ const remove: CommandSpec = {
   positionals: { min: 1, max: 1 },
   options: { ...STORE_OPTIONS },
   run: (command) =>
-    withStore(command, async ({ manager }) => {
+    withExistingStore(command, async ({ manager }) => {
       const id = command.positionals[0]!;
       await requireSession(manager, id);
       await manager.delete(id);
@@ -162,7 +169,7 @@ const assign: CommandSpec = {
     ...STORE_OPTIONS,
   },
   run: (command) =>
-    withStore(command, async ({ manager }) => {
+    withExistingStore(command, async ({ manager }) => {
       const tenant = stringOption(command, "tenant");
       const ids = command.positionals;
       if (!tenant || (ids.length === 0) === (command.values.unowned !== true))

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { IMPORT_FORMATS, type ImportFormat } from "../../formats/types.js";
 import { ArborError, type SessionManager } from "../../session/index.js";
@@ -8,8 +8,13 @@ import {
   UsageError,
   type CommandSpec,
 } from "../args.js";
+import { CliError } from "../errors.js";
 import { createProgress } from "../progress.js";
-import { requireSession, withStore } from "../session-data.js";
+import {
+  requireSession,
+  withExistingStore,
+  withStore,
+} from "../session-data.js";
 
 const EXPORT_FORMATS = ["jsonl", "snapshot", "markdown"] as const;
 type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -73,7 +78,9 @@ const exportCommand: CommandSpec = {
         "--leaf picks one branch: it takes one session, as jsonl or markdown",
       );
     }
-    return withStore(command, async ({ manager }) => {
+    // Checked before the store opens: a wrong --out costs nothing.
+    if (out !== undefined) checkOutput(out, all ? "folder" : "file");
+    return withExistingStore(command, async ({ manager }) => {
       if (!all) {
         const text = await exportText(
           manager,
@@ -82,16 +89,20 @@ const exportCommand: CommandSpec = {
           leaf,
         );
         if (out) {
-          writeFileSync(out, text);
+          writeOutput(out, text);
           console.error(`Wrote ${out}`);
         } else process.stdout.write(text);
         return;
       }
-      mkdirSync(out!, { recursive: true });
+      try {
+        mkdirSync(out!, { recursive: true });
+      } catch (error) {
+        throw outputError(out!, error);
+      }
       const sessions = await manager.list();
       const progress = createProgress("exporting");
       for (const [index, info] of sessions.entries()) {
-        writeFileSync(
+        writeOutput(
           join(out!, `${info.id}${EXTENSIONS[format]}`),
           await exportText(manager, info.id, format, undefined),
         );
@@ -182,6 +193,45 @@ and leaves the database unchanged.`,
 export const transferCommands: CommandSpec[] = [exportCommand, importCommand];
 
 // --- Internal helpers ---
+
+/** `--out` names a folder where a file goes, or a file where `--all` wants a folder. */
+function checkOutput(out: string, wanted: "file" | "folder"): void {
+  let isFolder: boolean;
+  try {
+    isFolder = statSync(out).isDirectory();
+  } catch {
+    // Nothing there yet: created when written; a missing parent is reported then.
+    return;
+  }
+  if (wanted === "file" && isFolder) {
+    throw new CliError(
+      "OUTPUT_UNAVAILABLE",
+      `--out ${out} is a folder: name a file, or use --all to write one file per session into it`,
+    );
+  }
+  if (wanted === "folder" && !isFolder) {
+    throw new CliError(
+      "OUTPUT_UNAVAILABLE",
+      `--out ${out} is a file: --all writes one file per session into a folder; name a folder (it is created when missing)`,
+    );
+  }
+}
+
+function writeOutput(file: string, text: string): void {
+  try {
+    writeFileSync(file, text);
+  } catch (error) {
+    throw outputError(file, error);
+  }
+}
+
+function outputError(path: string, error: unknown): CliError {
+  return new CliError(
+    "OUTPUT_UNAVAILABLE",
+    `Cannot write ${path} (${(error as Error).message})`,
+    { cause: error },
+  );
+}
 
 /** Loaded on demand: `arbor tree` and friends never need the parsers. */
 function formats() {

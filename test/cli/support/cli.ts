@@ -1,9 +1,10 @@
 // Runs the compiled `arbor` bin as a subprocess, the way users run it. The path is
 // dist/cli/main.js (npm test builds first) unless ARBOR_CLI names another build.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+
+export { temporaryFolder } from "./folder.js";
 
 /** The compiled CLI under test. */
 export const CLI = resolve(process.env.ARBOR_CLI ?? "dist/cli/main.js");
@@ -117,10 +118,4 @@ export function startServe(
       ),
     );
   });
-}
-
-/** A temporary folder, removed by the returned function. */
-export function temporaryFolder(): { path: string; remove(): void } {
-  const path = mkdtempSync(join(tmpdir(), "arbor-cli-"));
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }

@@ -28,13 +28,22 @@ const CHROMIUM_ARGS = [
  */
 export function ensureChromium(): boolean {
   if (!existsSync(CHROMIUM_PATH)) {
+    // npm test installs it first (scripts/ensure-test-services.sh); this is for a bare vitest run.
+    // Written to stderr directly: vitest hides console output of passing tests.
+    process.stderr.write(
+      `[studio tests] ${CHROMIUM_PATH} is missing; installing it: apt-get install -y chromium\n`,
+    );
     try {
-      execFileSync("apt-get", ["install", "-y", "chromium"], {
-        stdio: "ignore",
+      execFileSync("apt-get", ["install", "-y", "-qq", "chromium"], {
+        stdio: ["ignore", "ignore", "pipe"],
         timeout: 600_000,
       });
-    } catch {
+      process.stderr.write(`[studio tests] installed ${CHROMIUM_PATH}\n`);
+    } catch (error) {
       // Reported below: skipped locally, a failure in CI.
+      process.stderr.write(
+        `[studio tests] apt-get install -y chromium failed: ${String((error as { stderr?: unknown }).stderr ?? error).trim()}\n`,
+      );
     }
   }
   if (existsSync(CHROMIUM_PATH)) return true;
