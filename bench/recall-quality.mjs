@@ -1,0 +1,238 @@
+// `npm run bench:recall-quality`: how often search finds the turns that answer a question, on
+// REALTALK (bench/recall-quality/dataset.mjs: ten real 21-day conversations, 705 questions with
+// message-level evidence). Every conversation is written through the public API (SessionManager
+// over SQLite via openSqlite, one message per turn, `Speaker: text`, each with its real time via
+// importMessage), then every question is searched twice, as asked and as its keywords, by Arbor's
+// text, semantic and hybrid modes and by a plain SQLite FTS5 BM25 query over the same turns.
+// It measures whatever search does when it runs: nothing here knows how search works.
+//
+// Semantic and hybrid use a deterministic hashed n-gram embedder, not a neural model
+// (bench/recall-quality/embedder.mjs). Prints tables (docs/search.md#recall-quality) and writes
+// .bench/recall-quality.json. Runs alone after a build: `node bench/recall-quality.mjs`.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { performance } from "node:perf_hooks";
+import { SessionManager } from "arbor-memory/session";
+import { openSqlite } from "arbor-memory/sqlite";
+import { fts5Baseline } from "./recall-quality/baseline.mjs";
+import {
+  DATASET,
+  dataFolder,
+  loadConversations,
+} from "./recall-quality/dataset.mjs";
+import {
+  DIMENSIONS,
+  EMBEDDER_NAME,
+  hashedEmbedder,
+} from "./recall-quality/embedder.mjs";
+import { KS, percentile, score, Tally } from "./recall-quality/metrics.mjs";
+import { keywords } from "./recall-quality/queries.mjs";
+import { freshFile } from "./standalone.mjs";
+
+const LIMIT = 20;
+/** A limit whose rank window (ten times the limit) holds every turn of the longest conversation. */
+const WHOLE_WINDOW_LIMIT = 1_000;
+const FORMS = [
+  ["asked", (question) => question],
+  ["keywords", keywords],
+];
+
+const started = performance.now();
+const benchDir = dirname(fileURLToPath(import.meta.url));
+const outDir = join(process.cwd(), ".bench");
+mkdirSync(outDir, { recursive: true });
+
+const folder = await dataFolder(benchDir);
+const { conversations, skipped, droppedIds } = loadConversations(folder);
+const turnCount = conversations.reduce((sum, c) => sum + c.turns.length, 0);
+const questionCount = conversations.reduce(
+  (sum, c) => sum + c.questions.length,
+  0,
+);
+console.log(
+  `recall-quality: ${DATASET.name} (${DATASET.source}), ${conversations.length} conversations, ${turnCount.toLocaleString("en")} turns, ${questionCount} questions (${skipped} without a resolvable evidence turn left out, ${droppedIds} evidence ids naming no turn dropped)`,
+);
+
+const file = freshFile(join(outDir, "recall-quality.db"));
+const db = openSqlite(file);
+const manager = SessionManager.create(db).withEmbeddings(hashedEmbedder, {
+  dimensions: DIMENSIONS,
+  model: "hashed-ngram-512",
+});
+const baseline = fts5Baseline();
+
+// 1. Write every conversation: one session each, one message per turn at the turn's own time.
+let writeStart = performance.now();
+const sessions = new Map();
+for (const conversation of conversations) {
+  const { id } = await manager.create(conversation.name);
+  const session = manager.getSession(id);
+  const first = conversation.turns[0].speaker;
+  let parentId = null;
+  for (const turn of conversation.turns) {
+    await session.importMessage(
+      {
+        id: turn.id,
+        role: turn.speaker === first ? "user" : "assistant",
+        parts: [{ type: "text", text: turn.text }],
+      },
+      { parentId, createdAt: turn.createdAt },
+    );
+    parentId = turn.id;
+  }
+  sessions.set(conversation.name, session);
+  baseline.add(conversation.name, conversation.turns);
+}
+const writeSeconds = (performance.now() - writeStart) / 1000;
+writeStart = performance.now();
+await manager.flushEmbeddings();
+const embedSeconds = (performance.now() - writeStart) / 1000;
+console.log(
+  `recall-quality: wrote ${turnCount.toLocaleString("en")} turns in ${writeSeconds.toFixed(1)} s, embedded them in ${embedSeconds.toFixed(1)} s`,
+);
+
+// 2. Search every question in both forms with every system.
+const SYSTEMS = [
+  [
+    "Arbor text",
+    (session, query) => session.search(query, { mode: "text", limit: LIMIT }),
+  ],
+  [
+    "Arbor text, every match ranked",
+    async (session, query) =>
+      (
+        await session.search(query, {
+          mode: "text",
+          limit: WHOLE_WINDOW_LIMIT,
+        })
+      ).slice(0, LIMIT),
+  ],
+  [
+    "Arbor semantic",
+    (session, query) =>
+      session.search(query, { mode: "semantic", limit: LIMIT }),
+  ],
+  [
+    "Arbor hybrid",
+    (session, query) => session.search(query, { mode: "hybrid", limit: LIMIT }),
+  ],
+  [
+    "FTS5 BM25, OR, porter",
+    (_session, query, conversation) =>
+      baseline.search(conversation, query, LIMIT).map((id) => ({ id })),
+  ],
+];
+
+const tally = new Tally();
+const times = new Map();
+const categories = new Set();
+for (const conversation of conversations) {
+  const session = sessions.get(conversation.name);
+  for (const { question, category, evidence } of conversation.questions) {
+    categories.add(category);
+    for (const [form, shape] of FORMS) {
+      const query = shape(question);
+      for (const [system, search] of SYSTEMS) {
+        const searchStart = performance.now();
+        const results = await search(session, query, conversation.name);
+        const ms = performance.now() - searchStart;
+        const key = `${system}|${form}`;
+        times.set(key, [...(times.get(key) ?? []), ms]);
+        const ids = results
+          .filter((result) => result.kind !== "summary")
+          .map((result) => result.id);
+        const scores = score(ids, evidence);
+        tally.add(`${key}|all`, scores);
+        tally.add(`${key}|${category}`, scores);
+      }
+    }
+  }
+}
+baseline.close();
+db.close();
+freshFile(file);
+
+// 3. Report.
+const pct = (value) => `${(value * 100).toFixed(1)}%`;
+const rows = [];
+for (const [system] of SYSTEMS)
+  for (const [form] of FORMS)
+    for (const category of ["all", ...[...categories].sort()]) {
+      const mean = tally.mean(`${system}|${form}|${category}`);
+      if (!mean) continue;
+      const key = `${system}|${form}`;
+      rows.push({
+        system,
+        form,
+        category,
+        ...mean,
+        ...(category === "all"
+          ? {
+              p50Ms: percentile(times.get(key), 0.5),
+              p95Ms: percentile(times.get(key), 0.95),
+            }
+          : {}),
+      });
+    }
+
+const header = `| System | Query | recall@5 | recall@10 | recall@20 | hit@10 | no result | p50 / p95 ms |`;
+const rule = `|---|---|---|---|---|---|---|---|`;
+const line = (row) =>
+  `| ${row.system} | ${row.form} | ${KS.map((k) => pct(row[`recall@${k}`])).join(" | ")} | ${pct(row["hit@10"])} | ${pct(row.empty)} | ${row.p50Ms.toFixed(2)} / ${row.p95Ms.toFixed(2)} |`;
+console.log(
+  `\nAll ${questionCount} questions (embedder: ${EMBEDDER_NAME})\n\n${header}\n${rule}`,
+);
+for (const row of rows.filter((row) => row.category === "all"))
+  console.log(line(row));
+
+console.log(
+  `\nrecall@10 by question type (questions: ${[...categories]
+    .sort()
+    .map(
+      (category) =>
+        `${category} ${tally.mean(`${SYSTEMS[0][0]}|asked|${category}`).count}`,
+    )
+    .join(", ")})\n`,
+);
+const sorted = [...categories].sort();
+console.log(
+  `| System | Query | ${sorted.map((category) => `${category}: recall@10 / no result`).join(" | ")} |`,
+);
+console.log(`|---|---|${sorted.map(() => "---|").join("")}`);
+for (const [system] of SYSTEMS)
+  for (const [form] of FORMS)
+    console.log(
+      `| ${system} | ${form} | ${sorted
+        .map((category) => {
+          const mean = tally.mean(`${system}|${form}|${category}`);
+          return `${pct(mean["recall@10"])} / ${pct(mean.empty)}`;
+        })
+        .join(" | ")} |`,
+    );
+
+const seconds = (performance.now() - started) / 1000;
+console.log(`\nrecall-quality: done in ${seconds.toFixed(0)} s`);
+writeFileSync(
+  join(outDir, "recall-quality.json"),
+  JSON.stringify(
+    {
+      at: new Date().toISOString(),
+      node: process.version,
+      dataset: {
+        ...DATASET,
+        conversations: conversations.length,
+        turns: turnCount,
+        questions: questionCount,
+        skipped,
+        droppedEvidenceIds: droppedIds,
+      },
+      embedder: EMBEDDER_NAME,
+      limit: LIMIT,
+      seconds,
+      rows,
+    },
+    null,
+    2,
+  ),
+);
