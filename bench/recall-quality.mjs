@@ -157,7 +157,8 @@ for (const conversation of conversations) {
         const results = await search(conversation.name, query);
         const ms = performance.now() - searchStart;
         const key = `${system}|${form}`;
-        times.set(key, [...(times.get(key) ?? []), ms]);
+        if (!times.has(key)) times.set(key, []);
+        times.get(key).push(ms);
         const ids = results
           .filter((result) => result.kind !== "summary")
           .map((result) => result.id);

@@ -89,6 +89,7 @@ export async function dataFolder(benchDir) {
     const path = join(folder, file);
     if (!existsSync(path)) {
       if (given) throw new Error(`ARBOR_RECALL_DATA=${given} has no ${file}`);
+      console.log(`recall-quality: downloading ${file}`);
       const response = await fetch(`${SOURCE}/${file}`, {
         signal: AbortSignal.timeout(60_000),
       }).catch((error) => {
