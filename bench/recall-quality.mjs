@@ -46,11 +46,22 @@ mkdirSync(outDir, { recursive: true });
 
 const folder = await dataFolder(benchDir);
 const { conversations, skipped, droppedIds } = loadConversations(folder);
+// The files are pinned by SHA-256, so these counts are fixed: a change to how labels are read
+// (bench/recall-quality/dataset.mjs) that moves them is a change to the benchmark.
+const EXPECTED = { questions: 705, skipped: 23, droppedIds: 136 };
 const turnCount = conversations.reduce((sum, c) => sum + c.turns.length, 0);
 const questionCount = conversations.reduce(
   (sum, c) => sum + c.questions.length,
   0,
 );
+if (
+  questionCount !== EXPECTED.questions ||
+  skipped !== EXPECTED.skipped ||
+  droppedIds !== EXPECTED.droppedIds
+)
+  throw new Error(
+    `[bench/recall-quality] read ${questionCount} questions (${skipped} skipped, ${droppedIds} evidence ids dropped), expected ${EXPECTED.questions} (${EXPECTED.skipped}, ${EXPECTED.droppedIds})`,
+  );
 console.log(
   `recall-quality: ${DATASET.name} (${DATASET.source}), ${conversations.length} conversations, ${turnCount.toLocaleString("en")} turns, ${questionCount} questions (${skipped} without a resolvable evidence turn left out, ${droppedIds} evidence ids naming no turn dropped)`,
 );
@@ -198,10 +209,11 @@ for (const [system] of SYSTEMS)
       });
     }
 
-const header = `| System | Query | recall@5 | recall@10 | recall@20 | hit@10 | no result | p50 / p95 ms |`;
-const rule = `|---|---|---|---|---|---|---|---|`;
+const header = `| System | Query | recall@5 | recall@10 | recall@20 | hit@10 | no result | hit@10 of answered | p50 / p95 ms |`;
+const rule = `|---|---|---|---|---|---|---|---|---|`;
+const answeredShare = (value) => (value === null ? "–" : pct(value));
 const line = (row) =>
-  `| ${row.system} | ${row.form} | ${KS.map((k) => pct(row[`recall@${k}`])).join(" | ")} | ${pct(row["hit@10"])} | ${pct(row.empty)} | ${row.p50Ms.toFixed(2)} / ${row.p95Ms.toFixed(2)} |`;
+  `| ${row.system} | ${row.form} | ${KS.map((k) => pct(row[`recall@${k}`])).join(" | ")} | ${pct(row["hit@10"])} | ${pct(row.empty)} | ${answeredShare(row["hit@10 of answered"])} | ${row.p50Ms.toFixed(2)} / ${row.p95Ms.toFixed(2)} |`;
 console.log(
   `\nAll ${questionCount} questions (embedders: ${embedders.map((embedder) => `${embedder.label} = ${embedder.name}`).join("; ")})\n\n${header}\n${rule}`,
 );

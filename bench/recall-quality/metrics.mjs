@@ -31,7 +31,10 @@ export class Tally {
     group.empty += scores.empty;
     this.groups.set(key, group);
   }
-  /** Means (0–1) for `key`: `{ count, recall@5, recall@10, recall@20, hit@10, empty }`. */
+  /**
+   * Means (0–1) for `key`: `{ count, recall@5, recall@10, recall@20, hit@10, empty, hit@10 of
+   * answered }`, the last among the searches that returned anything (`null` when none did).
+   */
   mean(key) {
     const group = this.groups.get(key);
     if (!group) return null;
@@ -41,6 +44,8 @@ export class Tally {
     );
     result["hit@10"] = group.hit10 / group.count;
     result.empty = group.empty / group.count;
+    const answered = group.count - group.empty;
+    result["hit@10 of answered"] = answered > 0 ? group.hit10 / answered : null;
     return result;
   }
 }
