@@ -18,8 +18,9 @@
 //   "search 50,000, one term" | "two terms"                   sqlite file, in-memory (bench/run.mjs)
 //   "workerd: search 50,000 <dense|sparse> vocabulary, <one word|two words>"
 //                                      arbor (workerd), agents@0.32 (workerd)
-//   "scale: search 1,000,000, <one word|two words>, <p50|p95>" sqlite file, postgres pool,
-//                                      raw sqlite, raw postgres             (bench/scale.mjs)
+//   "scale: search 1,000,000, <one word|two words|question (5–10 words)>, <p50|p95>"
+//                                      sqlite file, postgres pool, raw sqlite, raw postgres
+//                                      (bench/scale.mjs)
 //   Expected: at least one row per design (Arbor, agents@0.32) and the scale rows.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,8 +1,10 @@
 // The scale benchmark: one database holding 10,000 sessions of 100 messages (1,000,000 messages),
 // on a SQLite file and on PostgreSQL, read through SessionManager: list pages, cross-session
 // search (one word and two words), getHistory of a random session, and the bytes on disk per
-// byte of stored message JSON. Run by bench/run.mjs, or alone: `node bench/scale.mjs` (after
-// `npm run build`; PostgreSQL with ARBOR_TEST_PG_URL) prints its rows.
+// byte of stored message JSON. Besides the one- and two-word searches, question-length ones (5–10
+// words, as a model writes them: a question word, common words, topic words). Run by
+// bench/run.mjs, or alone: `node bench/scale.mjs` (after `npm run build`; PostgreSQL with
+// ARBOR_TEST_PG_URL) prints its rows.
 //
 // How the database is filled. Appending 1,000,000 messages one by one takes many minutes, so
 // SQLite gets 9,990 sessions through `manager.importSession()` (the snapshot import: public API,
@@ -18,7 +20,12 @@ import { performance } from "node:perf_hooks";
 import { applyPostgresSchema, SessionManager } from "arbor-memory/session";
 import { openSqlite } from "arbor-memory/sqlite";
 import { freshFile, runAlone, throwawayDatabase, time } from "./standalone.mjs";
-import { scaleMessage, scaleSentence, TOPIC_WORDS } from "./workload.mjs";
+import {
+  FILLER_WORDS,
+  scaleMessage,
+  scaleSentence,
+  TOPIC_WORDS,
+} from "./workload.mjs";
 
 /** 10,000 sessions; ARBOR_BENCH_SCALE_SESSIONS sets fewer for a quick check of the script. */
 const SESSIONS = Number(process.env.ARBOR_BENCH_SCALE_SESSIONS) || 10_000;
@@ -103,14 +110,15 @@ async function sqliteScale(dir, record, queries, matching) {
       db.database.prepare(
         `SELECT rowid FROM assistant_fts WHERE assistant_fts MATCH ? ORDER BY ${order} LIMIT ${LIMIT}`,
       );
-    const fts = (words) =>
+    const fts = (words, operator = " ") =>
       words
         .split(" ")
         .map((word) => `"${word}"`)
-        .join(" ");
+        .join(operator);
     await rawSearches(record, "raw sqlite", queries, {
       ranked: (query) => statement("rank").all(fts(query)),
       newest: (query) => statement("rowid DESC").all(fts(query)),
+      anyTerm: (query) => statement("rank").all(fts(query, " OR ")),
       what: "FTS5 MATCH, no joins",
     });
     const [{ bytes }] =
@@ -175,20 +183,23 @@ async function postgresScale(serverUrl, record, queries, matching) {
       "first query after the load and VACUUM ANALYZE",
     );
     await measureReads(manager, ids, backend, record, queries, matching);
-    const tsquery = (words) =>
+    const tsquery = (words, operator) =>
       words
         .split(" ")
         .map((_, k) => `phraseto_tsquery('english', $${k + 1})`)
-        .join(" && ");
-    const search = (order) => (words) =>
-      pool.query(
-        `SELECT seq FROM assistant_messages WHERE content_tsv @@ (${tsquery(words)})
-        ORDER BY ${order.replace("QUERY", tsquery(words))} LIMIT ${LIMIT}`,
-        words.split(" "),
-      );
+        .join(operator);
+    const search =
+      (order, operator = " && ") =>
+      (words) =>
+        pool.query(
+          `SELECT seq FROM assistant_messages WHERE content_tsv @@ (${tsquery(words, operator)})
+          ORDER BY ${order.replace("QUERY", tsquery(words, operator))} LIMIT ${LIMIT}`,
+          words.split(" "),
+        );
     await rawSearches(record, "raw postgres", queries, {
       ranked: search("ts_rank(content_tsv, QUERY) DESC"),
       newest: search("seq DESC"),
+      anyTerm: search("ts_rank(content_tsv, QUERY) DESC", " || "),
       what: "GIN match, no joins",
     });
     const {
@@ -333,6 +344,35 @@ async function measureReads(manager, ids, backend, record, queries, matching) {
     );
   }
 
+  // 2b. Question-length searches: what a model writes. Their result counts depend on how search
+  // treats a word missing from every message (today: every term is required, so none match), so
+  // they are checked for their bounds and reported, not compared with a count.
+  {
+    const times = [];
+    let answered = 0;
+    for (const query of queries.question) {
+      const { ms, value } = await time(() =>
+        manager.search(query, { limit: LIMIT }),
+      );
+      times.push(ms);
+      if (value.length > 0) answered++;
+      check(
+        value.length <= LIMIT &&
+          value.every((hit) => managed.has(hit.sessionId)),
+        `search "${query}" returned ${value.length} hits (at most ${LIMIT} from managed sessions expected)`,
+      );
+    }
+    const p95 = percentile(times, 0.95);
+    percentiles(
+      record,
+      `scale: search ${TOTAL}, question (5–10 words)`,
+      backend,
+      times,
+      `${queries.question.length} queries, limit ${LIMIT}, e.g. "${queries.question[0]}"; ${answered} of ${queries.question.length} returned results`,
+      `target p95 ≤ ${TARGET_P95_MS} ms: ${p95 <= TARGET_P95_MS ? "met" : "missed"}`,
+    );
+  }
+
   // 3. getHistory of random sessions (a fixed sequence, so runs compare).
   const times = [];
   let pick = 12345;
@@ -360,7 +400,12 @@ async function measureReads(manager, ids, backend, record, queries, matching) {
  * The same queries as bare statements on the same index (ids only, no joins): the floor of a
  * ranked search, and of an unranked newest-first one, for comparison with Arbor's p50/p95.
  */
-async function rawSearches(record, backend, queries, { ranked, newest, what }) {
+async function rawSearches(
+  record,
+  backend,
+  queries,
+  { ranked, newest, anyTerm, what },
+) {
   for (const [label, list] of [
     ["one word", queries.one],
     ["two words", queries.two],
@@ -379,6 +424,18 @@ async function rawSearches(record, backend, queries, { ranked, newest, what }) {
       `bare ${what}, ranked top ${LIMIT}; unranked newest-first p50 ${percentile(newestTimes, 0.5).toFixed(1)} ms, p95 ${percentile(newestTimes, 0.95).toFixed(1)} ms`,
     );
   }
+  // Every term required finds no question (its question word is in no message), so the floor
+  // worth knowing for a question is the ranked OR of its terms: what ranked any-term search costs.
+  const anyTimes = [];
+  for (const query of queries.question)
+    anyTimes.push((await time(() => anyTerm(query))).ms);
+  percentiles(
+    record,
+    `scale: search ${TOTAL}, question (5–10 words)`,
+    backend,
+    anyTimes,
+    `bare ${what}, OR of the terms, ranked top ${LIMIT}`,
+  );
 }
 
 function recordSize(record, backend, onDisk, jsonBytes, what) {
@@ -429,17 +486,39 @@ function sessionRecords(s) {
   return { info, records };
 }
 
-/** 50 one-word and 50 two-word queries, all different, from the scale vocabulary. */
+/** Question words: in no scale message, as a model's questions carry them. */
+const QUESTION_WORDS = "what when where how did which who why".split(" ");
+
+/**
+ * 50 one-word and 50 two-word queries, all different, from the scale vocabulary; and 50
+ * question-length ones of 5–10 words: a question word, then common words (each in a large share
+ * of the messages) and 2–4 topic words, e.g. "what did we decide on the budget for the festival".
+ */
 function scaleQueries() {
   const one = [];
   const two = [];
+  const question = [];
   for (let k = 0; k < QUERIES; k++) {
     one.push(TOPIC_WORDS[(k * 6) % TOPIC_WORDS.length]);
     two.push(
       `${TOPIC_WORDS[(k * 6 + 1) % TOPIC_WORDS.length]} ${TOPIC_WORDS[(k * 6 + 163) % TOPIC_WORDS.length]}`,
     );
+    const length = 5 + (k % 6);
+    const topics = 2 + (k % 3);
+    const words = [QUESTION_WORDS[k % QUESTION_WORDS.length]];
+    for (let w = 0; words.length < length; w++) {
+      const topicsLeft =
+        topics - words.filter((word) => TOPIC_WORDS.includes(word)).length;
+      const slotsLeft = length - words.length;
+      words.push(
+        topicsLeft >= slotsLeft || (w % 2 === 1 && topicsLeft > 0)
+          ? TOPIC_WORDS[(k * 11 + w * 37 + 5) % TOPIC_WORDS.length]
+          : FILLER_WORDS[(k * 7 + w * 3) % FILLER_WORDS.length],
+      );
+    }
+    question.push(words.join(" "));
   }
-  return { one, two };
+  return { one, two, question };
 }
 
 /** The range of the share of messages each query matches (every word present), as text. */

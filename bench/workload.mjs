@@ -87,7 +87,8 @@ export const TOPIC_WORDS = `
   whistle widget window winter wizard yogurt zebra`
   .trim()
   .split(/\s+/);
-const FILLER_WORDS =
+/** Common words mixed into the scale texts (each in a large share of the messages). */
+export const FILLER_WORDS =
   "the a to and we it is for of on in this that with can you i will be so but not".split(
     " ",
   );
