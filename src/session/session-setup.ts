@@ -1,5 +1,6 @@
 import { ContextBlocks } from "./context/context-blocks.js";
 import { BranchPointer } from "./core/branch-pointer.js";
+import { hideOverlayRows } from "./core/overlay-rows.js";
 import { withLocalChangeFeed } from "./session-local-feed.js";
 import { InMemoryBlockHistory } from "../backends/memory/memory-block-history.js";
 import type {
@@ -54,7 +55,8 @@ export interface SessionParts {
 
 /** Resolves storage, blocks and the prompt store at first use (docs/behavior/session-setup.md). */
 export function setUpSession(plan: SessionPlan): SessionParts {
-  const pointer = new BranchPointer(resolveProvider(plan));
+  // Overlay rows written as messages stay out of every read (docs/behavior/overlays.md).
+  const pointer = new BranchPointer(hideOverlayRows(resolveProvider(plan)));
   // Custom providers without watchChanges get the in-process change feed.
   const provider = withLocalChangeFeed(pointer.view());
   const configs = plan.context.map((config) => ({
