@@ -1,8 +1,9 @@
 // `arbor-memory/sessions` in memory and on SQLite (`openSqlite(":memory:")`), plus what does not
 // depend on a backend: the store check and the re-exports.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   InMemorySessionProvider,
+  Session,
   type SessionMessage,
 } from "../../src/session/index.js";
 import {
@@ -12,7 +13,7 @@ import {
   type SessionsStore,
 } from "../../src/sessions/index.js";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/index.js";
-import { runSessionsSpec } from "./sessions-spec.js";
+import { largeBody, runSessionsSpec, text } from "./sessions-spec.js";
 
 runSessionsSpec({
   name: "memory",
@@ -39,6 +40,24 @@ describe("arbor-memory/sessions without a backend", () => {
     expect(() => sessions.subscribe("nope" as never)).toThrow(
       expect.objectContaining({ code: "INVALID_ARGUMENT" }),
     );
+  });
+
+  it("Sessions stores a large message whole while the Session API keeps its row-size cut by default", async () => {
+    const provider = new InMemorySessionProvider();
+    const body = largeBody(2 * 1024 * 1024);
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      const seed = Session.create(provider).forSession("seed");
+      await seed.appendMessage(text("cut", body));
+      const cut = await seed.getMessage("cut");
+      expect(String(cut?.parts[0]?.text).length).toBeLessThan(body.length);
+      const sessions = new Sessions(provider);
+      await sessions.session("whole").appendMessage(text("whole", body));
+      const whole = await sessions.session("whole").getMessage("whole");
+      expect(String(whole?.parts[0]?.text) === body).toBe(true);
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it('isCompactionMessage tells overlay messages by the "compaction_" prefix', () => {
