@@ -274,16 +274,14 @@ async function visibleRecent(
  * The newest visible leaf when the provider's latest leaf is a hidden row: the newest message
  * with no visible child, children of hidden rows counting as their parent's. Read from the
  * session's export (rare: only while a hidden row is the newest leaf); without one, the nearest
- * visible ancestor of the hidden leaf.
+ * visible ancestor of the hidden leaf, which is the same message unless that ancestor has other
+ * children.
  */
 async function newestVisibleLeaf(
   base: SessionProvider,
   hiddenLeafId: string,
 ): Promise<string | null> {
-  if (!base.exportMessages) {
-    const raw = await rawPathIds(base, hiddenLeafId);
-    return raw?.filter((id) => !isOverlayRowId(id)).at(-1) ?? null;
-  }
+  if (!base.exportMessages) return nearestVisibleAncestor(base, hiddenLeafId);
   const records = await base.exportMessages();
   const parentOf = new Map(
     records.map((record) => [record.message.id, record.parentId]),
@@ -306,6 +304,32 @@ async function newestVisibleLeaf(
   for (let index = records.length - 1; index >= 0; index--) {
     const id = records[index]!.message.id;
     if (!isOverlayRowId(id) && !parents.has(id)) return id;
+  }
+  return null;
+}
+
+/** The last visible message on the path to a hidden row (a summary standing for its overlay's end). */
+async function nearestVisibleAncestor(
+  base: SessionProvider,
+  hiddenId: string,
+): Promise<string | null> {
+  const raw = await rawPathIds(base, hiddenId);
+  if (raw !== null)
+    return raw.filter((id) => !isOverlayRowId(id)).at(-1) ?? null;
+  const [history, overlays] = await Promise.all([
+    base.getHistory(hiddenId),
+    base.getCompactions(),
+  ]);
+  // The path ends at the hidden row itself, which may carry the id of a shown summary.
+  const end =
+    history.at(-1)?.id === hiddenId ? history.length - 1 : history.length;
+  for (let index = end - 1; index >= 0; index--) {
+    const id = history[index]!.id;
+    if (!isOverlayRowId(id)) return id;
+    const overlay = overlays.find(
+      (entry) => COMPACTION_PREFIX + entry.id === id,
+    );
+    if (overlay) return overlay.toMessageId;
   }
   return null;
 }
