@@ -815,6 +815,15 @@ export function runSessionsSpec(backend: SessionsBackend): void {
         await session.importMessage(legacy, { parentId: "u2", createdAt: at });
         expect((await session.getLatestLeaf())?.id).toBe("a2");
         expect(ids(await session.getHistory())).toEqual(expected);
+        expect(
+          ids((await session.getRecentHistory(1_000_000)).messages),
+        ).toEqual(expected);
+        expect(ids(await session.getHistoryRowStats())).toEqual([
+          "u1",
+          "a1",
+          "u2",
+          "a2",
+        ]);
         expect(ids(await session.getBranches("u2"))).toEqual(["a2"]);
         await session.importMessage(text("c1"), {
           parentId: legacy.id,

@@ -54,11 +54,9 @@ export function hideOverlayRows(base: SessionProvider): SessionProvider {
     visibleChildren(base, await base.getBranches(messageId), new Set());
 
   view.getHistory = async (leafId) => {
-    let history = await base.getHistory(leafId);
+    const history = await base.getHistory(leafId);
     if (!history.some((message) => isOverlayRowId(message.id))) return history;
-    const leaf = await visibleLeaf(leafId);
-    if (leaf !== (leafId || undefined)) history = await base.getHistory(leaf);
-    return visibleHistory(base, leaf, history);
+    return visibleHistory(base, leafId || undefined, history, latestLeafId);
   };
 
   if (base.getRecentHistory) {
@@ -67,13 +65,10 @@ export function hideOverlayRows(base: SessionProvider): SessionProvider {
       const result = await recent(leafId, maxContentBytes, minRecent);
       if (!result.messages.some((message) => isOverlayRowId(message.id)))
         return result;
-      const leaf = await visibleLeaf(leafId);
-      return (
-        (await visibleRecent(base, leaf, maxContentBytes, minRecent)) ??
-        (leaf === (leafId || undefined)
-          ? result
-          : await recent(leaf, maxContentBytes, minRecent))
-      );
+      return visibleRecent(base, leafId || undefined, result, latestLeafId, {
+        maxContentBytes,
+        minRecent,
+      });
     };
   }
   if (base.getHistoryRowStats) {
@@ -204,30 +199,29 @@ async function rawPathIds(
 /**
  * `history` (the provider's answer for `leafId`) with hidden rows out: unchanged when the raw path
  * holds none (its `compaction_` ids are overlays' summaries), else rebuilt from the path without
- * them, so overlays apply as if the rows were never written.
+ * them, so overlays apply as if the rows were never written. The default leaf, when it is a hidden
+ * row, gives way to the newest visible leaf.
  */
 async function visibleHistory(
   base: SessionProvider,
   leafId: string | undefined,
   history: SessionMessage[],
+  latestLeafId: () => Promise<string | null>,
 ): Promise<SessionMessage[]> {
   const raw = await rawPathIds(base, leafId);
   if (raw !== null && !raw.some(isOverlayRowId)) return history;
-  if (raw === null || !base.getMessagesByIds) {
-    // No window primitives: drop what no overlay explains, and any second copy of a summary.
-    const summaries = new Set(
-      (await base.getCompactions()).map(
-        (overlay) => COMPACTION_PREFIX + overlay.id,
-      ),
+  if (leafId === undefined && (raw === null || isOverlayRowId(raw.at(-1)))) {
+    const leaf = await latestLeafId();
+    if (leaf === null) return [];
+    return visibleHistory(
+      base,
+      leaf,
+      await base.getHistory(leaf),
+      latestLeafId,
     );
-    const seen = new Set<string>();
-    return history.filter((message) => {
-      if (!isOverlayRowId(message.id)) return true;
-      if (!summaries.has(message.id) || seen.has(message.id)) return false;
-      seen.add(message.id);
-      return true;
-    });
   }
+  if (raw === null || !base.getMessagesByIds)
+    return withoutStrayRows(base, history);
   const ids = raw.filter((id) => !isOverlayRowId(id));
   const [messages, overlays] = await Promise.all([
     base.getMessagesByIds(ids),
@@ -239,22 +233,36 @@ async function visibleHistory(
   );
 }
 
-/** The recent window chosen on the path without hidden rows; `null` when the provider cannot tell. */
+/**
+ * The recent window chosen on the path without hidden rows: the provider's `result` when the
+ * path holds none. Without row stats and window reads, the window's stray rows are dropped.
+ */
 async function visibleRecent(
   base: SessionProvider,
   leafId: string | undefined,
-  maxContentBytes: number,
-  minRecentMessages: number | undefined,
-): Promise<RecentHistoryResult | null> {
-  if (!base.getHistoryRowStats || !base.getMessagesByIds) return null;
-  const stats = await base.getHistoryRowStats(leafId);
-  if (!stats.some((row) => isOverlayRowId(row.id))) return null;
+  result: RecentHistoryResult,
+  latestLeafId: () => Promise<string | null>,
+  budget: { maxContentBytes: number; minRecent: number | undefined },
+): Promise<RecentHistoryResult> {
+  if (!base.getHistoryRowStats || !base.getMessagesByIds)
+    return {
+      ...result,
+      messages: await withoutStrayRows(base, result.messages),
+    };
+  let stats = await base.getHistoryRowStats(leafId);
+  if (!stats.some((row) => isOverlayRowId(row.id))) return result;
+  if (leafId === undefined && isOverlayRowId(stats.at(-1)?.id)) {
+    const leaf = await latestLeafId();
+    stats = leaf === null ? [] : await base.getHistoryRowStats(leaf);
+  }
   const rows = stats.filter((row) => !isOverlayRowId(row.id));
+  if (rows.length === 0)
+    return { messages: [], truncated: false, totalContentBytes: 0 };
   const window = chooseRecentWindow(
     rows,
     await base.getCompactions(),
-    maxContentBytes,
-    minRecentMessages,
+    budget.maxContentBytes,
+    budget.minRecent,
   );
   const wanted = window.spans.flatMap((span) =>
     span.kind === "row" ? [span.index] : [],
@@ -268,6 +276,28 @@ async function visibleRecent(
     truncated: window.truncated,
     totalContentBytes: window.totalContentBytes,
   };
+}
+
+/**
+ * Without the raw path: keeps a `compaction_` message only as an overlay's summary, once. A stored
+ * row carrying the id of a summary shown before it is the one dropped.
+ */
+async function withoutStrayRows(
+  base: SessionProvider,
+  messages: SessionMessage[],
+): Promise<SessionMessage[]> {
+  const summaries = new Set(
+    (await base.getCompactions()).map(
+      (overlay) => COMPACTION_PREFIX + overlay.id,
+    ),
+  );
+  const seen = new Set<string>();
+  return messages.filter((message) => {
+    if (!isOverlayRowId(message.id)) return true;
+    if (!summaries.has(message.id) || seen.has(message.id)) return false;
+    seen.add(message.id);
+    return true;
+  });
 }
 
 /**
