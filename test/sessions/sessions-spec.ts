@@ -851,8 +851,9 @@ export function runSessionsSpec(backend: SessionsBackend): void {
         const recent = await session.getRecentHistory(1_000_000);
         expect(ids(recent.messages)).toEqual([summary!.id, "u2", "c1"]);
         expect(recent.truncated).toBe(false);
-        // The rows themselves stay stored, as imported.
+        // The rows themselves stay stored, as imported, and searchable.
         expect(await session.getMessage(legacy.id)).toEqual(legacy);
+        expect(ids(await session.search("old summary"))).toEqual([legacy.id]);
       },
     );
 
