@@ -60,6 +60,25 @@ describe("arbor-memory/sessions without a backend", () => {
     }
   });
 
+  it("reads a path longer than 10,000 rows whole: no cap, and truncated only by the byte budget", async () => {
+    const provider = new InMemorySessionProvider();
+    const count = 10_005;
+    await Session.create(provider).appendAll(
+      Array.from({ length: count }, (_, index) => text(`m${index}`)),
+    );
+    const session = new Sessions(provider).session();
+    expect(await session.getHistory()).toHaveLength(count);
+    expect(await session.getHistoryRowStats()).toHaveLength(count);
+    const streamed: string[] = [];
+    for await (const message of session.history({ newestFirst: true }))
+      streamed.push(message.id);
+    expect(streamed).toHaveLength(count);
+    expect(streamed[0]).toBe(`m${count - 1}`);
+    const recent = await session.getRecentHistory(64 * 1024 * 1024);
+    expect(recent.messages).toHaveLength(count);
+    expect(recent.truncated).toBe(false);
+  });
+
   it('isCompactionMessage tells overlay messages by the "compaction_" prefix', () => {
     const overlay: SessionMessage = {
       id: "compaction_1",
