@@ -65,6 +65,18 @@ export async function planOverlay(
   // A result may start or end at a summary shown in `history` (a compaction function that keeps
   // earlier summaries in its range, as on a second compaction of a branch): it stands for the
   // range its overlay covers, so the new overlay extends that one.
+  const endpoint = (
+    id: string,
+    end: "fromMessageId" | "toMessageId",
+  ): string | null => {
+    if (typeof id !== "string") return null;
+    if (!id.startsWith(COMPACTION_PREFIX)) return id;
+    if (!shown.has(id)) return null;
+    const overlay = overlays.find(
+      (entry) => COMPACTION_PREFIX + entry.id === id,
+    );
+    return overlay ? overlay[end] : null;
+  };
   const fromId = endpoint(result.fromMessageId, "fromMessageId");
   const toId = endpoint(result.toMessageId, "toMessageId");
   const isReal = (id: string | null): id is string =>
@@ -73,19 +85,6 @@ export async function planOverlay(
   const to = position.get(toId)!;
   let from = position.get(fromId)!;
   if (from > to) return null;
-
-  function endpoint(
-    id: string,
-    end: "fromMessageId" | "toMessageId",
-  ): string | null {
-    if (typeof id !== "string") return null;
-    if (!id.startsWith(COMPACTION_PREFIX)) return id;
-    if (!shown.has(id)) return null;
-    const overlay = overlays.find(
-      (entry) => COMPACTION_PREFIX + entry.id === id,
-    );
-    return overlay ? overlay[end] : null;
-  }
 
   for (const overlay of overlays) {
     const start = position.get(overlay.fromMessageId);

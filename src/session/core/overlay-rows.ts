@@ -155,8 +155,11 @@ async function visibleRows<Row extends PathEntry | HistoryRowStat>(
   read: (leafId?: string | null) => Promise<Row[]> | Row[],
 ): Promise<Row[]> {
   if (!rows.some((row) => isOverlayRowId(row.id))) return rows;
-  const leaf = await visibleLeaf(leafId);
-  const path = leaf === (leafId || undefined) ? rows : await read(leaf);
+  let path = rows;
+  if (!leafId && isOverlayRowId(rows.at(-1)?.id)) {
+    const leaf = await visibleLeaf(undefined);
+    path = leaf === undefined ? [] : await read(leaf);
+  }
   return path.filter((row) => !isOverlayRowId(row.id));
 }
 
