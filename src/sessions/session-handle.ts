@@ -220,7 +220,7 @@ export class SessionHandle {
       createdAt: time,
       timeInMessage: false,
     });
-    if (imported) {
+    if (imported && this.#feed.active) {
       const stored = (await this.#session.getMessage(message.id)) ?? message;
       this.#feed.note("import", this.sessionId, stored);
     }
