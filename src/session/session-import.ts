@@ -13,6 +13,13 @@ export interface ImportMessageOptions {
   parentId: string | null;
   /** When it was written: a `Date` or an ISO-8601 string. Required. */
   createdAt: Date | string;
+  /**
+   * Whether the time is also written into the message's `createdAt` field. Default `true`.
+   * `false` stores the message exactly as given and keeps the time on the row only (its insertion
+   * time, which search results report); a provider without `importRecords()` has no row time to
+   * set, so it still gets the field.
+   */
+  timeInMessage?: boolean;
 }
 
 /** What `upsertMessage()` did. */
@@ -20,8 +27,9 @@ export type UpsertOutcome = "inserted" | "updated";
 
 /**
  * Writes a message as it was: explicit parent and time, idempotent by id, no auto-compaction.
- * The provider's `importRecords()` keeps the time as the row's insertion time; without it the
- * message is appended (its `createdAt` field still carries the time). Returns `false`, writing
+ * The provider's `importRecords()` keeps the time as the row's insertion time, and the message's
+ * `createdAt` field carries it too unless `timeInMessage: false`; without `importRecords()` the
+ * message is appended and its `createdAt` field carries the time. Returns `false`, writing
  * nothing, when the id is already in the session.
  */
 export async function importMessage(
@@ -32,12 +40,16 @@ export async function importMessage(
 ): Promise<boolean> {
   encodeMessage(message);
   assertMessageRole(message);
-  const { parentId, createdAt } = checkImportOptions(options);
+  const { parentId, createdAt, timeInMessage } = checkImportOptions(options);
   const { provider } = await runtime.ready();
   // As on append: inline file data a built-in provider stores apart never reaches the row.
   const inline = isAttachmentStore(provider) ? inlineDataBytes(message) : 0;
+  const stamped =
+    timeInMessage || !provider.importRecords
+      ? { ...message, createdAt: new Date(createdAt) }
+      : { ...message };
   const stored = limitRow(
-    { ...message, createdAt: new Date(createdAt) },
+    stamped,
     maxRowBytes === false ? false : maxRowBytes + inline,
   );
   let parent: string | null = null;
@@ -90,10 +102,16 @@ export async function upsertMessage(
 function checkImportOptions(options: unknown): {
   parentId: string | null;
   createdAt: string;
+  timeInMessage: boolean;
 } {
   if (typeof options !== "object" || options === null)
     invalid("needs `{ parentId, createdAt }`");
-  const { parentId, createdAt } = options as Record<string, unknown>;
+  const { parentId, createdAt, timeInMessage } = options as Record<
+    string,
+    unknown
+  >;
+  if (timeInMessage !== undefined && typeof timeInMessage !== "boolean")
+    invalid("`timeInMessage` must be a boolean");
   if (parentId !== null && (typeof parentId !== "string" || parentId === ""))
     invalid("`parentId` must be a message id or null");
   const time =
@@ -104,7 +122,11 @@ function checkImportOptions(options: unknown): {
         : Number.NaN;
   if (Number.isNaN(time))
     invalid("`createdAt` must be a valid Date or ISO-8601 string");
-  return { parentId, createdAt: new Date(time).toISOString() };
+  return {
+    parentId,
+    createdAt: new Date(time).toISOString(),
+    timeInMessage: timeInMessage ?? true,
+  };
 }
 
 function limitRow(

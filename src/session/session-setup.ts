@@ -1,5 +1,6 @@
 import { ContextBlocks } from "./context/context-blocks.js";
 import { BranchPointer } from "./core/branch-pointer.js";
+import { hideOverlayRows } from "./core/overlay-rows.js";
 import { withLocalChangeFeed } from "./session-local-feed.js";
 import type {
   AnyContextProvider,
@@ -50,7 +51,8 @@ export interface SessionParts {
 /** Resolves storage, blocks and the prompt store at first use (docs/behavior/session-setup.md). */
 export function setUpSession(plan: SessionPlan): SessionParts {
   const store = resolveProvider(plan);
-  const pointer = new BranchPointer(store);
+  // Overlay rows written as messages stay out of every read (docs/behavior/overlays.md).
+  const pointer = new BranchPointer(hideOverlayRows(store));
   // Custom providers without watchChanges get the in-process change feed.
   const provider = withLocalChangeFeed(pointer.view());
   const configs = plan.context.map((config) => ({

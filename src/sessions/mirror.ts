@@ -6,9 +6,10 @@ import type {
 } from "./types.js";
 
 /**
- * The listener behind `session.mirror()`: for one session, `intercept` first, then the default
- * reduction. An append or update replaces the cached entry with the same id, or pushes it; a
- * delete filters; a clear empties. Imports and compactions change the path underneath the
+ * The listener behind `session.mirror()`: for one session, `intercept` first (an event it returns
+ * `true` for is left to it), then the default reduction. An append replaces the cached entry with
+ * the same id, or pushes it; an update replaces it, and is ignored when the host's array does not
+ * hold the id; a delete filters; a clear empties. Imports and compactions change the path underneath the
  * cache in ways a patch cannot express, so only `intercept` handles them.
  */
 export function mirrorListener<M extends { id: string }>(
@@ -37,6 +38,9 @@ function reduce<M extends { id: string }>(
       const messages = options.get();
       const entry = transform(event.message);
       const index = messages.findIndex((cached) => cached.id === entry.id);
+      // An update for a message the host no longer holds (it dropped or never loaded it) is not
+      // a reason to add it back: only an append adds an entry.
+      if (index === -1 && event.type === "update") return;
       const previous = index === -1 ? undefined : messages[index];
       if (index === -1) messages.push(entry);
       else messages[index] = entry;

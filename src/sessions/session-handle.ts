@@ -195,8 +195,9 @@ export class SessionHandle {
 
   /**
    * Writes a message as it was written elsewhere: under `parentId` (`null` = a root), at
-   * `createdAt` (epoch milliseconds). An id already stored writes nothing. Overlay ids are
-   * imported as given.
+   * `createdAt` (epoch milliseconds, kept as the row's time). The message is stored as given:
+   * `getMessage()` returns it without an added field. An id already stored writes nothing.
+   * Overlay ids are imported as given, and reads keep such rows hidden.
    */
   async importMessage(
     message: SessionMessage,
@@ -213,15 +214,16 @@ export class SessionHandle {
     }
     const time =
       typeof createdAt === "number" ? new Date(createdAt) : createdAt;
+    // The package stores the message as given; the time is the row's (search results carry it).
     const imported = await this.#session.importMessage(message, {
       parentId,
       createdAt: time,
+      timeInMessage: false,
     });
-    if (imported)
-      this.#feed.note("import", this.sessionId, {
-        ...message,
-        createdAt: new Date(time),
-      });
+    if (imported && this.#feed.active) {
+      const stored = (await this.#session.getMessage(message.id)) ?? message;
+      this.#feed.note("import", this.sessionId, stored);
+    }
   }
 
   /** Deletes messages; their children move up to the nearest surviving ancestor. */

@@ -10,6 +10,10 @@ import type { SessionsStore } from "./types.js";
  * Opens Arbor `Session`s over one store, one per session id. A PostgreSQL client is wrapped once
  * in a `PostgresSessionProvider`, which `Session.create()` would otherwise reject; anything
  * `Session.create()` refuses throws its `INVALID_TARGET` here, at `new Sessions()`.
+ *
+ * The package stores every message whole, however large (split over continuation rows where a
+ * row is bounded), so the sessions opened here have no row-size limit: the `Session` API's
+ * default cut would lose data an app moving over relies on.
  */
 export function sessionOpener(
   store: SessionsStore,
@@ -17,7 +21,8 @@ export function sessionOpener(
   const target = resolveTarget(store);
   // Fails now, with Arbor's own message, rather than at the first write.
   ArborSession.create(target);
-  return (sessionId) => ArborSession.create(target).forSession(sessionId);
+  return (sessionId) =>
+    ArborSession.create(target).forSession(sessionId).withRowSizeLimit(false);
 }
 
 // --- Internal helpers ---

@@ -28,6 +28,20 @@ export function text(
   return { id, role: "user", parts: [{ type: "text", text: body }], ...extra };
 }
 
+/** A text of `bytes` UTF-8 bytes mixing one-, two-, three- and four-byte characters. */
+export function largeBody(bytes: number): string {
+  const unit = "Grüße aus Kyōto, 東京 🌸 ";
+  const unitBytes = utf8Bytes(unit);
+  let body = unit.repeat(Math.floor(bytes / unitBytes));
+  while (utf8Bytes(body) < bytes) body += "x";
+  return body;
+}
+
+/** UTF-8 size of a string. */
+export function utf8Bytes(value: string): number {
+  return new TextEncoder().encode(value).length;
+}
+
 /** Polls until `check` stops throwing (change events arrive after the write resolves). */
 export async function eventually(
   check: () => void,
@@ -281,12 +295,33 @@ export function runSessionsSpec(backend: SessionsBackend): void {
         const history = await session.getHistory();
         expect(ids(history)).toEqual(["x1", "x2"]);
         expect(history[1]!.parts).toEqual([{ type: "text", text: "x2" }]);
-        expect(new Date(history[0]!.createdAt!).getTime()).toBe(at);
+        // The time is the row's, where the package's shapes carry it: search results.
+        const [hit] = await session.search("x1");
+        expect(new Date(hit!.createdAt!).getTime()).toBe(at);
       },
     );
 
     withSessions(
-      "importMessage imports a compaction_ id as given",
+      "getMessage after importMessage returns the message as given, without an added createdAt",
+      async (sessions) => {
+        const session = sessions.session();
+        const message = text("x1", "imported from the old chat", {
+          metadata: { channel: "web" },
+        });
+        await session.importMessage(message, {
+          parentId: null,
+          createdAt: Date.UTC(2025, 5, 6),
+        });
+        expect(await session.getMessage("x1")).toEqual(message);
+        expect(await session.getHistory()).toEqual([message]);
+        expect(await collect(session.history({ newestFirst: true }))).toEqual([
+          message,
+        ]);
+      },
+    );
+
+    withSessions(
+      "importMessage stores a compaction_ id as given, and reads keep the row hidden",
       async (sessions) => {
         const session = sessions.session();
         const summary = text(
@@ -302,7 +337,8 @@ export function runSessionsSpec(backend: SessionsBackend): void {
           parentId: summary.id,
           createdAt: Date.now(),
         });
-        expect(ids(await session.getHistory())).toEqual([summary.id, "after"]);
+        expect(await session.getMessage(summary.id)).toEqual(summary);
+        expect(ids(await session.getHistory())).toEqual(["after"]);
       },
     );
 
@@ -323,10 +359,9 @@ export function runSessionsSpec(backend: SessionsBackend): void {
           });
           parentId = message.id;
         }
-        // An import stores its time in the message (`createdAt`); the rest is verbatim.
-        const withoutTime = ({ createdAt: _, ...rest }: SessionMessage) => rest;
-        expect((await destination.getHistory()).map(withoutTime)).toEqual(
-          (await source.getHistory()).map(withoutTime),
+        // An import stores the message as given: its time goes to the row, not into the message.
+        expect(await destination.getHistory()).toEqual(
+          await source.getHistory(),
         );
       },
     );
@@ -598,6 +633,230 @@ export function runSessionsSpec(backend: SessionsBackend): void {
       },
     );
 
+    // --- Large messages ---
+
+    withSessions(
+      "a 2 MiB message is stored whole and read back byte for byte; row stats and the read budget count all of it",
+      async (sessions) => {
+        const session = sessions.session();
+        const body = largeBody(2 * 1024 * 1024);
+        await session.appendMessage(text("u0", "small"));
+        const result = await session.appendMessage(text("big", body));
+        const bodyOf = (message: SessionMessage | null | undefined) =>
+          String(message?.parts[0]?.text);
+        expect(result.inserted).toBe(true);
+        expect(bodyOf(result.message) === body).toBe(true);
+        expect(bodyOf(await session.getMessage("big")) === body).toBe(true);
+        expect(bodyOf((await session.getHistory()).at(-1)) === body).toBe(true);
+        const [newest] = await collect(session.history({ newestFirst: true }));
+        expect(bodyOf(newest) === body).toBe(true);
+        const bytes = utf8Bytes(JSON.stringify(text("big", body)));
+        const stats = await session.getHistoryRowStats();
+        expect(ids(stats)).toEqual(["u0", "big"]);
+        expect(stats[1]!.bytes).toBeGreaterThanOrEqual(bytes);
+        expect(stats[1]!.tokenEstimate).toBe(Math.ceil(stats[1]!.bytes / 4));
+        const branchStats = await session.getHistoryRowStats("big");
+        expect(branchStats[1]!.bytes).toBeGreaterThanOrEqual(bytes);
+        for (const recent of [
+          await session.getRecentHistory(1024),
+          await session.getRecentHistory(1024, { leafId: "big" }),
+        ]) {
+          expect(ids(recent.messages)).toEqual(["big"]);
+          expect(recent.truncated).toBe(true);
+          expect(recent.totalContentBytes).toBeGreaterThan(bytes);
+          expect(bodyOf(recent.messages[0]) === body).toBe(true);
+        }
+        const whole = await session.getRecentHistory(bytes * 2);
+        expect(ids(whole.messages)).toEqual(["u0", "big"]);
+        expect(whole.truncated).toBe(false);
+      },
+    );
+
+    withSessions(
+      "resending the same large body writes nothing and fires no update",
+      async (sessions) => {
+        const session = sessions.session();
+        const big = text("big", largeBody(2 * 1024 * 1024));
+        await session.appendMessage(text("u0", "small"));
+        await session.appendMessage(big);
+        const { events, stop } = record(sessions);
+        expect((await session.appendMessage(big)).inserted).toBe(false);
+        expect(
+          String((await session.updateMessage(big))?.parts[0]?.text) ===
+            big.parts[0]!.text,
+        ).toBe(true);
+        expect((await session.upsertMessage(big)).inserted).toBe(false);
+        // A real change afterwards: its event is the only one.
+        await session.updateMessage(text("u0", "changed"));
+        await eventually(() => expect(events).toHaveLength(1));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(
+          events.map((event) => [
+            event.type,
+            "message" in event ? event.message.id : null,
+          ]),
+        ).toEqual([["update", "u0"]]);
+        stop();
+      },
+    );
+
+    // --- Compaction, iteratively ---
+
+    withSessions(
+      "compact() with a result starting at an existing overlay extends that overlay",
+      async (sessions) => {
+        const session = sessions.session();
+        for (const id of ["a", "b", "c", "d", "e", "f"])
+          await session.appendMessage(text(id));
+        let round = 0;
+        session.onCompaction(async (messages) => {
+          round++;
+          // First: a..b. Second: from the first summary (a compaction_ id) to d.
+          return {
+            fromMessageId: messages[0]!.id,
+            toMessageId: round === 1 ? "b" : "d",
+            summary: `summary ${round}`,
+          };
+        });
+        expect(await session.compact()).toEqual({
+          fromMessageId: "a",
+          toMessageId: "b",
+          summary: "summary 1",
+        });
+        const first = await session.getHistory();
+        expect(isCompactionMessage(first[0]!)).toBe(true);
+        expect(await session.compact()).toEqual({
+          fromMessageId: "a",
+          toMessageId: "d",
+          summary: "summary 2",
+        });
+        const history = await session.getHistory();
+        expect(history).toHaveLength(3);
+        expect(isCompactionMessage(history[0]!)).toBe(true);
+        expect(history[0]!.parts).toEqual([
+          { type: "text", text: "summary 2" },
+        ]);
+        expect(ids(history.slice(1))).toEqual(["e", "f"]);
+        const overlays = await session.getCompactions();
+        expect(overlays).toHaveLength(2);
+        expect(overlays[1]).toMatchObject({
+          fromMessageId: "a",
+          toMessageId: "d",
+          summary: "summary 2",
+        });
+      },
+    );
+
+    withSessions(
+      "createCompactFunction compacts a branch a second time into one extended summary",
+      async (sessions) => {
+        const session = sessions.session();
+        const turn = (index: number) =>
+          text(`m${index}`, `turn ${index} ${"v".repeat(400)}`);
+        for (let index = 0; index < 12; index++)
+          await session.appendMessage(turn(index));
+        let calls = 0;
+        session.onCompaction(
+          createCompactFunction({
+            summarize: async () => `summary ${++calls}`,
+            keepRecentTokens: 200,
+          }),
+        );
+        const first = await session.compact();
+        expect(first).not.toBeNull();
+        for (let index = 12; index < 24; index++)
+          await session.appendMessage(turn(index));
+        const second = await session.compact();
+        expect(second).not.toBeNull();
+        expect(second!.fromMessageId).toBe(first!.fromMessageId);
+        const history = await session.getHistory();
+        const summaries = history.filter(isCompactionMessage);
+        expect(summaries).toHaveLength(1);
+        expect(summaries[0]!.parts).toEqual([
+          { type: "text", text: "summary 2" },
+        ]);
+        expect(ids(history.slice(0, 3))).toEqual(["m0", "m1", "m2"]);
+        expect(history.at(-1)!.id).toBe("m23");
+      },
+    );
+
+    // --- Overlay rows written as messages ---
+
+    withSessions(
+      "an overlay row written as a message stays hidden: not the latest leaf, not twice in a read, not among siblings; its children are re-parented",
+      async (sessions) => {
+        const session = sessions.session();
+        for (const id of ["u1", "a1", "u2", "a2"])
+          await session.appendMessage(text(id));
+        const overlay = await session.addCompaction("u1 and a1", "u1", "a1");
+        const [summary] = await session.getHistory();
+        expect(summary!.id).toBe(`${COMPACTION_PREFIX}${overlay.id}`);
+        const expected = [summary!.id, "u2", "a2"];
+        const at = Date.now();
+        // A mirror writing the summary it read back, after the leaf: the newest row.
+        await session.importMessage(summary!, {
+          parentId: "a2",
+          createdAt: at,
+        });
+        expect((await session.getLatestLeaf())?.id).toBe("a2");
+        expect(ids(await session.getHistory())).toEqual(expected);
+        expect(
+          ids(await collect(session.history({ newestFirst: true }))),
+        ).toEqual([...expected].reverse());
+        expect(
+          ids((await collect(session.historyBatches({ batchSize: 2 }))).flat()),
+        ).toEqual(expected);
+        expect(ids(await session.getBranches("a2"))).toEqual([]);
+
+        // An older version's overlay row beside a2, with a child of its own.
+        const legacy = text(`${COMPACTION_PREFIX}legacy`, "old summary", {
+          role: "assistant",
+        });
+        await session.importMessage(legacy, { parentId: "u2", createdAt: at });
+        expect((await session.getLatestLeaf())?.id).toBe("a2");
+        expect(ids(await session.getHistory())).toEqual(expected);
+        expect(
+          ids((await session.getRecentHistory(1_000_000)).messages),
+        ).toEqual(expected);
+        expect(ids(await session.getHistoryRowStats())).toEqual([
+          "u1",
+          "a1",
+          "u2",
+          "a2",
+        ]);
+        expect(ids(await session.getBranches("u2"))).toEqual(["a2"]);
+        await session.importMessage(text("c1"), {
+          parentId: legacy.id,
+          createdAt: at,
+        });
+        expect(ids(await session.getBranches("u2"))).toEqual(["a2", "c1"]);
+        expect((await session.getLatestLeaf())?.id).toBe("c1");
+        expect(ids(await session.getHistory())).toEqual([
+          summary!.id,
+          "u2",
+          "c1",
+        ]);
+        expect(
+          ids(await collect(session.history({ newestFirst: true }))),
+        ).toEqual(["c1", "u2", summary!.id]);
+        expect(ids(await session.getHistory({ leafId: "a2" }))).toEqual(
+          expected,
+        );
+        expect(ids(await session.getHistoryRowStats())).toEqual([
+          "u1",
+          "a1",
+          "u2",
+          "c1",
+        ]);
+        const recent = await session.getRecentHistory(1_000_000);
+        expect(ids(recent.messages)).toEqual([summary!.id, "u2", "c1"]);
+        expect(recent.truncated).toBe(false);
+        // The rows themselves stay stored, as imported, and searchable.
+        expect(await session.getMessage(legacy.id)).toEqual(legacy);
+        expect(ids(await session.search("old summary"))).toEqual([legacy.id]);
+      },
+    );
+
     // --- Change feed ---
 
     withSessions(
@@ -756,6 +1015,67 @@ export function runSessionsSpec(backend: SessionsBackend): void {
         await session.addCompaction("s", "a", "b");
         await eventually(() => expect(cache).toHaveLength(2));
         expect(isCompactionMessage(cache[0]!)).toBe(true);
+        stop();
+      },
+    );
+
+    withSessions(
+      "mirror() ignores an update for a message the host array no longer holds",
+      async (sessions) => {
+        const session = sessions.session();
+        await session.appendMessage(text("a", "one"));
+        let cache: SessionMessage[] = [];
+        const applied: string[] = [];
+        const stop = session.mirror({
+          get: () => cache,
+          set: (messages) => {
+            cache = messages;
+          },
+          onApplied: (event, message) =>
+            applied.push(`${event.type}:${message.id}`),
+        });
+        open.push(stop);
+        await session.updateMessage(text("a", "uno"));
+        await session.appendMessage(text("b", "two"));
+        await eventually(() => expect(ids(cache)).toEqual(["b"]));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(ids(cache)).toEqual(["b"]);
+        expect(applied).toEqual(["append:b"]);
+        stop();
+      },
+    );
+
+    withSessions(
+      "mirror() does not apply an event intercept returned true for",
+      async (sessions) => {
+        const session = sessions.session();
+        let cache: SessionMessage[] = [];
+        const intercepted: string[] = [];
+        const applied: string[] = [];
+        const stop = session.mirror({
+          get: () => cache,
+          set: (messages) => {
+            cache = messages;
+          },
+          intercept: (event) => {
+            if (!("message" in event) || !event.message.id.startsWith("x"))
+              return false;
+            intercepted.push(`${event.type}:${event.message.id}`);
+            return true;
+          },
+          onApplied: (event, message) =>
+            applied.push(`${event.type}:${message.id}`),
+        });
+        open.push(stop);
+        await session.appendMessage(text("x1"));
+        await session.appendMessage(text("a"));
+        await session.updateMessage(text("x1", "edited"));
+        await session.updateMessage(text("a", "edited"));
+        await eventually(() =>
+          expect(applied).toEqual(["append:a", "update:a"]),
+        );
+        expect(intercepted).toEqual(["append:x1", "update:x1"]);
+        expect(ids(cache)).toEqual(["a"]);
         stop();
       },
     );

@@ -51,6 +51,109 @@ export class Conversation {
     return { first: first.inserted, again: again.inserted, history, batches, recent: recent.messages.map((m) => m.id), search, events };
   }
 
+  // A 2 MiB message (over the 2 MB row limit of Durable Object SQLite) through Sessions.
+  async large() {
+    const session = this.sessions.session("large");
+    const unit = "Grüße aus Kyōto, 東京 🌸 ";
+    const body = unit.repeat(Math.ceil((2 * 1024 * 1024) / new TextEncoder().encode(unit).length));
+    const bytes = new TextEncoder().encode(JSON.stringify(text("big", body))).length;
+    await session.appendMessage(text("u0", "small"));
+    await session.appendMessage(text("big", body));
+    const whole = (message) => Boolean(message) && message.parts[0].text === body;
+    const newest = [];
+    for await (const message of session.history({ newestFirst: true })) newest.push(message);
+    const stats = await session.getHistoryRowStats();
+    const recent = await session.getRecentHistory(1024);
+    const events = [];
+    const stop = this.sessions.subscribe((event) => {
+      events.push([event.type, event.message ? event.message.id : null]);
+    });
+    const again = await session.appendMessage(text("big", body));
+    await session.updateMessage(text("big", body));
+    await session.upsertMessage(text("big", body));
+    await session.updateMessage(text("u0", "changed"));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    stop();
+    return {
+      stored: whole(await session.getMessage("big")),
+      history: whole((await session.getHistory()).at(-1)),
+      newestFirst: whole(newest[0]),
+      statsCountAll: stats[1].bytes >= bytes,
+      recent: [recent.messages.map((m) => m.id), recent.truncated, recent.totalContentBytes > bytes, whole(recent.messages[0])],
+      again: again.inserted,
+      events,
+    };
+  }
+
+  async compactTwice() {
+    const session = this.sessions.session("compact");
+    for (const id of ["a", "b", "c", "d", "e", "f"]) await session.appendMessage(text(id, id));
+    let round = 0;
+    session.onCompaction(async (messages) => {
+      round++;
+      return { fromMessageId: messages[0].id, toMessageId: round === 1 ? "b" : "d", summary: "summary " + round };
+    });
+    const first = await session.compact();
+    const second = await session.compact();
+    const history = await session.getHistory();
+    return {
+      first,
+      second,
+      history: history.map((m) => (m.id.startsWith("compaction_") ? m.parts[0].text : m.id)),
+    };
+  }
+
+  async overlayRows() {
+    const session = this.sessions.session("overlays");
+    for (const id of ["u1", "a1", "u2", "a2"]) await session.appendMessage(text(id, id));
+    await session.addCompaction("u1 and a1", "u1", "a1");
+    const [summary] = await session.getHistory();
+    await session.importMessage(summary, { parentId: "a2", createdAt: Date.now() });
+    const legacy = { id: "compaction_legacy", role: "assistant", parts: [{ type: "text", text: "old" }] };
+    await session.importMessage(legacy, { parentId: "u2", createdAt: Date.now() });
+    const leafBefore = (await session.getLatestLeaf()).id;
+    const branchesBefore = (await session.getBranches("u2")).map((m) => m.id);
+    await session.importMessage(text("c1", "c1"), { parentId: legacy.id, createdAt: Date.now() });
+    const newest = [];
+    for await (const message of session.history({ newestFirst: true })) newest.push(message.id === summary.id ? "summary" : message.id);
+    return {
+      leafBefore,
+      branchesBefore,
+      leafAfter: (await session.getLatestLeaf()).id,
+      branchesAfter: (await session.getBranches("u2")).map((m) => m.id),
+      newest,
+      onBranch: (await session.getHistory({ leafId: "a2" })).map((m) => (m.id === summary.id ? "summary" : m.id)),
+      stored: (await session.getMessage(legacy.id)).id,
+    };
+  }
+
+  async mirror() {
+    const session = this.sessions.session("mirror");
+    await session.appendMessage(text("a", "one"));
+    let cache = [];
+    const applied = [];
+    const stop = session.mirror({
+      get: () => cache,
+      set: (messages) => { cache = messages; },
+      intercept: (event) => Boolean(event.message && event.message.id.startsWith("x")),
+      onApplied: (event, message) => applied.push(event.type + ":" + message.id),
+    });
+    await session.updateMessage(text("a", "uno"));
+    await session.appendMessage(text("x1", "intercepted"));
+    await session.appendMessage(text("b", "two"));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    stop();
+    return { cache: cache.map((m) => m.id), applied };
+  }
+
+  async imported() {
+    const session = this.sessions.session("imported");
+    const message = text("x1", "imported from the old chat");
+    await session.importMessage(message, { parentId: null, createdAt: Date.UTC(2025, 5, 6) });
+    const [hit] = await session.search("imported");
+    return { stored: await session.getMessage("x1"), hitTime: hit.createdAt };
+  }
+
   async reread() {
     const history = [];
     for await (const message of this.session.history()) history.push([message.id, message.parts[0].text]);
@@ -111,6 +214,56 @@ describe("arbor-memory/sessions inside a Durable Object (workerd)", () => {
         ["append", "side", "s1"],
         ["update", "", "a1"],
       ],
+    });
+  });
+
+  it("stores a 2 MiB message whole; stats and the read budget count all of it; resending it fires nothing", async () => {
+    expect(await run("large")).toEqual({
+      stored: true,
+      history: true,
+      newestFirst: true,
+      statsCountAll: true,
+      recent: [["big"], true, true, true],
+      again: false,
+      events: [["update", "u0"]],
+    });
+  });
+
+  it("compact() with a result starting at an existing overlay extends that overlay", async () => {
+    expect(await run("compactTwice")).toEqual({
+      first: { fromMessageId: "a", toMessageId: "b", summary: "summary 1" },
+      second: { fromMessageId: "a", toMessageId: "d", summary: "summary 2" },
+      history: ["summary 2", "e", "f"],
+    });
+  });
+
+  it("keeps overlay rows written as messages out of reads, their children re-parented", async () => {
+    expect(await run("overlayRows")).toEqual({
+      leafBefore: "a2",
+      branchesBefore: ["a2"],
+      leafAfter: "c1",
+      branchesAfter: ["a2", "c1"],
+      newest: ["c1", "u2", "summary"],
+      onBranch: ["summary", "u2", "a2"],
+      stored: "compaction_legacy",
+    });
+  });
+
+  it("mirror() ignores an update for a message it does not hold and what intercept handled", async () => {
+    expect(await run("mirror")).toEqual({
+      cache: ["b"],
+      applied: ["append:b"],
+    });
+  });
+
+  it("getMessage after importMessage returns the message as given; the time is the row's", async () => {
+    expect(await run("imported")).toEqual({
+      stored: {
+        id: "x1",
+        role: "user",
+        parts: [{ type: "text", text: "imported from the old chat" }],
+      },
+      hitTime: "2025-06-06T00:00:00.000Z",
     });
   });
 

@@ -44,8 +44,9 @@ export interface OverlayPlan {
 }
 
 /**
- * Validates a result against the raw path (both ends real and in order) and applies the
- * iterative extension of docs/behavior/overlays.md step 6. `null` when the result is not a range of this path.
+ * Validates a result against the raw path (both ends real and in order, a shown summary standing
+ * for its overlay's range) and applies the iterative extension of docs/behavior/overlays.md
+ * step 6. `null` when the result is not a range of this path.
  */
 export async function planOverlay(
   provider: SessionProvider,
@@ -60,14 +61,31 @@ export async function planOverlay(
       )
     : rawIdsFromHistory(history, overlays);
   const position = new Map(rawIds.map((id, index) => [id, index]));
-  const isReal = (id: string) =>
-    !id.startsWith(COMPACTION_PREFIX) && position.has(id);
-  if (!isReal(result.fromMessageId) || !isReal(result.toMessageId)) return null;
-  const to = position.get(result.toMessageId)!;
-  let from = position.get(result.fromMessageId)!;
+  const shown = new Set(history.map((message) => message.id));
+  // A result may start or end at a summary shown in `history` (a compaction function that keeps
+  // earlier summaries in its range, as on a second compaction of a branch): it stands for the
+  // range its overlay covers, so the new overlay extends that one.
+  const endpoint = (
+    id: string,
+    end: "fromMessageId" | "toMessageId",
+  ): string | null => {
+    if (typeof id !== "string") return null;
+    if (!id.startsWith(COMPACTION_PREFIX)) return id;
+    if (!shown.has(id)) return null;
+    const overlay = overlays.find(
+      (entry) => COMPACTION_PREFIX + entry.id === id,
+    );
+    return overlay ? overlay[end] : null;
+  };
+  const fromId = endpoint(result.fromMessageId, "fromMessageId");
+  const toId = endpoint(result.toMessageId, "toMessageId");
+  const isReal = (id: string | null): id is string =>
+    id !== null && !id.startsWith(COMPACTION_PREFIX) && position.has(id);
+  if (!isReal(fromId) || !isReal(toId)) return null;
+  const to = position.get(toId)!;
+  let from = position.get(fromId)!;
   if (from > to) return null;
 
-  const shown = new Set(history.map((message) => message.id));
   for (const overlay of overlays) {
     const start = position.get(overlay.fromMessageId);
     const end = position.get(overlay.toMessageId);

@@ -187,19 +187,14 @@ export class SessionCompaction {
         const erased =
           host.eraseEpoch?.() !== epoch ||
           (await host.provider.getMessage(plan.from)) === null ||
-          (await host.provider.getMessage(result.toMessageId)) === null;
+          (await host.provider.getMessage(plan.to)) === null;
         if (erased) return null;
-        return host.provider.addCompaction(
-          result.summary,
-          plan.from,
-          result.toMessageId,
-          {
-            ...result.meta,
-            tokensBefore,
-            tokensAfter,
-            coveredMessages: plan.covered,
-          },
-        );
+        return host.provider.addCompaction(result.summary, plan.from, plan.to, {
+          ...result.meta,
+          tokensBefore,
+          tokensAfter,
+          coveredMessages: plan.covered,
+        });
       };
       const overlay = await (host.exclusive ? host.exclusive(store) : store());
       if (!overlay) {
@@ -220,7 +215,7 @@ export class SessionCompaction {
         tokenThreshold: this.threshold,
         compacted: { tokensBefore },
       });
-      return { ...result, fromMessageId: plan.from };
+      return { ...result, fromMessageId: plan.from, toMessageId: plan.to };
     } catch (error) {
       host.status.emit({
         type: "cf_agent_session_error",
