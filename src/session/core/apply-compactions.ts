@@ -3,6 +3,15 @@ import type { SessionMessage, StoredCompaction } from "../contracts/types.js";
 /** Prefix of the ids of synthetic summary messages (docs/behavior/overlays.md). */
 export const COMPACTION_PREFIX = "compaction_";
 
+/**
+ * True for the id of an overlay's summary (`compaction_…`). Overlays are derived at read time;
+ * a stored row with such an id is a summary someone wrote back as a message (older versions of
+ * the `agents/sessions` package, a mirror that stored what it read).
+ */
+export function isOverlayRowId(id: unknown): id is string {
+  return typeof id === "string" && id.startsWith(COMPACTION_PREFIX);
+}
+
 /** One step of a path after overlays: a stored row (by index) or a summary covering a range. */
 export type OverlaySpan =
   | { kind: "row"; index: number }
