@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `arbor` command: serve the HTTP API, manage API keys, browse, search, import and export
+ * The `arbor` command: serve the HTTP API and MCP, manage API keys, browse, search, import and export
  * sessions, apply the PostgreSQL schema and chat in the terminal. Node only; not a package export.
  *
  * @module
@@ -15,6 +15,7 @@ import {
 import { browseCommands } from "./commands/browse.js";
 import { chatCommand } from "./commands/chat.js";
 import { keyCommands } from "./commands/keys.js";
+import { mcpCommand } from "./commands/mcp.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { pruneCommand } from "./commands/prune.js";
 import { serveCommand } from "./commands/serve.js";
@@ -23,6 +24,7 @@ import { transferCommands } from "./commands/transfer.js";
 
 const COMMANDS: CommandSpec[] = [
   serveCommand,
+  mcpCommand,
   ...keyCommands,
   ...sessionCommands,
   ...browseCommands,

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { createAdaptorServer } from "@hono/node-server";
+import type { McpEndpoint } from "../../server/index.js";
 import type { SessionManager } from "../../session/index.js";
 import {
   integerOption,
@@ -13,6 +14,7 @@ import {
 import { unownedSessions } from "../session-data.js";
 import { studioFiles } from "../static-files.js";
 import { openStore, storeLocation } from "../store.js";
+import { missingSdk } from "./mcp.js";
 
 const DEFAULT_PORT = 4820;
 const SAMPLE_FILE = new URL(
@@ -21,7 +23,7 @@ const SAMPLE_FILE = new URL(
 );
 const STUDIO_FOLDER = new URL("../../studio/", import.meta.url);
 /** Paths the API owns; everything else may be a studio file. */
-const API_PATH = /^\/(v1\/|health$|openapi\.json$)/;
+const API_PATH = /^\/(v1\/|mcp$|health$|openapi\.json$)/;
 /** How long open streams (server-sent events) may delay the exit after a signal. */
 const SHUTDOWN_GRACE_MS = 2_000;
 
@@ -33,7 +35,8 @@ export const serveCommand: CommandSpec = {
   positionals: { min: 0, max: 0 },
   details: `Binds to 127.0.0.1 by default. Another host is refused while no API key exists
 (arbor keys create --tenant <name>); once a key exists every request but /health and
-/openapi.json needs "Authorization: Bearer <key>". An empty database gets the sample
+/openapi.json needs "Authorization: Bearer <key>". MCP clients reach the same store at /mcp
+(Streamable HTTP, with the same keys; docs/mcp.md). An empty database gets the sample
 conversation. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`,
   options: {
     port: {
@@ -79,6 +82,7 @@ conversation. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`,
       const app = createApp({
         manager: store.manager,
         ...(authOn ? { auth: keys } : {}),
+        mcp: lazyMcpEndpoint(),
       });
       const studio = await studioFiles(STUDIO_FOLDER);
       server = createAdaptorServer({
@@ -120,6 +124,24 @@ conversation. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`,
 };
 
 // --- Internal helpers ---
+
+/**
+ * `/mcp` loads the MCP side (and its optional peer, the MCP SDK) on its first request, so
+ * `arbor serve` starts without it and `/mcp` alone answers MISSING_DEPENDENCY when it is absent.
+ */
+function lazyMcpEndpoint(): McpEndpoint {
+  let endpoint: Promise<McpEndpoint> | undefined;
+  return async (request, context) => {
+    endpoint ??= import("../../mcp/index.js").then(
+      (mcp) => mcp.mcpEndpoint(),
+      (error: unknown) => {
+        endpoint = undefined;
+        throw missingSdk(error);
+      },
+    );
+    return (await endpoint)(request, context);
+  };
+}
 
 function portOption(command: Parameters<CommandSpec["run"]>[0]): number {
   const fromEnv = process.env.PORT;

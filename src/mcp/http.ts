@@ -1,0 +1,33 @@
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { McpEndpoint } from "../server/mcp-endpoint.js";
+import { createMcpServer, type McpServerOptions } from "./server.js";
+
+/**
+ * The Streamable HTTP endpoint `createApp({ mcp })` mounts at `/mcp`, in stateless mode: every
+ * POST gets its own server and transport, and answers with JSON. Nothing is kept between
+ * requests, so any number of server processes (or Worker isolates) can share the traffic. The
+ * request's tenant, from its API key, is the owner it sees; without auth it sees every session.
+ *
+ * @example
+ * ```ts
+ * import { createApp } from "arbor-memory/server";
+ * import { mcpEndpoint } from "arbor-memory/mcp";
+ *
+ * const app = createApp({ manager, auth: keys, mcp: mcpEndpoint() });
+ * ```
+ */
+export function mcpEndpoint(options: McpServerOptions = {}): McpEndpoint {
+  return async (request, { manager, tenant }) => {
+    const server = createMcpServer(manager, tenant, options);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request);
+    } finally {
+      await server.close();
+    }
+  };
+}
