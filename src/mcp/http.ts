@@ -18,6 +18,8 @@ import { createMcpServer, type McpServerOptions } from "./server.js";
  */
 export function mcpEndpoint(options: McpServerOptions = {}): McpEndpoint {
   return async (request, { manager, tenant }) => {
+    // Stateless: no stream for server-initiated messages (GET) and no session to end (DELETE).
+    if (request.method !== "POST") return methodNotAllowed();
     const server = createMcpServer(manager, tenant, options);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -30,4 +32,20 @@ export function mcpEndpoint(options: McpServerOptions = {}): McpEndpoint {
       await server.close();
     }
   };
+}
+
+// --- Internal helpers ---
+
+function methodNotAllowed(): Response {
+  return Response.json(
+    {
+      jsonrpc: "2.0",
+      error: {
+        code: -32000,
+        message: "Method not allowed: this stateless MCP endpoint takes POST only",
+      },
+      id: null,
+    },
+    { status: 405, headers: { Allow: "POST" } },
+  );
 }
