@@ -105,7 +105,7 @@ export function createMcpServer(
   return mcp;
 }
 
-/** Runs a tool; every failure becomes an `isError` result naming its code. */
+/** Runs a tool; every failure becomes an `isError` result naming its code. @internal */
 export async function callTool(
   scope: McpScope,
   name: string,

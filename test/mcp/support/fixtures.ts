@@ -99,3 +99,12 @@ export async function seedMemory(manager: Importer, ownerId?: string): Promise<v
   for (const item of ALL_SNAPSHOTS)
     await manager.importSession(item, ownerId ? { ownerId } : {});
 }
+
+/** Configures a manager the way the CLI does, so seeded block contents are kept. */
+export function withMemoryBlock<T extends { withContext(label: string, options: object): T; withCachedPrompt(): T }>(
+  manager: T,
+): T {
+  return manager
+    .withContext("memory", { description: "Facts", maxTokens: 2000 })
+    .withCachedPrompt();
+}
