@@ -1,5 +1,6 @@
 import { ArborError } from "../session/index.js";
 import { tokensOf, truncateText } from "./budget.js";
+import { currentBlocks } from "./current-blocks.js";
 import { messageView } from "./message-text.js";
 import { openScopedSession, type McpScope } from "./scope.js";
 
@@ -94,7 +95,7 @@ export async function readResource(
   const budget = scope.tokenBudget - 100;
   if (match[2] !== undefined) {
     const label = decodeURIComponent(match[2]);
-    const block = (await session.loadContext()).find((b) => b.label === label);
+    const block = (await currentBlocks(session)).find((b) => b.label === label);
     if (!block)
       throw new ArborError("BLOCK_NOT_FOUND", `No context block "${label}" in session "${id}"`);
     return { uri, mimeType: "text/plain", text: truncateText(block.content, budget).text };

@@ -4,6 +4,7 @@ import {
   type Session,
 } from "../../session/index.js";
 import { fitPrefix, truncateText } from "../budget.js";
+import { currentBlocks } from "../current-blocks.js";
 import { isoTime } from "../message-text.js";
 import { appendNote, notesSessionId } from "../notes-session.js";
 import { openScopedSession, type McpScope } from "../scope.js";
@@ -51,7 +52,7 @@ export const readMemoryTool: ToolDefinition = {
     const sessionId = stringArgument(args, "sessionId");
     const label = stringArgument(args, "label");
     const { session, id } = await blockSession(scope, sessionId, false);
-    const blocks = await session.loadContext();
+    const blocks = await currentBlocks(session);
     const budget = scope.tokenBudget - 150;
     if (label === undefined) {
       const items = blocks.map((block) => blockItem(block, budget / 2));
