@@ -1,4 +1,9 @@
-import { ArborError, type Session, type SessionMessage } from "../../session/index.js";
+import {
+  ArborError,
+  isCompactionMessage,
+  type Session,
+  type SessionMessage,
+} from "../../session/index.js";
 import { invalid } from "../arguments.js";
 import { tokensOf, truncateText } from "../budget.js";
 import { cursorNumber, decodeCursor, encodeCursor } from "../cursor.js";
@@ -61,15 +66,23 @@ export const readConversationTool: ToolDefinition = {
       typeof state?.leaf === "string" ? state.leaf : stringArgument(args, "leafId");
     const aroundId = state ? undefined : stringArgument(args, "aroundMessageId");
     if (leafId !== undefined) await requireMessage(session, sessionId, leafId);
-    if (aroundId !== undefined) await requireMessage(session, sessionId, aroundId);
 
     let path = await session.getHistory(leafId);
-    if (aroundId !== undefined && !path.some((m) => m.id === aroundId)) {
+    // A summary found by search_memory is named by its overlay id; in a history it stands as a
+    // message whose id ends with it.
+    const indexOfAround = (messages: SessionMessage[]) =>
+      messages.findIndex(
+        (m) =>
+          m.id === aroundId ||
+          (isCompactionMessage(m) && m.id.endsWith(`_${aroundId}`)),
+      );
+    if (aroundId !== undefined && indexOfAround(path) === -1) {
+      await requireMessage(session, sessionId, aroundId);
       if (leafId !== undefined)
         invalid(NAME, `message "${aroundId}" is not on the branch ending at "${leafId}"`);
       leafId = await newestLeafUnder(session, aroundId);
       path = await session.getHistory(leafId);
-      if (!path.some((m) => m.id === aroundId))
+      if (indexOfAround(path) === -1)
         throw new ArborError(
           "MESSAGE_NOT_FOUND",
           `Message "${aroundId}" is covered by a summary on its branch; read the branch without aroundMessageId to see the summary`,
@@ -95,7 +108,7 @@ export const readConversationTool: ToolDefinition = {
         keep = "end";
       }
     } else if (aroundId !== undefined) {
-      center = path.findIndex((m) => m.id === aroundId);
+      center = indexOfAround(path);
       start = Math.max(0, Math.min(center - Math.floor(limit / 2), total - limit));
       end = Math.min(total, start + limit);
       keep = "center";

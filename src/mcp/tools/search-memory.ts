@@ -50,7 +50,8 @@ export const searchMemoryTool: ToolDefinition = {
     properties: {
       query: {
         type: "string",
-        description: "What to look for: words, or a question",
+        description:
+          'Distinctive words to look for, e.g. "launch budget". In text mode every word must appear, so prefer a few keywords over a whole question',
         minLength: 1,
         maxLength: 2_000,
       },
@@ -213,7 +214,8 @@ function render(
   results: readonly MemoryHit[],
   nextCursor: string | null,
 ): string {
-  if (results.length === 0) return `No memory matches "${query}".`;
+  if (results.length === 0)
+    return `No memory matches "${query}". In text mode every word must appear: try fewer, distinctive words ("launch budget", not a whole question).`;
   const lines = results.map((hit, index) => {
     const why = [
       hit.matched.text ? "words" : null,
@@ -221,7 +223,7 @@ function render(
     ]
       .filter(Boolean)
       .join("+");
-    const where = `${hit.sessionName} (${hit.sessionId}) · ${hit.messageId} · ${hit.role}${hit.kind === "summary" ? " summary" : ""} · ${hit.createdAt ?? "no time"} · ${hit.branch} branch · matched ${why}`;
+    const where = `${hit.sessionName} (${hit.sessionId}) · ${hit.messageId} · ${hit.kind === "summary" ? "summary" : hit.role} · ${hit.createdAt ?? "no time"} · ${hit.branch} branch · matched ${why}`;
     return `${index + 1}. ${where}\n   ${oneLine(hit.snippet, 400)}`;
   });
   if (nextCursor) lines.push(`More: call again with cursor "${nextCursor}".`);

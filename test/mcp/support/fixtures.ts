@@ -60,7 +60,7 @@ export const LAUNCH = snapshot(
 const FILLER =
   "We compared indexing strategies, read benchmark tables, argued about write amplification, weighed recall against latency and wrote down what to measure next week on the bigger corpus";
 
-export const LONG_CHAT = snapshot(
+export const LONG_CHAT: SessionSnapshot = snapshot(
   "long-chat",
   "Long research chat",
   Array.from({ length: 60 }, (_, index): Row => [
@@ -71,6 +71,15 @@ export const LONG_CHAT = snapshot(
     `Message ${index + 1}. ${FILLER}. ${FILLER}. ${FILLER}.`,
   ]),
 );
+
+// A summary overlay over the first ten messages: the history reads it in their place.
+LONG_CHAT.compactions.push({
+  id: "overlay-1",
+  summary: "Summary: the team settled on a hybrid index for the corpus.",
+  fromMessageId: "m1",
+  toMessageId: "m10",
+  createdAt: "2026-09-01T09:00:00.000Z",
+});
 
 export const TRIP = snapshot("trip", "Trip to Lisbon", [
   ["t1", null, "user", "2026-08-01T10:00:00.000Z", "Plan a weekend in Lisbon by train."],

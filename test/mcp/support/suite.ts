@@ -106,6 +106,18 @@ export function mcpCases(options: {
     expect(text).toContain("other branch");
   });
 
+  it("search_memory finds summaries, and read_conversation reads around them", async () => {
+    const found = await ok(client(), "search_memory", { query: "hybrid index" });
+    const summary = found.results.find((hit: any) => hit.kind === "summary");
+    expect(summary).toMatchObject({ sessionId: "long-chat", messageId: "overlay-1" });
+    const around = await ok(client(), "read_conversation", {
+      sessionId: "long-chat",
+      aroundMessageId: summary.messageId,
+      limit: 3,
+    });
+    expect(around.messages[0]).toMatchObject({ kind: "summary", text: expect.stringContaining("hybrid index") });
+  });
+
   it("search_memory filters by since/until and by one session's active branch", async () => {
     const since = await ok(client(), "search_memory", { query: "launch budget", since: "2026-11-01" });
     expect(since.results.map((hit: any) => hit.messageId)).toEqual(["u3"]);
@@ -170,7 +182,8 @@ export function mcpCases(options: {
 
   it("read_conversation reads windows of a branch, never the whole session", async () => {
     const latest = await ok(client(), "read_conversation", { sessionId: "long-chat", limit: 10 });
-    expect([latest.total, latest.from, latest.to, latest.leafId]).toEqual([60, 50, 60, "m60"]);
+    // Ten messages under one summary: 51 entries on the branch.
+    expect([latest.total, latest.from, latest.to, latest.leafId]).toEqual([51, 41, 51, "m60"]);
     expect(latest.messages.map((m: any) => m.id)).toEqual(
       Array.from({ length: 10 }, (_, i) => `m${51 + i}`),
     );
@@ -179,13 +192,20 @@ export function mcpCases(options: {
       limit: 10,
       cursor: latest.nextCursor,
     });
-    expect([older.from, older.to]).toEqual([40, 50]);
+    expect([older.from, older.to]).toEqual([31, 41]);
     const newer = await ok(client(), "read_conversation", {
       sessionId: "long-chat",
       limit: 10,
       cursor: older.newerCursor,
     });
-    expect([newer.from, newer.to]).toEqual([50, 60]);
+    expect([newer.from, newer.to]).toEqual([41, 51]);
+    // Paging back to the start: the summary stands where its ten messages were.
+    let start = newer;
+    for (let pages = 0; start.nextCursor && pages < 10; pages++)
+      start = await ok(client(), "read_conversation", { sessionId: "long-chat", limit: 10, cursor: start.nextCursor });
+    expect(start.from).toBe(0);
+    expect(start.messages[0]).toMatchObject({ kind: "summary", role: "assistant" });
+    expect(start.messages[0].text).toContain("hybrid index");
 
     // Around a message on a branch the session left: the window is on that branch.
     const around = await ok(client(), "read_conversation", { sessionId: "launch", aroundMessageId: "a2" });
@@ -202,7 +222,7 @@ export function mcpCases(options: {
     const answer = result.structuredContent;
     expect(estimateStringTokensMultilingual(JSON.stringify(answer))).toBeLessThanOrEqual(4_000);
     expect(estimateStringTokensMultilingual(textOf(result))).toBeLessThanOrEqual(4_000);
-    expect(answer.to).toBe(60);
+    expect(answer.to).toBe(51);
     expect(answer.from).toBeGreaterThan(0);
     expect(answer.nextCursor).toEqual(expect.any(String));
     const sessions = await call(client(), "list_sessions", { limit: 100 });
