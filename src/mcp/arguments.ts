@@ -95,7 +95,10 @@ function checkValue(
           tool,
           `"${name}" must be one of ${property.enum.map((v) => JSON.stringify(v)).join(", ")}, got ${JSON.stringify(value)}`,
         );
-      if (property.minLength !== undefined && value.trim().length < property.minLength)
+      if (
+        property.minLength !== undefined &&
+        value.trim().length < property.minLength
+      )
         invalid(tool, `"${name}" must not be empty`);
       if (property.maxLength !== undefined && value.length > property.maxLength)
         invalid(
@@ -108,9 +111,15 @@ function checkValue(
       if (typeof value !== "number" || !Number.isInteger(value))
         invalid(tool, `"${name}" must be an integer`);
       if (property.minimum !== undefined && value < property.minimum)
-        invalid(tool, `"${name}" must be at least ${property.minimum}, got ${value}`);
+        invalid(
+          tool,
+          `"${name}" must be at least ${property.minimum}, got ${value}`,
+        );
       if (property.maximum !== undefined && value > property.maximum)
-        invalid(tool, `"${name}" must be at most ${property.maximum}, got ${value}`);
+        invalid(
+          tool,
+          `"${name}" must be at most ${property.maximum}, got ${value}`,
+        );
       return value;
     }
     case "array": {

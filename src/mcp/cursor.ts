@@ -4,15 +4,24 @@ import { ArborError } from "../session/index.js";
  * Opaque page cursors: base64url JSON tagged with the tool that made them, so a cursor from one
  * tool (or a made-up one) is refused with a clear message instead of paging something else.
  */
-export function encodeCursor(kind: string, state: Record<string, unknown>): string {
+export function encodeCursor(
+  kind: string,
+  state: Record<string, unknown>,
+): string {
   const bytes = new TextEncoder().encode(JSON.stringify({ k: kind, ...state }));
   let binary = "";
   for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return btoa(binary)
+    .replaceAll("+", "-")
+    .replaceAll("/", "_")
+    .replace(/=+$/, "");
 }
 
 /** The state of a cursor made by `encodeCursor(kind, …)`; `INVALID_ARGUMENT` for any other. */
-export function decodeCursor(kind: string, cursor: string): Record<string, unknown> {
+export function decodeCursor(
+  kind: string,
+  cursor: string,
+): Record<string, unknown> {
   try {
     const binary = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"));
     const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));

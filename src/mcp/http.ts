@@ -42,7 +42,8 @@ function methodNotAllowed(): Response {
       jsonrpc: "2.0",
       error: {
         code: -32000,
-        message: "Method not allowed: this stateless MCP endpoint takes POST only",
+        message:
+          "Method not allowed: this stateless MCP endpoint takes POST only",
       },
       id: null,
     },

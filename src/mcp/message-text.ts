@@ -1,7 +1,4 @@
-import {
-  isCompactionMessage,
-  type SessionMessage,
-} from "../session/index.js";
+import { isCompactionMessage, type SessionMessage } from "../session/index.js";
 
 /** A message as the tools return it: its text, not its parts. */
 export interface MessageView {

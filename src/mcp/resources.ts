@@ -97,8 +97,15 @@ export async function readResource(
     const label = decodeURIComponent(match[2]);
     const block = (await currentBlocks(session)).find((b) => b.label === label);
     if (!block)
-      throw new ArborError("BLOCK_NOT_FOUND", `No context block "${label}" in session "${id}"`);
-    return { uri, mimeType: "text/plain", text: truncateText(block.content, budget).text };
+      throw new ArborError(
+        "BLOCK_NOT_FOUND",
+        `No context block "${label}" in session "${id}"`,
+      );
+    return {
+      uri,
+      mimeType: "text/plain",
+      text: truncateText(block.content, budget).text,
+    };
   }
   const history = await session.getHistory();
   const entries: string[] = [];
@@ -114,5 +121,9 @@ export async function readResource(
   }
   const omitted = history.length - entries.length;
   const head = `# ${info.name}\n\nSession ${id}: the active branch, ${history.length} messages${omitted > 0 ? `; the ${omitted} oldest are omitted (read them with the read_conversation tool)` : ""}.`;
-  return { uri, mimeType: "text/markdown", text: [head, ...entries].join("\n\n") };
+  return {
+    uri,
+    mimeType: "text/markdown",
+    text: [head, ...entries].join("\n\n"),
+  };
 }

@@ -17,7 +17,11 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { isArborError, type SessionManager } from "../session/index.js";
 import { readArguments } from "./arguments.js";
-import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.js";
+import {
+  listResources,
+  readResource,
+  RESOURCE_TEMPLATES,
+} from "./resources.js";
 import { DEFAULT_TOKEN_BUDGET, type McpScope } from "./scope.js";
 import { forgetTool } from "./tools/forget.js";
 import { getBranchesTool } from "./tools/get-branches.js";
@@ -72,7 +76,10 @@ export function createMcpServer(
   const scope: McpScope = {
     manager,
     ownerId,
-    tokenBudget: Math.max(MIN_TOKEN_BUDGET, options.tokenBudget ?? DEFAULT_TOKEN_BUDGET),
+    tokenBudget: Math.max(
+      MIN_TOKEN_BUDGET,
+      options.tokenBudget ?? DEFAULT_TOKEN_BUDGET,
+    ),
   };
   const mcp = new McpServer(
     { name: "arbor", title: "Arbor memory", version: SERVER_VERSION },
@@ -147,7 +154,8 @@ function errorResult(code: string, message: string): CallToolResult {
  */
 function describeError(error: unknown): { code: string; message: string } {
   if (isArborError(error)) {
-    const code = error.code === "SESSION_FORBIDDEN" ? "SESSION_NOT_FOUND" : error.code;
+    const code =
+      error.code === "SESSION_FORBIDDEN" ? "SESSION_NOT_FOUND" : error.code;
     return { code, message: error.message };
   }
   const message = error instanceof Error ? error.message : String(error);
@@ -164,7 +172,9 @@ async function protocolErrors<T>(work: () => Promise<T>): Promise<T> {
   } catch (error) {
     const { code, message } = describeError(error);
     const kind =
-      code === "STORAGE_ERROR" ? ErrorCode.InternalError : ErrorCode.InvalidParams;
+      code === "STORAGE_ERROR"
+        ? ErrorCode.InternalError
+        : ErrorCode.InvalidParams;
     throw new McpError(kind, `${code}: ${message}`);
   }
 }

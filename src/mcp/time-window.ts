@@ -30,7 +30,11 @@ export async function searchInTimeWindow(
     if (window.until && time > window.until.getTime()) return false;
     return true;
   };
-  for (let limit = Math.min(wanted * 4, MAX_FETCH); ; limit = Math.min(limit * 2, MAX_FETCH)) {
+  for (
+    let limit = Math.min(wanted * 4, MAX_FETCH);
+    ;
+    limit = Math.min(limit * 2, MAX_FETCH)
+  ) {
     const hits = await search(limit);
     const kept = hits.filter(inside);
     if (kept.length >= wanted || hits.length < limit || limit >= MAX_FETCH)

@@ -97,9 +97,7 @@ export function createApp(options: CreateAppOptions): OpenAPIHono<ServerEnv> {
   if (mcp) {
     if (auth) app.use("/mcp", bearerAuth(auth));
     app.use("/mcp", bodyLimits(options.bodyLimit));
-    app.all("/mcp", (c) =>
-      mcp(c.req.raw, { manager, tenant: tenantOf(c) }),
-    );
+    app.all("/mcp", (c) => mcp(c.req.raw, { manager, tenant: tenantOf(c) }));
   }
 
   app.openapi(health, (c) => c.json({ status: "ok" as const }, 200));

@@ -24,7 +24,9 @@ function configured(manager: SessionManager): SessionManager {
     .withCachedPrompt();
 }
 
-function appFetch(app: { fetch: (request: Request) => Response | Promise<Response> }) {
+function appFetch(app: {
+  fetch: (request: Request) => Response | Promise<Response>;
+}) {
   return ((input: string | URL | Request, init?: RequestInit) =>
     Promise.resolve(app.fetch(new Request(input, init)))) as typeof fetch;
 }
@@ -41,8 +43,14 @@ describe("MCP over createApp(), in memory, with API keys", () => {
     await seedMemory(manager, "acme");
     const { key } = await keys.create("acme");
     keyB = (await keys.create("globex")).key;
-    client = await connectHttp(`${URL_BASE}/mcp`, { key, fetch: appFetch(app) });
-    other = await connectHttp(`${URL_BASE}/mcp`, { key: keyB, fetch: appFetch(app) });
+    client = await connectHttp(`${URL_BASE}/mcp`, {
+      key,
+      fetch: appFetch(app),
+    });
+    other = await connectHttp(`${URL_BASE}/mcp`, {
+      key: keyB,
+      fetch: appFetch(app),
+    });
   });
   afterAll(async () => {
     await client?.close();
@@ -53,18 +61,26 @@ describe("MCP over createApp(), in memory, with API keys", () => {
 
   it("shows another tenant's sessions exactly like missing ones", async () => {
     expect((await ok(other, "list_sessions", {})).sessions).toEqual([]);
-    expect((await ok(other, "search_memory", { query: "launch budget" })).results).toEqual([]);
+    expect(
+      (await ok(other, "search_memory", { query: "launch budget" })).results,
+    ).toEqual([]);
     for (const [name, args] of [
       ["read_conversation", { sessionId: "{id}" }],
       ["get_branches", { sessionId: "{id}", messageId: "u1" }],
       ["search_memory", { query: "budget", sessionId: "{id}" }],
       ["remember", { text: "intrusion", sessionId: "{id}" }],
       ["read_memory", { sessionId: "{id}" }],
-      ["update_memory", { sessionId: "{id}", label: "memory", content: "x", mode: "replace" }],
+      [
+        "update_memory",
+        { sessionId: "{id}", label: "memory", content: "x", mode: "replace" },
+      ],
       ["forget", { sessionId: "{id}" }],
     ] as const) {
       const fill = (id: string) =>
-        JSON.parse(JSON.stringify(args).replaceAll("{id}", id)) as Record<string, unknown>;
+        JSON.parse(JSON.stringify(args).replaceAll("{id}", id)) as Record<
+          string,
+          unknown
+        >;
       const foreign = await call(other, name, fill("launch"));
       const absent = await call(other, name, fill("no-such-session"));
       expect(foreign.isError, name).toBe(true);
@@ -72,20 +88,29 @@ describe("MCP over createApp(), in memory, with API keys", () => {
         textOf(absent).replaceAll("no-such-session", "<id>"),
       );
     }
-    await expect(other.readResource({ uri: "arbor://sessions/launch" })).rejects.toThrow(/SESSION_NOT_FOUND/);
+    await expect(
+      other.readResource({ uri: "arbor://sessions/launch" }),
+    ).rejects.toThrow(/SESSION_NOT_FOUND/);
     expect((await other.listResources()).resources).toEqual([]);
     // Nothing of acme's was touched, and globex's notes are its own.
-    expect((await ok(client, "read_conversation", { sessionId: "launch" })).total).toBeGreaterThan(5);
+    expect(
+      (await ok(client, "read_conversation", { sessionId: "launch" })).total,
+    ).toBeGreaterThan(5);
     const note = await ok(other, "remember", { text: "Globex note" });
     expect(note.sessionId).toBe("arbor-notes-globex");
     expect(await manager.getOwner("arbor-notes-globex")).toBe("globex");
-    expect((await ok(client, "search_memory", { query: "Globex note" })).results).toEqual([]);
+    expect(
+      (await ok(client, "search_memory", { query: "Globex note" })).results,
+    ).toEqual([]);
   });
 
   it("needs an API key, and answers GET with 405 in stateless mode", async () => {
     const denied = await app.request("/mcp", {
       method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(denied.status).toBe(401);
@@ -113,8 +138,13 @@ describe("MCP over createApp() on SQLite, without auth", () => {
   });
 
   it("keeps answers inside a configured token budget", async () => {
-    const page = await call(client, "read_conversation", { sessionId: "long-chat", limit: 100 });
-    const tokens = estimateStringTokensMultilingual(JSON.stringify(page.structuredContent));
+    const page = await call(client, "read_conversation", {
+      sessionId: "long-chat",
+      limit: 100,
+    });
+    const tokens = estimateStringTokensMultilingual(
+      JSON.stringify(page.structuredContent),
+    );
     expect(tokens).toBeLessThanOrEqual(600);
     expect(page.structuredContent.messages.length).toBeGreaterThanOrEqual(1);
     const sessions = await ok(client, "list_sessions", { limit: 100 });
@@ -123,13 +153,17 @@ describe("MCP over createApp() on SQLite, without auth", () => {
   });
 
   it("sees every session without auth, and writes notes to arbor-notes", async () => {
-    expect((await ok(client, "remember", { text: "Unowned note" })).sessionId).toBe("arbor-notes");
+    expect(
+      (await ok(client, "remember", { text: "Unowned note" })).sessionId,
+    ).toBe("arbor-notes");
     expect(await manager.getOwner("arbor-notes")).toBeNull();
   });
 
   it("reports storage failures as isError results, and keeps serving", async () => {
     database.close();
-    const broken = await failure(client, "search_memory", { query: "launch budget" });
+    const broken = await failure(client, "search_memory", {
+      query: "launch budget",
+    });
     expect(broken.code).toBe("STORAGE_ERROR");
     expect(broken.message).toContain("The store failed");
     expect((await client.listTools()).tools.length).toBe(8);

@@ -57,16 +57,23 @@ describe("arbor mcp over stdio (SQLite)", () => {
   it("two processes writing one SQLite file: one notes session, every note once", async () => {
     const writes = [first, second].flatMap((client, process) =>
       Array.from({ length: 10 }, (_, index) =>
-        ok(client, "remember", { text: `note ${process}-${index} about the launch budget` }),
+        ok(client, "remember", {
+          text: `note ${process}-${index} about the launch budget`,
+        }),
       ),
     );
     const answers = await Promise.all(writes);
-    expect(new Set(answers.map((answer) => answer.sessionId))).toEqual(new Set(["arbor-notes"]));
+    expect(new Set(answers.map((answer) => answer.sessionId))).toEqual(
+      new Set(["arbor-notes"]),
+    );
     // Both processes append to one named session at the same time as well.
     const extra = await Promise.all(
       [first, second].flatMap((client) =>
         Array.from({ length: 5 }, () =>
-          ok(client, "remember", { text: "appended", sessionId: "arbor-notes" }),
+          ok(client, "remember", {
+            text: "appended",
+            sessionId: "arbor-notes",
+          }),
         ),
       ),
     );
@@ -77,12 +84,17 @@ describe("arbor mcp over stdio (SQLite)", () => {
       expect(sessions.map((info) => info.id)).toEqual(["arbor-notes"]);
       const snapshot = await manager.exportSession("arbor-notes");
       const stored = snapshot.messages.map((entry) => entry.message.id).sort();
-      const written = [...answers, ...extra].map((answer) => answer.messageId).sort();
+      const written = [...answers, ...extra]
+        .map((answer) => answer.messageId)
+        .sort();
       expect(stored).toEqual(written);
     } finally {
       database.close();
     }
-    const found = await ok(second, "search_memory", { query: "launch budget", limit: 100 });
+    const found = await ok(second, "search_memory", {
+      query: "launch budget",
+      limit: 100,
+    });
     expect(found.results.length).toBe(20);
   });
 

@@ -61,7 +61,10 @@ let client: Client | undefined;
 let other: Client | undefined;
 
 /** fetch for the SDK's transport, answered by the worker. */
-const workerFetch = (async (input: string | URL | Request, init?: RequestInit) => {
+const workerFetch = (async (
+  input: string | URL | Request,
+  init?: RequestInit,
+) => {
   const request = new Request(input, init);
   const response = await worker!.dispatchFetch(request.url, {
     method: request.method,
@@ -84,12 +87,20 @@ beforeAll(async () => {
   });
   await worker.ready;
   for (const tenant of ["a", "b"]) {
-    const response = await worker.dispatchFetch(`http://api/__test/key?tenant=${tenant}`);
+    const response = await worker.dispatchFetch(
+      `http://api/__test/key?tenant=${tenant}`,
+    );
     keys[tenant] = ((await response.json()) as { key: string }).key;
   }
   await (await worker.dispatchFetch("http://api/__test/seed?tenant=a")).text();
-  client = await connectHttp("http://api/mcp", { key: keys.a!, fetch: workerFetch });
-  other = await connectHttp("http://api/mcp", { key: keys.b!, fetch: workerFetch });
+  client = await connectHttp("http://api/mcp", {
+    key: keys.a!,
+    fetch: workerFetch,
+  });
+  other = await connectHttp("http://api/mcp", {
+    key: keys.b!,
+    fetch: workerFetch,
+  });
 }, 120_000);
 afterAll(async () => {
   await client?.close();
@@ -108,6 +119,8 @@ describe("MCP in workerd (Durable Object SQLite, stateless Streamable HTTP)", ()
     });
     expect(read.isError).toBe(true);
     expect(JSON.stringify(read.content)).toContain("SESSION_NOT_FOUND");
-    expect((await ok(other!, "remember", { text: "b's note" })).sessionId).toBe("arbor-notes-b");
+    expect((await ok(other!, "remember", { text: "b's note" })).sessionId).toBe(
+      "arbor-notes-b",
+    );
   });
 });

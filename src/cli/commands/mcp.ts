@@ -14,7 +14,8 @@ export const MCP_SDK_INSTALL = "npm install @modelcontextprotocol/sdk@1";
 /** `arbor mcp`: the memory as an MCP server on stdin/stdout, the form MCP clients launch. */
 export const mcpCommand: CommandSpec = {
   name: "mcp",
-  summary: "Serve the store to MCP clients (Claude, Cursor, VS Code…) over stdio.",
+  summary:
+    "Serve the store to MCP clients (Claude, Cursor, VS Code…) over stdio.",
   usage: "[--owner <tenant>] [--db <file> | --postgres <url>]",
   positionals: { min: 0, max: 0 },
   details: `Speaks the Model Context Protocol on stdin/stdout until the client closes it; logs go
@@ -39,7 +40,9 @@ Needs the optional peer: ${MCP_SDK_INSTALL}. Set-up for each client: docs/mcp.md
     if (owner === "") throw new UsageError("--owner needs a tenant name");
     const tokenBudget = integerOption(command, "token-budget", 4_000);
     if (tokenBudget < 200)
-      throw new UsageError(`--token-budget must be at least 200, got ${tokenBudget}`);
+      throw new UsageError(
+        `--token-budget must be at least 200, got ${tokenBudget}`,
+      );
     const { serveMcpStdio } = await loadMcp();
     await withStore(command, ({ manager }) =>
       serveMcpStdio(manager, owner ?? null, { tokenBudget }),

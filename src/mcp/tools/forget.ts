@@ -1,5 +1,10 @@
 import { openScopedSession } from "../scope.js";
-import { listArgument, SESSION_ID_PROPERTY, stringArgument, type ToolDefinition } from "./tool.js";
+import {
+  listArgument,
+  SESSION_ID_PROPERTY,
+  stringArgument,
+  type ToolDefinition,
+} from "./tool.js";
 
 export const forgetTool: ToolDefinition = {
   name: "forget",
@@ -43,7 +48,7 @@ export const forgetTool: ToolDefinition = {
     };
     const counts = Object.entries(receipt)
       .filter(([, value]) => typeof value === "number" && value > 0)
-      .map(([key, value]) => `${value} ${key}`)
+      .map(([key, value]) => `${key} ${value}`)
       .join(", ");
     const text = `Erased ${messageIds ? `${messageIds.length} message id(s) of` : "session"} ${sessionId} at ${receipt.erasedAt}: ${counts || "nothing was left to erase"}.${receipt.notCovered.length > 0 ? ` Not covered: ${receipt.notCovered.join(", ")}.` : ""}`;
     return { structured, text };

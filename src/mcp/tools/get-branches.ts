@@ -1,7 +1,11 @@
 import { fitPrefix } from "../budget.js";
 import { messageText, isoTime, oneLine } from "../message-text.js";
 import { openScopedSession, requireMessage } from "../scope.js";
-import { SESSION_ID_PROPERTY, stringArgument, type ToolDefinition } from "./tool.js";
+import {
+  SESSION_ID_PROPERTY,
+  stringArgument,
+  type ToolDefinition,
+} from "./tool.js";
 
 const NAME = "get_branches";
 

@@ -62,7 +62,8 @@ export const listSessionsTool: ToolDefinition = {
     // A position is a registry page cursor plus how many rows of that page were consumed.
     let pageCursor = typeof state?.page === "string" ? state.page : undefined;
     let skip = state ? cursorNumber(NAME, state, "skip") : 0;
-    const found: Array<{ info: SessionInfo; page?: string; index: number }> = [];
+    const found: Array<{ info: SessionInfo; page?: string; index: number }> =
+      [];
     let scanned = 0;
     let end: { page?: string; skip: number } | null = null;
     while (found.length < limit + 1) {
@@ -74,7 +75,11 @@ export const listSessionsTool: ToolDefinition = {
       page.sessions.forEach((info, index) => {
         if (index < skip || found.length >= limit + 1) return;
         if (matches(info))
-          found.push({ info, index, ...(pageCursor ? { page: pageCursor } : {}) });
+          found.push({
+            info,
+            index,
+            ...(pageCursor ? { page: pageCursor } : {}),
+          });
       });
       scanned += page.sessions.length - skip;
       skip = 0;
@@ -118,7 +123,10 @@ async function item(scope: McpScope, info: SessionInfo): Promise<SessionItem> {
   };
 }
 
-function render(sessions: readonly SessionItem[], nextCursor: string | null): string {
+function render(
+  sessions: readonly SessionItem[],
+  nextCursor: string | null,
+): string {
   if (sessions.length === 0)
     return nextCursor
       ? `No matching session in this stretch; more: cursor "${nextCursor}".`

@@ -8,7 +8,11 @@ import { currentBlocks } from "../current-blocks.js";
 import { isoTime } from "../message-text.js";
 import { appendNote, notesSessionId } from "../notes-session.js";
 import { openScopedSession, type McpScope } from "../scope.js";
-import { SESSION_ID_PROPERTY, stringArgument, type ToolDefinition } from "./tool.js";
+import {
+  SESSION_ID_PROPERTY,
+  stringArgument,
+  type ToolDefinition,
+} from "./tool.js";
 
 const LABEL_PROPERTY = {
   type: "string" as const,
@@ -87,7 +91,12 @@ export const readMemoryTool: ToolDefinition = {
     // The newest versions are kept when the budget is short.
     recent.reverse();
     const kept = recent
-      .slice(0, fitPrefix(recent, budget - (item.tokens + 50), (versions) => ({ versions })))
+      .slice(
+        0,
+        fitPrefix(recent, budget - (item.tokens + 50), (versions) => ({
+          versions,
+        })),
+      )
       .reverse();
     const structured = {
       sessionId: id,
@@ -172,7 +181,10 @@ async function blockSession(
   forWrite: boolean,
 ): Promise<{ session: Session; id: string }> {
   if (sessionId) {
-    return { session: (await openScopedSession(scope, sessionId)).session, id: sessionId };
+    return {
+      session: (await openScopedSession(scope, sessionId)).session,
+      id: sessionId,
+    };
   }
   const id = notesSessionId(scope.ownerId);
   if (await scope.manager.get(id))
@@ -181,7 +193,9 @@ async function blockSession(
     await appendNote(scope.manager, scope.ownerId, {
       id: crypto.randomUUID(),
       role: "system",
-      parts: [{ type: "text", text: "Notes session created for memory blocks." }],
+      parts: [
+        { type: "text", text: "Notes session created for memory blocks." },
+      ],
       createdAt: new Date(),
     });
     return { session: (await openScopedSession(scope, id)).session, id };

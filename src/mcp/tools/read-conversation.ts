@@ -63,8 +63,12 @@ export const readConversationTool: ToolDefinition = {
     const state = cursor ? decodeCursor(NAME, cursor) : null;
     const { session, info } = await openScopedSession(scope, sessionId);
     let leafId =
-      typeof state?.leaf === "string" ? state.leaf : stringArgument(args, "leafId");
-    const aroundId = state ? undefined : stringArgument(args, "aroundMessageId");
+      typeof state?.leaf === "string"
+        ? state.leaf
+        : stringArgument(args, "leafId");
+    const aroundId = state
+      ? undefined
+      : stringArgument(args, "aroundMessageId");
     if (leafId !== undefined) await requireMessage(session, sessionId, leafId);
 
     let path = await session.getHistory(leafId);
@@ -79,7 +83,10 @@ export const readConversationTool: ToolDefinition = {
     if (aroundId !== undefined && indexOfAround(path) === -1) {
       await requireMessage(session, sessionId, aroundId);
       if (leafId !== undefined)
-        invalid(NAME, `message "${aroundId}" is not on the branch ending at "${leafId}"`);
+        invalid(
+          NAME,
+          `message "${aroundId}" is not on the branch ending at "${leafId}"`,
+        );
       leafId = await newestLeafUnder(session, aroundId);
       path = await session.getHistory(leafId);
       if (indexOfAround(path) === -1)
@@ -109,7 +116,10 @@ export const readConversationTool: ToolDefinition = {
       }
     } else if (aroundId !== undefined) {
       center = indexOfAround(path);
-      start = Math.max(0, Math.min(center - Math.floor(limit / 2), total - limit));
+      start = Math.max(
+        0,
+        Math.min(center - Math.floor(limit / 2), total - limit),
+      );
       end = Math.min(total, start + limit);
       keep = "center";
     } else {
@@ -117,15 +127,30 @@ export const readConversationTool: ToolDefinition = {
       start = Math.max(0, total - limit);
       keep = "end";
     }
-    const window = fitWindow(path, start, end, keep, center, scope.tokenBudget - 150);
+    const window = fitWindow(
+      path,
+      start,
+      end,
+      keep,
+      center,
+      scope.tokenBudget - 150,
+    );
     const messages = window.messages;
     const olderCursor =
       window.start > 0
-        ? encodeCursor(NAME, { leaf: resolvedLeaf, dir: "older", at: window.start })
+        ? encodeCursor(NAME, {
+            leaf: resolvedLeaf,
+            dir: "older",
+            at: window.start,
+          })
         : null;
     const newerCursor =
       window.end < total
-        ? encodeCursor(NAME, { leaf: resolvedLeaf, dir: "newer", at: window.end })
+        ? encodeCursor(NAME, {
+            leaf: resolvedLeaf,
+            dir: "newer",
+            at: window.end,
+          })
         : null;
     const structured = {
       sessionId,
@@ -145,7 +170,10 @@ export const readConversationTool: ToolDefinition = {
 // --- Internal helpers ---
 
 /** Follows the newest child from `messageId` down to a leaf. */
-async function newestLeafUnder(session: Session, messageId: string): Promise<string> {
+async function newestLeafUnder(
+  session: Session,
+  messageId: string,
+): Promise<string> {
   let current = messageId;
   for (let depth = 0; depth < MAX_DESCENT; depth++) {
     const children = await session.getBranches(current);

@@ -1,7 +1,11 @@
 import type { SessionMessage } from "../../session/index.js";
 import { appendNote, notesSessionId } from "../notes-session.js";
 import { openScopedSession } from "../scope.js";
-import { SESSION_ID_PROPERTY, stringArgument, type ToolDefinition } from "./tool.js";
+import {
+  SESSION_ID_PROPERTY,
+  stringArgument,
+  type ToolDefinition,
+} from "./tool.js";
 
 const NAME = "remember";
 
@@ -20,8 +24,7 @@ export const rememberTool: ToolDefinition = {
       },
       sessionId: {
         ...SESSION_ID_PROPERTY,
-        description:
-          "Append to this session instead (after its active leaf)",
+        description: "Append to this session instead (after its active leaf)",
       },
       role: {
         type: "string",

@@ -97,7 +97,8 @@ export const searchMemoryTool: ToolDefinition = {
   run: async (scope, args) => {
     const query = stringArgument(args, "query")!;
     const mode = stringArgument(args, "mode") as SearchMode | undefined;
-    const searchScope = stringArgument(args, "scope") as SearchScope | undefined;
+    const searchScope = stringArgument(args, "scope") as
+      SearchScope | undefined;
     const sessionId = stringArgument(args, "sessionId");
     const window = {
       ...optional("since", readTime(NAME, "since", args.get("since"))),
@@ -109,7 +110,11 @@ export const searchMemoryTool: ToolDefinition = {
       ? cursorNumber(NAME, decodeCursor(NAME, cursor), "offset")
       : 0;
 
-    const search = await searcher(scope, query, { mode, searchScope, sessionId });
+    const search = await searcher(scope, query, {
+      mode,
+      searchScope,
+      sessionId,
+    });
     // One more than the page: it tells whether a next page exists.
     const hits = await searchInTimeWindow(search, window, offset + limit + 1);
     const page = hits.slice(offset, offset + limit);
@@ -132,7 +137,9 @@ export const searchMemoryTool: ToolDefinition = {
 /**
  * A search of the scope's sessions that takes the number of hits to read. Without a mode it asks
  * for hybrid results and falls back to text when the store has no embeddings: either way the
- * hits carry their explanations (snippet, branch, what matched).
+ * hits carry their explanations (snippet, branch, what matched). Text mode matches every word
+ * today; when the search options take `match: "any"` (ranked any-word retrieval), pass it here so
+ * a whole question finds its keywords.
  */
 async function searcher(
   scope: McpScope,
@@ -199,8 +206,10 @@ async function describe(
       role: hit.role,
       kind: hit.kind ?? "message",
       createdAt: hit.createdAt ?? null,
-      snippet: truncateText(hit.snippet ?? oneLine(hit.content, 300), SNIPPET_TOKENS)
-        .text,
+      snippet: truncateText(
+        hit.snippet ?? oneLine(hit.content, 300),
+        SNIPPET_TOKENS,
+      ).text,
       branch: hit.onActiveBranch === false ? "other" : "active",
       matched: hit.matched ?? { text: true, semantic: false },
       score: typeof hit.score === "number" ? round(hit.score) : null,

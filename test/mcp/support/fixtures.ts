@@ -4,7 +4,13 @@
 // so the same cases run in-process, in workerd and against spawned CLIs.
 import type { SessionSnapshot } from "../../../src/session/index.js";
 
-type Row = [id: string, parentId: string | null, role: string, at: string, text: string];
+type Row = [
+  id: string,
+  parentId: string | null,
+  role: string,
+  at: string,
+  text: string,
+];
 
 function snapshot(
   sessionId: string,
@@ -47,12 +53,42 @@ export const LAUNCH = snapshot(
   "launch",
   "Launch planning",
   [
-    ["u1", null, "user", "2026-10-01T09:00:00.000Z", "What budget should we plan for the product launch?"],
-    ["a1", "u1", "assistant", "2026-10-01T09:01:00.000Z", "A first estimate: the launch budget is $50k, mostly ads."],
+    [
+      "u1",
+      null,
+      "user",
+      "2026-10-01T09:00:00.000Z",
+      "What budget should we plan for the product launch?",
+    ],
+    [
+      "a1",
+      "u1",
+      "assistant",
+      "2026-10-01T09:01:00.000Z",
+      "A first estimate: the launch budget is $50k, mostly ads.",
+    ],
     ["u2", "a1", "user", "2026-10-01T09:05:00.000Z", "Too much. Cap it."],
-    ["a2", "u2", "assistant", "2026-10-01T09:06:00.000Z", "Decision: the launch budget is capped at $40k; Ada owns the spend."],
-    ["a2b", "u2", "assistant", "2026-10-01T09:07:00.000Z", "Decision: cap the launch budget at $35k and move the rest to the beta."],
-    ["u3", "a2b", "user", "2026-11-15T10:00:00.000Z", "Reminder: the launch budget review is on Friday."],
+    [
+      "a2",
+      "u2",
+      "assistant",
+      "2026-10-01T09:06:00.000Z",
+      "Decision: the launch budget is capped at $40k; Ada owns the spend.",
+    ],
+    [
+      "a2b",
+      "u2",
+      "assistant",
+      "2026-10-01T09:07:00.000Z",
+      "Decision: cap the launch budget at $35k and move the rest to the beta.",
+    ],
+    [
+      "u3",
+      "a2b",
+      "user",
+      "2026-11-15T10:00:00.000Z",
+      "Reminder: the launch budget review is on Friday.",
+    ],
   ],
   { memory: "The user prefers short answers." },
 );
@@ -82,13 +118,31 @@ LONG_CHAT.compactions.push({
 });
 
 export const TRIP = snapshot("trip", "Trip to Lisbon", [
-  ["t1", null, "user", "2026-08-01T10:00:00.000Z", "Plan a weekend in Lisbon by train."],
-  ["t2", "t1", "assistant", "2026-08-01T10:01:00.000Z", "Take the night train; stay in Alfama."],
+  [
+    "t1",
+    null,
+    "user",
+    "2026-08-01T10:00:00.000Z",
+    "Plan a weekend in Lisbon by train.",
+  ],
+  [
+    "t2",
+    "t1",
+    "assistant",
+    "2026-08-01T10:01:00.000Z",
+    "Take the night train; stay in Alfama.",
+  ],
 ]);
 
 export const STANDUPS = Array.from({ length: 26 }, (_, index) =>
   snapshot(`standup-${index + 1}`, `Standup ${index + 1}`, [
-    [`s${index + 1}`, null, "user", new Date(Date.UTC(2026, 6, 1 + index, 9)).toISOString(), `Standup notes, day ${index + 1}.`],
+    [
+      `s${index + 1}`,
+      null,
+      "user",
+      new Date(Date.UTC(2026, 6, 1 + index, 9)).toISOString(),
+      `Standup notes, day ${index + 1}.`,
+    ],
   ]),
 );
 
@@ -104,15 +158,21 @@ interface Importer {
 }
 
 /** Imports every fixture session, owned by `ownerId` when given. */
-export async function seedMemory(manager: Importer, ownerId?: string): Promise<void> {
+export async function seedMemory(
+  manager: Importer,
+  ownerId?: string,
+): Promise<void> {
   for (const item of ALL_SNAPSHOTS)
     await manager.importSession(item, ownerId ? { ownerId } : {});
 }
 
 /** Configures a manager the way the CLI does, so seeded block contents are kept. */
-export function withMemoryBlock<T extends { withContext(label: string, options: object): T; withCachedPrompt(): T }>(
-  manager: T,
-): T {
+export function withMemoryBlock<
+  T extends {
+    withContext(label: string, options: object): T;
+    withCachedPrompt(): T;
+  },
+>(manager: T): T {
   return manager
     .withContext("memory", { description: "Facts", maxTokens: 2000 })
     .withCachedPrompt();
