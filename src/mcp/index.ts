@@ -1,9 +1,9 @@
 /**
- * `arbor-memory/mcp`: Arbor's memory over the Model Context Protocol (docs/mcp.md). Needs the
- * optional peer `@modelcontextprotocol/sdk@1`. `mcpEndpoint()` is the Streamable HTTP endpoint
- * for `createApp({ mcp })` (Node and Workers); the `arbor mcp` command serves stdio.
+ * Arbor's memory over the Model Context Protocol (docs/mcp.md). Needs the optional peer
+ * `@modelcontextprotocol/sdk@1`. `mcpEndpoint()` is the Streamable HTTP endpoint for
+ * `createApp({ mcp })` (Node and Workers); the `arbor mcp` command serves stdio.
  *
- * @module
+ * @module arbor-memory/mcp
  */
 export { mcpEndpoint } from "./http.js";
 export type { McpServerOptions } from "./server.js";
