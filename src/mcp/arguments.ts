@@ -8,7 +8,6 @@ export type ArgumentSchema =
       enum?: readonly string[];
       minLength?: number;
       maxLength?: number;
-      format?: "date-time";
     }
   | { type: "integer"; description: string; minimum?: number; maximum?: number }
   | {

@@ -107,3 +107,25 @@ describe("arbor mcp over stdio (SQLite)", () => {
     expect(help.stdout).toContain("--owner <tenant>");
   });
 });
+
+describe("a missing MCP SDK", () => {
+  it("becomes MISSING_DEPENDENCY with the install command; other failures pass through", async () => {
+    const { missingSdk } = await import("../../src/cli/commands/mcp.js");
+    const notFound = Object.assign(
+      new Error(
+        "Cannot find package '@modelcontextprotocol/sdk' imported from /app/dist/mcp/stdio.js",
+      ),
+      { code: "ERR_MODULE_NOT_FOUND" },
+    );
+    const converted = missingSdk(notFound) as {
+      code?: string;
+      message?: string;
+    };
+    expect(converted.code).toBe("MISSING_DEPENDENCY");
+    expect(converted.message).toContain(
+      "npm install @modelcontextprotocol/sdk@1",
+    );
+    const other = new Error("disk full");
+    expect(missingSdk(other)).toBe(other);
+  });
+});

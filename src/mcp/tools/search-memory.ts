@@ -73,13 +73,13 @@ export const searchMemoryTool: ToolDefinition = {
       },
       since: {
         type: "string",
-        format: "date-time",
-        description: "Only messages created at or after this ISO 8601 time",
+        description:
+          "Only messages created at or after this ISO 8601 date or time (2026-11-01, 2026-11-01T09:00:00Z)",
       },
       until: {
         type: "string",
-        format: "date-time",
-        description: "Only messages created at or before this ISO 8601 time",
+        description:
+          "Only messages created at or before this ISO 8601 date or time",
       },
       limit: limitProperty(DEFAULT_LIMIT),
       cursor: CURSOR_PROPERTY,

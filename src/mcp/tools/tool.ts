@@ -1,5 +1,5 @@
 import type { ObjectSchema } from "../arguments.js";
-import type { McpScope } from "../scope.js";
+import { MAX_PAGE_SIZE, type McpScope } from "../scope.js";
 
 /** The MCP tool annotations (hints a client shows or acts on, e.g. asking before a destructive call). */
 export interface ToolAnnotations {
@@ -30,9 +30,9 @@ export interface ToolDefinition {
 export function limitProperty(fallback: number) {
   return {
     type: "integer" as const,
-    description: `How many items at most (1-100, default ${fallback}); the answer also stops at its token budget`,
+    description: `How many items at most (1-${MAX_PAGE_SIZE}, default ${fallback}); the answer also stops at its token budget`,
     minimum: 1,
-    maximum: 100,
+    maximum: MAX_PAGE_SIZE,
   };
 }
 
