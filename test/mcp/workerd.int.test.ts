@@ -124,3 +124,15 @@ describe("MCP in workerd (Durable Object SQLite, stateless Streamable HTTP)", ()
     );
   });
 });
+
+describe("arbor-memory/server without the mcp option", () => {
+  it("bundles nothing of the MCP SDK", async () => {
+    const bundled = await bundleWorker({
+      source: `export { createApp } from ${source("../../src/server/index.ts")};`,
+    });
+    expect(bundled).toContain("openapi");
+    expect(bundled).not.toMatch(
+      /modelcontextprotocol|StreamableHTTP|LATEST_PROTOCOL_VERSION/,
+    );
+  });
+});
