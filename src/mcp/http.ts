@@ -2,6 +2,16 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { McpEndpoint } from "../server/mcp-endpoint.js";
 import { createMcpServer, type McpServerOptions } from "./server.js";
 
+/** Options of `mcpEndpoint()`. */
+export interface McpEndpointOptions extends McpServerOptions {
+  /**
+   * Browser origins allowed to call the endpoint (`"https://inspector.example"`). MCP clients are
+   * not browsers and send no `Origin`; a request that carries one is refused (403) unless it is
+   * listed, so a web page cannot reach a local server through DNS rebinding. Default: none.
+   */
+  allowedOrigins?: readonly string[];
+}
+
 /**
  * The Streamable HTTP endpoint `createApp({ mcp })` mounts at `/mcp`, in stateless mode: every
  * POST gets its own server and transport, and answers with JSON. Nothing is kept between
@@ -16,10 +26,14 @@ import { createMcpServer, type McpServerOptions } from "./server.js";
  * const app = createApp({ manager, auth: keys, mcp: mcpEndpoint() });
  * ```
  */
-export function mcpEndpoint(options: McpServerOptions = {}): McpEndpoint {
+export function mcpEndpoint(options: McpEndpointOptions = {}): McpEndpoint {
+  const allowedOrigins = new Set(options.allowedOrigins ?? []);
   return async (request, { manager, tenant }) => {
     // Stateless: no stream for server-initiated messages (GET) and no session to end (DELETE).
     if (request.method !== "POST") return methodNotAllowed();
+    const origin = request.headers.get("origin");
+    if (origin !== null && !allowedOrigins.has(origin))
+      return forbiddenOrigin(origin);
     const server = createMcpServer(manager, tenant, options);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -48,5 +62,19 @@ function methodNotAllowed(): Response {
       id: null,
     },
     { status: 405, headers: { Allow: "POST" } },
+  );
+}
+
+function forbiddenOrigin(origin: string): Response {
+  return Response.json(
+    {
+      jsonrpc: "2.0",
+      error: {
+        code: -32000,
+        message: `Origin ${origin} is not allowed: list it in mcpEndpoint({ allowedOrigins })`,
+      },
+      id: null,
+    },
+    { status: 403 },
   );
 }

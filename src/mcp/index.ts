@@ -5,7 +5,7 @@
  *
  * @module arbor-memory/mcp
  */
-export { mcpEndpoint } from "./http.js";
+export { mcpEndpoint, type McpEndpointOptions } from "./http.js";
 export type { McpServerOptions } from "./server.js";
 export {
   NOTES_SESSION_ID,

@@ -104,7 +104,7 @@ describe("MCP over createApp(), in memory, with API keys", () => {
     ).toEqual([]);
   });
 
-  it("needs an API key, and answers GET with 405 in stateless mode", async () => {
+  it("needs an API key, answers GET with 405 in stateless mode, refuses unlisted origins", async () => {
     const denied = await app.request("/mcp", {
       method: "POST",
       headers: {
@@ -118,6 +118,46 @@ describe("MCP over createApp(), in memory, with API keys", () => {
       headers: { Authorization: `Bearer ${keyB}`, Accept: "text/event-stream" },
     });
     expect(get.status).toBe(405);
+    // A web page (DNS rebinding to a local server) sends an Origin: refused unless listed.
+    const fromPage = await app.request("/mcp", {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${keyB}`,
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        Origin: "http://evil.example",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(fromPage.status).toBe(403);
+    const listed = createApp({
+      manager,
+      auth: keys,
+      mcp: mcpEndpoint({ allowedOrigins: ["http://inspector.test"] }),
+    });
+    const allowed = await listed.request("/mcp", {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${keyB}`,
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        Origin: "http://inspector.test",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "inspector", version: "1" },
+        },
+      }),
+    });
+    expect(allowed.status).toBe(200);
+    expect(((await allowed.json()) as any).result.serverInfo.name).toBe(
+      "arbor",
+    );
   });
 });
 
