@@ -150,7 +150,9 @@ function errorResult(code: string, message: string): CallToolResult {
 
 /**
  * The code and message a caller sees. Another owner's session reads exactly like a missing one.
- * Errors that are not Arbor's (the driver, the file system) are storage failures.
+ * Errors that are not Arbor's are storage failures when they come from a driver (they carry a
+ * code such as `SQLITE_BUSY`, `ECONNREFUSED` or a PostgreSQL SQLSTATE, or speak of the database);
+ * anything else is `INTERNAL`.
  */
 function describeError(error: unknown): { code: string; message: string } {
   if (isArborError(error)) {
@@ -159,7 +161,13 @@ function describeError(error: unknown): { code: string; message: string } {
     return { code, message: error.message };
   }
   const message = error instanceof Error ? error.message : String(error);
-  return { code: "STORAGE_ERROR", message: `The store failed: ${message}` };
+  const driverCode = (error as { code?: unknown } | null)?.code;
+  if (
+    typeof driverCode === "string" ||
+    /database|connection|sql/i.test(message)
+  )
+    return { code: "STORAGE_ERROR", message: `The store failed: ${message}` };
+  return { code: "INTERNAL", message: `Unexpected failure: ${message}` };
 }
 
 /**
@@ -172,7 +180,7 @@ async function protocolErrors<T>(work: () => Promise<T>): Promise<T> {
   } catch (error) {
     const { code, message } = describeError(error);
     const kind =
-      code === "STORAGE_ERROR"
+      code === "STORAGE_ERROR" || code === "INTERNAL"
         ? ErrorCode.InternalError
         : ErrorCode.InvalidParams;
     throw new McpError(kind, `${code}: ${message}`);
