@@ -9,7 +9,7 @@ import { fitPrefix, truncateText } from "../budget.js";
 import { cursorNumber, decodeCursor, encodeCursor } from "../cursor.js";
 import { oneLine } from "../message-text.js";
 import { openScopedSession, type McpScope } from "../scope.js";
-import { searchInTimeWindow } from "../time-window.js";
+import { searchFiltered, searchInTimeWindow } from "../time-window.js";
 import {
   CURSOR_PROPERTY,
   limitProperty,
@@ -155,6 +155,12 @@ async function searcher(
   const session = sessionId
     ? (await openScopedSession(scope, sessionId)).session
     : null;
+  const acrossSessions = (mode: SearchMode, limit: number) =>
+    manager.search(query, {
+      limit,
+      mode,
+      ...(ownerId !== null ? { ownerId } : {}),
+    });
   const run = (mode: SearchMode, limit: number) =>
     session
       ? session.search(query, {
@@ -162,17 +168,14 @@ async function searcher(
           mode,
           ...(searchScope ? { scope: searchScope } : {}),
         })
-      : manager
-          .search(query, {
+      : searchScope === "branch"
+        ? // Across sessions the branch scope keeps the hits on each session's active branch.
+          searchFiltered(
+            (wanted) => acrossSessions(mode, wanted),
+            (hit) => hit.onActiveBranch !== false,
             limit,
-            mode,
-            ...(ownerId !== null ? { ownerId } : {}),
-          })
-          .then((hits) =>
-            searchScope === "branch"
-              ? hits.filter((hit) => hit.onActiveBranch !== false)
-              : hits,
-          );
+          )
+        : acrossSessions(mode, limit);
   let mode: SearchMode | undefined = options.mode;
   return async (limit) => {
     if (mode) return run(mode, limit);

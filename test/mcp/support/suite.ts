@@ -183,6 +183,23 @@ export function mcpCases(options: {
     expect(
       branch.results.every((hit: any) => hit.sessionName === "Launch planning"),
     ).toBe(true);
+    // Across sessions too, pages of the branch scope hold only active-branch hits.
+    const everywhere = await ok(client(), "search_memory", {
+      query: "launch budget",
+      scope: "branch",
+      limit: 2,
+    });
+    const pageTwo = await ok(client(), "search_memory", {
+      query: "launch budget",
+      scope: "branch",
+      limit: 2,
+      cursor: everywhere.nextCursor,
+    });
+    expect(pageTwo.nextCursor).toBeNull();
+    const onBranches = [...everywhere.results, ...pageTwo.results].map(
+      (hit: any) => hit.messageId,
+    );
+    expect(onBranches.sort()).toEqual(["a1", "a2b", "u1", "u3"]);
   });
 
   it("search_memory pages with a cursor, without repeats", async () => {
