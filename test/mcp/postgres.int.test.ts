@@ -125,6 +125,12 @@ describePostgres(
       expect(snapshot.messages.map((entry) => entry.message.id).sort()).toEqual(
         answers.map((answer) => answer.messageId).sort(),
       );
+      // Concurrent appends chain: every note is on the one active branch.
+      const chain = await ok(overHttp, "read_conversation", {
+        sessionId: "arbor-notes-initech",
+        limit: 100,
+      });
+      expect(chain.total).toBe(16);
     });
   },
 );

@@ -91,6 +91,12 @@ describe("arbor mcp over stdio (SQLite)", () => {
     } finally {
       database.close();
     }
+    // Concurrent appends chain: every note is on the one active branch.
+    const chain = await ok(first, "read_conversation", {
+      sessionId: "arbor-notes",
+      limit: 100,
+    });
+    expect(chain.total).toBe(30);
     const found = await ok(second, "search_memory", {
       query: "launch budget",
       limit: 100,
