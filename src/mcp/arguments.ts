@@ -92,7 +92,7 @@ function checkValue(
       if (property.enum && !property.enum.includes(value))
         invalid(
           tool,
-          `"${name}" must be one of ${property.enum.map((v) => JSON.stringify(v)).join(", ")}, got ${JSON.stringify(value)}`,
+          `"${name}" must be one of ${property.enum.map((allowed) => JSON.stringify(allowed)).join(", ")}, got ${JSON.stringify(value)}`,
         );
       if (
         property.minLength !== undefined &&

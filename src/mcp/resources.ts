@@ -95,7 +95,9 @@ export async function readResource(
   const budget = scope.tokenBudget - 100;
   if (match[2] !== undefined) {
     const label = decodeURIComponent(match[2]);
-    const block = (await currentBlocks(session)).find((b) => b.label === label);
+    const block = (await currentBlocks(session)).find(
+      (block) => block.label === label,
+    );
     if (!block)
       throw new ArborError(
         "BLOCK_NOT_FOUND",

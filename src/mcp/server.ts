@@ -122,7 +122,7 @@ export async function callTool(
   if (!tool) {
     return errorResult(
       "INVALID_ARGUMENT",
-      `Unknown tool "${name}"; the tools are ${TOOLS.map((t) => t.name).join(", ")}`,
+      `Unknown tool "${name}"; the tools are ${TOOLS.map((tool) => tool.name).join(", ")}`,
     );
   }
   try {

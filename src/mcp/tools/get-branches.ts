@@ -75,8 +75,8 @@ export const getBranchesTool: ToolDefinition = {
         : [
             `${children.length} branch${children.length === 1 ? "" : "es"} at ${messageId}${shown.length < children.length ? ` (first ${shown.length} shown)` : ""}:`,
             ...shown.map(
-              (b, index) =>
-                `${index + 1}. ${b.id} · ${b.role}${b.onActiveBranch ? " · active" : ""} · ${b.preview}`,
+              (branch, index) =>
+                `${index + 1}. ${branch.id} · ${branch.role}${branch.onActiveBranch ? " · active" : ""} · ${branch.preview}`,
             ),
           ].join("\n");
     return { structured, text };

@@ -132,8 +132,8 @@ function render(
       ? `No matching session in this stretch; more: cursor "${nextCursor}".`
       : "No sessions.";
   const lines = sessions.map(
-    (s) =>
-      `- ${s.name} (${s.id}) · ${s.messageCount} messages · updated ${s.updatedAt}`,
+    (session) =>
+      `- ${session.name} (${session.id}) · ${session.messageCount} messages · updated ${session.updatedAt}`,
   );
   if (nextCursor) lines.push(`More: call again with cursor "${nextCursor}".`);
   return lines.join("\n");

@@ -71,8 +71,8 @@ export const readMemoryTool: ToolDefinition = {
             ? `Session ${id} has no context blocks.`
             : shown
                 .map(
-                  (b) =>
-                    `## ${b.label}${b.writable ? "" : " (read-only)"} · ${b.tokens}${b.maxTokens ? `/${b.maxTokens}` : ""} tokens\n${b.content || "(empty)"}`,
+                  (block) =>
+                    `## ${block.label}${block.writable ? "" : " (read-only)"} · ${block.tokens}${block.maxTokens ? `/${block.maxTokens}` : ""} tokens\n${block.content || "(empty)"}`,
                 )
                 .join("\n\n"),
       };
@@ -107,7 +107,7 @@ export const readMemoryTool: ToolDefinition = {
     const text = [
       `## ${item.label}${item.writable ? "" : " (read-only)"}\n${item.content || "(empty)"}`,
       kept.length > 0
-        ? `History (${history.length} version${history.length === 1 ? "" : "s"}, newest last):\n${kept.map((v) => `v${v.version} · ${v.at} · ${v.source}: ${v.content.replace(/\s+/g, " ")}`).join("\n")}`
+        ? `History (${history.length} version${history.length === 1 ? "" : "s"}, newest last):\n${kept.map((version) => `v${version.version} · ${version.at} · ${version.source}: ${version.content.replace(/\s+/g, " ")}`).join("\n")}`
         : "No recorded versions.",
     ].join("\n\n");
     return { structured, text };
@@ -204,9 +204,10 @@ async function blockSession(
 }
 
 function requireBlock(blocks: ContextBlock[], label: string): ContextBlock {
-  const block = blocks.find((b) => b.label === label);
+  const block = blocks.find((block) => block.label === label);
   if (!block) {
-    const known = blocks.map((b) => `"${b.label}"`).join(", ") || "none";
+    const known =
+      blocks.map((block) => `"${block.label}"`).join(", ") || "none";
     throw new ArborError(
       "BLOCK_NOT_FOUND",
       `No context block "${label}" (this session has: ${known})`,

@@ -76,9 +76,9 @@ export const readConversationTool: ToolDefinition = {
     // message whose id ends with it.
     const indexOfAround = (messages: SessionMessage[]) =>
       messages.findIndex(
-        (m) =>
-          m.id === aroundId ||
-          (isCompactionMessage(m) && m.id.endsWith(`_${aroundId}`)),
+        (message) =>
+          message.id === aroundId ||
+          (isCompactionMessage(message) && message.id.endsWith(`_${aroundId}`)),
       );
     if (aroundId !== undefined && indexOfAround(path) === -1) {
       await requireMessage(session, sessionId, aroundId);
@@ -236,8 +236,8 @@ function render(answer: {
 }): string {
   const head = `${answer.sessionName} (${answer.sessionId}), branch ending at ${answer.leafId ?? "(empty)"}: messages ${answer.total === 0 ? 0 : answer.from + 1}-${answer.to} of ${answer.total}`;
   const body = answer.messages.map(
-    (m) =>
-      `── ${m.kind === "summary" ? "summary" : m.role} · ${m.id}${m.createdAt ? ` · ${m.createdAt}` : ""}\n${m.text}`,
+    (message) =>
+      `── ${message.kind === "summary" ? "summary" : message.role} · ${message.id}${message.createdAt ? ` · ${message.createdAt}` : ""}\n${message.text}`,
   );
   const tail: string[] = [];
   if (answer.nextCursor) tail.push(`Older: cursor "${answer.nextCursor}".`);
