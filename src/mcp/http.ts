@@ -1,5 +1,5 @@
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { McpEndpoint } from "../server/mcp-endpoint.js";
+import { loadMcpSdk } from "./sdk.js";
 import { createMcpServer, type McpServerOptions } from "./server.js";
 
 /** Options of `mcpEndpoint()`. */
@@ -17,6 +17,8 @@ export interface McpEndpointOptions extends McpServerOptions {
  * POST gets its own server and transport, and answers with JSON. Nothing is kept between
  * requests, so any number of server processes (or Worker isolates) can share the traffic. The
  * request's tenant, from its API key, is the owner it sees; without auth it sees every session.
+ * The MCP SDK (an optional peer) is loaded by the first request: without it that request fails
+ * with `MISSING_DEPENDENCY` and the install command.
  *
  * @example
  * ```ts
@@ -34,8 +36,9 @@ export function mcpEndpoint(options: McpEndpointOptions = {}): McpEndpoint {
     const origin = request.headers.get("origin");
     if (origin !== null && !allowedOrigins.has(origin))
       return forbiddenOrigin(origin);
-    const server = createMcpServer(manager, tenant, options);
-    const transport = new WebStandardStreamableHTTPServerTransport({
+    const sdk = await loadMcpSdk();
+    const server = createMcpServer(sdk, manager, tenant, options);
+    const transport = new sdk.WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });

@@ -4,17 +4,8 @@
  * access, storage) comes back as a tool result with `isError`, never as a protocol error or a
  * crash. Transport-free: `stdio.ts` and `http.ts` connect it.
  */
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  type CallToolResult,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { isArborError, type SessionManager } from "../session/index.js";
 import { readArguments } from "./arguments.js";
 import {
@@ -23,6 +14,7 @@ import {
   RESOURCE_TEMPLATES,
 } from "./resources.js";
 import { DEFAULT_TOKEN_BUDGET, type McpScope } from "./scope.js";
+import type { McpSdk } from "./sdk.js";
 import { forgetTool } from "./tools/forget.js";
 import { getBranchesTool } from "./tools/get-branches.js";
 import { listSessionsTool } from "./tools/list-sessions.js";
@@ -69,6 +61,7 @@ Start with search_memory for any question about what was said or decided before;
  * @internal The SDK's types stay out of the published declarations.
  */
 export function createMcpServer(
+  sdk: McpSdk,
   manager: SessionManager,
   ownerId: string | null,
   options: McpServerOptions = {},
@@ -81,6 +74,14 @@ export function createMcpServer(
       options.tokenBudget ?? DEFAULT_TOKEN_BUDGET,
     ),
   };
+  const {
+    McpServer,
+    CallToolRequestSchema,
+    ListToolsRequestSchema,
+    ListResourcesRequestSchema,
+    ListResourceTemplatesRequestSchema,
+    ReadResourceRequestSchema,
+  } = sdk;
   const mcp = new McpServer(
     { name: "arbor", title: "Arbor memory", version: SERVER_VERSION },
     { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
@@ -99,13 +100,13 @@ export function createMcpServer(
     callTool(scope, request.params.name, request.params.arguments),
   );
   server.setRequestHandler(ListResourcesRequestSchema, (request) =>
-    protocolErrors(() => listResources(scope, request.params?.cursor)),
+    protocolErrors(sdk, () => listResources(scope, request.params?.cursor)),
   );
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
     resourceTemplates: RESOURCE_TEMPLATES,
   }));
   server.setRequestHandler(ReadResourceRequestSchema, (request) =>
-    protocolErrors(async () => ({
+    protocolErrors(sdk, async () => ({
       contents: [await readResource(scope, request.params.uri)],
     })),
   );
@@ -174,7 +175,10 @@ function describeError(error: unknown): { code: string; message: string } {
  * Resources have no `isError` result: their failures are JSON-RPC errors with a clear message
  * (invalid params for a bad URI or an unknown id, internal for the store), never a crash.
  */
-async function protocolErrors<T>(work: () => Promise<T>): Promise<T> {
+async function protocolErrors<T>(
+  { McpError, ErrorCode }: McpSdk,
+  work: () => Promise<T>,
+): Promise<T> {
   try {
     return await work();
   } catch (error) {

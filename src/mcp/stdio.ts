@@ -1,5 +1,5 @@
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { SessionManager } from "../session/index.js";
+import { loadMcpSdk, sdkLoadError } from "./sdk.js";
 import { createMcpServer, type McpServerOptions } from "./server.js";
 
 /**
@@ -11,7 +11,14 @@ export async function serveMcpStdio(
   ownerId: string | null,
   options: McpServerOptions = {},
 ): Promise<void> {
-  const server = createMcpServer(manager, ownerId, options);
+  const sdk = await loadMcpSdk();
+  const { StdioServerTransport } =
+    await import("@modelcontextprotocol/sdk/server/stdio.js").catch(
+      (error: unknown) => {
+        throw sdkLoadError(error);
+      },
+    );
+  const server = createMcpServer(sdk, manager, ownerId, options);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();

@@ -116,14 +116,14 @@ describe("arbor mcp over stdio (SQLite)", () => {
 
 describe("a missing MCP SDK", () => {
   it("becomes MISSING_DEPENDENCY with the install command; other failures pass through", async () => {
-    const { missingSdk } = await import("../../src/cli/commands/mcp.js");
+    const { sdkLoadError } = await import("../../src/mcp/sdk.js");
     const notFound = Object.assign(
       new Error(
         "Cannot find package '@modelcontextprotocol/sdk' imported from /app/dist/mcp/stdio.js",
       ),
       { code: "ERR_MODULE_NOT_FOUND" },
     );
-    const converted = missingSdk(notFound) as {
+    const converted = sdkLoadError(notFound) as {
       code?: string;
       message?: string;
     };
@@ -132,6 +132,6 @@ describe("a missing MCP SDK", () => {
       "npm install @modelcontextprotocol/sdk@1",
     );
     const other = new Error("disk full");
-    expect(missingSdk(other)).toBe(other);
+    expect(sdkLoadError(other)).toBe(other);
   });
 });

@@ -2,7 +2,6 @@ import { readFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { createAdaptorServer } from "@hono/node-server";
-import type { McpEndpoint } from "../../server/index.js";
 import type { SessionManager } from "../../session/index.js";
 import {
   integerOption,
@@ -14,7 +13,6 @@ import {
 import { unownedSessions } from "../session-data.js";
 import { studioFiles } from "../static-files.js";
 import { openStore, storeLocation } from "../store.js";
-import { missingSdk } from "./mcp.js";
 
 const DEFAULT_PORT = 4820;
 const SAMPLE_FILE = new URL(
@@ -70,6 +68,7 @@ conversation. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`,
     let server: Server | undefined;
     try {
       const { createApp } = await import("../../server/index.js");
+      const { mcpEndpoint } = await import("../../mcp/index.js");
       const keys = await store.keys();
       const authOn = await keys.hasKeys();
       if (!authOn && !isLoopback(host)) {
@@ -82,7 +81,8 @@ conversation. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`,
       const app = createApp({
         manager: store.manager,
         ...(authOn ? { auth: keys } : {}),
-        mcp: lazyMcpEndpoint(),
+        // The MCP SDK (an optional peer) loads on the first /mcp request.
+        mcp: mcpEndpoint(),
       });
       const studio = await studioFiles(STUDIO_FOLDER);
       server = createAdaptorServer({
@@ -124,24 +124,6 @@ conversation. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`,
 };
 
 // --- Internal helpers ---
-
-/**
- * `/mcp` loads the MCP side (and its optional peer, the MCP SDK) on its first request, so
- * `arbor serve` starts without it and `/mcp` alone answers MISSING_DEPENDENCY when it is absent.
- */
-function lazyMcpEndpoint(): McpEndpoint {
-  let endpoint: Promise<McpEndpoint> | undefined;
-  return async (request, context) => {
-    endpoint ??= import("../../mcp/index.js").then(
-      (mcp) => mcp.mcpEndpoint(),
-      (error: unknown) => {
-        endpoint = undefined;
-        throw missingSdk(error);
-      },
-    );
-    return (await endpoint)(request, context);
-  };
-}
 
 function portOption(command: Parameters<CommandSpec["run"]>[0]): number {
   const fromEnv = process.env.PORT;
