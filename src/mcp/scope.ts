@@ -1,5 +1,6 @@
 import {
   ArborError,
+  isCompactionMessage,
   SessionAccessError,
   type Session,
   type SessionInfo,
@@ -48,9 +49,12 @@ export async function requireMessage(
 ) {
   const message = await session.getMessage(messageId);
   if (!message) {
+    const hint = isCompactionMessage({ id: messageId })
+      ? ": it is a compaction summary, which stands for the messages it covers and has no branches of its own"
+      : "";
     throw new ArborError(
       "MESSAGE_NOT_FOUND",
-      `No message "${messageId}" in session "${sessionId}"`,
+      `No message "${messageId}" in session "${sessionId}"${hint}`,
     );
   }
   return message;
