@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `arbor` command: serve the HTTP API, manage API keys, browse, search, import and export
+ * The `arbor` command: serve the HTTP API and MCP, manage API keys, browse, search, import and export
  * sessions, apply the PostgreSQL schema and chat in the terminal. Node only; not a package export.
  *
  * @module

@@ -18,11 +18,13 @@ import { keyCommands } from "./commands/keys.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { pruneCommand } from "./commands/prune.js";
 import { serveCommand } from "./commands/serve.js";
+import { mcpCommand } from "./commands/mcp.js";
 import { sessionCommands } from "./commands/sessions.js";
 import { transferCommands } from "./commands/transfer.js";
 
 const COMMANDS: CommandSpec[] = [
   serveCommand,
+  mcpCommand,
   ...keyCommands,
   ...sessionCommands,
   ...browseCommands,

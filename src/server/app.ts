@@ -5,9 +5,10 @@ import type { CompactionFunction } from "../session/compaction/session-compactio
 import type { SessionManager } from "../session/manager/session-manager.js";
 import type { KeyVerifier } from "./auth/api-key-store.js";
 import { bearerAuth } from "./auth/bearer-auth.js";
-import type { ServerEnv } from "./context.js";
+import { tenantOf, type ServerEnv } from "./context.js";
 import { errorResponse, handleError, type ErrorLogger } from "./errors.js";
 import { eventRoutes } from "./events.js";
+import type { McpEndpoint } from "./mcp-endpoint.js";
 import { blockRoutes } from "./routes/blocks.js";
 import { compactionRoutes } from "./routes/compactions.js";
 import { historyRoutes } from "./routes/history.js";
@@ -43,6 +44,12 @@ export interface CreateAppOptions {
   compaction?: CompactionFunction;
   /** Receives unexpected (5xx) errors, never request headers. Default `console.error`. */
   logError?: ErrorLogger;
+  /**
+   * The Model Context Protocol endpoint to serve at `/mcp` (Streamable HTTP, stateless), behind
+   * the same API keys as `/v1`: `mcpEndpoint()` from `arbor-memory/mcp` (docs/mcp.md). Without
+   * it `/mcp` is not a route.
+   */
+  mcp?: McpEndpoint;
 }
 
 const health = createRoute({
@@ -86,6 +93,12 @@ export function createApp(options: CreateAppOptions): OpenAPIHono<ServerEnv> {
   });
   if (auth) app.use("/v1/*", bearerAuth(auth));
   app.use("/v1/*", bodyLimits(options.bodyLimit));
+  const mcp = options.mcp;
+  if (mcp) {
+    if (auth) app.use("/mcp", bearerAuth(auth));
+    app.use("/mcp", bodyLimits(options.bodyLimit));
+    app.all("/mcp", (c) => mcp(c.req.raw, { manager, tenant: tenantOf(c) }));
+  }
 
   app.openapi(health, (c) => c.json({ status: "ok" as const }, 200));
   const deps = { manager };

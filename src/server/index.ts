@@ -18,6 +18,7 @@
  */
 export { createApp, DEFAULT_BODY_LIMIT, type CreateAppOptions } from "./app.js";
 export type { ServerEnv, SessionView } from "./context.js";
+export type { McpEndpoint } from "./mcp-endpoint.js";
 export {
   STATUS_BY_CODE,
   type ErrorBody,

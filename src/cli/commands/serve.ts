@@ -22,7 +22,7 @@ const SAMPLE_FILE = new URL(
 );
 const STUDIO_FOLDER = new URL("../../studio/", import.meta.url);
 /** Paths the API owns; everything else may be a studio file. */
-const API_PATH = /^\/(v1\/|health$|openapi\.json$)/;
+const API_PATH = /^\/(v1\/|mcp$|health$|openapi\.json$)/;
 /** How long open streams (server-sent events) may delay the exit after a signal. */
 const SHUTDOWN_GRACE_MS = 2_000;
 
@@ -36,8 +36,9 @@ export const serveCommand: CommandSpec = {
   details: `Binds to 127.0.0.1 by default. Another host is refused while no API key exists
 (arbor keys create --tenant <name>); once a key exists every request but /health and
 /openapi.json needs "Authorization: Bearer <key>". Without keys, sessions that have an owner
-(a tenant) are not served: serve refuses to start unless given --no-auth. An empty database
-gets the sample conversation. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`,
+(a tenant) are not served: serve refuses to start unless given --no-auth. MCP clients reach the
+same store at /mcp (Streamable HTTP, with the same keys; docs/mcp.md). An empty database gets
+the sample conversation. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`,
   options: {
     port: {
       type: "string",
@@ -75,6 +76,7 @@ gets the sample conversation. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`,
     let server: Server | undefined;
     try {
       const { createApp } = await import("../../server/index.js");
+      const { mcpEndpoint } = await import("../../mcp/index.js");
       const keys = await store.keys();
       const authOn = await keys.hasKeys();
       const noAuth = command.values["no-auth"] === true;
@@ -103,6 +105,8 @@ gets the sample conversation. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`,
       const app = createApp({
         manager: store.manager,
         ...(authOn ? { auth: keys } : {}),
+        // The MCP SDK (an optional peer) loads on the first /mcp request.
+        mcp: mcpEndpoint(),
       });
       const studio = await studioFiles(STUDIO_FOLDER);
       server = createAdaptorServer({
