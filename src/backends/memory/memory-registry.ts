@@ -113,7 +113,7 @@ export class MemorySessionRegistry implements SessionRegistry {
       )
         continue;
       const rows = this.store.peek(sessionId)?.ordered ?? [];
-      for (const hit of scoreRows(rows, query))
+      for (const hit of scoreRows(rows, query, options))
         hits.push({ sessionId, ...hit });
     }
     const limit = normalizeSearchLimit(options.limit);

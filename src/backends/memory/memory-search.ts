@@ -8,6 +8,8 @@ import {
   normalizeSearchLimit,
   rankWindow,
 } from "../../session/core/search-limit.js";
+import { withinTimeRange } from "../../session/core/search-options.js";
+import type { TextSearchOptions } from "../../session/contracts/types.js";
 import type { MemoryRow } from "./memory-store.js";
 
 /**
@@ -22,9 +24,10 @@ export function searchRows(
   rows: readonly MemoryRow[],
   query: string,
   limit: number | undefined,
+  options: TextSearchOptions = {},
 ): MemoryRow[] {
   const count = normalizeSearchLimit(limit);
-  return newestWithin(scoreRows(rows, query), rankWindow(count))
+  return newestWithin(scoreRows(rows, query, options), rankWindow(count))
     .sort((a, b) => b.score - a.score || b.row.seq - a.row.seq)
     .slice(0, count)
     .map((hit) => hit.row);
@@ -43,12 +46,14 @@ export function newestWithin<T extends { row: { seq: number } }>(
 export function scoreRows(
   rows: readonly MemoryRow[],
   query: string,
+  options: TextSearchOptions = {},
 ): Array<{ row: MemoryRow; score: number }> {
   const matchers = queryTerms(query).flatMap(termMatcher);
   if (matchers.length === 0) return [];
   const hits: Array<{ row: MemoryRow; score: number }> = [];
   for (const row of rows) {
     if (row.text.length === 0) continue;
+    if (!withinTimeRange(row.createdAt, options)) continue;
     const indexed = (row.searchCache ??= index(row.text));
     let score = 0;
     for (const matcher of matchers) {

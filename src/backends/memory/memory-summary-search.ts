@@ -3,6 +3,7 @@ import type {
   SummaryHit,
 } from "../../session/contracts/registry.js";
 import { summaryMatches } from "../../session/core/summary-match.js";
+import { withinTimeRange } from "../../session/core/search-options.js";
 import type { MemoryStore } from "./memory-store.js";
 
 /**
@@ -23,7 +24,10 @@ export function searchMemorySummaries(
       continue;
     const overlays = store.peek(sessionId)?.compactions ?? [];
     overlays.forEach((overlay, order) => {
-      if (summaryMatches(overlay.summary, query))
+      if (
+        withinTimeRange(overlay.createdAt, options) &&
+        summaryMatches(overlay.summary, query, options.match)
+      )
         found.push({
           sessionId,
           id: overlay.id,

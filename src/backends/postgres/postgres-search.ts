@@ -6,7 +6,10 @@ import {
   normalizeSearchLimit,
   rankWindow,
 } from "../../session/core/search-limit.js";
-import type { SearchResult } from "../../session/contracts/types.js";
+import type {
+  SearchResult,
+  TextSearchOptions,
+} from "../../session/contracts/types.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import {
   searchTerms,
@@ -28,11 +31,16 @@ export async function searchSessionMessages(
   sessionId: string,
   query: string,
   limit?: number,
+  options: TextSearchOptions = {},
 ): Promise<SearchResult[]> {
-  const hits = await searchMessageRows(db, config, query, limit, {
-    sql: "m.session_id = ?",
-    params: [sessionId],
-  });
+  const hits = await searchMessageRows(
+    db,
+    config,
+    query,
+    limit,
+    { sql: "m.session_id = ?", params: [sessionId] },
+    options,
+  );
   return hits.map(({ sessionId: _session, ...hit }) => hit);
 }
 
@@ -56,10 +64,12 @@ export async function searchMessageRows(
   config: string,
   query: string,
   limit: number | undefined,
-  scope: MessageSearchScope,
+  messageScope: MessageSearchScope,
+  options: TextSearchOptions = {},
 ): Promise<Array<SearchResult & { sessionId: string }>> {
   const terms = searchTerms(query);
   if (terms.length === 0) return [];
+  const scope = withTimeRange(messageScope, options);
   const count = normalizeSearchLimit(limit);
   let rows: HitRow[];
   try {
@@ -120,6 +130,25 @@ export function isRejectedQuery(error: unknown): boolean {
 }
 
 // --- Internal helpers ---
+
+/** The scope narrowed to `since` (inclusive) and `until` (exclusive) on `created_at`. */
+function withTimeRange(
+  scope: MessageSearchScope,
+  options: TextSearchOptions,
+): MessageSearchScope {
+  const conditions = [`(${scope.sql})`];
+  const params = [...scope.params];
+  if (options.since !== undefined) {
+    conditions.push("m.created_at >= ?::timestamptz");
+    params.push(options.since);
+  }
+  if (options.until !== undefined) {
+    conditions.push("m.created_at < ?::timestamptz");
+    params.push(options.until);
+  }
+  if (conditions.length === 1) return scope;
+  return { ...scope, sql: conditions.join(" AND "), params };
+}
 
 /**
  * The newest matches up to the rank window (seq and row address only); `ts_rank` then reads

@@ -39,6 +39,14 @@ export async function searchSummaryRows(
   const scope = sessionScopeSql("c.session_id", options);
   conditions.push(...scope.conditions);
   params.push(...scope.params);
+  if (options.since !== undefined) {
+    conditions.push("c.created_at >= ?::timestamptz");
+    params.push(options.since);
+  }
+  if (options.until !== undefined) {
+    conditions.push("c.created_at < ?::timestamptz");
+    params.push(options.until);
+  }
   const hits: SummaryHit[] = [];
   for (let offset = 0; hits.length < options.limit; offset += PAGE) {
     const rows = await db.query<{
@@ -54,7 +62,10 @@ export async function searchSummaryRows(
       params,
     );
     for (const row of rows)
-      if (hits.length < options.limit && summaryMatches(row.summary, query))
+      if (
+        hits.length < options.limit &&
+        summaryMatches(row.summary, query, options.match)
+      )
         hits.push({ sessionId: row.session_id, id: row.id });
     if (rows.length < PAGE) break;
   }

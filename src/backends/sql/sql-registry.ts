@@ -144,6 +144,8 @@ export class SqlSessionRegistry implements SessionRegistry {
       ? JSON.stringify(options.sessionIds)
       : null;
     const ownerId = options.ownerId ?? null;
+    const since = options.since ?? null;
+    const until = options.until ?? null;
     let rows: Array<
       StoredContentRow & {
         id: string;
@@ -168,6 +170,8 @@ export class SqlSessionRegistry implements SessionRegistry {
             AND (${sessionIds} IS NULL OR m.session_id IN (SELECT value FROM json_each(${sessionIds})))
             AND (${ownerId} IS NULL OR EXISTS (SELECT 1 FROM assistant_config AS c
               WHERE c.session_id = m.session_id AND c.key = 'owner' AND c.value = ${ownerId}))
+            AND (${since} IS NULL OR m.created_at >= ${since})
+            AND (${until} IS NULL OR m.created_at < ${until})
           ORDER BY f.rowid DESC
           LIMIT ${rankWindow(limit)}
         ) AS hit CROSS JOIN assistant_messages AS m ON m.seq = hit.seq

@@ -21,6 +21,7 @@ import {
 import type {
   SearchResult,
   SessionMessage,
+  TextSearchOptions,
 } from "../../session/contracts/types.js";
 
 /** The `arbor_meta` key of the highest message `seq` the search index has caught up to. */
@@ -143,6 +144,7 @@ export function searchSessionMessages(
   sessionId: string,
   query: string,
   limit?: number,
+  options: TextSearchOptions = {},
 ): SearchResult[] {
   // FTS5 reads a query only up to a NUL character, so a NUL separates terms like a space.
   const match = toFts5Query(
@@ -151,6 +153,8 @@ export function searchSessionMessages(
   if (match === null) return [];
   catchUpIndex(agent);
   const count = normalizeSearchLimit(limit);
+  const since = options.since ?? null;
+  const until = options.until ?? null;
   let rows: Array<HitRow & StoredContentRow>;
   try {
     // The inner query walks the matches newest first (FTS5 serves rowid order without sorting),
@@ -163,6 +167,8 @@ export function searchSessionMessages(
         SELECT f.rowid AS seq, f.rank AS score
         FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
         WHERE assistant_fts MATCH ${match} AND m.session_id = ${sessionId}
+          AND (${since} IS NULL OR m.created_at >= ${since})
+          AND (${until} IS NULL OR m.created_at < ${until})
           AND f.rowid >= (SELECT MIN(seq) FROM assistant_messages WHERE session_id = ${sessionId})
           AND f.rowid <= (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId})
         ORDER BY f.rowid DESC

@@ -29,6 +29,8 @@ export function searchSummaryRows(
     ? JSON.stringify(options.sessionIds)
     : null;
   const ownerId = options.ownerId ?? null;
+  const since = options.since ?? null;
+  const until = options.until ?? null;
   const hits: SummaryHit[] = [];
   for (let before = Number.MAX_SAFE_INTEGER; hits.length < options.limit;) {
     const rows = agent.sql<{
@@ -41,6 +43,8 @@ export function searchSummaryRows(
       FROM assistant_compactions AS c
         CROSS JOIN assistant_sessions AS s ON s.id = c.session_id
       WHERE c.seq < ${before}
+        AND (${since} IS NULL OR c.created_at >= ${since})
+        AND (${until} IS NULL OR c.created_at < ${until})
         AND (${sessionIds} IS NULL OR c.session_id IN (SELECT value FROM json_each(${sessionIds})))
         AND (${ownerId} IS NULL OR EXISTS (SELECT 1 FROM assistant_config AS o
           WHERE o.session_id = c.session_id AND o.key = 'owner' AND o.value = ${ownerId}))
@@ -50,7 +54,10 @@ export function searchSummaryRows(
       ORDER BY c.seq DESC
       LIMIT ${PAGE}`;
     for (const row of rows)
-      if (hits.length < options.limit && summaryMatches(row.summary, query))
+      if (
+        hits.length < options.limit &&
+        summaryMatches(row.summary, query, options.match)
+      )
         hits.push({ sessionId: row.session_id, id: row.id });
     if (rows.length < PAGE) break;
     before = rows.at(-1)!.seq;

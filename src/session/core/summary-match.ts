@@ -1,3 +1,4 @@
+import type { MatchMode } from "../contracts/types.js";
 import { foldText, queryTerms } from "./search-terms.js";
 
 /**
@@ -6,11 +7,17 @@ import { foldText, queryTerms } from "./search-terms.js";
  * no index row of their own; the stores narrow them in SQL with `summaryPrefilter`, then confirm
  * each candidate here.
  */
-export function summaryMatches(summary: string, query: string): boolean {
+export function summaryMatches(
+  summary: string,
+  query: string,
+  match: MatchMode = "all",
+): boolean {
   const terms = queryTerms(query).map((term) => foldText(term));
   if (terms.length === 0) return false;
   const folded = foldText(summary);
-  return terms.every((term) => folded.includes(term));
+  return match === "all"
+    ? terms.every((term) => folded.includes(term))
+    : terms.some((term) => folded.includes(term));
 }
 
 /**

@@ -11,6 +11,10 @@ import type {
 import { searchableText } from "../core/message-codec.js";
 import { normalizeSearchLimit, rankWindow } from "../core/search-limit.js";
 import { queryTerms } from "../core/search-terms.js";
+import {
+  normalizeTextSearchOptions,
+  withinTimeRange,
+} from "../core/search-options.js";
 import { ArborError } from "../errors/index.js";
 import { searchSession } from "../session-reads.js";
 import type { EmbeddingHandle } from "./embedding-handle.js";
@@ -35,8 +39,9 @@ export async function searchSessionRecall(
     options.scope === undefined &&
     options.leafId === undefined;
   if (handle === null && plain)
-    return searchSession(provider, query, options.limit);
+    return searchSession(provider, query, options.limit, options);
   const { mode, scope } = checkRecallOptions(options, handle !== null);
+  const textOptions = normalizeTextSearchOptions(options);
   if (queryTerms(query).length === 0) return [];
   const limit = normalizeSearchLimit(options.limit);
   const sessionId = provider.sessionId ?? "";
@@ -62,12 +67,21 @@ export async function searchSessionRecall(
     index,
     withSessionId: false,
     text: async () => {
-      const hits = await searchSession(provider, query, rankWindow(limit));
+      const hits = await searchSession(
+        provider,
+        query,
+        rankWindow(limit),
+        textOptions,
+      );
       const messages: Array<RecallItem & { hit?: SearchResult }> = hits
         .filter((hit) => path === null || path.has(hit.id))
         .map((hit) => ({ sessionId, kind: "message", id: hit.id, hit }));
       const summaries: RecallItem[] = overlays
-        .filter((overlay) => summaryMatches(overlay.summary, query))
+        .filter(
+          (overlay) =>
+            withinTimeRange(overlay.createdAt, textOptions) &&
+            summaryMatches(overlay.summary, query, textOptions.match),
+        )
         .reverse()
         .map((overlay) => ({ sessionId, kind: "summary", id: overlay.id }));
       return interleave(messages, summaries);

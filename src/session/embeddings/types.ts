@@ -2,7 +2,7 @@
  * The public shapes of embeddings and recall (docs/search.md): what `withEmbeddings()` takes,
  * the search options and the explained results.
  */
-import type { SearchResult } from "../contracts/types.js";
+import type { MatchMode, SearchResult } from "../contracts/types.js";
 
 /**
  * The part of an AI SDK `EmbeddingModel` (specification v2 or v3) Arbor calls: `doEmbed`, so
@@ -78,6 +78,12 @@ export interface SessionSearchOptions {
   scope?: SearchScope;
   /** The leaf whose path `scope: "branch"` searches; default the active branch. */
   leafId?: string;
+  /** `"any"` (default): ranked any-term retrieval, all-term matches first; `"all"`: every term must match. */
+  match?: MatchMode;
+  /** Only messages created at or after this instant (a `Date` or ISO-8601 string). */
+  since?: string | Date;
+  /** Only messages created before this instant (a `Date` or ISO-8601 string). */
+  until?: string | Date;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { MatchMode } from "../contracts/types.js";
 import type { SearchMode } from "../embeddings/types.js";
 import type {
   AnyContextProvider,
@@ -49,6 +50,12 @@ export interface ManagerSearchOptions {
   mode?: SearchMode;
   sessionIds?: readonly string[];
   ownerId?: string;
+  /** `"any"` (default): ranked any-term retrieval, all-term matches first; `"all"`: every term must match. */
+  match?: MatchMode;
+  /** Only messages created at or after this instant (a `Date` or ISO-8601 string). */
+  since?: string | Date;
+  /** Only messages created before this instant (a `Date` or ISO-8601 string). */
+  until?: string | Date;
 }
 
 export interface ImportSessionOptions {

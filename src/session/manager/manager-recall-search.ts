@@ -1,5 +1,6 @@
 /** `manager.search()` with modes across the sessions of a registry (docs/search.md). */
 import type { SearchResult } from "../contracts/types.js";
+import type { RegistrySearchOptions } from "../contracts/registry.js";
 import { normalizeSearchLimit, rankWindow } from "../core/search-limit.js";
 import { queryTerms } from "../core/search-terms.js";
 import { ArborError } from "../errors/index.js";
@@ -21,7 +22,7 @@ import type { RecallResult } from "../embeddings/types.js";
 import type { SessionRuntime } from "../session-runtime.js";
 import type { ManagerHost } from "./manager-backend.js";
 import type { ManagerSearchOptions } from "./manager-options.js";
-import { searchSessions } from "./manager-search.js";
+import { registrySearchOptions, searchSessions } from "./manager-search.js";
 
 /** The store object a manager's embeddings live in; `NOT_SUPPORTED` on a custom backend. */
 export function storeTarget(host: ManagerHost): object {
@@ -46,6 +47,7 @@ export async function searchManagerRecall(
   options: ManagerSearchOptions,
 ): Promise<RecallResult[]> {
   const { mode } = checkRecallOptions({ mode: options.mode }, handle !== null);
+  const checked = registrySearchOptions(options);
   if (queryTerms(query).length === 0) return [];
   const limit = normalizeSearchLimit(options.limit);
   const index = handle ? await handle.index(storeTarget(host)) : null;
@@ -65,7 +67,13 @@ export async function searchManagerRecall(
           hit,
         }),
       );
-      return interleave(messages, await searchSummaries(host, query, window));
+      return interleave(
+        messages,
+        await searchSummaries(host, query, {
+          ...checked,
+          limit: window.limit,
+        }),
+      );
     },
     semantic: { sessionIds: await sessionScope(host, options) },
     resolve: (items) => resolveAcrossSessions(host, items),
@@ -78,14 +86,10 @@ export async function searchManagerRecall(
 async function searchSummaries(
   host: ManagerHost,
   query: string,
-  options: ManagerSearchOptions & { limit: number },
+  options: RegistrySearchOptions,
 ): Promise<RecallItem[]> {
   if (!host.registry.searchSummaries) return [];
-  const hits = await host.registry.searchSummaries(query, {
-    limit: options.limit,
-    ...(options.sessionIds ? { sessionIds: options.sessionIds } : {}),
-    ...(options.ownerId !== undefined ? { ownerId: options.ownerId } : {}),
-  });
+  const hits = await host.registry.searchSummaries(query, options);
   return hits.map((hit) => ({ ...hit, kind: "summary" as const }));
 }
 

@@ -1,5 +1,8 @@
 import type { SearchProvider } from "../contracts/context-provider.js";
-import type { SessionRegistry } from "../contracts/registry.js";
+import type {
+  RegistrySearchOptions,
+  SessionRegistry,
+} from "../contracts/registry.js";
 import type { SearchResult } from "../contracts/types.js";
 import type { ArborTool } from "../context/tools/index.js";
 import {
@@ -9,23 +12,36 @@ import {
 } from "../context/tools/tool-schema.js";
 import { normalizeSearchLimit } from "../core/search-limit.js";
 import { queryTerms } from "../core/search-terms.js";
+import { normalizeTextSearchOptions } from "../core/search-options.js";
 import type { ManagerSearchOptions } from "./manager-options.js";
 
 /** How many hits the model sees, through the tool or the searchable-history block. */
 const MODEL_SEARCH_LIMIT = 10;
 
-/** Per-term AND search across the registered sessions; results carry `sessionId`. */
+/**
+ * Text search across the registered sessions (ranked any-term by default, `match: "all"` for
+ * every term); results carry `sessionId`.
+ */
 export async function searchSessions(
   registry: SessionRegistry,
   query: string,
   options: ManagerSearchOptions,
 ): Promise<SearchResult[]> {
+  const registryOptions = registrySearchOptions(options);
   if (queryTerms(query).length === 0) return [];
-  return registry.search(query, {
+  return registry.search(query, registryOptions);
+}
+
+/** The registry's options for a manager search: limit normalized, text options checked. */
+export function registrySearchOptions(
+  options: ManagerSearchOptions,
+): RegistrySearchOptions {
+  return {
     limit: normalizeSearchLimit(options.limit),
     ...(options.sessionIds ? { sessionIds: options.sessionIds } : {}),
     ...(options.ownerId !== undefined ? { ownerId: options.ownerId } : {}),
-  });
+    ...normalizeTextSearchOptions(options),
+  };
 }
 
 /** A search over the manager's sessions (`manager.search`), as the tool and the block call it. */
