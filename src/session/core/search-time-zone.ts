@@ -49,7 +49,7 @@ export function zoneFormatter(timeZone: string): Intl.DateTimeFormat {
 
 /** The zone's wall-clock time at `instant`, as local milliseconds. */
 export function toLocal(instant: number, timeZone: string): number {
-  const parts = new Map(
+  const parts = new Map<string, string>(
     zoneFormatter(timeZone)
       .formatToParts(new Date(instant))
       .map((part) => [part.type, part.value]),

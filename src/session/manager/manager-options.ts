@@ -56,6 +56,12 @@ export interface ManagerSearchOptions {
   since?: string | Date;
   /** Only messages created before this instant (a `Date` or ISO-8601 string). */
   until?: string | Date;
+  /** The moment relative times in the query count from; default the time of the search. */
+  now?: string | Date;
+  /** The IANA time zone the query's dates are meant in; default `"UTC"`. */
+  timeZone?: string;
+  /** Neighbouring turns per hit, before and after it on its branch (0 to 10; default 0). */
+  context?: number;
 }
 
 export interface ImportSessionOptions {
