@@ -30,6 +30,7 @@ import type {
   SearchResult,
   SessionMessage,
   StoredCompaction,
+  TextSearchOptions,
 } from "../../src/session/contracts/types.js";
 import { runProviderConformance } from "../../src/testing/index.js";
 import { SRC, transpileGraph } from "./support/transpile-graph.js";
@@ -285,8 +286,12 @@ class RemoteSessionProvider implements SessionProvider {
     return this.#call("deleteCompaction", id);
   }
 
-  searchMessages(query: string, limit?: number): Promise<SearchResult[]> {
-    return this.#call("searchMessages", query, limit);
+  searchMessages(
+    query: string,
+    limit?: number,
+    options?: TextSearchOptions,
+  ): Promise<SearchResult[]> {
+    return this.#call("searchMessages", query, limit, options);
   }
 
   async getRecentHistory(

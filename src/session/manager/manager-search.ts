@@ -13,10 +13,14 @@ import {
 import { normalizeSearchLimit } from "../core/search-limit.js";
 import { queryTerms } from "../core/search-terms.js";
 import { normalizeTextSearchOptions } from "../core/search-options.js";
+import type { SearchHit } from "../embeddings/types.js";
 import type { ManagerSearchOptions } from "./manager-options.js";
+import { renderSearchHits } from "./search-render.js";
 
 /** How many hits the model sees, through the tool or the searchable-history block. */
 const MODEL_SEARCH_LIMIT = 10;
+/** Turns shown before and after each hit the model sees. */
+const MODEL_SEARCH_CONTEXT = 1;
 
 /**
  * Text search across the registered sessions (ranked any-term by default, `match: "all"` for
@@ -48,21 +52,59 @@ export function registrySearchOptions(
 export type ManagerSearch = (
   query: string,
   options: ManagerSearchOptions,
-) => Promise<SearchResult[]>;
+) => Promise<SearchHit[]>;
 
-/** The `session_search` tool: the model searches past conversations across all sessions. */
+/** What the model passes to `session_search`. */
+export interface SessionSearchInput {
+  query: string;
+  /** Only turns at or after this date or instant (ISO-8601). */
+  since?: string;
+  /** Only turns before this date or instant (ISO-8601). */
+  until?: string;
+}
+
+/** Options of the model's search tools. */
+export interface SearchToolOptions {
+  /** The IANA time zone the model's dates mean ("yesterday", "on 7 May"); default `"UTC"`. */
+  timeZone?: string;
+}
+
+/**
+ * The `session_search` tool: the model searches past conversations across all sessions, and
+ * reads each hit with its session, time and neighbouring turns (`renderSearchHits`).
+ */
 export function sessionSearchTool(
   search: ManagerSearch,
-): ArborTool<{ query: string }> {
+  options: SearchToolOptions = {},
+): ArborTool<SessionSearchInput> {
   return {
     description:
-      "Search past conversations for relevant context. Searches the messages of all sessions, not only the current one.",
-    inputSchema: toolInputSchema<{ query: string }>(
-      objectProperty({ query: stringProperty("Search query") }, ["query"]),
+      "Search past conversations for relevant context. Searches the messages of all sessions, not only the current one. " +
+      'A date or time in the query ("in May 2023", "last week", "yesterday") ranks the turns of that time first; ' +
+      "since/until (ISO-8601 dates) keep only turns in that range. Each result shows its session, time (UTC), role and the turns around it.",
+    inputSchema: toolInputSchema<SessionSearchInput>(
+      objectProperty(
+        {
+          query: stringProperty("Search query"),
+          since: stringProperty(
+            "Optional: only turns at or after this ISO-8601 date or instant, e.g. 2023-05-01",
+          ),
+          until: stringProperty(
+            "Optional: only turns before this ISO-8601 date or instant, e.g. 2023-06-01",
+          ),
+        },
+        ["query"],
+      ),
     ),
-    execute: async ({ query }) => {
+    execute: async ({ query, since, until }) => {
       try {
-        return (await formatSearch(search, query)) ?? "No results found.";
+        return (
+          (await formatSearch(search, query, {
+            ...options,
+            ...(since ? { since } : {}),
+            ...(until ? { until } : {}),
+          })) ?? "No results found."
+        );
       } catch (error) {
         // The model gets the failure as text: a tool call must not end the turn.
         return `Error: ${error instanceof Error ? error.message : String(error)}`;
@@ -73,7 +115,7 @@ export function sessionSearchTool(
 
 /**
  * The read-only block of `withSearchableHistory()`: a session count, and search over all of
- * them (`search_context`), in the manager's default mode.
+ * them (`search_context`), in the manager's default mode, rendered as `session_search` renders.
  */
 export function historyProvider(
   registry: SessionRegistry,
@@ -85,17 +127,22 @@ export function historyProvider(
       if (count === 0) return null;
       return `${count} ${count === 1 ? "session" : "sessions"} available for search.`;
     },
-    search: (query) => formatSearch(search, query),
+    search: (query) => formatSearch(search, query, {}),
   };
 }
 
 // --- Internal helpers ---
 
+/** The model's search: the best hits with one turn either side, rendered within the budget. */
 async function formatSearch(
   search: ManagerSearch,
   query: string,
+  options: Pick<ManagerSearchOptions, "since" | "until" | "timeZone">,
 ): Promise<string | null> {
-  const hits = await search(query, { limit: MODEL_SEARCH_LIMIT });
-  if (hits.length === 0) return null;
-  return hits.map((hit) => `[${hit.role}] ${hit.content}`).join("\n---\n");
+  const hits = await search(query, {
+    ...options,
+    limit: MODEL_SEARCH_LIMIT,
+    context: MODEL_SEARCH_CONTEXT,
+  });
+  return renderSearchHits(hits, query);
 }

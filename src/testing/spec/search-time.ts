@@ -198,7 +198,7 @@ export function searchTimeSpec(rootSuite: Suite): void {
         ]);
         expect(onBranch?.context?.after).toEqual([]);
         const cut = onBranch?.context?.before[1]?.text ?? "";
-        expect(cut.length).toBeLessThanOrEqual(400);
+        expect(cut.length <= 400).toBe(true);
         expect(cut.endsWith("…")).toBe(true);
         const [offBranch] = await running.search("lake", { context: 2 });
         expect(offBranch?.context?.before.map((turn) => turn.id)).toEqual([
@@ -285,6 +285,47 @@ export function managerSearchTimeSpec(suite: ManagerSuite): void {
         expect(
           codeOf(await caught(() => manager.search("x", { context: 99 }))),
         ).toBe("INVALID_ARGUMENT");
+      },
+    );
+
+    suite.it(
+      "session_search answers a temporal question with each hit's session, time and neighbours",
+      async (store) => {
+        const manager = store.manager();
+        const spring = await manager.create("spring diary");
+        await writeDiary(manager.getSession(spring.id));
+        const { session_search: tool } = await manager.tools({
+          timeZone: "Europe/Lisbon",
+        });
+        // The tool reads the query's time at the call: a date with its year names one time.
+        const answer = await tool.execute({
+          query: "Caroline on 7 May 2023",
+        });
+        const [first] = answer.split("\n\n");
+        expect(first).toBe(
+          [
+            '#1 · session "spring diary" · 2023-05-06 23:30 UTC · user · id d2',
+            "    user (2023-04-10 09:00 UTC): Caroline went hiking",
+            "  > «Caroline» went to the parade",
+            "    assistant (2023-05-20 12:00 UTC): Caroline sounds happy",
+          ].join("\n"),
+        );
+        const ranged = await tool.execute({
+          query: "Caroline",
+          since: "2023-06-01",
+        });
+        expect(ranged.split("\n\n")).toHaveLength(1);
+        expect(
+          ranged.startsWith('#1 · session "spring diary" · 2023-06-02'),
+        ).toBe(true);
+        expect(
+          (
+            await tool.execute({
+              query: "Caroline",
+              since: "last spring",
+            })
+          ).startsWith("Error: "),
+        ).toBe(true);
       },
     );
   });
