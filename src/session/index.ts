@@ -57,13 +57,16 @@ export type {
 } from "./status.js";
 /** Embeddings and recall: `withEmbeddings()`, search modes and explained results (docs/search.md). */
 export type {
+  ContextTurn,
   EmbedFunction,
   Embedder,
   EmbeddingModelLike,
   EmbeddingOptions,
   EmbeddingStatusEvent,
+  HitContext,
   RecallResult,
   SearchHit,
+  SearchHitPlace,
   SearchMode,
   SearchScope,
   SessionSearchOptions,
@@ -88,6 +91,11 @@ export {
   type ProviderOrFactory,
   type SessionManagerOptions,
 } from "./manager/session-manager.js";
+/** The model's `session_search` tool: its input and options (docs/search.md#what-the-model-sees). */
+export type {
+  SearchToolOptions,
+  SessionSearchInput,
+} from "./manager/manager-search.js";
 /** `SessionManager.erase()` and `prune()`: targets, options and receipts (docs/behavior/erase-and-retention.md). */
 export type {
   AuditEraseTarget,
