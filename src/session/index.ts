@@ -25,6 +25,7 @@ export type {
   CompactionMeta,
   ContextBlock,
   HistoryRowStat,
+  MatchMode,
   MaybePromise,
   RecentHistoryResult,
   SearchResult,
@@ -33,6 +34,7 @@ export type {
   SessionTokenCounter,
   SessionTokenCounterInput,
   StoredCompaction,
+  TextSearchOptions,
 } from "./contracts/types.js";
 export type { ContextConfig, SessionContextOptions } from "./context/types.js";
 export type {

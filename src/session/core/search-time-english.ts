@@ -11,7 +11,11 @@ import {
   weekdayOf,
   type LocalDate,
 } from "./search-time-zone.js";
-import type { LocalSpan, TimeCalendar, TimeLanguage } from "./search-time.js";
+import type {
+  LocalSpan,
+  TimeCalendar,
+  TimeLanguage,
+} from "./search-time-language.js";
 
 const MONTHS = new Map<string, number>([
   ["january", 1],

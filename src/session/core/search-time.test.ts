@@ -148,6 +148,16 @@ describe("readQueryTime", () => {
     ]);
   });
 
+  it("reads words in any case", () => {
+    expect(range("What happened Yesterday?")).toEqual({
+      text: "What happened ?",
+      spans: [["2024-03-12T00:00:00.000Z", "2024-03-13T00:00:00.000Z"]],
+    });
+    expect(range("LAST MONDAY").spans).toEqual([
+      ["2024-03-11T00:00:00.000Z", "2024-03-12T00:00:00.000Z"],
+    ]);
+  });
+
   it("stretches a span to now after since", () => {
     expect(range("since May 2023").spans).toEqual([
       ["2023-05-01T00:00:00.000Z", "2024-03-13T10:30:00.001Z"],

@@ -7,41 +7,15 @@
  */
 import { ArborTypeError } from "../errors/index.js";
 import { ENGLISH_TIME } from "./search-time-english.js";
+import type { TimeCalendar, TimeLanguage } from "./search-time-language.js";
 import { DAY_MS, fromLocal, toLocal } from "./search-time-zone.js";
 
-/** A span of wall-clock time in the query's zone, local milliseconds, `end` exclusive. */
-export interface LocalSpan {
-  start: number;
-  end: number;
-}
-
-/** The moment a query is read at, in its zone. */
-export interface TimeCalendar {
-  /** The real instant, UTC milliseconds. */
-  now: number;
-  /** Its wall-clock time in the zone, local milliseconds. */
-  nowLocal: number;
-  /** The start of its day in the zone, local milliseconds. */
-  today: number;
-}
-
-/** One kind of time expression: a global, case-insensitive pattern and what its match means. */
-export interface TimePattern {
-  name: string;
-  pattern: RegExp;
-  /** The span a match names, or `null` when the words name no real time (31 February). */
-  resolve(
-    groups: Record<string, string | undefined>,
-    calendar: TimeCalendar,
-  ): LocalSpan | null;
-}
-
-/** The time expressions of one language, tried in order (longest forms first). */
-export interface TimeLanguage {
-  /** BCP 47 primary language subtag: `"en"`. */
-  code: string;
-  patterns: readonly TimePattern[];
-}
+export type {
+  LocalSpan,
+  TimeCalendar,
+  TimeLanguage,
+  TimePattern,
+} from "./search-time-language.js";
 
 /** A span of time a query names, as the `since`/`until` pair of a search. */
 export interface QueryTimeRange {
