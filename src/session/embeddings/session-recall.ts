@@ -143,9 +143,16 @@ export function resolveMessage(
   active: ReadonlySet<string>,
 ) {
   if (!message) return null;
+  // A hit found by meaning alone has no text-search row: its time is the message's own, if any.
+  const createdAt =
+    message.createdAt instanceof Date &&
+    !Number.isNaN(message.createdAt.getTime())
+      ? message.createdAt.toISOString()
+      : undefined;
   return {
     role: message.role,
     content: searchableText(message),
+    ...(createdAt !== undefined ? { createdAt } : {}),
     onActiveBranch: active.has(message.id),
   };
 }
