@@ -97,7 +97,7 @@ export {
 export type {
   SearchToolOptions,
   SessionSearchInput,
-} from "./manager/manager-search.js";
+} from "./manager/session-search-tool.js";
 /** `SessionManager.erase()` and `prune()`: targets, options and receipts (docs/behavior/erase-and-retention.md). */
 export type {
   AuditEraseTarget,

@@ -3,8 +3,6 @@
  * query as a boost (`now`, `timeZone`) and the turns around each hit (`context`).
  */
 import { searchWithRecall } from "./embeddings/session-embeddings.js";
-import { checkHitContext, hitNeighbours } from "./embeddings/hit-neighbours.js";
-import { searchWithQueryTime } from "./embeddings/query-time-search.js";
 import type { SearchHit, SessionSearchOptions } from "./embeddings/types.js";
 import type { SessionRuntime } from "./session-runtime.js";
 
@@ -14,6 +12,12 @@ export async function searchSessionHits(
   query: string,
   options: SessionSearchOptions,
 ): Promise<SearchHit[]> {
+  // Loaded on first use, as the recall ranking is: a Worker bundle keeps them in their own chunk.
+  const [{ searchWithQueryTime }, { checkHitContext, hitNeighbours }] =
+    await Promise.all([
+      import("./embeddings/query-time-search.js"),
+      import("./embeddings/hit-neighbours.js"),
+    ]);
   const context = checkHitContext(options.context);
   const {
     now: _now,

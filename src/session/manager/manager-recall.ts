@@ -13,10 +13,7 @@ import {
   type EmbeddingOptions,
   type SearchHit,
 } from "../embeddings/types.js";
-import { checkHitContext } from "../embeddings/hit-neighbours.js";
-import { searchWithQueryTime } from "../embeddings/query-time-search.js";
 import { ManagerRetention } from "./erase-methods.js";
-import { placeManagerHits } from "./manager-search-hits.js";
 import type { ManagerSearchOptions } from "./manager-options.js";
 import { searchSessions } from "./manager-search.js";
 import type { SessionSettings } from "./session-settings.js";
@@ -93,6 +90,12 @@ export abstract class ManagerRecall extends ManagerRetention {
     query: string,
     options: ManagerSearchOptions = {},
   ): Promise<SearchHit[]> {
+    const [{ searchWithQueryTime }, { checkHitContext }, { placeManagerHits }] =
+      await Promise.all([
+        import("../embeddings/query-time-search.js"),
+        import("../embeddings/hit-neighbours.js"),
+        import("./manager-search-hits.js"),
+      ]);
     const context = checkHitContext(options.context);
     const {
       now: _now,

@@ -28,12 +28,11 @@ import type {
   ProviderOrFactory,
   SessionManagerOptions,
 } from "./manager-options.js";
-import {
-  historyProvider,
-  sessionSearchTool,
-  type SearchToolOptions,
-  type SessionSearchInput,
-} from "./manager-search.js";
+import { historyProvider } from "./manager-search.js";
+import type {
+  SearchToolOptions,
+  SessionSearchInput,
+} from "./session-search-tool.js";
 import { SessionCache } from "./session-cache.js";
 import { ManagerRecall } from "./manager-recall.js";
 import {
@@ -294,6 +293,7 @@ export class SessionManager extends ManagerRecall {
   async tools(options: SearchToolOptions = {}): Promise<{
     session_search: ArborTool<SessionSearchInput>;
   }> {
+    const { sessionSearchTool } = await import("./session-search-tool.js");
     return {
       session_search: sessionSearchTool((q, o) => this.search(q, o), options),
     };
