@@ -15,6 +15,7 @@ import { importMessageSpec } from "./spec/import-message.js";
 import { recentHistorySpec } from "./spec/recent-history.js";
 import { searchSpec } from "./spec/search.js";
 import { searchRankingSpec } from "./spec/search-ranking.js";
+import { searchMatchSpec } from "./spec/search-match.js";
 import { branchesAuditSpec } from "./spec/branches-audit.js";
 import { contextSpec } from "./spec/context.js";
 import { contextHistorySpec } from "./spec/context-history.js";
@@ -103,6 +104,7 @@ export function runProviderConformance(
     compactionSpec(suite);
     searchSpec(suite);
     searchRankingSpec(suite);
+    searchMatchSpec(suite);
     recentHistorySpec(suite);
     watchSpec(suite);
     sessionSpec(suite);

@@ -24,12 +24,15 @@ export async function searchSummaryRows(
   options: RegistrySearchOptions,
 ): Promise<SummaryHit[]> {
   if (queryTerms(query).length === 0 || options.limit <= 0) return [];
-  const { asciiPatterns } = summaryPrefilter(query);
+  const { asciiPatterns, every } = summaryPrefilter(query, options.match);
   const conditions = [
     `(octet_length(c.summary) <> char_length(c.summary)${
       asciiPatterns
-        ? ` OR NOT EXISTS (SELECT 1 FROM unnest(${TEXT_ARRAY_SQL}) AS t (pattern)
+        ? every
+          ? ` OR NOT EXISTS (SELECT 1 FROM unnest(${TEXT_ARRAY_SQL}) AS t (pattern)
             WHERE c.summary NOT ILIKE t.pattern)`
+          : ` OR EXISTS (SELECT 1 FROM unnest(${TEXT_ARRAY_SQL}) AS t (pattern)
+            WHERE c.summary ILIKE t.pattern)`
         : ""
     })`,
   ];

@@ -23,8 +23,9 @@ export function searchSummaryRows(
   options: RegistrySearchOptions,
 ): SummaryHit[] {
   if (queryTerms(query).length === 0 || options.limit <= 0) return [];
-  const { asciiPatterns } = summaryPrefilter(query);
+  const { asciiPatterns, every } = summaryPrefilter(query, options.match);
   const patterns = asciiPatterns ? JSON.stringify(asciiPatterns) : null;
+  const needsEvery = every ? 1 : 0;
   const sessionIds = options.sessionIds
     ? JSON.stringify(options.sessionIds)
     : null;
@@ -49,8 +50,10 @@ export function searchSummaryRows(
         AND (${ownerId} IS NULL OR EXISTS (SELECT 1 FROM assistant_config AS o
           WHERE o.session_id = c.session_id AND o.key = 'owner' AND o.value = ${ownerId}))
         AND (length(CAST(c.summary AS BLOB)) <> length(c.summary)
-          OR (${patterns} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_each(${patterns}) AS t
-            WHERE c.summary NOT LIKE t.value ESCAPE '\\')))
+          OR (${patterns} IS NOT NULL AND ${needsEvery} = 1 AND NOT EXISTS (SELECT 1 FROM json_each(${patterns}) AS t
+            WHERE c.summary NOT LIKE t.value ESCAPE '\\'))
+          OR (${patterns} IS NOT NULL AND ${needsEvery} = 0 AND EXISTS (SELECT 1 FROM json_each(${patterns}) AS t
+            WHERE c.summary LIKE t.value ESCAPE '\\')))
       ORDER BY c.seq DESC
       LIMIT ${PAGE}`;
     for (const row of rows)
