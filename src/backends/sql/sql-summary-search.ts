@@ -5,7 +5,8 @@ import type {
 } from "../../session/contracts/registry.js";
 import { queryTerms } from "../../session/core/search-terms.js";
 import {
-  summaryMatches,
+  byMatchCount,
+  summaryMatchCount,
   summaryPrefilter,
 } from "../../session/core/summary-match.js";
 
@@ -13,8 +14,8 @@ import {
 const PAGE = 500;
 
 /**
- * Overlays of registered sessions whose summary matches the query (`summaryMatches`), newest
- * first, at most `options.limit`. SQL keeps the candidates `summaryPrefilter` allows; each is
+ * Overlays of registered sessions whose summary matches the query (`summaryMatches`), the newest
+ * `options.limit` of them, those holding more terms first. SQL keeps the candidates `summaryPrefilter` allows; each is
  * confirmed in JavaScript. Reads newest first in pages and stops once it has enough.
  */
 export function searchSummaryRows(
@@ -32,7 +33,7 @@ export function searchSummaryRows(
   const ownerId = options.ownerId ?? null;
   const since = options.since ?? null;
   const until = options.until ?? null;
-  const hits: SummaryHit[] = [];
+  const hits: Array<SummaryHit & { count: number }> = [];
   for (let before = Number.MAX_SAFE_INTEGER; hits.length < options.limit;) {
     const rows = agent.sql<{
       seq: number;
@@ -57,13 +58,13 @@ export function searchSummaryRows(
       ORDER BY c.seq DESC
       LIMIT ${PAGE}`;
     for (const row of rows)
-      if (
-        hits.length < options.limit &&
-        summaryMatches(row.summary, query, options.match)
-      )
-        hits.push({ sessionId: row.session_id, id: row.id });
+      if (hits.length < options.limit) {
+        const count = summaryMatchCount(row.summary, query, options.match);
+        if (count > 0)
+          hits.push({ sessionId: row.session_id, id: row.id, count });
+      }
     if (rows.length < PAGE) break;
     before = rows.at(-1)!.seq;
   }
-  return hits;
+  return byMatchCount(hits).map(({ sessionId, id }) => ({ sessionId, id }));
 }

@@ -103,14 +103,16 @@ export function isStopword(key: string, language: string): boolean {
 /**
  * The languages a query reads as: those whose list holds the most of its words (several on a
  * tie), none when no word is in any list. A word is dropped only as a stop word of these, so
- * German `die` or `war` stays a word in an English question.
+ * German `die` or `war` stays a word in an English question. A language other than English
+ * needs two of its stop words in the query: one short word is too weak a sign (Dutch `met`,
+ * "with", is English "met").
  */
 export function stopwordLanguages(keys: readonly string[]): string[] {
   let best = 0;
   let languages: string[] = [];
   for (const [language, words] of SETS) {
     const count = keys.filter((key) => words.has(key)).length;
-    if (count === 0 || count < best) continue;
+    if (count < (language === "en" ? 1 : 2) || count < best) continue;
     if (count > best) {
       best = count;
       languages = [];

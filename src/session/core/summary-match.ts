@@ -15,12 +15,30 @@ export function summaryMatches(
   query: string,
   match: MatchMode = "any",
 ): boolean {
+  return summaryMatchCount(summary, query, match) > 0;
+}
+
+/**
+ * How many of the query's terms a summary holds when it matches (`summaryMatches`), else 0.
+ * Summary searches order by it, most first, then newest first.
+ */
+export function summaryMatchCount(
+  summary: string,
+  query: string,
+  match: MatchMode = "any",
+): number {
   const terms = summaryTerms(query, match);
-  if (terms.length === 0) return false;
+  if (terms.length === 0) return 0;
   const folded = foldText(summary);
-  const holds = (forms: readonly string[]) =>
-    forms.some((form) => folded.includes(form));
-  return match === "all" ? terms.every(holds) : terms.some(holds);
+  const held = terms.filter((forms) =>
+    forms.some((form) => folded.includes(form)),
+  ).length;
+  return match === "all" && held < terms.length ? 0 : held;
+}
+
+/** Sorts summary hits by `count`, most first; stable, so newest first stays among equals. */
+export function byMatchCount<T extends { count: number }>(hits: T[]): T[] {
+  return hits.sort((a, b) => b.count - a.count);
 }
 
 /**
