@@ -16,6 +16,7 @@ import { recentHistorySpec } from "./spec/recent-history.js";
 import { searchSpec } from "./spec/search.js";
 import { searchRankingSpec } from "./spec/search-ranking.js";
 import { managerSearchTimeSpec, searchTimeSpec } from "./spec/search-time.js";
+import { searchMatchSpec } from "./spec/search-match.js";
 import { branchesAuditSpec } from "./spec/branches-audit.js";
 import { contextSpec } from "./spec/context.js";
 import { contextHistorySpec } from "./spec/context-history.js";
@@ -105,6 +106,7 @@ export function runProviderConformance(
     searchSpec(suite);
     searchRankingSpec(suite);
     searchTimeSpec(suite);
+    searchMatchSpec(suite);
     recentHistorySpec(suite);
     watchSpec(suite);
     sessionSpec(suite);

@@ -6,7 +6,11 @@ import {
   decodeMessage,
   searchableText,
 } from "../../session/core/message-codec.js";
-import { spaceCjk, toFts5Query } from "../../session/core/search-terms.js";
+import { spaceCjk } from "../../session/core/search-terms.js";
+import {
+  analyzeQuery,
+  fts5Expressions,
+} from "../../session/core/query-analysis.js";
 import {
   normalizeSearchLimit,
   rankWindow,
@@ -133,11 +137,13 @@ function unindexMessage(agent: SqlProvider, seq: number): void {
 }
 
 /**
- * Full-text search within one session (docs/behavior/search.md): every query term must match, operators are
- * literal, CJK terms match inside sentences. The newest matches within the rank window
- * (`rankWindow`), best rank first, ties newest first. `content` is the
- * message's searchable text, rebuilt from the stored message of each hit. Empty, unsearchable or
- * engine-rejected queries give `[]`.
+ * Full-text search within one session (docs/behavior/search.md). Ranked any-term by default: the
+ * messages holding every query term come first, then those holding some, each group by FTS5
+ * `bm25()` (rarer terms weigh more), ties newest first; stop words do not count. `match: "all"`
+ * keeps only messages holding every term. Within each of the two, the newest matches up to the
+ * rank window (`rankWindow`) are ranked. `since`/`until` filter on `created_at` inside the query.
+ * `content` is the message's searchable text, rebuilt from the stored message of each hit.
+ * Empty, unsearchable or engine-rejected queries give `[]`.
  */
 export function searchSessionMessages(
   agent: SqlProvider,
@@ -147,34 +153,70 @@ export function searchSessionMessages(
   options: TextSearchOptions = {},
 ): SearchResult[] {
   // FTS5 reads a query only up to a NUL character, so a NUL separates terms like a space.
-  const match = toFts5Query(
+  const analyzed = analyzeQuery(
     typeof query === "string" ? query.replaceAll("\u0000", " ") : query,
+    options.match ?? "any",
   );
-  if (match === null) return [];
+  if (analyzed === null) return [];
+  const { all, any } = fts5Expressions(analyzed);
   catchUpIndex(agent);
   const count = normalizeSearchLimit(limit);
+  const window = rankWindow(count);
   const since = options.since ?? null;
   const until = options.until ?? null;
   let rows: Array<HitRow & StoredContentRow>;
   try {
-    // The inner query walks the matches newest first (FTS5 serves rowid order without sorting),
-    // keeps this session's, and stops after the rank window; only those are scored and sorted. The
-    // session's seq range bounds the walk when other sessions share the index.
-    rows = agent.sql<HitRow & StoredContentRow>`
+    // Each arm walks its matches newest first (FTS5 serves rowid order without sorting), keeps
+    // this session's, and stops after the rank window; only those are scored and sorted. The
+    // session's seq range bounds the walk when other sessions share the index. A message's
+    // `bm25()` is the same under both expressions (every form appears once in each).
+    rows =
+      any === null
+        ? agent.sql<HitRow & StoredContentRow>`
       SELECT m.seq AS seq, m.id AS id, m.role AS role, m.content AS content,
         m.chunked_bytes AS chunked_bytes, m.created_at AS created_at
       FROM (
         SELECT f.rowid AS seq, f.rank AS score
         FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
-        WHERE assistant_fts MATCH ${match} AND m.session_id = ${sessionId}
-          AND (${since} IS NULL OR m.created_at >= ${since})
-          AND (${until} IS NULL OR m.created_at < ${until})
+        WHERE assistant_fts MATCH ${all} AND m.session_id = ${sessionId}
           AND f.rowid >= (SELECT MIN(seq) FROM assistant_messages WHERE session_id = ${sessionId})
           AND f.rowid <= (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+          AND (${since} IS NULL OR m.created_at >= ${since})
+          AND (${until} IS NULL OR m.created_at < ${until})
         ORDER BY f.rowid DESC
-        LIMIT ${rankWindow(count)}
+        LIMIT ${window}
       ) AS hit CROSS JOIN assistant_messages AS m ON m.seq = hit.seq
       ORDER BY hit.score, hit.seq DESC
+      LIMIT ${count}`
+        : agent.sql<HitRow & StoredContentRow>`
+      SELECT m.seq AS seq, m.id AS id, m.role AS role, m.content AS content,
+        m.chunked_bytes AS chunked_bytes, m.created_at AS created_at
+      FROM (
+        SELECT seq, MIN(score) AS score, MAX(every) AS every FROM (
+          SELECT * FROM (
+            SELECT f.rowid AS seq, f.rank AS score, 1 AS every
+            FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
+            WHERE assistant_fts MATCH ${all} AND m.session_id = ${sessionId}
+              AND f.rowid >= (SELECT MIN(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+              AND f.rowid <= (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+              AND (${since} IS NULL OR m.created_at >= ${since})
+              AND (${until} IS NULL OR m.created_at < ${until})
+            ORDER BY f.rowid DESC
+            LIMIT ${window})
+          UNION ALL
+          SELECT * FROM (
+            SELECT f.rowid AS seq, f.rank AS score, 0 AS every
+            FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
+            WHERE assistant_fts MATCH ${any} AND m.session_id = ${sessionId}
+              AND f.rowid >= (SELECT MIN(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+              AND f.rowid <= (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+              AND (${since} IS NULL OR m.created_at >= ${since})
+              AND (${until} IS NULL OR m.created_at < ${until})
+            ORDER BY f.rowid DESC
+            LIMIT ${window})
+        ) GROUP BY seq
+      ) AS hit CROSS JOIN assistant_messages AS m ON m.seq = hit.seq
+      ORDER BY hit.every DESC, hit.score, hit.seq DESC
       LIMIT ${count}`;
   } catch (error) {
     if (isRejectedQuery(error)) return [];

@@ -24,7 +24,7 @@ import {
   recall,
   type RecallItem,
 } from "./recall.js";
-import { summaryMatches } from "../core/summary-match.js";
+import { byMatchCount, summaryMatchCount } from "../core/summary-match.js";
 import type { RecallResult, SessionSearchOptions } from "./types.js";
 
 /** Searches one session; see the module comment. */
@@ -76,14 +76,16 @@ export async function searchSessionRecall(
       const messages: Array<RecallItem & { hit?: SearchResult }> = hits
         .filter((hit) => path === null || path.has(hit.id))
         .map((hit) => ({ sessionId, kind: "message", id: hit.id, hit }));
-      const summaries: RecallItem[] = overlays
-        .filter(
-          (overlay) =>
-            withinTimeRange(overlay.createdAt, textOptions) &&
-            summaryMatches(overlay.summary, query, textOptions.match),
-        )
-        .reverse()
-        .map((overlay) => ({ sessionId, kind: "summary", id: overlay.id }));
+      const summaries: RecallItem[] = byMatchCount(
+        overlays
+          .filter((overlay) => withinTimeRange(overlay.createdAt, textOptions))
+          .map((overlay) => ({
+            overlay,
+            count: summaryMatchCount(overlay.summary, query, textOptions.match),
+          }))
+          .filter((entry) => entry.count > 0)
+          .reverse(),
+      ).map(({ overlay }) => ({ sessionId, kind: "summary", id: overlay.id }));
       return interleave(messages, summaries);
     },
     semantic: {

@@ -32,32 +32,6 @@ export function searchSpec(suite: Suite): void {
       );
 
       suite.it(
-        "requires every term, in any order (per-term AND)",
-        async ({ open }) => {
-          const session = open();
-          await build(
-            session,
-            conversation([
-              "the deployment is on Friday",
-              "Friday lunch",
-              "deployment pipeline",
-            ]),
-          );
-          expect(ids(await session.search("deployment Friday"))).toEqual([
-            "m1",
-          ]);
-          expect(ids(await session.search("Friday deployment"))).toEqual([
-            "m1",
-          ]);
-          expect(ids(await session.search("friday   DEPLOYMENT"))).toEqual([
-            "m1",
-          ]);
-          expect(await session.search("deployment Monday")).toEqual([]);
-        },
-        { requires: search },
-      );
-
-      suite.it(
         "returns [] for an empty or blank query",
         async ({ open }) => {
           const session = open();
@@ -138,29 +112,6 @@ export function searchSpec(suite: Suite): void {
           expect(ids(await session.search("pipeline*"))).toEqual(["m1"]);
         },
         { requires: search },
-      );
-
-      suite.it(
-        "treats AND, OR, NOT and NEAR as words that must appear",
-        async ({ open }) => {
-          const session = open();
-          await build(
-            session,
-            conversation([
-              "cats and dogs",
-              "cats or dogs",
-              "cats not dogs",
-              "cats dogs",
-              "cats near dogs",
-            ]),
-          );
-          expect(ids(await session.search("cats AND dogs"))).toEqual(["m1"]);
-          expect(ids(await session.search("cats OR dogs"))).toEqual(["m2"]);
-          expect(ids(await session.search("cats NOT dogs"))).toEqual(["m3"]);
-          expect(ids(await session.search("NEAR cats"))).toEqual(["m5"]);
-          expect(ids(await session.search("NOT"))).toEqual(["m3"]);
-        },
-        { requires: { ...search, stopWords: false } },
       );
 
       suite.it(
