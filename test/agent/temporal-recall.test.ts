@@ -57,7 +57,7 @@ describe.each(backends)(
         calls.push(call);
         return index === 0
           ? toolStep("call-1", "session_search", {
-              query: "Caroline in May 2023",
+              query: "What did Caroline do in May 2023?",
             })
           : textStep("She went to the pride parade.");
       });

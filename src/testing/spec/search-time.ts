@@ -73,6 +73,19 @@ export function searchTimeSpec(rootSuite: Suite): void {
         ]);
         const d2 = hits.find((hit) => hit.id === "d2");
         expect(d2?.createdAt).toBe("2023-05-06T23:30:00.000Z");
+        // The question as asked: the same two turns first.
+        const asked = await running.search(
+          "What did Caroline do in May 2023?",
+          {
+            now: NOW,
+          },
+        );
+        expect(
+          asked
+            .slice(0, 2)
+            .map((hit) => hit.id)
+            .sort(),
+        ).toEqual(["d2", "d3"]);
         // The time words are not terms: no turn holds "May" or "2023".
         expect(
           (await running.search("in May 2023 Caroline", { now: NOW })).length,
