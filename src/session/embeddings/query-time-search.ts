@@ -49,14 +49,17 @@ export async function searchWithQueryTime<Hit extends SearchHit>(
     ...(options.now !== undefined ? { now: options.now } : {}),
     ...(options.timeZone !== undefined ? { timeZone: options.timeZone } : {}),
   });
-  if (read.ranges.length === 0) return search(query, { ...explicit, limit });
+  if (read.ranges.length === 0)
+    return (await search(query, { ...explicit, limit })).filter((hit) =>
+      passes(hit, explicit),
+    );
   // A query of time words alone ("yesterday?") keeps them as its terms.
   const text = queryTerms(read.text).length > 0 ? read.text : query;
   const seen = new Set<string>();
   const out: Hit[] = [];
   const add = (hit: Hit, inQueryTime: boolean) => {
     const key = `${hit.sessionId ?? ""}\u0000${hit.kind ?? "message"}\u0000${hit.id}`;
-    if (seen.has(key) || out.length >= limit) return;
+    if (seen.has(key) || out.length >= limit || !passes(hit, explicit)) return;
     seen.add(key);
     out.push({ ...hit, inQueryTime });
   };
@@ -80,6 +83,19 @@ export async function searchWithQueryTime<Hit extends SearchHit>(
 }
 
 // --- Internal helpers ---
+
+/**
+ * False for a hit whose time lies outside the explicit `since`/`until`: the text ranking filters
+ * in the backend, the ranking by meaning does not. A hit without a time is kept.
+ */
+function passes(
+  hit: SearchHit,
+  explicit: { since?: string; until?: string },
+): boolean {
+  return (
+    hit.createdAt === undefined || withinTimeRange(hit.createdAt, explicit)
+  );
+}
 
 /** A named time cut to the explicit `since`/`until`; `null` when nothing of it is left. */
 function intersect(

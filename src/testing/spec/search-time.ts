@@ -95,6 +95,34 @@ export function searchTimeSpec(rootSuite: Suite): void {
     );
 
     suite.it(
+      "finds the named time's turns however many newer turns match the words",
+      async ({ session }) => {
+        const running = session();
+        await writeDiary(running);
+        // 300 newer turns with the same words, written now: more than any rank window.
+        await running.appendAll(
+          Array.from({ length: 300 }, (_, i) =>
+            textMessage(`n${i}`, `Caroline went out again, note ${i}`),
+          ),
+        );
+        const hits = await running.search("Caroline went in May 2023", {
+          now: NOW,
+          limit: 3,
+        });
+        // Both May turns first (d2 holds both words, d3 only the name), then a newer turn.
+        expect(
+          hits
+            .slice(0, 2)
+            .map((hit) => hit.id)
+            .sort(),
+        ).toEqual(["d2", "d3"]);
+        expect(hits.map((hit) => hit.inQueryTime)).toEqual([true, true, false]);
+        expect(hits[2]?.id.startsWith("n")).toBe(true);
+      },
+      { requires: search },
+    );
+
+    suite.it(
       "relative times count from now, in the given time zone",
       async ({ session }) => {
         const running = session();
