@@ -252,6 +252,13 @@ export function searchTimeSpec(rootSuite: Suite): void {
           "e3",
           "e4",
         ]);
+        // After switchBranch(), the active branch is followed instead.
+        await running.switchBranch("d4");
+        const [switched] = await running.search("parade", { context: 2 });
+        expect(switched?.context?.after.map((turn) => turn.id)).toEqual([
+          "d3",
+          "d4",
+        ]);
       },
       { requires: search },
     );
