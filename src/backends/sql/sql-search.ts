@@ -117,6 +117,19 @@ export function rewriteStaleIndexRows(agent: SqlProvider): void {
   rewriteStaleRows(agent, indexedSeq(agent));
 }
 
+/**
+ * Marks stale the index rows of indexed messages whose stored JSON may hold a tool part (it
+ * mentions `tool-`, or is split over continuation rows), so the next catch-up rewrites them with
+ * their tool-call inputs. A plain `LIKE` scan of the messages, once, at the schema step that made
+ * tool inputs searchable; messages without tool calls keep their index rows.
+ */
+export function markToolCallRowsStale(agent: SqlProvider): void {
+  agent.sql`INSERT OR IGNORE INTO arbor_fts_stale (seq)
+    SELECT seq FROM assistant_messages
+    WHERE seq <= COALESCE((SELECT CAST(value AS INTEGER) FROM arbor_meta WHERE key = ${INDEXED_SEQ_KEY}), 0)
+      AND (content LIKE '%tool-%' OR content LIKE '%dynamic-tool%' OR chunked_bytes IS NOT NULL)`;
+}
+
 /** Marks every stored message as indexed (after a full rebuild). */
 export function markAllIndexed(agent: SqlProvider): void {
   agent.sql`INSERT INTO arbor_meta (key, value)
