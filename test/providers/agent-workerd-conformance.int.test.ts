@@ -28,9 +28,9 @@ import type {
   HistoryRowStat,
   RecentHistoryResult,
   SearchResult,
+  TextSearchOptions,
   SessionMessage,
   StoredCompaction,
-  TextSearchOptions,
 } from "../../src/session/contracts/types.js";
 import { runProviderConformance } from "../../src/testing/index.js";
 import { SRC, transpileGraph } from "./support/transpile-graph.js";
@@ -291,7 +291,9 @@ class RemoteSessionProvider implements SessionProvider {
     limit?: number,
     options?: TextSearchOptions,
   ): Promise<SearchResult[]> {
-    return this.#call("searchMessages", query, limit, options);
+    return options === undefined
+      ? this.#call("searchMessages", query, limit)
+      : this.#call("searchMessages", query, limit, options);
   }
 
   async getRecentHistory(

@@ -43,23 +43,27 @@ export interface ScoredRow {
 }
 
 /**
- * The best `count` hits, as the SQL backends rank them: the newest `rankWindow(count)` hits
- * holding every term, and (for an any-term search) the newest `rankWindow(count)` of all hits;
- * every-term hits first, then by score, ties newest first.
+ * The best `count` hits, as the SQL backends rank them: candidates are the newest
+ * `rankWindow(count)` hits holding every term and the newest `rankWindow(count)` of all hits;
+ * every-term hits first, then by score, ties newest first. Only the second window is scored
+ * (on SQLite the score's term statistics are paid once that way): every-term hits older than it
+ * follow the scored every-term hits, newest first.
  */
 export function rankHits<T extends ScoredRow>(hits: T[], count: number): T[] {
   const window = rankWindow(count);
-  const every = newestWithin(
+  const scored = new Set<T>(newestWithin([...hits], window));
+  const chosen = new Set<T>(scored);
+  for (const hit of newestWithin(
     hits.filter((hit) => hit.every),
     window,
-  );
-  const chosen = new Set<T>(every);
-  for (const hit of newestWithin([...hits], window)) chosen.add(hit);
+  ))
+    chosen.add(hit);
   return [...chosen]
     .sort(
       (a, b) =>
         Number(b.every) - Number(a.every) ||
-        b.score - a.score ||
+        Number(scored.has(b)) - Number(scored.has(a)) ||
+        (scored.has(a) ? b.score - a.score : 0) ||
         b.row.seq - a.row.seq,
     )
     .slice(0, count);

@@ -221,43 +221,67 @@ function rankedStatement(
   };
   const formQuery = (form: SearchTerm) =>
     `${hasCjk(form.phrase) ? "plainto_tsquery" : "phraseto_tsquery"}(${bind(config)}::regconfig, ${bind(form.phrase)})`;
-  /** A form holds when its tsquery matches and, for CJK, its runs are adjacent in the text. */
-  const formHolds = (form: SearchTerm) =>
-    [
-      `m.content_tsv @@ ${formQuery(form)}`,
-      ...form.substrings.map(
-        (run) => `strpos(m.text_content, ${bind(run)}) > 0`,
-      ),
-    ].join(" AND ");
-  const termHolds = (term: RankedTerm) =>
-    `(${term.forms.map((form) => `(${formHolds(form)})`).join(" OR ")})`;
   const termQuery = (term: RankedTerm) =>
     `(${term.forms.map(formQuery).join(" || ")})`;
+  /**
+   * A term holds when one of its forms does: its tsquery (`query`) matches and, for a CJK form,
+   * its runs are adjacent in the text. Without CJK forms the tsquery alone decides.
+   */
+  const cjk = terms.some((term) =>
+    term.forms.some((form) => form.substrings.length > 0),
+  );
+  const termHolds = (term: RankedTerm, query: () => string) =>
+    term.forms.every((form) => form.substrings.length === 0)
+      ? `m.content_tsv @@ ${query()}`
+      : `(${term.forms
+          .map((form) =>
+            [
+              `m.content_tsv @@ ${formQuery(form)}`,
+              ...form.substrings.map(
+                (run) => `strpos(m.text_content, ${bind(run)}) > 0`,
+              ),
+            ].join(" AND "),
+          )
+          .map((condition) => `(${condition})`)
+          .join(" OR ")})`;
   const joins = scope.joins ? ` ${scope.joins}` : "";
   const window = rankWindow(count);
   const scopeSql = () => {
     params.push(...scope.params);
     return `(${scope.sql})`;
   };
-  // The index condition first (one tsquery for the GIN index), then the exact per-form check.
+  // The index condition's tsquery is inline, so the planner sees how common its words are: a
+  // GIN bitmap for rare words, a backward walk of `seq` for common ones. CJK adjacency is
+  // checked after it.
   const everySql = `SELECT m.seq, m.ctid AS row_id, TRUE AS every
       FROM assistant_messages AS m${joins}
-      WHERE m.content_tsv @@ (${terms.map(termQuery).join(" && ")}) AND ${scopeSql()}
-        AND ${terms.map(termHolds).join(" AND ")}
+      WHERE m.content_tsv @@ (${terms.map(termQuery).join(" && ")}) AND ${scopeSql()}${
+        cjk
+          ? ` AND ${terms.map((term) => termHolds(term, () => termQuery(term))).join(" AND ")}`
+          : ""
+      }
       ORDER BY m.seq DESC LIMIT ${bind(window)}`;
   const someSql = `SELECT m.seq, m.ctid AS row_id, FALSE AS every
       FROM assistant_messages AS m${joins}
-      WHERE m.content_tsv @@ (${terms.map(termQuery).join(" || ")}) AND ${scopeSql()}
-        AND (${terms.map(termHolds).join(" OR ")})
+      WHERE m.content_tsv @@ (${terms.map(termQuery).join(" || ")}) AND ${scopeSql()}${
+        cjk
+          ? ` AND (${terms.map((term) => termHolds(term, () => termQuery(term))).join(" OR ")})`
+          : ""
+      }
       ORDER BY m.seq DESC LIMIT ${bind(window)}`;
+  // Scoring reads each term's tsquery once (`queries`), not once per candidate row.
+  const querySql = terms
+    .map((term, at) => `${termQuery(term)} AS query_${at}`)
+    .join(", ");
   const holds = terms.map(
-    (term, at) => `(${termHolds(term)})::int AS holds_${at}`,
+    (term, at) =>
+      `(${termHolds(term, () => `queries.query_${at}`)})::int AS holds_${at}`,
   );
   const ranks = terms.map(
-    (term, at) => `ts_rank(m.content_tsv, ${termQuery(term)}) AS rank_${at}`,
+    (_, at) => `ts_rank(m.content_tsv, queries.query_${at}) AS rank_${at}`,
   );
   const frequencies = terms.map(
-    (_, at) => `sum(holds_${at}) OVER () AS frequency_${at}`,
+    (_, at) => `(sum(holds_${at}) OVER ())::float8 AS frequency_${at}`,
   );
   const score = terms
     .map(
@@ -273,13 +297,14 @@ function rankedStatement(
       FROM (SELECT * FROM every_hit UNION ALL SELECT * FROM some_hit) AS candidate
       ORDER BY seq, every DESC
     ),
+    queries AS MATERIALIZED (SELECT ${querySql}),
     scored AS (
       SELECT m.id, m.session_id, m.role, m.content, m.created_at, m.seq, hit.every,
         ${holds.join(", ")}, ${ranks.join(", ")}
-      FROM hit JOIN assistant_messages AS m ON m.ctid = hit.row_id
+      FROM hit JOIN assistant_messages AS m ON m.ctid = hit.row_id CROSS JOIN queries
     ),
     weighed AS (
-      SELECT scored.*, count(*) OVER () AS candidates, ${frequencies.join(", ")}
+      SELECT scored.*, (count(*) OVER ())::float8 AS candidates, ${frequencies.join(", ")}
       FROM scored
     )
     SELECT id, session_id, role, content, ${isoSql("created_at")} AS created_at

@@ -193,7 +193,7 @@ export class SqlSessionRegistry implements SessionRegistry {
         FROM (
           SELECT seq, MIN(score) AS score, MAX(every) AS every FROM (
             SELECT * FROM (
-              SELECT f.rowid AS seq, f.rank AS score, 1 AS every
+              SELECT f.rowid AS seq, NULL AS score, 1 AS every
               FROM assistant_fts AS f
                 CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
                 CROSS JOIN assistant_sessions AS s ON s.id = m.session_id
@@ -221,7 +221,7 @@ export class SqlSessionRegistry implements SessionRegistry {
               LIMIT ${window})
           ) GROUP BY seq
         ) AS hit CROSS JOIN assistant_messages AS m ON m.seq = hit.seq
-        ORDER BY hit.every DESC, hit.score, hit.seq DESC
+        ORDER BY hit.every DESC, hit.score IS NULL, hit.score, hit.seq DESC
         LIMIT ${limit}`;
     } catch {
       return [];

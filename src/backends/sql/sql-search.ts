@@ -117,6 +117,19 @@ export function rewriteStaleIndexRows(agent: SqlProvider): void {
   rewriteStaleRows(agent, indexedSeq(agent));
 }
 
+/**
+ * Marks stale the index rows of indexed messages whose stored JSON may hold a tool part (it
+ * mentions `tool-`, or is split over continuation rows), so the next catch-up rewrites them with
+ * their tool-call inputs. A plain `LIKE` scan of the messages, once, at the schema step that made
+ * tool inputs searchable; messages without tool calls keep their index rows.
+ */
+export function markToolCallRowsStale(agent: SqlProvider): void {
+  agent.sql`INSERT OR IGNORE INTO arbor_fts_stale (seq)
+    SELECT seq FROM assistant_messages
+    WHERE seq <= COALESCE((SELECT CAST(value AS INTEGER) FROM arbor_meta WHERE key = ${INDEXED_SEQ_KEY}), 0)
+      AND (content LIKE '%tool-%' OR content LIKE '%dynamic-tool%' OR chunked_bytes IS NOT NULL)`;
+}
+
 /** Marks every stored message as indexed (after a full rebuild). */
 export function markAllIndexed(agent: SqlProvider): void {
   agent.sql`INSERT INTO arbor_meta (key, value)
@@ -140,8 +153,9 @@ function unindexMessage(agent: SqlProvider, seq: number): void {
  * Full-text search within one session (docs/behavior/search.md). Ranked any-term by default: the
  * messages holding every query term come first, then those holding some, each group by FTS5
  * `bm25()` (rarer terms weigh more), ties newest first; stop words do not count. `match: "all"`
- * keeps only messages holding every term. Within each of the two, the newest matches up to the
- * rank window (`rankWindow`) are ranked. `since`/`until` filter on `created_at` inside the query.
+ * keeps only messages holding every term. Candidates are the newest matches up to the rank
+ * window (`rankWindow`) of each: of all terms, and of any term; every-term matches older than
+ * the any-term window follow the scored ones, newest first. `since`/`until` filter on `created_at` inside the query.
  * `content` is the message's searchable text, rebuilt from the stored message of each hit.
  * Empty, unsearchable or engine-rejected queries give `[]`.
  */
@@ -167,9 +181,11 @@ export function searchSessionMessages(
   let rows: Array<HitRow & StoredContentRow>;
   try {
     // Each arm walks its matches newest first (FTS5 serves rowid order without sorting), keeps
-    // this session's, and stops after the rank window; only those are scored and sorted. The
-    // session's seq range bounds the walk when other sessions share the index. A message's
-    // `bm25()` is the same under both expressions (every form appears once in each).
+    // this session's, and stops after the rank window. The session's seq range bounds the walk
+    // when other sessions share the index. Only the any-term arm calls `bm25()`: its first call
+    // counts every term's matches in the whole index (the IDF), which is most of a search's cost,
+    // so one arm pays it, not two. Every-term matches found only by their own arm (older than
+    // the any-term window) have no score: they follow the scored ones, newest first.
     rows =
       any === null
         ? agent.sql<HitRow & StoredContentRow>`
@@ -194,7 +210,7 @@ export function searchSessionMessages(
       FROM (
         SELECT seq, MIN(score) AS score, MAX(every) AS every FROM (
           SELECT * FROM (
-            SELECT f.rowid AS seq, f.rank AS score, 1 AS every
+            SELECT f.rowid AS seq, NULL AS score, 1 AS every
             FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
             WHERE assistant_fts MATCH ${all} AND m.session_id = ${sessionId}
               AND f.rowid >= (SELECT MIN(seq) FROM assistant_messages WHERE session_id = ${sessionId})
@@ -216,7 +232,7 @@ export function searchSessionMessages(
             LIMIT ${window})
         ) GROUP BY seq
       ) AS hit CROSS JOIN assistant_messages AS m ON m.seq = hit.seq
-      ORDER BY hit.every DESC, hit.score, hit.seq DESC
+      ORDER BY hit.every DESC, hit.score IS NULL, hit.score, hit.seq DESC
       LIMIT ${count}`;
   } catch (error) {
     if (isRejectedQuery(error)) return [];

@@ -33,6 +33,13 @@ export interface AnalyzedQuery {
 export const MAX_RANKED_TERMS = 8;
 
 /**
+ * Forms (phrases) a ranked any-term search uses at most, over all its terms: FTS5's `bm25()`
+ * counts the matches of every phrase in the whole index, so each one costs in proportion to how
+ * common it is. A term past the budget keeps only its own form.
+ */
+export const MAX_RANKED_FORMS = 16;
+
+/**
  * The terms of `query` under `match` (default `"any"`), or `null` when no term has a letter or
  * digit. Under `"any"`, when every term is a stop word ("the", "NOT") they all count, so such a
  * query still finds the messages that hold them.
@@ -56,11 +63,15 @@ export function analyzeQuery(
       : words.map((word, at) => ({ word, key: keys[at]!, at }));
   const seen = new Set<string>();
   const terms: QueryTerm[] = [];
+  let forms = 0;
   for (const { word, key } of chosen) {
     const folded = key.length > 0 ? key : word.toLowerCase();
     if (seen.has(folded)) continue;
     seen.add(folded);
-    terms.push({ text: word, forms: formsOf(word, key) });
+    const all = formsOf(word, key);
+    const kept = all.slice(0, Math.max(1, MAX_RANKED_FORMS - forms));
+    forms += kept.length;
+    terms.push({ text: word, forms: kept });
     if (terms.length === MAX_RANKED_TERMS) break;
   }
   return { match, terms };

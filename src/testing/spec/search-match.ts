@@ -237,6 +237,58 @@ export function searchMatchSpec(suite: Suite): void {
     });
   });
 
+  suite.describe("search: tool calls", () => {
+    eachLayer(suite, (suite) => {
+      suite.it(
+        "finds a tool call by its input, the first 2 KB of it, and forgets it with the message",
+        async ({ open }) => {
+          const session = open();
+          await session.appendMessage({
+            id: "m1",
+            role: "user",
+            parts: [{ type: "text", text: "make me a web app" }],
+          });
+          await session.appendMessage({
+            id: "m2",
+            role: "assistant",
+            parts: [
+              {
+                type: "tool-bash",
+                toolCallId: "c1",
+                state: "output-available",
+                input: { command: "npx create-next-app@latest shop" },
+                output: "Success! Created shop",
+              },
+              {
+                type: "dynamic-tool",
+                toolName: "write_file",
+                toolCallId: "c2",
+                state: "input-available",
+                input: {
+                  path: "notes.md",
+                  content: `${"filler ".repeat(400)}beyondtheindexedprefix`,
+                },
+              },
+            ],
+          });
+          const [hit] = await session.search("create-next-app");
+          expect(hit?.id).toBe("m2");
+          expect(hit?.content.split("\n")[0]).toBe(
+            "bash npx create-next-app@latest shop",
+          );
+          expect(ids(await session.search("write_file notes.md"))).toEqual([
+            "m2",
+          ]);
+          expect(await session.search("Success")).toEqual([]);
+          expect(await session.search("beyondtheindexedprefix")).toEqual([]);
+          await session.deleteMessages(["m2"]);
+          expect(await session.search("create-next-app")).toEqual([]);
+        },
+        { requires: search },
+      );
+    });
+  });
+
   suite.describe("search: match all", () => {
     eachLayer(suite, (suite) => {
       suite.it(

@@ -44,7 +44,7 @@ export function searchSpec(suite: Suite): void {
       );
 
       suite.it(
-        "indexes text parts joined by newlines, never reasoning or tool data",
+        "indexes text parts joined by newlines and tool-call inputs, never reasoning or tool outputs",
         async ({ open }) => {
           const session = open();
           await session.appendMessage({
@@ -64,13 +64,10 @@ export function searchSpec(suite: Suite): void {
             ],
           });
           const [hit] = await session.search("alpha beta");
-          expect(hit?.content).toBe("alpha\nbeta");
+          expect(hit?.content).toBe("alpha\nbeta\nlookup toolinputword");
           expect(hit?.role).toBe("assistant");
-          for (const hidden of [
-            "secretreasoning",
-            "toolinputword",
-            "tooloutputword",
-          ]) {
+          expect(ids(await session.search("toolinputword"))).toEqual(["m1"]);
+          for (const hidden of ["secretreasoning", "tooloutputword"]) {
             expect(await session.search(hidden)).toEqual([]);
           }
         },
