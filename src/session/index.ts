@@ -41,6 +41,7 @@ export type {
   CompactionMeta,
   ContextBlock,
   HistoryRowStat,
+  MatchMode,
   MaybePromise,
   RecentHistoryResult,
   SearchResult,
@@ -49,6 +50,7 @@ export type {
   SessionTokenCounter,
   SessionTokenCounterInput,
   StoredCompaction,
+  TextSearchOptions,
 } from "./contracts/types.js";
 export type { ContextConfig, SessionContextOptions } from "./context/types.js";
 export type {
@@ -73,13 +75,16 @@ export type {
 } from "./status.js";
 /** Embeddings and recall: `withEmbeddings()`, search modes and explained results (docs/search.md). */
 export type {
+  ContextTurn,
   EmbedFunction,
   Embedder,
   EmbeddingModelLike,
   EmbeddingOptions,
   EmbeddingStatusEvent,
+  HitContext,
   RecallResult,
   SearchHit,
+  SearchHitPlace,
   SearchMode,
   SearchScope,
   SessionSearchOptions,
@@ -103,6 +108,11 @@ export {
   type ProviderOrFactory,
   type SessionManagerOptions,
 } from "./manager/session-manager.js";
+/** The model's `session_search` tool: its input and options (docs/search.md#what-the-model-sees). */
+export type {
+  SearchToolOptions,
+  SessionSearchInput,
+} from "./manager/session-search-tool.js";
 /** `SessionManager.erase()` and `prune()`: targets, options and receipts (docs/behavior/erase-and-retention.md). */
 export type {
   AuditEraseTarget,

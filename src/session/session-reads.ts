@@ -1,5 +1,9 @@
 import type { SessionProvider } from "./contracts/provider.js";
 import type { RecentHistoryResult, SearchResult } from "./contracts/types.js";
+import {
+  normalizeTextSearchOptions,
+  type TextSearchInput,
+} from "./core/search-options.js";
 import { queryTerms } from "./core/search-terms.js";
 import { utf8Length } from "./core/utf8.js";
 import { ArborError } from "./errors/index.js";
@@ -49,11 +53,15 @@ export async function countMessages(
   );
 }
 
-/** Full-text search in the session; a `limit` that is not a positive integer means 20. */
+/**
+ * Full-text search in the session; a `limit` that is not a positive integer means 20. The text
+ * options are checked (`normalizeTextSearchOptions`) before the provider is asked.
+ */
 export async function searchSession(
   provider: SessionProvider,
   query: string,
   limit: number | undefined,
+  options?: TextSearchInput,
 ): Promise<SearchResult[]> {
   if (!provider.searchMessages) {
     throw new ArborError(
@@ -61,10 +69,13 @@ export async function searchSession(
       "Session provider does not support search",
     );
   }
+  const textOptions = normalizeTextSearchOptions(options);
   if (queryTerms(query).length === 0) return [];
   const validLimit =
     Number.isInteger(limit) && (limit as number) > 0
       ? (limit as number)
       : DEFAULT_SEARCH_LIMIT;
-  return provider.searchMessages(query, validLimit);
+  return Object.keys(textOptions).length > 0
+    ? provider.searchMessages(query, validLimit, textOptions)
+    : provider.searchMessages(query, validLimit);
 }

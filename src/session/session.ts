@@ -11,7 +11,7 @@ import type {
   StoredCompaction,
 } from "./contracts/types.js";
 import type { SearchHit } from "./embeddings/types.js";
-import { searchWithRecall } from "./embeddings/session-embeddings.js";
+import { searchSessionHits } from "./session-search.js";
 import { ArborError } from "./errors/index.js";
 import { SessionBase, type SearchOptions } from "./session-base.js";
 import { assertCompactionArguments } from "./core/compaction-args.js";
@@ -303,7 +303,7 @@ export class Session extends SessionBase {
     query: string,
     options: SearchOptions = {},
   ): Promise<SearchHit[]> {
-    return searchWithRecall(this.runtime, query, options);
+    return searchSessionHits(this.runtime, query, options);
   }
 
   // --- Branches and audit ---

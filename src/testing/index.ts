@@ -15,6 +15,8 @@ import { importMessageSpec } from "./spec/import-message.js";
 import { recentHistorySpec } from "./spec/recent-history.js";
 import { searchSpec } from "./spec/search.js";
 import { searchRankingSpec } from "./spec/search-ranking.js";
+import { managerSearchTimeSpec, searchTimeSpec } from "./spec/search-time.js";
+import { searchMatchSpec } from "./spec/search-match.js";
 import { branchesAuditSpec } from "./spec/branches-audit.js";
 import { contextSpec } from "./spec/context.js";
 import { contextHistorySpec } from "./spec/context-history.js";
@@ -103,6 +105,8 @@ export function runProviderConformance(
     compactionSpec(suite);
     searchSpec(suite);
     searchRankingSpec(suite);
+    searchTimeSpec(suite);
+    searchMatchSpec(suite);
     recentHistorySpec(suite);
     watchSpec(suite);
     sessionSpec(suite);
@@ -138,6 +142,7 @@ export function runManagerConformance(
     const suite = createManagerSuite(factory, api);
     managerSpec(suite);
     managerFeaturesSpec(suite);
+    managerSearchTimeSpec(suite);
     managerTenancySpec(suite);
   });
 }

@@ -5,6 +5,7 @@ import {
 import type {
   CompactionMeta,
   HistoryRowStat,
+  MatchMode,
   RecentHistoryResult,
   SearchResult,
   SessionMessage,
@@ -42,7 +43,15 @@ export interface Subject {
   ): Promise<StoredCompaction>;
   getCompactions(): Promise<StoredCompaction[]>;
   removeCompaction(id: string): Promise<boolean>;
-  search(query: string, options?: { limit?: number }): Promise<SearchResult[]>;
+  search(
+    query: string,
+    options?: {
+      limit?: number;
+      match?: MatchMode;
+      since?: string;
+      until?: string;
+    },
+  ): Promise<SearchResult[]>;
 }
 
 /** The raw provider seen through the `Session` method names. Every answer is awaited. */
@@ -90,9 +99,12 @@ export function providerSubject(provider: SessionProvider): Subject {
       ),
     search: async (query, options) => {
       const searchMessages = required(provider, "searchMessages", "search");
-      return options?.limit === undefined
+      const { limit, ...text } = options ?? {};
+      if (Object.keys(text).length > 0)
+        return searchMessages.call(provider, query, limit, text);
+      return limit === undefined
         ? searchMessages.call(provider, query)
-        : searchMessages.call(provider, query, options.limit);
+        : searchMessages.call(provider, query, limit);
     },
   };
 }

@@ -28,6 +28,7 @@ import type {
   HistoryRowStat,
   RecentHistoryResult,
   SearchResult,
+  TextSearchOptions,
   SessionMessage,
   StoredCompaction,
 } from "../../src/session/contracts/types.js";
@@ -285,8 +286,14 @@ class RemoteSessionProvider implements SessionProvider {
     return this.#call("deleteCompaction", id);
   }
 
-  searchMessages(query: string, limit?: number): Promise<SearchResult[]> {
-    return this.#call("searchMessages", query, limit);
+  searchMessages(
+    query: string,
+    limit?: number,
+    options?: TextSearchOptions,
+  ): Promise<SearchResult[]> {
+    return options === undefined
+      ? this.#call("searchMessages", query, limit)
+      : this.#call("searchMessages", query, limit, options);
   }
 
   async getRecentHistory(

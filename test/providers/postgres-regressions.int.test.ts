@@ -89,6 +89,49 @@ describePostgres("PostgreSQL schema", () => {
     ]);
   });
 
+  it("schema v5 rebuilds the search text of messages with tool calls, and only theirs", async () => {
+    const database = await fresh();
+    const provider = new PostgresSessionProvider(database.pool, "s");
+    await provider.appendMessage(text("u1", "make me a shop"));
+    await provider.appendMessage({
+      id: "a1",
+      role: "assistant",
+      parts: [
+        {
+          type: "tool-bash",
+          toolCallId: "c1",
+          state: "output-available",
+          input: { command: "npx create-next-app@latest shop" },
+          output: "done",
+        },
+      ],
+    });
+    // As a version-4 database stored them: no tool-call inputs in the search text.
+    await database.pool.query(
+      "UPDATE assistant_messages SET text_content = 'bash' WHERE id = 'a1'",
+    );
+    await database.pool.query(
+      "UPDATE assistant_messages SET text_content = 'kept as it was' WHERE id = 'u1'",
+    );
+    await database.pool.query(
+      "UPDATE arbor_meta SET value = '4' WHERE key = 'postgres_schema_version'",
+    );
+    expect((await applyPostgresSchema(database.pool)).version).toBe(
+      POSTGRES_SCHEMA_VERSION,
+    );
+    const rows = await database.pool.query(
+      "SELECT id, text_content FROM assistant_messages ORDER BY id",
+    );
+    expect(rows.rows).toEqual([
+      { id: "a1", text_content: "bash npx create-next-app@latest shop" },
+      { id: "u1", text_content: "kept as it was" },
+    ]);
+    const reader = new PostgresSessionProvider(database.pool, "s");
+    expect(
+      (await reader.searchMessages("create-next-app")).map((hit) => hit.id),
+    ).toEqual(["a1"]);
+  });
+
   it("refuses to switch the text-search configuration of existing tables", async () => {
     const database = await fresh({ textSearchConfig: "simple" });
     expect(

@@ -290,4 +290,42 @@ describe("SQLite search index: updates and deletes are indexed at the next searc
     ).toEqual([{ value: String(SCHEMA_VERSION) }]);
     second.close();
   });
+
+  it("a store at schema version 8 re-indexes its tool-call messages, and only those, on the next open", async () => {
+    const file = newFile();
+    const first = openSqlite(file);
+    const session = SessionManager.create(first).getSession("s");
+    await session.appendMessage(text("u1", "make me a shop"));
+    await session.appendMessage({
+      id: "a1",
+      role: "assistant",
+      parts: [
+        {
+          type: "tool-bash",
+          toolCallId: "c1",
+          state: "output-available",
+          input: { command: "npx create-next-app@latest shop" },
+          output: "done",
+        },
+      ],
+    } as SessionMessage);
+    expect(ids(await session.search("create-next-app"))).toEqual(["a1"]);
+    // As a version-8 store indexed it: no tool-call inputs.
+    first.sql`UPDATE assistant_fts SET content = 'bash' WHERE rowid = ${seqOf(first, "a1")}`;
+    first.sql`UPDATE arbor_meta SET value = '8' WHERE key = 'session_schema_version'`;
+    expect(await session.search("create-next-app")).toEqual([]);
+    first.close();
+
+    const second = openSqlite(file);
+    const reopened = SessionManager.create(second).getSession("s");
+    await reopened.getHistory();
+    expect(staleSeqs(second)).toEqual([seqOf(second, "a1")]);
+    expect(ids(await reopened.search("create-next-app"))).toEqual(["a1"]);
+    expect(ids(await reopened.search("shop")).sort()).toEqual(["a1", "u1"]);
+    expect(staleSeqs(second)).toEqual([]);
+    expect(
+      second.sql`SELECT value FROM arbor_meta WHERE key = 'session_schema_version'`,
+    ).toEqual([{ value: String(SCHEMA_VERSION) }]);
+    second.close();
+  });
 });

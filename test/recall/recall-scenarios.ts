@@ -463,11 +463,23 @@ export const RECALL_SCENARIOS: Record<string, Scenario> = {
         "ownerId keeps one tenant's summaries",
       );
       same(
-        (await manager.search("kitten grey", { mode: "text", ...scope })).map(
-          (hit) => hit.id,
-        ),
+        (
+          await manager.search("kitten grey", {
+            mode: "text",
+            match: "all",
+            ...scope,
+          })
+        ).map((hit) => hit.id),
         [wide.id],
-        "every term must match",
+        "match: all: every term must match",
+      );
+      const anyTerm = (
+        await manager.search("kitten grey", { mode: "text", ...scope })
+      ).map((hit) => hit.id);
+      same(
+        anyTerm.filter((id) => id !== "u2"),
+        [wide.id, plain.id],
+        "any term: both summaries, the one holding both terms first",
       );
       same(
         (await manager.search("0%", { mode: "text", ...scope })).map(

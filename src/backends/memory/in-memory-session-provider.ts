@@ -17,6 +17,7 @@ import type {
   HistoryRowStat,
   RecentHistoryResult,
   SearchResult,
+  TextSearchOptions,
   SessionMessage,
   StoredCompaction,
 } from "../../session/contracts/types.js";
@@ -189,10 +190,14 @@ export class InMemorySessionProvider implements SessionProvider {
     return removeCompaction(this.store, this.sessionId, id);
   }
 
-  searchMessages(query: string, limit?: number): SearchResult[] {
+  searchMessages(
+    query: string,
+    limit?: number,
+    options?: TextSearchOptions,
+  ): SearchResult[] {
     const data = this.data();
     if (!data) return [];
-    return searchRows(data.ordered, query, limit).map((row) => ({
+    return searchRows(data.ordered, query, limit, options).map((row) => ({
       id: row.id,
       role: row.role,
       content: row.text,

@@ -1,10 +1,7 @@
 import { queryTerms } from "../../session/core/search-terms.js";
-import {
-  normalizeSearchLimit,
-  rankWindow,
-} from "../../session/core/search-limit.js";
-import type { MemoryStore } from "./memory-store.js";
-import { newestWithin, scoreRows } from "./memory-search.js";
+import { normalizeSearchLimit } from "../../session/core/search-limit.js";
+import type { MemoryRow, MemoryStore } from "./memory-store.js";
+import { rankHits, scoreRows } from "./memory-search.js";
 import type { SessionInfo } from "../../session/contracts/session-info.js";
 import type { SearchResult } from "../../session/contracts/types.js";
 import {
@@ -100,11 +97,9 @@ export class MemorySessionRegistry implements SessionRegistry {
   search(query: string, options: RegistrySearchOptions): SearchResult[] {
     if (queryTerms(query).length === 0) return [];
     const wanted = options.sessionIds ? new Set(options.sessionIds) : null;
-    const hits: Array<{
-      sessionId: string;
-      row: Parameters<typeof scoreRows>[0][number];
-      score: number;
-    }> = [];
+    // One BM25 over the rows of every searched session, so term weights compare across them.
+    const rows: MemoryRow[] = [];
+    const sessionOf = new Map<MemoryRow, string>();
     for (const sessionId of this.store.registry.keys()) {
       if (wanted && !wanted.has(sessionId)) continue;
       if (
@@ -112,21 +107,23 @@ export class MemorySessionRegistry implements SessionRegistry {
         this.getConfig(sessionId, "owner") !== options.ownerId
       )
         continue;
-      const rows = this.store.peek(sessionId)?.ordered ?? [];
-      for (const hit of scoreRows(rows, query))
-        hits.push({ sessionId, ...hit });
+      for (const row of this.store.peek(sessionId)?.ordered ?? []) {
+        rows.push(row);
+        sessionOf.set(row, sessionId);
+      }
     }
+    const hits = scoreRows(rows, query, options).map((hit) => ({
+      ...hit,
+      sessionId: sessionOf.get(hit.row) ?? "",
+    }));
     const limit = normalizeSearchLimit(options.limit);
-    return newestWithin(hits, rankWindow(limit))
-      .sort((a, b) => b.score - a.score || b.row.seq - a.row.seq)
-      .slice(0, limit)
-      .map(({ sessionId, row }) => ({
-        id: row.id,
-        role: row.role,
-        content: row.text,
-        createdAt: row.createdAt,
-        sessionId,
-      }));
+    return rankHits(hits, limit).map(({ sessionId, row }) => ({
+      id: row.id,
+      role: row.role,
+      content: row.text,
+      createdAt: row.createdAt,
+      sessionId,
+    }));
   }
 
   /**

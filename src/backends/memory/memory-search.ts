@@ -1,19 +1,26 @@
 import {
   foldText,
   hasCjk,
-  queryTerms,
   wordTokens,
 } from "../../session/core/search-terms.js";
+import {
+  analyzeQuery,
+  type AnalyzedQuery,
+} from "../../session/core/query-analysis.js";
 import {
   normalizeSearchLimit,
   rankWindow,
 } from "../../session/core/search-limit.js";
+import { withinTimeRange } from "../../session/core/search-options.js";
+import type { TextSearchOptions } from "../../session/contracts/types.js";
 import type { MemoryRow } from "./memory-store.js";
 
 /**
- * The in-memory search of docs/behavior/search.md: every query term must match. A CJK term matches as a
- * substring of the text; other terms match word tokens after folding and light stemming.
- * The newest matches within the rank window (`rankWindow`), ranked by match count, ties newest first.
+ * The in-memory search of docs/behavior/search.md. A CJK term matches as a substring of the
+ * text; other terms match word tokens after folding and Porter stemming. Ranked any-term by
+ * default: messages holding every term first, then those holding some, each group by BM25 over
+ * the searched rows (rarer terms weigh more), ties newest first; `match: "all"` keeps only the
+ * first group. As on SQLite, each group ranks its newest matches within the rank window.
  *
  * @param rows the session's rows in insertion order.
  * @param limit normalized with `normalizeSearchLimit`.
@@ -22,12 +29,44 @@ export function searchRows(
   rows: readonly MemoryRow[],
   query: string,
   limit: number | undefined,
+  options: TextSearchOptions = {},
 ): MemoryRow[] {
   const count = normalizeSearchLimit(limit);
-  return newestWithin(scoreRows(rows, query), rankWindow(count))
-    .sort((a, b) => b.score - a.score || b.row.seq - a.row.seq)
-    .slice(0, count)
-    .map((hit) => hit.row);
+  return rankHits(scoreRows(rows, query, options), count).map((hit) => hit.row);
+}
+
+/** A matching row: its BM25 score and whether it holds every term. */
+export interface ScoredRow {
+  row: MemoryRow;
+  score: number;
+  every: boolean;
+}
+
+/**
+ * The best `count` hits, as the SQL backends rank them: candidates are the newest
+ * `rankWindow(count)` hits holding every term and the newest `rankWindow(count)` of all hits;
+ * every-term hits first, then by score, ties newest first. Only the second window is scored
+ * (on SQLite the score's term statistics are paid once that way): every-term hits older than it
+ * follow the scored every-term hits, newest first.
+ */
+export function rankHits<T extends ScoredRow>(hits: T[], count: number): T[] {
+  const window = rankWindow(count);
+  const scored = new Set<T>(newestWithin([...hits], window));
+  const chosen = new Set<T>(scored);
+  for (const hit of newestWithin(
+    hits.filter((hit) => hit.every),
+    window,
+  ))
+    chosen.add(hit);
+  return [...chosen]
+    .sort(
+      (a, b) =>
+        Number(b.every) - Number(a.every) ||
+        Number(scored.has(b)) - Number(scored.has(a)) ||
+        (scored.has(a) ? b.score - a.score : 0) ||
+        b.row.seq - a.row.seq,
+    )
+    .slice(0, count);
 }
 
 /** The `window` hits with the highest `seq` (docs/behavior/search.md#ranking-limits-and-results). */
@@ -39,32 +78,65 @@ export function newestWithin<T extends { row: { seq: number } }>(
   return hits.sort((a, b) => b.row.seq - a.row.seq).slice(0, window);
 }
 
-/** Every row matching all query terms, with its match count (unsorted). */
+/**
+ * Every row matching the query under `options.match` (default any-term) and `since`/`until`,
+ * scored by BM25 with statistics over all of `rows` (unsorted). Under `match: "all"` only rows
+ * holding every term are returned.
+ */
 export function scoreRows(
   rows: readonly MemoryRow[],
   query: string,
-): Array<{ row: MemoryRow; score: number }> {
-  const matchers = queryTerms(query).flatMap(termMatcher);
+  options: TextSearchOptions = {},
+): ScoredRow[] {
+  const analyzed = analyzeQuery(query, options.match ?? "any");
+  if (analyzed === null) return [];
+  const matchers = termMatchers(analyzed);
   if (matchers.length === 0) return [];
-  const hits: Array<{ row: MemoryRow; score: number }> = [];
+  const found: Array<{ row: MemoryRow; counts: number[]; length: number }> = [];
+  const documentFrequency = matchers.map(() => 0);
+  let documents = 0;
+  let totalLength = 0;
   for (const row of rows) {
     if (row.text.length === 0) continue;
     const indexed = (row.searchCache ??= index(row.text));
-    let score = 0;
-    for (const matcher of matchers) {
+    documents++;
+    totalLength += indexed.length;
+    if (!withinTimeRange(row.createdAt, options)) continue;
+    let matched = false;
+    const counts = matchers.map((matcher, at) => {
       const count = matcher(indexed);
-      if (count === 0) {
-        score = 0;
-        break;
+      if (count > 0) {
+        matched = true;
+        documentFrequency[at]!++;
       }
-      score += count;
-    }
-    if (score > 0) hits.push({ row, score });
+      return count;
+    });
+    if (matched) found.push({ row, counts, length: indexed.length });
+  }
+  const averageLength = documents > 0 ? totalLength / documents : 1;
+  const weights = documentFrequency.map((frequency) =>
+    Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5)),
+  );
+  const hits: ScoredRow[] = [];
+  for (const { row, counts, length } of found) {
+    const every = counts.every((count) => count > 0);
+    if (analyzed.match === "all" && !every) continue;
+    let score = 0;
+    counts.forEach((count, at) => {
+      if (count === 0) return;
+      const norm = K1 * (1 - B + (B * Math.max(length, 1)) / averageLength);
+      score += (weights[at]! * (count * (K1 + 1))) / (count + norm);
+    });
+    hits.push({ row, score, every });
   }
   return hits;
 }
 
 // --- Internal helpers ---
+
+/** BM25's usual parameters, as FTS5's `bm25()` uses them. */
+const K1 = 1.2;
+const B = 0.75;
 
 type Indexed = NonNullable<MemoryRow["searchCache"]>;
 type Matcher = (indexed: Indexed) => number;
@@ -72,17 +144,35 @@ type Matcher = (indexed: Indexed) => number;
 function index(text: string): Indexed {
   const folded = foldText(text);
   const tokens = new Map<string, number>();
-  for (const token of wordTokens(folded))
+  let length = 0;
+  for (const token of wordTokens(folded)) {
     tokens.set(token, (tokens.get(token) ?? 0) + 1);
-  return { folded, tokens };
+    length++;
+  }
+  return { folded, tokens, length };
 }
 
-function termMatcher(term: string): Matcher[] {
-  const folded = foldText(term);
+/** One matcher per term: how often any of its forms occurs in a row (0: not at all). */
+function termMatchers(analyzed: AnalyzedQuery): Matcher[] {
+  const matchers: Matcher[] = [];
+  for (const term of analyzed.terms) {
+    const forms = term.forms.flatMap(formMatcher);
+    // A term with no letter or digit can never be a token; it is ignored, as FTS5 ignores it.
+    if (forms.length === 0) continue;
+    matchers.push((indexed) => {
+      let count = 0;
+      for (const form of forms) count += form(indexed);
+      return count;
+    });
+  }
+  return matchers;
+}
+
+function formMatcher(form: string): Matcher[] {
+  const folded = foldText(form);
   if (hasCjk(folded))
     return [(indexed) => countOccurrences(indexed.folded, folded)];
   const tokens = wordTokens(folded);
-  // A term with no letter or digit can never be a token; it is ignored, as FTS5 ignores it.
   if (tokens.length === 0) return [];
   return [
     (indexed) => {

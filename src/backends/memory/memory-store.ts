@@ -14,7 +14,8 @@ export interface MemoryRow {
   /** The indexed text (docs/behavior/search.md). */
   text: string;
   /** Folded text and tokens, computed on the first search after a write. */
-  searchCache?: { folded: string; tokens: Map<string, number> } | undefined;
+  searchCache?:
+    { folded: string; tokens: Map<string, number>; length: number } | undefined;
 }
 
 /** Everything stored for one session id. */

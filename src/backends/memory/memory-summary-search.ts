@@ -2,12 +2,14 @@ import type {
   RegistrySearchOptions,
   SummaryHit,
 } from "../../session/contracts/registry.js";
-import { summaryMatches } from "../../session/core/summary-match.js";
+import { summaryMatchCount } from "../../session/core/summary-match.js";
+import { withinTimeRange } from "../../session/core/search-options.js";
 import type { MemoryStore } from "./memory-store.js";
 
 /**
  * Overlays of the store's registered sessions whose summary matches the query
- * (`summaryMatches`), newest first, at most `options.limit`, under the registry's filters.
+ * (`summaryMatches`), those holding more terms first, then newest first, at most
+ * `options.limit`, under the registry's filters.
  */
 export function searchMemorySummaries(
   store: MemoryStore,
@@ -16,29 +18,36 @@ export function searchMemorySummaries(
   ownerOf: (sessionId: string) => string | null,
 ): SummaryHit[] {
   const wanted = options.sessionIds ? new Set(options.sessionIds) : null;
-  const found: Array<SummaryHit & { createdAt: string; order: number }> = [];
+  const found: Array<
+    SummaryHit & { createdAt: string; order: number; count: number }
+  > = [];
   for (const sessionId of store.registry.keys()) {
     if (wanted && !wanted.has(sessionId)) continue;
     if (options.ownerId !== undefined && ownerOf(sessionId) !== options.ownerId)
       continue;
     const overlays = store.peek(sessionId)?.compactions ?? [];
     overlays.forEach((overlay, order) => {
-      if (summaryMatches(overlay.summary, query))
+      if (!withinTimeRange(overlay.createdAt, options)) return;
+      const count = summaryMatchCount(overlay.summary, query, options.match);
+      if (count > 0)
         found.push({
           sessionId,
           id: overlay.id,
           createdAt: overlay.createdAt,
           order,
+          count,
         });
     });
   }
   return found
     .sort((a, b) =>
-      a.createdAt !== b.createdAt
-        ? a.createdAt < b.createdAt
-          ? 1
-          : -1
-        : b.order - a.order,
+      a.count !== b.count
+        ? b.count - a.count
+        : a.createdAt !== b.createdAt
+          ? a.createdAt < b.createdAt
+            ? 1
+            : -1
+          : b.order - a.order,
     )
     .slice(0, Math.max(0, options.limit))
     .map(({ sessionId, id }) => ({ sessionId, id }));

@@ -23,6 +23,9 @@ export const MIGRATIONS: ReadonlyArray<(config: string) => string[]> = [
   // v4: the change log without its database-wide lock: concurrent writers of different sessions
   // no longer serialize (docs/behavior/events-and-audit.md, "Change feed").
   () => recordChangeStatements(),
+  // v5: tool-call inputs are searchable (docs/behavior/search.md#tool-calls); no DDL, the data
+  // step (`upgradeToolInputSearchText`) rebuilds the search text of messages with tool calls.
+  () => [],
 ];
 
 /** The schema version this build of Arbor writes and needs. */

@@ -203,11 +203,18 @@ export class PostgresRegistryStore implements SessionRegistry {
     const scope = sessionScopeSql("m.session_id", options);
     const conditions = ["TRUE", ...scope.conditions];
     const params = scope.params;
-    return searchMessageRows(this.db, textSearchConfig, query, options.limit, {
-      joins: "JOIN assistant_sessions AS s ON s.id = m.session_id",
-      sql: conditions.join(" AND "),
-      params,
-    });
+    return searchMessageRows(
+      this.db,
+      textSearchConfig,
+      query,
+      options.limit,
+      {
+        joins: "JOIN assistant_sessions AS s ON s.id = m.session_id",
+        sql: conditions.join(" AND "),
+        params,
+      },
+      options,
+    );
   }
 
   /** Overlays whose summary matches the query, newest first (explained manager search). */

@@ -1,3 +1,5 @@
+import type { MatchMode } from "../../session/contracts/types.js";
+import { analyzeQuery } from "../../session/core/query-analysis.js";
 import {
   hasCjk,
   queryTerms,
@@ -48,10 +50,41 @@ export function searchTerms(query: unknown): SearchTerm[] {
     typeof query === "string" ? query.replaceAll("\u0000", " ") : query,
   ).filter((term) => WORD_CHARACTER.test(term));
   const unique = [...new Set(terms.map((term) => indexText(term).trim()))];
-  return unique.slice(0, MAX_TERMS).map((term) => ({
-    phrase: term,
-    substrings: hasCjk(term) ? cjkRuns(term) : [],
-  }));
+  return unique.slice(0, MAX_TERMS).map(searchTerm);
+}
+
+/** A query term with its forms, ready for SQL: it matches when any form does. */
+export interface RankedTerm {
+  forms: SearchTerm[];
+}
+
+/**
+ * The terms of a message search under `match` (`analyzeQuery`): for `"all"` every term as
+ * written (as `searchTerms`), for `"any"` the terms that count, each with its forms. `[]` when
+ * nothing searchable is left.
+ */
+export function rankedTerms(
+  query: unknown,
+  match: MatchMode = "any",
+): RankedTerm[] {
+  const analyzed = analyzeQuery(
+    typeof query === "string" ? query.replaceAll("\u0000", " ") : query,
+    match,
+  );
+  if (analyzed === null) return [];
+  const seen = new Set<string>();
+  const terms: RankedTerm[] = [];
+  for (const term of analyzed.terms) {
+    const forms = [
+      ...new Set(term.forms.map((form) => indexText(form).trim())),
+    ].filter((form) => form.length > 0);
+    const key = forms.join(" ");
+    if (forms.length === 0 || seen.has(key)) continue;
+    seen.add(key);
+    terms.push({ forms: forms.map(searchTerm) });
+    if (terms.length === MAX_TERMS) break;
+  }
+  return terms;
 }
 
 /**
@@ -71,6 +104,10 @@ export function tsquerySql(terms: readonly SearchTerm[], configSql: string) {
 }
 
 // --- Internal helpers ---
+
+function searchTerm(term: string): SearchTerm {
+  return { phrase: term, substrings: hasCjk(term) ? cjkRuns(term) : [] };
+}
 
 const WORD_CHARACTER = /[\p{L}\p{N}]/u;
 

@@ -6,13 +6,18 @@ import {
   normalizeSearchLimit,
   rankWindow,
 } from "../../session/core/search-limit.js";
-import type { SearchResult } from "../../session/contracts/types.js";
+import type {
+  SearchResult,
+  TextSearchOptions,
+} from "../../session/contracts/types.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import {
-  searchTerms,
+  rankedTerms,
   tsquerySql,
+  type RankedTerm,
   type SearchTerm,
 } from "./postgres-search-text.js";
+import { hasCjk } from "../../session/core/search-terms.js";
 import { isoSql } from "./postgres-sql.js";
 
 /**
@@ -28,11 +33,16 @@ export async function searchSessionMessages(
   sessionId: string,
   query: string,
   limit?: number,
+  options: TextSearchOptions = {},
 ): Promise<SearchResult[]> {
-  const hits = await searchMessageRows(db, config, query, limit, {
-    sql: "m.session_id = ?",
-    params: [sessionId],
-  });
+  const hits = await searchMessageRows(
+    db,
+    config,
+    query,
+    limit,
+    { sql: "m.session_id = ?", params: [sessionId] },
+    options,
+  );
   return hits.map(({ sessionId: _session, ...hit }) => hit);
 }
 
@@ -56,21 +66,26 @@ export async function searchMessageRows(
   config: string,
   query: string,
   limit: number | undefined,
-  scope: MessageSearchScope,
+  messageScope: MessageSearchScope,
+  options: TextSearchOptions = {},
 ): Promise<Array<SearchResult & { sessionId: string }>> {
-  const terms = searchTerms(query);
-  if (terms.length === 0) return [];
+  const ranked = rankedTerms(query, options.match ?? "any");
+  if (ranked.length === 0) return [];
+  const scope = withTimeRange(messageScope, options);
   const count = normalizeSearchLimit(limit);
+  const single = ranked.every((term) => term.forms.length === 1);
+  const statement =
+    single && (ranked.length === 1 || options.match === "all")
+      ? everyTermStatement(
+          ranked.map((term) => term.forms[0]!),
+          scope,
+          config,
+          count,
+        )
+      : rankedStatement(ranked, scope, config, count);
   let rows: HitRow[];
   try {
-    rows = await db.query<HitRow>(hitSql(terms, scope), [
-      ...queryParams(terms, config),
-      ...scope.params,
-      ...matchSql(terms, "m.text_content").params,
-      rankWindow(count),
-      ...queryParams(terms, config),
-      count,
-    ]);
+    rows = await db.query<HitRow>(statement.sql, statement.params);
   } catch (error) {
     if (isRejectedQuery(error)) return [];
     throw error;
@@ -121,29 +136,183 @@ export function isRejectedQuery(error: unknown): boolean {
 
 // --- Internal helpers ---
 
+/** The scope narrowed to `since` (inclusive) and `until` (exclusive) on `created_at`. */
+function withTimeRange(
+  scope: MessageSearchScope,
+  options: TextSearchOptions,
+): MessageSearchScope {
+  const conditions = [`(${scope.sql})`];
+  const params = [...scope.params];
+  if (options.since !== undefined) {
+    conditions.push("m.created_at >= ?::timestamptz");
+    params.push(options.since);
+  }
+  if (options.until !== undefined) {
+    conditions.push("m.created_at < ?::timestamptz");
+    params.push(options.until);
+  }
+  if (conditions.length === 1) return scope;
+  return { ...scope, sql: conditions.join(" AND "), params };
+}
+
+/** A statement and its parameters, in the order of its `?` placeholders. */
+interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
 /**
- * The newest matches up to the rank window (seq and row address only); `ts_rank` then reads
- * those rows alone (docs/behavior/search.md#ranking-limits-and-results), fetched by `ctid`
- * because `seq` alone has no index: joining on it scanned the whole table. One statement, one
- * snapshot, so each `ctid` names the row version the CTE saw. The tsquery is inline, not in a
- * CTE, so the planner sees how common its words are when it picks a plan.
+ * Every term required (`match: "all"`, or a one-term query): the newest matches up to the rank
+ * window (seq and row address only); `ts_rank` then reads those rows alone
+ * (docs/behavior/search.md#ranking-limits-and-results), fetched by `ctid` because `seq` alone has
+ * no index: joining on it scanned the whole table. One statement, one snapshot, so each `ctid`
+ * names the row version the CTE saw. The tsquery is inline, not in a CTE, so the planner sees
+ * how common its words are when it picks a plan.
  */
-function hitSql(
+function everyTermStatement(
   terms: readonly SearchTerm[],
   scope: MessageSearchScope,
-): string {
+  config: string,
+  count: number,
+): Statement {
   const tsquery = tsquerySql(terms, "?::regconfig");
-  return `WITH hit AS MATERIALIZED (
+  const match = matchSql(terms, "m.text_content");
+  return {
+    sql: `WITH hit AS MATERIALIZED (
       SELECT m.seq, m.ctid AS row_id
       FROM assistant_messages AS m${scope.joins ? ` ${scope.joins}` : ""}
-      WHERE m.content_tsv @@ (${tsquery}) AND (${scope.sql})${matchSql(terms, "m.text_content").sql}
+      WHERE m.content_tsv @@ (${tsquery}) AND (${scope.sql})${match.sql}
       ORDER BY m.seq DESC
       LIMIT ?
     )
     SELECT m.id, m.session_id, m.role, m.content, ${isoSql("m.created_at")} AS created_at
     FROM hit JOIN assistant_messages AS m ON m.ctid = hit.row_id
     ORDER BY ts_rank(m.content_tsv, ${tsquery}) DESC, m.seq DESC
-    LIMIT ?`;
+    LIMIT ?`,
+    params: [
+      ...queryParams(terms, config),
+      ...scope.params,
+      ...match.params,
+      rankWindow(count),
+      ...queryParams(terms, config),
+      count,
+    ],
+  };
+}
+
+/**
+ * Ranked any-term search (docs/behavior/search.md): two windows of candidates, each the newest
+ * matches up to the rank window, one of messages holding every term (`every`), one of messages
+ * holding any; then every-term matches first, the rest by a BM25-like score: for each term it
+ * holds, `ts_rank` of the term weighted by the term's inverse document frequency among the
+ * candidates (PostgreSQL keeps no corpus statistics a query can read cheaply; the candidates are
+ * the newest messages holding any of the terms, so a term most of them hold weighs little).
+ */
+function rankedStatement(
+  terms: readonly RankedTerm[],
+  scope: MessageSearchScope,
+  config: string,
+  count: number,
+): Statement {
+  const params: unknown[] = [];
+  const bind = (value: unknown) => {
+    params.push(value);
+    return "?";
+  };
+  const formQuery = (form: SearchTerm) =>
+    `${hasCjk(form.phrase) ? "plainto_tsquery" : "phraseto_tsquery"}(${bind(config)}::regconfig, ${bind(form.phrase)})`;
+  const termQuery = (term: RankedTerm) =>
+    `(${term.forms.map(formQuery).join(" || ")})`;
+  /**
+   * A term holds when one of its forms does: its tsquery (`query`) matches and, for a CJK form,
+   * its runs are adjacent in the text. Without CJK forms the tsquery alone decides.
+   */
+  const cjk = terms.some((term) =>
+    term.forms.some((form) => form.substrings.length > 0),
+  );
+  const termHolds = (term: RankedTerm, query: () => string) =>
+    term.forms.every((form) => form.substrings.length === 0)
+      ? `m.content_tsv @@ ${query()}`
+      : `(${term.forms
+          .map((form) =>
+            [
+              `m.content_tsv @@ ${formQuery(form)}`,
+              ...form.substrings.map(
+                (run) => `strpos(m.text_content, ${bind(run)}) > 0`,
+              ),
+            ].join(" AND "),
+          )
+          .map((condition) => `(${condition})`)
+          .join(" OR ")})`;
+  const joins = scope.joins ? ` ${scope.joins}` : "";
+  const window = rankWindow(count);
+  const scopeSql = () => {
+    params.push(...scope.params);
+    return `(${scope.sql})`;
+  };
+  // The index condition's tsquery is inline, so the planner sees how common its words are: a
+  // GIN bitmap for rare words, a backward walk of `seq` for common ones. CJK adjacency is
+  // checked after it.
+  const everySql = `SELECT m.seq, m.ctid AS row_id, TRUE AS every
+      FROM assistant_messages AS m${joins}
+      WHERE m.content_tsv @@ (${terms.map(termQuery).join(" && ")}) AND ${scopeSql()}${
+        cjk
+          ? ` AND ${terms.map((term) => termHolds(term, () => termQuery(term))).join(" AND ")}`
+          : ""
+      }
+      ORDER BY m.seq DESC LIMIT ${bind(window)}`;
+  const someSql = `SELECT m.seq, m.ctid AS row_id, FALSE AS every
+      FROM assistant_messages AS m${joins}
+      WHERE m.content_tsv @@ (${terms.map(termQuery).join(" || ")}) AND ${scopeSql()}${
+        cjk
+          ? ` AND (${terms.map((term) => termHolds(term, () => termQuery(term))).join(" OR ")})`
+          : ""
+      }
+      ORDER BY m.seq DESC LIMIT ${bind(window)}`;
+  // Scoring reads each term's tsquery once (`queries`), not once per candidate row.
+  const querySql = terms
+    .map((term, at) => `${termQuery(term)} AS query_${at}`)
+    .join(", ");
+  const holds = terms.map(
+    (term, at) =>
+      `(${termHolds(term, () => `queries.query_${at}`)})::int AS holds_${at}`,
+  );
+  const ranks = terms.map(
+    (_, at) => `ts_rank(m.content_tsv, queries.query_${at}) AS rank_${at}`,
+  );
+  const frequencies = terms.map(
+    (_, at) => `(sum(holds_${at}) OVER ())::float8 AS frequency_${at}`,
+  );
+  const score = terms
+    .map(
+      (_, at) =>
+        `holds_${at} * rank_${at} * ln(1 + (candidates - frequency_${at} + 0.5) / (frequency_${at} + 0.5))`,
+    )
+    .join(" + ");
+  return {
+    sql: `WITH every_hit AS MATERIALIZED (${everySql}),
+    some_hit AS MATERIALIZED (${someSql}),
+    hit AS (
+      SELECT DISTINCT ON (seq) seq, row_id, every
+      FROM (SELECT * FROM every_hit UNION ALL SELECT * FROM some_hit) AS candidate
+      ORDER BY seq, every DESC
+    ),
+    queries AS MATERIALIZED (SELECT ${querySql}),
+    scored AS (
+      SELECT m.id, m.session_id, m.role, m.content, m.created_at, m.seq, hit.every,
+        ${holds.join(", ")}, ${ranks.join(", ")}
+      FROM hit JOIN assistant_messages AS m ON m.ctid = hit.row_id CROSS JOIN queries
+    ),
+    weighed AS (
+      SELECT scored.*, (count(*) OVER ())::float8 AS candidates, ${frequencies.join(", ")}
+      FROM scored
+    )
+    SELECT id, session_id, role, content, ${isoSql("created_at")} AS created_at
+    FROM weighed
+    ORDER BY every DESC, (${score}) DESC, seq DESC
+    LIMIT ${bind(count)}`,
+    params,
+  };
 }
 
 interface HitRow {

@@ -17,6 +17,7 @@ import type {
   HistoryRowStat,
   RecentHistoryResult,
   SearchResult,
+  TextSearchOptions,
   SessionMessage,
   StoredCompaction,
 } from "../../session/contracts/types.js";
@@ -169,8 +170,12 @@ export class PostgresSessionProvider implements SessionProvider {
     return (await this.#store()).deleteCompaction(id);
   }
 
-  async searchMessages(query: string, limit?: number): Promise<SearchResult[]> {
-    return (await this.#store()).searchMessages(query, limit);
+  async searchMessages(
+    query: string,
+    limit?: number,
+    options?: TextSearchOptions,
+  ): Promise<SearchResult[]> {
+    return (await this.#store()).searchMessages(query, limit, options);
   }
 
   /** The byte-budgeted suffix of the path (docs/behavior/history.md); content is read for the chosen rows only. */

@@ -8,6 +8,7 @@ import type {
   HistoryRowStat,
   RecentHistoryResult,
   SearchResult,
+  TextSearchOptions,
   SessionMessage,
   StoredCompaction,
 } from "../../session/contracts/types.js";
@@ -142,7 +143,11 @@ export class PostgresSessionStore {
     return deleteCompactionRow(this.db, this.sessionId, id);
   }
 
-  async searchMessages(query: string, limit?: number): Promise<SearchResult[]> {
+  async searchMessages(
+    query: string,
+    limit?: number,
+    options?: TextSearchOptions,
+  ): Promise<SearchResult[]> {
     const { textSearchConfig } = await this.#ready();
     return searchSessionMessages(
       this.db,
@@ -150,6 +155,7 @@ export class PostgresSessionStore {
       this.sessionId,
       query,
       limit,
+      options,
     );
   }
 

@@ -8,6 +8,7 @@ import {
 } from "./postgres-ddl.js";
 import { postgresExecutor } from "./postgres-executor.js";
 import { MIGRATIONS, POSTGRES_SCHEMA_VERSION } from "./postgres-migrations.js";
+import { upgradeToolInputSearchText } from "./postgres-tool-input-upgrade.js";
 import { upgradeReferenceTables } from "./postgres-reference-upgrade.js";
 import { ADVISORY_LOCK_NAMESPACE } from "./postgres-ddl.js";
 
@@ -74,11 +75,18 @@ export function postgresSettings(
 
 /**
  * The data conversion to run before `MIGRATIONS[i]`, when that step has one. v1: tables the
- * reference implementation created (no `seq`, raw search text) are converted in place.
+ * reference implementation created (no `seq`, raw search text) are converted in place. v5: the
+ * search text of messages with tool calls gains their inputs.
  */
 const UPGRADES: ReadonlyArray<
   ((db: PostgresQueryable) => Promise<void>) | undefined
-> = [upgradeReferenceTables];
+> = [
+  upgradeReferenceTables,
+  undefined,
+  undefined,
+  undefined,
+  upgradeToolInputSearchText,
+];
 
 const settingsCache = new WeakMap<object, Promise<PostgresSettings>>();
 

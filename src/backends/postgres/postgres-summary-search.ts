@@ -6,7 +6,8 @@ import type {
 } from "../../session/contracts/registry.js";
 import { queryTerms } from "../../session/core/search-terms.js";
 import {
-  summaryMatches,
+  byMatchCount,
+  summaryMatchCount,
   summaryPrefilter,
 } from "../../session/core/summary-match.js";
 
@@ -14,8 +15,8 @@ import {
 const PAGE = 500;
 
 /**
- * Overlays of registered sessions whose summary matches the query (`summaryMatches`), newest
- * first, at most `options.limit`: SQL keeps the candidates `summaryPrefilter` allows (`ILIKE`
+ * Overlays of registered sessions whose summary matches the query (`summaryMatches`), the newest
+ * `options.limit` of them, those holding more terms first: SQL keeps the candidates `summaryPrefilter` allows (`ILIKE`
  * folds ASCII case in every locale), each is confirmed in JavaScript.
  */
 export async function searchSummaryRows(
@@ -24,12 +25,15 @@ export async function searchSummaryRows(
   options: RegistrySearchOptions,
 ): Promise<SummaryHit[]> {
   if (queryTerms(query).length === 0 || options.limit <= 0) return [];
-  const { asciiPatterns } = summaryPrefilter(query);
+  const { asciiPatterns, every } = summaryPrefilter(query, options.match);
   const conditions = [
     `(octet_length(c.summary) <> char_length(c.summary)${
       asciiPatterns
-        ? ` OR NOT EXISTS (SELECT 1 FROM unnest(${TEXT_ARRAY_SQL}) AS t (pattern)
+        ? every
+          ? ` OR NOT EXISTS (SELECT 1 FROM unnest(${TEXT_ARRAY_SQL}) AS t (pattern)
             WHERE c.summary NOT ILIKE t.pattern)`
+          : ` OR EXISTS (SELECT 1 FROM unnest(${TEXT_ARRAY_SQL}) AS t (pattern)
+            WHERE c.summary ILIKE t.pattern)`
         : ""
     })`,
   ];
@@ -39,7 +43,15 @@ export async function searchSummaryRows(
   const scope = sessionScopeSql("c.session_id", options);
   conditions.push(...scope.conditions);
   params.push(...scope.params);
-  const hits: SummaryHit[] = [];
+  if (options.since !== undefined) {
+    conditions.push("c.created_at >= ?::timestamptz");
+    params.push(options.since);
+  }
+  if (options.until !== undefined) {
+    conditions.push("c.created_at < ?::timestamptz");
+    params.push(options.until);
+  }
+  const hits: Array<SummaryHit & { count: number }> = [];
   for (let offset = 0; hits.length < options.limit; offset += PAGE) {
     const rows = await db.query<{
       id: string;
@@ -54,9 +66,12 @@ export async function searchSummaryRows(
       params,
     );
     for (const row of rows)
-      if (hits.length < options.limit && summaryMatches(row.summary, query))
-        hits.push({ sessionId: row.session_id, id: row.id });
+      if (hits.length < options.limit) {
+        const count = summaryMatchCount(row.summary, query, options.match);
+        if (count > 0)
+          hits.push({ sessionId: row.session_id, id: row.id, count });
+      }
     if (rows.length < PAGE) break;
   }
-  return hits;
+  return byMatchCount(hits).map(({ sessionId, id }) => ({ sessionId, id }));
 }

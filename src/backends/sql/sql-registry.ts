@@ -1,4 +1,7 @@
-import { toFts5Query } from "../../session/core/search-terms.js";
+import {
+  analyzeQuery,
+  fts5Expressions,
+} from "../../session/core/query-analysis.js";
 import {
   normalizeSearchLimit,
   rankWindow,
@@ -137,13 +140,19 @@ export class SqlSessionRegistry implements SessionRegistry {
 
   search(query: string, options: RegistrySearchOptions): SearchResult[] {
     this.ready();
-    const match = toFts5Query(query);
-    if (match === null) return [];
+    const analyzed = analyzeQuery(
+      typeof query === "string" ? query.replaceAll("\u0000", " ") : query,
+      options.match ?? "any",
+    );
+    if (analyzed === null) return [];
+    const { all, any } = fts5Expressions(analyzed);
     catchUpIndex(this.agent);
     const sessionIds = options.sessionIds
       ? JSON.stringify(options.sessionIds)
       : null;
     const ownerId = options.ownerId ?? null;
+    const since = options.since ?? null;
+    const until = options.until ?? null;
     let rows: Array<
       StoredContentRow & {
         id: string;
@@ -153,10 +162,13 @@ export class SqlSessionRegistry implements SessionRegistry {
       }
     >;
     try {
-      // As in a session's search (sql-search.ts): the newest matches that pass the filters, up to
-      // the rank window, are scored and sorted; older matches are never scored.
+      // As in a session's search (sql-search.ts): in each arm the newest matches that pass the
+      // filters, up to the rank window, are scored and sorted; older matches are never scored.
       const limit = normalizeSearchLimit(options.limit);
-      rows = this.agent.sql`
+      const window = rankWindow(limit);
+      rows =
+        any === null
+          ? this.agent.sql`
         SELECT m.seq AS seq, m.id AS id, m.session_id AS session_id, m.role AS role,
           m.content AS content, m.chunked_bytes AS chunked_bytes, m.created_at AS created_at
         FROM (
@@ -164,14 +176,52 @@ export class SqlSessionRegistry implements SessionRegistry {
           FROM assistant_fts AS f
             CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
             CROSS JOIN assistant_sessions AS s ON s.id = m.session_id
-          WHERE assistant_fts MATCH ${match}
+          WHERE assistant_fts MATCH ${all}
             AND (${sessionIds} IS NULL OR m.session_id IN (SELECT value FROM json_each(${sessionIds})))
             AND (${ownerId} IS NULL OR EXISTS (SELECT 1 FROM assistant_config AS c
               WHERE c.session_id = m.session_id AND c.key = 'owner' AND c.value = ${ownerId}))
+            AND (${since} IS NULL OR m.created_at >= ${since})
+            AND (${until} IS NULL OR m.created_at < ${until})
           ORDER BY f.rowid DESC
-          LIMIT ${rankWindow(limit)}
+          LIMIT ${window}
         ) AS hit CROSS JOIN assistant_messages AS m ON m.seq = hit.seq
         ORDER BY hit.score, hit.seq DESC
+        LIMIT ${limit}`
+          : this.agent.sql`
+        SELECT m.seq AS seq, m.id AS id, m.session_id AS session_id, m.role AS role,
+          m.content AS content, m.chunked_bytes AS chunked_bytes, m.created_at AS created_at
+        FROM (
+          SELECT seq, MIN(score) AS score, MAX(every) AS every FROM (
+            SELECT * FROM (
+              SELECT f.rowid AS seq, NULL AS score, 1 AS every
+              FROM assistant_fts AS f
+                CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
+                CROSS JOIN assistant_sessions AS s ON s.id = m.session_id
+              WHERE assistant_fts MATCH ${all}
+                AND (${sessionIds} IS NULL OR m.session_id IN (SELECT value FROM json_each(${sessionIds})))
+                AND (${ownerId} IS NULL OR EXISTS (SELECT 1 FROM assistant_config AS c
+                  WHERE c.session_id = m.session_id AND c.key = 'owner' AND c.value = ${ownerId}))
+                AND (${since} IS NULL OR m.created_at >= ${since})
+                AND (${until} IS NULL OR m.created_at < ${until})
+              ORDER BY f.rowid DESC
+              LIMIT ${window})
+            UNION ALL
+            SELECT * FROM (
+              SELECT f.rowid AS seq, f.rank AS score, 0 AS every
+              FROM assistant_fts AS f
+                CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
+                CROSS JOIN assistant_sessions AS s ON s.id = m.session_id
+              WHERE assistant_fts MATCH ${any}
+                AND (${sessionIds} IS NULL OR m.session_id IN (SELECT value FROM json_each(${sessionIds})))
+                AND (${ownerId} IS NULL OR EXISTS (SELECT 1 FROM assistant_config AS c
+                  WHERE c.session_id = m.session_id AND c.key = 'owner' AND c.value = ${ownerId}))
+                AND (${since} IS NULL OR m.created_at >= ${since})
+                AND (${until} IS NULL OR m.created_at < ${until})
+              ORDER BY f.rowid DESC
+              LIMIT ${window})
+          ) GROUP BY seq
+        ) AS hit CROSS JOIN assistant_messages AS m ON m.seq = hit.seq
+        ORDER BY hit.every DESC, hit.score IS NULL, hit.score, hit.seq DESC
         LIMIT ${limit}`;
     } catch {
       return [];

@@ -7,7 +7,7 @@ import {
 } from "./sql-ddl.js";
 import { createMessageChunkTable } from "./sql-message-chunks.js";
 import { migrateLegacyTables } from "./sql-legacy-migration.js";
-import { markAllIndexed } from "./sql-search.js";
+import { markAllIndexed, markToolCallRowsStale } from "./sql-search.js";
 import { atomically } from "./sql-transaction.js";
 import { createChangeLogTable } from "./sql-changes.js";
 import { liftAgents032Tables } from "./sql-legacy-032.js";
@@ -44,6 +44,9 @@ export const MIGRATIONS: ReadonlyArray<(agent: SqlProvider) => void> = [
   (agent) => secureDeleteIndex(agent),
   // v8: updates and deletes record stale index rows (`arbor_fts_stale`) for the next search to redo.
   (agent) => createStaleIndexTable(agent),
+  // v9: tool-call inputs are searchable (docs/behavior/search.md#tool-calls): the index rows of
+  // messages that may hold a tool call are marked stale, so the next search rewrites them.
+  (agent) => markToolCallRowsStale(agent),
 ];
 
 /** The schema version this build of Arbor writes. */

@@ -6,7 +6,11 @@ import {
   decodeMessage,
   searchableText,
 } from "../../session/core/message-codec.js";
-import { spaceCjk, toFts5Query } from "../../session/core/search-terms.js";
+import { spaceCjk } from "../../session/core/search-terms.js";
+import {
+  analyzeQuery,
+  fts5Expressions,
+} from "../../session/core/query-analysis.js";
 import {
   normalizeSearchLimit,
   rankWindow,
@@ -21,6 +25,7 @@ import {
 import type {
   SearchResult,
   SessionMessage,
+  TextSearchOptions,
 } from "../../session/contracts/types.js";
 
 /** The `arbor_meta` key of the highest message `seq` the search index has caught up to. */
@@ -112,6 +117,19 @@ export function rewriteStaleIndexRows(agent: SqlProvider): void {
   rewriteStaleRows(agent, indexedSeq(agent));
 }
 
+/**
+ * Marks stale the index rows of indexed messages whose stored JSON may hold a tool part (it
+ * mentions `tool-`, or is split over continuation rows), so the next catch-up rewrites them with
+ * their tool-call inputs. A plain `LIKE` scan of the messages, once, at the schema step that made
+ * tool inputs searchable; messages without tool calls keep their index rows.
+ */
+export function markToolCallRowsStale(agent: SqlProvider): void {
+  agent.sql`INSERT OR IGNORE INTO arbor_fts_stale (seq)
+    SELECT seq FROM assistant_messages
+    WHERE seq <= COALESCE((SELECT CAST(value AS INTEGER) FROM arbor_meta WHERE key = ${INDEXED_SEQ_KEY}), 0)
+      AND (content LIKE '%tool-%' OR content LIKE '%dynamic-tool%' OR chunked_bytes IS NOT NULL)`;
+}
+
 /** Marks every stored message as indexed (after a full rebuild). */
 export function markAllIndexed(agent: SqlProvider): void {
   agent.sql`INSERT INTO arbor_meta (key, value)
@@ -132,43 +150,89 @@ function unindexMessage(agent: SqlProvider, seq: number): void {
 }
 
 /**
- * Full-text search within one session (docs/behavior/search.md): every query term must match, operators are
- * literal, CJK terms match inside sentences. The newest matches within the rank window
- * (`rankWindow`), best rank first, ties newest first. `content` is the
- * message's searchable text, rebuilt from the stored message of each hit. Empty, unsearchable or
- * engine-rejected queries give `[]`.
+ * Full-text search within one session (docs/behavior/search.md). Ranked any-term by default: the
+ * messages holding every query term come first, then those holding some, each group by FTS5
+ * `bm25()` (rarer terms weigh more), ties newest first; stop words do not count. `match: "all"`
+ * keeps only messages holding every term. Candidates are the newest matches up to the rank
+ * window (`rankWindow`) of each: of all terms, and of any term; every-term matches older than
+ * the any-term window follow the scored ones, newest first. `since`/`until` filter on `created_at` inside the query.
+ * `content` is the message's searchable text, rebuilt from the stored message of each hit.
+ * Empty, unsearchable or engine-rejected queries give `[]`.
  */
 export function searchSessionMessages(
   agent: SqlProvider,
   sessionId: string,
   query: string,
   limit?: number,
+  options: TextSearchOptions = {},
 ): SearchResult[] {
   // FTS5 reads a query only up to a NUL character, so a NUL separates terms like a space.
-  const match = toFts5Query(
+  const analyzed = analyzeQuery(
     typeof query === "string" ? query.replaceAll("\u0000", " ") : query,
+    options.match ?? "any",
   );
-  if (match === null) return [];
+  if (analyzed === null) return [];
+  const { all, any } = fts5Expressions(analyzed);
   catchUpIndex(agent);
   const count = normalizeSearchLimit(limit);
+  const window = rankWindow(count);
+  const since = options.since ?? null;
+  const until = options.until ?? null;
   let rows: Array<HitRow & StoredContentRow>;
   try {
-    // The inner query walks the matches newest first (FTS5 serves rowid order without sorting),
-    // keeps this session's, and stops after the rank window; only those are scored and sorted. The
-    // session's seq range bounds the walk when other sessions share the index.
-    rows = agent.sql<HitRow & StoredContentRow>`
+    // Each arm walks its matches newest first (FTS5 serves rowid order without sorting), keeps
+    // this session's, and stops after the rank window. The session's seq range bounds the walk
+    // when other sessions share the index. Only the any-term arm calls `bm25()`: its first call
+    // counts every term's matches in the whole index (the IDF), which is most of a search's cost,
+    // so one arm pays it, not two. Every-term matches found only by their own arm (older than
+    // the any-term window) have no score: they follow the scored ones, newest first.
+    rows =
+      any === null
+        ? agent.sql<HitRow & StoredContentRow>`
       SELECT m.seq AS seq, m.id AS id, m.role AS role, m.content AS content,
         m.chunked_bytes AS chunked_bytes, m.created_at AS created_at
       FROM (
         SELECT f.rowid AS seq, f.rank AS score
         FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
-        WHERE assistant_fts MATCH ${match} AND m.session_id = ${sessionId}
+        WHERE assistant_fts MATCH ${all} AND m.session_id = ${sessionId}
           AND f.rowid >= (SELECT MIN(seq) FROM assistant_messages WHERE session_id = ${sessionId})
           AND f.rowid <= (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+          AND (${since} IS NULL OR m.created_at >= ${since})
+          AND (${until} IS NULL OR m.created_at < ${until})
         ORDER BY f.rowid DESC
-        LIMIT ${rankWindow(count)}
+        LIMIT ${window}
       ) AS hit CROSS JOIN assistant_messages AS m ON m.seq = hit.seq
       ORDER BY hit.score, hit.seq DESC
+      LIMIT ${count}`
+        : agent.sql<HitRow & StoredContentRow>`
+      SELECT m.seq AS seq, m.id AS id, m.role AS role, m.content AS content,
+        m.chunked_bytes AS chunked_bytes, m.created_at AS created_at
+      FROM (
+        SELECT seq, MIN(score) AS score, MAX(every) AS every FROM (
+          SELECT * FROM (
+            SELECT f.rowid AS seq, NULL AS score, 1 AS every
+            FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
+            WHERE assistant_fts MATCH ${all} AND m.session_id = ${sessionId}
+              AND f.rowid >= (SELECT MIN(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+              AND f.rowid <= (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+              AND (${since} IS NULL OR m.created_at >= ${since})
+              AND (${until} IS NULL OR m.created_at < ${until})
+            ORDER BY f.rowid DESC
+            LIMIT ${window})
+          UNION ALL
+          SELECT * FROM (
+            SELECT f.rowid AS seq, f.rank AS score, 0 AS every
+            FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
+            WHERE assistant_fts MATCH ${any} AND m.session_id = ${sessionId}
+              AND f.rowid >= (SELECT MIN(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+              AND f.rowid <= (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+              AND (${since} IS NULL OR m.created_at >= ${since})
+              AND (${until} IS NULL OR m.created_at < ${until})
+            ORDER BY f.rowid DESC
+            LIMIT ${window})
+        ) GROUP BY seq
+      ) AS hit CROSS JOIN assistant_messages AS m ON m.seq = hit.seq
+      ORDER BY hit.every DESC, hit.score IS NULL, hit.score, hit.seq DESC
       LIMIT ${count}`;
   } catch (error) {
     if (isRejectedQuery(error)) return [];

@@ -21,6 +21,7 @@ import type {
   HistoryRowStat,
   RecentHistoryResult,
   SearchResult,
+  TextSearchOptions,
   SessionMessage,
   StoredCompaction,
 } from "../../session/contracts/types.js";
@@ -280,7 +281,11 @@ export class AgentSessionProvider implements SessionProvider {
     return deleteCompactionRow(this.#agent, this.sessionId, id);
   }
 
-  searchMessages(query: string, limit?: number): SearchResult[] {
+  searchMessages(
+    query: string,
+    limit?: number,
+    options?: TextSearchOptions,
+  ): SearchResult[] {
     this.#ready();
     // The index catch-up writes rows but leaves the tree as it is: the kept paths stay.
     const before = this.#paths.tokenBeforeWrite();
@@ -289,6 +294,7 @@ export class AgentSessionProvider implements SessionProvider {
       this.sessionId,
       query,
       limit,
+      options,
     );
     this.#paths.noteIndexWrite(before);
     return hits;

@@ -19,7 +19,7 @@ export const searchSession = createRoute({
   path: "/v1/sessions/{id}/search",
   tags,
   summary:
-    "Search one session: text, semantic or hybrid, over every branch or one (docs/search.md)",
+    "Search one session: text, semantic or hybrid, over every branch or one; dates in q rank, since/until filter, context adds neighbours (docs/search.md)",
   request: { params: SessionParams, query: SessionSearchQuery },
   responses: {
     200: json(SearchResultsSchema, "The hits"),
@@ -46,27 +46,50 @@ export function searchRoutes(
   deps: ServerDeps,
 ): void {
   app.openapi(searchSession, async (c) => {
-    const { q, limit, mode, scope, leafId } = c.req.valid("query");
+    const { q, limit, mode, scope, leafId, ...rest } = c.req.valid("query");
     const session = await openSession(deps, c, c.req.valid("param").id);
     const results = await session.search(q, {
       ...(limit ? { limit } : {}),
       ...(mode ? { mode } : {}),
       ...(scope ? { scope } : {}),
       ...(leafId ? { leafId } : {}),
+      ...timeAndContext(rest),
     });
     return c.json({ results }, 200);
   });
 
   app.openapi(searchAll, async (c) => {
-    const { q, limit, sessionId, mode } = c.req.valid("query");
+    const { q, limit, sessionId, mode, ...rest } = c.req.valid("query");
     const tenant = tenantOf(c);
     const sessionIds = sessionId === undefined ? undefined : [sessionId].flat();
     const results = await deps.manager.search(q, {
       ...(limit ? { limit } : {}),
       ...(mode ? { mode } : {}),
+      ...timeAndContext(rest),
       ...(sessionIds ? { sessionIds } : {}),
       ...(tenant !== null ? { ownerId: tenant } : {}),
     });
     return c.json({ results }, 200);
   });
+}
+
+// --- Internal helpers ---
+
+/** The match, time and context parameters as search options, absent ones left out. */
+function timeAndContext(query: {
+  match?: "any" | "all" | undefined;
+  since?: string | undefined;
+  until?: string | undefined;
+  now?: string | undefined;
+  timeZone?: string | undefined;
+  context?: number | undefined;
+}) {
+  return {
+    ...(query.match ? { match: query.match } : {}),
+    ...(query.since ? { since: query.since } : {}),
+    ...(query.until ? { until: query.until } : {}),
+    ...(query.now ? { now: query.now } : {}),
+    ...(query.timeZone ? { timeZone: query.timeZone } : {}),
+    ...(query.context !== undefined ? { context: query.context } : {}),
+  };
 }

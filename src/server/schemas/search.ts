@@ -8,10 +8,46 @@ const mode = z.enum(["text", "semantic", "hybrid"]).optional().openapi({
     'How to match (docs/search.md): "text" (default without embeddings), "semantic" or "hybrid" (default with embeddings)',
 });
 
+const match = z.enum(["any", "all"]).optional().openapi({
+  description:
+    'Text matching (docs/search.md): "any" (default, ranked: messages holding more of the terms first) or "all" (every term must match)',
+});
+
+const instant = (description: string, example: string) =>
+  input().min(1).max(64).optional().openapi({ description, example });
+
+/** The time and context parameters both search routes take (docs/search.md). */
+const timeAndContext = {
+  since: instant(
+    "Only messages created at or after this ISO-8601 date or instant (UTC unless it names a zone)",
+    "2023-05-01",
+  ),
+  until: instant(
+    "Only messages created before this ISO-8601 date or instant",
+    "2023-06-01",
+  ),
+  now: instant(
+    'The moment relative times in q count from ("yesterday", "last week"); default the time of the request',
+    "2023-06-07T10:00:00Z",
+  ),
+  timeZone: input().min(1).max(64).optional().openapi({
+    description:
+      'IANA time zone the dates in q are meant in; default "UTC". A date or time named in q ranks the messages of that time first; it does not filter',
+    example: "Europe/Lisbon",
+  }),
+  context: z.coerce.number().int().min(0).max(10).optional().openapi({
+    description:
+      "Neighbouring turns returned with each hit: up to this many before and after it on its branch",
+    example: 1,
+  }),
+};
+
 export const SessionSearchQuery = z.object({
   q,
   limit: queryInt(100).openapi({ example: 20 }),
   mode,
+  match,
+  ...timeAndContext,
   scope: z.enum(["branch", "session"]).optional().openapi({
     description:
       'Where to look: "session" (default, every branch) or "branch" (the active path, or the path to leafId)',
@@ -25,11 +61,22 @@ export const SearchQuery = z.object({
   q,
   limit: queryInt(100).openapi({ example: 20 }),
   mode,
+  match,
+  ...timeAndContext,
   sessionId: z
     .union([input().min(1).max(512), z.array(input().min(1).max(512)).max(100)])
     .optional()
     .openapi({ description: "Repeatable: only these sessions" }),
 });
+
+const ContextTurnSchema = z
+  .object({
+    id: z.string(),
+    role: z.string(),
+    createdAt: z.string().optional(),
+    text: z.string().openapi({ description: "Cut to 400 characters" }),
+  })
+  .openapi("ContextTurn");
 
 export const SearchResultSchema = z
   .object({
@@ -47,6 +94,20 @@ export const SearchResultSchema = z
       .optional()
       .openapi({ description: "Matched terms wrapped in « and »" }),
     onActiveBranch: z.boolean().optional(),
+    sessionName: z
+      .string()
+      .optional()
+      .openapi({ description: "The session's name (cross-session search)" }),
+    inQueryTime: z.boolean().optional().openapi({
+      description: "With a date or time in q: whether the hit lies in it",
+    }),
+    context: z
+      .object({
+        before: z.array(ContextTurnSchema),
+        after: z.array(ContextTurnSchema),
+      })
+      .optional()
+      .openapi({ description: "With context: the neighbouring turns" }),
   })
   .openapi("SearchResult");
 

@@ -21,6 +21,7 @@ import type {
   SearchResult,
   SessionMessage,
   StoredCompaction,
+  TextSearchOptions,
 } from "./types.js";
 
 /** A message with its place in the tree, as exported and imported in bulk (docs/behavior/manager.md). */
@@ -118,7 +119,11 @@ export interface SessionProvider {
   getCompactions(): MaybePromise<StoredCompaction[]>;
 
   /** Optional: full-text search within this session (docs/behavior/search.md). Without it `session.search()` throws. */
-  searchMessages?(query: string, limit?: number): MaybePromise<SearchResult[]>;
+  searchMessages?(
+    query: string,
+    limit?: number,
+    options?: TextSearchOptions,
+  ): MaybePromise<SearchResult[]>;
   /** Optional: byte-budgeted suffix of the path to `leafId` (docs/behavior/history.md). */
   getRecentHistory?(
     leafId: string | null | undefined,

@@ -1,5 +1,5 @@
 import type { SessionInfo } from "./session-info.js";
-import type { MaybePromise, SearchResult } from "./types.js";
+import type { MatchMode, MaybePromise, SearchResult } from "./types.js";
 
 /** Where a page of `list()` continues: after this row in list order. */
 export interface ListPosition {
@@ -18,6 +18,12 @@ export interface RegistrySearchOptions {
   limit: number;
   sessionIds?: readonly string[];
   ownerId?: string;
+  /** `"any"` (default): ranked any-term retrieval; `"all"`: every term must match. */
+  match?: MatchMode;
+  /** ISO-8601 UTC; messages created at or after it. */
+  since?: string;
+  /** ISO-8601 UTC; messages created before it. */
+  until?: string;
 }
 
 /** An overlay found by its summary: which session, which overlay. */

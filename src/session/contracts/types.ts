@@ -45,6 +45,23 @@ export interface StoredCompaction {
   meta?: CompactionMeta;
 }
 
+/**
+ * How a text search matches (docs/behavior/search.md): `"any"` (the default) ranks every message
+ * that holds at least one query term, all-term matches first; `"all"` keeps only messages holding
+ * every term.
+ */
+export type MatchMode = "any" | "all";
+
+/**
+ * Options of a backend's text search. `since` and `until` are ISO-8601 UTC instants filtering on
+ * the message's `createdAt`: `since` inclusive, `until` exclusive.
+ */
+export interface TextSearchOptions {
+  match?: MatchMode;
+  since?: string;
+  until?: string;
+}
+
 /** One search hit (docs/behavior/search.md). `content` is the indexed text. */
 export interface SearchResult {
   id: string;

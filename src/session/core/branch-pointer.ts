@@ -103,7 +103,10 @@ export class BranchPointer {
     }
     if (base.searchMessages) {
       const search = base.searchMessages.bind(base);
-      view.searchMessages = (query, limit) => search(query, limit);
+      view.searchMessages = (query, limit, options) =>
+        options === undefined
+          ? search(query, limit)
+          : search(query, limit, options);
     }
     if (base.getRecentHistory) {
       const recent = base.getRecentHistory.bind(base);

@@ -1,5 +1,7 @@
 import { ArborTypeError } from "../errors/index.js";
-import type { SessionMessage } from "../contracts/types.js";
+import type { SessionMessage, SessionMessagePart } from "../contracts/types.js";
+import { isToolPart, toolNameOf } from "./tool-parts.js";
+import { utf8Length } from "./utf8.js";
 import { unstorableReason } from "./storable-text.js";
 
 /**
@@ -116,17 +118,79 @@ export function reviveMessage(value: unknown): SessionMessage | null {
   return message;
 }
 
-/** The searchable text of a message: its `text` parts joined by "\n" (docs/behavior/search.md). */
+/**
+ * UTF-8 bytes of each tool call's input that are searchable (docs/behavior/search.md#tool-calls):
+ * enough for a shell command, a file path or a query; a large input (a whole file written) is
+ * cut there, so the index grows by at most this much per call.
+ */
+export const MAX_TOOL_INPUT_BYTES = 2048;
+
+/**
+ * The text a message is searched by, and the `content` of its hits: its text parts joined by
+ * newlines, then one line per tool call, the tool's name and the string, number and boolean
+ * values of its input (first `MAX_TOOL_INPUT_BYTES`), so "create-next-app" finds the shell call
+ * that ran it. Reasoning, tool outputs and files are not searchable.
+ */
 export function searchableText(message: SessionMessage): string {
   const texts: string[] = [];
+  const calls: string[] = [];
   for (const part of message.parts) {
     if (part.type === "text" && typeof part.text === "string")
       texts.push(part.text);
+    else if (isToolPart(part)) {
+      const line = toolCallText(part);
+      if (line.length > 0) calls.push(line);
+    }
   }
-  return texts.join("\n");
+  return calls.length === 0
+    ? texts.join("\n")
+    : [...texts, ...calls].join("\n");
 }
 
 // --- Internal helpers ---
+
+/** `<tool name> <input values>`, the values cut at `MAX_TOOL_INPUT_BYTES` on a character boundary. */
+function toolCallText(part: SessionMessagePart): string {
+  const values: string[] = [];
+  let bytes = 0;
+  const visit = (value: unknown, depth: number): void => {
+    if (bytes >= MAX_TOOL_INPUT_BYTES || depth > 16) return;
+    if (
+      typeof value === "string" ||
+      typeof value === "number" ||
+      typeof value === "boolean"
+    ) {
+      const text = String(value);
+      if (text.length === 0) return;
+      values.push(text);
+      bytes += utf8Length(text) + 1;
+    } else if (Array.isArray(value)) {
+      for (const item of value) visit(item, depth + 1);
+    } else if (typeof value === "object" && value !== null) {
+      for (const item of Object.values(value)) visit(item, depth + 1);
+    }
+  };
+  visit(part.input, 0);
+  const input = cutToBytes(values.join(" "), MAX_TOOL_INPUT_BYTES);
+  const name = toolNameOf(part) ?? "";
+  return name.length > 0 && input.length > 0
+    ? `${name} ${input}`
+    : name + input;
+}
+
+/** The longest prefix of `text` of at most `max` UTF-8 bytes that ends on a character boundary. */
+function cutToBytes(text: string, max: number): string {
+  if (text.length * 3 <= max || utf8Length(text) <= max) return text;
+  let bytes = 0;
+  let end = 0;
+  for (const character of text) {
+    const size = utf8Length(character);
+    if (bytes + size > max) break;
+    bytes += size;
+    end += character.length;
+  }
+  return text.slice(0, end);
+}
 
 interface PendingWrite {
   readonly json: string | undefined;

@@ -1,12 +1,15 @@
 /**
  * Query and text handling shared by every search backend (docs/behavior/search.md). A query is split on
- * whitespace and every term must match (AND). Operator characters are ordinary characters.
+ * whitespace into terms (`analyzeQuery` in query-analysis.ts decides which count and how).
+ * Operator characters are ordinary characters.
  *
  * CJK scripts are written without spaces, so a word-splitting index keeps a whole sentence as one
  * token. Arbor indexes each Han, Hiragana, Katakana and Hangul character as its own token and turns
  * a CJK query term into a phrase of single characters: the index then finds a CJK word of any
  * length, from one character up, anywhere inside a sentence (see docs/search.md).
  */
+
+import { porterStem } from "./porter-stemmer.js";
 
 const CJK_CHARACTER =
   /[\p{Script_Extensions=Han}\p{Script_Extensions=Hiragana}\p{Script_Extensions=Katakana}\p{Script_Extensions=Hangul}]/gu;
@@ -32,8 +35,8 @@ export function spaceCjk(text: string): string {
 }
 
 /**
- * An FTS5 MATCH expression for a query: each term becomes one quoted phrase (inner quotes
- * doubled), so operators are literal and terms are ANDed. Terms with no letter or digit can never
+ * An FTS5 MATCH expression requiring every term of a query: each term becomes one quoted phrase
+ * (inner quotes doubled), so operators are literal and terms are ANDed. Terms with no letter or digit can never
  * be an indexed token and are ignored. `null` when nothing searchable is left.
  */
 export function toFts5Query(query: unknown): string | null {
@@ -50,7 +53,7 @@ export function foldText(text: string): string {
 
 /**
  * Word tokens of folded text for the in-memory matcher: diacritics removed (as FTS5 `unicode61`
- * does), then the light suffix stripping of docs/behavior/search.md's InMemory row.
+ * does), then stemmed with the Porter stemmer FTS5's `porter` tokenizer uses (`porterStem`).
  */
 export function wordTokens(folded: string): string[] {
   return folded
@@ -59,18 +62,5 @@ export function wordTokens(folded: string): string[] {
     .normalize("NFC")
     .split(/[^\p{L}\p{N}]+/u)
     .filter((token) => token.length > 0)
-    .map(stem);
-}
-
-// --- Internal helpers ---
-
-const SUFFIXES = ["ing", "ed", "es", "s"];
-
-function stem(token: string): string {
-  for (const suffix of SUFFIXES) {
-    if (token.endsWith(suffix) && token.length - suffix.length >= 3) {
-      return token.slice(0, -suffix.length);
-    }
-  }
-  return token;
+    .map(porterStem);
 }

@@ -60,7 +60,7 @@ export async function searchWithRecall(
   const { provider, embeddings } = await runtime.ready();
   const handle = runtime.embeddings?.handle ?? null;
   if (!handle && isPlainSearch(options))
-    return searchSession(provider, query, options.limit);
+    return searchSession(provider, query, options.limit, options);
   const { searchSessionRecall } = await import("./session-recall.js");
   return searchSessionRecall(provider, embeddings, handle, query, options);
 }

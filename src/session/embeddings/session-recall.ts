@@ -13,6 +13,10 @@ import type {
 import { searchableText } from "../core/message-codec.js";
 import { normalizeSearchLimit, rankWindow } from "../core/search-limit.js";
 import { queryTerms } from "../core/search-terms.js";
+import {
+  normalizeTextSearchOptions,
+  withinTimeRange,
+} from "../core/search-options.js";
 import { ArborError } from "../errors/index.js";
 import { searchSession } from "../session-reads.js";
 import type { EmbeddingHandle } from "./embedding-handle.js";
@@ -22,7 +26,7 @@ import {
   recall,
   type RecallItem,
 } from "./recall.js";
-import { summaryMatches } from "../core/summary-match.js";
+import { byMatchCount, summaryMatchCount } from "../core/summary-match.js";
 import type { RecallResult, SessionSearchOptions } from "./types.js";
 
 /** Searches one session; see the module comment. */
@@ -38,8 +42,9 @@ export async function searchSessionRecall(
     options.scope === undefined &&
     options.leafId === undefined;
   if (handle === null && plain)
-    return searchSession(provider, query, options.limit);
+    return searchSession(provider, query, options.limit, options);
   const { mode, scope } = checkRecallOptions(options, handle !== null);
+  const textOptions = normalizeTextSearchOptions(options);
   if (queryTerms(query).length === 0) return [];
   const limit = normalizeSearchLimit(options.limit);
   const sessionId = provider.sessionId ?? "";
@@ -65,14 +70,25 @@ export async function searchSessionRecall(
     index,
     withSessionId: false,
     text: async () => {
-      const hits = await searchSession(provider, query, rankWindow(limit));
+      const hits = await searchSession(
+        provider,
+        query,
+        rankWindow(limit),
+        textOptions,
+      );
       const messages: Array<RecallItem & { hit?: SearchResult }> = hits
         .filter((hit) => path === null || path.has(hit.id))
         .map((hit) => ({ sessionId, kind: "message", id: hit.id, hit }));
-      const summaries: RecallItem[] = overlays
-        .filter((overlay) => summaryMatches(overlay.summary, query))
-        .reverse()
-        .map((overlay) => ({ sessionId, kind: "summary", id: overlay.id }));
+      const summaries: RecallItem[] = byMatchCount(
+        overlays
+          .filter((overlay) => withinTimeRange(overlay.createdAt, textOptions))
+          .map((overlay) => ({
+            overlay,
+            count: summaryMatchCount(overlay.summary, query, textOptions.match),
+          }))
+          .filter((entry) => entry.count > 0)
+          .reverse(),
+      ).map(({ overlay }) => ({ sessionId, kind: "summary", id: overlay.id }));
       return interleave(messages, summaries);
     },
     semantic: {
@@ -132,9 +148,16 @@ export function resolveMessage(
   active: ReadonlySet<string>,
 ) {
   if (!message) return null;
+  // A hit found by meaning alone has no text-search row: its time is the message's own, if any.
+  const createdAt =
+    message.createdAt instanceof Date &&
+    !Number.isNaN(message.createdAt.getTime())
+      ? message.createdAt.toISOString()
+      : undefined;
   return {
     role: message.role,
     content: searchableText(message),
+    ...(createdAt !== undefined ? { createdAt } : {}),
     onActiveBranch: active.has(message.id),
   };
 }

@@ -2,7 +2,7 @@
  * The public shapes of embeddings and recall (docs/search.md): what `withEmbeddings()` takes,
  * the search options and the explained results.
  */
-import type { SearchResult } from "../contracts/types.js";
+import type { MatchMode, SearchResult } from "../contracts/types.js";
 
 /**
  * The part of an AI SDK `EmbeddingModel` (specification v2 or v3) Arbor calls: `doEmbed`, so
@@ -78,13 +78,57 @@ export interface SessionSearchOptions {
   scope?: SearchScope;
   /** The leaf whose path `scope: "branch"` searches; default the active branch. */
   leafId?: string;
+  /** `"any"` (default): ranked any-term retrieval, all-term matches first; `"all"`: every term must match. */
+  match?: MatchMode;
+  /** Only messages created at or after this instant (a `Date` or ISO-8601 string). */
+  since?: string | Date;
+  /** Only messages created before this instant (a `Date` or ISO-8601 string). */
+  until?: string | Date;
+  /**
+   * The moment relative times in the query count from ("yesterday", "last week"); default the
+   * time of the search (docs/search.md#time-in-a-query).
+   */
+  now?: string | Date;
+  /** The IANA time zone the query's dates are meant in; default `"UTC"`. */
+  timeZone?: string;
+  /**
+   * Neighbouring turns to return with each hit: up to this many before and after it on its
+   * branch, 0 to 10; default 0 (docs/search.md#context-around-a-hit).
+   */
+  context?: number;
+}
+
+/** A turn next to a hit (`context`), compact: its text cut to a budget. */
+export interface ContextTurn {
+  id: string;
+  role: string;
+  /** ISO-8601 UTC, when the stored message carries its time. */
+  createdAt?: string;
+  /** The searchable text, cut to 400 characters (`…` marks a cut). */
+  text: string;
+}
+
+/** The turns around a hit on its branch, nearest last in `before` and first in `after`. */
+export interface HitContext {
+  before: ContextTurn[];
+  after: ContextTurn[];
+}
+
+/** What every search result may carry besides its text: where and when it was said. */
+export interface SearchHitPlace {
+  /** The session's name (results of `manager.search()`). */
+  sessionName?: string;
+  /** With `context`: the neighbouring turns. */
+  context?: HitContext;
+  /** True when the hit lies in a time the query names (a query with a date in it). */
+  inQueryTime?: boolean;
 }
 
 /**
  * A search result that explains itself. Results of a plain text search (no `mode`, no
  * embeddings) keep the old shape; every other search adds these fields.
  */
-export interface RecallResult extends SearchResult {
+export interface RecallResult extends SearchResult, SearchHitPlace {
   /** `"message"` for a stored message, `"summary"` for an overlay found by its summary. */
   kind: "message" | "summary";
   /** Higher is better. Text: 1/rank; semantic: cosine similarity; hybrid: the fused RRF score. */
@@ -102,7 +146,8 @@ export interface RecallResult extends SearchResult {
  * fields of `RecallResult` present whenever a mode, scope or embeddings are in play.
  */
 export type SearchHit = SearchResult &
-  Partial<Omit<RecallResult, keyof SearchResult>>;
+  SearchHitPlace &
+  Partial<Omit<RecallResult, keyof SearchResult | keyof SearchHitPlace>>;
 
 /** True for a search with none of the recall options: it runs as the plain full-text search. */
 export function isPlainSearch(options: {

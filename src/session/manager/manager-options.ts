@@ -1,3 +1,4 @@
+import type { MatchMode } from "../contracts/types.js";
 import type { SearchMode } from "../embeddings/types.js";
 import type {
   AnyContextProvider,
@@ -49,6 +50,18 @@ export interface ManagerSearchOptions {
   mode?: SearchMode;
   sessionIds?: readonly string[];
   ownerId?: string;
+  /** `"any"` (default): ranked any-term retrieval, all-term matches first; `"all"`: every term must match. */
+  match?: MatchMode;
+  /** Only messages created at or after this instant (a `Date` or ISO-8601 string). */
+  since?: string | Date;
+  /** Only messages created before this instant (a `Date` or ISO-8601 string). */
+  until?: string | Date;
+  /** The moment relative times in the query count from; default the time of the search. */
+  now?: string | Date;
+  /** The IANA time zone the query's dates are meant in; default `"UTC"`. */
+  timeZone?: string;
+  /** Neighbouring turns per hit, before and after it on its branch (0 to 10; default 0). */
+  context?: number;
 }
 
 export interface ImportSessionOptions {

@@ -1,5 +1,6 @@
 /** `manager.search()` with modes across the sessions of a registry (docs/search.md). */
 import type { SearchResult } from "../contracts/types.js";
+import type { RegistrySearchOptions } from "../contracts/registry.js";
 import { normalizeSearchLimit, rankWindow } from "../core/search-limit.js";
 import { queryTerms } from "../core/search-terms.js";
 import type { EmbeddingHandle } from "../embeddings/embedding-handle.js";
@@ -22,7 +23,7 @@ import type { BackendEmbeddings } from "../contracts/embedding-store.js";
 import { requireEmbeddings } from "../embeddings/embedding-stores.js";
 import { requireBackend, type ManagerHost } from "./manager-backend.js";
 import type { ManagerSearchOptions } from "./manager-options.js";
-import { searchSessions } from "./manager-search.js";
+import { registrySearchOptions, searchSessions } from "./manager-search.js";
 
 /** The embeddings of the manager's store; `NOT_SUPPORTED` when it has none. */
 export function storeEmbeddings(
@@ -40,6 +41,7 @@ export async function searchManagerRecall(
   options: ManagerSearchOptions,
 ): Promise<RecallResult[]> {
   const { mode } = checkRecallOptions({ mode: options.mode }, handle !== null);
+  const checked = registrySearchOptions(options);
   if (queryTerms(query).length === 0) return [];
   const limit = normalizeSearchLimit(options.limit);
   const index = handle ? await handle.index(storeEmbeddings(host)) : null;
@@ -59,7 +61,13 @@ export async function searchManagerRecall(
           hit,
         }),
       );
-      return interleave(messages, await searchSummaries(host, query, window));
+      return interleave(
+        messages,
+        await searchSummaries(host, query, {
+          ...checked,
+          limit: window.limit,
+        }),
+      );
     },
     semantic: { sessionIds: await sessionScope(host, options) },
     resolve: (items) => resolveAcrossSessions(host, items),
@@ -72,14 +80,10 @@ export async function searchManagerRecall(
 async function searchSummaries(
   host: ManagerHost,
   query: string,
-  options: ManagerSearchOptions & { limit: number },
+  options: RegistrySearchOptions,
 ): Promise<RecallItem[]> {
   if (!host.registry.searchSummaries) return [];
-  const hits = await host.registry.searchSummaries(query, {
-    limit: options.limit,
-    ...(options.sessionIds ? { sessionIds: options.sessionIds } : {}),
-    ...(options.ownerId !== undefined ? { ownerId: options.ownerId } : {}),
-  });
+  const hits = await host.registry.searchSummaries(query, options);
   return hits.map((hit) => ({ ...hit, kind: "summary" as const }));
 }
 

@@ -73,14 +73,48 @@ export abstract class ManagerRecall extends ManagerRetention {
   }
 
   /**
-   * Searches the registered sessions: every term must match in `"text"` mode (the default
-   * without embeddings), by meaning in `"semantic"`, both fused in `"hybrid"` (the default with
-   * them). Results carry `sessionId`; explained results (any mode given, or embeddings) also
-   * `score`, `matched`, `snippet` and `onActiveBranch`.
+   * Searches the registered sessions: by words in `"text"` mode (the default without
+   * embeddings), by meaning in `"semantic"`, both fused in `"hybrid"` (the default with them).
+   * A time named in the query ranks the hits inside it first (`now`, `timeZone`); `since` and
+   * `until` filter. Results carry `sessionId`, `sessionName` and `createdAt`, with `context`
+   * their neighbouring turns; explained results (any mode given, or embeddings) also `score`,
+   * `matched`, `snippet` and `onActiveBranch`.
    */
   async search(
     query: string,
     options: ManagerSearchOptions = {},
+  ): Promise<SearchHit[]> {
+    const [{ searchWithQueryTime }, { checkHitContext }, { placeManagerHits }] =
+      await Promise.all([
+        import("../embeddings/query-time-search.js"),
+        import("../embeddings/hit-neighbours.js"),
+        import("./manager-search-hits.js"),
+      ]);
+    const context = checkHitContext(options.context);
+    const {
+      now: _now,
+      timeZone: _timeZone,
+      context: _context,
+      since: _since,
+      until: _until,
+      ...ranking
+    } = options;
+    const hits = await searchWithQueryTime(query, options, (text, window) =>
+      this.rankedSearch(text, { ...ranking, ...window }),
+    );
+    return placeManagerHits(
+      this.host.registry,
+      async (sessionId) =>
+        (await runtimeOf(this.host.getSession(sessionId)).ready()).provider,
+      hits,
+      context,
+    );
+  }
+
+  /** The search itself: plain full text, or the ranking of manager-recall-search.ts. */
+  private async rankedSearch(
+    query: string,
+    options: ManagerSearchOptions,
   ): Promise<SearchHit[]> {
     const handle = this.settings.embeddings;
     if (!handle && isPlainSearch(options))

@@ -1,63 +1,55 @@
 import type { SearchProvider } from "../contracts/context-provider.js";
-import type { SessionRegistry } from "../contracts/registry.js";
+import type {
+  RegistrySearchOptions,
+  SessionRegistry,
+} from "../contracts/registry.js";
 import type { SearchResult } from "../contracts/types.js";
-import type { ArborTool } from "../context/tools/index.js";
-import {
-  objectProperty,
-  stringProperty,
-  toolInputSchema,
-} from "../context/tools/tool-schema.js";
 import { normalizeSearchLimit } from "../core/search-limit.js";
 import { queryTerms } from "../core/search-terms.js";
+import { normalizeTextSearchOptions } from "../core/search-options.js";
+import type { SearchHit } from "../embeddings/types.js";
 import type { ManagerSearchOptions } from "./manager-options.js";
 
 /** How many hits the model sees, through the tool or the searchable-history block. */
 const MODEL_SEARCH_LIMIT = 10;
+/** Turns shown before and after each hit the model sees. */
+const MODEL_SEARCH_CONTEXT = 1;
 
-/** Per-term AND search across the registered sessions; results carry `sessionId`. */
+/**
+ * Text search across the registered sessions (ranked any-term by default, `match: "all"` for
+ * every term); results carry `sessionId`.
+ */
 export async function searchSessions(
   registry: SessionRegistry,
   query: string,
   options: ManagerSearchOptions,
 ): Promise<SearchResult[]> {
+  const registryOptions = registrySearchOptions(options);
   if (queryTerms(query).length === 0) return [];
-  return registry.search(query, {
+  return registry.search(query, registryOptions);
+}
+
+/** The registry's options for a manager search: limit normalized, text options checked. */
+export function registrySearchOptions(
+  options: ManagerSearchOptions,
+): RegistrySearchOptions {
+  return {
     limit: normalizeSearchLimit(options.limit),
     ...(options.sessionIds ? { sessionIds: options.sessionIds } : {}),
     ...(options.ownerId !== undefined ? { ownerId: options.ownerId } : {}),
-  });
+    ...normalizeTextSearchOptions(options),
+  };
 }
 
 /** A search over the manager's sessions (`manager.search`), as the tool and the block call it. */
 export type ManagerSearch = (
   query: string,
   options: ManagerSearchOptions,
-) => Promise<SearchResult[]>;
-
-/** The `session_search` tool: the model searches past conversations across all sessions. */
-export function sessionSearchTool(
-  search: ManagerSearch,
-): ArborTool<{ query: string }> {
-  return {
-    description:
-      "Search past conversations for relevant context. Searches the messages of all sessions, not only the current one.",
-    inputSchema: toolInputSchema<{ query: string }>(
-      objectProperty({ query: stringProperty("Search query") }, ["query"]),
-    ),
-    execute: async ({ query }) => {
-      try {
-        return (await formatSearch(search, query)) ?? "No results found.";
-      } catch (error) {
-        // The model gets the failure as text: a tool call must not end the turn.
-        return `Error: ${error instanceof Error ? error.message : String(error)}`;
-      }
-    },
-  };
-}
+) => Promise<SearchHit[]>;
 
 /**
  * The read-only block of `withSearchableHistory()`: a session count, and search over all of
- * them (`search_context`), in the manager's default mode.
+ * them (`search_context`), in the manager's default mode, rendered as `session_search` renders.
  */
 export function historyProvider(
   registry: SessionRegistry,
@@ -69,17 +61,21 @@ export function historyProvider(
       if (count === 0) return null;
       return `${count} ${count === 1 ? "session" : "sessions"} available for search.`;
     },
-    search: (query) => formatSearch(search, query),
+    search: (query) => formatSearch(search, query, {}),
   };
 }
 
-// --- Internal helpers ---
-
-async function formatSearch(
+/** The model's search: the best hits with one turn either side, rendered within the budget. */
+export async function formatSearch(
   search: ManagerSearch,
   query: string,
+  options: Pick<ManagerSearchOptions, "since" | "until" | "timeZone">,
 ): Promise<string | null> {
-  const hits = await search(query, { limit: MODEL_SEARCH_LIMIT });
-  if (hits.length === 0) return null;
-  return hits.map((hit) => `[${hit.role}] ${hit.content}`).join("\n---\n");
+  const hits = await search(query, {
+    ...options,
+    limit: MODEL_SEARCH_LIMIT,
+    context: MODEL_SEARCH_CONTEXT,
+  });
+  const { renderSearchHits } = await import("./search-render.js");
+  return renderSearchHits(hits, query);
 }

@@ -29,7 +29,11 @@ import type {
   ProviderOrFactory,
   SessionManagerOptions,
 } from "./manager-options.js";
-import { historyProvider, sessionSearchTool } from "./manager-search.js";
+import { historyProvider } from "./manager-search.js";
+import type {
+  SearchToolOptions,
+  SessionSearchInput,
+} from "./session-search-tool.js";
 import { SessionCache } from "./session-cache.js";
 import { ManagerRecall } from "./manager-recall.js";
 import {
@@ -283,9 +287,18 @@ export class SessionManager extends ManagerRecall {
 
   // --- Search and tools ---
 
-  /** `{ session_search }`: the model searches past conversations across all sessions, as `search()` does. */
-  async tools(): Promise<{ session_search: ArborTool<{ query: string }> }> {
-    return { session_search: sessionSearchTool((q, o) => this.search(q, o)) };
+  /**
+   * `{ session_search }`: the model searches past conversations across all sessions, as
+   * `search()` does, and reads each hit with its session, time and neighbouring turns.
+   * `timeZone` is the zone the model's dates mean (default `"UTC"`).
+   */
+  async tools(options: SearchToolOptions = {}): Promise<{
+    session_search: ArborTool<SessionSearchInput>;
+  }> {
+    const { sessionSearchTool } = await import("./session-search-tool.js");
+    return {
+      session_search: sessionSearchTool((q, o) => this.search(q, o), options),
+    };
   }
 
   // --- Change feed ---

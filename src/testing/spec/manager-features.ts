@@ -63,10 +63,18 @@ export function managerFeaturesSpec(suite: ManagerSuite): void {
         const found = await tools.session_search!.execute({
           query: "green tea",
         });
-        expect(found.split("\n---\n").sort()).toEqual([
-          "[assistant] Green tea noted",
-          "[user] I like green tea",
-        ]);
+        // One block per hit: rank, session name, time, role, id; the snippet; one turn either side.
+        const blocks = found.split("\n\n");
+        expect(blocks).toHaveLength(2);
+        for (const block of blocks)
+          expect(
+            /^#[12] · session "chat" · \d{4}-\d\d-\d\d \d\d:\d\d UTC · (user|assistant) · id (u1|a1)\n/.test(
+              block,
+            ),
+          ).toBe(true);
+        expect(found.includes("  > I like «green» «tea»")).toBe(true);
+        expect(found.includes("  > «Green» «tea» noted")).toBe(true);
+        expect(found.includes("    assistant: Green tea noted")).toBe(true);
         const session = manager.getSession(info.id);
         expect(session.getContextBlocks()).toEqual([]);
         const [block] = await session.loadContext();
@@ -85,12 +93,14 @@ export function managerFeaturesSpec(suite: ManagerSuite): void {
         ]);
         const sessionTools = (await session.tools()) as unknown as ToolSet;
         expect(Object.keys(sessionTools)).toEqual(["search_context"]);
-        expect(
-          await sessionTools.search_context!.execute({
-            label: "history",
-            query: "noted",
-          }),
-        ).toBe("[assistant] Green tea noted");
+        const viaBlock = await sessionTools.search_context!.execute({
+          label: "history",
+          query: "noted",
+        });
+        expect(viaBlock.split("\n").slice(1)).toEqual([
+          "    user: I like green tea",
+          "  > Green tea «noted»",
+        ]);
         await manager.create("second");
         expect(
           (await session.refreshSystemPrompt()).includes(

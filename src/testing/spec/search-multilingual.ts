@@ -78,7 +78,11 @@ export function describeMultilingual(suite: Suite): void {
     ["finds a Katakana word", "デプロイ", ["m1"]],
     ["finds a Hangul word inside a phrase", "배포", ["m4"]],
     ["finds a Russian word form in Russian messages only", "пятницу", ["m3"]],
-    ["ANDs mixed CJK and Latin terms", "Friday 金曜日", ["m6"]],
+    [
+      "finds either of mixed CJK and Latin terms",
+      "Friday 金曜日",
+      ["m6", "m1"],
+    ],
     ["finds nothing for an absent CJK word", "土曜日", []],
   ];
   for (const [name, query, expected] of cases) {
@@ -94,4 +98,24 @@ export function describeMultilingual(suite: Suite): void {
       { requires: search },
     );
   }
+  suite.it(
+    "ranks the message holding both of mixed CJK and Latin terms first",
+    async ({ open }) => {
+      const session = open();
+      await build(session, conversation(MULTILINGUAL));
+      expect(ids(await session.search("Friday 金曜日"))[0]).toBe("m6");
+    },
+    { requires: search },
+  );
+  suite.it(
+    "ANDs mixed CJK and Latin terms under match: all",
+    async ({ open }) => {
+      const session = open();
+      await build(session, conversation(MULTILINGUAL));
+      expect(
+        ids(await session.search("Friday 金曜日", { match: "all" })),
+      ).toEqual(["m6"]);
+    },
+    { requires: search },
+  );
 }

@@ -1,0 +1,125 @@
+import { describe, expect, it } from "vitest";
+import { analyzeQuery, fts5Expressions } from "./query-analysis.js";
+import { normalizeTextSearchOptions } from "./search-options.js";
+
+const texts = (query: string, match?: "any" | "all") =>
+  analyzeQuery(query, match)?.terms.map((term) => term.text) ?? null;
+
+describe("analyzeQuery", () => {
+  it("drops question scaffolding and stop words of the query's language", () => {
+    expect(texts("When did Caroline go to the support group?")).toEqual([
+      "Caroline",
+      "go",
+      "support",
+      "group?",
+    ]);
+    expect(texts("Wann war Caroline in der Selbsthilfegruppe?")).toEqual([
+      "Caroline",
+      "Selbsthilfegruppe?",
+    ]);
+    expect(texts("¿Dónde está la estación de tren?")).toEqual([
+      "estación",
+      "tren?",
+    ]);
+  });
+
+  it("drops a word only as a stop word of the language the query reads as", () => {
+    // "die" and "war" are German stop words, English content words.
+    expect(texts("did the plant die in the war")).toEqual([
+      "plant",
+      "die",
+      "war",
+    ]);
+  });
+
+  it("keeps numbers and capitalised words inside a sentence", () => {
+    expect(texts("what happened in 2023 to order 66")).toEqual([
+      "happened",
+      "2023",
+      "order",
+      "66",
+    ]);
+    expect(texts("who did Will call about the US visa")).toEqual([
+      "Will",
+      "call",
+      "US",
+      "visa",
+    ]);
+    // A sentence's first word and I are capitalised anyway.
+    expect(texts("The plan. Will I go?")).toEqual(["plan.", "go?"]);
+  });
+
+  it("keeps every term when all are stop words, and all terms as written under match: all", () => {
+    expect(texts("to be or not")).toEqual(["to", "be", "or", "not"]);
+    expect(texts("When did Caroline go?", "all")).toEqual([
+      "When",
+      "did",
+      "Caroline",
+      "go?",
+    ]);
+  });
+
+  it("widens an irregular verb to its forms, and caps and dedupes terms", () => {
+    expect(analyzeQuery("went")?.terms[0]?.forms).toEqual([
+      "went",
+      "go",
+      "goes",
+      "going",
+      "gone",
+    ]);
+    expect(analyzeQuery("went", "all")?.terms[0]?.forms).toEqual(["went"]);
+    expect(texts("kiwi KIWI kiwi")).toEqual(["kiwi"]);
+    expect(
+      texts("one1 two2 three3 four4 five5 six6 seven7 eight8 nine9"),
+    ).toHaveLength(8);
+    expect(analyzeQuery("!!! ---")).toBeNull();
+  });
+
+  it("builds FTS5 expressions with every form once in each", () => {
+    const analyzed = analyzeQuery('met "Anna" 金曜日')!;
+    expect(fts5Expressions(analyzed)).toEqual({
+      all: '("met" OR "meet" OR "meets" OR "meeting") AND """Anna""" AND " 金  曜  日 "',
+      any: '"met" OR "meet" OR "meets" OR "meeting" OR """Anna""" OR " 金  曜  日 "',
+    });
+    expect(fts5Expressions(analyzeQuery("kiwi")!)).toEqual({
+      all: '"kiwi"',
+      any: null,
+    });
+  });
+});
+
+describe("normalizeTextSearchOptions", () => {
+  it("turns dates and instants into ISO-8601 UTC, reading a zoneless time as UTC", () => {
+    expect(
+      normalizeTextSearchOptions({
+        match: "all",
+        since: "2026-05-07",
+        until: new Date(Date.UTC(2026, 4, 8, 12)),
+      }),
+    ).toEqual({
+      match: "all",
+      since: "2026-05-07T00:00:00.000Z",
+      until: "2026-05-08T12:00:00.000Z",
+    });
+    expect(normalizeTextSearchOptions({ since: "2026-05-07T10:30" })).toEqual({
+      since: "2026-05-07T10:30:00.000Z",
+    });
+    expect(
+      normalizeTextSearchOptions({ since: "2026-05-07T10:30:00+02:00" }),
+    ).toEqual({ since: "2026-05-07T08:30:00.000Z" });
+    expect(normalizeTextSearchOptions(undefined)).toEqual({});
+  });
+
+  it("rejects anything else with INVALID_ARGUMENT", () => {
+    for (const bad of [
+      { since: "last week" },
+      { until: "2026-02-30T25:00" },
+      { since: new Date(Number.NaN) },
+      { since: 12 as unknown as string },
+      { match: "most" as "all" },
+    ])
+      expect(() => normalizeTextSearchOptions(bad)).toThrow(
+        expect.objectContaining({ code: "INVALID_ARGUMENT" }),
+      );
+  });
+});

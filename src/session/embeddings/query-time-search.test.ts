@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import { withinTimeRange } from "../core/search-options.js";
+import { searchWithQueryTime } from "./query-time-search.js";
+import type { SearchHit } from "./types.js";
+
+/** A search over fixed hits, newest first, that filters by since/until as a backend does. */
+function fakeSearch(hits: SearchHit[], filters = true) {
+  const calls: Array<{ query: string; since?: string; until?: string }> = [];
+  const run = async (
+    query: string,
+    options: { limit: number; since?: string; until?: string },
+  ) => {
+    calls.push({
+      query,
+      ...(options.since ? { since: options.since } : {}),
+      ...(options.until ? { until: options.until } : {}),
+    });
+    return hits
+      .filter(
+        (hit) => !filters || withinTimeRange(hit.createdAt ?? "", options),
+      )
+      .slice(0, options.limit);
+  };
+  return { run, calls };
+}
+
+const hit = (id: string, createdAt?: string): SearchHit => ({
+  id,
+  role: "user",
+  content: id,
+  ...(createdAt ? { createdAt } : {}),
+});
+
+const HITS = [
+  hit("june", "2023-06-02T00:00:00.000Z"),
+  hit("may", "2023-05-07T00:00:00.000Z"),
+  hit("april", "2023-04-10T00:00:00.000Z"),
+];
+
+describe("searchWithQueryTime", () => {
+  it("searches inside the named time first, then without it, and merges without repeats", async () => {
+    const { run, calls } = fakeSearch(HITS);
+    const hits = await searchWithQueryTime("Caroline in May 2023", {}, run);
+    expect(hits.map((h) => [h.id, h.inQueryTime])).toEqual([
+      ["may", true],
+      ["june", false],
+      ["april", false],
+    ]);
+    expect(calls).toEqual([
+      {
+        query: "Caroline",
+        since: "2023-05-01T00:00:00.000Z",
+        until: "2023-06-01T00:00:00.000Z",
+      },
+      { query: "Caroline" },
+    ]);
+  });
+
+  it("runs once, as given, when the query names no time", async () => {
+    const { run, calls } = fakeSearch(HITS);
+    const hits = await searchWithQueryTime("Caroline", { limit: 2 }, run);
+    expect(hits.map((h) => h.id)).toEqual(["june", "may"]);
+    expect(calls).toEqual([{ query: "Caroline" }]);
+  });
+
+  it("cuts the named time to since/until and keeps out hits a ranking let through", async () => {
+    // A ranking that ignores since/until, as the ranking by meaning does.
+    const { run, calls } = fakeSearch(HITS, false);
+    const hits = await searchWithQueryTime(
+      "Caroline in 2023",
+      { since: "2023-05-01", until: new Date("2023-06-01T00:00:00Z") },
+      run,
+    );
+    expect(hits.map((h) => h.id)).toEqual(["may"]);
+    expect(calls[0]).toEqual({
+      query: "Caroline",
+      since: "2023-05-01T00:00:00.000Z",
+      until: "2023-06-01T00:00:00.000Z",
+    });
+    const plain = await searchWithQueryTime(
+      "Caroline",
+      { since: "2023-05-01" },
+      run,
+    );
+    expect(plain.map((h) => h.id)).toEqual(["june", "may"]);
+  });
+
+  it("keeps a hit without a time, below the named time's hits", async () => {
+    const { run } = fakeSearch([hit("untimed"), ...HITS], false);
+    const hits = await searchWithQueryTime("Caroline in May 2023", {}, run);
+    expect(hits.map((h) => [h.id, h.inQueryTime])).toEqual([
+      ["may", true],
+      ["untimed", false],
+      ["june", false],
+      ["april", false],
+    ]);
+  });
+
+  it("stops at the limit", async () => {
+    const { run, calls } = fakeSearch(HITS);
+    const hits = await searchWithQueryTime(
+      "Caroline in May 2023",
+      { limit: 1 },
+      run,
+    );
+    expect(hits.map((h) => h.id)).toEqual(["may"]);
+    expect(calls).toHaveLength(1);
+  });
+});
