@@ -9,7 +9,7 @@ import { fitPrefix, truncateText } from "../budget.js";
 import { cursorNumber, decodeCursor, encodeCursor } from "../cursor.js";
 import { oneLine } from "../message-text.js";
 import { openScopedSession, type McpScope } from "../scope.js";
-import { searchFiltered, searchInTimeWindow } from "../time-window.js";
+import { searchFiltered, type TimeWindow } from "../time-window.js";
 import {
   CURSOR_PROPERTY,
   limitProperty,
@@ -51,7 +51,7 @@ export const searchMemoryTool: ToolDefinition = {
       query: {
         type: "string",
         description:
-          'Distinctive words to look for, e.g. "launch budget". In text mode every word must appear, so prefer a few keywords over a whole question',
+          'What to look for: a question or a few words, e.g. "what did we decide about the launch budget?". Results matching more of its words rank first',
         minLength: 1,
         maxLength: 2_000,
       },
@@ -114,9 +114,10 @@ export const searchMemoryTool: ToolDefinition = {
       mode,
       searchScope,
       sessionId,
+      window,
     });
     // One more than the page: it tells whether a next page exists.
-    const hits = await searchInTimeWindow(search, window, offset + limit + 1);
+    const hits = await search(offset + limit + 1);
     const page = hits.slice(offset, offset + limit);
     const results = await describe(scope, page, sessionId);
     const build = (items: readonly MemoryHit[]) => ({ query, results: items });
@@ -137,9 +138,9 @@ export const searchMemoryTool: ToolDefinition = {
 /**
  * A search of the scope's sessions that takes the number of hits to read. Without a mode it asks
  * for hybrid results and falls back to text when the store has no embeddings: either way the
- * hits carry their explanations (snippet, branch, what matched). Text mode matches every word
- * today; when the search options take `match: "any"` (ranked any-word retrieval), pass it here so
- * a whole question finds its keywords.
+ * hits carry their explanations (snippet, branch, what matched). Text ranking matches any of the
+ * query's words (the search default), so a whole question finds its keywords; `since`/`until`
+ * are the search's own time filter.
  */
 async function searcher(
   scope: McpScope,
@@ -148,10 +149,11 @@ async function searcher(
     mode: SearchMode | undefined;
     searchScope: SearchScope | undefined;
     sessionId: string | undefined;
+    window: TimeWindow;
   },
 ): Promise<(limit: number) => Promise<SearchHit[]>> {
   const { manager, ownerId } = scope;
-  const { sessionId, searchScope } = options;
+  const { sessionId, searchScope, window } = options;
   const session = sessionId
     ? (await openScopedSession(scope, sessionId)).session
     : null;
@@ -159,6 +161,7 @@ async function searcher(
     manager.search(query, {
       limit,
       mode,
+      ...window,
       ...(ownerId !== null ? { ownerId } : {}),
     });
   const run = (mode: SearchMode, limit: number) =>
@@ -166,6 +169,7 @@ async function searcher(
       ? session.search(query, {
           limit,
           mode,
+          ...window,
           ...(searchScope ? { scope: searchScope } : {}),
         })
       : searchScope === "branch"
@@ -227,7 +231,7 @@ function render(
   nextCursor: string | null,
 ): string {
   if (results.length === 0)
-    return `No memory matches "${query}". In text mode every word must appear: try fewer, distinctive words ("launch budget", not a whole question).`;
+    return `No memory matches "${query}". Try other words, or a wider since/until.`;
   const lines = results.map((hit, index) => {
     const why = [
       hit.matched.text ? "words" : null,
