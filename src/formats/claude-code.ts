@@ -19,8 +19,12 @@ import type { ParsedConversation } from "./types.js";
  * is a node of the tree (`parentUuid`), sidechains included; `user` and `assistant` lines are
  * kept (thinking as reasoning parts, `tool_use` as tool parts), a `tool_result` becomes the
  * output of its call, and other lines (`system`, meta messages) are skipped with their children
- * re-attached. Lines without a `uuid` are skipped; a `summary` line names the session. The last
- * kept line outside a sidechain is the active leaf.
+ * re-attached. Claude Code writes one line per content block of a response and hangs the line
+ * after parallel tool calls under whichever result it wrote last; a result line is therefore
+ * re-attached under the last line of the response that made its call, so every call of that
+ * response stays on the path. Lines without a `uuid` are skipped. The session is named by a
+ * `summary` whose `leafUuid` is a line of this file, else by the first user prompt that is not
+ * a slash-command wrapper. The last kept line outside a sidechain is the active leaf.
  */
 export function parseClaudeCode(
   text: string,
@@ -28,17 +32,21 @@ export function parseClaudeCode(
 ): ParsedConversation {
   const calls = new ToolCalls();
   const nodes: SourceNode[] = [];
-  let summary: string | null = null;
+  const summaries: Array<{ summary: string; leafUuid: unknown }> = [];
+  const parents = new Map<string, string | null>();
+  /** The last line of each response (`message.id`), and the response of each tool call. */
+  const lastLineOfResponse = new Map<string, string>();
+  const responseOfCall = new Map<string, string>();
   let sessionId: string | null = null;
   let leaf: string | null = null;
   let start: string | null = null;
   for (const { line, value } of parseJsonl(text)) {
     const where = `line ${line}`;
     if (value.type === "summary" && typeof value.summary === "string")
-      summary ??= value.summary;
+      summaries.push({ summary: value.summary, leafUuid: value.leafUuid });
     if (typeof value.uuid !== "string") continue;
-    const parentId = value.parentUuid ?? null;
-    if (parentId !== null && typeof parentId !== "string")
+    const parentUuid = value.parentUuid ?? null;
+    if (parentUuid !== null && typeof parentUuid !== "string")
       throw invalidImport(where, "`parentUuid` must be a uuid or null");
     if (typeof value.sessionId === "string") sessionId ??= value.sessionId;
     const createdAt = isoTime(
@@ -47,10 +55,21 @@ export function parseClaudeCode(
     );
     start ??= createdAt;
     const message = readLine(value, calls, where);
+    rememberResponse(value, lastLineOfResponse, responseOfCall);
+    const parentId =
+      message === null
+        ? (resultParent(value, parents, lastLineOfResponse, responseOfCall) ??
+          parentUuid)
+        : parentUuid;
+    parents.set(value.uuid, parentId);
     nodes.push({ id: value.uuid, parentId, createdAt, message, where });
     if (message && value.isSidechain !== true) leaf = value.uuid;
   }
   const tree = buildTree(nodes);
+  const summary = summaries.find(
+    (entry) =>
+      typeof entry.leafUuid === "string" && parents.has(entry.leafUuid),
+  )?.summary;
   return {
     snapshot: {
       format: "arbor.session",
@@ -63,12 +82,73 @@ export function parseClaudeCode(
     activeLeafId: tree.resolve(leaf ?? nodes.at(-1)?.id ?? null),
     title:
       summary ??
-      firstUserWords(tree.messages, fileName ?? "Claude Code session"),
+      firstUserWords(
+        tree.messages,
+        fileName ?? "Claude Code session",
+        withoutCommandWrappers,
+      ),
     format: "claude-code",
   };
 }
 
 // --- Internal helpers ---
+
+/** Records the last line of an assistant response and which response made each tool call. */
+function rememberResponse(
+  value: Record<string, unknown>,
+  lastLineOfResponse: Map<string, string>,
+  responseOfCall: Map<string, string>,
+): void {
+  if (value.type !== "assistant") return;
+  const source = asRecord(value.message);
+  if (typeof source?.id !== "string") return;
+  lastLineOfResponse.set(source.id, value.uuid as string);
+  if (!Array.isArray(source.content)) return;
+  for (const block of source.content) {
+    const item = asRecord(block);
+    if (item?.type === "tool_use" && typeof item.id === "string")
+      responseOfCall.set(item.id, source.id);
+  }
+}
+
+/**
+ * Where a skipped tool-result line belongs: under the last line (so far) of the response that
+ * made its call, unless that line descends from the result line itself (then, as written).
+ */
+function resultParent(
+  value: Record<string, unknown>,
+  parents: ReadonlyMap<string, string | null>,
+  lastLineOfResponse: ReadonlyMap<string, string>,
+  responseOfCall: ReadonlyMap<string, string>,
+): string | null {
+  const content = asRecord(value.message)?.content;
+  if (!Array.isArray(content)) return null;
+  let target: string | null = null;
+  for (const block of content) {
+    const item = asRecord(block);
+    if (item?.type !== "tool_result" || typeof item.tool_use_id !== "string")
+      continue;
+    const response = responseOfCall.get(item.tool_use_id);
+    target = response ? (lastLineOfResponse.get(response) ?? target) : target;
+  }
+  if (target === null) return null;
+  // Bounded walk up the lines read so far: a line descending from this one would make a cycle.
+  for (
+    let id: string | null | undefined = target, steps = 0;
+    id != null && steps <= parents.size;
+    id = parents.get(id), steps++
+  )
+    if (id === value.uuid) return null;
+  return target;
+}
+
+/** Slash-command wrappers Claude Code writes as user text, which name no conversation. */
+const COMMAND_WRAPPER =
+  /<(command-name|command-message|command-args|local-command-stdout|local-command-stderr|system-reminder)>[\s\S]*?<\/\1>/g;
+
+function withoutCommandWrappers(text: string): string {
+  return text.replace(COMMAND_WRAPPER, "");
+}
 
 function readLine(
   value: Record<string, unknown>,

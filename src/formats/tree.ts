@@ -115,12 +115,15 @@ export function checkCompactions(
 export function firstUserWords(
   messages: SessionSnapshot["messages"],
   fallback: string,
+  clean: (text: string) => string = (text) => text,
 ): string {
   for (const { message } of messages) {
     if (message.role !== "user") continue;
     const text = message.parts
       .map((part) =>
-        part.type === "text" && typeof part.text === "string" ? part.text : "",
+        part.type === "text" && typeof part.text === "string"
+          ? clean(part.text)
+          : "",
       )
       .join(" ")
       .replace(/\s+/g, " ")

@@ -1,0 +1,67 @@
+// Claude Code transcripts as Claude Code writes them: parallel tool calls whose results come back
+// out of order stay on the active path, and the session is named after a summary of this file.
+import { describe, expect, it } from "vitest";
+import {
+  importConversations,
+  parseConversations,
+} from "../../src/formats/index.js";
+import { fixture, ids, sqliteManager } from "./support.js";
+
+const PARALLEL = fixture("claude-code-parallel-tools.jsonl");
+const line = (n: number) =>
+  `d2000000-0000-4000-8000-0000000000${String(n).padStart(2, "0")}`;
+
+describe("Claude Code parallel tool calls", () => {
+  it("keeps every call and result of one response on the active path", async () => {
+    const manager = sqliteManager();
+    const [info] = await importConversations(
+      manager,
+      parseConversations(PARALLEL),
+    );
+    const history = await manager.getSession(info!.id).getHistory();
+    expect(ids(history)).toEqual([
+      line(1),
+      line(2),
+      line(3),
+      line(4),
+      line(5),
+      line(6),
+      line(10),
+      line(11),
+      line(13),
+      line(14),
+    ]);
+    const calls = history.flatMap((message) =>
+      message.parts.filter((part) => part.type.startsWith("tool-")),
+    );
+    expect(
+      calls.map((part) => [part.toolCallId, part.state, typeof part.output]),
+    ).toEqual([
+      ["toolu_01Cart", "output-available", "string"],
+      ["toolu_02Disc", "output-available", "string"],
+      ["toolu_03Test", "output-available", "string"],
+      ["toolu_04Edit", "output-available", "string"],
+    ]);
+    // No dead branch: the tree is one chain.
+    const snapshot = await manager.exportSession(info!.id);
+    const parents = snapshot.messages.map((record) => record.parentId);
+    expect(new Set(parents).size).toBe(parents.length);
+  });
+});
+
+describe("Claude Code session names", () => {
+  it("takes the summary whose leaf is in the file", () => {
+    const [parsed] = parseConversations(PARALLEL);
+    expect(parsed!.title).toBe("Cart totals: three files read in parallel");
+  });
+
+  it("without one, takes the first user prompt that is not a command wrapper", () => {
+    const foreign = PARALLEL.split("\n")
+      .filter((text) => !text.includes("three files read in parallel"))
+      .join("\n");
+    const [parsed] = parseConversations(foreign);
+    expect(parsed!.title).toBe(
+      "Why does the cart total ignore the discount? Read cart.ts...",
+    );
+  });
+});
