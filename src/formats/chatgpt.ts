@@ -6,12 +6,14 @@ import { asRecord, invalidImport } from "./import-error.js";
 import { parseJsonDocument } from "./json-text.js";
 import { IMAGE_PLACEHOLDER, textParts } from "./parts.js";
 import { buildTree, type SourceNode } from "./tree.js";
-import type { ParsedConversation } from "./types.js";
+import type { ParsedConversation, SkippedContent } from "./types.js";
 
 /**
  * Reads ChatGPT's `conversations.json` (an array of conversations, or one). The `mapping` is the
  * tree; hidden and empty nodes are skipped and their children re-attached; `current_node` is the
  * active leaf. `tool` messages are folded, as text, into the assistant message they answer.
+ * Every content type of the export is read (docs/formats.md); what is left out is listed in
+ * each conversation's `skipped`.
  */
 export function parseChatGpt(text: string): ParsedConversation[] {
   const value = parseJsonDocument(text);
@@ -20,6 +22,12 @@ export function parseChatGpt(text: string): ParsedConversation[] {
 }
 
 // --- Internal helpers ---
+
+/** What one message's content reads as. */
+interface ReadContent {
+  text: string;
+  reasoning: string[];
+}
 
 function readConversation(value: unknown, index: number): ParsedConversation {
   const conversation = asRecord(value);
@@ -37,6 +45,7 @@ function readConversation(value: unknown, index: number): ParsedConversation {
   const start = epochIso(conversation.create_time) ?? new Date(0).toISOString();
   const nodes: SourceNode[] = [];
   const times = new Map<string, string>();
+  const skipped: SkippedContent[] = [];
   for (const [key, raw] of Object.entries(mapping)) {
     const where = `${label} node "${key}"`;
     const node = asRecord(raw);
@@ -54,11 +63,11 @@ function readConversation(value: unknown, index: number): ParsedConversation {
       id: key,
       parentId,
       createdAt,
-      message: toMessage(key, source),
+      message: toMessage(key, source, where, skipped),
       where,
     });
   }
-  foldToolOutputs(nodes, mapping);
+  foldToolOutputs(nodes, mapping, label, skipped);
   const tree = buildTree(
     nodes.map((node) => ({ ...node, message: nonEmpty(node.message) })),
   );
@@ -82,6 +91,7 @@ function readConversation(value: unknown, index: number): ParsedConversation {
     activeLeafId: tree.resolve(current),
     title,
     format: "chatgpt",
+    skipped,
   };
 }
 
@@ -89,20 +99,34 @@ function readConversation(value: unknown, index: number): ParsedConversation {
 function foldToolOutputs(
   nodes: SourceNode[],
   mapping: Record<string, unknown>,
+  label: string,
+  skipped: SkippedContent[],
 ): void {
   const byId = new Map(nodes.map((node) => [node.id, node]));
   for (const node of nodes) {
     const source = asRecord(asRecord(mapping[node.id])?.message);
     if (asRecord(source?.author)?.role !== "tool") continue;
+    const parts = toolOutputParts(
+      source!,
+      `${label} node "${node.id}"`,
+      skipped,
+    );
+    if (parts.length === 0) continue;
     let ancestor = byId.get(node.parentId ?? "");
     // Bounded: a cycle in the mapping is reported by buildTree, not looped on here.
     for (let steps = 0; ancestor && steps < nodes.length; steps++) {
       if (ancestor.message?.role === "assistant") {
-        ancestor.message.parts.push(...toolOutputParts(source!));
+        ancestor.message.parts.push(...parts);
         break;
       }
       ancestor = byId.get(ancestor.parentId ?? "");
     }
+    if (!ancestor)
+      skipped.push({
+        where: `${label} node "${node.id}"`,
+        what: "tool output",
+        reason: "no assistant message before it to attach it to",
+      });
   }
 }
 
@@ -110,22 +134,35 @@ function foldToolOutputs(
 function toMessage(
   id: string,
   source: Record<string, unknown> | null,
+  where: string,
+  skipped: SkippedContent[],
 ): SessionMessage | null {
   if (!source) return null;
   const role = asRecord(source.author)?.role;
   const metadata = asRecord(source.metadata);
-  if (metadata?.is_visually_hidden_from_conversation === true) return null;
   if (role !== "user" && role !== "assistant" && role !== "system") return null;
+  const content = readContent(asRecord(source.content), where, skipped);
+  if (metadata?.is_visually_hidden_from_conversation === true) {
+    if (content.text.trim() !== "")
+      skipped.push({
+        where,
+        what: `hidden ${role} message`,
+        reason: "ChatGPT hides it from the conversation",
+      });
+    return null;
+  }
   // An assistant message addressed to a tool (recipient "python", "browser") is the call itself.
   const recipient =
     typeof source.recipient === "string" ? source.recipient : "all";
-  const text = contentText(asRecord(source.content));
-  if (text === null) return null;
   const shown =
-    role === "assistant" && recipient !== "all"
-      ? `Call to ${recipient}:\n${text}`
-      : text;
-  return { id, role, parts: textParts(shown) };
+    role === "assistant" && recipient !== "all" && content.text !== ""
+      ? `Call to ${recipient}:\n${content.text}`
+      : content.text;
+  const parts: SessionMessagePart[] = [
+    ...content.reasoning.map((text) => ({ type: "reasoning", text })),
+    ...textParts(shown),
+  ];
+  return { id, role, parts };
 }
 
 function nonEmpty(message: SessionMessage | null): SessionMessage | null {
@@ -134,59 +171,161 @@ function nonEmpty(message: SessionMessage | null): SessionMessage | null {
 
 function toolOutputParts(
   source: Record<string, unknown>,
+  where: string,
+  skipped: SkippedContent[],
 ): SessionMessagePart[] {
   const name = asRecord(source.author)?.name;
-  const text = contentText(asRecord(source.content));
+  const { text } = readContent(asRecord(source.content), where, skipped);
   if (!text) return [];
   return textParts(
     `Output of ${typeof name === "string" ? name : "tool"}:\n${text}`,
   );
 }
 
-/** The readable text of a ChatGPT content object; `null` for content that is never shown. */
-function contentText(content: Record<string, unknown> | null): string | null {
-  if (!content) return null;
-  const type = content.content_type;
-  if (type === "user_editable_context" || type === "model_editable_context")
-    return null;
-  if (type === "code" || type === "execution_output") {
-    const language =
-      type === "code" &&
-      typeof content.language === "string" &&
-      content.language !== "unknown"
-        ? content.language
-        : "";
-    const body = typeof content.text === "string" ? content.text : "";
-    return body.trim() === "" ? "" : `\`\`\`${language}\n${body}\n\`\`\``;
+/**
+ * The readable text (and reasoning) of a ChatGPT content object. What is left out goes to
+ * `skipped`: context the user edits in settings, UI notes, audio, image files, unknown types.
+ */
+function readContent(
+  content: Record<string, unknown> | null,
+  where: string,
+  skipped: SkippedContent[],
+): ReadContent {
+  const none: ReadContent = { text: "", reasoning: [] };
+  if (!content) return none;
+  const type = String(content.content_type ?? "text");
+  const skip = (what: string, reason: string): ReadContent => {
+    skipped.push({ where, what, reason });
+    return none;
+  };
+  const text = (value: string): ReadContent => ({ text: value, reasoning: [] });
+  const string = (value: unknown) => (typeof value === "string" ? value : "");
+  switch (type) {
+    case "user_editable_context":
+    case "model_editable_context":
+      return skip(
+        type,
+        "custom instructions and memory of the account, not part of the conversation",
+      );
+    case "reasoning_recap":
+      return skip(type, `a note of the interface (${string(content.content)})`);
+    case "code": {
+      const body = string(content.text);
+      const language =
+        typeof content.language === "string" && content.language !== "unknown"
+          ? content.language
+          : "";
+      return text(
+        body.trim() === "" ? "" : `\`\`\`${language}\n${body}\n\`\`\``,
+      );
+    }
+    case "execution_output": {
+      const body = string(content.text);
+      return text(body.trim() === "" ? "" : `\`\`\`\n${body}\n\`\`\``);
+    }
+    case "tether_browsing_display": {
+      const result = string(content.result);
+      const summary = string(content.summary);
+      return text(
+        [result, summary && summary !== result ? `Summary: ${summary}` : ""]
+          .filter((line) => line.trim() !== "")
+          .join("\n\n"),
+      );
+    }
+    case "tether_quote": {
+      const quoted = string(content.text);
+      const origin = string(content.title) || string(content.url);
+      const url = string(content.url);
+      return text(
+        [
+          origin
+            ? `> ${origin}${url && url !== origin ? ` (${url})` : ""}`
+            : "",
+          ...quoted.split("\n").map((line) => `> ${line}`),
+        ]
+          .filter((line) => line !== "" && line !== "> ")
+          .join("\n"),
+      );
+    }
+    case "sonic_webpage": {
+      const heading = [string(content.title), string(content.url)]
+        .filter((value) => value !== "")
+        .join(" — ");
+      return text(
+        [heading, string(content.text)].filter((v) => v !== "").join("\n"),
+      );
+    }
+    case "system_error": {
+      const name = string(content.name);
+      return text(
+        `Error${name ? ` (${name})` : ""}: ${string(content.text)}`.trim(),
+      );
+    }
+    case "thoughts": {
+      const thoughts = Array.isArray(content.thoughts) ? content.thoughts : [];
+      return {
+        text: "",
+        reasoning: thoughts
+          .map((thought) => {
+            const item = asRecord(thought);
+            return [string(item?.summary), string(item?.content)]
+              .filter((value) => value.trim() !== "")
+              .join("\n");
+          })
+          .filter((value) => value !== ""),
+      };
+    }
+    case "text":
+    case "multimodal_text":
+      return text(partsText(content.parts, where, skipped));
+    default:
+      if (Array.isArray(content.parts))
+        return text(partsText(content.parts, where, skipped));
+      if (typeof content.text === "string") return text(content.text);
+      return skip(type, "a content type this import does not read");
   }
-  if (type === "tether_quote") {
-    const quoted = typeof content.text === "string" ? content.text : "";
-    const source =
-      typeof content.title === "string" ? content.title : content.url;
-    return [
-      source ? `> ${String(source)}` : "",
-      ...quoted.split("\n").map((line) => `> ${line}`),
-    ]
-      .filter((line) => line !== "")
-      .join("\n");
-  }
-  if (Array.isArray(content.parts))
-    return content.parts
-      .map(partText)
-      .filter((text) => text !== "")
-      .join("\n");
-  return typeof content.text === "string" ? content.text : "";
 }
 
-function partText(part: unknown): string {
+function partsText(
+  parts: unknown,
+  where: string,
+  skipped: SkippedContent[],
+): string {
+  if (!Array.isArray(parts)) return "";
+  return parts
+    .map((part) => partText(part, where, skipped))
+    .filter((text) => text !== "")
+    .join("\n");
+}
+
+function partText(
+  part: unknown,
+  where: string,
+  skipped: SkippedContent[],
+): string {
   if (typeof part === "string") return part;
   const object = asRecord(part);
   if (!object) return "";
-  if (object.content_type === "image_asset_pointer") return IMAGE_PLACEHOLDER;
+  const type = String(object.content_type ?? "");
+  if (type === "image_asset_pointer") {
+    skipped.push({
+      where,
+      what: "image",
+      reason: `the image file (${String(object.asset_pointer ?? "no pointer")}) is not in conversations.json; "[image]" stands in`,
+    });
+    return IMAGE_PLACEHOLDER;
+  }
   if (typeof object.text === "string") return object.text;
-  return typeof object.content_type === "string"
-    ? `[${object.content_type}]`
-    : "";
+  skipped.push({
+    where,
+    what: type || "part",
+    reason:
+      type === "audio_asset_pointer" ||
+      type === "real_time_user_audio_video_asset_pointer"
+        ? "audio and video files are not imported (a transcription, when there is one, is)"
+        : "a content part this import does not read",
+  });
+  return "";
 }
 
 function epochIso(value: unknown): string | undefined {

@@ -19,6 +19,7 @@ export {
   type ImportFormat,
   type ParseOptions,
   type ParsedConversation,
+  type SkippedContent,
 } from "./types.js";
 export { detectFormat } from "./detect.js";
 export { parseConversations } from "./parse.js";

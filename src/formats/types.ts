@@ -21,6 +21,15 @@ export const IMPORT_FORMATS: readonly ImportFormat[] = [
   "claude-code",
 ];
 
+/** Something of the source that the import leaves out, and why (the import report). */
+export interface SkippedContent {
+  /** Where it is: `conversation "Trip" node "abc"`, `line 7`. */
+  where: string;
+  /** What it is: a content type, a line type, `image`, … */
+  what: string;
+  reason: string;
+}
+
 /** One conversation read from a file, checked and ready for `importConversations()`. */
 export interface ParsedConversation {
   /** Everything the import writes: messages in insertion order with parents, overlays, blocks. */
@@ -35,6 +44,8 @@ export interface ParsedConversation {
    * lines for one label in tree JSONL). `snapshot.contextBlocks` holds the last one.
    */
   blockVersions?: Record<string, string[]>;
+  /** What the file holds that the import leaves out, and why; absent or empty when nothing. */
+  skipped?: SkippedContent[];
 }
 
 /** Options of `parseConversations()`. */

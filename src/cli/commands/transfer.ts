@@ -1,6 +1,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { IMPORT_FORMATS, type ImportFormat } from "../../formats/types.js";
+import {
+  IMPORT_FORMATS,
+  type ImportFormat,
+  type SkippedContent,
+} from "../../formats/types.js";
 import { ArborError, type SessionManager } from "../../session/index.js";
 import {
   STORE_OPTIONS,
@@ -174,6 +178,7 @@ and leaves the database unchanged.`,
         `Imported ${sessions.length} session(s), ${total} message(s) (${conversations[0]?.format ?? format}).`,
       );
       for (const info of sessions) console.log(`${info.id}  ${info.name}`);
+      printSkipped(conversations);
     });
   },
 };
@@ -182,6 +187,24 @@ and leaves the database unchanged.`,
 export const transferCommands: CommandSpec[] = [exportCommand, importCommand];
 
 // --- Internal helpers ---
+
+/** How many skipped items `arbor import` lists one by one. */
+const SKIPPED_SHOWN = 20;
+
+/** The import report: what the file holds that was left out, and why (stderr). */
+function printSkipped(
+  conversations: ReadonlyArray<{ skipped?: SkippedContent[] }>,
+): void {
+  const skipped = conversations.flatMap(
+    (conversation) => conversation.skipped ?? [],
+  );
+  if (skipped.length === 0) return;
+  console.error(`Skipped ${skipped.length} item(s) of the file:`);
+  for (const item of skipped.slice(0, SKIPPED_SHOWN))
+    console.error(`  ${item.where}: ${item.what} (${item.reason})`);
+  if (skipped.length > SKIPPED_SHOWN)
+    console.error(`  … and ${skipped.length - SKIPPED_SHOWN} more`);
+}
 
 /** Loaded on demand: `arbor tree` and friends never need the parsers. */
 function formats() {

@@ -126,7 +126,13 @@ export function transferRoutes(
     const sessions = await Promise.all(
       imported.map((info) => sessionView(manager, info)),
     );
-    return c.json({ sessions }, 201);
+    const skipped = parsed.flatMap((conversation, index) =>
+      (conversation.skipped ?? []).map((item) => ({
+        conversation: index,
+        ...item,
+      })),
+    );
+    return c.json({ sessions, skipped }, 201);
   });
 }
 

@@ -36,6 +36,23 @@ export const ImportQuery = z.object({
   }),
 });
 
+export const SkippedSchema = z
+  .object({
+    conversation: z.number().int().openapi({
+      description: "The index of the conversation in the file",
+    }),
+    where: z.string(),
+    what: z.string(),
+    reason: z.string(),
+  })
+  .openapi("SkippedContent");
+
 export const ImportedSchema = z
-  .object({ sessions: z.array(SessionViewSchema) })
+  .object({
+    sessions: z.array(SessionViewSchema),
+    skipped: z.array(SkippedSchema).openapi({
+      description:
+        "What the file holds that the import left out, and why (docs/formats.md)",
+    }),
+  })
   .openapi("Imported");

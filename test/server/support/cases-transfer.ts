@@ -1,4 +1,5 @@
 // Export (snapshot, tree JSONL, Markdown), import of files, and the server-sent change events.
+import { readFileSync } from "node:fs";
 import { expect, it, vi } from "vitest";
 import { createApp } from "../../../src/server/index.js";
 import type { WithStore } from "./api-suite.js";
@@ -115,6 +116,39 @@ export function transferCases(withStore: WithStore): void {
       expect((await call("GET", "/v1/sessions")).body.sessions).toHaveLength(
         before + 1,
       );
+    }));
+
+  it("reports what a ChatGPT export held that the import left out", () =>
+    withStore(async (store) => {
+      const call = client(createApp({ manager: store.manager() }));
+      const file = readFileSync(
+        new URL(
+          "../../formats/fixtures/chatgpt-browsing.json",
+          import.meta.url,
+        ),
+        "utf8",
+      );
+      const imported = await call(
+        "POST",
+        "/v1/import?fileName=conversations.json",
+        {
+          raw: file,
+        },
+      );
+      expect(imported.status).toBe(201);
+      expect(imported.body.sessions).toHaveLength(1);
+      expect(
+        imported.body.skipped.map((item: any) => [
+          item.conversation,
+          item.what,
+        ]),
+      ).toEqual([
+        [0, "user_editable_context"],
+        [0, "reasoning_recap"],
+        [0, "image"],
+        [0, "audio_asset_pointer"],
+        [0, "canvas_widget"],
+      ]);
     }));
 
   it("streams change events until the client disconnects", () =>
