@@ -29,6 +29,9 @@ export function parseConversations(
 ): ParsedConversation[] {
   if (typeof text !== "string")
     throw invalidImport(null, "the input must be text");
+  // A byte-order mark is not content (editors on Windows write one); blank lines are not either.
+  text = text.replace(/^\uFEFF/, "");
+  if (text.trim() === "") throw invalidImport(null, "the file is empty");
   const requested = options.format ?? "auto";
   if (requested !== "auto" && !IMPORT_FORMATS.includes(requested))
     throw invalidImport(

@@ -81,6 +81,24 @@ describe("bad files", () => {
     );
   });
 
+  it("an empty file says it is empty, whatever the format", () => {
+    for (const text of ["", "  \n\n\t\n", "\uFEFF"]) {
+      expect(() => parseConversations(text)).toThrowError(
+        expect.objectContaining({
+          code: "INVALID_IMPORT",
+          message: "the file is empty",
+        }),
+      );
+      expect(() => parseConversations(text, { format: "chatgpt" })).toThrow(
+        /^the file is empty$/,
+      );
+    }
+    const [withMark] = parseConversations(
+      '\uFEFF[{"role":"user","content":"hi"}]',
+    );
+    expect(withMark!.format).toBe("openai");
+  });
+
   it("a failure in the second conversation deletes the first one", async () => {
     const manager = sqliteManager();
     const taken = await manager.create("Taken");
