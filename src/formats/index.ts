@@ -1,6 +1,6 @@
 /**
  * Import and export of conversations: Arbor's snapshot JSON and tree JSONL (both lossless),
- * ChatGPT exports, OpenAI and AI SDK message arrays, Pi and Claude Code session files, and
+ * ChatGPT exports, OpenAI and AI SDK message arrays, Pi, Claude Code and Codex session files, and
  * Markdown transcripts. Pure parsers and writers with no I/O: loads in workerd.
  *
  * @example
@@ -34,6 +34,7 @@ export { parseOpenAiMessages } from "./openai.js";
 export { parseUiMessages } from "./ui-messages.js";
 export { parsePi } from "./pi.js";
 export { parseClaudeCode } from "./claude-code.js";
+export { parseCodex } from "./codex.js";
 export { toMarkdown } from "./markdown.js";
 export {
   importConversations,

@@ -1,6 +1,7 @@
 import { parseArborJsonl } from "./arbor-jsonl.js";
 import { parseChatGpt } from "./chatgpt.js";
 import { parseClaudeCode } from "./claude-code.js";
+import { parseCodex } from "./codex.js";
 import { detectFormat } from "./detect.js";
 import { invalidImport } from "./import-error.js";
 import { parseOpenAiMessages } from "./openai.js";
@@ -56,5 +57,7 @@ export function parseConversations(
       return [parsePi(text, fileName)];
     case "claude-code":
       return [parseClaudeCode(text, fileName)];
+    case "codex":
+      return [parseCodex(text, fileName)];
   }
 }

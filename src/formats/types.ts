@@ -8,7 +8,8 @@ export type ImportFormat =
   | "openai"
   | "ui-messages"
   | "pi"
-  | "claude-code";
+  | "claude-code"
+  | "codex";
 
 /** Every format `parseConversations()` knows, in detection order. */
 export const IMPORT_FORMATS: readonly ImportFormat[] = [
@@ -19,6 +20,7 @@ export const IMPORT_FORMATS: readonly ImportFormat[] = [
   "ui-messages",
   "pi",
   "claude-code",
+  "codex",
 ];
 
 /** Something of the source that the import leaves out, and why (the import report). */

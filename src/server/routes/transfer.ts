@@ -54,7 +54,7 @@ export const importFile = createRoute({
     body: {
       content: { "*/*": { schema: { type: "string" } } },
       description:
-        "The file: snapshot JSON, tree JSONL, ChatGPT conversations.json, OpenAI or UIMessage arrays, Pi or Claude Code JSONL",
+        "The file: snapshot JSON, tree JSONL, ChatGPT conversations.json, OpenAI or UIMessage arrays, Pi, Claude Code or Codex JSONL",
       required: true,
     },
   },

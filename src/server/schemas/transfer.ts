@@ -21,6 +21,7 @@ export const ImportQuery = z.object({
       "ui-messages",
       "pi",
       "claude-code",
+      "codex",
     ])
     .default("auto"),
   name: input().trim().min(1).max(500).optional().openapi({
