@@ -5,7 +5,7 @@ import type {
 import { asRecord, invalidImport } from "./import-error.js";
 import { parseJsonDocument } from "./json-text.js";
 import { IMAGE_PLACEHOLDER, textParts } from "./parts.js";
-import { buildTree, type SourceNode } from "./tree.js";
+import { buildTree, type SourceNode, type TreeOptions } from "./tree.js";
 import type { ParsedConversation, SkippedContent } from "./types.js";
 
 /**
@@ -15,10 +15,13 @@ import type { ParsedConversation, SkippedContent } from "./types.js";
  * Every content type of the export is read (docs/formats.md); what is left out is listed in
  * each conversation's `skipped`.
  */
-export function parseChatGpt(text: string): ParsedConversation[] {
+export function parseChatGpt(
+  text: string,
+  options: TreeOptions = {},
+): ParsedConversation[] {
   const value = parseJsonDocument(text);
   const list = Array.isArray(value) ? value : [value];
-  return list.map((item, index) => readConversation(item, index));
+  return list.map((item, index) => readConversation(item, index, options));
 }
 
 // --- Internal helpers ---
@@ -29,7 +32,11 @@ interface ReadContent {
   reasoning: string[];
 }
 
-function readConversation(value: unknown, index: number): ParsedConversation {
+function readConversation(
+  value: unknown,
+  index: number,
+  options: TreeOptions,
+): ParsedConversation {
   const conversation = asRecord(value);
   const title =
     typeof conversation?.title === "string" && conversation.title.trim() !== ""
@@ -70,6 +77,7 @@ function readConversation(value: unknown, index: number): ParsedConversation {
   foldToolOutputs(nodes, mapping, label, skipped);
   const tree = buildTree(
     nodes.map((node) => ({ ...node, message: nonEmpty(node.message) })),
+    options,
   );
   const current =
     typeof conversation.current_node === "string"
@@ -92,6 +100,7 @@ function readConversation(value: unknown, index: number): ParsedConversation {
     title,
     format: "chatgpt",
     skipped,
+    warnings: tree.warnings,
   };
 }
 

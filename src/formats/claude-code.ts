@@ -11,7 +11,12 @@ import {
   toolCallPart,
   ToolCalls,
 } from "./parts.js";
-import { buildTree, firstUserWords, type SourceNode } from "./tree.js";
+import {
+  buildTree,
+  firstUserWords,
+  type SourceNode,
+  type TreeOptions,
+} from "./tree.js";
 import type { ParsedConversation } from "./types.js";
 
 /**
@@ -29,6 +34,7 @@ import type { ParsedConversation } from "./types.js";
 export function parseClaudeCode(
   text: string,
   fileName?: string,
+  options: TreeOptions = {},
 ): ParsedConversation {
   const calls = new ToolCalls();
   const nodes: SourceNode[] = [];
@@ -65,7 +71,7 @@ export function parseClaudeCode(
     nodes.push({ id: value.uuid, parentId, createdAt, message, where });
     if (message && value.isSidechain !== true) leaf = value.uuid;
   }
-  const tree = buildTree(nodes);
+  const tree = buildTree(nodes, options);
   const summary = summaries.find(
     (entry) =>
       typeof entry.leafUuid === "string" && parents.has(entry.leafUuid),
@@ -88,6 +94,7 @@ export function parseClaudeCode(
         withoutCommandWrappers,
       ),
     format: "claude-code",
+    warnings: tree.warnings,
   };
 }
 

@@ -19,6 +19,7 @@ export {
   type ImportFormat,
   type ParseOptions,
   type ParsedConversation,
+  type ImportWarning,
   type SkippedContent,
 } from "./types.js";
 export { detectFormat } from "./detect.js";

@@ -42,21 +42,22 @@ export function parseConversations(
   const format =
     requested === "auto" ? detectFormat(text, options.fileName) : requested;
   const fileName = options.fileName?.replace(/^.*[\\/]/, "");
+  const tree = { lenient: options.lenient === true };
   switch (format) {
     case "snapshot":
       return parseSnapshots(text, fileName);
     case "arbor-jsonl":
-      return [parseArborJsonl(text, fileName)];
+      return [parseArborJsonl(text, fileName, tree)];
     case "chatgpt":
-      return parseChatGpt(text);
+      return parseChatGpt(text, tree);
     case "openai":
       return [parseOpenAiMessages(text, fileName)];
     case "ui-messages":
       return [parseUiMessages(text, fileName)];
     case "pi":
-      return [parsePi(text, fileName)];
+      return [parsePi(text, fileName, tree)];
     case "claude-code":
-      return [parseClaudeCode(text, fileName)];
+      return [parseClaudeCode(text, fileName, tree)];
     case "codex":
       return [parseCodex(text, fileName)];
   }

@@ -17,6 +17,7 @@ import {
   firstUserWords,
   type BuiltTree,
   type SourceNode,
+  type TreeOptions,
 } from "./tree.js";
 import type { ParsedConversation } from "./types.js";
 
@@ -29,7 +30,11 @@ import type { ParsedConversation } from "./types.js";
  * overlay over the messages before its `firstKeptEntryId`, and `session_info` names the session.
  * The last entry is the active leaf.
  */
-export function parsePi(text: string, fileName?: string): ParsedConversation {
+export function parsePi(
+  text: string,
+  fileName?: string,
+  options: TreeOptions = {},
+): ParsedConversation {
   const [header, ...read] = parseJsonl(text);
   if (header!.value.type !== "session")
     throw invalidImport(
@@ -68,7 +73,7 @@ export function parsePi(text: string, fileName?: string): ParsedConversation {
       where,
     });
   }
-  const tree = buildTree(nodes);
+  const tree = buildTree(nodes, options);
   const last = nodes.at(-1)?.id ?? null;
   const byId = new Map(nodes.map((node) => [node.id, node]));
   return {
@@ -88,6 +93,7 @@ export function parsePi(text: string, fileName?: string): ParsedConversation {
     activeLeafId: tree.resolve(last),
     title: name ?? firstUserWords(tree.messages, fileName ?? "Pi session"),
     format: "pi",
+    warnings: tree.warnings,
   };
 }
 

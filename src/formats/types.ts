@@ -32,6 +32,12 @@ export interface SkippedContent {
   reason: string;
 }
 
+/** Something of the source the import repaired (with `lenient`), and how. */
+export interface ImportWarning {
+  where: string;
+  problem: string;
+}
+
 /** One conversation read from a file, checked and ready for `importConversations()`. */
 export interface ParsedConversation {
   /** Everything the import writes: messages in insertion order with parents, overlays, blocks. */
@@ -48,6 +54,8 @@ export interface ParsedConversation {
   blockVersions?: Record<string, string[]>;
   /** What the file holds that the import leaves out, and why; absent or empty when nothing. */
   skipped?: SkippedContent[];
+  /** What `lenient` repaired (entries attached to the root); absent or empty when nothing. */
+  warnings?: ImportWarning[];
 }
 
 /** Options of `parseConversations()`. */
@@ -56,4 +64,9 @@ export interface ParseOptions {
   format?: ImportFormat | "auto";
   /** The file's name: a hint for detection and the fallback title. */
   fileName?: string;
+  /**
+   * Import a trimmed fragment: an entry whose parent is not in the file is attached to the root,
+   * with a warning in `warnings`, instead of failing the import (default `false`).
+   */
+  lenient?: boolean;
 }

@@ -109,7 +109,7 @@ const exportCommand: CommandSpec = {
 const importCommand: CommandSpec = {
   name: "import",
   summary: "Import conversations from a file, all or nothing.",
-  usage: "<file> [--format auto|…] [--name <name>] [--owner <id>]",
+  usage: "<file> [--format auto|…] [--name <name>] [--owner <id>] [--lenient]",
   positionals: { min: 1, max: 1 },
   details: `Formats: ${IMPORT_CHOICES.join(", ")}.
 The whole file is checked before anything is written; an error names the line or node
@@ -129,6 +129,11 @@ and leaves the database unchanged.`,
       type: "string",
       value: "id",
       description: "the owner of the imported sessions",
+    },
+    lenient: {
+      type: "boolean",
+      description:
+        "import a trimmed file: entries whose parent is missing go under the root, with a warning",
     },
     ...STORE_OPTIONS,
   },
@@ -155,6 +160,7 @@ and leaves the database unchanged.`,
     const conversations = parseConversations(text, {
       format: format as ImportFormat | "auto",
       fileName: basename(file),
+      lenient: command.values.lenient === true,
     });
     const name = stringOption(command, "name");
     if (name !== undefined) {
@@ -179,6 +185,9 @@ and leaves the database unchanged.`,
       );
       for (const info of sessions) console.log(`${info.id}  ${info.name}`);
       printSkipped(conversations);
+      for (const conversation of conversations)
+        for (const warning of conversation.warnings ?? [])
+          console.error(`Warning: ${warning.where}: ${warning.problem}`);
     });
   },
 };

@@ -103,12 +103,13 @@ export function transferRoutes(
   });
 
   app.openapi(importFile, async (c) => {
-    const { format, name, fileName, keepIds } = c.req.valid("query");
+    const { format, name, fileName, keepIds, lenient } = c.req.valid("query");
     const tenant = tenantOf(c);
     const text = await c.req.text();
     const parsed = parseConversations(text, {
       format,
       ...(fileName ? { fileName } : {}),
+      lenient: lenient === "true",
     });
     const conversations = parsed.map((conversation) => ({
       ...conversation,
@@ -132,7 +133,13 @@ export function transferRoutes(
         ...item,
       })),
     );
-    return c.json({ sessions, skipped }, 201);
+    const warnings = parsed.flatMap((conversation, index) =>
+      (conversation.warnings ?? []).map((item) => ({
+        conversation: index,
+        ...item,
+      })),
+    );
+    return c.json({ sessions, skipped, warnings }, 201);
   });
 }
 

@@ -31,6 +31,10 @@ export const ImportQuery = z.object({
   fileName: input().min(1).max(500).optional().openapi({
     description: "The file's name: a hint for format detection",
   }),
+  lenient: z.enum(["true", "false"]).optional().openapi({
+    description:
+      "Import a trimmed file: entries whose parent is missing go under the root, with a warning",
+  }),
   keepIds: z.enum(["true", "false"]).optional().openapi({
     description:
       "Keep the file's session ids (ignored with auth: always fresh)",
@@ -48,12 +52,23 @@ export const SkippedSchema = z
   })
   .openapi("SkippedContent");
 
+export const ImportWarningSchema = z
+  .object({
+    conversation: z.number().int(),
+    where: z.string(),
+    problem: z.string(),
+  })
+  .openapi("ImportWarning");
+
 export const ImportedSchema = z
   .object({
     sessions: z.array(SessionViewSchema),
     skipped: z.array(SkippedSchema).openapi({
       description:
         "What the file holds that the import left out, and why (docs/formats.md)",
+    }),
+    warnings: z.array(ImportWarningSchema).openapi({
+      description: "What `lenient=true` repaired: entries attached to the root",
     }),
   })
   .openapi("Imported");
