@@ -171,7 +171,27 @@ function toMessage(
     ...content.reasoning.map((text) => ({ type: "reasoning", text })),
     ...textParts(shown),
   ];
-  return { id, role, parts };
+  const partial = partialReason(source, metadata);
+  return {
+    id,
+    role,
+    parts,
+    ...(partial ? { metadata: { partial: true, partialReason: partial } } : {}),
+  };
+}
+
+/**
+ * Why an answer is unfinished: still `in_progress` when exported, or stopped by the user
+ * (`finish_details.type: "interrupted"`); `null` for a finished one.
+ */
+function partialReason(
+  source: Record<string, unknown>,
+  metadata: Record<string, unknown> | null,
+): string | null {
+  const finish = asRecord(metadata?.finish_details)?.type;
+  if (finish === "interrupted") return "interrupted";
+  if (source.status === "in_progress") return "in_progress";
+  return null;
 }
 
 function nonEmpty(message: SessionMessage | null): SessionMessage | null {

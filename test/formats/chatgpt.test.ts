@@ -55,6 +55,31 @@ describe("ChatGPT content types", () => {
     ]);
   });
 
+  it("marks an interrupted answer partial in its metadata", () => {
+    const [parsed] = parseConversations(BROWSING);
+    const byId = new Map(
+      parsed!.snapshot.messages.map((record) => [
+        record.message.id,
+        record.message,
+      ]),
+    );
+    expect(byId.get("b-a2")!.metadata).toEqual({
+      partial: true,
+      partialReason: "interrupted",
+    });
+    expect(byId.get("b-a1")!.metadata).toBeUndefined();
+    const inProgress = BROWSING.replace(
+      '"finish_details": {\n              "type": "interrupted"\n            }',
+      '"finish_details": null',
+    );
+    expect(inProgress).not.toBe(BROWSING);
+    const [again] = parseConversations(inProgress);
+    expect(
+      again!.snapshot.messages.find((record) => record.message.id === "b-a2")!
+        .message.metadata,
+    ).toEqual({ partial: true, partialReason: "in_progress" });
+  });
+
   it("reports what it left out, and why", () => {
     const [parsed] = parseConversations(BROWSING);
     const skipped = parsed!.skipped!.map(({ where, what }) => [
