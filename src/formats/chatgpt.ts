@@ -5,7 +5,12 @@ import type {
 import { asRecord, invalidImport } from "./import-error.js";
 import { parseJsonDocument } from "./json-text.js";
 import { IMAGE_PLACEHOLDER, textParts } from "./parts.js";
-import { buildTree, type SourceNode, type TreeOptions } from "./tree.js";
+import {
+  buildTree,
+  conversationTimes,
+  type SourceNode,
+  type TreeOptions,
+} from "./tree.js";
 import type { ParsedConversation, SkippedContent } from "./types.js";
 
 /**
@@ -99,6 +104,10 @@ function readConversation(
     activeLeafId: tree.resolve(current),
     title,
     format: "chatgpt",
+    times: conversationTimes(tree.messages, {
+      createdAt: epochIso(conversation.create_time),
+      updatedAt: epochIso(conversation.update_time),
+    }),
     skipped,
     warnings: tree.warnings,
   };

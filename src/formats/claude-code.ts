@@ -13,6 +13,7 @@ import {
 } from "./parts.js";
 import {
   buildTree,
+  conversationTimes,
   firstUserWords,
   type SourceNode,
   type TreeOptions,
@@ -94,6 +95,7 @@ export function parseClaudeCode(
         withoutCommandWrappers,
       ),
     format: "claude-code",
+    times: conversationTimes(tree.messages),
     warnings: tree.warnings,
   };
 }

@@ -12,7 +12,12 @@ import {
   ToolCalls,
   toolInput,
 } from "./parts.js";
-import { buildTree, firstUserWords, type SourceNode } from "./tree.js";
+import {
+  buildTree,
+  conversationTimes,
+  firstUserWords,
+  type SourceNode,
+} from "./tree.js";
 import type { ParsedConversation, SkippedContent } from "./types.js";
 
 /** The line types of a rollout (`{ timestamp, type, payload }`). */
@@ -138,6 +143,10 @@ class RolloutReader {
         (text) => (CONTEXT_MESSAGE.test(text) ? "" : text),
       ),
       format: "codex",
+      times: conversationTimes(tree.messages, {
+        ...(this.start !== null ? { createdAt: this.start } : {}),
+        updatedAt: this.time,
+      }),
       skipped: this.skipped,
     };
   }

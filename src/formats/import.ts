@@ -3,7 +3,7 @@ import type {
   SessionSnapshot,
 } from "../session/contracts/session-info.js";
 import type { SessionManager } from "../session/manager/session-manager.js";
-import type { ParsedConversation } from "./types.js";
+import type { ConversationTimes, ParsedConversation } from "./types.js";
 
 /** Options of `importConversations()`. */
 export interface ImportConversationsOptions {
@@ -78,7 +78,7 @@ function prepare(
   conversation: ParsedConversation,
   keepIds: boolean,
 ): SessionSnapshot {
-  const { snapshot, blockVersions = {} } = conversation;
+  const { snapshot, blockVersions = {}, times } = conversation;
   const contextBlocks = Object.fromEntries(
     Object.entries(snapshot.contextBlocks ?? {}).filter(
       ([label]) => !(label in blockVersions),
@@ -93,6 +93,31 @@ function prepare(
           id: crypto.randomUUID(),
         })),
     contextBlocks,
+    // The conversation's own times become the session's (a row of its own keeps its times).
+    ...(snapshot.info === undefined && times !== undefined
+      ? { info: sourceInfo(snapshot.sessionId, conversation.title, times) }
+      : {}),
+  };
+}
+
+/** A registry row for a conversation from another tool: its times, nothing used yet. */
+function sourceInfo(
+  id: string,
+  name: string,
+  times: ConversationTimes,
+): SessionInfo {
+  return {
+    id,
+    name,
+    parent_session_id: null,
+    model: null,
+    source: null,
+    input_tokens: 0,
+    output_tokens: 0,
+    estimated_cost: 0,
+    end_reason: null,
+    created_at: times.createdAt,
+    updated_at: times.updatedAt,
   };
 }
 

@@ -14,6 +14,7 @@ import {
 } from "./parts.js";
 import {
   buildTree,
+  conversationTimes,
   firstUserWords,
   type BuiltTree,
   type SourceNode,
@@ -93,6 +94,7 @@ export function parsePi(
     activeLeafId: tree.resolve(last),
     title: name ?? firstUserWords(tree.messages, fileName ?? "Pi session"),
     format: "pi",
+    times: conversationTimes(tree.messages, { createdAt: start }),
     warnings: tree.warnings,
   };
 }

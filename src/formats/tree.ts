@@ -6,7 +6,7 @@ import type {
 import { assertValidMessage } from "../session/core/message-codec.js";
 import { assertMessageRole } from "../session/session-checks.js";
 import { invalidImport } from "./import-error.js";
-import type { ImportWarning } from "./types.js";
+import type { ConversationTimes, ImportWarning } from "./types.js";
 
 /** One entry of a source tree. A `null` message is skipped and its children re-attached. */
 export interface SourceNode {
@@ -133,6 +133,31 @@ export function checkCompactions(
     if (Number.isNaN(Date.parse(compaction.createdAt)))
       throw invalidImport(where, "a compaction needs an ISO-8601 `createdAt`");
   });
+}
+
+/**
+ * A conversation's times: from the earlier of the stated start and its first message to the
+ * later of the stated update and its last message (a Pi session branched off later states a
+ * start after its messages). `undefined` when there is neither.
+ */
+export function conversationTimes(
+  messages: SessionSnapshot["messages"],
+  stated: {
+    createdAt?: string | undefined;
+    updatedAt?: string | undefined;
+  } = {},
+): ConversationTimes | undefined {
+  const times = [
+    ...messages.map((record) => record.createdAt),
+    ...[stated.createdAt, stated.updatedAt].filter(
+      (time): time is string => time !== undefined,
+    ),
+  ].sort();
+  const createdAt = times[0];
+  const updatedAt = times.at(-1);
+  return createdAt === undefined || updatedAt === undefined
+    ? undefined
+    : { createdAt, updatedAt };
 }
 
 /** The first words of the first user message: a fallback title. */

@@ -32,6 +32,12 @@ export interface SkippedContent {
   reason: string;
 }
 
+/** A conversation's own creation and last update, ISO-8601. */
+export interface ConversationTimes {
+  createdAt: string;
+  updatedAt: string;
+}
+
 /** Something of the source the import repaired (with `lenient`), and how. */
 export interface ImportWarning {
   where: string;
@@ -54,6 +60,12 @@ export interface ParsedConversation {
   blockVersions?: Record<string, string[]>;
   /** What the file holds that the import leaves out, and why; absent or empty when nothing. */
   skipped?: SkippedContent[];
+  /**
+   * When the conversation itself began and was last updated (ISO-8601), which become the
+   * session's `created_at` and `updated_at`. Absent where the file carries no times (the session
+   * then gets the import's) or a registry row of its own (`snapshot.info`).
+   */
+  times?: ConversationTimes;
   /** What `lenient` repaired (entries attached to the root); absent or empty when nothing. */
   warnings?: ImportWarning[];
 }
