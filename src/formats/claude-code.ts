@@ -15,6 +15,7 @@ import {
   buildTree,
   conversationTimes,
   firstUserWords,
+  type BuiltTree,
   type SourceNode,
   type TreeOptions,
 } from "./tree.js";
@@ -31,12 +32,17 @@ import type { ParsedConversation } from "./types.js";
  * response stays on the path. Lines without a `uuid` are skipped. The session is named by a
  * `summary` whose `leafUuid` is a line of this file, else by the first user prompt that is not
  * a slash-command wrapper. The last kept line outside a sidechain is the active leaf.
+ *
+ * Subagent runs (`isSidechain` lines) are not part of the main conversation: each run (a tree of
+ * sidechain lines) is a conversation of its own after the main one, with `parentIndex: 0`, so
+ * the import links it to the main session by `parent_session_id`. A file of sidechain lines
+ * only (Claude Code's `agent-*.jsonl`) gives the runs alone.
  */
 export function parseClaudeCode(
   text: string,
   fileName?: string,
   options: TreeOptions = {},
-): ParsedConversation {
+): ParsedConversation[] {
   const calls = new ToolCalls();
   const nodes: SourceNode[] = [];
   const summaries: Array<{ summary: string; leafUuid: unknown }> = [];
@@ -44,6 +50,8 @@ export function parseClaudeCode(
   /** The last line of each response (`message.id`), and the response of each tool call. */
   const lastLineOfResponse = new Map<string, string>();
   const responseOfCall = new Map<string, string>();
+  /** The lines of subagent runs (`isSidechain`): sessions of their own. */
+  const sidechain = new Set<string>();
   let sessionId: string | null = null;
   let leaf: string | null = null;
   let start: string | null = null;
@@ -70,37 +78,112 @@ export function parseClaudeCode(
         : parentUuid;
     parents.set(value.uuid, parentId);
     nodes.push({ id: value.uuid, parentId, createdAt, message, where });
-    if (message && value.isSidechain !== true) leaf = value.uuid;
+    if (value.isSidechain === true) sidechain.add(value.uuid);
+    else if (message) leaf = value.uuid;
   }
-  const tree = buildTree(nodes, options);
   const summary = summaries.find(
     (entry) =>
       typeof entry.leafUuid === "string" && parents.has(entry.leafUuid),
   )?.summary;
+  const mainNodes = nodes.filter((node) => !sidechain.has(node.id));
+  const runs = sidechainRuns(
+    nodes.filter((node) => sidechain.has(node.id)),
+    sidechain,
+  );
+  const conversations: ParsedConversation[] = [];
+  const id = sessionId ?? crypto.randomUUID();
+  if (mainNodes.length > 0 || runs.length === 0) {
+    const tree = buildTree(mainNodes, options);
+    conversations.push(
+      conversationOf(tree, {
+        sessionId: id,
+        exportedAt: start,
+        leaf: leaf ?? mainNodes.at(-1)?.id ?? null,
+        title:
+          summary ??
+          firstUserWords(
+            tree.messages,
+            fileName ?? "Claude Code session",
+            withoutCommandWrappers,
+          ),
+      }),
+    );
+  }
+  const main = conversations[0];
+  runs.forEach((run, index) => {
+    const tree = buildTree(run, options);
+    const words = firstUserWords(tree.messages, `run ${index + 1}`);
+    conversations.push({
+      ...conversationOf(tree, {
+        sessionId: `${id}-sidechain-${index + 1}`,
+        exportedAt: start,
+        leaf: run.at(-1)?.id ?? null,
+        title: main
+          ? `${main.title} · subagent: ${words}`
+          : `Subagent: ${words}`,
+      }),
+      ...(main ? { parentIndex: 0 } : {}),
+    });
+  });
+  return conversations;
+}
+
+// --- Internal helpers ---
+
+function conversationOf(
+  tree: BuiltTree,
+  options: {
+    sessionId: string;
+    exportedAt: string | null;
+    leaf: string | null;
+    title: string;
+  },
+): ParsedConversation {
   return {
     snapshot: {
       format: "arbor.session",
       version: 1,
-      sessionId: sessionId ?? crypto.randomUUID(),
-      exportedAt: start ?? new Date().toISOString(),
+      sessionId: options.sessionId,
+      exportedAt: options.exportedAt ?? new Date().toISOString(),
       messages: tree.messages,
       compactions: [],
     },
-    activeLeafId: tree.resolve(leaf ?? nodes.at(-1)?.id ?? null),
-    title:
-      summary ??
-      firstUserWords(
-        tree.messages,
-        fileName ?? "Claude Code session",
-        withoutCommandWrappers,
-      ),
+    activeLeafId: tree.resolve(options.leaf),
+    title: options.title,
     format: "claude-code",
     times: conversationTimes(tree.messages),
     warnings: tree.warnings,
   };
 }
 
-// --- Internal helpers ---
+/**
+ * Groups sidechain lines into runs: each line joins the run of its topmost sidechain ancestor.
+ * A run's first line that hangs under a main-chain line becomes the root of its own session.
+ */
+function sidechainRuns(
+  lines: readonly SourceNode[],
+  sidechain: ReadonlySet<string>,
+): SourceNode[][] {
+  const byId = new Map(lines.map((node) => [node.id, node]));
+  const runs = new Map<string, SourceNode[]>();
+  for (const node of lines) {
+    let top = node;
+    // Bounded: a cycle is reported by buildTree, not looped on here.
+    for (let steps = 0; steps < lines.length; steps++) {
+      const parent = top.parentId === null ? undefined : byId.get(top.parentId);
+      if (!parent) break;
+      top = parent;
+    }
+    const run = runs.get(top.id) ?? [];
+    run.push(
+      node === top && node.parentId !== null && !sidechain.has(node.parentId)
+        ? { ...node, parentId: null }
+        : node,
+    );
+    runs.set(top.id, run);
+  }
+  return [...runs.values()];
+}
 
 /** Records the last line of an assistant response and which response made each tool call. */
 function rememberResponse(

@@ -41,8 +41,12 @@ export async function importConversations(
   options.onProgress?.(0, total);
   try {
     for (const conversation of conversations) {
+      const parent =
+        conversation.parentIndex === undefined
+          ? undefined
+          : created[conversation.parentIndex]?.id;
       const info = await manager.importSession(
-        prepare(conversation, options.keepIds === true),
+        prepare(conversation, options.keepIds === true, parent),
         {
           newId: options.keepIds !== true,
           ...(options.ownerId !== undefined
@@ -77,6 +81,7 @@ export async function importConversations(
 function prepare(
   conversation: ParsedConversation,
   keepIds: boolean,
+  parentSessionId: string | undefined,
 ): SessionSnapshot {
   const { snapshot, blockVersions = {}, times } = conversation;
   const contextBlocks = Object.fromEntries(
@@ -94,8 +99,16 @@ function prepare(
         })),
     contextBlocks,
     // The conversation's own times become the session's (a row of its own keeps its times).
-    ...(snapshot.info === undefined && times !== undefined
-      ? { info: sourceInfo(snapshot.sessionId, conversation.title, times) }
+    ...(snapshot.info === undefined &&
+    (times !== undefined || parentSessionId !== undefined)
+      ? {
+          info: sourceInfo(
+            snapshot.sessionId,
+            conversation.title,
+            times,
+            parentSessionId,
+          ),
+        }
       : {}),
   };
 }
@@ -104,20 +117,22 @@ function prepare(
 function sourceInfo(
   id: string,
   name: string,
-  times: ConversationTimes,
+  times: ConversationTimes | undefined,
+  parentSessionId: string | undefined,
 ): SessionInfo {
+  const now = new Date().toISOString();
   return {
     id,
     name,
-    parent_session_id: null,
+    parent_session_id: parentSessionId ?? null,
     model: null,
     source: null,
     input_tokens: 0,
     output_tokens: 0,
     estimated_cost: 0,
     end_reason: null,
-    created_at: times.createdAt,
-    updated_at: times.updatedAt,
+    created_at: times?.createdAt ?? now,
+    updated_at: times?.updatedAt ?? now,
   };
 }
 

@@ -57,7 +57,7 @@ export function parseConversations(
     case "pi":
       return [parsePi(text, fileName, tree)];
     case "claude-code":
-      return [parseClaudeCode(text, fileName, tree)];
+      return parseClaudeCode(text, fileName, tree);
     case "codex":
       return [parseCodex(text, fileName)];
   }

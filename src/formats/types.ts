@@ -66,6 +66,11 @@ export interface ParsedConversation {
    * then gets the import's) or a registry row of its own (`snapshot.info`).
    */
   times?: ConversationTimes;
+  /**
+   * The index, in the same parse result, of the conversation this one belongs to (a Claude Code
+   * subagent run's main session): the import sets this session's `parent_session_id` to it.
+   */
+  parentIndex?: number;
   /** What `lenient` repaired (entries attached to the root); absent or empty when nothing. */
   warnings?: ImportWarning[];
 }

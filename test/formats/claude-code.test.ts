@@ -65,3 +65,16 @@ describe("Claude Code session names", () => {
     );
   });
 });
+
+describe("Claude Code subagent runs", () => {
+  it("a file of sidechain lines only (agent-*.jsonl) is the run alone", () => {
+    const lines = fixture("claude-code-session.jsonl")
+      .split("\n")
+      .filter((text) => text.includes('"isSidechain":true'));
+    const conversations = parseConversations(lines.join("\n"));
+    expect(conversations).toHaveLength(1);
+    expect(conversations[0]!.parentIndex).toBeUndefined();
+    expect(conversations[0]!.title).toMatch(/^Subagent: /);
+    expect(conversations[0]!.snapshot.messages).toHaveLength(2);
+  });
+});

@@ -173,16 +173,24 @@ describe("Pi session JSONL", () => {
 });
 
 describe("Claude Code transcript", () => {
-  it("keeps the tree with the edited message and the sidechain as branches", async () => {
+  it("keeps the tree with the edited message; the sidechain is a session of its own", async () => {
     const text = fixture("claude-code-session.jsonl");
     expect(detectFormat(text)).toBe("claude-code");
     const manager = sqliteManager();
-    const [info] = await importConversations(manager, parseConversations(text));
+    const [info, subagent] = await importConversations(
+      manager,
+      parseConversations(text),
+    );
     expect(info!.name).toBe("Fix parseDate timezone bug");
     const id = (n: string) => `c1000000-0000-4000-8000-00000000000${n}`;
     expect(await branchesOf(manager, info!.id)).toEqual([
       [id("1"), id("2"), id("3"), id("5"), id("6"), id("7")],
       [id("1"), id("2"), id("3"), id("5"), id("8"), id("9"), id("b")],
+    ]);
+    // The subagent run is no branch: its own session, linked to the main one.
+    expect(subagent!.parent_session_id).toBe(info!.id);
+    expect(subagent!.name).toMatch(/^Fix parseDate timezone bug · subagent: /);
+    expect(await branchesOf(manager, subagent!.id)).toEqual([
       [id("c"), id("d")],
     ]);
     const session = manager.getSession(info!.id);
