@@ -4,7 +4,13 @@ import type {
 } from "../session/contracts/types.js";
 import { asRecord, invalidImport } from "./import-error.js";
 import { parseJsonDocument } from "./json-text.js";
-import { IMAGE_PLACEHOLDER, textParts } from "./parts.js";
+import { toolNameOf } from "../session/core/tool-parts.js";
+import {
+  IMAGE_PLACEHOLDER,
+  textParts,
+  toolCallPart,
+  toolInput,
+} from "./parts.js";
 import {
   buildTree,
   conversationTimes,
@@ -16,7 +22,8 @@ import type { ParsedConversation, SkippedContent } from "./types.js";
 /**
  * Reads ChatGPT's `conversations.json` (an array of conversations, or one). The `mapping` is the
  * tree; hidden and empty nodes are skipped and their children re-attached; `current_node` is the
- * active leaf. `tool` messages are folded, as text, into the assistant message they answer.
+ * active leaf. An assistant message to a tool is an AI SDK tool part, and the `tool` messages
+ * that answer it are its output.
  * Every content type of the export is read (docs/formats.md); what is left out is listed in
  * each conversation's `skipped`.
  */
@@ -113,7 +120,13 @@ function readConversation(
   };
 }
 
-/** A tool's output joins the assistant message it answers: its nearest assistant ancestor. */
+/**
+ * A tool's output becomes the output of the call it answers: the nearest tool part before it
+ * (up to the user's message) of the same tool, else the nearest one still waiting for an
+ * output. An output with no call
+ * (the file search's instructions after an upload, an image the model made) is kept where it
+ * is, as an assistant message of its own.
+ */
 function foldToolOutputs(
   nodes: SourceNode[],
   mapping: Record<string, unknown>,
@@ -124,28 +137,64 @@ function foldToolOutputs(
   for (const node of nodes) {
     const source = asRecord(asRecord(mapping[node.id])?.message);
     if (asRecord(source?.author)?.role !== "tool") continue;
-    const parts = toolOutputParts(
-      source!,
-      `${label} node "${node.id}"`,
-      skipped,
-    );
-    if (parts.length === 0) continue;
-    let ancestor = byId.get(node.parentId ?? "");
-    // Bounded: a cycle in the mapping is reported by buildTree, not looped on here.
-    for (let steps = 0; ancestor && steps < nodes.length; steps++) {
-      if (ancestor.message?.role === "assistant") {
-        ancestor.message.parts.push(...parts);
-        break;
-      }
-      ancestor = byId.get(ancestor.parentId ?? "");
+    const where = `${label} node "${node.id}"`;
+    const name = asRecord(source!.author)?.name;
+    const tool = typeof name === "string" && name !== "" ? name : "tool";
+    const content = asRecord(source!.content);
+    const { text } = readContent(content, where, skipped);
+    if (text === "") continue;
+    const call = findCall(node, byId, tool, nodes.length);
+    if (!call) {
+      node.message = {
+        id: node.id,
+        role: "assistant",
+        parts: textParts(`Output of ${tool}:\n${text}`),
+      };
+      continue;
     }
-    if (!ancestor)
-      skipped.push({
-        where: `${label} node "${node.id}"`,
-        what: "tool output",
-        reason: "no assistant message before it to attach it to",
-      });
+    if (content?.content_type === "system_error") {
+      call.state = "output-error";
+      call.errorText =
+        typeof call.errorText === "string"
+          ? `${call.errorText}\n\n${text}`
+          : text;
+      continue;
+    }
+    // Several outputs for one call (a browser's `mclick` opens several pages): joined in order.
+    call.output =
+      typeof call.output === "string" ? `${call.output}\n\n${text}` : text;
+    if (call.state !== "output-error") call.state = "output-available";
   }
+}
+
+/** The tool part a tool message answers, looking back to the user's message. */
+function findCall(
+  node: SourceNode,
+  byId: ReadonlyMap<string, SourceNode>,
+  tool: string,
+  limit: number,
+): SessionMessagePart | null {
+  let fallback: SessionMessagePart | null = null;
+  let ancestor = byId.get(node.parentId ?? "");
+  // Bounded: a cycle in the mapping is reported by buildTree, not looped on here.
+  for (let steps = 0; ancestor && steps < limit; steps++) {
+    const message = ancestor.message;
+    if (message?.role === "user") break;
+    for (const part of [...(message?.parts ?? [])].reverse()) {
+      const name = toolNameOf(part);
+      if (name === null) continue;
+      if (sameTool(name, tool)) return part;
+      // Another tool's call is this output's only while it still waits for one.
+      if (part.state === "input-available") fallback ??= part;
+    }
+    ancestor = byId.get(ancestor.parentId ?? "");
+  }
+  return fallback;
+}
+
+/** `browser` answers `browser`, `web` answers `web.run`, `file_search` answers `file_search.msearch`. */
+function sameTool(call: string, output: string): boolean {
+  return call === output || call.split(".")[0] === output.split(".")[0];
 }
 
 /** The message a node keeps, or `null` for the nodes the export hides. */
@@ -169,16 +218,17 @@ function toMessage(
       });
     return null;
   }
-  // An assistant message addressed to a tool (recipient "python", "browser") is the call itself.
+  // An assistant message addressed to a tool (recipient "python", "browser") is the call itself:
+  // a tool part whose input is the message (its code, or JSON), waiting for the tool's output.
   const recipient =
     typeof source.recipient === "string" ? source.recipient : "all";
-  const shown =
-    role === "assistant" && recipient !== "all" && content.text !== ""
-      ? `Call to ${recipient}:\n${content.text}`
-      : content.text;
+  const call =
+    role === "assistant" && recipient !== "all" && content.text !== "";
   const parts: SessionMessagePart[] = [
     ...content.reasoning.map((text) => ({ type: "reasoning", text })),
-    ...textParts(shown),
+    ...(call
+      ? [toolCallPart(recipient, id, callInput(asRecord(source.content)))]
+      : textParts(content.text)),
   ];
   const partial = partialReason(source, metadata);
   return {
@@ -203,21 +253,19 @@ function partialReason(
   return null;
 }
 
-function nonEmpty(message: SessionMessage | null): SessionMessage | null {
-  return message && message.parts.length > 0 ? message : null;
+/** A call's input: the code it runs, or the JSON it sends (parsed). */
+function callInput(content: Record<string, unknown> | null): unknown {
+  const text =
+    typeof content?.text === "string"
+      ? content.text
+      : Array.isArray(content?.parts)
+        ? content.parts.filter((part) => typeof part === "string").join("\n")
+        : "";
+  return toolInput(text);
 }
 
-function toolOutputParts(
-  source: Record<string, unknown>,
-  where: string,
-  skipped: SkippedContent[],
-): SessionMessagePart[] {
-  const name = asRecord(source.author)?.name;
-  const { text } = readContent(asRecord(source.content), where, skipped);
-  if (!text) return [];
-  return textParts(
-    `Output of ${typeof name === "string" ? name : "tool"}:\n${text}`,
-  );
+function nonEmpty(message: SessionMessage | null): SessionMessage | null {
+  return message && message.parts.length > 0 ? message : null;
 }
 
 /**

@@ -55,6 +55,50 @@ describe("ChatGPT content types", () => {
     ]);
   });
 
+  it("stores tool traffic as AI SDK tool parts: the call, then its output", () => {
+    const [parsed] = parseConversations(BROWSING);
+    const message = (id: string) =>
+      parsed!.snapshot.messages.find((record) => record.message.id === id)
+        ?.message;
+    expect(message("b-c1")!.parts).toEqual([
+      {
+        type: "tool-browser",
+        toolCallId: "b-c1",
+        state: "output-available",
+        input: 'search("Avenida da Liberdade ciclovia concluída")',
+        output: expect.stringContaining("inaugurou a 14 de novembro"),
+      },
+    ]);
+    // mclick opened two pages: both outputs, in order.
+    const clicked = message("b-c2")!.parts[0]!;
+    expect(clicked.state).toBe("output-available");
+    expect(String(clicked.output).indexOf("O troço central")).toBeLessThan(
+      String(clicked.output).indexOf("Os dois cruzamentos"),
+    );
+    expect(message("b-c3")!.parts[0]).toMatchObject({
+      type: "tool-python",
+      input: "km = 2.9\nprint(round(km / 16 * 60))",
+      output: "```\n11\n```",
+    });
+    // A JSON call is parsed; a tool error is the call's error.
+    expect(message("b-c4")!.parts[0]).toMatchObject({
+      type: "tool-maps.route",
+      input: { query: "Saldanha to Restauradores bike" },
+      state: "output-error",
+      errorText: "Error (tool_error): Error: the maps tool is not available.",
+    });
+    // Tool messages are no messages of their own.
+    for (const id of ["b-r1", "b-r2", "b-r3", "b-r4", "b-r5"])
+      expect(message(id)).toBeUndefined();
+    // An output no call asked for (a web page the model was given) stays where it is.
+    expect(message("b-w1")!.parts).toEqual([
+      {
+        type: "text",
+        text: "Output of web:\nMobilidade em Lisboa — https://www.cm-lisboa.pt/mobilidade\nBicycles may use bus lanes on Avenida da Liberdade.",
+      },
+    ]);
+  });
+
   it("marks an interrupted answer partial in its metadata", () => {
     const [parsed] = parseConversations(BROWSING);
     const byId = new Map(

@@ -39,9 +39,15 @@ describe("ChatGPT conversations.json", () => {
       "[image]\nSkip Sintra. Is this restaurant near Chiado?",
     );
     const call = await session.getMessage("a-0003");
-    expect(call!.parts.map((part) => part.text)).toEqual([
-      "Call to python:\n```python\ntrain = 2 * 2 * 2.40\npalace = 2 * 20\nprint(train + palace)\n```",
-      "Output of python:\n```\n49.6\n```",
+    // The call to python is a tool part; the tool's answer is its output.
+    expect(call!.parts).toEqual([
+      {
+        type: "tool-python",
+        toolCallId: "a-0003",
+        state: "output-available",
+        input: "train = 2 * 2 * 2.40\npalace = 2 * 20\nprint(train + palace)",
+        output: "```\n49.6\n```",
+      },
     ]);
     const snapshot = await manager.exportSession(trip!.id);
     expect(snapshot.messages[0]!.createdAt).toBe("2024-12-01T08:00:10.000Z");
