@@ -36,7 +36,7 @@ export { parseUiMessages } from "./ui-messages.js";
 export { parsePi } from "./pi.js";
 export { parseClaudeCode } from "./claude-code.js";
 export { parseCodex } from "./codex.js";
-export { toMarkdown } from "./markdown.js";
+export { toMarkdown, type MarkdownOptions } from "./markdown.js";
 export {
   importConversations,
   type ImportConversationsOptions,

@@ -29,7 +29,7 @@ const exportCommand: CommandSpec = {
   summary:
     "Write a session (or every session) as tree JSONL, a snapshot or Markdown.",
   usage:
-    "<session> [--format jsonl|snapshot|markdown] [--out <file>] [--leaf <id>]\n       arbor export --all --out <dir> [--format …]",
+    "<session> [--format jsonl|snapshot|markdown] [--out <file>] [--leaf <id>] [--full-tool-output]\n       arbor export --all --out <dir> [--format …]",
   positionals: { min: 0, max: 1 },
   details:
     "jsonl and snapshot keep every branch, overlay and block (arbor import reads both back);\nmarkdown is one branch as a transcript. Without --out the file goes to stdout.",
@@ -49,6 +49,11 @@ const exportCommand: CommandSpec = {
       value: "id",
       description: "the branch: its leaf message (jsonl, markdown)",
     },
+    "full-tool-output": {
+      type: "boolean",
+      description:
+        "markdown: write whole tool inputs and outputs (default: one line each, folded)",
+    },
     all: {
       type: "boolean",
       description: "export every session into --out <dir>",
@@ -65,6 +70,8 @@ const exportCommand: CommandSpec = {
     const out = stringOption(command, "out");
     const leaf = stringOption(command, "leaf");
     const all = command.values.all === true;
+    const toolOutput =
+      command.values["full-tool-output"] === true ? "full" : "fold";
     if (all === (command.positionals.length === 1)) {
       throw new UsageError(
         "arbor export takes a session id or --all (see arbor export --help)",
@@ -84,6 +91,7 @@ const exportCommand: CommandSpec = {
           command.positionals[0]!,
           format,
           leaf,
+          toolOutput,
         );
         if (out) {
           writeFileSync(out, text);
@@ -97,7 +105,7 @@ const exportCommand: CommandSpec = {
       for (const [index, info] of sessions.entries()) {
         writeFileSync(
           join(out!, `${info.id}${EXTENSIONS[format]}`),
-          await exportText(manager, info.id, format, undefined),
+          await exportText(manager, info.id, format, undefined, toolOutput),
         );
         progress.update(index + 1, sessions.length);
       }
@@ -225,6 +233,7 @@ async function exportText(
   id: string,
   format: ExportFormat,
   leafId: string | undefined,
+  toolOutput: "fold" | "full",
 ): Promise<string> {
   const info = await requireSession(manager, id);
   const session = manager.getSession(id);
@@ -236,7 +245,7 @@ async function exportText(
   }
   const { toArborJsonl, toMarkdown, toSnapshotJson } = await formats();
   if (format === "markdown") {
-    return toMarkdown(info, await session.getHistory(leafId));
+    return toMarkdown(info, await session.getHistory(leafId), { toolOutput });
   }
   const snapshot = await manager.exportSession(id);
   if (format === "snapshot") return toSnapshotJson(snapshot);

@@ -72,7 +72,7 @@ export function transferRoutes(
   const { manager } = deps;
   app.openapi(exportSession, async (c) => {
     const { id } = c.req.valid("param");
-    const { format, leafId } = c.req.valid("query");
+    const { format, leafId, toolOutput } = c.req.valid("query");
     const info = await requireInfo(deps, c, id);
     const session = await openSession(deps, c, id);
     if (leafId !== undefined) await requireMessage(session, id, leafId);
@@ -84,7 +84,7 @@ export function transferRoutes(
         : [];
       return download(
         c,
-        toMarkdown(info, messages),
+        toMarkdown(info, messages, { toolOutput }),
         `${base}.md`,
         "text/markdown",
       );

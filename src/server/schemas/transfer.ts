@@ -8,6 +8,10 @@ export const ExportQuery = z.object({
     description:
       "jsonl: the active leaf to record; markdown: the branch to write",
   }),
+  toolOutput: z.enum(["fold", "full"]).default("fold").openapi({
+    description:
+      "markdown: `fold` writes each tool call on one line, cut to 200 characters; `full` the whole input and output",
+  }),
 });
 
 export const ImportQuery = z.object({

@@ -151,6 +151,41 @@ export function transferCases(withStore: WithStore): void {
       ]);
     }));
 
+  it("exports Markdown with tool outputs folded, or whole with toolOutput=full", () =>
+    withStore(async (store) => {
+      const call = client(createApp({ manager: store.manager() }));
+      const page = "A long page. ".repeat(200);
+      const imported = await call("POST", "/v1/import?format=openai", {
+        raw: JSON.stringify([
+          { role: "user", content: "Browse" },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [
+              {
+                id: "c1",
+                type: "function",
+                function: { name: "browse", arguments: "{}" },
+              },
+            ],
+          },
+          { role: "tool", tool_call_id: "c1", content: page },
+        ]),
+      });
+      const id = imported.body.sessions[0].id;
+      const folded = await call(
+        "GET",
+        `/v1/sessions/${id}/export?format=markdown`,
+      );
+      expect(folded.text.length).toBeLessThan(600);
+      expect(folded.text).toContain("(2,600 characters)");
+      const full = await call(
+        "GET",
+        `/v1/sessions/${id}/export?format=markdown&toolOutput=full`,
+      );
+      expect(full.text).toContain(page);
+    }));
+
   it("streams change events until the client disconnects", () =>
     withStore(async (store) => {
       const manager = store.manager();
