@@ -11,6 +11,7 @@ import {
   type SourceNode,
   type TreeOptions,
 } from "./tree.js";
+import { arborSource } from "./snapshot.js";
 import type { ParsedConversation } from "./types.js";
 
 /** The `format` of a tree JSONL header line. */
@@ -133,6 +134,7 @@ export function parseArborJsonl(
     activeLeafId,
     title: header.name ?? fileName ?? "Imported session",
     format: "arbor-jsonl",
+    source: arborSource(snapshot),
     warnings,
     ...(multi.length > 0 ? { blockVersions: Object.fromEntries(multi) } : {}),
   };

@@ -111,6 +111,10 @@ function readConversation(
     activeLeafId: tree.resolve(current),
     title,
     format: "chatgpt",
+    source: {
+      format: "chatgpt",
+      id: typeof conversationId === "string" ? conversationId : null,
+    },
     times: conversationTimes(tree.messages, {
       createdAt: epochIso(conversation.create_time),
       updatedAt: epochIso(conversation.update_time),

@@ -19,7 +19,7 @@ import {
   type SourceNode,
   type TreeOptions,
 } from "./tree.js";
-import type { ParsedConversation } from "./types.js";
+import type { ImportSource, ParsedConversation } from "./types.js";
 
 /**
  * Reads a Claude Code transcript (JSONL under `~/.claude/projects/`). Every line with a `uuid`
@@ -92,6 +92,10 @@ export function parseClaudeCode(
   );
   const conversations: ParsedConversation[] = [];
   const id = sessionId ?? crypto.randomUUID();
+  const source = (suffix: string) => ({
+    format: "claude-code",
+    id: sessionId === null ? null : `${sessionId}${suffix}`,
+  });
   if (mainNodes.length > 0 || runs.length === 0) {
     const tree = buildTree(mainNodes, options);
     conversations.push(
@@ -99,6 +103,7 @@ export function parseClaudeCode(
         sessionId: id,
         exportedAt: start,
         leaf: leaf ?? mainNodes.at(-1)?.id ?? null,
+        source: source(""),
         title:
           summary ??
           firstUserWords(
@@ -118,6 +123,7 @@ export function parseClaudeCode(
         sessionId: `${id}-sidechain-${index + 1}`,
         exportedAt: start,
         leaf: run.at(-1)?.id ?? null,
+        source: source(`/${run[0]!.id}`),
         title: main
           ? `${main.title} · subagent: ${words}`
           : `Subagent: ${words}`,
@@ -137,6 +143,7 @@ function conversationOf(
     exportedAt: string | null;
     leaf: string | null;
     title: string;
+    source: ImportSource;
   },
 ): ParsedConversation {
   return {
@@ -151,6 +158,7 @@ function conversationOf(
     activeLeafId: tree.resolve(options.leaf),
     title: options.title,
     format: "claude-code",
+    source: options.source,
     times: conversationTimes(tree.messages),
     warnings: tree.warnings,
   };

@@ -143,6 +143,7 @@ class RolloutReader {
         (text) => (CONTEXT_MESSAGE.test(text) ? "" : text),
       ),
       format: "codex",
+      source: { format: "codex", id: this.sessionId },
       times: conversationTimes(tree.messages, {
         ...(this.start !== null ? { createdAt: this.start } : {}),
         updatedAt: this.time,

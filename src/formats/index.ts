@@ -19,6 +19,7 @@ export {
   type ImportFormat,
   type ParseOptions,
   type ParsedConversation,
+  type ImportSource,
   type ImportWarning,
   type SkippedContent,
 } from "./types.js";
@@ -39,5 +40,8 @@ export { parseCodex } from "./codex.js";
 export { toMarkdown, type MarkdownOptions } from "./markdown.js";
 export {
   importConversations,
+  importConversationsWithReport,
+  type ExistingConversation,
   type ImportConversationsOptions,
+  type ImportReport,
 } from "./import.js";

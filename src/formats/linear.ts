@@ -54,6 +54,8 @@ export function linearConversation(
     activeLeafId: tree.resolve(previous),
     title: firstUserWords(messages, fileName ?? "Imported chat"),
     format,
+    // No id in these formats: the import hashes the content instead.
+    source: { format, id: null },
     // Times the file gave are the conversation's; the import's own are not.
     ...(timed ? { times: conversationTimes(messages) } : {}),
   };

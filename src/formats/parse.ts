@@ -7,8 +7,10 @@ import { invalidImport } from "./import-error.js";
 import { parseOpenAiMessages } from "./openai.js";
 import { parsePi } from "./pi.js";
 import { parseSnapshots } from "./snapshot.js";
+import type { TreeOptions } from "./tree.js";
 import {
   IMPORT_FORMATS,
+  type ImportFormat,
   type ParseOptions,
   type ParsedConversation,
 } from "./types.js";
@@ -43,6 +45,20 @@ export function parseConversations(
     requested === "auto" ? detectFormat(text, options.fileName) : requested;
   const fileName = options.fileName?.replace(/^.*[\\/]/, "");
   const tree = { lenient: options.lenient === true };
+  const conversations = readFormat(format, text, fileName, tree);
+  if (fileName)
+    for (const conversation of conversations)
+      if (conversation.source && conversation.source.fileName === undefined)
+        conversation.source.fileName = fileName;
+  return conversations;
+}
+
+function readFormat(
+  format: ImportFormat,
+  text: string,
+  fileName: string | undefined,
+  tree: TreeOptions,
+): ParsedConversation[] {
   switch (format) {
     case "snapshot":
       return parseSnapshots(text, fileName);

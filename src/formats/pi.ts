@@ -94,6 +94,10 @@ export function parsePi(
     activeLeafId: tree.resolve(last),
     title: name ?? firstUserWords(tree.messages, fileName ?? "Pi session"),
     format: "pi",
+    source: {
+      format: "pi",
+      id: typeof header!.value.id === "string" ? header!.value.id : null,
+    },
     times: conversationTimes(tree.messages, { createdAt: start }),
     warnings: tree.warnings,
   };

@@ -32,6 +32,14 @@ export interface SkippedContent {
   reason: string;
 }
 
+/** Where a conversation comes from (kept in the session's metadata as `import.*`). */
+export interface ImportSource {
+  /** The format family (`chatgpt`, `claude-code`, …; `arbor` for Arbor's own files). */
+  format: string;
+  id: string | null;
+  fileName?: string;
+}
+
 /** A conversation's own creation and last update, ISO-8601. */
 export interface ConversationTimes {
   createdAt: string;
@@ -66,6 +74,13 @@ export interface ParsedConversation {
    * then gets the import's) or a registry row of its own (`snapshot.info`).
    */
   times?: ConversationTimes;
+  /**
+   * Where the conversation comes from, which identifies it across imports: re-importing the same
+   * source finds the session made from it. `id` is the source's own conversation or session id;
+   * `null` where the format has none (OpenAI and UIMessage arrays), and a hash of the content
+   * stands in.
+   */
+  source?: ImportSource;
   /**
    * The index, in the same parse result, of the conversation this one belongs to (a Claude Code
    * subagent run's main session): the import sets this session's `parent_session_id` to it.

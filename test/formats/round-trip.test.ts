@@ -55,18 +55,30 @@ describe.each(BACKENDS)("round trip on %s", (_name, makeManager) => {
       ownerId: "owner-1",
     });
     const again = await manager.exportSession(info!.id);
+    // The copy knows where it came from: the exported session.
+    expect(again.metadata).toMatchObject({
+      "import.format": "arbor",
+      "import.sourceId": id,
+      topic: "tea",
+    });
     const strip = (snapshot: SessionSnapshot) => {
       const {
         sessionId: _id,
         exportedAt: _at,
         info: row,
         compactions,
+        metadata,
         ...rest
       } = plain(snapshot);
       const { id: _rowId, updated_at: _updated, ...kept } = row!;
       return {
         ...rest,
         info: kept,
+        metadata: Object.fromEntries(
+          Object.entries(metadata ?? {}).filter(
+            ([key]) => !key.startsWith("import."),
+          ),
+        ),
         compactions: compactions.map(({ id: _c, ...other }) => other),
       };
     };
@@ -119,12 +131,15 @@ describe.each(BACKENDS)(
         const activeLeaf =
           (await manager.getSession(info.id).getLatestLeaf())?.id ?? null;
         const [again] = parseConversations(toArborJsonl(exported, activeLeaf));
-        const [copy] = await importConversations(manager, [again!]);
-        const reexported = await manager.exportSession(copy!.id);
+        // Into another store: in this one, the same source is already there (and is skipped).
+        const other = makeManager();
+        const [copy] = await importConversations(other, [again!]);
+        const reexported = await other.exportSession(copy!.id);
         expect(sessionContent(reexported)).toEqual(sessionContent(exported));
         expect(
-          (await manager.getSession(copy!.id).getLatestLeaf())?.id ?? null,
+          (await other.getSession(copy!.id).getLatestLeaf())?.id ?? null,
         ).toBe(activeLeaf);
+        expect(await importConversations(manager, [again!])).toEqual([]);
       }
     });
   },

@@ -5,6 +5,7 @@ import {
   type ImportFormat,
   type SkippedContent,
 } from "../../formats/types.js";
+import type { ExistingConversation } from "../../formats/import.js";
 import { ArborError, type SessionManager } from "../../session/index.js";
 import {
   STORE_OPTIONS,
@@ -23,6 +24,7 @@ const EXTENSIONS: Record<ExportFormat, string> = {
   markdown: ".md",
 };
 const IMPORT_CHOICES: readonly string[] = ["auto", ...IMPORT_FORMATS];
+const EXISTING_CHOICES: readonly string[] = ["skip", "replace", "update"];
 
 const exportCommand: CommandSpec = {
   name: "export",
@@ -117,7 +119,8 @@ const exportCommand: CommandSpec = {
 const importCommand: CommandSpec = {
   name: "import",
   summary: "Import conversations from a file, all or nothing.",
-  usage: "<file> [--format auto|…] [--name <name>] [--owner <id>] [--lenient]",
+  usage:
+    "<file> [--format auto|…] [--name <name>] [--owner <id>] [--existing skip|replace|update] [--restore-erased] [--lenient]",
   positionals: { min: 1, max: 1 },
   details: `Formats: ${IMPORT_CHOICES.join(", ")}.
 The whole file is checked before anything is written; an error names the line or node
@@ -137,6 +140,16 @@ and leaves the database unchanged.`,
       type: "string",
       value: "id",
       description: "the owner of the imported sessions",
+    },
+    existing: {
+      type: "string",
+      value: "mode",
+      description:
+        "a conversation imported before: skip (default), replace, or update (add its new messages)",
+    },
+    "restore-erased": {
+      type: "boolean",
+      description: "import conversations whose earlier session was erased",
     },
     lenient: {
       type: "boolean",
@@ -163,7 +176,14 @@ and leaves the database unchanged.`,
         { cause: error },
       );
     }
-    const { importConversations, parseConversations } = await formats();
+    const existing = stringOption(command, "existing") ?? "skip";
+    if (!EXISTING_CHOICES.includes(existing)) {
+      throw new UsageError(
+        `--existing takes ${EXISTING_CHOICES.join(", ")}; got "${existing}"`,
+      );
+    }
+    const { importConversationsWithReport, parseConversations } =
+      await formats();
     // Parse before opening the store: a bad file never creates a database.
     const conversations = parseConversations(text, {
       format: format as ImportFormat | "auto",
@@ -180,18 +200,30 @@ and leaves the database unchanged.`,
     const owner = stringOption(command, "owner");
     return withStore(command, async ({ manager }) => {
       const progress = createProgress("importing");
-      const sessions = await importConversations(manager, conversations, {
-        ...(owner ? { ownerId: owner } : {}),
-        onProgress: (done, total) => progress.update(done, total),
-      });
-      const total = conversations.reduce(
-        (sum, conversation) => sum + conversation.snapshot.messages.length,
-        0,
+      const report = await importConversationsWithReport(
+        manager,
+        conversations,
+        {
+          ...(owner ? { ownerId: owner } : {}),
+          existing: existing as ExistingConversation,
+          restoreErased: command.values["restore-erased"] === true,
+          onProgress: (done, total) => progress.update(done, total),
+        },
       );
       progress.finish(
-        `Imported ${sessions.length} session(s), ${total} message(s) (${conversations[0]?.format ?? format}).`,
+        `Imported ${report.sessions.length} session(s), ${report.messagesWritten} message(s) (${conversations[0]?.format ?? format}).`,
       );
-      for (const info of sessions) console.log(`${info.id}  ${info.name}`);
+      console.error(
+        `Created ${report.created.length}, updated ${report.updated.length}, skipped ${report.skipped.length}.`,
+      );
+      for (const info of report.sessions)
+        console.log(`${info.id}  ${info.name}`);
+      for (const skipped of report.skipped)
+        console.error(
+          skipped.reason === "exists"
+            ? `Skipped "${skipped.title}": imported before as ${skipped.sessionId} (--existing update or replace)`
+            : `Skipped "${skipped.title}": it was erased (--restore-erased brings it back)`,
+        );
       printSkipped(conversations);
       for (const conversation of conversations)
         for (const warning of conversation.warnings ?? [])

@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import {
-  importConversations,
+  importConversationsWithReport,
   parseConversations,
   toArborJsonl,
   toMarkdown,
@@ -15,6 +15,7 @@ import {
   type ServerDeps,
   type ServerEnv,
 } from "../context.js";
+import { errorResponse } from "../errors.js";
 import { errors, json, SessionParams } from "../schemas/common.js";
 import {
   ExportQuery,
@@ -59,8 +60,9 @@ export const importFile = createRoute({
     },
   },
   responses: {
-    201: json(ImportedSchema, "The new sessions"),
-    ...errors(413),
+    200: json(ImportedSchema, "Nothing new: every conversation was skipped"),
+    201: json(ImportedSchema, "The sessions created and updated"),
+    ...errors(413, 422),
   },
 });
 
@@ -103,9 +105,25 @@ export function transferRoutes(
   });
 
   app.openapi(importFile, async (c) => {
-    const { format, name, fileName, keepIds, lenient } = c.req.valid("query");
+    const query = c.req.valid("query");
+    const { format, name, fileName, keepIds, lenient } = query;
     const tenant = tenantOf(c);
     const text = await c.req.text();
+    const idempotency = await idempotencyOf(c, tenant, text);
+    if (idempotency) {
+      const stored = await manager.importIndex().idempotent(idempotency.key);
+      if (stored !== null) {
+        const record = JSON.parse(stored) as IdempotencyRecord;
+        if (record.request !== idempotency.request)
+          return errorResponse(
+            c,
+            "IDEMPOTENCY_KEY_REUSED",
+            "This Idempotency-Key was used for another import: use a new key for another file or other options",
+          ) as never;
+        c.header("Idempotent-Replayed", "true");
+        return c.json(record.body as never, record.status as 200);
+      }
+    }
     const parsed = parseConversations(text, {
       format,
       ...(fileName ? { fileName } : {}),
@@ -119,13 +137,15 @@ export function transferRoutes(
         ? { snapshot: { ...conversation.snapshot, ownerId: undefined } }
         : {}),
     }));
-    const imported = await importConversations(manager, conversations, {
+    const report = await importConversationsWithReport(manager, conversations, {
       // With auth the tenant owns what it imports, under fresh ids.
       ...(tenant !== null ? { ownerId: tenant } : {}),
       keepIds: tenant === null && keepIds === "true",
+      existing: query.existing,
+      restoreErased: query.restoreErased === "true",
     });
     const sessions = await Promise.all(
-      imported.map((info) => sessionView(manager, info)),
+      report.sessions.map((info) => sessionView(manager, info)),
     );
     const skipped = parsed.flatMap((conversation, index) =>
       (conversation.skipped ?? []).map((item) => ({
@@ -139,11 +159,67 @@ export function transferRoutes(
         ...item,
       })),
     );
-    return c.json({ sessions, skipped, warnings }, 201);
+    const body = {
+      sessions,
+      created: report.created.map((info) => info.id),
+      updated: report.updated.map((entry) => ({
+        sessionId: entry.session.id,
+        messagesAdded: entry.messagesAdded,
+      })),
+      skippedConversations: report.skipped,
+      skipped,
+      warnings,
+    };
+    const status = report.created.length > 0 ? 201 : 200;
+    if (idempotency)
+      await manager.importIndex().recordIdempotent(
+        idempotency.key,
+        JSON.stringify({
+          request: idempotency.request,
+          status,
+          body,
+        } satisfies IdempotencyRecord),
+      );
+    return c.json(body, status);
   });
 }
 
 // --- Internal helpers ---
+
+/** What the import route keeps per Idempotency-Key: the request's hash and the answer. */
+interface IdempotencyRecord {
+  request: string;
+  status: number;
+  body: unknown;
+}
+
+/**
+ * The hashed Idempotency-Key of the tenant (keys of two tenants never meet) and the hash of
+ * the request it names (the query and the body), or `null` without the header.
+ */
+async function idempotencyOf(
+  c: Context,
+  tenant: string | null,
+  body: string,
+): Promise<{ key: string; request: string } | null> {
+  const header = c.req.header("Idempotency-Key");
+  if (header === undefined || header.trim() === "") return null;
+  const query = new URL(c.req.url).searchParams.toString();
+  return {
+    key: await sha256(JSON.stringify([tenant, header])),
+    request: await sha256(JSON.stringify([query, body])),
+  };
+}
+
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(text),
+  );
+  return [...new Uint8Array(digest)]
+    .map((byte) => byte.toString(16).padStart(2, "0"))
+    .join("");
+}
 
 /** The file as an attachment; typed `never` so it fits the route's declared answers. */
 function download(

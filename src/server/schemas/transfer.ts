@@ -39,6 +39,14 @@ export const ImportQuery = z.object({
     description:
       "Import a trimmed file: entries whose parent is missing go under the root, with a warning",
   }),
+  existing: z.enum(["skip", "replace", "update"]).default("skip").openapi({
+    description:
+      "A conversation imported before (same source, same owner): skip it, replace its session, or update it with the messages it lacks",
+  }),
+  restoreErased: z.enum(["true", "false"]).optional().openapi({
+    description:
+      "Import conversations whose earlier session was erased (default: skipped)",
+  }),
   keepIds: z.enum(["true", "false"]).optional().openapi({
     description:
       "Keep the file's session ids (ignored with auth: always fresh)",
@@ -71,6 +79,27 @@ export const ImportedSchema = z
       description:
         "What the file holds that the import left out, and why (docs/formats.md)",
     }),
+    created: z.array(z.string()).openapi({
+      description: "The ids of the sessions created",
+    }),
+    updated: z
+      .array(z.object({ sessionId: z.string(), messagesAdded: z.number() }))
+      .openapi({
+        description:
+          "Sessions replaced (`existing=replace`) or brought up to date (`existing=update`)",
+      }),
+    skippedConversations: z
+      .array(
+        z.object({
+          title: z.string(),
+          reason: z.enum(["exists", "erased"]),
+          sessionId: z.string().nullable(),
+        }),
+      )
+      .openapi({
+        description:
+          "Conversations not imported: imported before (`exists`, with its session) or erased",
+      }),
     warnings: z.array(ImportWarningSchema).openapi({
       description: "What `lenient=true` repaired: entries attached to the root",
     }),

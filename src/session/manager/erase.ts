@@ -24,6 +24,7 @@ import {
   hasEmbeddings,
 } from "./erase-embeddings.js";
 import type { SessionRuntime } from "../session-runtime.js";
+import { importKeyOf, rememberErased } from "./import-index.js";
 import type { ManagerHost, ManagerStorage } from "./manager-backend.js";
 
 /** Erases the target and returns the receipt. */
@@ -35,9 +36,16 @@ export async function erase(
   const total = zeroCounts();
   const notCovered = new Set<string>();
   for (const storeTarget of targets) {
+    // An imported session leaves a hashed tombstone, so re-importing its source skips it.
+    const importKey =
+      storeTarget.messageIds === null
+        ? await importKeyOf(host.registry, storeTarget.sessionId)
+        : null;
     const outcome = await eraseInSession(host, async () => storeTarget, {
       dryRun: false,
     });
+    if (importKey !== null && outcome.target !== null)
+      await rememberErased(host.registry, importKey, new Date().toISOString());
     addCounts(total, outcome.counts);
     for (const name of outcome.notCovered) notCovered.add(name);
   }

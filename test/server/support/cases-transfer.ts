@@ -88,9 +88,20 @@ export function transferCases(withStore: WithStore): void {
         ["u3", "a1"],
       ]);
 
+      // The snapshot is the same session again: known from the first import, so skipped...
       const auto = await call("POST", "/v1/import", { raw: snapshot.text });
-      expect(auto.status).toBe(201);
-      expect(auto.body.sessions[0].messageCount).toBe(4);
+      expect(auto.status).toBe(200);
+      expect(auto.body.skippedConversations).toEqual([
+        { title: "Trip to Lisbon", reason: "exists", sessionId: copy.id },
+      ]);
+      // ...unless asked to bring it up to date: it has every message already.
+      const update = await call("POST", "/v1/import?existing=update", {
+        raw: snapshot.text,
+      });
+      expect(update.body.updated).toEqual([
+        { sessionId: copy.id, messagesAdded: 0 },
+      ]);
+      expect(update.body.sessions[0].messageCount).toBe(4);
     }));
 
   it("imports an OpenAI message array and refuses a broken file whole", () =>
@@ -149,6 +160,57 @@ export function transferCases(withStore: WithStore): void {
         [0, "audio_asset_pointer"],
         [0, "canvas_widget"],
       ]);
+    }));
+
+  it("skips a conversation imported before, updates on request, and replays an Idempotency-Key", () =>
+    withStore(async (store) => {
+      const call = client(createApp({ manager: store.manager() }));
+      const chat = [
+        { role: "user", content: "Hello" },
+        { role: "assistant", content: "Hi there" },
+      ];
+      const raw = JSON.stringify(chat);
+      const first = await call("POST", "/v1/import?format=openai", { raw });
+      expect(first.status).toBe(201);
+      const id = first.body.created[0];
+      const again = await call("POST", "/v1/import?format=openai", { raw });
+      expect(again.status).toBe(200);
+      expect(again.body.sessions).toEqual([]);
+      expect(again.body.skippedConversations).toEqual([
+        { title: "Hello", reason: "exists", sessionId: id },
+      ]);
+      const replaced = await call(
+        "POST",
+        "/v1/import?format=openai&existing=replace",
+        { raw },
+      );
+      expect(replaced.status).toBe(200);
+      expect(replaced.body.updated).toEqual([
+        { sessionId: expect.any(String), messagesAdded: 2 },
+      ]);
+      expect((await call("GET", `/v1/sessions/${id}`)).status).toBe(404);
+
+      const headers = { "Idempotency-Key": "upload-7" };
+      const other = JSON.stringify([{ role: "user", content: "Another chat" }]);
+      const once = await call("POST", "/v1/import?format=openai", {
+        raw: other,
+        headers,
+      });
+      expect(once.status).toBe(201);
+      const twice = await call("POST", "/v1/import?format=openai", {
+        raw: other,
+        headers,
+      });
+      expect(twice.status).toBe(201);
+      expect(twice.headers.get("idempotent-replayed")).toBe("true");
+      expect(twice.body).toEqual(once.body);
+      const reused = await call("POST", "/v1/import?format=openai", {
+        raw,
+        headers,
+      });
+      expect(reused.status).toBe(422);
+      expect(reused.body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
+      expect((await call("GET", "/v1/sessions")).body.sessions).toHaveLength(2);
     }));
 
   it("exports Markdown with tool outputs folded, or whole with toolOutput=full", () =>
