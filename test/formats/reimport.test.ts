@@ -1,13 +1,18 @@
 // Re-imports: the same source conversation imported again is skipped (or replaced, or brought up
 // to date), per owner; forks and compact-and-split do not inherit the identity; an erased
-// conversation stays erased unless asked. On SQLite and in memory.
-import { describe, expect, it } from "vitest";
+// conversation stays erased unless asked. On SQLite, in memory and on PostgreSQL (pg, postgres).
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   importConversations,
   importConversationsWithReport,
   parseConversations,
 } from "../../src/formats/index.js";
-import type { SessionManager } from "../../src/session/index.js";
+import { SessionManager } from "../../src/session/index.js";
+import {
+  createTestDatabase,
+  describePostgres,
+  type TestDatabase,
+} from "../providers/postgres-database.js";
 import { fixture, ids, memoryManager, sqliteManager } from "./support.js";
 
 const BACKENDS: Array<[string, () => SessionManager]> = [
@@ -43,7 +48,30 @@ function extended(): string {
   return JSON.stringify(conversations);
 }
 
-describe.each(BACKENDS)("re-imports on %s", (_name, makeManager) => {
+describe.each(BACKENDS)("re-imports on %s", (_name, makeManager) =>
+  reimportCases(makeManager),
+);
+
+// The same cases on a real PostgreSQL server, through `pg` and through `postgres`.
+describePostgres("re-imports on PostgreSQL", () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  }, 60_000);
+  afterAll(() => database?.drop());
+  beforeEach(() => database.truncate());
+  describe("through pg", () =>
+    reimportCases(() => SessionManager.create(database.pool)));
+  describe("through postgres", () => {
+    let sql: ReturnType<TestDatabase["postgresJs"]>;
+    beforeAll(() => {
+      sql = database.postgresJs();
+    });
+    reimportCases(() => SessionManager.create(sql));
+  });
+});
+
+function reimportCases(makeManager: () => SessionManager): void {
   it("keeps the source in the metadata and skips the same conversations next time", async () => {
     const manager = makeManager();
     const first = await importConversationsWithReport(manager, parse());
@@ -188,12 +216,11 @@ describe.each(BACKENDS)("re-imports on %s", (_name, makeManager) => {
       ),
     ).toEqual(["exists", "exists"]);
   });
-});
+}
 
 describe("the tombstone on SQLite", () => {
   it("holds a hash, never the conversation's id or title", async () => {
     const { openSqlite } = await import("../../src/sqlite/index.js");
-    const { SessionManager } = await import("../../src/session/index.js");
     const sql = openSqlite(":memory:");
     const manager = SessionManager.create(sql);
     const [trip] = await importConversations(manager, parse());
