@@ -80,10 +80,114 @@ describe("arbor import and export", () => {
         "--format",
         "chatgpt",
         "--db",
-        db,
+        path("named.db"),
       ]);
       expect(run.code).toBe(0);
       expect(run.stdout).toMatch(/^\S+ {2}Bread\n$/);
+    });
+
+    it("skips the conversation when imported again, and updates or replaces on request", async () => {
+      const again = await runCli(["import", CHATGPT, "--db", db]);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toBe("");
+      expect(again.stderr).toContain("Created 0, updated 0, skipped 1.");
+      expect(again.stderr).toContain(
+        `Skipped "Sourdough starter": imported before as ${sessionId} (--existing update or replace)`,
+      );
+      const update = await runCli([
+        "import",
+        CHATGPT,
+        "--existing",
+        "update",
+        "--db",
+        db,
+      ]);
+      expect(update.stderr).toContain("Created 0, updated 1, skipped 0.");
+      expect(update.stdout).toBe(`${sessionId}  Sourdough starter\n`);
+      const bad = await runCli(["import", CHATGPT, "--existing", "merge"]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain("--existing takes skip, replace, update");
+      const list = await runCli(["sessions", "list", "--db", db, "--json"]);
+      expect(
+        (JSON.parse(list.stdout) as { sessions: unknown[] }).sessions,
+      ).toHaveLength(1);
+    });
+  });
+
+  describe("the formats of other tools", () => {
+    const formats = (name: string) =>
+      fileURLToPath(new URL(`../formats/fixtures/${name}`, import.meta.url));
+
+    it("imports a Codex rollout, detected from its content", async () => {
+      const run = await runCli([
+        "import",
+        formats("codex-rollout-tools.jsonl"),
+        "--db",
+        path("codex.db"),
+      ]);
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain(
+        "Imported 1 session(s), 8 message(s) (codex).",
+      );
+      expect(run.stderr).toContain("Created 1, updated 0, skipped 0.");
+      expect(run.stderr).toContain(
+        "Skipped 1 item(s) of the file:\n  the file: encrypted reasoning",
+      );
+      const id = run.stdout.split(" ")[0]!;
+      const markdown = await runCli([
+        "export",
+        id,
+        "--format",
+        "markdown",
+        "--full-tool-output",
+        "--db",
+        path("codex.db"),
+      ]);
+      // The compaction's summary stands for the first turn; the web search is after it.
+      expect(markdown.stdout).toContain("## Summary of earlier messages");
+      expect(markdown.stdout).toContain(
+        '**Tool `web_search`**\n\n```\n{\n  "type": "search",\n  "query": "Open-Meteo commercial use licence"\n}\n```',
+      );
+    });
+
+    it("prints the import report of a ChatGPT export", async () => {
+      const run = await runCli([
+        "import",
+        formats("chatgpt-browsing.json"),
+        "--db",
+        path("browsing.db"),
+      ]);
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain("Skipped 5 item(s) of the file:");
+      expect(run.stderr).toContain(
+        'conversation "Liberdade bike lane" node "b-ctx": user_editable_context (custom instructions',
+      );
+    });
+
+    it("--lenient imports a trimmed file, with a warning; without it the error says how", async () => {
+      const file = formats("bad-missing-parent.pi.jsonl");
+      const strict = await runCli(["import", file, "--db", path("pi.db")]);
+      expect(strict.code).toBe(1);
+      expect(strict.stderr).toContain("import it with lenient");
+      const lenient = await runCli([
+        "import",
+        file,
+        "--lenient",
+        "--db",
+        path("pi.db"),
+      ]);
+      expect(lenient.code).toBe(0);
+      expect(lenient.stderr).toContain(
+        'Warning: line 7: the parent "deadbeef" of "t1000001" is not in the file; attached to the root',
+      );
+    });
+
+    it("says an empty file is empty", async () => {
+      const file = path("empty.json");
+      writeFileSync(file, "\n\n");
+      const run = await runCli(["import", file, "--db", path("empty.db")]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe("arbor: INVALID_IMPORT: the file is empty\n");
     });
   });
 
