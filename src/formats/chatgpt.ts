@@ -3,6 +3,7 @@ import type {
   SessionMessagePart,
 } from "../session/contracts/types.js";
 import { asRecord, invalidImport } from "./import-error.js";
+import { jsonArrayElements } from "./json-stream.js";
 import { parseJsonDocument } from "./json-text.js";
 import { toolNameOf } from "../session/core/tool-parts.js";
 import {
@@ -34,6 +35,32 @@ export function parseChatGpt(
   const value = parseJsonDocument(text);
   const list = Array.isArray(value) ? value : [value];
   return list.map((item, index) => readConversation(item, index, options));
+}
+
+/**
+ * Reads a ChatGPT export as a stream, one conversation at a time: the file's text in chunks
+ * (from `conversations.json`, or from the export's zip through `zipEntryStream()`), so memory is
+ * bounded by the largest conversation, not the file. Each conversation is checked as
+ * `parseChatGpt()` checks it.
+ */
+export async function* streamChatGpt(
+  chunks: AsyncIterable<string>,
+  options: TreeOptions = {},
+): AsyncGenerator<ParsedConversation> {
+  let index = 0;
+  for await (const element of jsonArrayElements(chunks)) {
+    let value: unknown;
+    try {
+      value = JSON.parse(element.text);
+    } catch (error) {
+      throw invalidImport(
+        `line ${element.line}`,
+        `invalid JSON in conversation ${index + 1} (${(error as Error).message})`,
+        error,
+      );
+    }
+    yield readConversation(value, index++, options);
+  }
 }
 
 // --- Internal helpers ---

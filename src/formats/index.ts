@@ -31,7 +31,21 @@ export {
   toArborJsonl,
 } from "./arbor-jsonl.js";
 export { parseSnapshots, toSnapshotJson } from "./snapshot.js";
-export { parseChatGpt } from "./chatgpt.js";
+export { parseChatGpt, streamChatGpt } from "./chatgpt.js";
+export { parseChatGptZip, streamChatGptZip } from "./chatgpt-zip.js";
+export {
+  bytesSource,
+  isZip,
+  zipEntries,
+  zipEntryStream,
+  type ByteSource,
+  type ZipEntry,
+} from "./zip.js";
+export {
+  jsonArrayElements,
+  textChunks,
+  type StreamedElement,
+} from "./json-stream.js";
 export { parseOpenAiMessages } from "./openai.js";
 export { parseUiMessages } from "./ui-messages.js";
 export { parsePi } from "./pi.js";
