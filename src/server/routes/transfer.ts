@@ -2,6 +2,8 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import {
   importConversationsWithReport,
+  isZip,
+  parseChatGptZip,
   parseConversations,
   toArborJsonl,
   toMarkdown,
@@ -55,7 +57,7 @@ export const importFile = createRoute({
     body: {
       content: { "*/*": { schema: { type: "string" } } },
       description:
-        "The file: snapshot JSON, tree JSONL, ChatGPT conversations.json, OpenAI or UIMessage arrays, Pi, Claude Code or Codex JSONL",
+        "The file: snapshot JSON, tree JSONL, ChatGPT conversations.json or the export's zip, OpenAI or UIMessage arrays, Pi, Claude Code or Codex JSONL",
       required: true,
     },
   },
@@ -108,8 +110,8 @@ export function transferRoutes(
     const query = c.req.valid("query");
     const { format, name, fileName, keepIds, lenient } = query;
     const tenant = tenantOf(c);
-    const text = await c.req.text();
-    const idempotency = await idempotencyOf(c, tenant, text);
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    const idempotency = await idempotencyOf(c, tenant, bytes);
     if (idempotency) {
       const stored = await manager.importIndex().idempotent(idempotency.key);
       if (stored !== null) {
@@ -124,11 +126,17 @@ export function transferRoutes(
         return c.json(record.body as never, record.status as 200);
       }
     }
-    const parsed = parseConversations(text, {
-      format,
-      ...(fileName ? { fileName } : {}),
-      lenient: lenient === "true",
-    });
+    // A ChatGPT export arrives as downloaded: a zip holding conversations.json.
+    const parsed = isZip(bytes)
+      ? await parseChatGptZip(bytes, {
+          lenient: lenient === "true",
+          ...(fileName ? { fileName } : {}),
+        })
+      : parseConversations(new TextDecoder().decode(bytes), {
+          format,
+          ...(fileName ? { fileName } : {}),
+          lenient: lenient === "true",
+        });
     const conversations = parsed.map((conversation) => ({
       ...conversation,
       ...(name ? { title: name } : {}),
@@ -200,21 +208,21 @@ interface IdempotencyRecord {
 async function idempotencyOf(
   c: Context,
   tenant: string | null,
-  body: string,
+  body: Uint8Array,
 ): Promise<{ key: string; request: string } | null> {
   const header = c.req.header("Idempotency-Key");
   if (header === undefined || header.trim() === "") return null;
   const query = new URL(c.req.url).searchParams.toString();
   return {
     key: await sha256(JSON.stringify([tenant, header])),
-    request: await sha256(JSON.stringify([query, body])),
+    request: await sha256(JSON.stringify([query, await sha256(body)])),
   };
 }
 
-async function sha256(text: string): Promise<string> {
+async function sha256(data: string | Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest(
     "SHA-256",
-    new TextEncoder().encode(text),
+    typeof data === "string" ? new TextEncoder().encode(data) : data,
   );
   return [...new Uint8Array(digest)]
     .map((byte) => byte.toString(16).padStart(2, "0"))

@@ -1,6 +1,7 @@
 // Export (snapshot, tree JSONL, Markdown), import of files, and the server-sent change events.
 import { readFileSync } from "node:fs";
 import { expect, it, vi } from "vitest";
+import { writeZip } from "../../formats/zip-writer.js";
 import { createApp } from "../../../src/server/index.js";
 import type { WithStore } from "./api-suite.js";
 import { client, text, type Call } from "./client.js";
@@ -211,6 +212,32 @@ export function transferCases(withStore: WithStore): void {
       expect(reused.status).toBe(422);
       expect(reused.body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
       expect((await call("GET", "/v1/sessions")).body.sessions).toHaveLength(2);
+    }));
+
+  it("imports a ChatGPT export zip as downloaded", () =>
+    withStore(async (store) => {
+      const call = client(createApp({ manager: store.manager() }));
+      const zip = writeZip([
+        {
+          name: "conversations.json",
+          data: readFileSync(
+            new URL(
+              "../../formats/fixtures/chatgpt-conversations.json",
+              import.meta.url,
+            ),
+          ),
+        },
+        { name: "file-1.png", data: Buffer.alloc(100), store: true },
+      ]);
+      const imported = await call("POST", "/v1/import?fileName=export.zip", {
+        raw: new Uint8Array(zip),
+        headers: { "Content-Type": "application/zip" },
+      });
+      expect(imported.status).toBe(201);
+      expect(imported.body.sessions.map((view: any) => view.name)).toEqual([
+        "Lisbon weekend plan",
+        "Regex for dates",
+      ]);
     }));
 
   it("exports Markdown with tool outputs folded, or whole with toolOutput=full", () =>
