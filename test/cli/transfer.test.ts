@@ -1,9 +1,17 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  createWriteStream,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, temporaryFolder } from "./support/cli.js";
 import { seedBranchedDatabase, type Seeded } from "./support/seed.js";
+import { writeZip } from "../formats/zip-writer.js";
 
 const CHATGPT = fileURLToPath(
   new URL("./fixtures/chatgpt-conversations.json", import.meta.url),
@@ -181,6 +189,77 @@ describe("arbor import and export", () => {
         'Warning: line 7: the parent "deadbeef" of "t1000001" is not in the file; attached to the root',
       );
     });
+
+    it("imports the ChatGPT export zip as downloaded", async () => {
+      const file = path("chatgpt-export.zip");
+      writeFileSync(
+        file,
+        writeZip([
+          { name: "user.json", data: Buffer.from("{}") },
+          {
+            name: "conversations.json",
+            data: readFileSync(formats("chatgpt-conversations.json")),
+          },
+          { name: "file-xyz.png", data: Buffer.alloc(64), store: true },
+        ]),
+      );
+      const run = await runCli(["import", file, "--db", path("zip.db")]);
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain(
+        "Imported 2 session(s), 10 message(s) (chatgpt).",
+      );
+      expect(run.stdout).toMatch(
+        / {2}Lisbon weekend plan\n\S+ {2}Regex for dates\n$/,
+      );
+    });
+
+    it("streams a large export with bounded memory", async () => {
+      // 48 MB of conversations under a 64 MB heap: reading the file whole cannot fit.
+      const file = path("large-conversations.json");
+      const out = createWriteStream(file);
+      const text = "The quick brown fox jumps over the lazy dog. ".repeat(1100);
+      const count = 480;
+      out.write("[");
+      for (let index = 0; index < count; index++) {
+        const node = (id: string, role: string, parent: string | null) => ({
+          id,
+          parent,
+          children: [],
+          message: {
+            id,
+            author: { role },
+            create_time: 1733000000 + index,
+            content: { content_type: "text", parts: [`${index} ${text}`] },
+            metadata: {},
+            recipient: "all",
+          },
+        });
+        const conversation = {
+          title: `Chat ${index}`,
+          create_time: 1733000000 + index,
+          update_time: 1733000000 + index,
+          conversation_id: `big-${index}`,
+          current_node: `a${index}`,
+          mapping: {
+            [`u${index}`]: node(`u${index}`, "user", null),
+            [`a${index}`]: node(`a${index}`, "assistant", `u${index}`),
+          },
+        };
+        const chunk = `${index === 0 ? "" : ","}${JSON.stringify(conversation)}`;
+        if (!out.write(chunk))
+          await new Promise((resolve) => out.once("drain", resolve));
+      }
+      out.end("]");
+      await new Promise((resolve) => out.once("finish", resolve));
+      expect(statSync(file).size).toBeGreaterThan(45_000_000);
+      const run = await runCli(["import", file, "--db", path("large.db")], {
+        env: { NODE_OPTIONS: "--max-old-space-size=64" },
+      });
+      expect(run.stderr).toContain(
+        `Imported ${count} session(s), ${2 * count} message(s) (chatgpt).`,
+      );
+      expect(run.code).toBe(0);
+    }, 120_000);
 
     it("says an empty file is empty", async () => {
       const file = path("empty.json");

@@ -3,9 +3,13 @@ import { basename, join } from "node:path";
 import {
   IMPORT_FORMATS,
   type ImportFormat,
+  type ImportWarning,
   type SkippedContent,
 } from "../../formats/types.js";
-import type { ExistingConversation } from "../../formats/import.js";
+import type {
+  ExistingConversation,
+  ImportReport,
+} from "../../formats/import.js";
 import { ArborError, type SessionManager } from "../../session/index.js";
 import {
   STORE_OPTIONS,
@@ -14,6 +18,11 @@ import {
   type CommandSpec,
 } from "../args.js";
 import { createProgress } from "../progress.js";
+import {
+  checkStreamed,
+  importStreamed,
+  streamedKind,
+} from "./import-stream.js";
 import { requireSession, withStore } from "../session-data.js";
 
 const EXPORT_FORMATS = ["jsonl", "snapshot", "markdown"] as const;
@@ -166,68 +175,72 @@ and leaves the database unchanged.`,
         `--format takes ${IMPORT_CHOICES.join(", ")}; got "${format}"`,
       );
     }
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch (error) {
-      throw new ArborError(
-        "INVALID_IMPORT",
-        `Cannot read ${file}: ${(error as Error).message}`,
-        { cause: error },
-      );
-    }
     const existing = stringOption(command, "existing") ?? "skip";
     if (!EXISTING_CHOICES.includes(existing)) {
       throw new UsageError(
         `--existing takes ${EXISTING_CHOICES.join(", ")}; got "${existing}"`,
       );
     }
+    const name = stringOption(command, "name");
+    const owner = stringOption(command, "owner");
+    const lenient = command.values.lenient === true;
+    const importOptions = {
+      ...(owner ? { ownerId: owner } : {}),
+      existing: existing as ExistingConversation,
+      restoreErased: command.values["restore-erased"] === true,
+    };
+    const kind = await readable(file, () => streamedKind(file, format));
+    if (kind !== null) {
+      // A ChatGPT export (or its zip) is streamed, and checked whole before the store opens.
+      const streamed = { lenient, fileName: basename(file) };
+      const check = await checkStreamed(file, kind, streamed);
+      return withStore(command, async ({ manager }) => {
+        const progress = createProgress("importing");
+        const report = await importStreamed(manager, file, kind, check, {
+          ...importOptions,
+          ...streamed,
+          ...(name !== undefined ? { name } : {}),
+          onProgress: (done, total) => progress.update(done, total),
+        });
+        printReport(progress, report, "chatgpt");
+        printSkipped(check.skippedContent.items, check.skippedContent.count);
+        printWarnings(check.warnings.items, check.warnings.count);
+      });
+    }
+    const text = await readable(file, async () => readFileSync(file, "utf8"));
     const { importConversationsWithReport, parseConversations } =
       await formats();
     // Parse before opening the store: a bad file never creates a database.
     const conversations = parseConversations(text, {
       format: format as ImportFormat | "auto",
       fileName: basename(file),
-      lenient: command.values.lenient === true,
+      lenient,
     });
-    const name = stringOption(command, "name");
     if (name !== undefined) {
       for (const conversation of conversations) {
         conversation.title =
           conversations.length === 1 ? name : `${name}: ${conversation.title}`;
       }
     }
-    const owner = stringOption(command, "owner");
     return withStore(command, async ({ manager }) => {
       const progress = createProgress("importing");
       const report = await importConversationsWithReport(
         manager,
         conversations,
         {
-          ...(owner ? { ownerId: owner } : {}),
-          existing: existing as ExistingConversation,
-          restoreErased: command.values["restore-erased"] === true,
+          ...importOptions,
           onProgress: (done, total) => progress.update(done, total),
         },
       );
-      progress.finish(
-        `Imported ${report.sessions.length} session(s), ${report.messagesWritten} message(s) (${conversations[0]?.format ?? format}).`,
+      printReport(progress, report, conversations[0]?.format ?? format);
+      const skipped = conversations.flatMap(
+        (conversation) => conversation.skipped ?? [],
       );
-      console.error(
-        `Created ${report.created.length}, updated ${report.updated.length}, skipped ${report.skipped.length}.`,
+      printSkipped(skipped, skipped.length);
+      const warnings = conversations.flatMap(
+        (conversation) => conversation.warnings ?? [],
       );
-      for (const info of report.sessions)
-        console.log(`${info.id}  ${info.name}`);
-      for (const skipped of report.skipped)
-        console.error(
-          skipped.reason === "exists"
-            ? `Skipped "${skipped.title}": imported before as ${skipped.sessionId} (--existing update or replace)`
-            : `Skipped "${skipped.title}": it was erased (--restore-erased brings it back)`,
-        );
-      printSkipped(conversations);
-      for (const conversation of conversations)
-        for (const warning of conversation.warnings ?? [])
-          console.error(`Warning: ${warning.where}: ${warning.problem}`);
+      printWarnings(warnings, warnings.length);
     });
   },
 };
@@ -240,19 +253,55 @@ export const transferCommands: CommandSpec[] = [exportCommand, importCommand];
 /** How many skipped items `arbor import` lists one by one. */
 const SKIPPED_SHOWN = 20;
 
-/** The import report: what the file holds that was left out, and why (stderr). */
-function printSkipped(
-  conversations: ReadonlyArray<{ skipped?: SkippedContent[] }>,
+/** Reads the file through `read`; a file that cannot be read is an `INVALID_IMPORT`. */
+async function readable<T>(file: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    throw new ArborError(
+      "INVALID_IMPORT",
+      `Cannot read ${file}: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
+
+/** Sessions written (stdout), then counts and the conversations skipped (stderr). */
+function printReport(
+  progress: ReturnType<typeof createProgress>,
+  report: ImportReport,
+  format: string,
 ): void {
-  const skipped = conversations.flatMap(
-    (conversation) => conversation.skipped ?? [],
+  progress.finish(
+    `Imported ${report.sessions.length} session(s), ${report.messagesWritten} message(s) (${format}).`,
   );
-  if (skipped.length === 0) return;
-  console.error(`Skipped ${skipped.length} item(s) of the file:`);
-  for (const item of skipped.slice(0, SKIPPED_SHOWN))
+  console.error(
+    `Created ${report.created.length}, updated ${report.updated.length}, skipped ${report.skipped.length}.`,
+  );
+  for (const info of report.sessions) console.log(`${info.id}  ${info.name}`);
+  for (const skipped of report.skipped)
+    console.error(
+      skipped.reason === "exists"
+        ? `Skipped "${skipped.title}": imported before as ${skipped.sessionId} (--existing update or replace)`
+        : `Skipped "${skipped.title}": it was erased (--restore-erased brings it back)`,
+    );
+}
+
+/** The import report: what the file holds that was left out, and why (stderr). */
+function printSkipped(items: readonly SkippedContent[], count: number): void {
+  if (count === 0) return;
+  console.error(`Skipped ${count} item(s) of the file:`);
+  for (const item of items.slice(0, SKIPPED_SHOWN))
     console.error(`  ${item.where}: ${item.what} (${item.reason})`);
-  if (skipped.length > SKIPPED_SHOWN)
-    console.error(`  … and ${skipped.length - SKIPPED_SHOWN} more`);
+  if (count > SKIPPED_SHOWN)
+    console.error(`  … and ${count - SKIPPED_SHOWN} more`);
+}
+
+function printWarnings(items: readonly ImportWarning[], count: number): void {
+  for (const warning of items.slice(0, SKIPPED_SHOWN))
+    console.error(`Warning: ${warning.where}: ${warning.problem}`);
+  if (count > SKIPPED_SHOWN)
+    console.error(`… and ${count - SKIPPED_SHOWN} more warnings`);
 }
 
 /** Loaded on demand: `arbor tree` and friends never need the parsers. */
