@@ -247,10 +247,10 @@ describe("arbor import and export", () => {
         };
         const chunk = `${index === 0 ? "" : ","}${JSON.stringify(conversation)}`;
         if (!out.write(chunk))
-          await new Promise((resolve) => out.once("drain", resolve));
+          await new Promise<void>((resolve) => out.once("drain", resolve));
       }
       out.end("]");
-      await new Promise((resolve) => out.once("finish", resolve));
+      await new Promise<void>((resolve) => out.once("finish", resolve));
       expect(statSync(file).size).toBeGreaterThan(45_000_000);
       const run = await runCli(["import", file, "--db", path("large.db")], {
         env: { NODE_OPTIONS: "--max-old-space-size=64" },
