@@ -19,12 +19,14 @@ export {
   type ImportFormat,
   type ParseOptions,
   type ParsedConversation,
+  type ConversationTimes,
   type ImportSource,
   type ImportWarning,
   type SkippedContent,
 } from "./types.js";
 export { detectFormat } from "./detect.js";
 export { parseConversations } from "./parse.js";
+export type { TreeOptions } from "./tree.js";
 export {
   ARBOR_JSONL_FORMAT,
   parseArborJsonl,
