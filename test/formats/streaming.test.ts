@@ -82,6 +82,21 @@ describe("the export zip", () => {
     },
   );
 
+  it("reads a ZIP64 archive (64-bit sizes and offsets)", async () => {
+    const zip = writeZip(
+      [
+        { name: "user.json", data: Buffer.from("{}") },
+        { name: "conversations.json", data: conversations },
+      ],
+      { zip64: true },
+    );
+    const parsed = await parseChatGptZip(zip);
+    expect(parsed.map((item) => item.title)).toEqual([
+      "Lisbon weekend plan",
+      "Regex for dates",
+    ]);
+  });
+
   it("reads it from a folder of the archive, a small chunk at a time", async () => {
     const zip = writeZip([
       { name: "export-2026-11-30/conversations.json", data: conversations },
