@@ -1,6 +1,7 @@
 import type {
   SessionMessage,
   SessionMessagePart,
+  StoredCompaction,
 } from "../session/contracts/types.js";
 import { asRecord, invalidImport } from "./import-error.js";
 import { isoTime, parseJsonl } from "./json-text.js";
@@ -52,6 +53,9 @@ export function parseClaudeCode(
   const responseOfCall = new Map<string, string>();
   /** The lines of subagent runs (`isSidechain`): sessions of their own. */
   const sidechain = new Set<string>();
+  /** The summaries `/compact` (or an automatic compaction) wrote: overlays. */
+  const compactSummaries: Array<{ id: string; summary: string; at: string }> =
+    [];
   let sessionId: string | null = null;
   let leaf: string | null = null;
   let start: string | null = null;
@@ -60,16 +64,31 @@ export function parseClaudeCode(
     if (value.type === "summary" && typeof value.summary === "string")
       summaries.push({ summary: value.summary, leafUuid: value.leafUuid });
     if (typeof value.uuid !== "string") continue;
-    const parentUuid = value.parentUuid ?? null;
-    if (parentUuid !== null && typeof parentUuid !== "string")
+    const written = value.parentUuid ?? null;
+    if (written !== null && typeof written !== "string")
       throw invalidImport(where, "`parentUuid` must be a uuid or null");
+    // A compaction boundary starts a new root; its logical parent is where the chat was (when
+    // Claude Code names a line it never wrote, the last message before the boundary).
+    const boundary = written === null && value.subtype === "compact_boundary";
+    const parentUuid = !boundary
+      ? written
+      : typeof value.logicalParentUuid === "string" &&
+          parents.has(value.logicalParentUuid)
+        ? value.logicalParentUuid
+        : leaf;
     if (typeof value.sessionId === "string") sessionId ??= value.sessionId;
     const createdAt = isoTime(
       value.timestamp,
       start ?? new Date(0).toISOString(),
     );
     start ??= createdAt;
-    const message = readLine(value, calls, where);
+    const message =
+      value.isCompactSummary === true ? null : readLine(value, calls, where);
+    if (value.isCompactSummary === true) {
+      const summary = contentText(asRecord(value.message)?.content);
+      if (summary.trim() !== "")
+        compactSummaries.push({ id: value.uuid, summary, at: createdAt });
+    }
     rememberResponse(value, lastLineOfResponse, responseOfCall);
     const parentId =
       message === null
@@ -100,6 +119,7 @@ export function parseClaudeCode(
     const tree = buildTree(mainNodes, options);
     conversations.push(
       conversationOf(tree, {
+        compactions: overlaysOf(compactSummaries, parents, tree),
         sessionId: id,
         exportedAt: start,
         leaf: leaf ?? mainNodes.at(-1)?.id ?? null,
@@ -144,6 +164,7 @@ function conversationOf(
     leaf: string | null;
     title: string;
     source: ImportSource;
+    compactions?: StoredCompaction[];
   },
 ): ParsedConversation {
   return {
@@ -153,7 +174,7 @@ function conversationOf(
       sessionId: options.sessionId,
       exportedAt: options.exportedAt ?? new Date().toISOString(),
       messages: tree.messages,
-      compactions: [],
+      compactions: options.compactions ?? [],
     },
     activeLeafId: tree.resolve(options.leaf),
     title: options.title,
@@ -162,6 +183,42 @@ function conversationOf(
     times: conversationTimes(tree.messages),
     warnings: tree.warnings,
   };
+}
+
+/**
+ * A compaction's summary becomes an overlay over the messages before it: from the first message
+ * of its path to the last one before the summary, as Claude Code replaced them in the model's
+ * context.
+ */
+function overlaysOf(
+  summaries: ReadonlyArray<{ id: string; summary: string; at: string }>,
+  parents: ReadonlyMap<string, string | null>,
+  tree: BuiltTree,
+): StoredCompaction[] {
+  return summaries.flatMap(({ id, summary, at }) => {
+    const to = tree.resolve(parents.get(id) ?? null);
+    if (to === null) return [];
+    let from = to;
+    // Bounded walk to the root: the tree has no cycle (buildTree checked it).
+    for (
+      let node: string | null | undefined = to, steps = 0;
+      node != null && steps <= parents.size;
+      node = parents.get(node), steps++
+    ) {
+      const kept = tree.resolve(node);
+      if (kept !== null) from = kept;
+    }
+    return [
+      {
+        id: `claude-code-compaction-${id}`,
+        summary,
+        fromMessageId: from,
+        toMessageId: to,
+        createdAt: at,
+        meta: { summarizer: "claude-code" },
+      },
+    ];
+  });
 }
 
 /**

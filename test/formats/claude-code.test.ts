@@ -49,6 +49,45 @@ describe("Claude Code parallel tool calls", () => {
   });
 });
 
+describe("a real Claude Code transcript (trimmed), with parallel calls and a compaction", () => {
+  const text = fixture("claude-code-real-compacted.jsonl");
+
+  it("keeps every tool call on the active path, and the compaction as an overlay", async () => {
+    const [parsed] = parseConversations(text);
+    const byId = new Map(
+      parsed!.snapshot.messages.map((record) => [record.message.id, record]),
+    );
+    const path: string[] = [];
+    for (
+      let id = parsed!.activeLeafId;
+      id !== null;
+      id = byId.get(id)!.parentId
+    )
+      path.push(id);
+    // Followed literally, 21 of these 23 calls sit on dead branches.
+    const calls = (ids: readonly string[]) =>
+      ids.flatMap((id) =>
+        byId
+          .get(id)!
+          .message.parts.filter((part) => part.type.startsWith("tool-")),
+      );
+    expect(calls([...byId.keys()])).toHaveLength(23);
+    expect(calls(path)).toHaveLength(23);
+    expect(path).toHaveLength(byId.size);
+    // The boundary's summary replaces what came before it.
+    const [overlay] = parsed!.snapshot.compactions;
+    expect(overlay).toMatchObject({
+      fromMessageId: parsed!.snapshot.messages[0]!.message.id,
+      meta: { summarizer: "claude-code" },
+    });
+    const manager = sqliteManager();
+    const [info] = await importConversations(manager, [parsed!]);
+    const history = await manager.getSession(info!.id).getHistory();
+    expect(history[0]!.id).toMatch(/^compaction_/);
+    expect(history.length).toBeLessThan(path.length);
+  });
+});
+
 describe("Claude Code session names", () => {
   it("takes the summary whose leaf is in the file", () => {
     const [parsed] = parseConversations(PARALLEL);

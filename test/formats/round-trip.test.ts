@@ -109,6 +109,7 @@ const SOURCES: Array<[string, string]> = [
   ["pi", "pi-v1-session.jsonl"],
   ["claude-code", "claude-code-session.jsonl"],
   ["claude-code", "claude-code-parallel-tools.jsonl"],
+  ["claude-code", "claude-code-real-compacted.jsonl"],
   ["codex", "codex-rollout-tools.jsonl"],
   [
     "codex",
