@@ -5,7 +5,13 @@ import type {
 } from "../session/contracts/types.js";
 import { asRecord, invalidImport } from "./import-error.js";
 import { parseJsonl, type JsonlLine } from "./json-text.js";
-import { buildTree, checkCompactions, type SourceNode } from "./tree.js";
+import {
+  buildTree,
+  checkCompactions,
+  type SourceNode,
+  type TreeOptions,
+} from "./tree.js";
+import { arborSource } from "./snapshot.js";
 import type { ParsedConversation } from "./types.js";
 
 /** The `format` of a tree JSONL header line. */
@@ -55,6 +61,7 @@ export function toArborJsonl(
 export function parseArborJsonl(
   text: string,
   fileName?: string,
+  options: TreeOptions = {},
 ): ParsedConversation {
   const [first, ...rest] = parseJsonl(text);
   const header = readHeader(first!);
@@ -86,7 +93,7 @@ export function parseArborJsonl(
         `unknown line type ${JSON.stringify(value.type)}`,
       );
   }
-  const { messages } = buildTree(nodes);
+  const { messages, warnings } = buildTree(nodes, options);
   checkCompactions(
     compactions,
     messages,
@@ -127,6 +134,8 @@ export function parseArborJsonl(
     activeLeafId,
     title: header.name ?? fileName ?? "Imported session",
     format: "arbor-jsonl",
+    source: arborSource(snapshot),
+    warnings,
     ...(multi.length > 0 ? { blockVersions: Object.fromEntries(multi) } : {}),
   };
 }

@@ -3,25 +3,79 @@ import type {
   SessionMessagePart,
 } from "../session/contracts/types.js";
 import { asRecord, invalidImport } from "./import-error.js";
+import { jsonArrayElements } from "./json-stream.js";
 import { parseJsonDocument } from "./json-text.js";
-import { IMAGE_PLACEHOLDER, textParts } from "./parts.js";
-import { buildTree, type SourceNode } from "./tree.js";
-import type { ParsedConversation } from "./types.js";
+import { toolNameOf } from "../session/core/tool-parts.js";
+import {
+  IMAGE_PLACEHOLDER,
+  textParts,
+  toolCallPart,
+  toolInput,
+} from "./parts.js";
+import {
+  buildTree,
+  conversationTimes,
+  type SourceNode,
+  type TreeOptions,
+} from "./tree.js";
+import type { ParsedConversation, SkippedContent } from "./types.js";
 
 /**
  * Reads ChatGPT's `conversations.json` (an array of conversations, or one). The `mapping` is the
  * tree; hidden and empty nodes are skipped and their children re-attached; `current_node` is the
- * active leaf. `tool` messages are folded, as text, into the assistant message they answer.
+ * active leaf. An assistant message to a tool is an AI SDK tool part, and the `tool` messages
+ * that answer it are its output.
+ * Every content type of the export is read (docs/formats.md); what is left out is listed in
+ * each conversation's `skipped`.
  */
-export function parseChatGpt(text: string): ParsedConversation[] {
+export function parseChatGpt(
+  text: string,
+  options: TreeOptions = {},
+): ParsedConversation[] {
   const value = parseJsonDocument(text);
   const list = Array.isArray(value) ? value : [value];
-  return list.map((item, index) => readConversation(item, index));
+  return list.map((item, index) => readConversation(item, index, options));
+}
+
+/**
+ * Reads a ChatGPT export as a stream, one conversation at a time: the file's text in chunks
+ * (from `conversations.json`, or from the export's zip through `zipEntryStream()`), so memory is
+ * bounded by the largest conversation, not the file. Each conversation is checked as
+ * `parseChatGpt()` checks it.
+ */
+export async function* streamChatGpt(
+  chunks: AsyncIterable<string>,
+  options: TreeOptions = {},
+): AsyncGenerator<ParsedConversation> {
+  let index = 0;
+  for await (const element of jsonArrayElements(chunks)) {
+    let value: unknown;
+    try {
+      value = JSON.parse(element.text);
+    } catch (error) {
+      throw invalidImport(
+        `line ${element.line}`,
+        `invalid JSON in conversation ${index + 1} (${(error as Error).message})`,
+        error,
+      );
+    }
+    yield readConversation(value, index++, options);
+  }
 }
 
 // --- Internal helpers ---
 
-function readConversation(value: unknown, index: number): ParsedConversation {
+/** What one message's content reads as. */
+interface ReadContent {
+  text: string;
+  reasoning: string[];
+}
+
+function readConversation(
+  value: unknown,
+  index: number,
+  options: TreeOptions,
+): ParsedConversation {
   const conversation = asRecord(value);
   const title =
     typeof conversation?.title === "string" && conversation.title.trim() !== ""
@@ -37,6 +91,7 @@ function readConversation(value: unknown, index: number): ParsedConversation {
   const start = epochIso(conversation.create_time) ?? new Date(0).toISOString();
   const nodes: SourceNode[] = [];
   const times = new Map<string, string>();
+  const skipped: SkippedContent[] = [];
   for (const [key, raw] of Object.entries(mapping)) {
     const where = `${label} node "${key}"`;
     const node = asRecord(raw);
@@ -54,13 +109,14 @@ function readConversation(value: unknown, index: number): ParsedConversation {
       id: key,
       parentId,
       createdAt,
-      message: toMessage(key, source),
+      message: toMessage(key, source, where, skipped),
       where,
     });
   }
-  foldToolOutputs(nodes, mapping);
+  foldToolOutputs(nodes, mapping, label, skipped);
   const tree = buildTree(
     nodes.map((node) => ({ ...node, message: nonEmpty(node.message) })),
+    options,
   );
   const current =
     typeof conversation.current_node === "string"
@@ -82,111 +138,311 @@ function readConversation(value: unknown, index: number): ParsedConversation {
     activeLeafId: tree.resolve(current),
     title,
     format: "chatgpt",
+    source: {
+      format: "chatgpt",
+      id: typeof conversationId === "string" ? conversationId : null,
+    },
+    times: conversationTimes(tree.messages, {
+      createdAt: epochIso(conversation.create_time),
+      updatedAt: epochIso(conversation.update_time),
+    }),
+    skipped,
+    warnings: tree.warnings,
   };
 }
 
-/** A tool's output joins the assistant message it answers: its nearest assistant ancestor. */
+/**
+ * A tool's output becomes the output of the call it answers: the nearest tool part before it
+ * (up to the user's message) of the same tool, else the nearest one still waiting for an
+ * output. An output with no call
+ * (the file search's instructions after an upload, an image the model made) is kept where it
+ * is, as an assistant message of its own.
+ */
 function foldToolOutputs(
   nodes: SourceNode[],
   mapping: Record<string, unknown>,
+  label: string,
+  skipped: SkippedContent[],
 ): void {
   const byId = new Map(nodes.map((node) => [node.id, node]));
   for (const node of nodes) {
     const source = asRecord(asRecord(mapping[node.id])?.message);
     if (asRecord(source?.author)?.role !== "tool") continue;
-    let ancestor = byId.get(node.parentId ?? "");
-    // Bounded: a cycle in the mapping is reported by buildTree, not looped on here.
-    for (let steps = 0; ancestor && steps < nodes.length; steps++) {
-      if (ancestor.message?.role === "assistant") {
-        ancestor.message.parts.push(...toolOutputParts(source!));
-        break;
-      }
-      ancestor = byId.get(ancestor.parentId ?? "");
+    const where = `${label} node "${node.id}"`;
+    const name = asRecord(source!.author)?.name;
+    const tool = typeof name === "string" && name !== "" ? name : "tool";
+    const content = asRecord(source!.content);
+    const { text } = readContent(content, where, skipped);
+    if (text === "") continue;
+    const call = findCall(node, byId, tool, nodes.length);
+    if (!call) {
+      node.message = {
+        id: node.id,
+        role: "assistant",
+        parts: textParts(`Output of ${tool}:\n${text}`),
+      };
+      continue;
     }
+    if (content?.content_type === "system_error") {
+      call.state = "output-error";
+      call.errorText =
+        typeof call.errorText === "string"
+          ? `${call.errorText}\n\n${text}`
+          : text;
+      continue;
+    }
+    // Several outputs for one call (a browser's `mclick` opens several pages): joined in order.
+    call.output =
+      typeof call.output === "string" ? `${call.output}\n\n${text}` : text;
+    if (call.state !== "output-error") call.state = "output-available";
   }
+}
+
+/** The tool part a tool message answers, looking back to the user's message. */
+function findCall(
+  node: SourceNode,
+  byId: ReadonlyMap<string, SourceNode>,
+  tool: string,
+  limit: number,
+): SessionMessagePart | null {
+  let fallback: SessionMessagePart | null = null;
+  let ancestor = byId.get(node.parentId ?? "");
+  // Bounded: a cycle in the mapping is reported by buildTree, not looped on here.
+  for (let steps = 0; ancestor && steps < limit; steps++) {
+    const message = ancestor.message;
+    if (message?.role === "user") break;
+    for (const part of [...(message?.parts ?? [])].reverse()) {
+      const name = toolNameOf(part);
+      if (name === null) continue;
+      if (sameTool(name, tool)) return part;
+      // Another tool's call is this output's only while it still waits for one.
+      if (part.state === "input-available") fallback ??= part;
+    }
+    ancestor = byId.get(ancestor.parentId ?? "");
+  }
+  return fallback;
+}
+
+/** `browser` answers `browser`, `web` answers `web.run`, `file_search` answers `file_search.msearch`. */
+function sameTool(call: string, output: string): boolean {
+  return call === output || call.split(".")[0] === output.split(".")[0];
 }
 
 /** The message a node keeps, or `null` for the nodes the export hides. */
 function toMessage(
   id: string,
   source: Record<string, unknown> | null,
+  where: string,
+  skipped: SkippedContent[],
 ): SessionMessage | null {
   if (!source) return null;
   const role = asRecord(source.author)?.role;
   const metadata = asRecord(source.metadata);
-  if (metadata?.is_visually_hidden_from_conversation === true) return null;
   if (role !== "user" && role !== "assistant" && role !== "system") return null;
-  // An assistant message addressed to a tool (recipient "python", "browser") is the call itself.
+  const content = readContent(asRecord(source.content), where, skipped);
+  if (metadata?.is_visually_hidden_from_conversation === true) {
+    if (content.text.trim() !== "")
+      skipped.push({
+        where,
+        what: `hidden ${role} message`,
+        reason: "ChatGPT hides it from the conversation",
+      });
+    return null;
+  }
+  // An assistant message addressed to a tool (recipient "python", "browser") is the call itself:
+  // a tool part whose input is the message (its code, or JSON), waiting for the tool's output.
   const recipient =
     typeof source.recipient === "string" ? source.recipient : "all";
-  const text = contentText(asRecord(source.content));
-  if (text === null) return null;
-  const shown =
-    role === "assistant" && recipient !== "all"
-      ? `Call to ${recipient}:\n${text}`
-      : text;
-  return { id, role, parts: textParts(shown) };
+  const call =
+    role === "assistant" && recipient !== "all" && content.text !== "";
+  const parts: SessionMessagePart[] = [
+    ...content.reasoning.map((text) => ({ type: "reasoning", text })),
+    ...(call
+      ? [toolCallPart(recipient, id, callInput(asRecord(source.content)))]
+      : textParts(content.text)),
+  ];
+  const partial = partialReason(source, metadata);
+  return {
+    id,
+    role,
+    parts,
+    ...(partial ? { metadata: { partial: true, partialReason: partial } } : {}),
+  };
+}
+
+/**
+ * Why an answer is unfinished: still `in_progress` when exported, or stopped by the user
+ * (`finish_details.type: "interrupted"`); `null` for a finished one.
+ */
+function partialReason(
+  source: Record<string, unknown>,
+  metadata: Record<string, unknown> | null,
+): string | null {
+  const finish = asRecord(metadata?.finish_details)?.type;
+  if (finish === "interrupted") return "interrupted";
+  if (source.status === "in_progress") return "in_progress";
+  return null;
+}
+
+/** A call's input: the code it runs, or the JSON it sends (parsed). */
+function callInput(content: Record<string, unknown> | null): unknown {
+  const text =
+    typeof content?.text === "string"
+      ? content.text
+      : Array.isArray(content?.parts)
+        ? content.parts.filter((part) => typeof part === "string").join("\n")
+        : "";
+  return toolInput(text);
 }
 
 function nonEmpty(message: SessionMessage | null): SessionMessage | null {
   return message && message.parts.length > 0 ? message : null;
 }
 
-function toolOutputParts(
-  source: Record<string, unknown>,
-): SessionMessagePart[] {
-  const name = asRecord(source.author)?.name;
-  const text = contentText(asRecord(source.content));
-  if (!text) return [];
-  return textParts(
-    `Output of ${typeof name === "string" ? name : "tool"}:\n${text}`,
-  );
+/**
+ * The readable text (and reasoning) of a ChatGPT content object. What is left out goes to
+ * `skipped`: context the user edits in settings, UI notes, audio, image files, unknown types.
+ */
+function readContent(
+  content: Record<string, unknown> | null,
+  where: string,
+  skipped: SkippedContent[],
+): ReadContent {
+  const none: ReadContent = { text: "", reasoning: [] };
+  if (!content) return none;
+  const type = String(content.content_type ?? "text");
+  const skip = (what: string, reason: string): ReadContent => {
+    skipped.push({ where, what, reason });
+    return none;
+  };
+  const text = (value: string): ReadContent => ({ text: value, reasoning: [] });
+  const string = (value: unknown) => (typeof value === "string" ? value : "");
+  switch (type) {
+    case "user_editable_context":
+    case "model_editable_context":
+      return skip(
+        type,
+        "custom instructions and memory of the account, not part of the conversation",
+      );
+    case "reasoning_recap":
+      return skip(type, `a note of the interface (${string(content.content)})`);
+    case "code": {
+      const body = string(content.text);
+      const language =
+        typeof content.language === "string" && content.language !== "unknown"
+          ? content.language
+          : "";
+      return text(
+        body.trim() === "" ? "" : `\`\`\`${language}\n${body}\n\`\`\``,
+      );
+    }
+    case "execution_output": {
+      const body = string(content.text);
+      return text(body.trim() === "" ? "" : `\`\`\`\n${body}\n\`\`\``);
+    }
+    case "tether_browsing_display": {
+      const result = string(content.result);
+      const summary = string(content.summary);
+      return text(
+        [result, summary && summary !== result ? `Summary: ${summary}` : ""]
+          .filter((line) => line.trim() !== "")
+          .join("\n\n"),
+      );
+    }
+    case "tether_quote": {
+      const quoted = string(content.text);
+      const origin = string(content.title) || string(content.url);
+      const url = string(content.url);
+      return text(
+        [
+          origin
+            ? `> ${origin}${url && url !== origin ? ` (${url})` : ""}`
+            : "",
+          ...quoted.split("\n").map((line) => `> ${line}`),
+        ]
+          .filter((line) => line !== "" && line !== "> ")
+          .join("\n"),
+      );
+    }
+    case "sonic_webpage": {
+      const heading = [string(content.title), string(content.url)]
+        .filter((value) => value !== "")
+        .join(" — ");
+      return text(
+        [heading, string(content.text)].filter((v) => v !== "").join("\n"),
+      );
+    }
+    case "system_error": {
+      const name = string(content.name);
+      return text(
+        `Error${name ? ` (${name})` : ""}: ${string(content.text)}`.trim(),
+      );
+    }
+    case "thoughts": {
+      const thoughts = Array.isArray(content.thoughts) ? content.thoughts : [];
+      return {
+        text: "",
+        reasoning: thoughts
+          .map((thought) => {
+            const item = asRecord(thought);
+            return [string(item?.summary), string(item?.content)]
+              .filter((value) => value.trim() !== "")
+              .join("\n");
+          })
+          .filter((value) => value !== ""),
+      };
+    }
+    case "text":
+    case "multimodal_text":
+      return text(partsText(content.parts, where, skipped));
+    default:
+      if (Array.isArray(content.parts))
+        return text(partsText(content.parts, where, skipped));
+      if (typeof content.text === "string") return text(content.text);
+      return skip(type, "a content type this import does not read");
+  }
 }
 
-/** The readable text of a ChatGPT content object; `null` for content that is never shown. */
-function contentText(content: Record<string, unknown> | null): string | null {
-  if (!content) return null;
-  const type = content.content_type;
-  if (type === "user_editable_context" || type === "model_editable_context")
-    return null;
-  if (type === "code" || type === "execution_output") {
-    const language =
-      type === "code" &&
-      typeof content.language === "string" &&
-      content.language !== "unknown"
-        ? content.language
-        : "";
-    const body = typeof content.text === "string" ? content.text : "";
-    return body.trim() === "" ? "" : `\`\`\`${language}\n${body}\n\`\`\``;
-  }
-  if (type === "tether_quote") {
-    const quoted = typeof content.text === "string" ? content.text : "";
-    const source =
-      typeof content.title === "string" ? content.title : content.url;
-    return [
-      source ? `> ${String(source)}` : "",
-      ...quoted.split("\n").map((line) => `> ${line}`),
-    ]
-      .filter((line) => line !== "")
-      .join("\n");
-  }
-  if (Array.isArray(content.parts))
-    return content.parts
-      .map(partText)
-      .filter((text) => text !== "")
-      .join("\n");
-  return typeof content.text === "string" ? content.text : "";
+function partsText(
+  parts: unknown,
+  where: string,
+  skipped: SkippedContent[],
+): string {
+  if (!Array.isArray(parts)) return "";
+  return parts
+    .map((part) => partText(part, where, skipped))
+    .filter((text) => text !== "")
+    .join("\n");
 }
 
-function partText(part: unknown): string {
+function partText(
+  part: unknown,
+  where: string,
+  skipped: SkippedContent[],
+): string {
   if (typeof part === "string") return part;
   const object = asRecord(part);
   if (!object) return "";
-  if (object.content_type === "image_asset_pointer") return IMAGE_PLACEHOLDER;
+  const type = String(object.content_type ?? "");
+  if (type === "image_asset_pointer") {
+    skipped.push({
+      where,
+      what: "image",
+      reason: `the image file (${String(object.asset_pointer ?? "no pointer")}) is not in conversations.json; "[image]" stands in`,
+    });
+    return IMAGE_PLACEHOLDER;
+  }
   if (typeof object.text === "string") return object.text;
-  return typeof object.content_type === "string"
-    ? `[${object.content_type}]`
-    : "";
+  skipped.push({
+    where,
+    what: type || "part",
+    reason:
+      type === "audio_asset_pointer" ||
+      type === "real_time_user_audio_video_asset_pointer"
+        ? "audio and video files are not imported (a transcription, when there is one, is)"
+        : "a content part this import does not read",
+  });
+  return "";
 }
 
 function epochIso(value: unknown): string | undefined {

@@ -1,6 +1,7 @@
 import type {
   SessionMessage,
   SessionMessagePart,
+  StoredCompaction,
 } from "../session/contracts/types.js";
 import { asRecord, invalidImport } from "./import-error.js";
 import { isoTime, parseJsonl } from "./json-text.js";
@@ -11,64 +12,300 @@ import {
   toolCallPart,
   ToolCalls,
 } from "./parts.js";
-import { buildTree, firstUserWords, type SourceNode } from "./tree.js";
-import type { ParsedConversation } from "./types.js";
+import {
+  buildTree,
+  conversationTimes,
+  firstUserWords,
+  type BuiltTree,
+  type SourceNode,
+  type TreeOptions,
+} from "./tree.js";
+import type { ImportSource, ParsedConversation } from "./types.js";
 
 /**
  * Reads a Claude Code transcript (JSONL under `~/.claude/projects/`). Every line with a `uuid`
  * is a node of the tree (`parentUuid`), sidechains included; `user` and `assistant` lines are
  * kept (thinking as reasoning parts, `tool_use` as tool parts), a `tool_result` becomes the
  * output of its call, and other lines (`system`, meta messages) are skipped with their children
- * re-attached. Lines without a `uuid` are skipped; a `summary` line names the session. The last
- * kept line outside a sidechain is the active leaf.
+ * re-attached. Claude Code writes one line per content block of a response and hangs the line
+ * after parallel tool calls under whichever result it wrote last; a result line is therefore
+ * re-attached under the last line of the response that made its call, so every call of that
+ * response stays on the path. Lines without a `uuid` are skipped. The session is named by a
+ * `summary` whose `leafUuid` is a line of this file, else by the first user prompt that is not
+ * a slash-command wrapper. The last kept line outside a sidechain is the active leaf.
+ *
+ * Subagent runs (`isSidechain` lines) are not part of the main conversation: each run (a tree of
+ * sidechain lines) is a conversation of its own after the main one, with `parentIndex: 0`, so
+ * the import links it to the main session by `parent_session_id`. A file of sidechain lines
+ * only (Claude Code's `agent-*.jsonl`) gives the runs alone.
  */
 export function parseClaudeCode(
   text: string,
   fileName?: string,
-): ParsedConversation {
+  options: TreeOptions = {},
+): ParsedConversation[] {
   const calls = new ToolCalls();
   const nodes: SourceNode[] = [];
-  let summary: string | null = null;
+  const summaries: Array<{ summary: string; leafUuid: unknown }> = [];
+  const parents = new Map<string, string | null>();
+  /** The last line of each response (`message.id`), and the response of each tool call. */
+  const lastLineOfResponse = new Map<string, string>();
+  const responseOfCall = new Map<string, string>();
+  /** The lines of subagent runs (`isSidechain`): sessions of their own. */
+  const sidechain = new Set<string>();
+  /** The summaries `/compact` (or an automatic compaction) wrote: overlays. */
+  const compactSummaries: Array<{ id: string; summary: string; at: string }> =
+    [];
   let sessionId: string | null = null;
   let leaf: string | null = null;
   let start: string | null = null;
   for (const { line, value } of parseJsonl(text)) {
     const where = `line ${line}`;
     if (value.type === "summary" && typeof value.summary === "string")
-      summary ??= value.summary;
+      summaries.push({ summary: value.summary, leafUuid: value.leafUuid });
     if (typeof value.uuid !== "string") continue;
-    const parentId = value.parentUuid ?? null;
-    if (parentId !== null && typeof parentId !== "string")
+    const written = value.parentUuid ?? null;
+    if (written !== null && typeof written !== "string")
       throw invalidImport(where, "`parentUuid` must be a uuid or null");
+    // A compaction boundary starts a new root; its logical parent is where the chat was (when
+    // Claude Code names a line it never wrote, the last message before the boundary).
+    const boundary = written === null && value.subtype === "compact_boundary";
+    const parentUuid = !boundary
+      ? written
+      : typeof value.logicalParentUuid === "string" &&
+          parents.has(value.logicalParentUuid)
+        ? value.logicalParentUuid
+        : leaf;
     if (typeof value.sessionId === "string") sessionId ??= value.sessionId;
     const createdAt = isoTime(
       value.timestamp,
       start ?? new Date(0).toISOString(),
     );
     start ??= createdAt;
-    const message = readLine(value, calls, where);
+    const message =
+      value.isCompactSummary === true ? null : readLine(value, calls, where);
+    if (value.isCompactSummary === true) {
+      const summary = contentText(asRecord(value.message)?.content);
+      if (summary.trim() !== "")
+        compactSummaries.push({ id: value.uuid, summary, at: createdAt });
+    }
+    rememberResponse(value, lastLineOfResponse, responseOfCall);
+    const parentId =
+      message === null
+        ? (resultParent(value, parents, lastLineOfResponse, responseOfCall) ??
+          parentUuid)
+        : parentUuid;
+    parents.set(value.uuid, parentId);
     nodes.push({ id: value.uuid, parentId, createdAt, message, where });
-    if (message && value.isSidechain !== true) leaf = value.uuid;
+    if (value.isSidechain === true) sidechain.add(value.uuid);
+    else if (message) leaf = value.uuid;
   }
-  const tree = buildTree(nodes);
+  const summary = summaries.find(
+    (entry) =>
+      typeof entry.leafUuid === "string" && parents.has(entry.leafUuid),
+  )?.summary;
+  const mainNodes = nodes.filter((node) => !sidechain.has(node.id));
+  const runs = sidechainRuns(
+    nodes.filter((node) => sidechain.has(node.id)),
+    sidechain,
+  );
+  const conversations: ParsedConversation[] = [];
+  const id = sessionId ?? crypto.randomUUID();
+  const source = (suffix: string) => ({
+    format: "claude-code",
+    id: sessionId === null ? null : `${sessionId}${suffix}`,
+  });
+  if (mainNodes.length > 0 || runs.length === 0) {
+    const tree = buildTree(mainNodes, options);
+    conversations.push(
+      conversationOf(tree, {
+        compactions: overlaysOf(compactSummaries, parents, tree),
+        sessionId: id,
+        exportedAt: start,
+        leaf: leaf ?? mainNodes.at(-1)?.id ?? null,
+        source: source(""),
+        title:
+          summary ??
+          firstUserWords(
+            tree.messages,
+            fileName ?? "Claude Code session",
+            withoutCommandWrappers,
+          ),
+      }),
+    );
+  }
+  const main = conversations[0];
+  runs.forEach((run, index) => {
+    const tree = buildTree(run, options);
+    const words = firstUserWords(tree.messages, `run ${index + 1}`);
+    conversations.push({
+      ...conversationOf(tree, {
+        sessionId: `${id}-sidechain-${index + 1}`,
+        exportedAt: start,
+        leaf: run.at(-1)?.id ?? null,
+        source: source(`/${run[0]!.id}`),
+        title: main
+          ? `${main.title} · subagent: ${words}`
+          : `Subagent: ${words}`,
+      }),
+      ...(main ? { parentIndex: 0 } : {}),
+    });
+  });
+  return conversations;
+}
+
+// --- Internal helpers ---
+
+function conversationOf(
+  tree: BuiltTree,
+  options: {
+    sessionId: string;
+    exportedAt: string | null;
+    leaf: string | null;
+    title: string;
+    source: ImportSource;
+    compactions?: StoredCompaction[];
+  },
+): ParsedConversation {
   return {
     snapshot: {
       format: "arbor.session",
       version: 1,
-      sessionId: sessionId ?? crypto.randomUUID(),
-      exportedAt: start ?? new Date().toISOString(),
+      sessionId: options.sessionId,
+      exportedAt: options.exportedAt ?? new Date().toISOString(),
       messages: tree.messages,
-      compactions: [],
+      compactions: options.compactions ?? [],
     },
-    activeLeafId: tree.resolve(leaf ?? nodes.at(-1)?.id ?? null),
-    title:
-      summary ??
-      firstUserWords(tree.messages, fileName ?? "Claude Code session"),
+    activeLeafId: tree.resolve(options.leaf),
+    title: options.title,
     format: "claude-code",
+    source: options.source,
+    times: conversationTimes(tree.messages),
+    warnings: tree.warnings,
   };
 }
 
-// --- Internal helpers ---
+/**
+ * A compaction's summary becomes an overlay over the messages before it: from the first message
+ * of its path to the last one before the summary, as Claude Code replaced them in the model's
+ * context.
+ */
+function overlaysOf(
+  summaries: ReadonlyArray<{ id: string; summary: string; at: string }>,
+  parents: ReadonlyMap<string, string | null>,
+  tree: BuiltTree,
+): StoredCompaction[] {
+  return summaries.flatMap(({ id, summary, at }) => {
+    const to = tree.resolve(parents.get(id) ?? null);
+    if (to === null) return [];
+    let from = to;
+    // Bounded walk to the root: the tree has no cycle (buildTree checked it).
+    for (
+      let node: string | null | undefined = to, steps = 0;
+      node != null && steps <= parents.size;
+      node = parents.get(node), steps++
+    ) {
+      const kept = tree.resolve(node);
+      if (kept !== null) from = kept;
+    }
+    return [
+      {
+        id: `claude-code-compaction-${id}`,
+        summary,
+        fromMessageId: from,
+        toMessageId: to,
+        createdAt: at,
+        meta: { summarizer: "claude-code" },
+      },
+    ];
+  });
+}
+
+/**
+ * Groups sidechain lines into runs: each line joins the run of its topmost sidechain ancestor.
+ * A run's first line that hangs under a main-chain line becomes the root of its own session.
+ */
+function sidechainRuns(
+  lines: readonly SourceNode[],
+  sidechain: ReadonlySet<string>,
+): SourceNode[][] {
+  const byId = new Map(lines.map((node) => [node.id, node]));
+  const runs = new Map<string, SourceNode[]>();
+  for (const node of lines) {
+    let top = node;
+    // Bounded: a cycle is reported by buildTree, not looped on here.
+    for (let steps = 0; steps < lines.length; steps++) {
+      const parent = top.parentId === null ? undefined : byId.get(top.parentId);
+      if (!parent) break;
+      top = parent;
+    }
+    const run = runs.get(top.id) ?? [];
+    run.push(
+      node === top && node.parentId !== null && !sidechain.has(node.parentId)
+        ? { ...node, parentId: null }
+        : node,
+    );
+    runs.set(top.id, run);
+  }
+  return [...runs.values()];
+}
+
+/** Records the last line of an assistant response and which response made each tool call. */
+function rememberResponse(
+  value: Record<string, unknown>,
+  lastLineOfResponse: Map<string, string>,
+  responseOfCall: Map<string, string>,
+): void {
+  if (value.type !== "assistant") return;
+  const source = asRecord(value.message);
+  if (typeof source?.id !== "string") return;
+  lastLineOfResponse.set(source.id, value.uuid as string);
+  if (!Array.isArray(source.content)) return;
+  for (const block of source.content) {
+    const item = asRecord(block);
+    if (item?.type === "tool_use" && typeof item.id === "string")
+      responseOfCall.set(item.id, source.id);
+  }
+}
+
+/**
+ * Where a skipped tool-result line belongs: under the last line (so far) of the response that
+ * made its call, unless that line descends from the result line itself (then, as written).
+ */
+function resultParent(
+  value: Record<string, unknown>,
+  parents: ReadonlyMap<string, string | null>,
+  lastLineOfResponse: ReadonlyMap<string, string>,
+  responseOfCall: ReadonlyMap<string, string>,
+): string | null {
+  const content = asRecord(value.message)?.content;
+  if (!Array.isArray(content)) return null;
+  let target: string | null = null;
+  for (const block of content) {
+    const item = asRecord(block);
+    if (item?.type !== "tool_result" || typeof item.tool_use_id !== "string")
+      continue;
+    const response = responseOfCall.get(item.tool_use_id);
+    target = response ? (lastLineOfResponse.get(response) ?? target) : target;
+  }
+  if (target === null) return null;
+  // Bounded walk up the lines read so far: a line descending from this one would make a cycle.
+  for (
+    let id: string | null | undefined = target, steps = 0;
+    id != null && steps <= parents.size;
+    id = parents.get(id), steps++
+  )
+    if (id === value.uuid) return null;
+  return target;
+}
+
+/** Slash-command wrappers Claude Code writes as user text, which name no conversation. */
+const COMMAND_WRAPPER =
+  /<(command-name|command-message|command-args|local-command-stdout|local-command-stderr|system-reminder)>[\s\S]*?<\/\1>/g;
+
+function withoutCommandWrappers(text: string): string {
+  return text.replace(COMMAND_WRAPPER, "");
+}
 
 function readLine(
   value: Record<string, unknown>,

@@ -1,11 +1,12 @@
 import { asRecord, invalidImport } from "./import-error.js";
 import { ARBOR_JSONL_FORMAT } from "./arbor-jsonl.js";
+import { isCodexRollout } from "./codex.js";
 import { parseJsonDocument } from "./json-text.js";
 import type { ImportFormat } from "./types.js";
 
 /**
  * Names the format of a file by its structure: one JSON document (snapshot, ChatGPT export,
- * OpenAI or UIMessage array) or JSON Lines (tree JSONL, Pi, Claude Code). The file name breaks
+ * OpenAI or UIMessage array) or JSON Lines (tree JSONL, Pi, Claude Code, Codex). The file name breaks
  * ties (an empty array in `conversations.json` is a ChatGPT export). Throws `INVALID_IMPORT`
  * when nothing matches.
  */
@@ -41,13 +42,14 @@ export function detectFormat(text: string, fileName?: string): ImportFormat {
       )
     )
       return "claude-code";
+    if (isCodexRollout(records, fileName)) return "codex";
   }
   // Not JSON Lines either: report where the JSON document breaks.
   if (!first && /^[[{]/.test(text.trim())) parseJsonDocument(text);
   if (!first) throw invalidImport("line 1", "neither JSON nor JSON Lines");
   throw invalidImport(
     null,
-    "unknown JSONL format: no Arbor or Pi header, no Claude Code `parentUuid`",
+    "unknown JSONL format: no Arbor or Pi header, no Claude Code `parentUuid`, no Codex `session_meta` or `response_item`",
   );
 }
 

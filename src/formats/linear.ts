@@ -1,5 +1,10 @@
 import { asRecord, invalidImport } from "./import-error.js";
-import { buildTree, firstUserWords, type SourceNode } from "./tree.js";
+import {
+  buildTree,
+  conversationTimes,
+  firstUserWords,
+  type SourceNode,
+} from "./tree.js";
 import type { ImportFormat, ParsedConversation } from "./types.js";
 
 /** The message array of `[…]` or `{ messages: […] }`. */
@@ -23,6 +28,7 @@ export function linearConversation(
   fileName: string | undefined,
 ): ParsedConversation {
   const start = Date.now();
+  const timed = nodes.some((node) => node.createdAt !== "");
   let previous: string | null = null;
   const chained = nodes.map((node, index) => {
     const linked: SourceNode = {
@@ -48,5 +54,9 @@ export function linearConversation(
     activeLeafId: tree.resolve(previous),
     title: firstUserWords(messages, fileName ?? "Imported chat"),
     format,
+    // No id in these formats: the import hashes the content instead.
+    source: { format, id: null },
+    // Times the file gave are the conversation's; the import's own are not.
+    ...(timed ? { times: conversationTimes(messages) } : {}),
   };
 }

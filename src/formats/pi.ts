@@ -4,7 +4,7 @@ import type {
   StoredCompaction,
 } from "../session/contracts/types.js";
 import { asRecord, invalidImport } from "./import-error.js";
-import { isoTime, parseJsonl } from "./json-text.js";
+import { isoTime, parseJsonl, type JsonlLine } from "./json-text.js";
 import {
   contentText,
   IMAGE_PLACEHOLDER,
@@ -14,27 +14,37 @@ import {
 } from "./parts.js";
 import {
   buildTree,
+  conversationTimes,
   firstUserWords,
   type BuiltTree,
   type SourceNode,
+  type TreeOptions,
 } from "./tree.js";
 import type { ParsedConversation } from "./types.js";
 
 /**
- * Reads a Pi coding-agent session (JSONL, version 2 or 3: a `session` header, then entries
- * linked by `id`/`parentId`). `user` and `assistant` messages are kept (thinking as reasoning
+ * Reads a Pi coding-agent session (JSONL: a `session` header, then entries linked by
+ * `id`/`parentId`, versions 2 and 3; a version 1 file, a linear list, is first migrated as Pi
+ * migrates it on load). `user` and `assistant` messages are kept (thinking as reasoning
  * parts, `toolCall` blocks as tool parts); a `toolResult` becomes the output of its call. Every
  * other entry is skipped with its children re-attached, except that a `compaction` becomes an
  * overlay over the messages before its `firstKeptEntryId`, and `session_info` names the session.
  * The last entry is the active leaf.
  */
-export function parsePi(text: string, fileName?: string): ParsedConversation {
-  const [header, ...entries] = parseJsonl(text);
+export function parsePi(
+  text: string,
+  fileName?: string,
+  options: TreeOptions = {},
+): ParsedConversation {
+  const [header, ...read] = parseJsonl(text);
   if (header!.value.type !== "session")
     throw invalidImport(
       `line ${header!.line}`,
       'expected the Pi header {"type":"session",…}',
     );
+  const entries = isVersion1(header!.value, read)
+    ? migrateVersion1(read)
+    : read;
   const start = isoTime(header!.value.timestamp, new Date(0).toISOString());
   const calls = new ToolCalls();
   const nodes: SourceNode[] = [];
@@ -64,7 +74,7 @@ export function parsePi(text: string, fileName?: string): ParsedConversation {
       where,
     });
   }
-  const tree = buildTree(nodes);
+  const tree = buildTree(nodes, options);
   const last = nodes.at(-1)?.id ?? null;
   const byId = new Map(nodes.map((node) => [node.id, node]));
   return {
@@ -84,10 +94,51 @@ export function parsePi(text: string, fileName?: string): ParsedConversation {
     activeLeafId: tree.resolve(last),
     title: name ?? firstUserWords(tree.messages, fileName ?? "Pi session"),
     format: "pi",
+    source: {
+      format: "pi",
+      id: typeof header!.value.id === "string" ? header!.value.id : null,
+    },
+    times: conversationTimes(tree.messages, { createdAt: start }),
+    warnings: tree.warnings,
   };
 }
 
 // --- Internal helpers ---
+
+/** Version 1: no `version` in the header (or 1) and entries without ids. */
+function isVersion1(
+  header: Record<string, unknown>,
+  entries: readonly JsonlLine[],
+): boolean {
+  if (header.version !== undefined && header.version !== 1) return false;
+  return entries.every(({ value }) => value.id === undefined);
+}
+
+/**
+ * Version 1 → 2, as Pi does on load: the entries form one chain in file order, each with an id
+ * (`v1-<n>`, `n` its index in the file, the header being 0) and the previous entry as parent;
+ * a compaction's `firstKeptEntryIndex` (an index in the file, counted the same way) becomes
+ * `firstKeptEntryId`. The ids are fixed, so a file imports to the same ids every time.
+ */
+function migrateVersion1(entries: readonly JsonlLine[]): JsonlLine[] {
+  const idAt = (index: number) => `v1-${index}`;
+  return entries.map(({ line, value }, position) => {
+    const index = position + 1;
+    const migrated: Record<string, unknown> = {
+      ...value,
+      id: idAt(index),
+      parentId: position === 0 ? null : idAt(index - 1),
+    };
+    if (
+      value.type === "compaction" &&
+      typeof value.firstKeptEntryIndex === "number" &&
+      value.firstKeptEntryIndex >= 1 &&
+      value.firstKeptEntryIndex <= entries.length
+    )
+      migrated.firstKeptEntryId = idAt(value.firstKeptEntryIndex);
+    return { line, value: migrated };
+  });
+}
 
 function readMessage(
   entry: Record<string, unknown>,

@@ -5,7 +5,7 @@ import { assertSnapshot } from "../session/snapshot/snapshot.js";
 import { asRecord, invalidImport } from "./import-error.js";
 import { parseJsonDocument } from "./json-text.js";
 import { buildTree, checkCompactions } from "./tree.js";
-import type { ParsedConversation } from "./types.js";
+import type { ImportSource, ParsedConversation } from "./types.js";
 
 /** The snapshot JSON of a session (`manager.exportSession()`), pretty-printed. */
 export function toSnapshotJson(snapshot: SessionSnapshot): string {
@@ -79,7 +79,27 @@ export function checkSnapshot(
     activeLeafId,
     title: snapshot.info?.name ?? fileName ?? "Imported session",
     format: "snapshot",
+    source: arborSource(snapshot),
   };
+}
+
+/**
+ * The source of an Arbor file: the one its session was imported from (its `import.*` metadata),
+ * else the Arbor session itself.
+ */
+export function arborSource(snapshot: SessionSnapshot): ImportSource {
+  const metadata = snapshot.metadata ?? {};
+  const format = metadata["import.format"];
+  const id = metadata["import.sourceId"];
+  if (format && id)
+    return {
+      format,
+      id,
+      ...(metadata["import.fileName"]
+        ? { fileName: metadata["import.fileName"] }
+        : {}),
+    };
+  return { format: "arbor", id: snapshot.sessionId };
 }
 
 // --- Internal helpers ---

@@ -6,6 +6,7 @@ import type {
 import { assertValidMessage } from "../session/core/message-codec.js";
 import { assertMessageRole } from "../session/session-checks.js";
 import { invalidImport } from "./import-error.js";
+import type { ConversationTimes, ImportWarning } from "./types.js";
 
 /** One entry of a source tree. A `null` message is skipped and its children re-attached. */
 export interface SourceNode {
@@ -23,6 +24,14 @@ export interface BuiltTree {
   messages: SessionSnapshot["messages"];
   /** The id itself when kept, else its nearest kept ancestor (`null` for none or unknown ids). */
   resolve(id: string | null): string | null;
+  /** What `lenient` repaired: each entry whose parent is not in the file. */
+  warnings: ImportWarning[];
+}
+
+/** How `buildTree()` treats an entry whose parent is missing. */
+export interface TreeOptions {
+  /** Attach it to the root and warn, instead of refusing the file (a trimmed fragment). */
+  lenient?: boolean;
 }
 
 /**
@@ -30,21 +39,35 @@ export interface BuiltTree {
  * cycle, every kept message valid as Session writes it. Input order is kept where it already puts
  * parents first; a child listed before its parent moves after it.
  */
-export function buildTree(nodes: readonly SourceNode[]): BuiltTree {
-  const byId = new Map<string, SourceNode>();
-  for (const node of nodes) {
+export function buildTree(
+  sourceNodes: readonly SourceNode[],
+  options: TreeOptions = {},
+): BuiltTree {
+  const ids = new Set<string>();
+  for (const node of sourceNodes) {
     if (typeof node.id !== "string" || node.id === "")
       throw invalidImport(node.where, "an entry needs a non-empty string id");
-    if (byId.has(node.id))
+    if (ids.has(node.id))
       throw invalidImport(node.where, `the id "${node.id}" appears twice`);
-    byId.set(node.id, node);
+    ids.add(node.id);
   }
-  for (const node of nodes) {
-    if (node.parentId !== null && !byId.has(node.parentId))
+  const warnings: ImportWarning[] = [];
+  const nodes = sourceNodes.map((node) => {
+    if (node.parentId === null || ids.has(node.parentId)) return node;
+    const problem = `the parent "${node.parentId}" of "${node.id}" is not in the file`;
+    if (!options.lenient)
       throw invalidImport(
         node.where,
-        `the parent "${node.parentId}" of "${node.id}" is not in the file`,
+        `${problem} (a trimmed file? import it with lenient to attach such entries to the root)`,
       );
+    warnings.push({
+      where: node.where,
+      problem: `${problem}; attached to the root`,
+    });
+    return { ...node, parentId: null };
+  });
+  const byId = new Map(nodes.map((node) => [node.id, node]));
+  for (const node of nodes) {
     if (Number.isNaN(Date.parse(node.createdAt)))
       throw invalidImport(
         node.where,
@@ -71,6 +94,7 @@ export function buildTree(nodes: readonly SourceNode[]): BuiltTree {
   return {
     messages,
     resolve: (id) => (id === null ? null : (kept.get(id) ?? null)),
+    warnings,
   };
 }
 
@@ -111,16 +135,44 @@ export function checkCompactions(
   });
 }
 
+/**
+ * A conversation's times: from the earlier of the stated start and its first message to the
+ * later of the stated update and its last message (a Pi session branched off later states a
+ * start after its messages). `undefined` when there is neither.
+ */
+export function conversationTimes(
+  messages: SessionSnapshot["messages"],
+  stated: {
+    createdAt?: string | undefined;
+    updatedAt?: string | undefined;
+  } = {},
+): ConversationTimes | undefined {
+  const times = [
+    ...messages.map((record) => record.createdAt),
+    ...[stated.createdAt, stated.updatedAt].filter(
+      (time): time is string => time !== undefined,
+    ),
+  ].sort();
+  const createdAt = times[0];
+  const updatedAt = times.at(-1);
+  return createdAt === undefined || updatedAt === undefined
+    ? undefined
+    : { createdAt, updatedAt };
+}
+
 /** The first words of the first user message: a fallback title. */
 export function firstUserWords(
   messages: SessionSnapshot["messages"],
   fallback: string,
+  clean: (text: string) => string = (text) => text,
 ): string {
   for (const { message } of messages) {
     if (message.role !== "user") continue;
     const text = message.parts
       .map((part) =>
-        part.type === "text" && typeof part.text === "string" ? part.text : "",
+        part.type === "text" && typeof part.text === "string"
+          ? clean(part.text)
+          : "",
       )
       .join(" ")
       .replace(/\s+/g, " ")

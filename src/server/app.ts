@@ -140,11 +140,34 @@ function bodyLimits(
     typeof given === "number"
       ? { api: given, import: given }
       : { ...DEFAULT_BODY_LIMIT, ...given };
-  const onError = (c: Parameters<MiddlewareHandler>[0]) =>
-    errorResponse(c, "PAYLOAD_TOO_LARGE", "The request body is too large");
-  const api = limitBody({ maxSize: limits.api, onError });
-  const imports = limitBody({ maxSize: limits.import, onError });
+  const onError =
+    (limit: number, hint: string) => (c: Parameters<MiddlewareHandler>[0]) =>
+      errorResponse(
+        c,
+        "PAYLOAD_TOO_LARGE",
+        `The request body is over this route's limit of ${sizeText(limit)}${hint}`,
+      );
+  const api = limitBody({
+    maxSize: limits.api,
+    onError: onError(limits.api, ""),
+  });
+  // A file over the limit imports through `arbor import`, which streams it from disk.
+  const imports = limitBody({
+    maxSize: limits.import,
+    onError: onError(
+      limits.import,
+      "; import a larger file with `arbor import <file>`, which streams it with bounded memory",
+    ),
+  });
   return (c, next) => (c.req.path === "/v1/import" ? imports : api)(c, next);
+}
+
+/** Bytes as people read them: `10 MiB`, `512 KiB`, `900 bytes`. */
+function sizeText(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0)
+    return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
 }
 
 function defaultLogger(message: string, error: unknown): void {

@@ -12,6 +12,7 @@ export type ServerErrorCode =
   | "NOT_FOUND"
   | "PAYLOAD_TOO_LARGE"
   | "UNSUPPORTED_MEDIA_TYPE"
+  | "IDEMPOTENCY_KEY_REUSED"
   | "INTERNAL";
 
 /** Every error answer: `{ error: { code, message } }`. */
@@ -32,6 +33,7 @@ export const STATUS_BY_CODE: Readonly<
   NOT_FOUND: 404,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  IDEMPOTENCY_KEY_REUSED: 422,
   INTERNAL: 500,
   INVALID_MESSAGE: 400,
   INVALID_ARGUMENT: 400,

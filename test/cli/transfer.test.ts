@@ -1,4 +1,11 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  createWriteStream,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,6 +13,7 @@ import { temporaryFolder } from "./support/folder.js";
 // In-process: main() itself, no subprocess per command (help.test.ts runs the built bin).
 import { runCliInProcess as runCli } from "./support/in-process.js";
 import { seedBranchedDatabase, type Seeded } from "./support/seed.js";
+import { writeZip } from "../formats/zip-writer.js";
 
 const CHATGPT = fileURLToPath(
   new URL("./fixtures/chatgpt-conversations.json", import.meta.url),
@@ -82,10 +90,185 @@ describe("arbor import and export", () => {
         "--format",
         "chatgpt",
         "--db",
-        db,
+        path("named.db"),
       ]);
       expect(run.code).toBe(0);
       expect(run.stdout).toMatch(/^\S+ {2}Bread\n$/);
+    });
+
+    it("skips the conversation when imported again, and updates or replaces on request", async () => {
+      const again = await runCli(["import", CHATGPT, "--db", db]);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toBe("");
+      expect(again.stderr).toContain("Created 0, updated 0, skipped 1.");
+      expect(again.stderr).toContain(
+        `Skipped "Sourdough starter": imported before as ${sessionId} (--existing update or replace)`,
+      );
+      const update = await runCli([
+        "import",
+        CHATGPT,
+        "--existing",
+        "update",
+        "--db",
+        db,
+      ]);
+      expect(update.stderr).toContain("Created 0, updated 1, skipped 0.");
+      expect(update.stdout).toBe(`${sessionId}  Sourdough starter\n`);
+      const bad = await runCli(["import", CHATGPT, "--existing", "merge"]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain("--existing takes skip, replace, update");
+      const list = await runCli(["sessions", "list", "--db", db, "--json"]);
+      expect(
+        (JSON.parse(list.stdout) as { sessions: unknown[] }).sessions,
+      ).toHaveLength(1);
+    });
+  });
+
+  describe("the formats of other tools", () => {
+    const formats = (name: string) =>
+      fileURLToPath(new URL(`../formats/fixtures/${name}`, import.meta.url));
+
+    it("imports a Codex rollout, detected from its content", async () => {
+      const run = await runCli([
+        "import",
+        formats("codex-rollout-tools.jsonl"),
+        "--db",
+        path("codex.db"),
+      ]);
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain(
+        "Imported 1 session(s), 8 message(s) (codex).",
+      );
+      expect(run.stderr).toContain("Created 1, updated 0, skipped 0.");
+      expect(run.stderr).toContain(
+        "Skipped 1 item(s) of the file:\n  the file: encrypted reasoning",
+      );
+      const id = run.stdout.split(" ")[0]!;
+      const markdown = await runCli([
+        "export",
+        id,
+        "--format",
+        "markdown",
+        "--full-tool-output",
+        "--db",
+        path("codex.db"),
+      ]);
+      // The compaction's summary stands for the first turn; the web search is after it.
+      expect(markdown.stdout).toContain("## Summary of earlier messages");
+      expect(markdown.stdout).toContain(
+        '**Tool `web_search`**\n\n```\n{\n  "type": "search",\n  "query": "Open-Meteo commercial use licence"\n}\n```',
+      );
+    });
+
+    it("prints the import report of a ChatGPT export", async () => {
+      const run = await runCli([
+        "import",
+        formats("chatgpt-browsing.json"),
+        "--db",
+        path("browsing.db"),
+      ]);
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain("Skipped 5 item(s) of the file:");
+      expect(run.stderr).toContain(
+        'conversation "Liberdade bike lane" node "b-ctx": user_editable_context (custom instructions',
+      );
+    });
+
+    it("--lenient imports a trimmed file, with a warning; without it the error says how", async () => {
+      const file = formats("bad-missing-parent.pi.jsonl");
+      const strict = await runCli(["import", file, "--db", path("pi.db")]);
+      expect(strict.code).toBe(1);
+      expect(strict.stderr).toContain("import it with lenient");
+      const lenient = await runCli([
+        "import",
+        file,
+        "--lenient",
+        "--db",
+        path("pi.db"),
+      ]);
+      expect(lenient.code).toBe(0);
+      expect(lenient.stderr).toContain(
+        'Warning: line 7: the parent "deadbeef" of "t1000001" is not in the file; attached to the root',
+      );
+    });
+
+    it("imports the ChatGPT export zip as downloaded", async () => {
+      const file = path("chatgpt-export.zip");
+      writeFileSync(
+        file,
+        writeZip([
+          { name: "user.json", data: Buffer.from("{}") },
+          {
+            name: "conversations.json",
+            data: readFileSync(formats("chatgpt-conversations.json")),
+          },
+          { name: "file-xyz.png", data: Buffer.alloc(64), store: true },
+        ]),
+      );
+      const run = await runCli(["import", file, "--db", path("zip.db")]);
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain(
+        "Imported 2 session(s), 10 message(s) (chatgpt).",
+      );
+      expect(run.stdout).toMatch(
+        / {2}Lisbon weekend plan\n\S+ {2}Regex for dates\n$/,
+      );
+    });
+
+    it("streams a large export with bounded memory", async () => {
+      // 48 MB of conversations under a 64 MB heap: reading the file whole cannot fit.
+      const file = path("large-conversations.json");
+      const out = createWriteStream(file);
+      const text = "The quick brown fox jumps over the lazy dog. ".repeat(1100);
+      const count = 480;
+      out.write("[");
+      for (let index = 0; index < count; index++) {
+        const node = (id: string, role: string, parent: string | null) => ({
+          id,
+          parent,
+          children: [],
+          message: {
+            id,
+            author: { role },
+            create_time: 1733000000 + index,
+            content: { content_type: "text", parts: [`${index} ${text}`] },
+            metadata: {},
+            recipient: "all",
+          },
+        });
+        const conversation = {
+          title: `Chat ${index}`,
+          create_time: 1733000000 + index,
+          update_time: 1733000000 + index,
+          conversation_id: `big-${index}`,
+          current_node: `a${index}`,
+          mapping: {
+            [`u${index}`]: node(`u${index}`, "user", null),
+            [`a${index}`]: node(`a${index}`, "assistant", `u${index}`),
+          },
+        };
+        const chunk = `${index === 0 ? "" : ","}${JSON.stringify(conversation)}`;
+        if (!out.write(chunk))
+          await new Promise<void>((resolve) => out.once("drain", resolve));
+      }
+      out.end("]");
+      await new Promise<void>((resolve) => out.once("finish", resolve));
+      expect(statSync(file).size).toBeGreaterThan(45_000_000);
+      const run = await runCli(["import", file, "--db", path("large.db")], {
+        env: { NODE_OPTIONS: "--max-old-space-size=64" },
+      });
+      expect(run.stderr).toContain(
+        `Imported ${count} session(s), ${2 * count} message(s) (chatgpt).`,
+      );
+      expect(run.code).toBe(0);
+    }, 120_000);
+
+    it("says an empty file is empty", async () => {
+      const file = path("empty.json");
+      writeFileSync(file, "\n\n");
+      const run = await runCli(["import", file, "--db", path("empty.db")]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe("arbor: INVALID_IMPORT: the file is empty\n");
     });
   });
 

@@ -15,7 +15,7 @@ const CASES: Array<[string, RegExp]> = [
   ["bad-line3.arbor.jsonl", /^line 3: invalid JSON/],
   [
     "bad-missing-parent.pi.jsonl",
-    /^line 7: the parent "deadbeef" of "t1000001" is not in the file$/,
+    /^line 7: the parent "deadbeef" of "t1000001" is not in the file \(a trimmed file\? import it with lenient to attach such entries to the root\)$/,
   ],
   [
     "bad-cycle.chatgpt.json",
@@ -79,6 +79,48 @@ describe("bad files", () => {
     ).toThrow(
       /^message 2: a tool result for "nope", which no earlier tool call has$/,
     );
+  });
+
+  it("with lenient, a trimmed fragment imports: orphans go under the root, with a warning", async () => {
+    const manager = sqliteManager();
+    const text = fixture("bad-missing-parent.pi.jsonl");
+    const [parsed] = parseConversations(text, { lenient: true });
+    expect(parsed!.warnings).toEqual([
+      {
+        where: "line 7",
+        problem:
+          'the parent "deadbeef" of "t1000001" is not in the file; attached to the root',
+      },
+    ]);
+    const [info] = await importConversations(manager, [parsed!]);
+    const snapshot = await manager.exportSession(info!.id);
+    const roots = snapshot.messages
+      .filter((record) => record.parentId === null)
+      .map((record) => record.message.id);
+    // t1000001 is a skipped tool result: its child a2000001 is the new root.
+    expect(roots).toEqual(["u1000001", "a2000001"]);
+    expect(snapshot.messages).toHaveLength(
+      parseConversations(fixture("pi-session.jsonl"))[0]!.snapshot.messages
+        .length,
+    );
+  });
+
+  it("an empty file says it is empty, whatever the format", () => {
+    for (const text of ["", "  \n\n\t\n", "\uFEFF"]) {
+      expect(() => parseConversations(text)).toThrowError(
+        expect.objectContaining({
+          code: "INVALID_IMPORT",
+          message: "the file is empty",
+        }),
+      );
+      expect(() => parseConversations(text, { format: "chatgpt" })).toThrow(
+        /^the file is empty$/,
+      );
+    }
+    const [withMark] = parseConversations(
+      '\uFEFF[{"role":"user","content":"hi"}]',
+    );
+    expect(withMark!.format).toBe("openai");
   });
 
   it("a failure in the second conversation deletes the first one", async () => {

@@ -2,11 +2,13 @@
 import { describe, expect, it } from "vitest";
 import {
   detectFormat,
+  importConversations,
+  parseConversations,
   toMarkdown,
   toSnapshotJson,
 } from "../../src/formats/index.js";
 import type { SessionMessage } from "../../src/session/index.js";
-import { fixture } from "./support.js";
+import { fixture, sqliteManager } from "./support.js";
 
 describe("detectFormat", () => {
   it.each([
@@ -123,6 +125,41 @@ describe("toMarkdown", () => {
     const markdown = toMarkdown({ name: "n" }, [
       { id: "a", role: "assistant", parts: [long] },
     ]);
-    expect(markdown).toContain(`\`${"x".repeat(199)}…\``);
+    expect(markdown).toContain(`\`${"x".repeat(199)}… (500 characters)\``);
+  });
+
+  it("folds a tool-heavy imported chat; toolOutput full writes the whole outputs", async () => {
+    const manager = sqliteManager();
+    const page = `# Results\n${"A long web page about bike lanes. ".repeat(300)}`;
+    const [info] = await importConversations(
+      manager,
+      parseConversations(
+        JSON.stringify([
+          { role: "user", content: "Find bike lane news" },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [
+              {
+                id: "call_1",
+                type: "function",
+                function: { name: "browse", arguments: '{"q":"bike lanes"}' },
+              },
+            ],
+          },
+          { role: "tool", tool_call_id: "call_1", content: page },
+          { role: "assistant", content: "The lane is open." },
+        ]),
+      ),
+    );
+    const history = await manager.getSession(info!.id).getHistory();
+    const folded = toMarkdown(info!, history);
+    expect(folded.length).toBeLessThan(1000);
+    expect(folded).toContain(
+      `(${page.length.toLocaleString("en-US")} characters)\``,
+    );
+    const full = toMarkdown(info!, history, { toolOutput: "full" });
+    expect(full).toContain(`Output:\n\n\`\`\`\n${page}\n\`\`\``);
+    expect(full).toContain('```\n{\n  "q": "bike lanes"\n}\n```');
   });
 });

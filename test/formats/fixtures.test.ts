@@ -39,9 +39,15 @@ describe("ChatGPT conversations.json", () => {
       "[image]\nSkip Sintra. Is this restaurant near Chiado?",
     );
     const call = await session.getMessage("a-0003");
-    expect(call!.parts.map((part) => part.text)).toEqual([
-      "Call to python:\n```python\ntrain = 2 * 2 * 2.40\npalace = 2 * 20\nprint(train + palace)\n```",
-      "Output of python:\n```\n49.6\n```",
+    // The call to python is a tool part; the tool's answer is its output.
+    expect(call!.parts).toEqual([
+      {
+        type: "tool-python",
+        toolCallId: "a-0003",
+        state: "output-available",
+        input: "train = 2 * 2 * 2.40\npalace = 2 * 20\nprint(train + palace)",
+        output: "```\n49.6\n```",
+      },
     ]);
     const snapshot = await manager.exportSession(trip!.id);
     expect(snapshot.messages[0]!.createdAt).toBe("2024-12-01T08:00:10.000Z");
@@ -173,16 +179,24 @@ describe("Pi session JSONL", () => {
 });
 
 describe("Claude Code transcript", () => {
-  it("keeps the tree with the edited message and the sidechain as branches", async () => {
+  it("keeps the tree with the edited message; the sidechain is a session of its own", async () => {
     const text = fixture("claude-code-session.jsonl");
     expect(detectFormat(text)).toBe("claude-code");
     const manager = sqliteManager();
-    const [info] = await importConversations(manager, parseConversations(text));
+    const [info, subagent] = await importConversations(
+      manager,
+      parseConversations(text),
+    );
     expect(info!.name).toBe("Fix parseDate timezone bug");
     const id = (n: string) => `c1000000-0000-4000-8000-00000000000${n}`;
     expect(await branchesOf(manager, info!.id)).toEqual([
       [id("1"), id("2"), id("3"), id("5"), id("6"), id("7")],
       [id("1"), id("2"), id("3"), id("5"), id("8"), id("9"), id("b")],
+    ]);
+    // The subagent run is no branch: its own session, linked to the main one.
+    expect(subagent!.parent_session_id).toBe(info!.id);
+    expect(subagent!.name).toMatch(/^Fix parseDate timezone bug · subagent: /);
+    expect(await branchesOf(manager, subagent!.id)).toEqual([
       [id("c"), id("d")],
     ]);
     const session = manager.getSession(info!.id);

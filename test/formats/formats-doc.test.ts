@@ -62,7 +62,7 @@ describe("docs/formats.md", () => {
     expect(printed).toEqual([
       [
         "INVALID_IMPORT",
-        'line 3: the parent "gone" of "a1" is not in the file',
+        'line 3: the parent "gone" of "a1" is not in the file (a trimmed file? import it with lenient to attach such entries to the root)',
       ],
     ]);
   });

@@ -1,5 +1,7 @@
 // Snapshot JSON and tree JSONL round-trip losslessly: a real session with branches, an overlay,
-// a block, a frozen prompt, an owner and metadata goes out and comes back equal, on SQLite and in memory.
+// a block, a frozen prompt, an owner and metadata goes out and comes back equal, on SQLite and in
+// memory; and a sample of every import format, once in Arbor, goes out as tree JSONL and back
+// without losing anything.
 import { describe, expect, it } from "vitest";
 import {
   importConversations,
@@ -11,7 +13,7 @@ import type {
   SessionManager,
   SessionSnapshot,
 } from "../../src/session/index.js";
-import { ids, memoryManager, sqliteManager } from "./support.js";
+import { fixture, ids, memoryManager, sqliteManager } from "./support.js";
 
 const BACKENDS: Array<[string, () => SessionManager]> = [
   ["SQLite", sqliteManager],
@@ -53,18 +55,30 @@ describe.each(BACKENDS)("round trip on %s", (_name, makeManager) => {
       ownerId: "owner-1",
     });
     const again = await manager.exportSession(info!.id);
+    // The copy knows where it came from: the exported session.
+    expect(again.metadata).toMatchObject({
+      "import.format": "arbor",
+      "import.sourceId": id,
+      topic: "tea",
+    });
     const strip = (snapshot: SessionSnapshot) => {
       const {
         sessionId: _id,
         exportedAt: _at,
         info: row,
         compactions,
+        metadata,
         ...rest
       } = plain(snapshot);
       const { id: _rowId, updated_at: _updated, ...kept } = row!;
       return {
         ...rest,
         info: kept,
+        metadata: Object.fromEntries(
+          Object.entries(metadata ?? {}).filter(
+            ([key]) => !key.startsWith("import."),
+          ),
+        ),
         compactions: compactions.map(({ id: _c, ...other }) => other),
       };
     };
@@ -85,7 +99,71 @@ describe.each(BACKENDS)("round trip on %s", (_name, makeManager) => {
   });
 });
 
+/** One sample file of every format the import reads. */
+const SOURCES: Array<[string, string]> = [
+  ["chatgpt", "chatgpt-conversations.json"],
+  ["chatgpt", "chatgpt-browsing.json"],
+  ["openai", "openai-chat.json"],
+  ["ui-messages", "ui-messages.json"],
+  ["pi", "pi-session.jsonl"],
+  ["pi", "pi-v1-session.jsonl"],
+  ["claude-code", "claude-code-session.jsonl"],
+  ["claude-code", "claude-code-parallel-tools.jsonl"],
+  ["claude-code", "claude-code-real-compacted.jsonl"],
+  ["codex", "codex-rollout-tools.jsonl"],
+  [
+    "codex",
+    "rollout-2025-12-28T12-18-30-019b64e5-57fa-7463-b644-fba7e456f905.jsonl",
+  ],
+];
+
+describe.each(BACKENDS)(
+  "source → Arbor → tree JSONL → Arbor on %s",
+  (_name, makeManager) => {
+    it.each(SOURCES)("%s: %s comes back equal", async (format, file) => {
+      const manager = makeManager();
+      const parsed = parseConversations(fixture(file), { fileName: file });
+      expect(
+        parsed.every((conversation) => conversation.format === format),
+      ).toBe(true);
+      const first = await importConversations(manager, parsed);
+      for (const info of first) {
+        const exported = await manager.exportSession(info.id);
+        const activeLeaf =
+          (await manager.getSession(info.id).getLatestLeaf())?.id ?? null;
+        const [again] = parseConversations(toArborJsonl(exported, activeLeaf));
+        // Into another store: in this one, the same source is already there (and is skipped).
+        const other = makeManager();
+        const [copy] = await importConversations(other, [again!]);
+        const reexported = await other.exportSession(copy!.id);
+        expect(sessionContent(reexported)).toEqual(sessionContent(exported));
+        expect(
+          (await other.getSession(copy!.id).getLatestLeaf())?.id ?? null,
+        ).toBe(activeLeaf);
+        expect(await importConversations(manager, [again!])).toEqual([]);
+      }
+    });
+  },
+);
+
 // --- Helpers ---
+
+/** What a session holds, without what a new copy changes (its id, row times, overlay ids). */
+function sessionContent(snapshot: SessionSnapshot) {
+  const {
+    sessionId: _id,
+    exportedAt: _at,
+    info,
+    compactions,
+    ...rest
+  } = plain(snapshot);
+  const { id: _rowId, updated_at: _updated, ...row } = info!;
+  return {
+    ...rest,
+    info: row,
+    compactions: compactions.map(({ id: _overlay, ...other }) => other),
+  };
+}
 
 /** A session with two branch points, the non-latest branch active, an overlay, a block and a prompt. */
 async function branchedSession(

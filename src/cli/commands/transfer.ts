@@ -1,6 +1,15 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { IMPORT_FORMATS, type ImportFormat } from "../../formats/types.js";
+import {
+  IMPORT_FORMATS,
+  type ImportFormat,
+  type ImportWarning,
+  type SkippedContent,
+} from "../../formats/types.js";
+import type {
+  ExistingConversation,
+  ImportReport,
+} from "../../formats/import.js";
 import { ArborError, type SessionManager } from "../../session/index.js";
 import {
   STORE_OPTIONS,
@@ -10,6 +19,11 @@ import {
 } from "../args.js";
 import { CliError } from "../errors.js";
 import { createProgress } from "../progress.js";
+import {
+  checkStreamed,
+  importStreamed,
+  streamedKind,
+} from "./import-stream.js";
 import {
   requireSession,
   withExistingStore,
@@ -24,13 +38,14 @@ const EXTENSIONS: Record<ExportFormat, string> = {
   markdown: ".md",
 };
 const IMPORT_CHOICES: readonly string[] = ["auto", ...IMPORT_FORMATS];
+const EXISTING_CHOICES: readonly string[] = ["skip", "replace", "update"];
 
 const exportCommand: CommandSpec = {
   name: "export",
   summary:
     "Write a session (or every session) as tree JSONL, a snapshot or Markdown.",
   usage:
-    "<session> [--format jsonl|snapshot|markdown] [--out <file>] [--leaf <id>]\n       arbor export --all --out <dir> [--format …]",
+    "<session> [--format jsonl|snapshot|markdown] [--out <file>] [--leaf <id>] [--full-tool-output]\n       arbor export --all --out <dir> [--format …]",
   positionals: { min: 0, max: 1 },
   details:
     "jsonl and snapshot keep every branch, overlay and block (arbor import reads both back);\nmarkdown is one branch as a transcript. Without --out the file goes to stdout.",
@@ -50,6 +65,11 @@ const exportCommand: CommandSpec = {
       value: "id",
       description: "the branch: its leaf message (jsonl, markdown)",
     },
+    "full-tool-output": {
+      type: "boolean",
+      description:
+        "markdown: write whole tool inputs and outputs (default: one line each, folded)",
+    },
     all: {
       type: "boolean",
       description: "export every session into --out <dir>",
@@ -66,6 +86,8 @@ const exportCommand: CommandSpec = {
     const out = stringOption(command, "out");
     const leaf = stringOption(command, "leaf");
     const all = command.values.all === true;
+    const toolOutput =
+      command.values["full-tool-output"] === true ? "full" : "fold";
     if (all === (command.positionals.length === 1)) {
       throw new UsageError(
         "arbor export takes a session id or --all (see arbor export --help)",
@@ -87,6 +109,7 @@ const exportCommand: CommandSpec = {
           command.positionals[0]!,
           format,
           leaf,
+          toolOutput,
         );
         if (out) {
           writeOutput(out, text);
@@ -104,7 +127,7 @@ const exportCommand: CommandSpec = {
       for (const [index, info] of sessions.entries()) {
         writeOutput(
           join(out!, `${info.id}${EXTENSIONS[format]}`),
-          await exportText(manager, info.id, format, undefined),
+          await exportText(manager, info.id, format, undefined, toolOutput),
         );
         progress.update(index + 1, sessions.length);
       }
@@ -116,7 +139,8 @@ const exportCommand: CommandSpec = {
 const importCommand: CommandSpec = {
   name: "import",
   summary: "Import conversations from a file, all or nothing.",
-  usage: "<file> [--format auto|…] [--name <name>] [--owner <id>]",
+  usage:
+    "<file> [--format auto|…] [--name <name>] [--owner <id>] [--existing skip|replace|update] [--restore-erased] [--lenient]",
   positionals: { min: 1, max: 1 },
   details: `Formats: ${IMPORT_CHOICES.join(", ")}.
 The whole file is checked before anything is written; an error names the line or node
@@ -137,6 +161,21 @@ and leaves the database unchanged.`,
       value: "id",
       description: "the owner of the imported sessions",
     },
+    existing: {
+      type: "string",
+      value: "mode",
+      description:
+        "a conversation imported before: skip (default), replace, or update (add its new messages)",
+    },
+    "restore-erased": {
+      type: "boolean",
+      description: "import conversations whose earlier session was erased",
+    },
+    lenient: {
+      type: "boolean",
+      description:
+        "import a trimmed file: entries whose parent is missing go under the root, with a warning",
+    },
     ...STORE_OPTIONS,
   },
   run: async (command) => {
@@ -147,44 +186,72 @@ and leaves the database unchanged.`,
         `--format takes ${IMPORT_CHOICES.join(", ")}; got "${format}"`,
       );
     }
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch (error) {
-      throw new ArborError(
-        "INVALID_IMPORT",
-        `Cannot read ${file}: ${(error as Error).message}`,
-        { cause: error },
+    const existing = stringOption(command, "existing") ?? "skip";
+    if (!EXISTING_CHOICES.includes(existing)) {
+      throw new UsageError(
+        `--existing takes ${EXISTING_CHOICES.join(", ")}; got "${existing}"`,
       );
     }
-    const { importConversations, parseConversations } = await formats();
+    const name = stringOption(command, "name");
+    const owner = stringOption(command, "owner");
+    const lenient = command.values.lenient === true;
+    const importOptions = {
+      ...(owner ? { ownerId: owner } : {}),
+      existing: existing as ExistingConversation,
+      restoreErased: command.values["restore-erased"] === true,
+    };
+    const kind = await readable(file, () => streamedKind(file, format));
+    if (kind !== null) {
+      // A ChatGPT export (or its zip) is streamed, and checked whole before the store opens.
+      const streamed = { lenient, fileName: basename(file) };
+      const check = await checkStreamed(file, kind, streamed);
+      return withStore(command, async ({ manager }) => {
+        const progress = createProgress("importing");
+        const report = await importStreamed(manager, file, kind, check, {
+          ...importOptions,
+          ...streamed,
+          ...(name !== undefined ? { name } : {}),
+          onProgress: (done, total) => progress.update(done, total),
+        });
+        printReport(progress, report, "chatgpt");
+        printSkipped(check.skippedContent.items, check.skippedContent.count);
+        printWarnings(check.warnings.items, check.warnings.count);
+      });
+    }
+    const text = await readable(file, async () => readFileSync(file, "utf8"));
+    const { importConversationsWithReport, parseConversations } =
+      await formats();
     // Parse before opening the store: a bad file never creates a database.
     const conversations = parseConversations(text, {
       format: format as ImportFormat | "auto",
       fileName: basename(file),
+      lenient,
     });
-    const name = stringOption(command, "name");
     if (name !== undefined) {
       for (const conversation of conversations) {
         conversation.title =
           conversations.length === 1 ? name : `${name}: ${conversation.title}`;
       }
     }
-    const owner = stringOption(command, "owner");
     return withStore(command, async ({ manager }) => {
       const progress = createProgress("importing");
-      const sessions = await importConversations(manager, conversations, {
-        ...(owner ? { ownerId: owner } : {}),
-        onProgress: (done, total) => progress.update(done, total),
-      });
-      const total = conversations.reduce(
-        (sum, conversation) => sum + conversation.snapshot.messages.length,
-        0,
+      const report = await importConversationsWithReport(
+        manager,
+        conversations,
+        {
+          ...importOptions,
+          onProgress: (done, total) => progress.update(done, total),
+        },
       );
-      progress.finish(
-        `Imported ${sessions.length} session(s), ${total} message(s) (${conversations[0]?.format ?? format}).`,
+      printReport(progress, report, conversations[0]?.format ?? format);
+      const skipped = conversations.flatMap(
+        (conversation) => conversation.skipped ?? [],
       );
-      for (const info of sessions) console.log(`${info.id}  ${info.name}`);
+      printSkipped(skipped, skipped.length);
+      const warnings = conversations.flatMap(
+        (conversation) => conversation.warnings ?? [],
+      );
+      printWarnings(warnings, warnings.length);
     });
   },
 };
@@ -233,6 +300,60 @@ function outputError(path: string, error: unknown): CliError {
   );
 }
 
+/** How many skipped items `arbor import` lists one by one. */
+const SKIPPED_SHOWN = 20;
+
+/** Reads the file through `read`; a file that cannot be read is an `INVALID_IMPORT`. */
+async function readable<T>(file: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    throw new ArborError(
+      "INVALID_IMPORT",
+      `Cannot read ${file}: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
+
+/** Sessions written (stdout), then counts and the conversations skipped (stderr). */
+function printReport(
+  progress: ReturnType<typeof createProgress>,
+  report: ImportReport,
+  format: string,
+): void {
+  progress.finish(
+    `Imported ${report.sessions.length} session(s), ${report.messagesWritten} message(s) (${format}).`,
+  );
+  console.error(
+    `Created ${report.created.length}, updated ${report.updated.length}, skipped ${report.skipped.length}.`,
+  );
+  for (const info of report.sessions) console.log(`${info.id}  ${info.name}`);
+  for (const skipped of report.skipped)
+    console.error(
+      skipped.reason === "exists"
+        ? `Skipped "${skipped.title}": imported before as ${skipped.sessionId} (--existing update or replace)`
+        : `Skipped "${skipped.title}": it was erased (--restore-erased brings it back)`,
+    );
+}
+
+/** The import report: what the file holds that was left out, and why (stderr). */
+function printSkipped(items: readonly SkippedContent[], count: number): void {
+  if (count === 0) return;
+  console.error(`Skipped ${count} item(s) of the file:`);
+  for (const item of items.slice(0, SKIPPED_SHOWN))
+    console.error(`  ${item.where}: ${item.what} (${item.reason})`);
+  if (count > SKIPPED_SHOWN)
+    console.error(`  … and ${count - SKIPPED_SHOWN} more`);
+}
+
+function printWarnings(items: readonly ImportWarning[], count: number): void {
+  for (const warning of items.slice(0, SKIPPED_SHOWN))
+    console.error(`Warning: ${warning.where}: ${warning.problem}`);
+  if (count > SKIPPED_SHOWN)
+    console.error(`… and ${count - SKIPPED_SHOWN} more warnings`);
+}
+
 /** Loaded on demand: `arbor tree` and friends never need the parsers. */
 function formats() {
   return import("../../formats/index.js");
@@ -243,6 +364,7 @@ async function exportText(
   id: string,
   format: ExportFormat,
   leafId: string | undefined,
+  toolOutput: "fold" | "full",
 ): Promise<string> {
   const info = await requireSession(manager, id);
   const session = manager.getSession(id);
@@ -254,7 +376,7 @@ async function exportText(
   }
   const { toArborJsonl, toMarkdown, toSnapshotJson } = await formats();
   if (format === "markdown") {
-    return toMarkdown(info, await session.getHistory(leafId));
+    return toMarkdown(info, await session.getHistory(leafId), { toolOutput });
   }
   const snapshot = await manager.exportSession(id);
   if (format === "snapshot") return toSnapshotJson(snapshot);

@@ -1,7 +1,9 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import {
-  importConversations,
+  importConversationsWithReport,
+  isZip,
+  parseChatGptZip,
   parseConversations,
   toArborJsonl,
   toMarkdown,
@@ -15,6 +17,7 @@ import {
   type ServerDeps,
   type ServerEnv,
 } from "../context.js";
+import { errorResponse } from "../errors.js";
 import { errors, json, SessionParams } from "../schemas/common.js";
 import {
   ExportQuery,
@@ -54,13 +57,14 @@ export const importFile = createRoute({
     body: {
       content: { "*/*": { schema: { type: "string" } } },
       description:
-        "The file: snapshot JSON, tree JSONL, ChatGPT conversations.json, OpenAI or UIMessage arrays, Pi or Claude Code JSONL",
+        "The file: snapshot JSON, tree JSONL, ChatGPT conversations.json or the export's zip, OpenAI or UIMessage arrays, Pi, Claude Code or Codex JSONL",
       required: true,
     },
   },
   responses: {
-    201: json(ImportedSchema, "The new sessions"),
-    ...errors(413),
+    200: json(ImportedSchema, "Nothing new: every conversation was skipped"),
+    201: json(ImportedSchema, "The sessions created and updated"),
+    ...errors(413, 422),
   },
 });
 
@@ -72,7 +76,7 @@ export function transferRoutes(
   const { manager } = deps;
   app.openapi(exportSession, async (c) => {
     const { id } = c.req.valid("param");
-    const { format, leafId } = c.req.valid("query");
+    const { format, leafId, toolOutput } = c.req.valid("query");
     const info = await requireInfo(deps, c, id);
     const session = await openSession(deps, c, id);
     if (leafId !== undefined) await requireMessage(session, id, leafId);
@@ -84,7 +88,7 @@ export function transferRoutes(
         : [];
       return download(
         c,
-        toMarkdown(info, messages),
+        toMarkdown(info, messages, { toolOutput }),
         `${base}.md`,
         "text/markdown",
       );
@@ -103,13 +107,36 @@ export function transferRoutes(
   });
 
   app.openapi(importFile, async (c) => {
-    const { format, name, fileName, keepIds } = c.req.valid("query");
+    const query = c.req.valid("query");
+    const { format, name, fileName, keepIds, lenient } = query;
     const tenant = tenantOf(c);
-    const text = await c.req.text();
-    const parsed = parseConversations(text, {
-      format,
-      ...(fileName ? { fileName } : {}),
-    });
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    const idempotency = await idempotencyOf(c, tenant, bytes);
+    if (idempotency) {
+      const stored = await manager.importIndex().idempotent(idempotency.key);
+      if (stored !== null) {
+        const record = JSON.parse(stored) as IdempotencyRecord;
+        if (record.request !== idempotency.request)
+          return errorResponse(
+            c,
+            "IDEMPOTENCY_KEY_REUSED",
+            "This Idempotency-Key was used for another import: use a new key for another file or other options",
+          ) as never;
+        c.header("Idempotent-Replayed", "true");
+        return c.json(record.body as never, record.status as 200);
+      }
+    }
+    // A ChatGPT export arrives as downloaded: a zip holding conversations.json.
+    const parsed = isZip(bytes)
+      ? await parseChatGptZip(bytes, {
+          lenient: lenient === "true",
+          ...(fileName ? { fileName } : {}),
+        })
+      : parseConversations(new TextDecoder().decode(bytes), {
+          format,
+          ...(fileName ? { fileName } : {}),
+          lenient: lenient === "true",
+        });
     const conversations = parsed.map((conversation) => ({
       ...conversation,
       ...(name ? { title: name } : {}),
@@ -118,19 +145,89 @@ export function transferRoutes(
         ? { snapshot: { ...conversation.snapshot, ownerId: undefined } }
         : {}),
     }));
-    const imported = await importConversations(manager, conversations, {
+    const report = await importConversationsWithReport(manager, conversations, {
       // With auth the tenant owns what it imports, under fresh ids.
       ...(tenant !== null ? { ownerId: tenant } : {}),
       keepIds: tenant === null && keepIds === "true",
+      existing: query.existing,
+      restoreErased: query.restoreErased === "true",
     });
     const sessions = await Promise.all(
-      imported.map((info) => sessionView(manager, info)),
+      report.sessions.map((info) => sessionView(manager, info)),
     );
-    return c.json({ sessions }, 201);
+    const skipped = parsed.flatMap((conversation, index) =>
+      (conversation.skipped ?? []).map((item) => ({
+        conversation: index,
+        ...item,
+      })),
+    );
+    const warnings = parsed.flatMap((conversation, index) =>
+      (conversation.warnings ?? []).map((item) => ({
+        conversation: index,
+        ...item,
+      })),
+    );
+    const body = {
+      sessions,
+      created: report.created.map((info) => info.id),
+      updated: report.updated.map((entry) => ({
+        sessionId: entry.session.id,
+        messagesAdded: entry.messagesAdded,
+      })),
+      skippedConversations: report.skipped,
+      skipped,
+      warnings,
+    };
+    const status = report.created.length > 0 ? 201 : 200;
+    if (idempotency)
+      await manager.importIndex().recordIdempotent(
+        idempotency.key,
+        JSON.stringify({
+          request: idempotency.request,
+          status,
+          body,
+        } satisfies IdempotencyRecord),
+      );
+    return c.json(body, status);
   });
 }
 
 // --- Internal helpers ---
+
+/** What the import route keeps per Idempotency-Key: the request's hash and the answer. */
+interface IdempotencyRecord {
+  request: string;
+  status: number;
+  body: unknown;
+}
+
+/**
+ * The hashed Idempotency-Key of the tenant (keys of two tenants never meet) and the hash of
+ * the request it names (the query and the body), or `null` without the header.
+ */
+async function idempotencyOf(
+  c: Context,
+  tenant: string | null,
+  body: Uint8Array,
+): Promise<{ key: string; request: string } | null> {
+  const header = c.req.header("Idempotency-Key");
+  if (header === undefined || header.trim() === "") return null;
+  const query = new URL(c.req.url).searchParams.toString();
+  return {
+    key: await sha256(JSON.stringify([tenant, header])),
+    request: await sha256(JSON.stringify([query, await sha256(body)])),
+  };
+}
+
+async function sha256(data: string | Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    typeof data === "string" ? new TextEncoder().encode(data) : data,
+  );
+  return [...new Uint8Array(digest)]
+    .map((byte) => byte.toString(16).padStart(2, "0"))
+    .join("");
+}
 
 /** The file as an attachment; typed `never` so it fits the route's declared answers. */
 function download(

@@ -73,6 +73,7 @@ const ERROR_DESCRIPTIONS = {
   409: "Conflicts with the stored state",
   413: "The body is over the limit (PAYLOAD_TOO_LARGE)",
   415: "The body is not JSON (UNSUPPORTED_MEDIA_TYPE)",
+  422: "The Idempotency-Key was used for another request (IDEMPOTENCY_KEY_REUSED)",
   500: "An unexpected error (INTERNAL); details go to the server's log only",
   501: "Not available on this server (NOT_SUPPORTED, e.g. semantic search without embeddings)",
 } as const;

@@ -8,6 +8,10 @@ export const ExportQuery = z.object({
     description:
       "jsonl: the active leaf to record; markdown: the branch to write",
   }),
+  toolOutput: z.enum(["fold", "full"]).default("fold").openapi({
+    description:
+      "markdown: `fold` writes each tool call on one line, cut to 200 characters; `full` the whole input and output",
+  }),
 });
 
 export const ImportQuery = z.object({
@@ -21,6 +25,7 @@ export const ImportQuery = z.object({
       "ui-messages",
       "pi",
       "claude-code",
+      "codex",
     ])
     .default("auto"),
   name: input().trim().min(1).max(500).optional().openapi({
@@ -30,12 +35,73 @@ export const ImportQuery = z.object({
   fileName: input().min(1).max(500).optional().openapi({
     description: "The file's name: a hint for format detection",
   }),
+  lenient: z.enum(["true", "false"]).optional().openapi({
+    description:
+      "Import a trimmed file: entries whose parent is missing go under the root, with a warning",
+  }),
+  existing: z.enum(["skip", "replace", "update"]).default("skip").openapi({
+    description:
+      "A conversation imported before (same source, same owner): skip it, replace its session, or update it with the messages it lacks",
+  }),
+  restoreErased: z.enum(["true", "false"]).optional().openapi({
+    description:
+      "Import conversations whose earlier session was erased (default: skipped)",
+  }),
   keepIds: z.enum(["true", "false"]).optional().openapi({
     description:
       "Keep the file's session ids (ignored with auth: always fresh)",
   }),
 });
 
+export const SkippedSchema = z
+  .object({
+    conversation: z.number().int().openapi({
+      description: "The index of the conversation in the file",
+    }),
+    where: z.string(),
+    what: z.string(),
+    reason: z.string(),
+  })
+  .openapi("SkippedContent");
+
+export const ImportWarningSchema = z
+  .object({
+    conversation: z.number().int(),
+    where: z.string(),
+    problem: z.string(),
+  })
+  .openapi("ImportWarning");
+
 export const ImportedSchema = z
-  .object({ sessions: z.array(SessionViewSchema) })
+  .object({
+    sessions: z.array(SessionViewSchema),
+    skipped: z.array(SkippedSchema).openapi({
+      description:
+        "What the file holds that the import left out, and why (docs/formats.md)",
+    }),
+    created: z.array(z.string()).openapi({
+      description: "The ids of the sessions created",
+    }),
+    updated: z
+      .array(z.object({ sessionId: z.string(), messagesAdded: z.number() }))
+      .openapi({
+        description:
+          "Sessions replaced (`existing=replace`) or brought up to date (`existing=update`)",
+      }),
+    skippedConversations: z
+      .array(
+        z.object({
+          title: z.string(),
+          reason: z.enum(["exists", "erased"]),
+          sessionId: z.string().nullable(),
+        }),
+      )
+      .openapi({
+        description:
+          "Conversations not imported: imported before (`exists`, with its session) or erased",
+      }),
+    warnings: z.array(ImportWarningSchema).openapi({
+      description: "What `lenient=true` repaired: entries attached to the root",
+    }),
+  })
   .openapi("Imported");

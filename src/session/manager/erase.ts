@@ -23,6 +23,7 @@ import {
 import type { SessionRuntime } from "../session-runtime.js";
 import type { Backend, BackendErase } from "../contracts/backend.js";
 import { requireBackend, type ManagerHost } from "./manager-backend.js";
+import { importKeyOf, rememberErased } from "./import-index.js";
 
 /** Erases the target and returns the receipt. */
 export async function erase(
@@ -33,9 +34,16 @@ export async function erase(
   const total = zeroCounts();
   const notCovered = new Set<string>();
   for (const storeTarget of targets) {
+    // An imported session leaves a hashed tombstone, so re-importing its source skips it.
+    const importKey =
+      storeTarget.messageIds === null
+        ? await importKeyOf(host.registry, storeTarget.sessionId)
+        : null;
     const outcome = await eraseInSession(host, async () => storeTarget, {
       dryRun: false,
     });
+    if (importKey !== null && outcome.target !== null)
+      await rememberErased(host.registry, importKey, new Date().toISOString());
     addCounts(total, outcome.counts);
     for (const name of outcome.notCovered) notCovered.add(name);
   }

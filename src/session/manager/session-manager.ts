@@ -43,6 +43,7 @@ import {
   newSessionInfo,
   requireRow,
 } from "./session-rows.js";
+import { ImportIndex } from "./import-index.js";
 import { SessionSettings } from "./session-settings.js";
 import * as tenancy from "./tenancy.js";
 
@@ -347,6 +348,11 @@ export class SessionManager extends ManagerRecall {
   /** Every metadata entry of the session, by key. */
   async listMetadata(id: string): Promise<Record<string, string>> {
     return tenancy.listMetadata(this.backend.registry, id);
+  }
+
+  /** The import index: sources imported, erased, and import idempotency (docs/formats.md). */
+  importIndex(): ImportIndex {
+    return new ImportIndex(this.backend.registry);
   }
 
   // --- Snapshots ---

@@ -131,8 +131,15 @@ export function authCases(withStore: WithStore): void {
       });
       expect(big.status).toBe(413);
       expect(big.body.error.code).toBe("PAYLOAD_TOO_LARGE");
+      expect(big.body.error.message).toBe(
+        "The request body is over this route's limit of 2000 bytes",
+      );
       const file = await call("POST", "/v1/import", { raw: "x".repeat(5000) });
       expect(file.status).toBe(413);
+      // The import route says its limit and where larger files go.
+      expect(file.body.error.message).toBe(
+        "The request body is over this route's limit of 4000 bytes; import a larger file with `arbor import <file>`, which streams it with bounded memory",
+      );
       const smallFile = await call("POST", "/v1/import", {
         raw: "x".repeat(3000),
       });

@@ -1,5 +1,7 @@
 // Export (snapshot, tree JSONL, Markdown), import of files, and the server-sent change events.
+import { readFileSync } from "node:fs";
 import { expect, it, vi } from "vitest";
+import { writeZip } from "../../formats/zip-writer.js";
 import { createApp } from "../../../src/server/index.js";
 import type { WithStore } from "./api-suite.js";
 import { client, text, type Call } from "./client.js";
@@ -87,9 +89,20 @@ export function transferCases(withStore: WithStore): void {
         ["u3", "a1"],
       ]);
 
+      // The snapshot is the same session again: known from the first import, so skipped...
       const auto = await call("POST", "/v1/import", { raw: snapshot.text });
-      expect(auto.status).toBe(201);
-      expect(auto.body.sessions[0].messageCount).toBe(4);
+      expect(auto.status).toBe(200);
+      expect(auto.body.skippedConversations).toEqual([
+        { title: "Trip to Lisbon", reason: "exists", sessionId: copy.id },
+      ]);
+      // ...unless asked to bring it up to date: it has every message already.
+      const update = await call("POST", "/v1/import?existing=update", {
+        raw: snapshot.text,
+      });
+      expect(update.body.updated).toEqual([
+        { sessionId: copy.id, messagesAdded: 0 },
+      ]);
+      expect(update.body.sessions[0].messageCount).toBe(4);
     }));
 
   it("imports an OpenAI message array and refuses a broken file whole", () =>
@@ -115,6 +128,151 @@ export function transferCases(withStore: WithStore): void {
       expect((await call("GET", "/v1/sessions")).body.sessions).toHaveLength(
         before + 1,
       );
+    }));
+
+  it("reports what a ChatGPT export held that the import left out", () =>
+    withStore(async (store) => {
+      const call = client(createApp({ manager: store.manager() }));
+      const file = readFileSync(
+        new URL(
+          "../../formats/fixtures/chatgpt-browsing.json",
+          import.meta.url,
+        ),
+        "utf8",
+      );
+      const imported = await call(
+        "POST",
+        "/v1/import?fileName=conversations.json",
+        {
+          raw: file,
+        },
+      );
+      expect(imported.status).toBe(201);
+      expect(imported.body.sessions).toHaveLength(1);
+      expect(
+        imported.body.skipped.map((item: any) => [
+          item.conversation,
+          item.what,
+        ]),
+      ).toEqual([
+        [0, "user_editable_context"],
+        [0, "reasoning_recap"],
+        [0, "image"],
+        [0, "audio_asset_pointer"],
+        [0, "canvas_widget"],
+      ]);
+    }));
+
+  it("skips a conversation imported before, updates on request, and replays an Idempotency-Key", () =>
+    withStore(async (store) => {
+      const call = client(createApp({ manager: store.manager() }));
+      const chat = [
+        { role: "user", content: "Hello" },
+        { role: "assistant", content: "Hi there" },
+      ];
+      const raw = JSON.stringify(chat);
+      const first = await call("POST", "/v1/import?format=openai", { raw });
+      expect(first.status).toBe(201);
+      const id = first.body.created[0];
+      const again = await call("POST", "/v1/import?format=openai", { raw });
+      expect(again.status).toBe(200);
+      expect(again.body.sessions).toEqual([]);
+      expect(again.body.skippedConversations).toEqual([
+        { title: "Hello", reason: "exists", sessionId: id },
+      ]);
+      const replaced = await call(
+        "POST",
+        "/v1/import?format=openai&existing=replace",
+        { raw },
+      );
+      expect(replaced.status).toBe(200);
+      expect(replaced.body.updated).toEqual([
+        { sessionId: expect.any(String), messagesAdded: 2 },
+      ]);
+      expect((await call("GET", `/v1/sessions/${id}`)).status).toBe(404);
+
+      const headers = { "Idempotency-Key": "upload-7" };
+      const other = JSON.stringify([{ role: "user", content: "Another chat" }]);
+      const once = await call("POST", "/v1/import?format=openai", {
+        raw: other,
+        headers,
+      });
+      expect(once.status).toBe(201);
+      const twice = await call("POST", "/v1/import?format=openai", {
+        raw: other,
+        headers,
+      });
+      expect(twice.status).toBe(201);
+      expect(twice.headers.get("idempotent-replayed")).toBe("true");
+      expect(twice.body).toEqual(once.body);
+      const reused = await call("POST", "/v1/import?format=openai", {
+        raw,
+        headers,
+      });
+      expect(reused.status).toBe(422);
+      expect(reused.body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
+      expect((await call("GET", "/v1/sessions")).body.sessions).toHaveLength(2);
+    }));
+
+  it("imports a ChatGPT export zip as downloaded", () =>
+    withStore(async (store) => {
+      const call = client(createApp({ manager: store.manager() }));
+      const zip = writeZip([
+        {
+          name: "conversations.json",
+          data: readFileSync(
+            new URL(
+              "../../formats/fixtures/chatgpt-conversations.json",
+              import.meta.url,
+            ),
+          ),
+        },
+        { name: "file-1.png", data: Buffer.alloc(100), store: true },
+      ]);
+      const imported = await call("POST", "/v1/import?fileName=export.zip", {
+        raw: new Uint8Array(zip),
+        headers: { "Content-Type": "application/zip" },
+      });
+      expect(imported.status).toBe(201);
+      expect(imported.body.sessions.map((view: any) => view.name)).toEqual([
+        "Lisbon weekend plan",
+        "Regex for dates",
+      ]);
+    }));
+
+  it("exports Markdown with tool outputs folded, or whole with toolOutput=full", () =>
+    withStore(async (store) => {
+      const call = client(createApp({ manager: store.manager() }));
+      const page = "A long page. ".repeat(200);
+      const imported = await call("POST", "/v1/import?format=openai", {
+        raw: JSON.stringify([
+          { role: "user", content: "Browse" },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [
+              {
+                id: "c1",
+                type: "function",
+                function: { name: "browse", arguments: "{}" },
+              },
+            ],
+          },
+          { role: "tool", tool_call_id: "c1", content: page },
+        ]),
+      });
+      const id = imported.body.sessions[0].id;
+      const folded = await call(
+        "GET",
+        `/v1/sessions/${id}/export?format=markdown`,
+      );
+      expect(folded.text.length).toBeLessThan(600);
+      expect(folded.text).toContain("(2,600 characters)");
+      const full = await call(
+        "GET",
+        `/v1/sessions/${id}/export?format=markdown&toolOutput=full`,
+      );
+      expect(full.text).toContain(page);
     }));
 
   it("streams change events until the client disconnects", () =>

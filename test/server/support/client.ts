@@ -22,8 +22,8 @@ export interface Answer<T = any> {
 export interface CallOptions {
   /** JSON body (sent with `Content-Type: application/json`). */
   json?: unknown;
-  /** A raw body, sent as given. */
-  raw?: string;
+  /** A raw body, sent as given (text, or bytes such as a zip). */
+  raw?: string | Uint8Array;
   headers?: Record<string, string>;
   /** Another key than the client's; `null` for none. */
   key?: string | null;
@@ -68,7 +68,7 @@ export function client(app: OpenAPIHono<ServerEnv>, key?: string): Call {
     const headers: Record<string, string> = { ...options.headers };
     const useKey = options.key === undefined ? key : options.key;
     if (useKey) headers.Authorization = `Bearer ${useKey}`;
-    let body: string | undefined = options.raw;
+    let body: string | Uint8Array | undefined = options.raw;
     if (options.json !== undefined) {
       headers["Content-Type"] ??= "application/json";
       body = JSON.stringify(options.json);

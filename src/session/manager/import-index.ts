@@ -1,0 +1,80 @@
+/**
+ * The import index (docs/formats.md, "Re-imports"): where each imported source conversation went,
+ * which ones were erased, and the import route's idempotency records. It lives in the registry's
+ * per-session config under a reserved id that no session has, so every backend keeps it without
+ * a table of its own. Keys are hashes (the formats module hashes the owner and the source
+ * identity), so the index never holds a conversation's id or content in the clear.
+ */
+import type { SessionRegistry } from "../contracts/registry.js";
+
+/** The reserved config owner of the index: not a session id (those are UUIDs or user ids). */
+const INDEX_ID = "arbor/import-index";
+
+/** The session metadata key that holds a session's hashed import identity. */
+export const IMPORT_KEY_METADATA = "import.key";
+
+/** The config key of session metadata (tenancy.ts writes metadata under `meta:`). */
+const METADATA_CONFIG_KEY = `meta:${IMPORT_KEY_METADATA}`;
+
+/** Reads and writes of the import index of one store. */
+export class ImportIndex {
+  constructor(private readonly registry: SessionRegistry) {}
+
+  /** The session a source was imported into, if it still exists and still carries that key. */
+  async findSession(key: string): Promise<string | null> {
+    const sessionId = await this.registry.getConfig(INDEX_ID, `source:${key}`);
+    if (!sessionId || !(await this.registry.get(sessionId))) return null;
+    const current = await this.registry.getConfig(
+      sessionId,
+      METADATA_CONFIG_KEY,
+    );
+    return current === key ? sessionId : null;
+  }
+
+  async recordSession(key: string, sessionId: string): Promise<void> {
+    await this.registry.setConfig(INDEX_ID, `source:${key}`, sessionId);
+  }
+
+  /** When the session imported from this source was erased, or `null`. */
+  async erasedAt(key: string): Promise<string | null> {
+    const value = await this.registry.getConfig(INDEX_ID, `erased:${key}`);
+    return value === "" ? null : value;
+  }
+
+  /** Forgets the tombstone (an import that was asked to bring the conversation back). */
+  async clearErased(key: string): Promise<void> {
+    await this.registry.setConfig(INDEX_ID, `erased:${key}`, "");
+  }
+
+  /** A stored idempotency record, or `null`. */
+  async idempotent(key: string): Promise<string | null> {
+    const value = await this.registry.getConfig(INDEX_ID, `idempotency:${key}`);
+    return value === "" ? null : value;
+  }
+
+  async recordIdempotent(key: string, value: string): Promise<void> {
+    await this.registry.setConfig(INDEX_ID, `idempotency:${key}`, value);
+  }
+}
+
+/**
+ * Before a whole session is erased: its import key, if it was imported. After the erase the
+ * caller passes it to `rememberErased`, so a later import of the same source is skipped.
+ */
+export async function importKeyOf(
+  registry: SessionRegistry,
+  sessionId: string,
+): Promise<string | null> {
+  const key = await registry.getConfig(sessionId, METADATA_CONFIG_KEY);
+  return key === null || key === "" ? null : key;
+}
+
+/** Leaves the erased session's hashed identity as a tombstone. */
+export async function rememberErased(
+  registry: SessionRegistry,
+  key: string,
+  erasedAt: string,
+): Promise<void> {
+  await registry.setConfig(INDEX_ID, `erased:${key}`, erasedAt);
+  await registry.setConfig(INDEX_ID, `source:${key}`, "");
+}

@@ -1,0 +1,236 @@
+// Re-imports: the same source conversation imported again is skipped (or replaced, or brought up
+// to date), per owner; forks and compact-and-split do not inherit the identity; an erased
+// conversation stays erased unless asked. On SQLite, in memory and on PostgreSQL (pg, postgres).
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  importConversations,
+  importConversationsWithReport,
+  parseConversations,
+} from "../../src/formats/index.js";
+import { SessionManager } from "../../src/session/index.js";
+import {
+  createTestDatabase,
+  describePostgres,
+  type TestDatabase,
+} from "../providers/postgres-database.js";
+import { fixture, ids, memoryManager, sqliteManager } from "./support.js";
+
+const BACKENDS: Array<[string, () => SessionManager]> = [
+  ["SQLite", sqliteManager],
+  ["memory", memoryManager],
+];
+const CHATGPT = fixture("chatgpt-conversations.json");
+const parse = (text = CHATGPT) =>
+  parseConversations(text, { fileName: "conversations.json" });
+
+/** The export with one more message on the first conversation's current branch. */
+function extended(): string {
+  const conversations = JSON.parse(CHATGPT) as Array<Record<string, any>>;
+  const trip = conversations[0]!;
+  const leaf = trip.mapping[trip.current_node].parent;
+  trip.mapping["u-0009"] = {
+    id: "u-0009",
+    parent: "a-0006",
+    children: [],
+    message: {
+      id: "u-0009",
+      author: { role: "user", name: null, metadata: {} },
+      create_time: 1733041000,
+      content: { content_type: "text", parts: ["And on Sunday?"] },
+      status: "finished_successfully",
+      metadata: {},
+      recipient: "all",
+    },
+  };
+  trip.mapping["a-0006"].children.push("u-0009");
+  trip.current_node = "u-0009";
+  expect(leaf).toBe("a-0006");
+  return JSON.stringify(conversations);
+}
+
+describe.each(BACKENDS)("re-imports on %s", (_name, makeManager) =>
+  reimportCases(makeManager),
+);
+
+// The same cases on a real PostgreSQL server, through `pg` and through `postgres`.
+describePostgres("re-imports on PostgreSQL", () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  }, 60_000);
+  afterAll(() => database?.drop());
+  beforeEach(() => database.truncate());
+  describe("through pg", () =>
+    reimportCases(() => SessionManager.create(database.pool)));
+  describe("through postgres", () => {
+    let sql: ReturnType<TestDatabase["postgresJs"]>;
+    beforeAll(() => {
+      sql = database.postgresJs();
+    });
+    reimportCases(() => SessionManager.create(sql));
+  });
+});
+
+function reimportCases(makeManager: () => SessionManager): void {
+  it("keeps the source in the metadata and skips the same conversations next time", async () => {
+    const manager = makeManager();
+    const first = await importConversationsWithReport(manager, parse());
+    expect(first.created).toHaveLength(2);
+    expect(await manager.listMetadata(first.created[0]!.id)).toMatchObject({
+      "import.format": "chatgpt",
+      "import.sourceId": expect.any(String),
+      "import.fileName": "conversations.json",
+      "import.key": expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    const again = await importConversationsWithReport(manager, parse());
+    expect(again.created).toEqual([]);
+    expect(again.sessions).toEqual([]);
+    expect(again.skipped).toEqual([
+      {
+        title: "Lisbon weekend plan",
+        reason: "exists",
+        sessionId: first.created[0]!.id,
+      },
+      {
+        title: "Regex for dates",
+        reason: "exists",
+        sessionId: first.created[1]!.id,
+      },
+    ]);
+    expect(await manager.list()).toHaveLength(2);
+  });
+
+  it("never matches across owners", async () => {
+    const manager = makeManager();
+    await importConversations(manager, parse(), { ownerId: "alice" });
+    const bob = await importConversationsWithReport(manager, parse(), {
+      ownerId: "bob",
+    });
+    expect(bob.created).toHaveLength(2);
+    const unowned = await importConversationsWithReport(manager, parse());
+    expect(unowned.created).toHaveLength(2);
+    expect(await manager.list()).toHaveLength(6);
+  });
+
+  it("update adds only the new messages; replace swaps the session", async () => {
+    const manager = makeManager();
+    const [trip] = await importConversations(manager, parse());
+    const before = await manager.getSession(trip!.id).countMessages();
+    const update = await importConversationsWithReport(
+      manager,
+      parse(extended()),
+      { existing: "update" },
+    );
+    expect(
+      update.updated.map((entry) => [entry.session.id, entry.messagesAdded]),
+    ).toEqual([
+      [trip!.id, 1],
+      [expect.any(String), 0],
+    ]);
+    const session = manager.getSession(trip!.id);
+    expect(await session.countMessages()).toBe(before + 1);
+    expect(ids(await session.getHistory()).at(-1)).toBe("u-0009");
+    // Nothing is written twice by another update.
+    await importConversations(manager, parse(extended()), {
+      existing: "update",
+    });
+    expect(await session.countMessages()).toBe(before + 1);
+
+    const replace = await importConversationsWithReport(manager, parse(), {
+      existing: "replace",
+    });
+    expect(replace.updated).toHaveLength(2);
+    expect(await manager.get(trip!.id)).toBeNull();
+    const sessions = await manager.list();
+    expect(sessions).toHaveLength(2);
+    const replaced = replace.updated[0]!.session.id;
+    expect(await manager.getSession(replaced).countMessages()).toBe(before);
+    // The replacement is the one found next time.
+    expect(
+      (await importConversationsWithReport(manager, parse())).skipped[0]!
+        .sessionId,
+    ).toBe(replaced);
+  });
+
+  it("a message array without ids is known by a hash of its content", async () => {
+    const manager = makeManager();
+    const text = fixture("openai-chat.json");
+    const [info] = await importConversations(manager, parseConversations(text));
+    expect((await manager.listMetadata(info!.id))["import.sourceId"]).toMatch(
+      /^sha256:[0-9a-f]{64}$/,
+    );
+    expect(
+      await importConversations(manager, parseConversations(text)),
+    ).toEqual([]);
+    const changed = JSON.parse(text) as {
+      messages: Array<Record<string, unknown>>;
+    };
+    changed.messages.push({ role: "user", content: "One more thing." });
+    expect(
+      await importConversations(
+        manager,
+        parseConversations(JSON.stringify(changed)),
+      ),
+    ).toHaveLength(1);
+  });
+
+  it("forks and compact-and-split do not inherit the identity", async () => {
+    const manager = makeManager();
+    const [trip] = await importConversations(manager, parse());
+    const fork = await manager.fork(trip!.id, "a-0002", "Fork");
+    const split = await manager.compactAndSplit(trip!.id, "Summary", "Split");
+    for (const info of [fork, split])
+      expect(
+        Object.keys(await manager.listMetadata(info.id)).filter((key) =>
+          key.startsWith("import."),
+        ),
+      ).toEqual([]);
+    // With the original gone, the next import creates it again: neither copy is that session.
+    await manager.delete(trip!.id);
+    const again = await importConversationsWithReport(manager, parse());
+    expect(again.created.map((info) => info.name)).toEqual([
+      "Lisbon weekend plan",
+    ]);
+  });
+
+  it("an erased conversation is not brought back unless asked", async () => {
+    const manager = makeManager();
+    const [trip] = await importConversations(manager, parse());
+    await manager.erase({ sessionId: trip!.id });
+    const again = await importConversationsWithReport(manager, parse());
+    expect(again.created).toEqual([]);
+    expect(again.skipped.map((entry) => [entry.title, entry.reason])).toEqual([
+      ["Lisbon weekend plan", "erased"],
+      ["Regex for dates", "exists"],
+    ]);
+    const restored = await importConversationsWithReport(manager, parse(), {
+      restoreErased: true,
+    });
+    expect(restored.created.map((info) => info.name)).toEqual([
+      "Lisbon weekend plan",
+    ]);
+    // Brought back, it is an imported conversation like any other again.
+    expect(
+      (await importConversationsWithReport(manager, parse())).skipped.map(
+        (entry) => entry.reason,
+      ),
+    ).toEqual(["exists", "exists"]);
+  });
+}
+
+describe("the tombstone on SQLite", () => {
+  it("holds a hash, never the conversation's id or title", async () => {
+    const { openSqlite } = await import("../../src/sqlite/index.js");
+    const sql = openSqlite(":memory:");
+    const manager = SessionManager.create(sql);
+    const [trip] = await importConversations(manager, parse());
+    const sourceId = (await manager.listMetadata(trip!.id))["import.sourceId"]!;
+    await manager.erase({ sessionId: trip!.id });
+    const rows = sql.sql<{ session_id: string; key: string; value: string }>`
+      SELECT session_id, key, value FROM assistant_config`;
+    const text = JSON.stringify([...rows]);
+    expect(text).toContain("erased:");
+    expect(text).not.toContain(sourceId);
+    expect(text).not.toContain("Lisbon");
+  });
+});
