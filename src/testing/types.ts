@@ -47,23 +47,23 @@ export interface ProviderCapabilities {
   /** `searchMessages` is implemented (docs/behavior/search.md). Default `true`. */
   search: boolean;
   /**
-   * Porter/Snowball-grade English stemming: `connections` finds `connected`. FTS5 `porter` and
-   * Postgres `english` have it; the in-memory suffix stripper does not. Default `true`.
+   * Porter/Snowball-grade English stemming: `connections` finds `connected`. FTS5 `porter`,
+   * Postgres `english` and the in-memory Porter stemmer have it. Default `true`.
    */
   stemming: boolean;
   /**
-   * At least the light suffix stripping of docs/behavior/search.md's in-memory row (`ing`, `ed`, `es`, `s`):
-   * `deployments` finds `deployment`. Default `true`.
+   * At least plural / `-ing` / `-ed` stripping: `deployments` finds `deployment`. Default `true`.
    */
   lightStemming: boolean;
   /**
    * Results are ranked by relevance: a message that repeats the query term ranks above one that
-   * mentions it once (FTS5 `rank`, `ts_rank`, in-memory match count). Default `true`.
+   * mentions it once (FTS5 `bm25()`, `ts_rank`, in-memory BM25). Default `true`.
    */
   relevanceRanking: boolean;
   /**
    * The text-search configuration drops stop words (Postgres `english`: "the", "or", "not"), so
-   * such words cannot be required literally (docs/behavior/search.md, a documented difference). Default `false`.
+   * such words cannot be required literally even under `match: "all"`, nor found by a query made
+   * only of them (docs/behavior/search.md, a documented difference). Default `false`.
    */
   stopWords: boolean;
   /** Latin and Cyrillic matching folds diacritics: `cafe` finds `Café`. Default `true`. */

@@ -247,13 +247,14 @@ describe("AgentSessionProvider on SQLite", () => {
     const links = db.sql<{ rowid: number; id: string; seq: number }>`
       SELECT f.rowid AS rowid, f.id AS id, m.seq AS seq
       FROM assistant_fts AS f LEFT JOIN assistant_messages AS m ON m.seq = f.rowid ORDER BY f.rowid`;
-    expect(links.map((link) => link.id)).toEqual(["u1", "u2"]);
+    // A tool call is indexed by its name and input (`x 1`).
+    expect(links.map((link) => link.id)).toEqual(["u1", "tool", "u2"]);
     for (const link of links) expect(link.rowid).toBe(link.seq);
     expect(provider.searchMessages("never")).toEqual([]);
     // Text removed by an update removes the index row (at the next search, like every update).
     provider.updateMessage({ id: "u2", role: "user", parts: [] });
     expect(provider.searchMessages("second")).toEqual([]);
-    expect(db.sql`SELECT rowid FROM assistant_fts`).toHaveLength(1);
+    expect(db.sql`SELECT rowid FROM assistant_fts`).toHaveLength(2);
   });
 
   it("rolls back an append whose insert fails, leaving no message row", () => {
@@ -419,17 +420,21 @@ describe("AgentSessionProvider on SQLite", () => {
     provider.appendMessage(text("ko", "회의는 목요일입니다"));
     provider.appendMessage(text("ru", "Развёртывание назначено на пятницу"));
     provider.appendMessage(text("en", "Deployment is on Friday"));
-    const ids = (query: string) =>
-      provider.searchMessages(query).map((hit) => hit.id);
+    const ids = (query: string, match?: "all") =>
+      provider
+        .searchMessages(query, undefined, match ? { match } : undefined)
+        .map((hit) => hit.id);
     expect(ids("金曜日")).toEqual(["ja"]);
     expect(ids("金")).toEqual(["ja"]);
     expect(ids("咖啡")).toEqual(["zh"]);
     expect(ids("목요일")).toEqual(["ko"]);
     expect(ids("пятницу")).toEqual(["ru"]);
     expect(ids("ПЯТНИЦУ")).toEqual(["ru"]);
-    expect(ids("friday deploy")).toEqual([]);
-    expect(ids("friday deployment")).toEqual(["en"]);
-    expect(ids("金曜日 friday")).toEqual([]);
+    expect(ids("friday deploy", "all")).toEqual([]);
+    expect(ids("friday deploy")).toEqual(["en"]);
+    expect(ids("friday deployment", "all")).toEqual(["en"]);
+    expect(ids("金曜日 friday", "all")).toEqual([]);
+    expect(ids("金曜日 friday").sort()).toEqual(["en", "ja"]);
     const [hit] = provider.searchMessages("デプロイ");
     expect(hit).toMatchObject({
       id: "ja",
