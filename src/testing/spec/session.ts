@@ -8,7 +8,7 @@ import {
   summarizeError,
   utf8Bytes,
 } from "../helpers.js";
-import { withoutOptionalMembers } from "../subject.js";
+import { spyingProvider, withoutOptionalMembers } from "../subject.js";
 import type { Suite } from "../suite.js";
 
 const CONCURRENT_APPENDS = 50;
@@ -129,6 +129,26 @@ export function sessionSpec(rootSuite: Suite): void {
           });
         }
         expect(await subject.getCompactions()).toEqual([]);
+      },
+    );
+
+    suite.it(
+      "countMessages() asks the provider's own count, never its export (spying provider)",
+      async ({ provider }) => {
+        const base = provider();
+        const spy = spyingProvider(base);
+        const subject = new Session(spy.provider);
+        await build(subject, conversation(["one", "two", "three"]));
+        spy.calls.length = 0;
+        if (!base.countMessages) {
+          // Without a count the Session counts the export, which is all it can do.
+          if (base.exportMessages)
+            expect(await subject.countMessages()).toBe(3);
+          return;
+        }
+        expect(await subject.countMessages()).toBe(3);
+        expect(spy.calls).toContain("countMessages");
+        expect(spy.calls.includes("exportMessages")).toBe(false);
       },
     );
 
