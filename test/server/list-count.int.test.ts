@@ -15,7 +15,7 @@ import {
   describePostgres,
   type TestDatabase,
 } from "../providers/postgres-database.js";
-import { client, text } from "./support/client.js";
+import { client } from "./support/client.js";
 
 const LARGE = 20_000;
 /** Smaller on PostgreSQL, where writing the rows alone takes about 10 ms each on a busy machine: the count path is the same at any size. */
@@ -43,9 +43,11 @@ async function listsWithTheProviderCount(
   const session = manager.getSession(large);
   for (let start = 0; start < size; start += BATCH) {
     await session.appendAll(
-      Array.from({ length: Math.min(BATCH, size - start) }, (_, index) =>
-        text(`m${start + index}`, `Message ${start + index}`),
-      ),
+      Array.from({ length: Math.min(BATCH, size - start) }, (_, index) => ({
+        id: `m${start + index}`,
+        role: "user",
+        parts: [{ type: "text", text: `Message ${start + index}` }],
+      })),
     );
   }
   count.mockClear();
