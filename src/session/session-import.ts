@@ -78,7 +78,7 @@ export async function upsertMessage(
   encodeMessage(message);
   const { provider } = await runtime.ready();
   if ((await provider.getMessage(message.id)) === null) {
-    if ((await writes.append(message, parentId)).inserted) return "inserted";
+    if (await writes.append(message, parentId)) return "inserted";
   }
   // Present, or stored by a concurrent writer since the lookup: update it.
   await writes.update(message);

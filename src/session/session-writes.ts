@@ -62,11 +62,38 @@ export class SessionWrites {
     public maxRowBytes: number | false,
   ) {}
 
-  /** Inserts the message and reports what happened (see `AppendMessageResult`). */
+  /** Inserts the message; `true` when a row was inserted, `false` when the id was already taken. */
   async append(
     message: SessionMessage,
     parentId?: string | null,
+  ): Promise<boolean> {
+    return (await this.insert(message, parentId)).inserted;
+  }
+
+  /**
+   * Inserts the message and reports what happened (see `AppendMessageResult`). Only this caller
+   * pays for reading the message that holds a taken id; `append()` never reads it.
+   */
+  async appendWithResult(
+    message: SessionMessage,
+    parentId?: string | null,
   ): Promise<AppendMessageResult> {
+    const outcome = await this.insert(message, parentId);
+    if (outcome.inserted)
+      return { inserted: true, message: outcome.stored, matchesStored: true };
+    return taken(outcome.provider, outcome.stored, outcome.requested);
+  }
+
+  /** The append itself: validation, the locked insert, audit, hooks and auto-compaction. */
+  private async insert(
+    message: SessionMessage,
+    parentId: string | null | undefined,
+  ): Promise<{
+    inserted: boolean;
+    stored: SessionMessage;
+    requested: string | null | undefined;
+    provider: SessionProvider;
+  }> {
     const json = encodeMessage(message);
     assertMessageRole(message);
     const runtime = this.runtime;
@@ -99,15 +126,16 @@ export class SessionWrites {
       else estimator.appended(stored, parent);
       runtime.record("append", { message: stored, parentId: parent ?? null });
     });
+    const outcome = { inserted, stored: prepared.stored, requested, provider };
     if (!inserted) {
-      // Nothing was written: no hook, no compaction; the caller learns what holds the id.
+      // Nothing was written: no hook, no compaction.
       await runtime.emitIdle();
-      return taken(provider, prepared.stored, requested);
+      return outcome;
     }
     await runtime.afterWrite?.();
     const estimate = await runtime.emitIdle();
     await runtime.compaction.afterInsert(runtime.host(parts), estimate);
-    return { inserted: true, message: prepared.stored, matchesStored: true };
+    return outcome;
   }
 
   /**

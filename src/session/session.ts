@@ -110,7 +110,7 @@ export class Session extends SessionBase {
     message: SessionMessage,
     parentId?: string | null,
   ): Promise<AppendMessageResult> {
-    return this.writes.append(message, parentId);
+    return this.writes.appendWithResult(message, parentId);
   }
 
   /**
