@@ -257,10 +257,17 @@ export class PostgresSessionStore {
    */
   async #registerOnFirstWrite(): Promise<void> {
     if (this.#registered || this.sessionId === "") return;
-    await new PostgresRegistryStore(this.db).insertIfAbsent(
-      firstWriteSessionInfo(this.sessionId, new Date().toISOString()),
-    );
     this.#registered = true;
+    try {
+      await new PostgresRegistryStore(this.db).insertIfAbsent(
+        firstWriteSessionInfo(this.sessionId, new Date().toISOString()),
+      );
+    } catch (error) {
+      // The message is stored; a registry row that cannot be written must not fail the append.
+      console.warn(
+        `[arbor] Session "${this.sessionId}" could not be registered, so the manager will not list it: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
   }
 
   async #ready() {

@@ -47,15 +47,14 @@ export class SqlSessionRegistry implements SessionRegistry {
   /**
    * Inserts the row unless the id has one: how a session written without the manager gets
    * registered by its first message (docs/behavior/manager.md#sessions-written-without-the-manager).
+   * Only the columns every `assistant_sessions` has, older and hand-made ones included, are
+   * named; the rest take their defaults.
    */
   insertIfAbsent(info: SessionInfo): void {
     this.ready();
     this.agent
-      .sql`INSERT INTO assistant_sessions (id, name, parent_session_id, model, source,
-        input_tokens, output_tokens, estimated_cost, end_reason, created_at, updated_at)
-      VALUES (${info.id}, ${info.name}, ${info.parent_session_id}, ${info.model}, ${info.source},
-        ${info.input_tokens}, ${info.output_tokens}, ${info.estimated_cost}, ${info.end_reason},
-        ${info.created_at}, ${info.updated_at})
+      .sql`INSERT INTO assistant_sessions (id, name, created_at, updated_at)
+      VALUES (${info.id}, ${info.name}, ${info.created_at}, ${info.updated_at})
       ON CONFLICT (id) DO NOTHING`;
   }
 

@@ -394,10 +394,17 @@ export class AgentSessionProvider implements SessionProvider {
    */
   #registerOnFirstWrite(): void {
     if (this.#registered || this.sessionId === "") return;
-    new SqlSessionRegistry(this.#agent).insertIfAbsent(
-      firstWriteSessionInfo(this.sessionId, new Date().toISOString()),
-    );
     this.#registered = true;
+    try {
+      new SqlSessionRegistry(this.#agent).insertIfAbsent(
+        firstWriteSessionInfo(this.sessionId, new Date().toISOString()),
+      );
+    } catch (error) {
+      // The message is what was asked for; a registry table Arbor cannot write must not undo it.
+      console.warn(
+        `[arbor] Session "${this.sessionId}" could not be registered, so the manager will not list it: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
   }
 
   /** The message a read starts from: the given id, or the latest leaf for null/undefined/"". */
