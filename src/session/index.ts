@@ -13,7 +13,12 @@
  *
  * @module arbor-memory/session
  */
-export { Session, type SessionOptions, type SearchOptions } from "./session.js";
+export {
+  Session,
+  type AppendMessageResult,
+  type SessionOptions,
+  type SearchOptions,
+} from "./session.js";
 export type {
   SessionProvider,
   StoredMessageRecord,

@@ -24,6 +24,24 @@ interface PreparedMessage {
 }
 
 /**
+ * What one append did, reported by the insert itself (`Session.appendMessageWithResult()`), so a
+ * caller never reads before or after to find out, and two concurrent appends of one id are told
+ * apart by the store's own atomic insert: exactly one of them has `inserted: true`.
+ */
+export interface AppendMessageResult {
+  /** `true` when this call stored the message; `false` when the id was already taken. */
+  inserted: boolean;
+  /** The message as stored: this call's when inserted, else the one that holds the id. */
+  message: SessionMessage;
+  /**
+   * `true` when inserted, or when the message holding the id is what this call would have
+   * stored (role, parts and metadata, after the row-size limit and skill reclaim) and, when
+   * `parentId` was given, sits under that parent: the same write made again.
+   */
+  matchesStored: boolean;
+}
+
+/**
  * The message writes of one Session: validation, write-time skill reclaim and
  * the row-size limit, the append lock, the token estimate, audit records and the manager hook.
  *
@@ -44,11 +62,38 @@ export class SessionWrites {
     public maxRowBytes: number | false,
   ) {}
 
-  /** Returns `true` when a row was inserted, `false` when the id was already taken. */
+  /** Inserts the message; `true` when a row was inserted, `false` when the id was already taken. */
   async append(
     message: SessionMessage,
     parentId?: string | null,
   ): Promise<boolean> {
+    return (await this.insert(message, parentId)).inserted;
+  }
+
+  /**
+   * Inserts the message and reports what happened (see `AppendMessageResult`). Only this caller
+   * pays for reading the message that holds a taken id; `append()` never reads it.
+   */
+  async appendWithResult(
+    message: SessionMessage,
+    parentId?: string | null,
+  ): Promise<AppendMessageResult> {
+    const outcome = await this.insert(message, parentId);
+    if (outcome.inserted)
+      return { inserted: true, message: outcome.stored, matchesStored: true };
+    return taken(outcome.provider, outcome.stored, outcome.requested);
+  }
+
+  /** The append itself: validation, the locked insert, audit, hooks and auto-compaction. */
+  private async insert(
+    message: SessionMessage,
+    parentId: string | null | undefined,
+  ): Promise<{
+    inserted: boolean;
+    stored: SessionMessage;
+    requested: string | null | undefined;
+    provider: SessionProvider;
+  }> {
     const json = encodeMessage(message);
     assertMessageRole(message);
     const runtime = this.runtime;
@@ -81,11 +126,16 @@ export class SessionWrites {
       else estimator.appended(stored, parent);
       runtime.record("append", { message: stored, parentId: parent ?? null });
     });
-    if (inserted) await runtime.afterWrite?.();
+    const outcome = { inserted, stored: prepared.stored, requested, provider };
+    if (!inserted) {
+      // Nothing was written: no hook, no compaction.
+      await runtime.emitIdle();
+      return outcome;
+    }
+    await runtime.afterWrite?.();
     const estimate = await runtime.emitIdle();
-    if (inserted)
-      await runtime.compaction.afterInsert(runtime.host(parts), estimate);
-    return inserted;
+    await runtime.compaction.afterInsert(runtime.host(parts), estimate);
+    return outcome;
   }
 
   /**
@@ -262,6 +312,66 @@ export class SessionWrites {
 }
 
 // --- Internal helpers ---
+
+/**
+ * The result of an append whose id was taken: the stored message, and whether it is what the
+ * append would have written (docs/behavior/messages-and-tree.md#appending). `parentId` counts
+ * only when the caller gave one (`undefined` follows the latest leaf, which has moved since).
+ */
+async function taken(
+  provider: SessionProvider,
+  attempted: SessionMessage,
+  parentId: string | null | undefined,
+): Promise<AppendMessageResult> {
+  const stored = await provider.getMessage(attempted.id);
+  // Deleted between the insert and this read: nothing holds the id any more.
+  if (!stored)
+    return { inserted: false, message: attempted, matchesStored: false };
+  const matchesStored =
+    sameBody(stored, attempted) &&
+    (parentId === undefined ||
+      (await isStoredUnder(provider, attempted.id, parentId)));
+  return { inserted: false, message: stored, matchesStored };
+}
+
+/** Role, parts and metadata equal as stored JSON, whatever the key order. */
+function sameBody(stored: SessionMessage, attempted: SessionMessage): boolean {
+  const body = (message: SessionMessage) =>
+    canonicalJson({
+      role: message.role,
+      parts: message.parts,
+      metadata: message.metadata ?? null,
+    });
+  return body(stored) === body(attempted);
+}
+
+/** Whether the stored message `id` is a child of `parentId` (`null`, or a parent not in the session: a root). */
+async function isStoredUnder(
+  provider: SessionProvider,
+  id: string,
+  parentId: string | null,
+): Promise<boolean> {
+  if (parentId !== null && (await provider.getMessage(parentId)) !== null) {
+    const children = await provider.getBranches(parentId);
+    return children.some((child) => child.id === id);
+  }
+  return (await provider.getPathLength(id)) === 1;
+}
+
+/** JSON text with object keys sorted, as a stored row reads back (undefined members dropped). */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(
+    JSON.parse(JSON.stringify(value) ?? "null"),
+    (_, member: unknown) =>
+      typeof member === "object" && member !== null && !Array.isArray(member)
+        ? Object.fromEntries(
+            Object.entries(member).sort(([a], [b]) =>
+              a < b ? -1 : a > b ? 1 : 0,
+            ),
+          )
+        : member,
+  );
+}
 
 /** `appendAll()` on a provider without `appendMessages`: one `appendMessage` per message, in order. */
 async function appendOneByOne(

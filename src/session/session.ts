@@ -31,9 +31,11 @@ import {
   type UpsertOutcome,
 } from "./session-import.js";
 import { watchSession } from "./session-watch.js";
+import type { AppendMessageResult } from "./session-writes.js";
 import type { ChangeListener, Unsubscribe } from "./contracts/changes.js";
 
 export type { SessionOptions, SearchOptions } from "./session-base.js";
+export type { AppendMessageResult } from "./session-writes.js";
 
 /**
  * A conversation stored as a tree of messages, read back as a linear history for any leaf, with
@@ -96,6 +98,21 @@ export class Session extends SessionBase {
     parentId?: string | null,
   ): Promise<void> {
     await this.writes.append(message, parentId);
+  }
+
+  /**
+   * `appendMessage()` that says what happened, from the insert itself: `{ inserted: true, message
+   * }` with the message as stored, or, when the id is taken, `{ inserted: false, message }` with
+   * the message that holds it (left as it was), and `matchesStored` telling a retry of the same
+   * write from a different one. Of concurrent appends of one id exactly one is `inserted`.
+   * `appendMessage()` keeps resolving to nothing, as the seed API does; this is the separate
+   * method that returns the result (the HTTP server answers 201, 200 or 409 from it).
+   */
+  async appendMessageWithResult(
+    message: SessionMessage,
+    parentId?: string | null,
+  ): Promise<AppendMessageResult> {
+    return this.writes.appendWithResult(message, parentId);
   }
 
   /**

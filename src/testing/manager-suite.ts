@@ -2,6 +2,7 @@ import type {
   SessionManager,
   SessionManagerOptions,
 } from "../session/manager/session-manager.js";
+import type { Session } from "../session/session.js";
 import type { ConformanceApi } from "./types.js";
 
 /**
@@ -16,6 +17,13 @@ export interface ManagerStore {
    * session's id.
    */
   dump(): unknown[] | Promise<unknown[]>;
+  /**
+   * Optional: a Session over the same storage opened the way an app does without a manager
+   * (`Session.create(store).forSession(sessionId)`). With it the suite checks that such sessions
+   * are listed (docs/behavior/manager.md#sessions-written-without-the-manager); without it that
+   * case checks nothing.
+   */
+  sessionWithoutManager?(sessionId: string): Session;
   destroy?(): unknown;
 }
 

@@ -153,3 +153,26 @@ function required<Name extends OptionalMethod>(
   }
   return method as NonNullable<SessionProvider[Name]>;
 }
+
+/**
+ * The same provider, recording the name of every method the caller reaches (`calls`, in call
+ * order). Each call goes to the real provider unchanged; used to check that the Session reaches a
+ * member the provider offers instead of a fallback.
+ */
+export function spyingProvider(provider: SessionProvider): {
+  provider: SessionProvider;
+  calls: string[];
+} {
+  const calls: string[] = [];
+  const spy = new Proxy(provider, {
+    get(target, name) {
+      const member: unknown = Reflect.get(target, name, target);
+      if (typeof member !== "function") return member;
+      return (...args: unknown[]) => {
+        calls.push(String(name));
+        return (member as (...args: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { provider: spy, calls };
+}

@@ -14,7 +14,7 @@ const FACTORY_NAME = "SessionManager inside workerd (Durable Object SQLite)";
 const WORKER = `
 import assert from "node:assert";
 import { DurableObject } from "cloudflare:workers";
-import { SessionManager } from "arbor-memory/session";
+import { Session, SessionManager } from "arbor-memory/session";
 import { assertExpect, runManagerConformance } from "arbor-memory/testing";
 
 /** The suite's cases by full name ("describe > … > it"), registered with a collecting runner. */
@@ -60,6 +60,7 @@ export class SuiteCase extends DurableObject {
       create: () => ({
         manager: (options) => SessionManager.create(this, options),
         dump: () => this.dump(),
+        sessionWithoutManager: (sessionId) => Session.create(this).forSession(sessionId),
       }),
     });
     const body = cases.get(name);

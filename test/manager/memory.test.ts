@@ -43,6 +43,8 @@ runManagerConformance(
             options,
           ),
         dump: () => dumpStore(store),
+        sessionWithoutManager: (sessionId) =>
+          Session.create(root).forSession(sessionId),
       };
     },
   },

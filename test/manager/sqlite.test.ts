@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SessionManager } from "../../src/session/index.js";
+import { Session, SessionManager } from "../../src/session/index.js";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/index.js";
 import { runManagerConformance } from "../../src/testing/index.js";
 
@@ -24,6 +24,8 @@ runManagerConformance(
       return {
         manager: (options) => SessionManager.create(db, options),
         dump: () => dumpAllTables(db),
+        sessionWithoutManager: (sessionId) =>
+          Session.create(db).forSession(sessionId),
         destroy: () => db.close(),
       };
     },

@@ -170,6 +170,38 @@ describe("arbor HTTP API in workerd (Durable Object SQLite)", () => {
     });
   });
 
+  it("answers 20 concurrent POSTs of one id with one 201, then 200 for the same body and 409 for another", async () => {
+    const id = (await call("a", "POST", "/v1/sessions", { name: "Race" })).body
+      .id;
+    const path = `/v1/sessions/${id}/messages`;
+    const count = (answers: Array<{ status: number }>) =>
+      answers.reduce<Record<number, number>>((counts, { status }) => {
+        counts[status] = (counts[status] ?? 0) + 1;
+        return counts;
+      }, {});
+    const same = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        call("a", "POST", path, { message: message("u1", "Hi") }),
+      ),
+    );
+    expect(count(same)).toEqual({ 201: 1, 200: 19 });
+    for (const answer of same)
+      expect(answer.body.message).toMatchObject(message("u1", "Hi"));
+    const different = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        call("a", "POST", path, { message: message("u2", `Body ${index}`) }),
+      ),
+    );
+    expect(count(different)).toEqual({ 201: 1, 409: 19 });
+    const created = different.find((answer) => answer.status === 201)!;
+    expect((await call("a", "GET", `${path}/u2`)).body.message).toEqual(
+      created.body.message,
+    );
+    expect(
+      (await call("a", "GET", `/v1/sessions/${id}`)).body.messageCount,
+    ).toBe(2);
+  });
+
   it("answers another tenant's session like a missing one", async () => {
     const id = (await call("a", "POST", "/v1/sessions", { name: "Private" }))
       .body.id;

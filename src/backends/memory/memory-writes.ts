@@ -6,6 +6,7 @@ import {
 } from "../../session/core/message-codec.js";
 import type { ImportRecords } from "../../session/contracts/provider.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
+import { firstWriteSessionInfo } from "../../session/core/stored-rows.js";
 import { ArborError } from "../../session/errors/index.js";
 import { publishMemoryChange } from "./memory-changes.js";
 import type {
@@ -156,6 +157,12 @@ function insertRow(
   data.rows.set(row.id, row);
   data.ordered.push(row);
   if (row.parentId !== null) pushChild(data, row.parentId, row);
+  // A session written without the manager is registered by its first message (docs/behavior/manager.md#sessions-written-without-the-manager).
+  if (sessionId !== "" && !store.registry.has(sessionId))
+    store.registry.set(
+      sessionId,
+      firstWriteSessionInfo(sessionId, new Date().toISOString()),
+    );
   return row;
 }
 

@@ -39,26 +39,15 @@ export class PostgresRegistryStore implements SessionRegistry {
   constructor(readonly db: PostgresExecutor) {}
 
   async insert(info: SessionInfo): Promise<void> {
-    await this.#ready();
-    await this.db.query(
-      `INSERT INTO assistant_sessions (id, name, parent_session_id, model, source,
-        input_tokens, output_tokens, estimated_cost, end_reason, created_at, updated_at)
-      VALUES (?, ?, ?, ?, ?, ?::numeric, ?::numeric, ?::double precision, ?,
-        ${TIMESTAMP_PARAM}, ${TIMESTAMP_PARAM})`,
-      [
-        info.id,
-        info.name,
-        info.parent_session_id ?? null,
-        info.model ?? null,
-        info.source ?? null,
-        info.input_tokens ?? 0,
-        info.output_tokens ?? 0,
-        info.estimated_cost ?? 0,
-        info.end_reason ?? null,
-        timestamp(info.created_at, "created_at"),
-        timestamp(info.updated_at, "updated_at"),
-      ],
-    );
+    await this.#insert(info, "");
+  }
+
+  /**
+   * Inserts the row unless the id has one: how a session written without the manager gets
+   * registered by its first message (docs/behavior/manager.md#sessions-written-without-the-manager).
+   */
+  async insertIfAbsent(info: SessionInfo): Promise<void> {
+    await this.#insert(info, "ON CONFLICT (id) DO NOTHING");
   }
 
   async get(id: string): Promise<SessionInfo | null> {
@@ -248,6 +237,29 @@ export class PostgresRegistryStore implements SessionRegistry {
 
   #ready() {
     return postgresSettings(this.db);
+  }
+
+  async #insert(info: SessionInfo, onConflict: string): Promise<void> {
+    await this.#ready();
+    await this.db.query(
+      `INSERT INTO assistant_sessions (id, name, parent_session_id, model, source,
+        input_tokens, output_tokens, estimated_cost, end_reason, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?::numeric, ?::numeric, ?::double precision, ?,
+        ${TIMESTAMP_PARAM}, ${TIMESTAMP_PARAM}) ${onConflict}`,
+      [
+        info.id,
+        info.name,
+        info.parent_session_id ?? null,
+        info.model ?? null,
+        info.source ?? null,
+        info.input_tokens ?? 0,
+        info.output_tokens ?? 0,
+        info.estimated_cost ?? 0,
+        info.end_reason ?? null,
+        timestamp(info.created_at, "created_at"),
+        timestamp(info.updated_at, "updated_at"),
+      ],
+    );
   }
 }
 

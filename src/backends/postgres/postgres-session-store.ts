@@ -40,6 +40,8 @@ import {
   loadRecentHistory,
 } from "./postgres-windows.js";
 import { insertMessage, updateStoredMessage } from "./postgres-writes.js";
+import { PostgresRegistryStore } from "./postgres-registry-store.js";
+import { firstWriteSessionInfo } from "../../session/core/stored-rows.js";
 
 /**
  * The implementation behind `PostgresSessionProvider` for one session: every query of the
@@ -47,6 +49,9 @@ import { insertMessage, updateStoredMessage } from "./postgres-writes.js";
  * never talks to PostgreSQL does not parse it.
  */
 export class PostgresSessionStore {
+  /** Set once this store has made sure the session has a registry row. */
+  #registered = false;
+
   constructor(
     readonly db: PostgresExecutor,
     readonly sessionId: string,
@@ -89,7 +94,15 @@ export class PostgresSessionStore {
     // Encoded (and so validated) before waiting for the store: an invalid message throws first.
     const encoded = encodeForStorage(message);
     await this.#ready();
-    return insertMessage(this.db, this.sessionId, message, encoded, parentId);
+    const inserted = await insertMessage(
+      this.db,
+      this.sessionId,
+      message,
+      encoded,
+      parentId,
+    );
+    if (inserted) await this.#registerOnFirstWrite();
+    return inserted;
   }
 
   /** Replaces content, role and search text of the message with this id; a no-op if absent. */
@@ -226,6 +239,7 @@ export class PostgresSessionStore {
     await sessionWrite(this.db, this.sessionId, (db, fingerprint) =>
       importSessionRecords(db, this.sessionId, records, fingerprint),
     );
+    if (records.messages.length > 0) await this.#registerOnFirstWrite();
   }
 
   /** A per-session value from `assistant_config`, or `null`. */
@@ -241,6 +255,26 @@ export class PostgresSessionStore {
   }
 
   // --- Internal helpers ---
+
+  /**
+   * After a write that stored a message: gives the session its registry row unless it has one,
+   * once per store object (docs/behavior/manager.md#sessions-written-without-the-manager), so
+   * `arbor sessions list`, the server and the studio see sessions written without the manager.
+   */
+  async #registerOnFirstWrite(): Promise<void> {
+    if (this.#registered || this.sessionId === "") return;
+    this.#registered = true;
+    try {
+      await new PostgresRegistryStore(this.db).insertIfAbsent(
+        firstWriteSessionInfo(this.sessionId, new Date().toISOString()),
+      );
+    } catch (error) {
+      // The message is stored; a registry row that cannot be written must not fail the append.
+      console.warn(
+        `[arbor] Session "${this.sessionId}" could not be registered, so the manager will not list it: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
 
   async #ready() {
     return postgresSettings(this.db);

@@ -1,5 +1,6 @@
 import { encodeBase64 } from "../../session/core/base64.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
+import { countOf } from "./sql-count.js";
 import { insertContinuations, splitContent } from "./sql-message-chunks.js";
 
 /** The pointer agents@0.32 leaves in a media part's `url` in place of its payload. */
@@ -45,9 +46,9 @@ interface SourceRow {
 }
 
 function hasTable(agent: SqlProvider, table: string): boolean {
-  const [row] = agent.sql<{ n: number }>`
+  const rows = agent.sql<{ n: number }>`
     SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ${table}`;
-  return row!.n > 0;
+  return countOf(rows, `table ${table}`) > 0;
 }
 
 function lastMessageSeq(agent: SqlProvider): number {
@@ -64,11 +65,13 @@ function liftMessages(agent: SqlProvider): boolean {
       strftime('%Y-%m-%dT%H:%M:%S', created_at / 1000, 'unixepoch') || printf('.%03dZ', created_at % 1000)
     FROM cf_agents_session_messages WHERE type = 'message'
     ORDER BY session_id, seq`;
-  const [lifted] = agent.sql<{ n: number }>`
+  const lifted = agent.sql<{ n: number }>`
     SELECT COUNT(*) AS n FROM assistant_messages WHERE seq > ${after}`;
-  const [source] = agent.sql<{ n: number }>`
+  const source = agent.sql<{ n: number }>`
     SELECT COUNT(*) AS n FROM cf_agents_session_messages`;
-  let complete = lifted!.n === source!.n;
+  let complete =
+    countOf(lifted, "the lifted messages") ===
+    countOf(source, "the agents@0.32 messages");
 
   const hasChunks = hasTable(agent, "cf_agents_session_message_chunks");
   const targets = new Map<string, SourceRow>();
@@ -173,17 +176,22 @@ function readPayload(agent: SqlProvider, hash: string): string | null {
 
 /** Copies the overlays with their ids, ranges and times, in the package's order. */
 function liftCompactions(agent: SqlProvider): boolean {
-  const [before] = agent.sql<{ n: number }>`
-    SELECT COUNT(*) AS n FROM assistant_compactions`;
+  const before = countOf(
+    agent.sql<{ n: number }>`SELECT COUNT(*) AS n FROM assistant_compactions`,
+    "the overlays before the lift",
+  );
   agent.sql`INSERT OR IGNORE INTO assistant_compactions
       (id, session_id, summary, from_message_id, to_message_id, created_at)
     SELECT id, session_id, summary, from_message_id, to_message_id,
       strftime('%Y-%m-%dT%H:%M:%S', created_at / 1000, 'unixepoch') || printf('.%03dZ', created_at % 1000)
     FROM cf_agents_session_compactions
     ORDER BY session_id, seq`;
-  const [source] = agent.sql<{ n: number }>`
+  const source = agent.sql<{ n: number }>`
     SELECT COUNT(*) AS n FROM cf_agents_session_compactions`;
-  const [now] = agent.sql<{ n: number }>`
+  const now = agent.sql<{ n: number }>`
     SELECT COUNT(*) AS n FROM assistant_compactions`;
-  return now!.n - before!.n === source!.n;
+  return (
+    countOf(now, "the overlays after the lift") - before ===
+    countOf(source, "the agents@0.32 overlays")
+  );
 }

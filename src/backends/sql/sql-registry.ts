@@ -47,6 +47,20 @@ export class SqlSessionRegistry implements SessionRegistry {
         ${info.created_at}, ${info.updated_at})`;
   }
 
+  /**
+   * Inserts the row unless the id has one: how a session written without the manager gets
+   * registered by its first message (docs/behavior/manager.md#sessions-written-without-the-manager).
+   * Only the columns every `assistant_sessions` has, older and hand-made ones included, are
+   * named; the rest take their defaults.
+   */
+  insertIfAbsent(info: SessionInfo): void {
+    this.ready();
+    this.agent
+      .sql`INSERT INTO assistant_sessions (id, name, created_at, updated_at)
+      VALUES (${info.id}, ${info.name}, ${info.created_at}, ${info.updated_at})
+      ON CONFLICT (id) DO NOTHING`;
+  }
+
   get(id: string): SessionInfo | null {
     this.ready();
     const [row] = this.agent

@@ -42,6 +42,8 @@ import {
 import { readConfig, writeConfig } from "./sql-config.js";
 import { AgentContextProvider } from "./sql-context-provider.js";
 import { importRecords } from "./sql-import.js";
+import { SqlSessionRegistry } from "./sql-registry.js";
+import { firstWriteSessionInfo } from "../../session/core/stored-rows.js";
 import { LatestLeafTracker } from "./sql-latest-leaf.js";
 import { splitContent } from "./sql-message-chunks.js";
 import { PathCache } from "./sql-path-cache.js";
@@ -97,6 +99,8 @@ export class AgentSessionProvider implements SessionProvider {
   readonly #agent: SqlProvider;
   readonly #latestLeaf: LatestLeafTracker;
   readonly #paths: PathCache;
+  /** Set once this provider has made sure the session has a registry row. */
+  #registered = false;
 
   constructor(agent: SqlProvider, sessionId = "") {
     if (!isSqlProvider(agent)) {
@@ -198,8 +202,10 @@ export class AgentSessionProvider implements SessionProvider {
         split,
         extracted,
       );
-      if (row)
+      if (row) {
         paths.noteAppend(before, message.id, content, row.parentId, split);
+        this.#registerOnFirstWrite();
+      }
       return row;
     });
     if (written === null) return false;
@@ -222,10 +228,9 @@ export class AgentSessionProvider implements SessionProvider {
     const sessionId = this.sessionId;
     const { firstParentId, seqs } = atomically(agent, () => {
       const first = resolveParent(agent, sessionId, this.#latestLeaf, parentId);
-      return {
-        firstParentId: first,
-        seqs: insertMessageChain(agent, sessionId, rows, first),
-      };
+      const seqs = insertMessageChain(agent, sessionId, rows, first);
+      if (seqs.some((seq) => seq !== null)) this.#registerOnFirstWrite();
+      return { firstParentId: first, seqs };
     });
     this.#paths.clear();
     const last = seqs.findLastIndex((seq) => seq !== null);
@@ -375,6 +380,7 @@ export class AgentSessionProvider implements SessionProvider {
   importRecords(records: ImportRecords): void {
     this.#ready();
     importRecords(this.#agent, this.sessionId, records);
+    if (records.messages.length > 0) this.#registerOnFirstWrite();
     this.#latestLeaf.forget();
   }
 
@@ -392,6 +398,26 @@ export class AgentSessionProvider implements SessionProvider {
 
   #ready(): void {
     ensureAgentSchema(this.#agent);
+  }
+
+  /**
+   * After a write that stored a message: gives the session its registry row unless it has one,
+   * once per provider object (docs/behavior/manager.md#sessions-written-without-the-manager), so
+   * `arbor sessions list`, the server and the studio see sessions written without the manager.
+   */
+  #registerOnFirstWrite(): void {
+    if (this.#registered || this.sessionId === "") return;
+    this.#registered = true;
+    try {
+      new SqlSessionRegistry(this.#agent).insertIfAbsent(
+        firstWriteSessionInfo(this.sessionId, new Date().toISOString()),
+      );
+    } catch (error) {
+      // The message is what was asked for; a registry table Arbor cannot write must not undo it.
+      console.warn(
+        `[arbor] Session "${this.sessionId}" could not be registered, so the manager will not list it: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
   }
 
   /** The message a read starts from: the given id, or the latest leaf for null/undefined/"". */

@@ -29,10 +29,14 @@ export const appendMessage = createRoute({
   path: "/v1/sessions/{id}/messages",
   tags,
   summary:
-    "Append a message (after the active leaf, under `parentId`, or as a root)",
+    "Append a message (after the active leaf, under `parentId`, or as a root); a retry of the same id and body answers 200, a different body 409",
   request: { params: SessionParams, body: jsonBody(AppendBody) },
   responses: {
     201: json(MessageEnvelope, "The stored message"),
+    200: json(
+      MessageEnvelope,
+      "The id was already stored with the same body (a retry): the stored message",
+    ),
     ...errors(404, 409, 413, 415),
   },
 });
@@ -89,18 +93,23 @@ export function messageRoutes(
       ...body.message,
       id: body.message.id ?? crypto.randomUUID(),
     };
-    if (await session.getMessage(message.id)) {
-      throw new ArborError(
-        "MESSAGE_EXISTS",
-        `Message "${message.id}" already exists in session "${id}"`,
-      );
-    }
     // A parent from elsewhere (another session, another tenant) is refused, never attached.
     if (typeof body.parentId === "string")
       await requireMessage(session, id, body.parentId);
-    await session.appendMessage(message as SessionMessage, body.parentId);
-    const stored = await requireMessage(session, id, message.id);
-    return c.json({ message: toWire(stored) }, 201);
+    // The insert itself says whether it stored the message, so concurrent POSTs of one id get
+    // exactly one 201 (docs/server.md#messages); nothing is read before or after it.
+    const result = await session.appendMessageWithResult(
+      message as SessionMessage,
+      body.parentId,
+    );
+    if (result.inserted)
+      return c.json({ message: toWire(result.message) }, 201);
+    if (result.matchesStored)
+      return c.json({ message: toWire(result.message) }, 200);
+    throw new ArborError(
+      "MESSAGE_EXISTS",
+      `Message "${message.id}" already exists in session "${id}" with a different body`,
+    );
   });
 
   app.openapi(getMessage, async (c) => {

@@ -54,16 +54,18 @@ export class BranchPointer {
     return undefined;
   }
 
-  /** A provider whose default leaf follows the pointer; every other call goes straight through. */
+  /**
+   * A provider whose default leaf follows the pointer; every other call goes straight through.
+   * Built from `VIEW_ROUTES`, which names every member of the contract, so a member added to
+   * `SessionProvider` fails the type check until it is routed here: a member left out would
+   * silently send the Session to a slower fallback (as `countMessages` once did).
+   */
   view(): SessionProvider {
     const base = this.provider;
     const leaf = async (given?: string | null) =>
       given ? given : await this.leafId();
-    const view: SessionProvider = {
-      ...(base.sessionId !== undefined ? { sessionId: base.sessionId } : {}),
-      storeIdentity: base.storeIdentity ?? base,
-      ...(isAttachmentStore(base) ? { [ATTACHMENT_STORE]: true } : {}),
-      getMessage: (id) => base.getMessage(id),
+    // The members whose default leaf or branch pointer matters.
+    const routed: Required<Pick<SessionProvider, RoutedMember>> = {
       getHistory: async (leafId) => base.getHistory(await leaf(leafId)),
       getLatestLeaf: async () => {
         const chosen = await this.leafId();
@@ -71,7 +73,6 @@ export class BranchPointer {
       },
       getLatestLeafId: async () =>
         (await this.leafId()) ?? (await latestLeafId(base)),
-      getBranches: (messageId) => base.getBranches(messageId),
       getPathLength: async (leafId) => base.getPathLength(await leaf(leafId)),
       appendMessage: async (
         message: SessionMessage,
@@ -82,67 +83,43 @@ export class BranchPointer {
         if (inserted !== false) await this.clear();
         return inserted;
       },
-      updateMessage: (message) => base.updateMessage(message),
-      deleteMessages: (ids) => base.deleteMessages(ids),
+      appendMessages: async (messages, parentId) => {
+        const chosen = parentId === undefined ? await this.leafId() : undefined;
+        const result = await base.appendMessages!(messages, chosen ?? parentId);
+        if (result.inserted.includes(true)) await this.clear();
+        return result;
+      },
       clearMessages: async () => {
         await base.clearMessages();
         await this.clear();
       },
-      addCompaction: (summary, from, to, meta) =>
-        base.addCompaction(summary, from, to, meta),
-      getCompactions: () => base.getCompactions(),
     };
-    if (base.appendMessages) {
-      const appendBatch = base.appendMessages.bind(base);
-      view.appendMessages = async (messages, parentId) => {
-        const chosen = parentId === undefined ? await this.leafId() : undefined;
-        const result = await appendBatch(messages, chosen ?? parentId);
-        if (result.inserted.includes(true)) await this.clear();
-        return result;
-      };
-    }
-    if (base.searchMessages) {
-      const search = base.searchMessages.bind(base);
-      view.searchMessages = (query, limit, options) =>
-        options === undefined
-          ? search(query, limit)
-          : search(query, limit, options);
-    }
-    if (base.getRecentHistory) {
-      const recent = base.getRecentHistory.bind(base);
-      view.getRecentHistory = async (leafId, max, min) =>
-        recent(await leaf(leafId), max, min);
-    }
-    if (base.getHistoryRowStats) {
-      const stats = base.getHistoryRowStats.bind(base);
-      view.getHistoryRowStats = async (leafId) => stats(await leaf(leafId));
-    }
-    if (base.getPathIds) {
-      const pathIds = base.getPathIds.bind(base);
-      view.getPathIds = async (leafId) => pathIds(await leaf(leafId));
-    }
-    if (base.getPathIdSet) {
-      const pathIdSet = base.getPathIdSet.bind(base);
-      view.getPathIdSet = async (leafId) => pathIdSet(await leaf(leafId));
-    }
-    for (const name of [
-      "createContextProvider",
-      "createBlockHistory",
-      "deleteCompaction",
-      "exportMessages",
-      "getMessagesByIds",
-      "importRecords",
-      "getConfig",
-      "setConfig",
-      "forSession",
-      "watchChanges",
-    ] as const) {
-      const method = base[name];
-      if (typeof method === "function") {
-        (view as unknown as Record<string, unknown>)[name] = method.bind(base);
+    const view: Record<string, unknown> = {
+      storeIdentity: base.storeIdentity ?? base,
+      ...(isAttachmentStore(base) ? { [ATTACHMENT_STORE]: true } : {}),
+    };
+    for (const [name, route] of Object.entries(VIEW_ROUTES) as Array<
+      [keyof SessionProvider, Route]
+    >) {
+      const member: unknown = base[name];
+      if (route === "identity") continue;
+      if (route === "value") {
+        if (member !== undefined) view[name] = member;
+      } else if (route === "pointer") {
+        view[name] = routed[name as RoutedMember];
+      } else if (route === "pointer-if-present") {
+        if (typeof member === "function")
+          view[name] = routed[name as RoutedMember];
+      } else if (typeof member === "function") {
+        const method = member as (...args: unknown[]) => unknown;
+        view[name] =
+          route === "through"
+            ? (...args: unknown[]) => method.apply(base, args)
+            : async (leafId: string | null | undefined, ...rest: unknown[]) =>
+                method.apply(base, [await leaf(leafId), ...rest]);
       }
     }
-    return view;
+    return view as unknown as SessionProvider;
   }
 
   // --- Internal helpers ---
@@ -158,6 +135,67 @@ export class BranchPointer {
     }
   }
 }
+
+/**
+ * How the branch-pointer view passes each member of the contract on:
+ * - `through`: the same call, unchanged;
+ * - `leaf`: the first argument is a leaf id, and an omitted one becomes the chosen leaf;
+ * - `pointer`: written out in `view()` (it reads or ends the pointer);
+ * - `pointer-if-present`: the same, for an optional member the provider has;
+ * - `value`: a plain property, copied;
+ * - `identity`: the view's own (`storeIdentity` is the base's, so both share one append lock).
+ */
+type Route =
+  "through" | "leaf" | "pointer" | "pointer-if-present" | "value" | "identity";
+
+/** The members written out in `view()`. */
+type RoutedMember =
+  | "appendMessages"
+  | "getHistory"
+  | "getLatestLeaf"
+  | "getLatestLeafId"
+  | "getPathLength"
+  | "appendMessage"
+  | "clearMessages";
+
+/**
+ * Every member of `SessionProvider`, routed. `satisfies Record<keyof SessionProvider, Route>`
+ * makes a missing or unknown name a type error.
+ */
+const VIEW_ROUTES = {
+  sessionId: "value",
+  storeIdentity: "identity",
+  getMessage: "through",
+  getHistory: "pointer",
+  getLatestLeaf: "pointer",
+  getLatestLeafId: "pointer",
+  getBranches: "through",
+  getPathLength: "pointer",
+  appendMessage: "pointer",
+  appendMessages: "pointer-if-present",
+  updateMessage: "through",
+  deleteMessages: "through",
+  clearMessages: "pointer",
+  addCompaction: "through",
+  getCompactions: "through",
+  searchMessages: "through",
+  getRecentHistory: "leaf",
+  getHistoryRowStats: "leaf",
+  getPathIds: "leaf",
+  getPathIdSet: "leaf",
+  getMessagesByIds: "through",
+  createContextProvider: "through",
+  createBlockHistory: "through",
+  deleteCompaction: "through",
+  importRecords: "through",
+  countMessages: "through",
+  exportMessages: "through",
+  getConfig: "through",
+  setConfig: "through",
+  forSession: "through",
+  watchChanges: "through",
+  embeddings: "through",
+} as const satisfies Record<keyof SessionProvider, Route>;
 
 /** The latest leaf's id, without decoding the message when the provider can tell. */
 export async function latestLeafId(

@@ -146,3 +146,28 @@ function parseMeta(meta: CompactionRow["meta"]): CompactionMeta | undefined {
     ? (value as CompactionMeta)
     : undefined;
 }
+
+/**
+ * The registry row a backend writes for a session on its first stored message when no row exists
+ * (docs/behavior/manager.md#sessions-written-without-the-manager): a session written by
+ * `Session.create(store).forSession(id)` is then listed like a managed one, named by its id. The
+ * unnamed session `""` gets no row: it has no id to address it by.
+ */
+export function firstWriteSessionInfo(
+  sessionId: string,
+  at: string,
+): SessionInfo {
+  return {
+    id: sessionId,
+    name: sessionId,
+    parent_session_id: null,
+    model: null,
+    source: null,
+    input_tokens: 0,
+    output_tokens: 0,
+    estimated_cost: 0,
+    end_reason: null,
+    created_at: at,
+    updated_at: at,
+  };
+}

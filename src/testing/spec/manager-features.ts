@@ -7,7 +7,7 @@ export function managerFeaturesSpec(suite: ManagerSuite): void {
 
   suite.describe("search and tools", () => {
     suite.it(
-      "searches managed sessions only, with filters, and names the session of each hit",
+      "searches every registered session, one first written without the manager included, with filters, and names the session of each hit",
       async (store) => {
         const manager = store.manager();
         const tea = await manager.create("tea", { ownerId: "alice" });
@@ -20,12 +20,13 @@ export function managerFeaturesSpec(suite: ManagerSuite): void {
           coffee.id,
           text("c1", "Coffee deployment on Friday"),
         );
+        // Registered by its first message (docs/behavior/manager.md#sessions-written-without-the-manager).
         await manager
           .getSession("unmanaged")
           .appendMessage(text("u1", "Friday deployment"));
         const hits = await manager.search("friday deployment");
         expect(hits.map((hit) => hit.sessionId).sort()).toEqual(
-          [coffee.id, tea.id].sort(),
+          [coffee.id, tea.id, "unmanaged"].sort(),
         );
         expect(hits.every((hit) => ISO.test(hit.createdAt ?? ""))).toBe(true);
         expect(

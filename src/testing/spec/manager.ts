@@ -71,6 +71,45 @@ export function managerSpec(suite: ManagerSuite): void {
     );
 
     suite.it(
+      "lists a session written without the manager, registered by its first message",
+      async (store) => {
+        if (!store.sessionWithoutManager) return;
+        const direct = store.sessionWithoutManager("chat-1");
+        const manager = store.manager();
+        expect(await manager.list()).toEqual([]);
+        await direct.appendMessage(text("u1", "Hello"));
+        await direct.appendMessage(text("a1", "Hi there"));
+
+        const listed = await manager.list();
+        expect(listed.map((info) => [info.id, info.name])).toEqual([
+          ["chat-1", "chat-1"],
+        ]);
+        const info = (await manager.get("chat-1"))!;
+        expect(ISO.test(info.created_at)).toBe(true);
+        expect(info.updated_at >= info.created_at).toBe(true);
+        expect(ids(await manager.getHistory("chat-1"))).toEqual(["u1", "a1"]);
+        expect(await manager.getMessageCount("chat-1")).toBe(2);
+
+        // A managed session keeps its row as it was: no second row, the same name.
+        const trip = await manager.create("Trip");
+        await store
+          .sessionWithoutManager(trip.id)
+          .appendMessage(text("t1", "Go"));
+        expect((await manager.get(trip.id))!.name).toBe("Trip");
+        expect((await manager.list()).map((row) => row.id).sort()).toEqual(
+          ["chat-1", trip.id].sort(),
+        );
+
+        // Reads register nothing; deleting removes the row and the messages.
+        await store.sessionWithoutManager("never-written").getHistory();
+        expect(await manager.get("never-written")).toBeNull();
+        expect(await manager.delete("chat-1")).toBe(true);
+        expect(await manager.get("chat-1")).toBeNull();
+        expect(await manager.getHistory("chat-1")).toEqual([]);
+      },
+    );
+
+    suite.it(
       "lists most recently updated first, deterministically, and pages with a cursor",
       async (store) => {
         const manager = store.manager();
@@ -108,14 +147,16 @@ export function managerSpec(suite: ManagerSuite): void {
     );
 
     suite.it(
-      "getSession works without a registry row and returns one object per id",
+      "getSession works without a registry row, returns one object per id, and its first message registers it",
       async (store) => {
         const manager = store.manager();
         const session = manager.getSession("unregistered");
         expect(manager.getSession("unregistered")).toBe(session);
+        expect(await session.getHistory()).toEqual([]);
+        expect(await manager.get("unregistered")).toBeNull();
         await session.appendMessage(text("m1", "hello"));
         expect(ids(await manager.getHistory("unregistered"))).toEqual(["m1"]);
-        expect(await manager.get("unregistered")).toBeNull();
+        expect((await manager.get("unregistered"))?.name).toBe("unregistered");
       },
     );
   });

@@ -8,7 +8,7 @@ import {
   summarizeError,
   utf8Bytes,
 } from "../helpers.js";
-import { withoutOptionalMembers } from "../subject.js";
+import { spyingProvider, withoutOptionalMembers } from "../subject.js";
 import type { Suite } from "../suite.js";
 
 const CONCURRENT_APPENDS = 50;
@@ -129,6 +129,75 @@ export function sessionSpec(rootSuite: Suite): void {
           });
         }
         expect(await subject.getCompactions()).toEqual([]);
+      },
+    );
+
+    suite.it(
+      "appendMessageWithResult() reports the one insert among concurrent appends of an id, and whether a retry matches",
+      async ({ session }) => {
+        const subject = session();
+        await subject.appendMessage(textMessage("r"));
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, index) =>
+            subject.appendMessageWithResult(
+              textMessage("m", index % 2 === 0 ? "same" : `other ${index}`),
+              "r",
+            ),
+          ),
+        );
+        expect(results.filter((result) => result.inserted)).toHaveLength(1);
+        const stored = (await subject.getMessage("m"))!;
+        for (const result of results) {
+          expect(result.message.id).toBe("m");
+          expect(result.message.parts).toEqual(stored.parts);
+        }
+        expect(ids(await subject.getBranches("r"))).toEqual(["m"]);
+
+        const retry = await subject.appendMessageWithResult(
+          { ...stored, createdAt: undefined },
+          "r",
+        );
+        expect([retry.inserted, retry.matchesStored]).toEqual([false, true]);
+        const otherParent = await subject.appendMessageWithResult(
+          { ...stored, createdAt: undefined },
+          null,
+        );
+        expect([otherParent.inserted, otherParent.matchesStored]).toEqual([
+          false,
+          false,
+        ]);
+        const otherBody = await subject.appendMessageWithResult(
+          textMessage("m", "changed"),
+        );
+        expect([otherBody.inserted, otherBody.matchesStored]).toEqual([
+          false,
+          false,
+        ]);
+        expect(otherBody.message.parts).toEqual(stored.parts);
+        const fresh = await subject.appendMessageWithResult(textMessage("n"));
+        expect([fresh.inserted, fresh.matchesStored, fresh.message.id]).toEqual(
+          [true, true, "n"],
+        );
+      },
+    );
+
+    suite.it(
+      "countMessages() asks the provider's own count, never its export (spying provider)",
+      async ({ provider }) => {
+        const base = provider();
+        const spy = spyingProvider(base);
+        const subject = new Session(spy.provider);
+        await build(subject, conversation(["one", "two", "three"]));
+        spy.calls.length = 0;
+        if (!base.countMessages) {
+          // Without a count the Session counts the export, which is all it can do.
+          if (base.exportMessages)
+            expect(await subject.countMessages()).toBe(3);
+          return;
+        }
+        expect(await subject.countMessages()).toBe(3);
+        expect(spy.calls).toContain("countMessages");
+        expect(spy.calls.includes("exportMessages")).toBe(false);
       },
     );
 

@@ -1,7 +1,11 @@
 // Runs the SessionManager suite on a throwaway PostgreSQL database (ARBOR_TEST_PG_URL), emptied
 // before every case and dropped afterwards, over whatever client `connect` makes of it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SessionManager } from "../../../src/session/index.js";
+import {
+  PostgresSessionProvider,
+  Session,
+  SessionManager,
+} from "../../../src/session/index.js";
 import type { PostgresClient } from "../../../src/backends/postgres/postgres-client.js";
 import { runManagerConformance } from "../../../src/testing/index.js";
 import {
@@ -30,6 +34,10 @@ export function runPostgresManagerConformance(
           return {
             manager: (options) => SessionManager.create(client!, options),
             dump: () => dumpAllTables(database!),
+            sessionWithoutManager: (sessionId) =>
+              Session.create(new PostgresSessionProvider(client!)).forSession(
+                sessionId,
+              ),
           };
         },
       },

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe } from "vitest";
 import type { ApiKeyStore } from "../../../src/server/index.js";
 import type { SessionManager } from "../../../src/session/index.js";
+import { appendRaceCases } from "./cases-append-races.js";
 import { authCases } from "./cases-auth.js";
 import { contextCases } from "./cases-context.js";
 import { isolationCases } from "./cases-isolation.js";
@@ -48,6 +49,7 @@ export function runApiSuite(factory: ApiFactory): void {
       }
     };
     sessionCases(withStore);
+    appendRaceCases(withStore);
     treeCases(withStore);
     contextCases(withStore);
     transferCases(withStore);

@@ -92,6 +92,7 @@ export function sessionCases(withStore: WithStore): void {
       const session = await call("GET", `/v1/sessions/${id}`);
       expect(session.body.messageCount).toBe(4);
 
+      // A taken id with another body (docs/server.md#messages; retries: cases-append-races.ts).
       const duplicate = await call("POST", path, {
         json: { message: text("u1", "again") },
       });
