@@ -151,11 +151,15 @@ export class SessionHandle {
   ): Promise<AppendResult> {
     if (isOverlayId(message)) return { inserted: false, message };
     const input = this.#incoming(message, options);
-    const existing = await this.#session.getMessage(input.id);
+    // The write itself says whether it stored the message, so of two concurrent appends of one
+    // id exactly one reports `inserted: true` (a read before the write could not tell).
+    const result = await this.#session.appendMessageWithResult(
+      input,
+      options.parentId,
+    );
     // Nothing is written, so Arbor's feed, which reports committed writes only, has no event.
-    if (existing) return { inserted: false, message: existing };
-    await this.#session.appendMessage(input, options.parentId);
-    const stored = (await this.#session.getMessage(input.id)) ?? input;
+    if (!result.inserted) return { inserted: false, message: result.message };
+    const stored = (await this.#session.getMessage(input.id)) ?? result.message;
     this.#feed.note("append", this.sessionId, stored);
     return { inserted: true, message: stored };
   }

@@ -143,6 +143,28 @@ export function runSessionsSpec(backend: SessionsBackend): void {
     );
 
     withSessions(
+      "of 20 concurrent appends of one id exactly one reports inserted, with one append event",
+      async (sessions) => {
+        const session = sessions.session();
+        const { events } = record(sessions);
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, index) =>
+            session.appendMessage(text("u1", `body ${index}`)),
+          ),
+        );
+        const inserted = results.filter((result) => result.inserted);
+        expect(inserted).toHaveLength(1);
+        const stored = await session.getMessage("u1");
+        for (const result of results) expect(result.message).toEqual(stored);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(events.filter((event) => event.type === "append")).toHaveLength(
+          1,
+        );
+        expect(ids(await session.getHistory())).toEqual(["u1"]);
+      },
+    );
+
+    withSessions(
       "an append attaches to the active leaf; parentId null makes a root, a message id a branch",
       async (sessions) => {
         const session = sessions.session();
