@@ -13,6 +13,7 @@ import { AgentContextProvider } from "../../src/backends/sql/sql-context-provide
 import { AgentSearchProvider } from "../../src/backends/sql/sql-search-provider.js";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/open-sqlite.js";
 import type { SessionMessage } from "../../src/session/contracts/types.js";
+import { searchableText } from "../../src/session/core/message-codec.js";
 import {
   makeLegacyTempDir,
   copyReferenceDatabase,
@@ -83,10 +84,13 @@ beforeAll(async () => {
     raw.close();
   }
 
-  // First open with Arbor: migrates.
+  // First open with Arbor: migrates, then a search brings the index up to date (the lift keeps
+  // the reference's index rows; messages it never indexed, such as tool calls, are indexed by
+  // the first search).
   const handle = openSqlite(file);
   try {
     new AgentSessionProvider(handle, "").getLatestLeaf();
+    new AgentSessionProvider(handle, "").searchMessages("billing");
   } finally {
     handle.close();
   }
@@ -296,10 +300,19 @@ describe("legacy database written by agents@0.22.0", () => {
     withArbor((handle) => {
       for (const search of fixture.searches) {
         const provider = new AgentSessionProvider(handle, search.sessionId);
-        const results = provider.searchMessages(search.query);
+        // The fixture lists each query's every-term matches, as the reference searched.
+        const results = provider.searchMessages(search.query, undefined, {
+          match: "all",
+        });
         const label = `"${search.query}" in "${search.sessionId}"`;
+        // Tool-call inputs are searchable too: the weather call's `{ city: "Lisbon" }` is found,
+        // which the reference (text parts only) could not.
+        const toolCalls =
+          search.query === "Lisbon" && search.sessionId === "chat-alpha"
+            ? ["a-a1"]
+            : [];
         expect(results.map((r) => r.id).sort(), label).toEqual(
-          [...search.expectedIds].sort(),
+          [...search.expectedIds, ...toolCalls].sort(),
         );
         for (const result of results) {
           expect(result.createdAt).toMatch(ISO_MS);
@@ -336,9 +349,10 @@ describe("legacy database written by agents@0.22.0", () => {
       const indexed = handle.sql<{
         n: number;
       }>`SELECT COUNT(*) AS n FROM assistant_fts`;
+      // Every message with searchable text: its text parts and its tool calls' inputs.
       const withText = Object.values(fixture.sessions)
         .flatMap((s) => Object.values(s.messages))
-        .filter((m) => m.parts.some((p) => p["type"] === "text")).length;
+        .filter((m) => searchableText(m as SessionMessage).length > 0).length;
       expect(indexed[0]!.n).toBe(withText);
     });
   });
@@ -475,7 +489,9 @@ describe("legacy database written by agents@0.22.0", () => {
       expect(row!.parent_id).toBe(main.latestLeafId);
       expect(row!.created_at).toMatch(ISO_MS);
       expect(
-        provider.searchMessages("billing metrics").map((r) => r.id),
+        provider
+          .searchMessages("billing metrics", undefined, { match: "all" })
+          .map((r) => r.id),
       ).toEqual(["d-a4"]);
 
       // A regeneration in the forSession() session becomes the newest sibling and the active branch.
@@ -616,7 +632,9 @@ describe("legacy database opened first through the knowledge and context provide
       expect(session.getContextBlock("memory")?.content).toBe(
         second.contextBlocks["memory_chat-alpha"],
       );
+      // a-a1 is the weather tool call whose input names Lisbon.
       expect((await session.search("Lisbon")).map((r) => r.id).sort()).toEqual([
+        "a-a1",
         "a-a2",
         "a-u1",
       ]);
