@@ -70,7 +70,8 @@ describe("the built package", () => {
     expect(JSON.parse(output)).toEqual({
       history: ["u", "b"],
       branches: ["a", "b"],
-      hits: ["a"],
+      // Ranked any-term search: the message holding both words first, then the one with one.
+      hits: ["a", "b"],
     });
   });
 

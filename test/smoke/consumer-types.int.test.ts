@@ -209,7 +209,10 @@ describe("the packed package in a project with only typescript", () => {
     expect(help.status).toBe(0);
     expect(help.stdout).toContain("serve");
     expect(help.stdout).toContain("import");
-    const list = spawnSync(bin, ["sessions", "list"], {
+    // An existing (empty) database file, so the command gets as far as opening it.
+    const database = join(project, "empty.db");
+    writeFileSync(database, "");
+    const list = spawnSync(bin, ["sessions", "list", "--db", database], {
       cwd: project,
       encoding: "utf8",
     });
