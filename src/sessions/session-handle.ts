@@ -131,7 +131,7 @@ export class SessionHandle {
     return this.#session.getBranches(messageId);
   }
 
-  /** Full-text search in this session: every term must match. */
+  /** Full-text search in this session: ranked, messages holding more of the terms first. */
   async search(
     query: string,
     options: { limit?: number } = {},

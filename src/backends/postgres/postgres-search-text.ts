@@ -41,7 +41,7 @@ export interface SearchTerm {
 }
 
 /**
- * The terms of a query (docs/behavior/search.md): split on whitespace, every term must match, operator
+ * The terms of a query (docs/behavior/search.md): split on whitespace (which of them count is the query analysis's), operator
  * characters are ordinary characters. Terms with no letter or digit can never match a token and
  * are dropped. `[]` when nothing searchable is left.
  */

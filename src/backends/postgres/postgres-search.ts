@@ -21,7 +21,7 @@ import { hasCjk } from "../../session/core/search-terms.js";
 import { isoSql } from "./postgres-sql.js";
 
 /**
- * Full-text search within one session (docs/behavior/search.md): every term must match, operators are literal,
+ * Full-text search within one session (docs/behavior/search.md): ranked any-term by default (every term with `match: "all"`), operators are literal,
  * CJK words match anywhere inside a sentence. The newest matches within the rank window, `ts_rank`
  * first, ties newest first. `content` is
  * the message's searchable text, rebuilt from the stored message. Empty, unsearchable or

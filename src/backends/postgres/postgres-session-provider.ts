@@ -43,7 +43,7 @@ import type { PostgresSessionStore } from "./postgres-session-store.js";
  * per-session advisory lock, and reads that decide a write take a fresh snapshot after it
  * (docs/postgres.md, "Concurrency"). Rows are ordered by an insertion sequence, paths are read
  * with a recursive query of any depth over `(id, parent_id)` only, and search follows SQLite's
- * semantics (per-term AND, literal operators, CJK words inside sentences).
+ * semantics (ranked any-term matching, literal operators, CJK words inside sentences).
  *
  * @example
  * ```ts

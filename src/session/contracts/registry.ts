@@ -73,7 +73,8 @@ export interface SessionRegistry {
     prefix: string,
   ): MaybePromise<Record<string, string>>;
   /**
-   * Per-term AND search over the messages of registered sessions (docs/behavior/manager.md), relevance first,
+   * Full-text search over the messages of registered sessions (docs/behavior/manager.md): ranked
+   * any-term by default, every term with `match: "all"`; all-term matches first, then relevance,
    * ties newest first; results carry `sessionId` and `createdAt`. `[]` for unsearchable queries.
    */
   search(
