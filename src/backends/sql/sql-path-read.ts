@@ -11,10 +11,11 @@ import {
 } from "./sql-path.js";
 
 /*
- * The hot path read behind getHistory(): first the walk, a recursive query over the links alone
- * (no content travels through the recursion), then the stored texts in windows of rows fetched by
- * `seq`, each window one comma-joined string and one JSON.parse. Carrying content through the
- * recursion cost about twice as much, and one string for the whole path held every byte of it
+ * The hot path read behind getHistory(): first the walk over the links alone (a backward scan of
+ * the session's links by `seq`, finished by a recursive query when the path is heavily branched or
+ * a parent is younger than its child; no content travels through either), then the stored texts
+ * in windows of rows fetched by `seq`, each window one comma-joined string and one JSON.parse.
+ * Carrying content through the walk cost about twice as much, and one string for the whole path held every byte of it
  * twice (in SQLite and in JS) at the peak; a window holds a few MiB at most.
  */
 

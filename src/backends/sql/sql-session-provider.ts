@@ -77,7 +77,8 @@ import {
  * Cloudflare Durable Object `Agent`, or `openSqlite()` on Node. Imports nothing platform-specific.
  *
  * Rows are ordered by an insertion sequence (`seq`), ids are unique per session, paths are read
- * with a recursive query of any depth, and the search index is linked to messages by `rowid = seq`,
+ * of any depth by a backward scan of the session's links (a recursive query where that does not
+ * fit, sql-path-read.ts), and the search index is linked to messages by `rowid = seq`,
  * so every write costs O(1) in the size of the session. Tables are created on first use. When the
  * store has `transaction()`, every read-then-write and multi-statement write runs inside it.
  * Every method answers synchronously.
