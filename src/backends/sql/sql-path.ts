@@ -24,10 +24,9 @@ export interface PathSizeRow {
 }
 
 // The recursive path queries (the walk's fallback and the id-set reads, sql-path-read.ts) follow
-// (seq, parent_id) only, so no content travels
-// through the recursion and the cost follows the path, not the session. UNION (not UNION ALL)
-// drops a row already produced, so a cycle written by raw SQL ends the recursion. There is no
-// depth limit. The rows come back unordered; `orderPath` puts them root → leaf with a visited set.
+// (seq, parent_id) only, so no content travels through the recursion and the cost follows the
+// path, not the session. UNION (not UNION ALL) drops a row already produced, so a cycle written
+// by raw SQL ends the recursion. There is no depth limit. The rows come back unordered; `orderPath` puts them root → leaf with a visited set.
 
 /** The rows of the path to `leafId` with content, root first; `[]` if the id is not in the session. */
 export function loadPathWithContent(
