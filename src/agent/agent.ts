@@ -1,4 +1,3 @@
-import type { AgentToolSet as ToolSet } from "./ai-types.js";
 import {
   ArborError,
   ArborTypeError,
@@ -60,7 +59,7 @@ export class SessionAgent {
   /** The session turns are stored in (for a managed agent, the manager's cached Session). */
   get session(): Session {
     const { session, manager, sessionId } = this.options;
-    return session ?? manager!.getSession(sessionId!);
+    return session ?? manager.getSession(sessionId);
   }
 
   /** Appends a user message (after the active leaf) and answers it. */
@@ -142,13 +141,13 @@ export class SessionAgent {
       turn,
       extraTools:
         manager && this.options.sessionSearch !== false
-          ? ((await manager.tools()) as unknown as ToolSet)
+          ? await manager.tools()
           : {},
       ...(manager
         ? {
             recordUsage: (usage) =>
               manager.addUsage(
-                sessionId!,
+                sessionId,
                 usage.inputTokens,
                 usage.outputTokens,
                 usage.cost,
@@ -171,7 +170,7 @@ export class SessionAgent {
   private async assertRegistered(): Promise<void> {
     const { manager, sessionId } = this.options;
     if (!manager || this.registered) return;
-    if ((await manager.get(sessionId!)) === null) {
+    if ((await manager.get(sessionId)) === null) {
       throw new ArborError(
         "SESSION_NOT_FOUND",
         `Session "${sessionId}" not found`,

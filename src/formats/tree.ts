@@ -187,7 +187,7 @@ export function firstUserWords(
 function checkMessage(node: SourceNode): void {
   try {
     assertValidMessage(node.message);
-    assertMessageRole(node.message!);
+    assertMessageRole(node.message);
   } catch (error) {
     throw invalidImport(
       node.where,
@@ -195,10 +195,10 @@ function checkMessage(node: SourceNode): void {
       error,
     );
   }
-  if (node.message!.id !== node.id)
+  if (node.message.id !== node.id)
     throw invalidImport(
       node.where,
-      `the message id "${node.message!.id}" differs from the entry id "${node.id}"`,
+      `the message id "${node.message.id}" differs from the entry id "${node.id}"`,
     );
 }
 

@@ -101,5 +101,5 @@ export function toWire(message: SessionMessage): WireMessage {
     createdAt instanceof Date
       ? { ...rest, createdAt: createdAt.toISOString() }
       : { ...message };
-  return data as WireMessage;
+  return data;
 }

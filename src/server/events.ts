@@ -50,7 +50,7 @@ export function eventRoutes(
         stop();
         signal?.removeEventListener("abort", close);
       }
-    }) as never;
+    });
   });
 }
 

@@ -17,7 +17,7 @@ export function mirrorListener<M extends { id: string }>(
   options: SessionMirrorOptions<M>,
 ): SessionChangeListener {
   const transform =
-    options.transform ?? ((message: SessionMessage) => message as never as M);
+    options.transform ?? ((message: SessionMessage) => message as never);
   return async (event) => {
     if (event.sessionId !== sessionId) return;
     if (options.intercept && (await options.intercept(event))) return;

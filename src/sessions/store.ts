@@ -38,5 +38,5 @@ function resolveTarget(
       return store as SessionProvider;
   }
   if (isPostgresClient(store)) return new PostgresSessionProvider(store);
-  return store as SessionProvider;
+  return store;
 }

@@ -151,7 +151,7 @@ function required<Name extends OptionalMethod>(
       `[arbor-memory/testing] capabilities.${flag} is true but the provider has no ${name}(); set ${flag}: false in the factory's capabilities`,
     );
   }
-  return method as NonNullable<SessionProvider[Name]>;
+  return method;
 }
 
 /**

@@ -176,7 +176,7 @@ describe.each(backends)("SessionAgent on %s", (_name, open) => {
     });
     // The AI SDK accepts the stored transcript as it is, and can send it back to a model.
     await expect(
-      validateUIMessages({ messages: history as UIMessage[] }),
+      validateUIMessages({ messages: history }),
     ).resolves.toHaveLength(2);
     expect(await convertToModelMessages(history as UIMessage[])).toHaveLength(
       4,

@@ -61,11 +61,11 @@ function countStatements(
 } {
   const calls: Array<{ sql: string; values: unknown[] }> = [];
   const run = db.sql.bind(db);
-  db.sql = (<Row>(strings: TemplateStringsArray, ...values: unknown[]) => {
+  db.sql = <Row>(strings: TemplateStringsArray, ...values: unknown[]) => {
     const sql = strings.join("?");
     if (pattern.test(sql)) calls.push({ sql, values });
     return run<Row>(strings, ...values);
-  }) as SqliteHandle["sql"];
+  };
   return {
     calls,
     get count() {

@@ -4,7 +4,6 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { SessionMessage } from "../../src/session/contracts/types.js";
 import { InMemorySessionProvider } from "../../src/backends/memory/index.js";
-import type { MemoryStore } from "../../src/backends/memory/memory-store.js";
 import { MemorySessionRegistry } from "../../src/backends/memory/memory-registry.js";
 
 const IMAGE_URL = `data:image/png;base64,${randomBytes(1_500_000).toString("base64")}`;
@@ -18,7 +17,7 @@ function image(id: string): SessionMessage {
 }
 
 const attachmentCount = (provider: InMemorySessionProvider) =>
-  (provider.storeIdentity as MemoryStore).attachments.size;
+  provider.storeIdentity.attachments.size;
 
 describe("in-memory attachments", () => {
   it("stores an image once per store and deletes it with its last reference", () => {

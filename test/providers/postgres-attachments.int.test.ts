@@ -52,7 +52,7 @@ describePostgres("PostgreSQL attachments", () => {
   const kinds: Array<[string, () => PostgresClient]> = [
     ["pg Pool", () => database.pool],
     ["execute", () => executeConnection(database.pool)],
-    ["postgres.js", () => database.postgresJs() as unknown as PostgresClient],
+    ["postgres.js", () => database.postgresJs()],
   ];
 
   for (const [kind, client] of kinds) {

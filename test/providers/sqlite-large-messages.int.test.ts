@@ -144,9 +144,7 @@ describe("SQLite: messages split over continuation rows", () => {
     expect(provider.searchMessages(NEEDLE).map((hit) => hit.id)).toEqual([
       "big",
     ]);
-    expect(provider.searchMessages(NEEDLE)[0]!.content).toBe(
-      big.parts[0]!.text,
-    );
+    expect(provider.searchMessages(NEEDLE)[0]!.content).toBe(big.parts[0].text);
     expect(provider.searchMessages(TAIL_WORD)).toEqual([]);
     database.close();
   });

@@ -39,7 +39,7 @@ function tail(text: string): string {
 }
 
 function text(id: string, body: string, role = "user"): SessionMessage {
-  return { id, role, parts: [{ type: "text", text: body }] } as SessionMessage;
+  return { id, role, parts: [{ type: "text", text: body }] };
 }
 
 function staleSeqs(db: SqliteHandle): number[] {
@@ -308,7 +308,7 @@ describe("SQLite search index: updates and deletes are indexed at the next searc
           output: "done",
         },
       ],
-    } as SessionMessage);
+    });
     expect(ids(await session.search("create-next-app"))).toEqual(["a1"]);
     // As a version-8 store indexed it: no tool-call inputs.
     first.sql`UPDATE assistant_fts SET content = 'bash' WHERE rowid = ${seqOf(first, "a1")}`;

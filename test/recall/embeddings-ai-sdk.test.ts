@@ -26,33 +26,35 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     let body = "";
     req.on("data", (chunk) => (body += chunk));
-    req.on("end", async () => {
-      if (req.method !== "POST" || req.url !== "/v1/embeddings") {
-        res.writeHead(404).end();
-        return;
-      }
-      const request = JSON.parse(body) as EmbeddingRequest;
-      requests.push(request);
-      if (failNext > 0) {
-        failNext--;
-        res.writeHead(503, { "content-type": "application/json" });
-        res.end(JSON.stringify({ error: { message: "overloaded" } }));
-        return;
-      }
-      const vectors = await embed(request.input);
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(
-        JSON.stringify({
-          object: "list",
-          model: request.model,
-          data: vectors.map((embedding, index) => ({
-            object: "embedding",
-            index,
-            embedding,
-          })),
-          usage: { prompt_tokens: 1, total_tokens: 1 },
-        }),
-      );
+    req.on("end", () => {
+      void (async () => {
+        if (req.method !== "POST" || req.url !== "/v1/embeddings") {
+          res.writeHead(404).end();
+          return;
+        }
+        const request = JSON.parse(body) as EmbeddingRequest;
+        requests.push(request);
+        if (failNext > 0) {
+          failNext--;
+          res.writeHead(503, { "content-type": "application/json" });
+          res.end(JSON.stringify({ error: { message: "overloaded" } }));
+          return;
+        }
+        const vectors = await embed(request.input);
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify({
+            object: "list",
+            model: request.model,
+            data: vectors.map((embedding, index) => ({
+              object: "embedding",
+              index,
+              embedding,
+            })),
+            usage: { prompt_tokens: 1, total_tokens: 1 },
+          }),
+        );
+      })();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

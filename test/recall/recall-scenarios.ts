@@ -406,7 +406,7 @@ export const RECALL_SCENARIOS: Record<string, Scenario> = {
       "text misses it",
     );
     const tools = await manager.tools();
-    const out = await tools.session_search.execute!({ query: "launch" }, {
+    const out = await tools.session_search.execute({ query: "launch" }, {
       toolCallId: "t",
       messages: [],
     } as never);

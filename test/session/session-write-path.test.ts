@@ -21,10 +21,7 @@ const PARENT_READS = new Set([
 
 const BACKENDS: Array<[string, () => SessionProvider]> = [
   ["in-memory", () => new InMemorySessionProvider({ sessionId: "s" })],
-  [
-    "sqlite",
-    () => new AgentSessionProvider(openSqlite(":memory:"), "s") as never,
-  ],
+  ["sqlite", () => new AgentSessionProvider(openSqlite(":memory:"), "s")],
 ];
 
 describe.each(BACKENDS)("Session write path (%s)", (_name, create) => {

@@ -553,7 +553,7 @@ export function runSessionsSpec(backend: SessionsBackend): void {
         );
         const history = await session.getHistory();
         expect(history).toHaveLength(3);
-        expect(isCompactionMessage(history[0]!)).toBe(true);
+        expect(isCompactionMessage(history[0])).toBe(true);
         expect(history[0]!.id.startsWith(COMPACTION_PREFIX)).toBe(true);
         expect(ids(history.slice(1))).toEqual(["c", "d"]);
         expect(await session.getCompactions()).toEqual([overlay]);
@@ -746,7 +746,7 @@ export function runSessionsSpec(backend: SessionsBackend): void {
           summary: "summary 1",
         });
         const first = await session.getHistory();
-        expect(isCompactionMessage(first[0]!)).toBe(true);
+        expect(isCompactionMessage(first[0])).toBe(true);
         expect(await session.compact()).toEqual({
           fromMessageId: "a",
           toMessageId: "d",
@@ -754,7 +754,7 @@ export function runSessionsSpec(backend: SessionsBackend): void {
         });
         const history = await session.getHistory();
         expect(history).toHaveLength(3);
-        expect(isCompactionMessage(history[0]!)).toBe(true);
+        expect(isCompactionMessage(history[0])).toBe(true);
         expect(history[0]!.parts).toEqual([
           { type: "text", text: "summary 2" },
         ]);
@@ -1036,7 +1036,7 @@ export function runSessionsSpec(backend: SessionsBackend): void {
         await eventually(() => expect(ids(cache)).toEqual(["a", "b", "c"]));
         await session.addCompaction("s", "a", "b");
         await eventually(() => expect(cache).toHaveLength(2));
-        expect(isCompactionMessage(cache[0]!)).toBe(true);
+        expect(isCompactionMessage(cache[0])).toBe(true);
         stop();
       },
     );

@@ -121,7 +121,7 @@ describePostgres(
       const appends = writers.map(async (manager, writer) => {
         for (let index = 0; index < 60; index++) {
           const id = `w${writer}-${index}`;
-          await manager!.append("race", text(id, `textw${writer}x${index}end`));
+          await manager.append("race", text(id, `textw${writer}x${index}end`));
           acknowledged.push(id);
         }
       });

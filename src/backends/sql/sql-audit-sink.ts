@@ -126,5 +126,5 @@ export class SqliteAuditSink implements AuditSink {
 function statement(before: string, after: string): TemplateStringsArray {
   return Object.assign([before, after], {
     raw: [] as string[],
-  }) as unknown as TemplateStringsArray;
+  });
 }

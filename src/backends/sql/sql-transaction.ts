@@ -25,5 +25,5 @@ export function sqlTemplate(text: string): TemplateStringsArray {
   const strings = text.split("?");
   return Object.assign(strings, {
     raw: strings.slice(),
-  }) as unknown as TemplateStringsArray;
+  });
 }

@@ -115,7 +115,7 @@ export function compactionRoutes(
         c,
         "NOT_FOUND",
         `Compaction "${compactionId}" not found in session "${id}"`,
-      ) as never;
+      );
     }
     return c.body(null, 204);
   });

@@ -1,5 +1,4 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import type { SessionMessage } from "../../session/contracts/types.js";
 import { ArborError } from "../../session/errors/index.js";
 import {
   openSession,
@@ -99,7 +98,7 @@ export function messageRoutes(
     // The insert itself says whether it stored the message, so concurrent POSTs of one id get
     // exactly one 201 (docs/server.md#messages); nothing is read before or after it.
     const result = await session.appendMessageWithResult(
-      message as SessionMessage,
+      message,
       body.parentId,
     );
     if (result.inserted)
@@ -133,7 +132,7 @@ export function messageRoutes(
     await session.updateMessage({
       ...message,
       id: messageId,
-    } as SessionMessage);
+    });
     const stored = await requireMessage(session, id, messageId);
     return c.json({ message: toWire(stored) }, 200);
   });

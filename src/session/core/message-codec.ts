@@ -21,7 +21,7 @@ export function encodeMessage(message: unknown): string {
   } catch (error) {
     throw new ArborTypeError(
       "INVALID_MESSAGE",
-      `[arbor] Message "${(message as SessionMessage).id}" cannot be stored as JSON: ${(error as Error).message}`,
+      `[arbor] Message "${message.id}" cannot be stored as JSON: ${(error as Error).message}`,
       { cause: error },
     );
   }

@@ -143,7 +143,7 @@ function parseMeta(meta: CompactionRow["meta"]): CompactionMeta | undefined {
     }
   }
   return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as CompactionMeta)
+    ? value
     : undefined;
 }
 

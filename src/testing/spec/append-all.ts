@@ -137,7 +137,7 @@ export function appendAllSpec(rootSuite: Suite): void {
             batch[9]!.parts,
           );
           expect((await session.getMessage("b30"))?.parts).toEqual(
-            batch[30]!.parts,
+            batch[30].parts,
           );
           expect((await session.getLatestLeaf())?.id).toBe("b59");
         },

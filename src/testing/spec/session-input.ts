@@ -76,7 +76,7 @@ export function sessionInputSpec(rootSuite: Suite): void {
                 subject.updateMessage({
                   ...textMessage("keep"),
                   role,
-                } as never),
+                }),
             ],
           ] as const) {
             const error = await caught(write);

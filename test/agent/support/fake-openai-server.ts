@@ -1,7 +1,12 @@
 // A fake OpenAI-compatible server on loopback for the provider tests: it answers
 // `POST /v1/chat/completions` with scripted responses (SSE when the request streams) and records
 // every request body. It is not a model.
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 
 /** A scripted answer: text, or one tool call; usage as the server reports it. */
@@ -35,7 +40,16 @@ export async function startFakeOpenAIServer(
   replies: FakeReply[],
 ): Promise<FakeOpenAIServer> {
   const requests: RecordedRequest[] = [];
-  const server: Server = createServer(async (request, response) => {
+  const server: Server = createServer((request, response) => {
+    // A failed request answers 500 instead of leaving an unhandled rejection.
+    void respond(request, response).catch((error: unknown) => {
+      response.writeHead(500).end(String(error));
+    });
+  });
+  async function respond(
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<void> {
     const body = JSON.parse(await readBody(request)) as Record<string, unknown>;
     requests.push({
       path: request.url ?? "",
@@ -62,7 +76,7 @@ export async function startFakeOpenAIServer(
     }
     response.writeHead(200, { "content-type": "application/json" });
     response.end(JSON.stringify(completion(reply, model)));
-  });
+  }
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {

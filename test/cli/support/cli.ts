@@ -88,8 +88,8 @@ export function startServe(
   const exited = new Promise<number | null>((done) => child.on("close", done));
   const output = () => ({ stdout, stderr });
   return new Promise((done, fail) => {
-    child.stderr!.setEncoding("utf8").on("data", (chunk) => (stderr += chunk));
-    child.stdout!.setEncoding("utf8").on("data", (chunk) => {
+    child.stderr.setEncoding("utf8").on("data", (chunk) => (stderr += chunk));
+    child.stdout.setEncoding("utf8").on("data", (chunk) => {
       stdout += chunk;
       const match = /listening on (http:\/\/\S+)/.exec(stdout);
       if (match)

@@ -54,14 +54,14 @@ export async function runCliInProcess(
   console.info = toOut;
   console.warn = toErr;
   console.error = toErr;
-  process.stdout.write = ((chunk: string | Uint8Array) => {
+  process.stdout.write = (chunk: string | Uint8Array) => {
     stdout += String(chunk);
     return true;
-  }) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => {
+  };
+  process.stderr.write = (chunk: string | Uint8Array) => {
     stderr += String(chunk);
     return true;
-  }) as typeof process.stderr.write;
+  };
   try {
     const code = await main(args);
     return { code, stdout, stderr };

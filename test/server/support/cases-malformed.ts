@@ -128,7 +128,7 @@ export function malformedCases(withStore: WithStore): void {
           }
         }
         // The codes a client can act on.
-        const broken = await call("POST", "/v1/sessions", BAD_BODIES[0]!);
+        const broken = await call("POST", "/v1/sessions", BAD_BODIES[0]);
         expect([broken.status, broken.body.error.code]).toEqual([
           400,
           "INVALID_JSON",
@@ -141,7 +141,7 @@ export function malformedCases(withStore: WithStore): void {
           "INVALID_REQUEST",
         ]);
         expect(wrongType.body.error.message).toContain("body.name");
-        const plain = await call("POST", "/v1/sessions", BAD_BODIES.at(-2)!);
+        const plain = await call("POST", "/v1/sessions", BAD_BODIES.at(-2));
         expect(plain.status).toBe(415);
         const tooLong = await call("GET", `/v1/sessions/${"x".repeat(600)}`);
         expect(tooLong.body.error.message).toContain("path.id");

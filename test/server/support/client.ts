@@ -109,7 +109,7 @@ export function checkAnswer(
   }
   const schema = declared.content?.["application/json"]?.schema as
     z.ZodType | undefined;
-  if (!schema || typeof (schema as z.ZodType).safeParse !== "function") return;
+  if (!schema || typeof schema.safeParse !== "function") return;
   const result = schema.safeParse(answer.body);
   if (!result.success) {
     throw new Error(

@@ -145,7 +145,7 @@ async function randomWellFormed(backend: HostileBackend): Promise<void> {
         const messageId = `${counter++}:${idPart}`;
         const message: SessionMessage = {
           id: messageId,
-          role: role as SessionMessage["role"],
+          role: role,
           parts: [{ type: "text", text }],
         };
         const what = `append ${safeJson(message)}`;

@@ -137,7 +137,7 @@ export async function injections(backend: HostileBackend): Promise<void> {
             `a search in one session never returns another's message (${where})`,
           );
       await typed(`search all ${where}`, () =>
-        manager.search(query, { ownerId: "inj" } as never),
+        manager.search(query, { ownerId: "inj" }),
       );
     }
     const named = await typed(`create ${where}`, () =>

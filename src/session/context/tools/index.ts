@@ -14,13 +14,13 @@ export function buildContextTools(
 ): ArborToolSet {
   const tools: ArborToolSet = {};
   const setContext = setContextTool(host, blocks);
-  if (setContext) tools.set_context = setContext as ArborToolSet[string];
+  if (setContext) tools.set_context = setContext;
   const skills = skillTools(host, blocks);
   if (skills) {
-    tools.load_context = skills.load_context as ArborToolSet[string];
-    tools.unload_context = skills.unload_context as ArborToolSet[string];
+    tools.load_context = skills.load_context;
+    tools.unload_context = skills.unload_context;
   }
   const search = searchContextTool(host, blocks);
-  if (search) tools.search_context = search as ArborToolSet[string];
+  if (search) tools.search_context = search;
   return tools;
 }
