@@ -4,6 +4,10 @@ import type {
   SkillProvider,
   WritableContextProvider,
 } from "../session/contracts/context-provider.js";
+import {
+  byMatchCount,
+  summaryMatchCount,
+} from "../session/core/summary-match.js";
 
 /** A read-only block with fixed content. */
 export function readonlyProvider(content: string | null): ContextProvider {
@@ -53,7 +57,11 @@ export function skillProvider(
   };
 }
 
-/** Searchable knowledge over a Map with substring matching. */
+/**
+ * Searchable knowledge over a Map, matched as overlay summaries are (`summaryMatchCount`): the
+ * query rules of message search (any term that counts, stop and question words dropped) on
+ * folded substrings, entries holding more terms first, then in insertion order.
+ */
 export function searchProvider(
   entries: Record<string, string> = {},
 ): SearchProvider & { entries: Map<string, string> } {
@@ -63,9 +71,15 @@ export function searchProvider(
     get: async () =>
       stored.size === 0 ? null : `${stored.size} entries indexed.`,
     search: async (query) => {
-      const hits = [...stored].filter(([, content]) =>
-        content.toLowerCase().includes(query.toLowerCase()),
-      );
+      const hits = byMatchCount(
+        [...stored]
+          .map(([key, content]) => ({
+            key,
+            content,
+            count: summaryMatchCount(content, query),
+          }))
+          .filter((hit) => hit.count > 0),
+      ).map((hit): [string, string] => [hit.key, hit.content]);
       return hits.length === 0
         ? null
         : hits.map(([key, content]) => `[${key}]\n${content}`).join("\n\n");

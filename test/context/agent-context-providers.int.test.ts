@@ -50,10 +50,60 @@ describe("AgentSearchProvider", () => {
       "[ja]\n本番環境へのデプロイは金曜日です",
     );
     expect(await kb.search("咖啡")).toBe("[zh]\n用户喜欢喝咖啡");
-    expect(await kb.search("Friday NOT")).toBeNull();
+    // Any term counts: "NOT" is an ordinary word, and the entry holding "Friday" is found.
+    expect(await kb.search("Friday NOT")).toBe(
+      "[deploy]\nThe production deployment happens on Friday.",
+    );
+    expect(await kb.search("Saturday NOT")).toBeNull();
     for (const query of ["", "   ", '"', "AND OR", "*", "NEAR(", "a:b ^c"]) {
       expect(await kb.search(query)).toBeNull();
     }
+  });
+
+  it("answers a question with the entry holding its keywords (stop and question words dropped, stems matched)", async () => {
+    const db = openSqlite(":memory:");
+    const kb = new AgentSearchProvider(db);
+    kb.init("kb");
+    await kb.set("deploy", "Production deployments happen on Friday.");
+    await kb.set("tea", "The team drinks green tea.");
+    expect(await kb.search("When do we deploy to production?")).toBe(
+      "[deploy]\nProduction deployments happen on Friday.",
+    );
+    // An irregular verb is widened to its forms, as in message search.
+    await kb.set("trip", "Caroline went to Lisbon in May.");
+    expect(await kb.search("Where did Caroline go?")).toBe(
+      "[trip]\nCaroline went to Lisbon in May.",
+    );
+  });
+
+  it("ranks the entry matching every term first, then those matching some", async () => {
+    const db = openSqlite(":memory:");
+    const kb = new AgentSearchProvider(db);
+    kb.init("kb");
+    await kb.set(
+      "billing",
+      "Invoices are sent monthly by the billing service.",
+    );
+    await kb.set("both", "The billing service owner is Mira.");
+    await kb.set("owner", "Tomasz is the owner of search; owner of owners.");
+    const result = (await kb.search(
+      "Who is the owner of the billing service?",
+    ))!;
+    expect(result.split("\n\n").map((entry) => entry.split("\n")[0])).toEqual([
+      "[both]",
+      "[billing]",
+      "[owner]",
+    ]);
+  });
+
+  it("finds the entries holding a query made only of stop words, as message search does", async () => {
+    const db = openSqlite(":memory:");
+    const kb = new AgentSearchProvider(db);
+    kb.init("kb");
+    await kb.set("hamlet", "to be or not to be");
+    await kb.set("kiwi", "kiwi");
+    expect(await kb.search("not")).toBe("[hamlet]\nto be or not to be");
+    expect(await kb.search("the")).toBeNull();
   });
 
   it("updates an entry in place, deletes it, and isolates labels", async () => {

@@ -8,9 +8,11 @@ import { SCHEMA_VERSION } from "../../src/backends/sql/sql-schema.js";
 import { SRC, transpileGraph } from "./support/transpile-graph.js";
 
 const ENTRY = new URL("backends/sql/index.ts", SRC);
+const SEARCH_ENTRY = new URL("backends/sql/sql-search-provider.ts", SRC);
 
 const WORKER = `
 import { AgentSessionProvider } from "./backends/sql/index.js";
+import { AgentSearchProvider } from "./backends/sql/sql-search-provider.js";
 
 const text = (id, body) => ({ id, role: "user", parts: [{ type: "text", text: body }] });
 
@@ -21,10 +23,22 @@ export class Store {
   async fetch(request) {
     const scenario = new URL(request.url).pathname.slice(1);
     try {
-      return Response.json(this[scenario]());
+      return Response.json(await this[scenario]());
     } catch (error) {
       return Response.json({ error: String(error && error.stack || error) }, { status: 500 });
     }
+  }
+
+  async knowledge() {
+    const kb = new AgentSearchProvider(this);
+    kb.init("kb");
+    await kb.set("billing", "Invoices are sent monthly by the billing service.");
+    await kb.set("both", "The billing service owner is Mira.");
+    await kb.set("tea", "The team drinks green tea.");
+    return {
+      question: await kb.search("Who is the owner of the billing service?"),
+      none: await kb.search("When is the picnic?"),
+    };
   }
 
   tree() {
@@ -108,7 +122,9 @@ beforeAll(() => {
   worker = new Miniflare({
     modules: [
       { type: "ESModule", path: "/worker/index.js", contents: WORKER },
-      ...[...transpileGraph(ENTRY)].map(([path, contents]) => ({
+      ...[
+        ...new Map([...transpileGraph(ENTRY), ...transpileGraph(SEARCH_ENTRY)]),
+      ].map(([path, contents]) => ({
         type: "ESModule" as const,
         path: `/worker/${path}`,
         contents,
@@ -153,6 +169,14 @@ describe("AgentSessionProvider inside workerd (Durable Object SQLite)", () => {
       "b",
       "c2",
     ]);
+  });
+
+  it("ranks knowledge entries any-term on the DO engine: every-term matches first", async () => {
+    expect(await run("knowledge")).toEqual({
+      question:
+        "[both]\nThe billing service owner is Mira.\n\n[billing]\nInvoices are sent monthly by the billing service.",
+      none: null,
+    });
   });
 
   it("reads a path deeper than the reference's 10,000-step cap", async () => {

@@ -452,6 +452,55 @@ describePostgres("PostgresContextProvider and PostgresSearchProvider", () => {
       expect(await kb.search(query)).toBe("No results found.");
   });
 
+  it("answers a question with the entry holding its keywords (stop and question words dropped, stems matched)", async () => {
+    const kb = new PostgresSearchProvider(database.pool);
+    kb.init("kb");
+    await kb.set("deploy", "Production deployments happen on Friday.");
+    await kb.set("tea", "The team drinks green tea.");
+    await kb.set("ja", "本番環境へのデプロイは金曜日です");
+    expect(await kb.search("When do we deploy to production?")).toBe(
+      "[deploy]\nProduction deployments happen on Friday.",
+    );
+    await kb.set("trip", "Caroline went to Lisbon in May.");
+    expect(await kb.search("Where did Caroline go?")).toBe(
+      "[trip]\nCaroline went to Lisbon in May.",
+    );
+    // A CJK term still needs its characters adjacent; another term can match alongside it.
+    expect(await kb.search("金曜日 kiwi")).toBe(
+      "[ja]\n本番環境へのデプロイは金曜日です",
+    );
+    expect(await kb.search("曜金 kiwi")).toBe("No results found.");
+  });
+
+  it("ranks the entry matching every term first, then those matching some", async () => {
+    const kb = new PostgresSearchProvider(database.pool);
+    kb.init("kb");
+    await kb.set(
+      "billing",
+      "Invoices are sent monthly by the billing service.",
+    );
+    await kb.set("both", "The billing service owner is Mira.");
+    await kb.set("owner", "Tomasz is the owner of search; owner of owners.");
+    const result = (await kb.search(
+      "Who is the owner of the billing service?",
+    ))!;
+    expect(result.split("\n\n").map((entry) => entry.split("\n")[0])).toEqual([
+      "[both]",
+      "[billing]",
+      "[owner]",
+    ]);
+  });
+
+  it("answers a query made only of stop words as message search does here: the configuration drops them", async () => {
+    const kb = new PostgresSearchProvider(database.pool);
+    kb.init("kb");
+    await kb.set("hamlet", "to be or not to be");
+    expect(await kb.search("not")).toBe("No results found.");
+    const provider = new PostgresSessionProvider(database.pool, "s");
+    await provider.appendMessage(text("m1", "to be or not to be"));
+    expect(await provider.searchMessages("not")).toEqual([]);
+  });
+
   it("updates in place, deletes, isolates labels, returns at most 10 best first", async () => {
     const kb = new PostgresSearchProvider(database.pool);
     kb.init("kb");

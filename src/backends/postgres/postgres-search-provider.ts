@@ -4,8 +4,10 @@ import { postgresOps } from "./postgres-lazy.js";
 import type { PostgresSearchStore } from "./postgres-search-store.js";
 
 /**
- * Searchable knowledge in `cf_agents_search_entries` (docs/behavior/storage.md), with the matching of message
- * search: every term must match, operators are literal, CJK words match inside sentences.
+ * Searchable knowledge in `cf_agents_search_entries` (docs/behavior/storage.md), with the query rules of
+ * message search (docs/behavior/search.md): ranked any-term, entries holding every term first,
+ * stop and question words dropped, the configuration's stemming, operators literal, CJK words
+ * matched inside sentences.
  * Entries are isolated by block label only: every session using a block with this label sees
  * them.
  *

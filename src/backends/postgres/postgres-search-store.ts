@@ -1,6 +1,11 @@
 import type { PostgresExecutor } from "./postgres-client.js";
-import { matchSql, queryParams } from "./postgres-search.js";
-import { indexText, searchTerms, tsquerySql } from "./postgres-search-text.js";
+import { hasCjk } from "../../session/core/search-terms.js";
+import {
+  indexText,
+  rankedTerms,
+  type RankedTerm,
+  type SearchTerm,
+} from "./postgres-search-text.js";
 import { postgresSettings } from "./postgres-settings.js";
 import { toCount } from "./postgres-sql.js";
 
@@ -36,16 +41,12 @@ export class PostgresSearchStore {
     if (typeof query !== "string" || query.trim() === "") return null;
     try {
       const { textSearchConfig } = await postgresSettings(this.db);
-      const terms = searchTerms(query);
+      const terms = rankedTerms(query);
       if (terms.length === 0) return NO_RESULTS;
-      const match = matchSql(terms, "e.search_text");
+      const statement = rankedEntryStatement(terms, textSearchConfig, label);
       const rows = await this.db.query<{ key: string; content: string }>(
-        `WITH q AS (SELECT ${tsquerySql(terms, "?::regconfig")} AS query)
-        SELECT e.key, e.content FROM cf_agents_search_entries AS e, q
-        WHERE e.label = ? AND e.search_tsv @@ q.query${match.sql}
-        ORDER BY ts_rank(e.search_tsv, q.query) DESC, e.updated_at DESC, e.key
-        LIMIT ${MAX_RESULTS}`,
-        [...queryParams(terms, textSearchConfig), label, ...match.params],
+        statement.sql,
+        statement.params,
       );
       if (rows.length === 0) return NO_RESULTS;
       return rows.map((row) => `[${row.key}]\n${row.content}`).join("\n\n");
@@ -74,4 +75,83 @@ export class PostgresSearchStore {
       [label, key],
     );
   }
+}
+
+// --- Internal helpers ---
+
+/**
+ * Ranked any-term search of one label's entries, as message search ranks
+ * (docs/behavior/search.md): entries holding any term (one of its forms; a CJK form's runs
+ * adjacent in the search text), those holding every term first, then by the sum over the terms
+ * they hold of `ts_rank` weighted by the term's inverse document frequency among the matches,
+ * ties most recently updated first. A label's entries are few next to messages, so every match
+ * is ranked (no rank window).
+ */
+function rankedEntryStatement(
+  terms: readonly RankedTerm[],
+  config: string,
+  label: string,
+): { sql: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const bind = (value: unknown) => {
+    params.push(value);
+    return "?";
+  };
+  const formQuery = (form: SearchTerm) =>
+    `${hasCjk(form.phrase) ? "plainto_tsquery" : "phraseto_tsquery"}(${bind(config)}::regconfig, ${bind(form.phrase)})`;
+  const termQuery = (term: RankedTerm) =>
+    `(${term.forms.map(formQuery).join(" || ")})`;
+  const termHolds = (term: RankedTerm, at: number) =>
+    term.forms.every((form) => form.substrings.length === 0)
+      ? `e.search_tsv @@ queries.query_${at}`
+      : `(${term.forms
+          .map((form) =>
+            [
+              `e.search_tsv @@ ${formQuery(form)}`,
+              ...form.substrings.map(
+                (run) => `strpos(e.search_text, ${bind(run)}) > 0`,
+              ),
+            ].join(" AND "),
+          )
+          .map((condition) => `(${condition})`)
+          .join(" OR ")})`;
+  const querySql = terms
+    .map((term, at) => `${termQuery(term)} AS query_${at}`)
+    .join(", ");
+  const holds = terms.map(
+    (term, at) => `(${termHolds(term, at)})::int AS holds_${at}`,
+  );
+  const ranks = terms.map(
+    (_, at) => `ts_rank(e.search_tsv, queries.query_${at}) AS rank_${at}`,
+  );
+  const anyQuery = terms.map((_, at) => `queries.query_${at}`).join(" || ");
+  const labelSql = bind(label);
+  const frequencies = terms.map(
+    (_, at) => `(sum(holds_${at}) OVER ())::float8 AS frequency_${at}`,
+  );
+  const every = terms.map((_, at) => `holds_${at} = 1`).join(" AND ");
+  const some = terms.map((_, at) => `holds_${at} = 1`).join(" OR ");
+  const score = terms
+    .map(
+      (_, at) =>
+        `holds_${at} * rank_${at} * ln(1 + (candidates - frequency_${at} + 0.5) / (frequency_${at} + 0.5))`,
+    )
+    .join(" + ");
+  return {
+    sql: `WITH queries AS MATERIALIZED (SELECT ${querySql}),
+    scored AS (
+      SELECT e.key, e.content, e.updated_at, ${holds.join(", ")}, ${ranks.join(", ")}
+      FROM cf_agents_search_entries AS e CROSS JOIN queries
+      WHERE e.label = ${labelSql} AND e.search_tsv @@ (${anyQuery})
+    ),
+    matched AS (SELECT * FROM scored WHERE ${some}),
+    weighed AS (
+      SELECT matched.*, (count(*) OVER ())::float8 AS candidates, ${frequencies.join(", ")}
+      FROM matched
+    )
+    SELECT key, content FROM weighed
+    ORDER BY (${every}) DESC, (${score}) DESC, updated_at DESC, key
+    LIMIT ${MAX_RESULTS}`,
+    params,
+  };
 }

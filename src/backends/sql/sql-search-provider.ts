@@ -1,5 +1,9 @@
 import type { SearchProvider } from "../../session/contracts/context-provider.js";
-import { spaceCjk, toFts5Query } from "../../session/core/search-terms.js";
+import {
+  analyzeQuery,
+  fts5Expressions,
+} from "../../session/core/query-analysis.js";
+import { spaceCjk } from "../../session/core/search-terms.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import { createSearchEntryTables } from "./sql-ddl.js";
 import { ensureAgentSchema } from "./sql-schema.js";
@@ -8,9 +12,12 @@ import { atomically, nowIso } from "./sql-transaction.js";
 const MAX_RESULTS = 10;
 
 /**
- * Searchable knowledge over SQLite FTS5 (docs/behavior/context-blocks.md), with the multilingual matching of message
- * search: every term must match, operators are literal, CJK words match inside sentences.
- * Entries are isolated by block label: every session using a block with this label sees them.
+ * Searchable knowledge over SQLite FTS5 (docs/behavior/context-blocks.md), with the query rules of message
+ * search (docs/behavior/search.md): ranked any-term, entries holding every term that counts first,
+ * then those holding some, each group by FTS5 `bm25()`, ties newest first; stop words and question
+ * words dropped (`analyzeQuery`), Porter stemming, irregular verbs widened, operators literal,
+ * CJK words matched inside sentences. Entries are isolated by block label: every session using a
+ * block with this label sees them.
  */
 export class AgentSearchProvider implements SearchProvider {
   private label = "";
@@ -30,15 +37,23 @@ export class AgentSearchProvider implements SearchProvider {
   }
 
   async search(query: string): Promise<string | null> {
-    const match = toFts5Query(query);
-    if (match === null) return null;
+    // FTS5 reads a query only up to a NUL character, so a NUL separates terms like a space.
+    const analyzed = analyzeQuery(
+      typeof query === "string" ? query.replaceAll("\u0000", " ") : query,
+    );
+    if (analyzed === null) return null;
+    const { all, any } = fts5Expressions(analyzed);
     try {
       this.ensureTables();
+      // Entries of one label are few next to messages, so every match is ranked (no window).
+      // Every-term matches are told apart by a second MATCH, evaluated once for the statement.
       const rows = this.agent.sql<{ key: string; content: string }>`
         SELECT e.key AS key, e.content AS content
         FROM cf_agents_search_fts AS f CROSS JOIN cf_agents_search_entries AS e ON e.seq = f.rowid
-        WHERE cf_agents_search_fts MATCH ${match} AND e.label = ${this.label}
-        ORDER BY f.rank, f.rowid DESC
+        WHERE cf_agents_search_fts MATCH ${any ?? all} AND e.label = ${this.label}
+        ORDER BY (${any} IS NULL OR f.rowid IN (SELECT rowid FROM cf_agents_search_fts
+            WHERE cf_agents_search_fts MATCH ${all})) DESC,
+          f.rank, f.rowid DESC
         LIMIT ${MAX_RESULTS}`;
       if (rows.length === 0) return null;
       return rows.map((row) => `[${row.key}]\n${row.content}`).join("\n\n");

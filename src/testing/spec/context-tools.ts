@@ -174,6 +174,13 @@ export function contextToolsSpec(rootSuite: Suite): void {
         expect(
           await tools.search_context!.execute({ label: "kb", query: "coffee" }),
         ).toBe("No results found.");
+        // Any term that counts finds an entry, as in message search: a question finds it.
+        expect(
+          await tools.search_context!.execute({
+            label: "kb",
+            query: "Does the user like green tea?",
+          }),
+        ).toBe("[tea]\nlikes green tea");
         expect(
           await tools.search_context!.execute({ label: "skills", query: "x" }),
         ).toBe('Error: "skills" is not searchable. Searchable blocks: kb');
