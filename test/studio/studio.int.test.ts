@@ -91,28 +91,55 @@ describe.skipIf(!available)("studio in Chromium", () => {
     expect(await switcher.innerText()).toContain("2/2");
   });
 
-  it("switches the active branch with the sibling switcher (PUT /leaf)", async () => {
+  it("browses a sibling branch with the switcher without moving the stored active leaf; only the banner's button does", async () => {
+    const activeLeaf = async () =>
+      (await api<{ message: { id: string } }>(`/v1/sessions/${tripId}/leaf`))
+        .message.id;
+    expect(await activeLeaf()).toBe("a3");
     await open(`#/s/${tripId}/chat`);
+    expect(await mainText(page)).not.toContain("This is not the active branch");
     await page.click(
       '[data-message-id="a2b"] button[aria-label="Previous branch"]',
     );
-    await page.waitForSelector('[data-message-id="a2"]');
+    await page.waitForSelector('.message.focused[data-message-id="a2"]');
     const text = await mainText(page);
+    expect(text).toContain("This is not the active branch");
     expect(text).toContain("Gulbenkian");
     expect(text).not.toContain("grilled sardines");
     expect(
       await page.locator('[data-message-id="a2"] .sibling-count').innerText(),
     ).toBe("1/2");
-    const leaf = await api<{ message: { id: string } }>(
-      `/v1/sessions/${tripId}/leaf`,
+    // The store is untouched: the API still answers the old leaf and its history.
+    expect(await activeLeaf()).toBe("a3");
+    const { messages } = await api<{ messages: Array<{ id: string }> }>(
+      `/v1/sessions/${tripId}/history`,
     );
-    expect(leaf.message.id).toBe("a2");
+    expect(messages.map((message) => message.id)).toContain("a3");
+    expect(messages.map((message) => message.id)).not.toContain("a2");
+
+    // Back with → : the active branch again, no banner, still nothing written.
     await page.click('[data-message-id="a2"] button[aria-label="Next branch"]');
-    await page.waitForSelector('[data-message-id="a3"]');
-    expect(
-      (await api<{ message: { id: string } }>(`/v1/sessions/${tripId}/leaf`))
-        .message.id,
-    ).toBe("a3");
+    await page.waitForSelector('.message.focused[data-message-id="a2b"]');
+    expect(await mainText(page)).not.toContain("This is not the active branch");
+    expect(await activeLeaf()).toBe("a3");
+
+    // Only the banner's button moves the active leaf.
+    await page.click(
+      '[data-message-id="a2b"] button[aria-label="Previous branch"]',
+    );
+    await page.waitForSelector(
+      '.banner button:has-text("Make this branch active")',
+    );
+    expect(await activeLeaf()).toBe("a3");
+    await page.click('.banner button:has-text("Make this branch active")');
+    await page.waitForFunction('!document.querySelector(".banner")');
+    await page.waitForSelector('[data-message-id="a2"]');
+    expect(await activeLeaf()).toBe("a2");
+    // Put the seeded active branch back for the scenarios after this one.
+    await page.click('[data-message-id="a2"] button[aria-label="Next branch"]');
+    await page.click('.banner button:has-text("Make this branch active")');
+    await page.waitForFunction('!document.querySelector(".banner")');
+    expect(await activeLeaf()).toBe("a3");
   });
 
   it("draws the tree as a graph and opens a node's path on click", async () => {

@@ -1,8 +1,10 @@
 /**
  * The conversation of one leaf as chat. Each message at a branch point carries a sibling switcher
- * (← 2/3 →) that makes the chosen sibling's latest leaf the active branch (PUT /leaf). Overlays
- * show as summaries with their provenance; they expand to the messages they replace and can be
- * undone (DELETE compaction).
+ * (← 2/3 →) that shows the chosen sibling's branch. Browsing is read-only: another branch shows
+ * under a banner, and only its **Make this branch active** button moves the stored active leaf
+ * (PUT /leaf), since an agent's next append continues whatever leaf is active. Overlays show as
+ * summaries with their provenance; they expand to the messages they replace and can be undone
+ * (DELETE compaction).
  */
 import { api } from "../api.js";
 import type { Compaction, Message } from "../api-types.js";
@@ -36,6 +38,22 @@ export interface ChatOptions {
 /** Collapses every overlay again: a visit starts from the default view, a live update does not. */
 export function forgetExpandedOverlays(): void {
   expandedOverlays.clear();
+}
+
+/**
+ * The address that shows a message in its branch without changing anything: the active branch
+ * when the message is on it, else the latest leaf below it (as `leaf`, which brings the banner).
+ */
+export function branchHref(
+  sessionId: string,
+  model: TreeModel,
+  messageId: string,
+): string {
+  const leaf = model.leafFor(messageId);
+  return sessionHref(sessionId, "chat", {
+    leaf: leaf === model.activeLeafId ? null : leaf,
+    focus: messageId,
+  });
 }
 
 /** Builds the conversation view. */
@@ -121,18 +139,11 @@ function siblingSwitcher(id: string, options: ChatOptions): HTMLElement | null {
   const siblings = options.model.siblingsOf(id);
   if (siblings.length < 2) return null;
   const index = siblings.findIndex((sibling) => sibling.id === id);
-  const go = (target: number) => async () => {
+  // Navigation only: the stored active leaf stays where it is (see the banner in chatView).
+  const go = (target: number) => () => {
     const sibling = siblings[target];
-    if (!sibling) return;
-    try {
-      await api.setLeaf(
-        options.sessionId,
-        options.model.latestLeafUnder(sibling.id),
-      );
-      navigate(sessionHref(options.sessionId, "chat", { focus: sibling.id }));
-    } catch (error) {
-      options.report(error);
-    }
+    if (sibling)
+      navigate(branchHref(options.sessionId, options.model, sibling.id));
   };
   return h(
     "nav",

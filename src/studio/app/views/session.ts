@@ -6,7 +6,7 @@ import { formatDate, formatNumber } from "../format.js";
 import { navigate, sessionHref, type SessionTab } from "../router.js";
 import { TreeModel } from "../tree-model.js";
 import { blocksView } from "./blocks.js";
-import { chatView } from "./chat.js";
+import { branchHref, chatView } from "./chat.js";
 import { graphView } from "./graph.js";
 import { promptView } from "./prompt.js";
 import { searchView } from "./search.js";
@@ -90,15 +90,7 @@ async function tabBody(
       return graphView({
         model,
         activeLeafId: model.activeLeafId,
-        open: (nodeId) => {
-          const leaf = model.leafFor(nodeId);
-          navigate(
-            sessionHref(id, "chat", {
-              leaf: leaf === model.activeLeafId ? null : leaf,
-              focus: nodeId,
-            }),
-          );
-        },
+        open: (nodeId) => navigate(branchHref(id, model, nodeId)),
       });
     case "blocks":
       return blocksView({
