@@ -3,6 +3,7 @@
  * as the body, through XHR so the upload reports progress.
  */
 import { ApiError } from "./api.js";
+import { onEvent } from "./events.js";
 import type { SessionView } from "./api-types.js";
 import { askForKey, authHeaders } from "./auth.js";
 import { h, replace } from "./dom.js";
@@ -125,36 +126,39 @@ function upload(
     request.upload.addEventListener("progress", (event) => {
       if (event.lengthComputable) progress(event.loaded / event.total);
     });
-    request.addEventListener("load", async () => {
-      if (request.status === 401 && (await askForKey())) {
-        upload(file, progress).then(resolve, reject);
-        return;
-      }
-      try {
-        const body = JSON.parse(request.responseText) as {
-          sessions?: SessionView[];
-          error?: { code: string; message: string };
-        };
-        if (request.status >= 200 && request.status < 300)
-          resolve(body.sessions ?? []);
-        else
+    request.addEventListener(
+      "load",
+      onEvent(async () => {
+        if (request.status === 401 && (await askForKey())) {
+          upload(file, progress).then(resolve, reject);
+          return;
+        }
+        try {
+          const body = JSON.parse(request.responseText) as {
+            sessions?: SessionView[];
+            error?: { code: string; message: string };
+          };
+          if (request.status >= 200 && request.status < 300)
+            resolve(body.sessions ?? []);
+          else
+            reject(
+              new ApiError(
+                request.status,
+                body.error?.code ?? "HTTP_" + request.status,
+                body.error?.message ?? request.statusText,
+              ),
+            );
+        } catch {
           reject(
             new ApiError(
               request.status,
-              body.error?.code ?? "HTTP_" + request.status,
-              body.error?.message ?? request.statusText,
+              "HTTP_" + request.status,
+              request.responseText.slice(0, 200),
             ),
           );
-      } catch {
-        reject(
-          new ApiError(
-            request.status,
-            "HTTP_" + request.status,
-            request.responseText.slice(0, 200),
-          ),
-        );
-      }
-    });
+        }
+      }),
+    );
     request.addEventListener("error", () =>
       reject(new Error("the upload failed (network error)")),
     );

@@ -2,6 +2,7 @@
  * Context blocks: content with a token-usage bar, the write history, a diff between any two
  * versions, and revert to a version (POST …/revert).
  */
+import { onEvent } from "../events.js";
 import { api } from "../api.js";
 import type { Block, BlockVersion } from "../api-types.js";
 import { h, replace } from "../dom.js";
@@ -44,22 +45,25 @@ function blockCard(block: Block, options: BlocksOptions): HTMLElement {
     { type: "button", "aria-expanded": "false" },
     "History",
   );
-  toggle.addEventListener("click", async () => {
-    const opening = history.hidden;
-    history.hidden = !opening;
-    toggle.setAttribute("aria-expanded", String(opening));
-    if (!opening) return;
-    replace(history, h("p", { class: "muted" }, "Loading…"));
-    try {
-      const { versions } = await api.blockHistory(
-        options.sessionId,
-        block.label,
-      );
-      replace(history, historyPanel(block, versions, options));
-    } catch (error) {
-      options.report(error);
-    }
-  });
+  toggle.addEventListener(
+    "click",
+    onEvent(async () => {
+      const opening = history.hidden;
+      history.hidden = !opening;
+      toggle.setAttribute("aria-expanded", String(opening));
+      if (!opening) return;
+      replace(history, h("p", { class: "muted" }, "Loading…"));
+      try {
+        const { versions } = await api.blockHistory(
+          options.sessionId,
+          block.label,
+        );
+        replace(history, historyPanel(block, versions, options));
+      } catch (error) {
+        options.report(error);
+      }
+    }),
+  );
   return h(
     "article",
     { class: "block", "data-label": block.label },
@@ -159,7 +163,7 @@ function historyPanel(
               "button",
               {
                 type: "button",
-                onclick: async () => {
+                onclick: onEvent(async () => {
                   try {
                     await api.revertBlock(
                       options.sessionId,
@@ -170,7 +174,7 @@ function historyPanel(
                   } catch (error) {
                     options.report(error);
                   }
-                },
+                }),
               },
               `Revert to v${version.version}`,
             )

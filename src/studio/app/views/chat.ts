@@ -6,6 +6,7 @@
  * summaries with their provenance; they expand to the messages they replace and can be undone
  * (DELETE compaction).
  */
+import { onEvent } from "../events.js";
 import { api } from "../api.js";
 import type { Compaction, Message } from "../api-types.js";
 import { h, replace } from "../dom.js";
@@ -84,7 +85,7 @@ export function chatView(options: ChatOptions): HTMLElement {
           "button",
           {
             type: "button",
-            onclick: () =>
+            onclick: () => {
               api
                 .setLeaf(sessionId, options.leafId!)
                 .then(() =>
@@ -92,7 +93,8 @@ export function chatView(options: ChatOptions): HTMLElement {
                     sessionHref(sessionId, "chat", { focus: options.focusId }),
                   ),
                 )
-                .catch(options.report),
+                .catch(options.report);
+            },
           },
           "Make this branch active",
         ),
@@ -228,7 +230,7 @@ function overlayCard(
     {
       type: "button",
       class: "danger",
-      onclick: async () => {
+      onclick: onEvent(async () => {
         if (
           !confirm(
             "Undo this overlay? The original messages come back into the history.",
@@ -241,7 +243,7 @@ function overlayCard(
         } catch (error) {
           options.report(error);
         }
-      },
+      }),
     },
     "Undo overlay",
   );

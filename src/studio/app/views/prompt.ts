@@ -1,4 +1,5 @@
 /** The frozen system prompt, and what the blocks changed since it was frozen. */
+import { onEvent } from "../events.js";
 import { api } from "../api.js";
 import type { PromptAnswer } from "../api-types.js";
 import { h } from "../dom.js";
@@ -19,14 +20,14 @@ export function promptView(options: PromptOptions): HTMLElement {
     "button",
     {
       type: "button",
-      onclick: async () => {
+      onclick: onEvent(async () => {
         try {
           await api.refreshPrompt(options.sessionId);
           options.reload();
         } catch (error) {
           options.report(error);
         }
-      },
+      }),
     },
     "Freeze the current prompt",
   );
