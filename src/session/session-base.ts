@@ -20,7 +20,7 @@ import {
   type WritableContextProvider,
 } from "./contracts/context-provider.js";
 import type { SessionProvider } from "./contracts/provider.js";
-import { ROW_MAX_BYTES } from "../utils/truncation/row-size-limit.js";
+import { ROW_MAX_BYTES } from "./core/row-size-limit.js";
 import {
   assertAuditSink,
   assertBuilder,
