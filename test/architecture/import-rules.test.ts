@@ -84,7 +84,6 @@ describe("import rules of src/", () => {
     const boundaries = [
       "session/session-stores.ts",
       "session/manager/manager-backend.ts",
-      "server/auth/postgres-api-key-store.ts",
     ];
     const violations = edges()
       .filter(([from, to]) => !isTest(from) && name(to).startsWith("backends/"))
