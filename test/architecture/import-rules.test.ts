@@ -84,6 +84,7 @@ describe("import rules of src/", () => {
     const boundaries = [
       "session/session-stores.ts",
       "session/manager/manager-backend.ts",
+      "session/postgres-seed.ts",
     ];
     const violations = edges()
       .filter(([from, to]) => !isTest(from) && name(to).startsWith("backends/"))
