@@ -4,8 +4,7 @@
  */
 import { EmbeddingHandle } from "../embeddings/embedding-handle.js";
 import { attachEmbeddings } from "../embeddings/session-embeddings.js";
-import type { Session } from "../session.js";
-import type { SessionRuntime } from "../session-runtime.js";
+import { Session } from "../session.js";
 import {
   isPlainSearch,
   type Embedder,
@@ -105,7 +104,7 @@ export abstract class ManagerRecall extends ManagerRetention {
     return placeManagerHits(
       this.host.registry,
       async (sessionId) =>
-        (await runtimeOf(this.host.getSession(sessionId)).ready()).provider,
+        (await runtimeOf(this.host.getSession(sessionId)).ready()).tree,
       hits,
       context,
     );
@@ -124,6 +123,4 @@ export abstract class ManagerRecall extends ManagerRetention {
   }
 }
 
-function runtimeOf(session: Session): SessionRuntime {
-  return (session as unknown as { runtime: SessionRuntime }).runtime;
-}
+const runtimeOf = (session: Session) => Session.runtimeOf(session);
