@@ -253,9 +253,12 @@ export class AgentSessionProvider implements SessionProvider {
   }
 
   /** Replaces content and role of the message with this id; a no-op (index untouched) if absent. */
-  updateMessage(message: SessionMessage, known?: string): void {
-    const { json, attachments: extracted } = encodeForStorage(message, known);
-    const split = splitContent(json);
+  updateMessage(message: SessionMessage, json?: string): void {
+    const { json: content, attachments: extracted } = encodeForStorage(
+      message,
+      json,
+    );
+    const split = splitContent(content);
     this.#ready();
     updateMessageRow(this.#agent, this.sessionId, message, split, extracted);
   }

@@ -85,13 +85,12 @@ export type * from "./manager-options.js";
  * await manager.append(info.id, { id: "u1", role: "user", parts: [{ type: "text", text: "Hi" }] });
  * const session = await manager.resume(info.id, "user-42");
  * ```
- *
- * A facade over parts by concept, each its own class: the registry and lifecycle here, the
- * per-session message calls (`ManagerMessages`), erase and prune (`ManagerRetention`), embeddings
- * and search (`ManagerRecall`), the builder settings (`SessionSettings`) and the open sessions
- * (`SessionCache`).
  */
 export class SessionManager {
+  // A facade over parts by concept, each its own class: the registry and lifecycle here, the
+  // per-session message calls (`ManagerMessages`), erase and prune (`ManagerRetention`),
+  // embeddings and search (`ManagerRecall`), the builder settings (`SessionSettings`) and the
+  // open sessions (`SessionCache`).
   private readonly settings = new SessionSettings();
   private readonly sessions: SessionCache;
   /** What lineage, snapshots, erase, prune and recall use of this manager. */
