@@ -143,7 +143,11 @@ export { MemorySessionRegistry } from "../backends/memory/memory-registry.js";
 export type { SessionInfo, SessionSnapshot } from "./contracts/session-info.js";
 export type { ImportRecords } from "./contracts/provider.js";
 /** A path row as streamed history plans its windows (`getPathIds`). */
-export type { AppendBatchResult, PathEntry } from "./contracts/provider.js";
+export type {
+  AppendBatchResult,
+  InsertMessageResult,
+  PathEntry,
+} from "./contracts/provider.js";
 /** Options of `session.history()` / `historyBatches()` and their defaults (docs/behavior/history.md). */
 export {
   DEFAULT_HISTORY_BATCH_BYTES,

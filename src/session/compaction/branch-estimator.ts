@@ -1,6 +1,5 @@
 import { estimateMessageTokens } from "../core/estimate-tokens.js";
-import { latestLeafId } from "../core/branch-pointer.js";
-import type { SessionProvider } from "../contracts/provider.js";
+import type { SessionTree } from "../core/session-tree.js";
 import type { SessionMessage } from "../contracts/types.js";
 
 /**
@@ -38,10 +37,10 @@ export class BranchEstimator {
   }
 
   /** The estimate of the active branch's messages (overlays applied). */
-  async messageTokens(provider: SessionProvider): Promise<number> {
-    const leafId = await latestLeafId(provider);
+  async messageTokens(tree: SessionTree): Promise<number> {
+    const leafId = await tree.latestLeafId();
     if (this.cached && this.cached.leafId === leafId) return this.cached.tokens;
-    const tokens = estimateMessageTokens(await provider.getHistory());
+    const tokens = estimateMessageTokens(await tree.history());
     this.cached = { leafId, tokens };
     return tokens;
   }

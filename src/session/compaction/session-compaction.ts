@@ -1,6 +1,6 @@
 import { estimateStringTokens } from "../core/estimate-tokens.js";
 import { ArborError } from "../errors/index.js";
-import type { SessionProvider } from "../contracts/provider.js";
+import type { SessionTree } from "../core/session-tree.js";
 import { messageOf, type StatusEmitter } from "../status.js";
 import type { SystemPrompt } from "../context/system-prompt.js";
 import type { ContextBlocks } from "../context/context-blocks.js";
@@ -23,7 +23,8 @@ export type CompactionFunction = (
 
 /** What compaction needs from its session. */
 export interface CompactionHost {
-  provider: SessionProvider;
+  /** The session's tree: history of the active branch, and the provider for overlays. */
+  tree: SessionTree;
   prompt: SystemPrompt;
   blocks: ContextBlocks;
   status: StatusEmitter;
@@ -64,13 +65,13 @@ export class SessionCompaction {
     if (this.tokenCounter) {
       await host.blocks.load();
       const result = await this.tokenCounter({
-        messages: await host.provider.getHistory(),
+        messages: await host.tree.history(),
         systemPrompt: await host.prompt.current(),
         contextBlocks: host.blocks.list(),
       });
       return Number.isFinite(result) ? Math.max(0, Math.ceil(result)) : 0;
     }
-    const messages = await this.estimator.messageTokens(host.provider);
+    const messages = await this.estimator.messageTokens(host.tree);
     return messages + estimateStringTokens(await host.prompt.current());
   }
 
@@ -148,7 +149,7 @@ export class SessionCompaction {
       const epoch = host.eraseEpoch?.();
       const tokensBefore = await this.estimate(host);
       this.emitPhase(host, "compacting", tokensBefore);
-      const history = await host.provider.getHistory(leafId || undefined);
+      const history = await host.tree.history(leafId);
       const context: CompactContext = {};
       if (this.tokenCounter) context.tokenCounter = this.tokenCounter;
       if (this.threshold !== null) context.threshold = this.threshold;
@@ -157,12 +158,12 @@ export class SessionCompaction {
         this.emitPhase(host, "idle", tokensBefore);
         return null;
       }
-      const overlays = await host.provider.getCompactions();
+      const overlays = await host.tree.provider.getCompactions();
       // Loaded only when a compaction stores something (docs/behavior/runtime.md).
       const { planOverlay, estimateWithOverlay } =
         await import("./overlay-plan.js");
       const plan = await planOverlay(
-        host.provider,
+        host.tree,
         leafId,
         history,
         overlays,
@@ -186,15 +187,20 @@ export class SessionCompaction {
       const store = async () => {
         const erased =
           host.eraseEpoch?.() !== epoch ||
-          (await host.provider.getMessage(plan.from)) === null ||
-          (await host.provider.getMessage(plan.to)) === null;
+          (await host.tree.provider.getMessage(plan.from)) === null ||
+          (await host.tree.provider.getMessage(plan.to)) === null;
         if (erased) return null;
-        return host.provider.addCompaction(result.summary, plan.from, plan.to, {
-          ...result.meta,
-          tokensBefore,
-          tokensAfter,
-          coveredMessages: plan.covered,
-        });
+        return host.tree.provider.addCompaction(
+          result.summary,
+          plan.from,
+          plan.to,
+          {
+            ...result.meta,
+            tokensBefore,
+            tokensAfter,
+            coveredMessages: plan.covered,
+          },
+        );
       };
       const overlay = await (host.exclusive ? host.exclusive(store) : store());
       if (!overlay) {
