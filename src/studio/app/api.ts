@@ -23,6 +23,52 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The server did not answer at all (stopped, restarting, network down): the browser's own
+ * "Failed to fetch" says none of that, so the studio says it in words.
+ */
+export class UnreachableError extends Error {
+  constructor(readonly origin: string) {
+    super(
+      `The Arbor server at ${origin} cannot be reached: it may have stopped, or the network is down. ` +
+        "The studio keeps trying and reloads this view when the server answers again.",
+    );
+    this.name = "UnreachableError";
+  }
+}
+
+type ReachabilityListener = (reachable: boolean) => void;
+const reachabilityListeners = new Set<ReachabilityListener>();
+
+/** Calls `listener` whenever a request reaches the server (`true`) or cannot (`false`). */
+export function onReachability(listener: ReachabilityListener): () => void {
+  reachabilityListeners.add(listener);
+  return () => reachabilityListeners.delete(listener);
+}
+
+/** Tells the listeners whether the server answered; the live feed reports here too. */
+export function reportReachable(reachable: boolean): void {
+  for (const listener of reachabilityListeners) listener(reachable);
+}
+
+/** `fetch`, with a failure to reach the server turned into an `UnreachableError`. */
+export async function reach(
+  input: string,
+  init?: RequestInit,
+): Promise<Response> {
+  let response: Response;
+  try {
+    response = await fetch(input, init);
+  } catch (error) {
+    // An abort is the caller's own doing, not the server's.
+    if (init?.signal?.aborted) throw error;
+    reportReachable(false);
+    throw new UnreachableError(location.origin);
+  }
+  reportReachable(true);
+  return response;
+}
+
 /** One page of `GET /v1/sessions`. */
 export interface SessionPage {
   sessions: SessionView[];
@@ -37,7 +83,7 @@ export async function request<T>(
   for (;;) {
     const headers: Record<string, string> = { ...authHeaders() };
     if (init.body !== undefined) headers["content-type"] = "application/json";
-    const response = await fetch(path, {
+    const response = await reach(path, {
       method: init.method ?? "GET",
       headers,
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
