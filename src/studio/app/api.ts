@@ -128,6 +128,11 @@ export const api = {
     request<{ messages: Message[]; leafId: string | null }>(
       session(id) + "/history" + query({ leafId }),
     ),
+  /** The end of the path to `leafId` (the active leaf by default) within `maxBytes` of content. */
+  recent: (id: string, maxBytes: number, leafId?: string | null) =>
+    request<{ messages: Message[]; truncated: boolean }>(
+      session(id) + "/history/recent" + query({ maxBytes, leafId }),
+    ),
   message: (id: string, messageId: string) =>
     request<{ message: Message }>(
       session(id) + "/messages/" + encodeURIComponent(messageId),

@@ -114,13 +114,15 @@ async function render({ live }: { live: boolean }): Promise<void> {
     const reload = () => void render({ live: true });
     const page =
       route.page === "session"
-        ? await sessionPage({ ...route, reload, report, liveBadge })
+        ? await sessionPage({ ...route, reload, report, liveBadge, live })
         : await sessionsPage({ params: route.params, chooseFile, report });
     if (count !== renderCount) return;
     replace(main, page);
     shownHash = location.hash;
     signOut.hidden = !hasKey();
     document.title = `${page.querySelector("h1")?.textContent ?? "Arbor"} · Arbor studio`;
+    // The conversation puts the reader in place itself (it draws only what is near the screen).
+    if (page.querySelector("[data-own-scroll]")) return;
     if (live)
       requestAnimationFrame(() =>
         window.scrollTo(0, atBottom ? document.body.scrollHeight : scrollY),

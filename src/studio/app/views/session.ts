@@ -1,15 +1,16 @@
 /** A session page: its header (counts, tokens, times), the tabs, and the chosen tab's view. */
 import { api } from "../api.js";
 import type { SessionView } from "../api-types.js";
-import { h } from "../dom.js";
-import { formatDate, formatNumber } from "../format.js";
+import { h, type Child } from "../dom.js";
+import { formatDate, formatNumber, tokenUsage } from "../format.js";
 import { navigate, sessionHref, type SessionTab } from "../router.js";
 import { TreeModel } from "../tree-model.js";
 import { blocksView } from "./blocks.js";
-import { branchHref, chatView } from "./chat.js";
+import { branchHref, chatView, FIRST_WINDOW_BYTES } from "./chat.js";
 import { graphView } from "./graph.js";
 import { promptView } from "./prompt.js";
 import { searchView } from "./search.js";
+import { subagentLinks } from "./subagents.js";
 
 const TAB_TITLES: ReadonlyArray<[SessionTab, string]> = [
   ["chat", "Conversation"],
@@ -26,6 +27,8 @@ export interface SessionPageOptions {
   params: URLSearchParams;
   reload: () => void;
   report: (error: unknown) => void;
+  /** A rebuild after a change (not a visit): views keep the reader's place. */
+  live: boolean;
   /** The live-updates indicator, owned by the shell so it survives re-renders. */
   liveBadge: HTMLElement;
 }
@@ -75,13 +78,25 @@ async function tabBody(
         (focusId && model.nodes.has(focusId)
           ? model.leafFor(focusId)
           : model.activeLeafId);
-      const { messages } = await api.history(id, leafId);
+      // The newest window only; the view loads older ones as the reader scrolls up.
+      const { messages } =
+        leafId === null
+          ? { messages: [] }
+          : await api.recent(id, FIRST_WINDOW_BYTES, leafId);
+      const links = await subagentLinks(id, messages).catch(
+        (error: unknown) => {
+          report(error);
+          return {};
+        },
+      );
       return chatView({
         sessionId: id,
         model,
         messages,
         leafId,
         focusId,
+        live: options.live,
+        links,
         reload,
         report,
       });
@@ -124,16 +139,25 @@ function header(
   model: TreeModel,
   options: SessionPageOptions,
 ): HTMLElement {
-  const facts: Array<[string, string]> = [
+  const imported = info.metadata?.["import.format"];
+  const facts: Array<[string, Child]> = [
     ["Messages", formatNumber(info.messageCount ?? model.nodes.size)],
     ["Branch points", formatNumber(model.branchPointCount())],
-    [
-      "Tokens in / out",
-      `${formatNumber(info.input_tokens)} / ${formatNumber(info.output_tokens)}`,
-    ],
-    ["Created", formatDate(info.created_at)],
-    ["Updated", formatDate(info.updated_at)],
+    ["Tokens in / out", tokenUsage(info)],
+    // An import keeps the conversation's own times: when it was held, not when it was imported.
+    [imported ? "Started" : "Created", formatDate(info.created_at)],
+    [imported ? "Last message" : "Updated", formatDate(info.updated_at)],
   ];
+  if (imported) facts.push(["Imported from", importedFrom(info)]);
+  if (info.parent_session_id)
+    facts.push([
+      "Started by",
+      h(
+        "a",
+        { href: sessionHref(info.parent_session_id) },
+        "the parent session",
+      ),
+    ]);
   if (info.ownerId) facts.push(["Owner", info.ownerId]);
   if (info.model) facts.push(["Model", info.model]);
   return h(
@@ -166,4 +190,11 @@ function header(
       ),
     ),
   );
+}
+
+/** Where an imported session came from: the tool and the file. */
+function importedFrom(info: SessionView): string {
+  const format = info.metadata?.["import.format"] ?? "";
+  const file = info.metadata?.["import.fileName"];
+  return file ? `${format} (${file})` : format;
 }
