@@ -125,9 +125,14 @@ export function parseInline(text: string, depth = 0): Inline[] {
       continue;
     }
     if (depth < MAX_DEPTH) {
-      const strong = /^(\*\*|__)(?!\s)([\s\S]+?)(?<!\s)\1/.exec(rest);
+      // Underscores inside a word (snake_case, __dunder__) are not marks.
+      const strong =
+        /^\*\*(?!\s)([\s\S]+?)(?<!\s)\*\*/.exec(rest) ??
+        (/\w$/.test(plain)
+          ? null
+          : /^__(?!\s)([\s\S]+?)(?<!\s)__(?!\w)/.exec(rest));
       if (strong) {
-        push({ kind: "strong", children: parseInline(strong[2]!, depth + 1) });
+        push({ kind: "strong", children: parseInline(strong[1]!, depth + 1) });
         index += strong[0].length;
         continue;
       }

@@ -283,14 +283,7 @@ function toolRun(messages: Message[], options: ChatOptions): HTMLElement {
       failed > 0
         ? h("span", { class: "tool-state failed" }, ` · ${failed} failed`)
         : null,
-      h(
-        "time",
-        { datetime: messages[0]!.createdAt ?? "" },
-        formatDate(
-          messages[0]!.createdAt ??
-            options.model.nodes.get(messages[0]!.id)?.createdAt,
-        ),
-      ),
+      timeOf(messages[0]!, options),
     ),
     body,
   );
@@ -324,17 +317,18 @@ function messageItem(message: Message, options: ChatOptions): HTMLElement {
       "header",
       {},
       h("span", { class: "role" }, message.role),
-      h(
-        "time",
-        { datetime: message.createdAt ?? "" },
-        formatDate(
-          message.createdAt ?? options.model.nodes.get(message.id)?.createdAt,
-        ),
-      ),
+      timeOf(message, options),
       siblingSwitcher(message.id, options),
     ),
     h("div", { class: "parts" }, renderParts(message.parts, options.links)),
   );
+}
+
+/** When a message was written (imported messages keep their conversation's times). */
+function timeOf(message: Message, options: ChatOptions): HTMLElement {
+  const at =
+    message.createdAt ?? options.model.nodes.get(message.id)?.createdAt ?? "";
+  return h("time", { datetime: at }, formatDate(at));
 }
 
 function siblingSwitcher(id: string, options: ChatOptions): HTMLElement | null {

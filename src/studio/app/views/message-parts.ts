@@ -213,7 +213,9 @@ function renderTool(call: ToolCall, links: PartLinks): HTMLElement {
       h("span", { class: "tool-badge" }, "tool"),
       " ",
       h("code", { class: "tool-name" }, call.name),
+      " ",
       argument ? h("span", { class: "tool-arg" }, argument) : null,
+      argument ? " " : null,
       h("span", { class: "tool-state" }, call.status),
     ),
   );
