@@ -213,8 +213,8 @@ describe("parseMarkdown", () => {
         children: [{ kind: "text", text: "b" }],
       },
     ]);
-    expect(parseInline("<b onclick=x>hi</b> snake_case __init__")).toEqual([
-      { kind: "text", text: "<b onclick=x>hi</b> snake_case __init__" },
+    expect(parseInline("<b onclick=x>hi</b> snake_case a__b__c")).toEqual([
+      { kind: "text", text: "<b onclick=x>hi</b> snake_case a__b__c" },
     ]);
   });
 
