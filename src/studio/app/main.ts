@@ -114,7 +114,14 @@ async function render({ live }: { live: boolean }): Promise<void> {
     const reload = () => void render({ live: true });
     const page =
       route.page === "session"
-        ? await sessionPage({ ...route, reload, report, liveBadge, live })
+        ? await sessionPage({
+            ...route,
+            reload,
+            report,
+            liveBadge,
+            live,
+            changesFollowed: liveBadge.classList.contains("on"),
+          })
         : await sessionsPage({ params: route.params, chooseFile, report });
     if (count !== renderCount) return;
     replace(main, page);

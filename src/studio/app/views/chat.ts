@@ -29,8 +29,8 @@ import {
 const SUMMARY_PREFIX = "compaction_";
 const MAX_EXPANDED = 500;
 /** Content bytes of the first window (the newest messages) and of each older one. */
-export const FIRST_WINDOW_BYTES = 192 * 1024;
-const OLDER_WINDOW_BYTES = 384 * 1024;
+export const FIRST_WINDOW_BYTES = 48 * 1024;
+const OLDER_WINDOW_BYTES = 96 * 1024;
 /** Overlays the reader opened, kept open when a live update rebuilds the view. */
 const expandedOverlays = new Set<string>();
 /** The window on screen, so a live rebuild can put the reader back where they were. */

@@ -1,6 +1,6 @@
 /** A session page: its header (counts, tokens, times), the tabs, and the chosen tab's view. */
 import { api } from "../api.js";
-import type { SessionView } from "../api-types.js";
+import type { Message, SessionView } from "../api-types.js";
 import { h, type Child } from "../dom.js";
 import { formatDate, formatNumber, tokenUsage } from "../format.js";
 import { navigate, sessionHref, type SessionTab } from "../router.js";
@@ -29,6 +29,12 @@ export interface SessionPageOptions {
   report: (error: unknown) => void;
   /** A rebuild after a change (not a visit): views keep the reader's place. */
   live: boolean;
+  /**
+   * True while the session's change feed is connected: then nothing changed since the last
+   * read that the feed did not announce (an announced change rebuilds with `live`), and a visit
+   * to another tab or branch can reuse the tree it read.
+   */
+  changesFollowed: boolean;
   /** The live-updates indicator, owned by the shell so it survives re-renders. */
   liveBadge: HTMLElement;
 }
@@ -38,9 +44,25 @@ export async function sessionPage(
   options: SessionPageOptions,
 ): Promise<HTMLElement> {
   const { id } = options;
-  const [info, tree] = await Promise.all([api.getSession(id), api.tree(id)]);
-  const model = new TreeModel(tree);
-  const body = await tabBody(options, model);
+  const reuse =
+    !options.live && options.changesFollowed && cached?.id === id
+      ? cached
+      : null;
+  // The conversation's newest window does not need the tree when the leaf is in the address
+  // (or is the active one): it loads alongside.
+  const window =
+    options.tab === "chat" && !options.params.get("focus")
+      ? recentWindow(id, options.params.get("leaf"))
+      : null;
+  window?.catch(() => undefined);
+  const [info, model] = reuse
+    ? [reuse.info, reuse.model]
+    : await Promise.all([
+        api.getSession(id),
+        api.tree(id).then((tree) => new TreeModel(tree)),
+      ]);
+  cached = { id, info, model };
+  const body = await tabBody(options, model, window);
   return h(
     "section",
     { class: "session-page" },
@@ -65,9 +87,22 @@ export async function sessionPage(
 
 // --- Internal helpers ---
 
+/** The last session read, kept for visits while its change feed is connected. */
+let cached: { id: string; info: SessionView; model: TreeModel } | null = null;
+
+function recentWindow(
+  id: string,
+  leafId: string | null,
+): Promise<{ messages: Message[] }> {
+  return leafId === null
+    ? api.recent(id, FIRST_WINDOW_BYTES)
+    : api.recent(id, FIRST_WINDOW_BYTES, leafId);
+}
+
 async function tabBody(
   options: SessionPageOptions,
   model: TreeModel,
+  window: Promise<{ messages: Message[] }> | null,
 ): Promise<HTMLElement> {
   const { id, params, reload, report } = options;
   switch (options.tab) {
@@ -82,7 +117,7 @@ async function tabBody(
       const { messages } =
         leafId === null
           ? { messages: [] }
-          : await api.recent(id, FIRST_WINDOW_BYTES, leafId);
+          : await (window ?? recentWindow(id, leafId));
       const links = await subagentLinks(id, messages).catch(
         (error: unknown) => {
           report(error);
