@@ -75,11 +75,19 @@ export interface SessionPage {
   nextCursor: string | null;
 }
 
+let writes = 0;
+
+/** How many writes the studio has sent: a read from before a write may be out of date. */
+export function writeCount(): number {
+  return writes;
+}
+
 /** Sends a request; a 401 asks for a key and tries again until it passes or the user gives up. */
 export async function request<T>(
   path: string,
   init: { method?: string; body?: unknown } = {},
 ): Promise<T> {
+  if ((init.method ?? "GET") !== "GET") writes++;
   for (;;) {
     const headers: Record<string, string> = { ...authHeaders() };
     if (init.body !== undefined) headers["content-type"] = "application/json";

@@ -1,5 +1,5 @@
 /** A session page: its header (counts, tokens, times), the tabs, and the chosen tab's view. */
-import { api } from "../api.js";
+import { api, writeCount } from "../api.js";
 import type { Message, SessionView } from "../api-types.js";
 import { h, type Child } from "../dom.js";
 import { formatDate, formatNumber, tokenUsage } from "../format.js";
@@ -44,8 +44,18 @@ export async function sessionPage(
   options: SessionPageOptions,
 ): Promise<HTMLElement> {
   const { id } = options;
+  // Browsing branches (the switcher, the graph, a search hit) reuses the tree just read; a
+  // visit to a tab, a refresh and a change read it again.
+  const browsing =
+    options.tab === "chat" &&
+    (options.params.has("leaf") || options.params.has("focus"));
   const reuse =
-    !options.live && options.changesFollowed && cached?.id === id
+    browsing &&
+    !options.live &&
+    options.changesFollowed &&
+    cached?.id === id &&
+    cached.writes === writeCount() &&
+    Date.now() - cached.at < REUSE_MS
       ? cached
       : null;
   // The conversation's newest window does not need the tree when the leaf is in the address
@@ -61,7 +71,8 @@ export async function sessionPage(
         api.getSession(id),
         api.tree(id).then((tree) => new TreeModel(tree)),
       ]);
-  cached = { id, info, model };
+  if (!reuse)
+    cached = { id, info, model, writes: writeCount(), at: Date.now() };
   const body = await tabBody(options, model, window);
   return h(
     "section",
@@ -88,7 +99,16 @@ export async function sessionPage(
 // --- Internal helpers ---
 
 /** The last session read, kept for visits while its change feed is connected. */
-let cached: { id: string; info: SessionView; model: TreeModel } | null = null;
+let cached: {
+  id: string;
+  info: SessionView;
+  model: TreeModel;
+  /** `writeCount()` when read: the studio's own writes (a leaf switch) do not always announce themselves. */
+  writes: number;
+  at: number;
+} | null = null;
+/** How long a read tree serves branch browsing (writes elsewhere that the feed does not announce). */
+const REUSE_MS = 60_000;
 
 function recentWindow(
   id: string,
