@@ -52,17 +52,17 @@ describe.skipIf(!available)("studio regressions in Chromium", () => {
 
   /** The label drawn beside each node of the tree on screen, by node id. */
   const treeLabels = async (): Promise<Record<string, string>> =>
-    page.evaluate(() => {
-      const labels: Record<string, string> = {};
+    page.evaluate(`(() => {
+      const labels = {};
       for (const node of document.querySelectorAll(".graph-canvas .node"))
-        labels[node.getAttribute("data-id")!] = "";
+        labels[node.getAttribute("data-id")] = "";
       for (const text of document.querySelectorAll(".graph-canvas .label"))
         labels[
           text.getAttribute("data-for") ??
-            text.closest("[data-id]")!.getAttribute("data-id")!
+            text.closest("[data-id]").getAttribute("data-id")
         ] = text.textContent ?? "";
       return labels;
-    });
+    })()`);
 
   it("serves a block another process wrote, not the copy it read first", async () => {
     await open(`#/s/${tripId}/blocks`);

@@ -156,10 +156,7 @@ describe.skipIf(!available)("studio edges in Chromium", () => {
       expect(Date.now() - chatStarted).toBeLessThan(15_000);
       // Scrolling up loads the older windows, down to the first message.
       await page.waitForFunction(
-        () => {
-          window.scrollTo(0, 0);
-          return document.querySelector('[data-message-id="m0"]') !== null;
-        },
+        `(window.scrollTo(0, 0), document.querySelector('[data-message-id="m0"]') !== null)`,
         undefined,
         { polling: 100, timeout: 30_000 },
       );

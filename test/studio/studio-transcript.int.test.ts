@@ -220,11 +220,10 @@ describe.skipIf(!available)("studio transcript in Chromium", () => {
       `#/s/${encodeURIComponent(subagentId)}/chat`,
     );
     await link.click();
-    await page.waitForFunction(
-      (prompt) =>
-        document.querySelector("main .chat")?.textContent?.includes(prompt),
-      SUBAGENT_PROMPT,
-    );
+    await page
+      .locator(".chat .message", { hasText: SUBAGENT_PROMPT })
+      .first()
+      .waitFor();
     expect(await page.locator("h1").innerText()).toContain("subagent");
     expect(
       await page.locator('.facts a:has-text("the parent session")').count(),
@@ -246,5 +245,29 @@ describe.skipIf(!available)("studio transcript in Chromium", () => {
       .first()
       .getAttribute("datetime");
     expect(firstTime).toMatch(/^2026-11-21T14:0/);
+  });
+
+  it("shows the import report when a dropped file was imported before", async () => {
+    await page.goto(`${server.url}/#/`);
+    await page.waitForSelector("tbody tr");
+    const transfer = await page.evaluateHandle(
+      `(() => {
+        const data = new DataTransfer();
+        data.items.add(new File([${JSON.stringify(transcript())}], "session.jsonl"));
+        return data;
+      })()`,
+    );
+    await page.dispatchEvent("main", "dragenter", { dataTransfer: transfer });
+    await page.dispatchEvent("main", "drop", { dataTransfer: transfer });
+    const report = page.locator(".import-panel .import-report");
+    await report.waitFor();
+    const text = (await report.innerText()).replace(/\s+/g, " ");
+    expect(text).toContain("0 created · 0 updated · 2 skipped");
+    expect(text).toContain("imported before");
+    expect(
+      await report
+        .locator(`a[href="#/s/${encodeURIComponent(mainId)}/chat"]`)
+        .count(),
+    ).toBe(1);
   });
 });

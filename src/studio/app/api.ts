@@ -5,7 +5,9 @@ import type {
   Compaction,
   Message,
   PromptAnswer,
+  RecentHistory,
   SearchHit,
+  SessionPage,
   SessionView,
   TreeAnswer,
 } from "./api-types.js";
@@ -67,12 +69,6 @@ export async function reach(
   }
   reportReachable(true);
   return response;
-}
-
-/** One page of `GET /v1/sessions`. */
-export interface SessionPage {
-  sessions: SessionView[];
-  nextCursor: string | null;
 }
 
 let writes = 0;
@@ -138,7 +134,7 @@ export const api = {
     ),
   /** The end of the path to `leafId` (the active leaf by default) within `maxBytes` of content. */
   recent: (id: string, maxBytes: number, leafId?: string | null) =>
-    request<{ messages: Message[]; truncated: boolean }>(
+    request<RecentHistory & { messages: Message[] }>(
       session(id) + "/history/recent" + query({ maxBytes, leafId }),
     ),
   message: (id: string, messageId: string) =>
