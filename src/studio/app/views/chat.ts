@@ -412,7 +412,7 @@ function overlayCard(
         );
         replace(
           originals,
-          messages.map((original) => messageItem(original, options)),
+          itemsOf(messages, options).map((item) => renderItem(item, options)),
         );
       } catch (error) {
         options.report(error);
