@@ -83,6 +83,18 @@ describe.skipIf(!available)("studio regressions in Chromium", () => {
     );
   });
 
+  it("shows a block another process wrote without a refresh", async () => {
+    await open(`#/s/${tripId}/blocks`);
+    await page.locator('.block[data-label="memory"]').waitFor();
+    await configuredManager(dbFile())
+      .getSession(tripId)
+      .replaceContextBlock("memory", "Written elsewhere, shown live.");
+    await page.waitForSelector(
+      '.block-content:has-text("Written elsewhere, shown live.")',
+      { timeout: 15_000 },
+    );
+  });
+
   it("labels every node of the sample tree, also beside another column", async () => {
     await open(`#/s/${tripId}/tree`);
     await page.waitForSelector(".graph-canvas .node");
