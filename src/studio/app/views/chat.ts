@@ -37,7 +37,7 @@ const expandedOverlays = new Set<string>();
 let mounted: {
   sessionId: string;
   leafId: string | null;
-  window: ChatWindow<ChatItem>;
+  transcript: ChatWindow<ChatItem>;
 } | null = null;
 
 /** What the chat view shows and can do. */
@@ -124,7 +124,7 @@ export function chatView(options: ChatOptions): HTMLElement {
     oldest = messages;
     return itemsOf(messages, options);
   };
-  const window = new ChatWindow<ChatItem>(
+  const transcript = new ChatWindow<ChatItem>(
     {
       items: itemsOf(options.messages, options),
       render: (item) => renderItem(item, options),
@@ -167,28 +167,28 @@ export function chatView(options: ChatOptions): HTMLElement {
     { class: "chat-view", "data-own-scroll": "" },
     banner,
     empty,
-    window.element,
+    transcript.element,
   );
   // Where to start: the focused message, else (after a live change) where the reader was, else the end.
   const previous =
     options.live &&
     mounted?.sessionId === sessionId &&
     mounted.leafId === options.leafId
-      ? mounted.window
+      ? mounted.transcript
       : null;
   const place = previous && !previous.atEnd() ? previous.anchorMessage() : null;
-  mounted?.window.stop();
-  mounted = { sessionId, leafId: options.leafId, window };
+  mounted?.transcript.stop();
+  mounted = { sessionId, leafId: options.leafId, transcript };
   requestAnimationFrame(
     onEvent(async () => {
-      if (!view.isConnected) return window.stop();
+      if (!view.isConnected) return transcript.stop();
       if (options.focusId && !options.live) {
-        await focusMessage(window, options);
+        await focusMessage(transcript, options);
       } else if (place) {
-        const element = await window.start({ messageId: place.messageId });
+        const element = await transcript.start({ messageId: place.messageId });
         if (element)
           scrollBy(0, element.getBoundingClientRect().top - place.top);
-      } else await window.start("end");
+      } else await transcript.start("end");
     }),
   );
   return view;
@@ -480,12 +480,12 @@ async function fetchAll(sessionId: string, ids: string[]): Promise<Message[]> {
  * calls opens the run, one hidden under an overlay opens the overlay.
  */
 async function focusMessage(
-  window: ChatWindow<ChatItem>,
+  transcript: ChatWindow<ChatItem>,
   options: ChatOptions,
 ): Promise<void> {
   const focusId = options.focusId!;
-  const item = await window.start({ messageId: focusId });
-  if (!item) return window.start("end").then(() => undefined);
+  const item = await transcript.start({ messageId: focusId });
+  if (!item) return transcript.start("end").then(() => undefined);
   const selector = `[data-message-id="${CSS.escape(focusId)}"]`;
   let target = item.matches(selector)
     ? item
