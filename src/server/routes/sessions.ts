@@ -7,6 +7,7 @@ import {
   type ServerDeps,
   type ServerEnv,
 } from "../context.js";
+import { idempotentRequest, remember, replayed } from "../idempotency.js";
 import { errors, json, jsonBody, SessionParams } from "../schemas/common.js";
 import {
   CreateSessionBody,
@@ -74,11 +75,12 @@ export const forkSession = createRoute({
   method: "post",
   path: "/v1/sessions/{id}/fork",
   tags,
-  summary: "Fork a session at a message into a new session",
+  summary:
+    "Fork a session at a message into a new session (retry safely with an Idempotency-Key)",
   request: { params: SessionParams, body: jsonBody(ForkBody) },
   responses: {
     201: json(SessionViewSchema, "The new session"),
-    ...errors(404, 413, 415),
+    ...errors(404, 413, 415, 422),
   },
 });
 
@@ -138,13 +140,18 @@ export function sessionRoutes(
 
   app.openapi(forkSession, async (c) => {
     const { id } = c.req.valid("param");
-    const { messageId, name } = c.req.valid("json");
+    const body = c.req.valid("json");
     const source = await requireInfo(deps, c, id);
+    const idempotent = await idempotentRequest(c, JSON.stringify(body));
+    const replay = await replayed(manager, c, idempotent);
+    if (replay) return replay as never;
     const info = await manager.fork(
       id,
-      messageId,
-      name ?? `${source.name} (fork)`,
+      body.messageId,
+      body.name ?? `${source.name} (fork)`,
     );
-    return c.json(await sessionView(manager, info), 201);
+    const view = await sessionView(manager, info);
+    await remember(manager, idempotent, 201, view);
+    return c.json(view, 201);
   });
 }
