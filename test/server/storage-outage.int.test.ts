@@ -151,7 +151,9 @@ function outagesOn(
         const retry = await call("POST", path, {
           json: { message: text(messageId, "y") },
         });
-        expect([200, 201], `${messageId}: ${retry.text}`).toContain(retry.status);
+        expect([200, 201], `${messageId}: ${retry.text}`).toContain(
+          retry.status,
+        );
         acknowledged.push(messageId);
       }
       const stored = await storedIds(id);
@@ -190,7 +192,9 @@ function outagesOn(
         const retry = await call("POST", path, {
           json: { message: text(messageId, "z"), parentId: null },
         });
-        expect([200, 201], `${messageId}: ${retry.text}`).toContain(retry.status);
+        expect([200, 201], `${messageId}: ${retry.text}`).toContain(
+          retry.status,
+        );
       }
       const stored = await storedIds(id);
       expect(stored.sort()).toEqual([...ids].sort());
