@@ -1,4 +1,26 @@
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
+/** The part of a Node `http.Server` the shutdown uses (no `node:http` types in the build's d.ts). */
+export interface HttpServerLike {
+  on(
+    event: "request",
+    listener: (request: RequestLike, response: ResponseLike) => void,
+  ): unknown;
+  close(callback: () => void): unknown;
+  closeIdleConnections(): void;
+  closeAllConnections(): void;
+}
+
+/** The request fields the shutdown reads. */
+export interface RequestLike {
+  method?: string | undefined;
+  url?: string | undefined;
+}
+
+/** The response members the shutdown uses. */
+export interface ResponseLike {
+  readonly headersSent: boolean;
+  setHeader(name: string, value: string): unknown;
+  once(event: "close", listener: () => void): unknown;
+}
 
 /** The answer to a request that arrives on an open connection after the signal. */
 const SHUTTING_DOWN_BODY = JSON.stringify({
@@ -19,13 +41,13 @@ const SHUTTING_DOWN_BODY = JSON.stringify({
  */
 export class GracefulShutdown {
   #stopping = false;
-  readonly #inFlight = new Set<ServerResponse>();
+  readonly #inFlight = new Set<ResponseLike>();
 
   constructor(
-    private readonly server: Server,
-    private readonly isStream: (request: IncomingMessage) => boolean,
+    private readonly server: HttpServerLike,
+    private readonly isStream: (request: RequestLike) => boolean,
   ) {
-    server.on("request", (request, response: ServerResponse) => {
+    server.on("request", (request, response) => {
       if (this.#stopping) response.setHeader("Connection", "close");
       if (this.isStream(request)) return;
       this.#inFlight.add(response);

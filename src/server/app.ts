@@ -129,8 +129,9 @@ export function createApp(options: CreateAppOptions): OpenAPIHono<ServerEnv> {
   app.use("*", async (c, next) => {
     c.set("tenant", null);
     await next();
-    // An answer that is not a 5xx reached the storage: an outage, if there was one, is over.
-    if (outage.inOutage && c.res.status < 500 && c.req.path !== "/health")
+    // A success past the storage: an outage, if there was one, is over. (A 4xx may never have
+    // asked the storage, so it proves nothing.)
+    if (outage.inOutage && c.res.status < 300 && c.req.path !== "/health")
       outage.succeeded();
   });
   const trustedOrigins = corsOrigins(options.cors);

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
-import type { IncomingMessage, Server } from "node:http";
+import type { Server } from "node:http";
 import { createAdaptorServer } from "@hono/node-server";
 import type { SessionManager } from "../../session/index.js";
 import {
@@ -11,7 +11,7 @@ import {
   type CommandSpec,
 } from "../args.js";
 import { CliError } from "../errors.js";
-import { GracefulShutdown } from "../graceful-shutdown.js";
+import { GracefulShutdown, type RequestLike } from "../graceful-shutdown.js";
 import { SERVE_TUNING_OPTIONS, serveTuning } from "../serve-tuning.js";
 import { countOwnedSessions, unownedSessions } from "../session-data.js";
 import { studioFiles } from "../static-files.js";
@@ -34,6 +34,8 @@ const EVENT_STREAM = /^\/v1\/sessions\/[^/]+\/events(\?|$)/;
  */
 const RECEIVE_TIMEOUT_MS = 60_000;
 const IDLE_SOCKET_TIMEOUT_MS = 120_000;
+/** How long closing the database may take after the shutdown before the process exits anyway. */
+const STORE_CLOSE_TIMEOUT_MS = 5_000;
 
 /** `arbor serve`: the HTTP API and the studio on one port. */
 export const serveCommand: CommandSpec = {
@@ -163,7 +165,14 @@ in flight finish within --shutdown-grace, then closes the database.`,
       console.log(`Arbor is listening on http://${shown}:${address.port}`);
       await closed;
     } finally {
-      await store.close();
+      // The pool waits for connections still checked out; a statement hung past the grace must
+      // not keep the process up.
+      await Promise.race([
+        store.close(),
+        new Promise((resolve) =>
+          setTimeout(resolve, STORE_CLOSE_TIMEOUT_MS).unref(),
+        ),
+      ]);
     }
     // Closed server, closed store: a cut event stream may still hold a timer until its next
     // heartbeat, which must not keep the process up.
@@ -244,7 +253,7 @@ function listen(
   });
 }
 
-function isEventStream(request: IncomingMessage): boolean {
+function isEventStream(request: RequestLike): boolean {
   return request.method === "GET" && EVENT_STREAM.test(request.url ?? "");
 }
 
