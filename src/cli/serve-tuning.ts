@@ -51,7 +51,7 @@ const TUNABLES = {
   },
   "max-in-flight": {
     env: "ARBOR_MAX_IN_FLIGHT",
-    help: "requests served at once; more answer 503 OVERLOADED (default 16 per pool connection)",
+    help: "requests served at once; more answer 503 OVERLOADED (default 4 per pool connection)",
   },
   "shutdown-grace": {
     env: "ARBOR_SHUTDOWN_GRACE_MS",
@@ -88,7 +88,7 @@ export const SERVE_TUNING_OPTIONS: Record<string, OptionSpec> = {
 /**
  * The tuning from the flags, else the environment, else defaults sized from the machine: a
  * pool of two connections per CPU plus two (PostgreSQL works while Node waits on the socket),
- * and sixteen requests in flight per connection, enough to keep the pool busy while memory
+ * and four requests in flight per connection, enough to keep the pool busy while memory
  * stays bounded.
  */
 export function serveTuning(
@@ -120,7 +120,7 @@ export function serveTuning(
       acquireTimeoutMs: read("pool-timeout", 5_000, 1),
       statementTimeoutMs: read("statement-timeout", 15_000),
     },
-    maxInFlight: read("max-in-flight", 16 * max, 1),
+    maxInFlight: read("max-in-flight", 4 * max, 1),
     requestTimeoutMs: read("request-timeout", 30_000),
     shutdownGraceMs: read("shutdown-grace", 10_000),
     cors: list("cors", "ARBOR_CORS"),

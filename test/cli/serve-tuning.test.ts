@@ -14,7 +14,7 @@ describe("serveTuning", () => {
     const tuning = serveTuning(none, {}, 2);
     expect(tuning).toEqual({
       pool: { max: 6, acquireTimeoutMs: 5_000, statementTimeoutMs: 15_000 },
-      maxInFlight: 96,
+      maxInFlight: 24,
       requestTimeoutMs: 30_000,
       shutdownGraceMs: 10_000,
       cors: [],
@@ -42,7 +42,7 @@ describe("serveTuning", () => {
       acquireTimeoutMs: 5_000,
       statementTimeoutMs: 0,
     });
-    expect(tuning.maxInFlight).toBe(48);
+    expect(tuning.maxInFlight).toBe(12);
     expect(tuning.shutdownGraceMs).toBe(500);
     expect(tuning.cors).toEqual(["https://a.example", "https://b.example"]);
     expect(tuning.hosts).toEqual(["arbor.internal"]);
