@@ -51,7 +51,7 @@ const TUNABLES = {
   },
   "max-in-flight": {
     env: "ARBOR_MAX_IN_FLIGHT",
-    help: "requests served at once; more answer 503 OVERLOADED (default 4 per pool connection)",
+    help: "requests running at once (default 4 per pool connection); 4 times as many wait, more answer 503 OVERLOADED",
   },
   "shutdown-grace": {
     env: "ARBOR_SHUTDOWN_GRACE_MS",

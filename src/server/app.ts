@@ -33,6 +33,7 @@ export const DEFAULT_BODY_LIMIT = {
 /** Default load limits: requests at once (more answer 503 at once) and the time one may take. */
 export const DEFAULT_LOAD_LIMITS = {
   maxInFlight: 256,
+  queueTimeoutMs: 5_000,
   requestTimeoutMs: 30_000,
 };
 
@@ -71,10 +72,18 @@ export interface CreateAppOptions {
    */
   hosts?: readonly string[];
   /**
-   * Requests served at once (`/v1` and `/mcp`); more answer 503 `OVERLOADED` at once, so memory
-   * stays bounded under many slow clients. Default 256; 0 for no limit.
+   * Requests served at once (`/v1` and `/mcp`), so memory stays bounded under many slow clients.
+   * Default 256; 0 for no limit.
    */
   maxInFlight?: number;
+  /**
+   * Requests that may wait for a turn (before their body is read) when `maxInFlight` run; one
+   * more, or one waiting longer than `queueTimeoutMs`, answers 503 `OVERLOADED`. Default four
+   * times `maxInFlight`.
+   */
+  maxQueued?: number;
+  /** Milliseconds a request may wait for a turn. Default 5000. */
+  queueTimeoutMs?: number;
   /**
    * Milliseconds a request may run before it answers 503 `REQUEST_TIMEOUT` (event streams are
    * not cut: their handler returns at once). Default 30 000; 0 for none.
@@ -139,8 +148,12 @@ export function createApp(options: CreateAppOptions): OpenAPIHono<ServerEnv> {
   if (!auth) {
     app.use("*", browserGuard({ hosts: options.hosts ?? [], trustedOrigins }));
   }
+  const maxInFlight = options.maxInFlight ?? DEFAULT_LOAD_LIMITS.maxInFlight;
   const limits = loadLimits({
-    maxInFlight: options.maxInFlight ?? DEFAULT_LOAD_LIMITS.maxInFlight,
+    maxInFlight,
+    maxQueued: options.maxQueued ?? 4 * maxInFlight,
+    queueTimeoutMs:
+      options.queueTimeoutMs ?? DEFAULT_LOAD_LIMITS.queueTimeoutMs,
     requestTimeoutMs:
       options.requestTimeoutMs ?? DEFAULT_LOAD_LIMITS.requestTimeoutMs,
   });

@@ -200,8 +200,16 @@ function outagesOn(
       expect(stored.sort()).toEqual([...ids].sort());
     });
 
-    it("a stalled network meets the load limits: OVERLOADED at once over the limit, REQUEST_TIMEOUT after it", async () => {
-      const call = appOver({}, { maxInFlight: 3, requestTimeoutMs: 300 });
+    it("a stalled network meets the load limits: a bounded queue, then OVERLOADED; REQUEST_TIMEOUT for the running ones", async () => {
+      const call = appOver(
+        {},
+        {
+          maxInFlight: 3,
+          maxQueued: 1,
+          queueTimeoutMs: 100,
+          requestTimeoutMs: 300,
+        },
+      );
       expect((await call("GET", "/v1/sessions")).status).toBe(200);
       proxy!.stall();
       try {
@@ -209,12 +217,17 @@ function outagesOn(
           call("GET", "/v1/sessions"),
         );
         await new Promise((resolve) => setTimeout(resolve, 20));
-        const shed = await call("GET", "/v1/sessions");
-        expect([
-          shed.status,
-          shed.body.error.code,
-          shed.headers.get("retry-after"),
-        ]).toEqual([503, "OVERLOADED", "1"]);
+        // One more waits for a turn (none comes within 100 ms); the next finds the queue full.
+        const queued = call("GET", "/v1/sessions");
+        const started = Date.now();
+        const full = await call("GET", "/v1/sessions");
+        expect(Date.now() - started).toBeLessThan(80);
+        for (const shed of [full, await queued])
+          expect([
+            shed.status,
+            shed.body.error.code,
+            shed.headers.get("retry-after"),
+          ]).toEqual([503, "OVERLOADED", "1"]);
         for (const answer of await Promise.all(slow))
           expect([answer.status, answer.body.error.code]).toEqual([
             503,

@@ -126,6 +126,8 @@ in flight finish within --shutdown-grace, then closes the database.`,
         cors: tuning.cors,
         hosts: tuning.hosts,
         maxInFlight: tuning.maxInFlight,
+        // A turn is a connection's worth of work: wait for one as long as for a connection.
+        queueTimeoutMs: tuning.pool.acquireTimeoutMs,
         requestTimeoutMs: tuning.requestTimeoutMs,
       });
       const studio = await studioFiles(STUDIO_FOLDER);
