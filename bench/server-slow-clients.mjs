@@ -10,7 +10,9 @@ import net from "node:net";
 import { SessionManager, applyPostgresSchema } from "arbor-memory/session";
 import { throwawayDatabase } from "./standalone.mjs";
 
-const SERVER = process.env.ARBOR_TEST_PG_URL || "postgres://postgres@127.0.0.1:5432/postgres";
+const SERVER =
+  process.env.ARBOR_TEST_PG_URL ||
+  "postgres://postgres@127.0.0.1:5432/postgres";
 const SLOW = Number(process.env.SLOW ?? 500);
 const SESSIONS = 200;
 const HOLD_MS = Number(process.env.HOLD_MS ?? 15_000);
@@ -20,7 +22,9 @@ await applyPostgresSchema(database.pool);
 const manager = SessionManager.create(database.pool);
 const ids = [];
 for (let index = 0; index < SESSIONS; index++) {
-  const info = await manager.create(`Session ${index} ${"about something ".repeat(8)}`);
+  const info = await manager.create(
+    `Session ${index} ${"about something ".repeat(8)}`,
+  );
   const session = manager.getSession(info.id);
   for (let turn = 0; turn < 4; turn++)
     await session.appendMessage({
@@ -35,7 +39,15 @@ url.pathname = `/${(await database.pool.query("SELECT current_database() AS name
 
 const child = spawn(
   process.execPath,
-  ["dist/cli/main.js", "serve", "--postgres", url.toString(), "--port", "0", "--skip-sample"],
+  [
+    "dist/cli/main.js",
+    "serve",
+    "--postgres",
+    url.toString(),
+    "--port",
+    "0",
+    "--skip-sample",
+  ],
   { stdio: ["ignore", "pipe", "pipe"] },
 );
 let stderr = "";
@@ -47,12 +59,17 @@ const port = await new Promise((resolve, reject) => {
     const match = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
     if (match) resolve(Number(match[1]));
   });
-  child.once("exit", (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+  child.once("exit", (code) =>
+    reject(new Error(`serve exited ${code}: ${stderr}`)),
+  );
 });
 const rss = () =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))[1]) / 1024;
+  Number(
+    /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))[1],
+  ) / 1024;
 const base = `http://127.0.0.1:${port}`;
-for (let index = 0; index < 20; index++) await fetch(`${base}/v1/sessions`).then((r) => r.text());
+for (let index = 0; index < 20; index++)
+  await fetch(`${base}/v1/sessions`).then((r) => r.text());
 const idle = rss();
 
 // The slow clients: a raw socket each, the request sent, the answer never read.
@@ -62,9 +79,12 @@ for (let index = 0; index < SLOW; index++) {
   const socket = net.connect(port, "127.0.0.1");
   socket.on("error", () => {});
   socket.once("connect", () => {
-    socket.write(`GET /v1/sessions?limit=100 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    socket.write(
+      `GET /v1/sessions?limit=100 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`,
+    );
     socket.once("data", (chunk) => {
-      const status = /^HTTP\/1\.1 (\d+)/.exec(chunk.toString("latin1"))?.[1] ?? "?";
+      const status =
+        /^HTTP\/1\.1 (\d+)/.exec(chunk.toString("latin1"))?.[1] ?? "?";
       statuses[status] = (statuses[status] ?? 0) + 1;
       socket.pause();
     });
@@ -80,7 +100,9 @@ const until = Date.now() + HOLD_MS;
 const sampler = setInterval(() => (peak = Math.max(peak, rss())), 100);
 while (Date.now() < until) {
   const start = performance.now();
-  const answer = await fetch(`${base}/v1/sessions/${ids[latencies.length % SESSIONS]}/history`);
+  const answer = await fetch(
+    `${base}/v1/sessions/${ids[latencies.length % SESSIONS]}/history`,
+  );
   await answer.arrayBuffer();
   latencies.push(performance.now() - start);
   normal[answer.status] = (normal[answer.status] ?? 0) + 1;
@@ -91,13 +113,20 @@ for (const socket of sockets) socket.destroy();
 await new Promise((resolve) => setTimeout(resolve, 1_000));
 const after = rss();
 latencies.sort((a, b) => a - b);
-const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))].toFixed(1);
+const pct = (p) =>
+  latencies[
+    Math.min(latencies.length - 1, Math.floor(latencies.length * p))
+  ].toFixed(1);
 console.log(
   JSON.stringify(
     {
       slowClients: SLOW,
       holdSeconds: HOLD_MS / 1000,
-      rssMiB: { idle: idle.toFixed(0), peak: peak.toFixed(0), afterRelease: after.toFixed(0) },
+      rssMiB: {
+        idle: idle.toFixed(0),
+        peak: peak.toFixed(0),
+        afterRelease: after.toFixed(0),
+      },
       slowStatuses: statuses,
       normalClient: { statuses: normal, p50ms: pct(0.5), p99ms: pct(0.99) },
     },
