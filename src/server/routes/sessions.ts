@@ -33,11 +33,11 @@ export const createSession = createRoute({
   method: "post",
   path: "/v1/sessions",
   tags,
-  summary: "Create a session",
+  summary: "Create a session (retry safely with an Idempotency-Key)",
   request: { body: jsonBody(CreateSessionBody) },
   responses: {
     201: json(SessionViewSchema, "The new session"),
-    ...errors(413, 415),
+    ...errors(413, 415, 422),
   },
 });
 
@@ -106,6 +106,9 @@ export function sessionRoutes(
 
   app.openapi(createSession, async (c) => {
     const body = c.req.valid("json");
+    const idempotent = await idempotentRequest(c, JSON.stringify(body));
+    const replay = await replayed(manager, c, idempotent);
+    if (replay) return replay as never;
     const ownerId = tenantOf(c) ?? body.ownerId;
     const info = await manager.create(body.name, {
       ...(ownerId !== undefined ? { ownerId } : {}),
@@ -113,7 +116,9 @@ export function sessionRoutes(
       ...(body.model !== undefined ? { model: body.model } : {}),
       ...(body.source !== undefined ? { source: body.source } : {}),
     });
-    return c.json(await sessionView(manager, info), 201);
+    const view = await sessionView(manager, info);
+    await remember(manager, idempotent, 201, view);
+    return c.json(view, 201);
   });
 
   app.openapi(getSession, async (c) => {

@@ -53,7 +53,7 @@ export function idempotencyCases(withStore: WithStore): void {
       expect(history.body.messages).toHaveLength(3);
     }));
 
-  it("a fork and a compaction overlay retried under their Idempotency-Key are written once", () =>
+  it("a fork, a new session and a compaction overlay retried under their Idempotency-Key are written once", () =>
     withStore(async (store) => {
       const call = client(createApp({ manager: store.manager() }));
       const { id } = (
@@ -85,6 +85,17 @@ export function idempotencyCases(withStore: WithStore): void {
       );
       const list = await call("GET", "/v1/sessions");
       expect(list.body.sessions).toHaveLength(2);
+      const create = () =>
+        call("POST", "/v1/sessions", {
+          json: { name: "Once" },
+          headers: { "Idempotency-Key": "create-1" },
+        });
+      const made = await create();
+      expect([made.status, (await create()).body.id]).toEqual([
+        201,
+        made.body.id,
+      ]);
+      expect((await call("GET", "/v1/sessions")).body.sessions).toHaveLength(3);
 
       const overlay = (key: string) =>
         call("POST", `/v1/sessions/${id}/compactions`, {
