@@ -60,6 +60,18 @@ export interface OpenStoreOptions {
    * an empty database: for the commands that only read or change what is there.
    */
   mustExist?: boolean;
+  /** The PostgreSQL pool's size and timeouts (`arbor serve`); other commands use 4 connections. */
+  pool?: PgPoolOptions;
+}
+
+/** How a PostgreSQL pool is sized and how long anything may wait on it. */
+export interface PgPoolOptions {
+  /** Connections. Default 4. */
+  max?: number;
+  /** Milliseconds to wait for a free connection before failing (`STORAGE_UNAVAILABLE` at the API). */
+  acquireTimeoutMs?: number;
+  /** `statement_timeout` of every connection, in milliseconds; 0 for none. */
+  statementTimeoutMs?: number;
 }
 
 /**
@@ -69,7 +81,11 @@ export interface OpenStoreOptions {
  */
 export async function openStore(
   location: StoreLocation,
-  { withModels = false, mustExist = false }: OpenStoreOptions = {},
+  {
+    withModels = false,
+    mustExist = false,
+    pool: poolOptions,
+  }: OpenStoreOptions = {},
 ): Promise<CliStore> {
   if (location.kind === "sqlite") checkSqliteFile(location.target, mustExist);
   const models = withModels ? await loadModels() : null;
@@ -83,7 +99,7 @@ export async function openStore(
       close: async () => database.close(),
     };
   }
-  const pool = await openPostgresPool(location.target);
+  const pool = await openPostgresPool(location.target, poolOptions);
   return {
     location,
     manager: configure(SessionManager.create(pool), models),
@@ -98,7 +114,10 @@ export async function openStore(
  * it. A URL that is not a PostgreSQL URL is `INVALID_ARGUMENT`; a server that cannot be reached
  * (refused, unknown host, bad credentials, no such database) is `STORAGE_UNAVAILABLE`.
  */
-export async function openPostgresPool(url: string): Promise<PgPool> {
+export async function openPostgresPool(
+  url: string,
+  options: PgPoolOptions = {},
+): Promise<PgPool> {
   const parsed = parsePostgresUrl(url);
   let pg: typeof import("pg");
   try {
@@ -112,7 +131,23 @@ export async function openPostgresPool(url: string): Promise<PgPool> {
       { cause: error },
     );
   }
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  const statementTimeout = options.statementTimeoutMs ?? 0;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 4,
+    // Bounded waits: for a connection from the pool (also the connect itself), and for an
+    // answer on a socket that went silent, which `statement_timeout` cannot cut.
+    ...(options.acquireTimeoutMs
+      ? { connectionTimeoutMillis: options.acquireTimeoutMs }
+      : {}),
+    ...(statementTimeout > 0
+      ? {
+          statement_timeout: statementTimeout,
+          query_timeout: statementTimeout + 5_000,
+        }
+      : {}),
+    keepAlive: true,
+  });
   // An idle client losing its connection must not crash the process.
   pool.on("error", () => {});
   try {

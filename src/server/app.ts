@@ -1,10 +1,12 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { bodyLimit as limitBody } from "hono/body-limit";
+import { cors as corsMiddleware } from "hono/cors";
 import type { MiddlewareHandler } from "hono";
 import type { CompactionFunction } from "../session/compaction/session-compaction.js";
 import type { SessionManager } from "../session/manager/session-manager.js";
 import type { KeyVerifier } from "../session/contracts/api-keys.js";
 import { bearerAuth } from "./auth/bearer-auth.js";
+import { browserGuard } from "./browser/browser-guard.js";
 import { tenantOf, type ServerEnv } from "./context.js";
 import { errorResponse, handleError, type ErrorLogger } from "./errors.js";
 import { eventRoutes } from "./events.js";
@@ -16,6 +18,9 @@ import { messageRoutes } from "./routes/messages.js";
 import { searchRoutes } from "./routes/search.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { transferRoutes } from "./routes/transfer.js";
+import { loadLimits } from "./reliability/load-limits.js";
+import { readinessRoute } from "./reliability/readiness.js";
+import { OutageLog } from "./reliability/storage-faults.js";
 import { json } from "./schemas/common.js";
 import { validationHook } from "./validation.js";
 
@@ -23,6 +28,13 @@ import { validationHook } from "./validation.js";
 export const DEFAULT_BODY_LIMIT = {
   api: 1024 * 1024,
   import: 10 * 1024 * 1024,
+};
+
+/** Default load limits: requests at once (more answer 503 at once) and the time one may take. */
+export const DEFAULT_LOAD_LIMITS = {
+  maxInFlight: 256,
+  queueTimeoutMs: 5_000,
+  requestTimeoutMs: 30_000,
 };
 
 /** Options of `createApp()`. */
@@ -42,8 +54,41 @@ export interface CreateAppOptions {
    * `manager.onCompaction(compaction)` (it sets it on the manager).
    */
   compaction?: CompactionFunction;
-  /** Receives unexpected (5xx) errors, never request headers. Default `console.error`. */
+  /**
+   * Receives unexpected (5xx) errors, never request headers, and one line (with no error) when
+   * a storage outage starts and when it ends. Default `console.error`.
+   */
   logError?: ErrorLogger;
+  /**
+   * Origins a browser app may call the API from (CORS): `"https://app.example"`, a list, or
+   * `"*"`. Off by default: no CORS headers, and without `auth` writes from other origins are
+   * refused.
+   */
+  cors?: string | readonly string[];
+  /**
+   * Without `auth`: the `Host` names served besides `localhost`, `127.0.0.1` and `[::1]`
+   * (`"arbor.internal"` or `"arbor.internal:4820"`). Any other `Host` answers 403
+   * `FORBIDDEN_HOST`, which stops DNS rebinding. Ignored with `auth`.
+   */
+  hosts?: readonly string[];
+  /**
+   * Requests served at once (`/v1` and `/mcp`), so memory stays bounded under many slow clients.
+   * Default 256; 0 for no limit.
+   */
+  maxInFlight?: number;
+  /**
+   * Requests that may wait for a turn (before their body is read) when `maxInFlight` run; one
+   * more, or one waiting longer than `queueTimeoutMs`, answers 503 `OVERLOADED`. Default four
+   * times `maxInFlight`.
+   */
+  maxQueued?: number;
+  /** Milliseconds a request may wait for a turn. Default 5000. */
+  queueTimeoutMs?: number;
+  /**
+   * Milliseconds a request may run before it answers 503 `REQUEST_TIMEOUT` (event streams are
+   * not cut: their handler returns at once). Default 30 000; 0 for none.
+   */
+  requestTimeoutMs?: number;
   /**
    * The Model Context Protocol endpoint to serve at `/mcp` (Streamable HTTP, stateless), behind
    * the same API keys as `/v1`: `mcpEndpoint()` from `arbor-memory/mcp` (docs/mcp.md). Without
@@ -56,7 +101,8 @@ const health = createRoute({
   method: "get",
   path: "/health",
   tags: ["Server"],
-  summary: "Liveness",
+  summary:
+    "Liveness: the process answers (the storage is not asked; see /ready)",
   responses: {
     200: json(z.object({ status: z.literal("ok") }).openapi("Health"), "Alive"),
   },
@@ -83,14 +129,36 @@ export function createApp(options: CreateAppOptions): OpenAPIHono<ServerEnv> {
   const { manager, auth } = options;
   if (options.compaction) manager.onCompaction(options.compaction);
   const app = new OpenAPIHono<ServerEnv>({ defaultHook: validationHook });
-  app.onError(handleError(options.logError ?? defaultLogger));
+  const logError = options.logError ?? defaultLogger;
+  const outage = new OutageLog((line) => logError(line, undefined));
+  app.onError(handleError(logError, outage));
   app.notFound((c) =>
     errorResponse(c, "NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`),
   );
   app.use("*", async (c, next) => {
     c.set("tenant", null);
     await next();
+    // A success past the storage: an outage, if there was one, is over. (A 4xx may never have
+    // asked the storage, so it proves nothing.)
+    if (outage.inOutage && c.res.status < 300 && c.req.path !== "/health")
+      outage.succeeded();
   });
+  const trustedOrigins = corsOrigins(options.cors);
+  if (trustedOrigins.length > 0) app.use("*", cors(trustedOrigins));
+  if (!auth) {
+    app.use("*", browserGuard({ hosts: options.hosts ?? [], trustedOrigins }));
+  }
+  const maxInFlight = options.maxInFlight ?? DEFAULT_LOAD_LIMITS.maxInFlight;
+  const limits = loadLimits({
+    maxInFlight,
+    maxQueued: options.maxQueued ?? 4 * maxInFlight,
+    queueTimeoutMs:
+      options.queueTimeoutMs ?? DEFAULT_LOAD_LIMITS.queueTimeoutMs,
+    requestTimeoutMs:
+      options.requestTimeoutMs ?? DEFAULT_LOAD_LIMITS.requestTimeoutMs,
+  });
+  app.use("/v1/*", limits);
+  app.use("/mcp", limits);
   if (auth) app.use("/v1/*", bearerAuth(auth));
   app.use("/v1/*", bodyLimits(options.bodyLimit));
   const mcp = options.mcp;
@@ -101,6 +169,7 @@ export function createApp(options: CreateAppOptions): OpenAPIHono<ServerEnv> {
   }
 
   app.openapi(health, (c) => c.json({ status: "ok" as const }, 200));
+  readinessRoute(app, { manager });
   const deps = { manager };
   sessionRoutes(app, deps);
   historyRoutes(app, deps);
@@ -170,6 +239,33 @@ function sizeText(bytes: number): string {
   return `${bytes} bytes`;
 }
 
+/** The origins of the `cors` option; `*` stays `*`. */
+function corsOrigins(given: CreateAppOptions["cors"]): string[] {
+  if (given === undefined) return [];
+  return (typeof given === "string" ? [given] : [...given]).filter(Boolean);
+}
+
+/** CORS for the given origins, with the headers Arbor's retries and streams use. */
+function cors(origins: string[]): MiddlewareHandler<ServerEnv> {
+  return corsMiddleware({
+    origin: origins.includes("*") ? "*" : origins,
+    allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
+    allowHeaders: [
+      "Authorization",
+      "Content-Type",
+      "Idempotency-Key",
+      "Last-Event-ID",
+    ],
+    exposeHeaders: [
+      "Retry-After",
+      "Idempotent-Replayed",
+      "Content-Disposition",
+    ],
+    maxAge: 600,
+  });
+}
+
 function defaultLogger(message: string, error: unknown): void {
-  console.error(message, error);
+  if (error === undefined) console.error(message);
+  else console.error(message, error);
 }

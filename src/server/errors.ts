@@ -3,6 +3,13 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { isArborError } from "../session/errors/index.js";
 import type { ArborErrorCode } from "../session/errors/index.js";
+import {
+  isStorageFault,
+  type OutageLog,
+} from "./reliability/storage-faults.js";
+
+/** Seconds a 503 asks the client to wait before retrying (`Retry-After`). */
+export const RETRY_AFTER_SECONDS = 1;
 
 /** Codes the server adds to Arbor's own: request shape, authentication and transport. */
 export type ServerErrorCode =
@@ -13,6 +20,11 @@ export type ServerErrorCode =
   | "PAYLOAD_TOO_LARGE"
   | "UNSUPPORTED_MEDIA_TYPE"
   | "IDEMPOTENCY_KEY_REUSED"
+  | "FORBIDDEN_ORIGIN"
+  | "FORBIDDEN_HOST"
+  | "OVERLOADED"
+  | "REQUEST_TIMEOUT"
+  | "SHUTTING_DOWN"
   | "INTERNAL";
 
 /** Every error answer: `{ error: { code, message } }`. */
@@ -30,11 +42,16 @@ export const STATUS_BY_CODE: Readonly<
   INVALID_REQUEST: 400,
   INVALID_JSON: 400,
   UNAUTHORIZED: 401,
+  FORBIDDEN_ORIGIN: 403,
+  FORBIDDEN_HOST: 403,
   NOT_FOUND: 404,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   IDEMPOTENCY_KEY_REUSED: 422,
   INTERNAL: 500,
+  OVERLOADED: 503,
+  REQUEST_TIMEOUT: 503,
+  SHUTTING_DOWN: 503,
   INVALID_MESSAGE: 400,
   INVALID_ARGUMENT: 400,
   INVALID_SNAPSHOT: 400,
@@ -73,6 +90,8 @@ export function errorResponse(
   message: string,
 ): Response {
   const status = STATUS_BY_CODE[code];
+  // Every 503 is temporary: say when to come back.
+  if (status === 503) c.header("Retry-After", String(RETRY_AFTER_SECONDS));
   const body: ErrorBody =
     code === "SESSION_FORBIDDEN"
       ? { error: { code: "SESSION_NOT_FOUND", message } }
@@ -80,9 +99,21 @@ export function errorResponse(
   return c.json(body, status);
 }
 
-/** The `app.onError` handler: Arbor codes by the map, transport errors by status, the rest 500. */
-export function handleError(log: ErrorLogger) {
+/**
+ * The `app.onError` handler: a storage outage (any driver's words for it) is 503
+ * `STORAGE_UNAVAILABLE`, logged once per outage; Arbor codes by the map; transport errors by
+ * status; the rest 500.
+ */
+export function handleError(log: ErrorLogger, outage: OutageLog) {
   return (error: unknown, c: Context): Response => {
+    if (isStorageFault(error)) {
+      outage.failed(error);
+      return errorResponse(
+        c,
+        "STORAGE_UNAVAILABLE",
+        "The storage is unavailable; retry after the Retry-After delay",
+      );
+    }
     if (isArborError(error) && error.code in STATUS_BY_CODE) {
       const status = STATUS_BY_CODE[error.code];
       if (status >= 500) log(`[arbor] [server] ${routeOf(c)}`, error);

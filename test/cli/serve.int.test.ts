@@ -226,6 +226,77 @@ describe("arbor keys and arbor serve", () => {
     server = undefined;
   });
 
+  it("on SIGTERM under load, finishes what it accepted, refuses the rest, and loses no acknowledged write", async () => {
+    const db = path("sigterm-load.db");
+    server = await startServe(["--db", db, "--skip-sample"]);
+    const base = server.url;
+    const created = await fetch(`${base}/v1/sessions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "Under load" }),
+    });
+    const { id } = (await created.json()) as { id: string };
+    const acknowledged: string[] = [];
+    const outcomes = new Set<string>();
+    let signalled = false;
+    let sent = 0;
+    // Keep-alive clients writing without pause (fetch keeps its connections open).
+    const writer = async (lane: number) => {
+      for (let turn = 0; ; turn++) {
+        const messageId = `w${lane}-${turn}`;
+        const after = signalled;
+        try {
+          const answer = await fetch(`${base}/v1/sessions/${id}/messages`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({
+              message: {
+                id: messageId,
+                role: "user",
+                parts: [{ type: "text", text: "x" }],
+              },
+              parentId: null,
+            }),
+          });
+          await answer.arrayBuffer();
+          sent++;
+          if (answer.status === 201) acknowledged.push(messageId);
+          outcomes.add(String(answer.status));
+        } catch {
+          // Refused or closed once the server stops accepting: the end of this client.
+          if (after || signalled) return;
+          throw new Error(`[test] ${messageId} failed before the signal`);
+        }
+      }
+    };
+    const writers = Array.from({ length: 8 }, (_, lane) => writer(lane));
+    while (sent < 40) await new Promise((resolve) => setTimeout(resolve, 10));
+    signalled = true;
+    expect(await server.stop("SIGTERM")).toBe(0);
+    server = undefined;
+    await Promise.all(writers);
+    // Every answer was a success or a typed refusal; never a 500.
+    expect(
+      [...outcomes].filter((status) => !["201", "503"].includes(status)),
+    ).toEqual([]);
+    const { openSqlite } = await import("../../src/sqlite/index.js");
+    const database = openSqlite(db);
+    try {
+      const stored = new Set(
+        database.sql<{
+          id: string;
+        }>`SELECT id FROM assistant_messages WHERE session_id = ${id}`.map(
+          (row) => row.id,
+        ),
+      );
+      expect(
+        acknowledged.filter((messageId) => !stored.has(messageId)),
+      ).toEqual([]);
+    } finally {
+      database.close();
+    }
+  });
+
   it("names a port in use", async () => {
     server = await startServe(["--db", path("busy.db"), "--skip-sample"]);
     const port = new URL(server.url).port;

@@ -169,7 +169,12 @@ describe("MCP over createApp() on SQLite, without auth", () => {
   const folder = mkdtempSync(join(tmpdir(), "arbor-mcp-"));
   const database = openSqlite(join(folder, "memory.db"));
   const manager = configured(SessionManager.create(database));
-  const app = createApp({ manager, mcp: mcpEndpoint({ tokenBudget: 600 }) });
+  // Without keys only loopback Host names are served unless named: this test's host is.
+  const app = createApp({
+    manager,
+    mcp: mcpEndpoint({ tokenBudget: 600 }),
+    hosts: ["arbor.test"],
+  });
   let client: Client;
 
   beforeAll(async () => {

@@ -8,6 +8,7 @@ import { SessionManager } from "../../src/session/index.js";
 /** The design's table (docs/decisions/2026-12-01-server-cli-formats.md), as "METHOD path". */
 const DESIGN_ROUTES = `
 GET /health
+GET /ready
 GET /v1/sessions
 POST /v1/sessions
 GET /v1/sessions/{id}

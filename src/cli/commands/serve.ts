@@ -11,6 +11,8 @@ import {
   type CommandSpec,
 } from "../args.js";
 import { CliError } from "../errors.js";
+import { GracefulShutdown, type RequestLike } from "../graceful-shutdown.js";
+import { SERVE_TUNING_OPTIONS, serveTuning } from "../serve-tuning.js";
 import { countOwnedSessions, unownedSessions } from "../session-data.js";
 import { studioFiles } from "../static-files.js";
 import { openStore, storeLocation } from "../store.js";
@@ -22,23 +24,35 @@ const SAMPLE_FILE = new URL(
 );
 const STUDIO_FOLDER = new URL("../../studio/", import.meta.url);
 /** Paths the API owns; everything else may be a studio file. */
-const API_PATH = /^\/(v1\/|mcp$|health$|openapi\.json$)/;
-/** How long open streams (server-sent events) may delay the exit after a signal. */
-const SHUTDOWN_GRACE_MS = 2_000;
+const API_PATH = /^\/(v1\/|mcp$|health$|ready$|openapi\.json$)/;
+/** Server-sent event streams: they never finish, so a shutdown does not wait for them. */
+const EVENT_STREAM = /^\/v1\/sessions\/[^/]+\/events(\?|$)/;
+/**
+ * Node's own socket limits: the whole request must arrive within this time (a client trickling
+ * a body holds memory), and a connection silent this long is closed (a client that stopped
+ * reading its answer). Event streams send a comment every 15 s, so they stay open.
+ */
+const RECEIVE_TIMEOUT_MS = 60_000;
+const IDLE_SOCKET_TIMEOUT_MS = 120_000;
+/** How long closing the database may take after the shutdown before the process exits anyway. */
+const STORE_CLOSE_TIMEOUT_MS = 5_000;
 
 /** `arbor serve`: the HTTP API and the studio on one port. */
 export const serveCommand: CommandSpec = {
   name: "serve",
   summary: "Run the HTTP API (and the studio at /) over the store.",
   usage:
-    "[--port <n>] [--host <host>] [--db <file> | --postgres <url>] [--no-auth]",
+    "[--port <n>] [--host <host>] [--db <file> | --postgres <url>] [--no-auth] [--cors <origins>] [--pool-size <n>] …",
   positionals: { min: 0, max: 0 },
   details: `Binds to 127.0.0.1 by default. Another host is refused while no API key exists
 (arbor keys create --tenant <name>); once a key exists every request but /health and
 /openapi.json needs "Authorization: Bearer <key>". Without keys, sessions that have an owner
 (a tenant) are not served: serve refuses to start unless given --no-auth. MCP clients reach the
 same store at /mcp (Streamable HTTP, with the same keys; docs/mcp.md). An empty database gets
-the sample conversation. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`,
+the sample conversation. Without keys only loopback Host names are answered (--allow-host adds
+more) and writes from other origins are refused (--cors lets origins in). GET /ready reports
+whether the database answers. On SIGINT or SIGTERM it stops accepting connections, lets requests
+in flight finish within --shutdown-grace, then closes the database.`,
   options: {
     port: {
       type: "string",
@@ -61,17 +75,19 @@ the sample conversation. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`,
       description: "do not load the sample into an empty database",
     },
     ...STORE_OPTIONS,
+    ...SERVE_TUNING_OPTIONS,
   },
   run: async (command) => {
     const host = stringOption(command, "host") ?? "127.0.0.1";
     const port = portOption(command);
+    const tuning = serveTuning(command);
     const store = await openStore(
       storeLocation({
         db: stringOption(command, "db"),
         postgres: stringOption(command, "postgres"),
       }),
       // POST /v1/sessions/{id}/compact summarizes with the configured model.
-      { withModels: true },
+      { withModels: true, pool: tuning.pool },
     );
     let server: Server | undefined;
     try {
@@ -107,11 +123,19 @@ the sample conversation. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`,
         ...(authOn ? { auth: keys } : {}),
         // The MCP SDK (an optional peer) loads on the first /mcp request.
         mcp: mcpEndpoint(),
+        cors: tuning.cors,
+        hosts: tuning.hosts,
+        maxInFlight: tuning.maxInFlight,
+        // A turn is a connection's worth of work: wait for one as long as for a connection.
+        queueTimeoutMs: tuning.pool.acquireTimeoutMs,
+        requestTimeoutMs: tuning.requestTimeoutMs,
       });
       const studio = await studioFiles(STUDIO_FOLDER);
+      let shutdown: GracefulShutdown | undefined;
       server = createAdaptorServer({
         hostname: host,
         fetch: async (request: Request) => {
+          if (shutdown?.stopping) return shutdown.refusal();
           const { pathname } = new URL(request.url);
           if (
             (request.method === "GET" || request.method === "HEAD") &&
@@ -123,8 +147,12 @@ the sample conversation. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`,
           return app.fetch(request);
         },
       }) as Server;
+      server.requestTimeout = RECEIVE_TIMEOUT_MS;
+      server.headersTimeout = Math.min(RECEIVE_TIMEOUT_MS, 30_000);
+      server.setTimeout(IDLE_SOCKET_TIMEOUT_MS);
+      shutdown = new GracefulShutdown(server, isEventStream);
       // Registered before listening: a signal right after the URL is printed must not be missed.
-      const closed = closeOnSignal(server);
+      const closed = closeOnSignal(server, shutdown, tuning.shutdownGraceMs);
       const address = await listen(server, port, host);
       const shown =
         address.family === "IPv6" ? `[${address.address}]` : address.address;
@@ -139,7 +167,14 @@ the sample conversation. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.`,
       console.log(`Arbor is listening on http://${shown}:${address.port}`);
       await closed;
     } finally {
-      await store.close();
+      // The pool waits for connections still checked out; a statement hung past the grace must
+      // not keep the process up.
+      await Promise.race([
+        store.close(),
+        new Promise((resolve) =>
+          setTimeout(resolve, STORE_CLOSE_TIMEOUT_MS).unref(),
+        ),
+      ]);
     }
     // Closed server, closed store: a cut event stream may still hold a timer until its next
     // heartbeat, which must not keep the process up.
@@ -220,8 +255,16 @@ function listen(
   });
 }
 
-/** Resolves once SIGINT or SIGTERM has closed the server. */
-function closeOnSignal(server: Server): Promise<void> {
+function isEventStream(request: RequestLike): boolean {
+  return request.method === "GET" && EVENT_STREAM.test(request.url ?? "");
+}
+
+/** Resolves once SIGINT or SIGTERM has shut the server down (see `GracefulShutdown`). */
+function closeOnSignal(
+  server: Server,
+  shutdown: GracefulShutdown,
+  graceMs: number,
+): Promise<void> {
   return new Promise((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
       process.off("SIGINT", stop);
@@ -232,9 +275,7 @@ function closeOnSignal(server: Server): Promise<void> {
         resolve();
         return;
       }
-      server.close(() => resolve());
-      server.closeIdleConnections();
-      setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+      void shutdown.stop(graceMs).then(resolve);
     };
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);

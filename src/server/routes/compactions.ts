@@ -5,6 +5,7 @@ import {
   type ServerDeps,
   type ServerEnv,
 } from "../context.js";
+import { idempotentRequest, remember, replayed } from "../idempotency.js";
 import { errorResponse } from "../errors.js";
 import { errors, json, jsonBody, SessionParams } from "../schemas/common.js";
 import {
@@ -37,7 +38,7 @@ export const addCompaction = createRoute({
   request: { params: SessionParams, body: jsonBody(AddCompactionBody) },
   responses: {
     201: json(CompactionSchema, "The stored overlay"),
-    ...errors(404, 413, 415),
+    ...errors(404, 413, 415, 422),
   },
 });
 
@@ -55,7 +56,7 @@ export const compact = createRoute({
       CompactResultSchema,
       "The stored overlay, or null when there was nothing to compact",
     ),
-    ...errors(404, 409, 413, 415),
+    ...errors(404, 409, 413, 415, 422),
   },
 });
 
@@ -80,8 +81,12 @@ export function compactionRoutes(
 
   app.openapi(addCompaction, async (c) => {
     const { id } = c.req.valid("param");
-    const { summary, fromMessageId, toMessageId } = c.req.valid("json");
+    const body = c.req.valid("json");
+    const { summary, fromMessageId, toMessageId } = body;
     const session = await openSession(deps, c, id);
+    const idempotent = await idempotentRequest(c, JSON.stringify(body));
+    const replay = await replayed(deps.manager, c, idempotent);
+    if (replay) return replay as never;
     await requireMessage(session, id, fromMessageId);
     await requireMessage(session, id, toMessageId);
     const stored = await session.addCompaction(
@@ -89,22 +94,30 @@ export function compactionRoutes(
       fromMessageId,
       toMessageId,
     );
+    await remember(deps.manager, idempotent, 201, stored);
     return c.json(stored, 201);
   });
 
   app.openapi(compact, async (c) => {
     const { id } = c.req.valid("param");
-    const { leafId } = c.req.valid("json");
+    const body = c.req.valid("json");
+    const { leafId } = body;
     const session = await openSession(deps, c, id);
+    const idempotent = await idempotentRequest(c, JSON.stringify(body ?? {}));
+    const replay = await replayed(deps.manager, c, idempotent);
+    if (replay) return replay as never;
     if (leafId !== undefined) await requireMessage(session, id, leafId);
     const result = await session.compact(leafId);
-    if (!result) return c.json({ compaction: null }, 200);
-    const stored = (await session.getCompactions()).findLast(
-      (overlay) =>
-        overlay.fromMessageId === result.fromMessageId &&
-        overlay.toMessageId === result.toMessageId,
-    );
-    return c.json({ compaction: stored ?? null }, 200);
+    const stored = result
+      ? (await session.getCompactions()).findLast(
+          (overlay) =>
+            overlay.fromMessageId === result.fromMessageId &&
+            overlay.toMessageId === result.toMessageId,
+        )
+      : undefined;
+    const answer = { compaction: stored ?? null };
+    await remember(deps.manager, idempotent, 200, answer);
+    return c.json(answer, 200);
   });
 
   app.openapi(removeCompaction, async (c) => {

@@ -7,6 +7,8 @@ import {
   type ServerDeps,
   type ServerEnv,
 } from "../context.js";
+import { errorResponse } from "../errors.js";
+import { messageIdFor } from "../idempotency.js";
 import {
   errors,
   json,
@@ -36,7 +38,7 @@ export const appendMessage = createRoute({
       MessageEnvelope,
       "The id was already stored with the same body (a retry): the stored message",
     ),
-    ...errors(404, 409, 413, 415),
+    ...errors(404, 409, 413, 415, 422),
   },
 });
 
@@ -88,9 +90,12 @@ export function messageRoutes(
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
     const session = await openSession(deps, c, id);
+    // Without an id, an Idempotency-Key names the message: its retry is the same id.
+    const keyed =
+      body.message.id === undefined ? await messageIdFor(c, id) : null;
     const message = {
       ...body.message,
-      id: body.message.id ?? crypto.randomUUID(),
+      id: body.message.id ?? keyed ?? crypto.randomUUID(),
     };
     // A parent from elsewhere (another session, another tenant) is refused, never attached.
     if (typeof body.parentId === "string")
@@ -103,6 +108,13 @@ export function messageRoutes(
     );
     if (result.inserted)
       return c.json({ message: toWire(result.message) }, 201);
+    if (keyed !== null && !result.matchesStored)
+      return errorResponse(
+        c,
+        "IDEMPOTENCY_KEY_REUSED",
+        "This Idempotency-Key was used for another message: use a new key for a new message",
+      ) as never;
+    if (keyed !== null) c.header("Idempotent-Replayed", "true");
     if (result.matchesStored)
       return c.json({ message: toWire(result.message) }, 200);
     throw new ArborError(

@@ -7,6 +7,7 @@ import {
   type ServerDeps,
   type ServerEnv,
 } from "../context.js";
+import { idempotentRequest, remember, replayed } from "../idempotency.js";
 import { errors, json, jsonBody, SessionParams } from "../schemas/common.js";
 import {
   CreateSessionBody,
@@ -32,11 +33,11 @@ export const createSession = createRoute({
   method: "post",
   path: "/v1/sessions",
   tags,
-  summary: "Create a session",
+  summary: "Create a session (retry safely with an Idempotency-Key)",
   request: { body: jsonBody(CreateSessionBody) },
   responses: {
     201: json(SessionViewSchema, "The new session"),
-    ...errors(413, 415),
+    ...errors(413, 415, 422),
   },
 });
 
@@ -74,11 +75,12 @@ export const forkSession = createRoute({
   method: "post",
   path: "/v1/sessions/{id}/fork",
   tags,
-  summary: "Fork a session at a message into a new session",
+  summary:
+    "Fork a session at a message into a new session (retry safely with an Idempotency-Key)",
   request: { params: SessionParams, body: jsonBody(ForkBody) },
   responses: {
     201: json(SessionViewSchema, "The new session"),
-    ...errors(404, 413, 415),
+    ...errors(404, 413, 415, 422),
   },
 });
 
@@ -104,6 +106,9 @@ export function sessionRoutes(
 
   app.openapi(createSession, async (c) => {
     const body = c.req.valid("json");
+    const idempotent = await idempotentRequest(c, JSON.stringify(body));
+    const replay = await replayed(manager, c, idempotent);
+    if (replay) return replay as never;
     const ownerId = tenantOf(c) ?? body.ownerId;
     const info = await manager.create(body.name, {
       ...(ownerId !== undefined ? { ownerId } : {}),
@@ -111,7 +116,9 @@ export function sessionRoutes(
       ...(body.model !== undefined ? { model: body.model } : {}),
       ...(body.source !== undefined ? { source: body.source } : {}),
     });
-    return c.json(await sessionView(manager, info), 201);
+    const view = await sessionView(manager, info);
+    await remember(manager, idempotent, 201, view);
+    return c.json(view, 201);
   });
 
   app.openapi(getSession, async (c) => {
@@ -138,13 +145,18 @@ export function sessionRoutes(
 
   app.openapi(forkSession, async (c) => {
     const { id } = c.req.valid("param");
-    const { messageId, name } = c.req.valid("json");
+    const body = c.req.valid("json");
     const source = await requireInfo(deps, c, id);
+    const idempotent = await idempotentRequest(c, JSON.stringify(body));
+    const replay = await replayed(manager, c, idempotent);
+    if (replay) return replay as never;
     const info = await manager.fork(
       id,
-      messageId,
-      name ?? `${source.name} (fork)`,
+      body.messageId,
+      body.name ?? `${source.name} (fork)`,
     );
-    return c.json(await sessionView(manager, info), 201);
+    const view = await sessionView(manager, info);
+    await remember(manager, idempotent, 201, view);
+    return c.json(view, 201);
   });
 }

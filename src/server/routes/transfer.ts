@@ -17,7 +17,7 @@ import {
   type ServerDeps,
   type ServerEnv,
 } from "../context.js";
-import { errorResponse } from "../errors.js";
+import { idempotentRequest, remember, replayed } from "../idempotency.js";
 import { errors, json, SessionParams } from "../schemas/common.js";
 import {
   ExportQuery,
@@ -111,21 +111,9 @@ export function transferRoutes(
     const { format, name, fileName, keepIds, lenient } = query;
     const tenant = tenantOf(c);
     const bytes = new Uint8Array(await c.req.arrayBuffer());
-    const idempotency = await idempotencyOf(c, tenant, bytes);
-    if (idempotency) {
-      const stored = await manager.importIndex().idempotent(idempotency.key);
-      if (stored !== null) {
-        const record = JSON.parse(stored) as IdempotencyRecord;
-        if (record.request !== idempotency.request)
-          return errorResponse(
-            c,
-            "IDEMPOTENCY_KEY_REUSED",
-            "This Idempotency-Key was used for another import: use a new key for another file or other options",
-          ) as never;
-        c.header("Idempotent-Replayed", "true");
-        return c.json(record.body as never, record.status as 200);
-      }
-    }
+    const idempotency = await idempotentRequest(c, bytes);
+    const replay = await replayed(manager, c, idempotency);
+    if (replay) return replay as never;
     // A ChatGPT export arrives as downloaded: a zip holding conversations.json.
     const parsed = isZip(bytes)
       ? await parseChatGptZip(bytes, {
@@ -179,55 +167,12 @@ export function transferRoutes(
       warnings,
     };
     const status = report.created.length > 0 ? 201 : 200;
-    if (idempotency)
-      await manager.importIndex().recordIdempotent(
-        idempotency.key,
-        JSON.stringify({
-          request: idempotency.request,
-          status,
-          body,
-        } satisfies IdempotencyRecord),
-      );
+    await remember(manager, idempotency, status, body);
     return c.json(body, status);
   });
 }
 
 // --- Internal helpers ---
-
-/** What the import route keeps per Idempotency-Key: the request's hash and the answer. */
-interface IdempotencyRecord {
-  request: string;
-  status: number;
-  body: unknown;
-}
-
-/**
- * The hashed Idempotency-Key of the tenant (keys of two tenants never meet) and the hash of
- * the request it names (the query and the body), or `null` without the header.
- */
-async function idempotencyOf(
-  c: Context,
-  tenant: string | null,
-  body: Uint8Array,
-): Promise<{ key: string; request: string } | null> {
-  const header = c.req.header("Idempotency-Key");
-  if (header === undefined || header.trim() === "") return null;
-  const query = new URL(c.req.url).searchParams.toString();
-  return {
-    key: await sha256(JSON.stringify([tenant, header])),
-    request: await sha256(JSON.stringify([query, await sha256(body)])),
-  };
-}
-
-async function sha256(data: string | Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    typeof data === "string" ? new TextEncoder().encode(data) : data,
-  );
-  return [...new Uint8Array(digest)]
-    .map((byte) => byte.toString(16).padStart(2, "0"))
-    .join("");
-}
 
 /** The file as an attachment; typed `never` so it fits the route's declared answers. */
 function download(

@@ -69,6 +69,7 @@ export function jsonBody<T extends z.ZodType>(schema: T) {
 const ERROR_DESCRIPTIONS = {
   400: "Invalid request (INVALID_REQUEST, INVALID_JSON, or an Arbor validation code)",
   401: "Missing or invalid API key (UNAUTHORIZED)",
+  403: "Refused by a server without API keys: a foreign Host (FORBIDDEN_HOST) or a write from another origin (FORBIDDEN_ORIGIN)",
   404: "Not found (SESSION_NOT_FOUND for a missing or foreign session, MESSAGE_NOT_FOUND, …)",
   409: "Conflicts with the stored state",
   413: "The body is over the limit (PAYLOAD_TOO_LARGE)",
@@ -76,13 +77,14 @@ const ERROR_DESCRIPTIONS = {
   422: "The Idempotency-Key was used for another request (IDEMPOTENCY_KEY_REUSED)",
   500: "An unexpected error (INTERNAL); details go to the server's log only",
   501: "Not available on this server (NOT_SUPPORTED, e.g. semantic search without embeddings)",
+  503: "Temporarily unavailable, with Retry-After: the storage is down (STORAGE_UNAVAILABLE), too many requests (OVERLOADED), too slow (REQUEST_TIMEOUT) or shutting down (SHUTTING_DOWN)",
 } as const;
 
 /** The error answers a route can give, all `{ error: { code, message } }`. */
 export function errors<S extends keyof typeof ERROR_DESCRIPTIONS>(
   ...statuses: S[]
 ): Record<S, ReturnType<typeof json<typeof ErrorSchema>>> {
-  const all = [...new Set<S>([400, 401, ...statuses, 500] as S[])];
+  const all = [...new Set<S>([400, 401, 403, ...statuses, 500, 503] as S[])];
   return Object.fromEntries(
     all.map((status) => [
       status,

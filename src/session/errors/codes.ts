@@ -51,7 +51,7 @@ export const ARBOR_ERROR_CODES = [
   "EMPTY_CONTEXT",
   /** An optional peer dependency the call needs is not installed (`@ai-sdk/openai-compatible`, …). */
   "MISSING_DEPENDENCY",
-  /** The storage cannot be opened or written (`openSqlite()` on a directory or a path in a missing directory). */
+  /** The storage cannot be opened or written (`openSqlite()` on a directory or a path in a missing directory); over HTTP, also a database outage (503). */
   "STORAGE_UNAVAILABLE",
   /** A file or body that cannot be imported (unknown format, bad JSON, a broken tree); the message names the line or node. */
   "INVALID_IMPORT",

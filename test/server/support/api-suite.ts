@@ -7,6 +7,7 @@ import type { SessionManager } from "../../../src/session/index.js";
 import { appendRaceCases } from "./cases-append-races.js";
 import { authCases } from "./cases-auth.js";
 import { contextCases } from "./cases-context.js";
+import { idempotencyCases } from "./cases-idempotency.js";
 import { isolationCases } from "./cases-isolation.js";
 import { malformedCases } from "./cases-malformed.js";
 import { sessionCases } from "./cases-sessions.js";
@@ -53,6 +54,7 @@ export function runApiSuite(factory: ApiFactory): void {
     treeCases(withStore);
     contextCases(withStore);
     transferCases(withStore);
+    idempotencyCases(withStore);
     authCases(withStore);
     malformedCases(withStore);
     isolationCases(withStore);

@@ -141,8 +141,14 @@ export function malformedCases(withStore: WithStore): void {
           "INVALID_REQUEST",
         ]);
         expect(wrongType.body.error.message).toContain("body.name");
-        const plain = await call("POST", "/v1/sessions", BAD_BODIES.at(-2));
+        const plain = await call("POST", "/v1/sessions", BAD_BODIES.at(-1));
         expect(plain.status).toBe(415);
+        // Without keys a text/plain write is what a web form sends: refused before the route.
+        const textPlain = await call("POST", "/v1/sessions", BAD_BODIES.at(-2));
+        expect([textPlain.status, textPlain.body.error.code]).toEqual([
+          403,
+          "FORBIDDEN_ORIGIN",
+        ]);
         const tooLong = await call("GET", `/v1/sessions/${"x".repeat(600)}`);
         expect(tooLong.body.error.message).toContain("path.id");
         const unknown = await call("GET", "/v1/nowhere", {});

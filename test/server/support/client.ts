@@ -69,6 +69,10 @@ export function client(app: OpenAPIHono<ServerEnv>, key?: string): Call {
     const useKey = options.key === undefined ? key : options.key;
     if (useKey) headers.Authorization = `Bearer ${useKey}`;
     let body: string | Uint8Array | undefined = options.raw;
+    // A string body would go out as text/plain, which a server without keys takes only from
+    // its own pages (a web form could send it): send files the way API clients do.
+    if (body !== undefined)
+      headers["Content-Type"] ??= "application/octet-stream";
     if (options.json !== undefined) {
       headers["Content-Type"] ??= "application/json";
       body = JSON.stringify(options.json);

@@ -1,0 +1,129 @@
+import { availableParallelism } from "node:os";
+import {
+  UsageError,
+  stringOption,
+  type OptionSpec,
+  type ParsedCommand,
+} from "./args.js";
+
+/** How `arbor serve` holds load: the PostgreSQL pool, the request limits, the shutdown. */
+export interface ServeTuning {
+  pool: PoolTuning;
+  /** Requests served at once; more answer 503 `OVERLOADED` at once. */
+  maxInFlight: number;
+  /** A request running longer answers 503 `REQUEST_TIMEOUT`. */
+  requestTimeoutMs: number;
+  /** How long requests in flight may finish after SIGTERM before their connections are cut. */
+  shutdownGraceMs: number;
+  /** CORS origins (none: CORS off). */
+  cors: string[];
+  /** Host names served without API keys besides the loopback names. */
+  hosts: string[];
+}
+
+/** The PostgreSQL pool: its size and how long anything may wait on the database. */
+export interface PoolTuning {
+  /** Connections per process. */
+  max: number;
+  /** Wait for a free connection at most this long, then 503 `STORAGE_UNAVAILABLE`. */
+  acquireTimeoutMs: number;
+  /** The server cancels a statement running longer (`statement_timeout`). */
+  statementTimeoutMs: number;
+}
+
+/** Each tunable: its flag, its environment variable, its help line. */
+const TUNABLES = {
+  "pool-size": {
+    env: "ARBOR_PG_POOL_SIZE",
+    help: "PostgreSQL connections per process (default 2 per CPU + 2, 4 to 20)",
+  },
+  "pool-timeout": {
+    env: "ARBOR_PG_POOL_TIMEOUT_MS",
+    help: "ms a request waits for a free connection before 503 (default 5000)",
+  },
+  "statement-timeout": {
+    env: "ARBOR_PG_STATEMENT_TIMEOUT_MS",
+    help: "ms a PostgreSQL statement may run (default 15000; 0: none)",
+  },
+  "request-timeout": {
+    env: "ARBOR_REQUEST_TIMEOUT_MS",
+    help: "ms a request may run before 503 REQUEST_TIMEOUT (default 30000; 0: none)",
+  },
+  "max-in-flight": {
+    env: "ARBOR_MAX_IN_FLIGHT",
+    help: "requests running at once (default 4 per pool connection); 4 times as many wait, more answer 503 OVERLOADED",
+  },
+  "shutdown-grace": {
+    env: "ARBOR_SHUTDOWN_GRACE_MS",
+    help: "ms requests in flight may finish after SIGTERM (default 10000)",
+  },
+} as const;
+
+/** The options `arbor serve` adds for load, faults and browsers. */
+export const SERVE_TUNING_OPTIONS: Record<string, OptionSpec> = {
+  ...Object.fromEntries(
+    Object.entries(TUNABLES).map(([name, tunable]) => [
+      name,
+      {
+        type: "string",
+        value: name.endsWith("size") || name.startsWith("max") ? "n" : "ms",
+        description: `${tunable.help}; or $${tunable.env}`,
+      } satisfies OptionSpec,
+    ]),
+  ),
+  cors: {
+    type: "string",
+    value: "origins",
+    description:
+      "let browser apps on these origins call the API (comma-separated, or *; or $ARBOR_CORS; default off)",
+  },
+  "allow-host": {
+    type: "string",
+    value: "names",
+    description:
+      "without API keys, also answer these Host names (comma-separated; or $ARBOR_ALLOWED_HOSTS)",
+  },
+};
+
+/**
+ * The tuning from the flags, else the environment, else defaults sized from the machine: a
+ * pool of two connections per CPU plus two (PostgreSQL works while Node waits on the socket),
+ * and four requests in flight per connection, enough to keep the pool busy while memory
+ * stays bounded.
+ */
+export function serveTuning(
+  command: ParsedCommand,
+  env: NodeJS.ProcessEnv = process.env,
+  cpus: number = availableParallelism(),
+): ServeTuning {
+  const read = (name: keyof typeof TUNABLES, fallback: number, min = 0) => {
+    const flag = stringOption(command, name);
+    const raw = flag ?? env[TUNABLES[name].env];
+    if (raw === undefined || raw === "") return fallback;
+    const source = flag !== undefined ? `--${name}` : TUNABLES[name].env;
+    if (!/^\d+$/.test(raw) || Number(raw) < min) {
+      throw new UsageError(
+        `${source} takes an integer of at least ${min}, got "${raw}"`,
+      );
+    }
+    return Number(raw);
+  };
+  const max = read("pool-size", Math.min(20, Math.max(4, 2 * cpus + 2)), 1);
+  const list = (flag: string, variable: string) =>
+    (stringOption(command, flag) ?? env[variable] ?? "")
+      .split(",")
+      .map((item) => item.trim())
+      .filter(Boolean);
+  return {
+    pool: {
+      max,
+      acquireTimeoutMs: read("pool-timeout", 5_000, 1),
+      statementTimeoutMs: read("statement-timeout", 15_000),
+    },
+    maxInFlight: read("max-in-flight", 4 * max, 1),
+    requestTimeoutMs: read("request-timeout", 30_000),
+    shutdownGraceMs: read("shutdown-grace", 10_000),
+    cors: list("cors", "ARBOR_CORS"),
+    hosts: list("allow-host", "ARBOR_ALLOWED_HOSTS"),
+  };
+}

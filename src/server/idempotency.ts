@@ -1,0 +1,125 @@
+import type { Context } from "hono";
+import type { SessionManager } from "../session/manager/session-manager.js";
+import { tenantOf, type ServerEnv } from "./context.js";
+import { errorResponse } from "./errors.js";
+
+/**
+ * `Idempotency-Key` for the writes that have no natural id: import, fork, compaction overlays,
+ * compact. The first request with a key runs and its answer is stored (in the import index,
+ * beside the registry, so every process over the store sees it); a retry with the same key and
+ * the same request gets that answer again with `Idempotent-Replayed: true` and writes nothing,
+ * and the same key with another request answers 422 `IDEMPOTENCY_KEY_REUSED`. Keys are per
+ * tenant, and one key names one request, whatever its route.
+ *
+ * The append route needs none of this: a key there becomes the message's id (`messageIdFor`),
+ * and the store's own rule for an id already taken makes the retry exact, even when two
+ * processes race.
+ */
+export interface IdempotentRequest {
+  /** The hashed `(tenant, key)`. */
+  key: string;
+  /** The hashed method, path, query and body: what a retry must repeat. */
+  request: string;
+}
+
+/** What is kept per key: the request's hash and the answer. */
+interface IdempotencyRecord {
+  request: string;
+  status: number;
+  body: unknown;
+}
+
+/** The request's key and fingerprint, or `null` without an `Idempotency-Key` header. */
+export async function idempotentRequest(
+  c: Context<ServerEnv>,
+  body: Uint8Array | string,
+): Promise<IdempotentRequest | null> {
+  const header = idempotencyHeader(c);
+  if (header === null) return null;
+  const url = new URL(c.req.url);
+  return {
+    key: await sha256(JSON.stringify([tenantOf(c), header])),
+    request: await sha256(
+      JSON.stringify([
+        c.req.method,
+        url.pathname,
+        url.searchParams.toString(),
+        await sha256(body),
+      ]),
+    ),
+  };
+}
+
+/** The stored answer of an earlier request with this key, 422 for another request, or `null`. */
+export async function replayed(
+  manager: SessionManager,
+  c: Context<ServerEnv>,
+  idempotent: IdempotentRequest | null,
+): Promise<Response | null> {
+  if (!idempotent) return null;
+  const stored = await manager.importIndex().idempotent(idempotent.key);
+  if (stored === null) return null;
+  const record = JSON.parse(stored) as IdempotencyRecord;
+  if (record.request !== idempotent.request) {
+    return errorResponse(
+      c,
+      "IDEMPOTENCY_KEY_REUSED",
+      "This Idempotency-Key was used for another request: use a new key for a new request",
+    );
+  }
+  c.header("Idempotent-Replayed", "true");
+  return c.json(record.body as never, record.status as 200);
+}
+
+/** Stores the answer under the key (a no-op without one). */
+export async function remember(
+  manager: SessionManager,
+  idempotent: IdempotentRequest | null,
+  status: number,
+  body: unknown,
+): Promise<void> {
+  if (!idempotent) return;
+  await manager.importIndex().recordIdempotent(
+    idempotent.key,
+    JSON.stringify({
+      request: idempotent.request,
+      status,
+      body,
+    } satisfies IdempotencyRecord),
+  );
+}
+
+/**
+ * The id a message without one gets under an `Idempotency-Key`: the same tenant, session and
+ * key always give the same id (a UUID-shaped hash), so a retried append finds its first write.
+ */
+export async function messageIdFor(
+  c: Context<ServerEnv>,
+  sessionId: string,
+): Promise<string | null> {
+  const header = idempotencyHeader(c);
+  if (header === null) return null;
+  const hex = await sha256(
+    JSON.stringify(["append", tenantOf(c), sessionId, header]),
+  );
+  // Version nibble 8 (RFC 9562 custom) and the RFC variant bits.
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+// --- Internal helpers ---
+
+function idempotencyHeader(c: Context): string | null {
+  const header = c.req.header("Idempotency-Key");
+  return header === undefined || header.trim() === "" ? null : header;
+}
+
+async function sha256(data: string | Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    typeof data === "string" ? new TextEncoder().encode(data) : data,
+  );
+  return [...new Uint8Array(digest)]
+    .map((byte) => byte.toString(16).padStart(2, "0"))
+    .join("");
+}

@@ -1,0 +1,61 @@
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { ServerDeps, ServerEnv } from "../context.js";
+import { errors, json } from "../schemas/common.js";
+
+/** How long the readiness probe waits for the storage before it calls it unavailable. */
+const PROBE_TIMEOUT_MS = 2_000;
+
+export const ready = createRoute({
+  method: "get",
+  path: "/ready",
+  tags: ["Server"],
+  summary:
+    "Readiness: the storage answers a query (a load balancer routes here only while it is 200)",
+  responses: {
+    200: json(
+      z
+        .object({ status: z.literal("ready"), storage: z.literal("ok") })
+        .openapi("Ready"),
+      "The storage answered",
+    ),
+    ...errors(503),
+  },
+});
+
+/**
+ * `GET /ready` asks the storage for one registry row. A failure goes through the app's error
+ * handler, so it answers 503 `STORAGE_UNAVAILABLE` with `Retry-After` like any other request
+ * during an outage, and counts toward the outage's one log line.
+ */
+export function readinessRoute(
+  app: OpenAPIHono<ServerEnv>,
+  deps: ServerDeps,
+): void {
+  app.openapi(ready, async (c) => {
+    await withTimeout(deps.manager.list({ limit: 1 }), PROBE_TIMEOUT_MS);
+    return c.json({ status: "ready" as const, storage: "ok" as const }, 200);
+  });
+}
+
+// --- Internal helpers ---
+
+async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          Object.assign(new Error("Query read timeout: readiness probe"), {
+            code: "ETIMEDOUT",
+          }),
+        ),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+    work.catch(() => undefined);
+  }
+}
