@@ -52,6 +52,7 @@ export type {
   SearchResult,
   SessionMessage,
   SessionMessagePart,
+  MessageTokenCounts,
   SessionTokenCounter,
   SessionTokenCounterInput,
   StoredCompaction,
@@ -144,7 +145,11 @@ export { PostgresSessionRegistry } from "../backends/postgres/postgres-registry.
 export type { SessionInfo, SessionSnapshot } from "./contracts/session-info.js";
 export type { ImportRecords } from "./contracts/provider.js";
 /** A path row as streamed history plans its windows (`getPathIds`). */
-export type { AppendBatchResult, PathEntry } from "./contracts/provider.js";
+export type {
+  AppendBatchResult,
+  PathEntry,
+  StoreTokenEstimate,
+} from "./contracts/provider.js";
 /** Options of `session.history()` / `historyBatches()` and their defaults (docs/behavior/history.md). */
 export {
   DEFAULT_HISTORY_BATCH_BYTES,

@@ -1,5 +1,6 @@
 import { ArborError } from "../../session/errors/index.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
+import type { StoreTokenEstimate } from "../../session/contracts/provider.js";
 import {
   createMessageTables,
   createStaleIndexTable,
@@ -52,46 +53,108 @@ export const MIGRATIONS: ReadonlyArray<(agent: SqlProvider) => void> = [
 /** The schema version this build of Arbor writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
+/** The `arbor_meta` key that records the token estimate a store was created with. */
+export const TOKEN_ESTIMATE_KEY = "token_estimate";
+
 /**
  * Creates or migrates the message-store tables once per store object. Many providers over one
- * agent share the result, so DDL runs on the first use only. Pending migrations run in one
- * transaction; a store whose recorded version is newer than this build throws `SCHEMA_VERSION`.
+ * agent share the result, so this runs on the first use only, and costs one query when the store
+ * is already at this version (the usual first request after a restart). Pending migrations run in
+ * one transaction; a store whose recorded version is newer than this build throws `SCHEMA_VERSION`.
  */
 export function ensureAgentSchema(agent: SqlProvider): void {
   if (ready.has(agent)) return;
-  agent.sql`CREATE TABLE IF NOT EXISTS arbor_meta (key TEXT PRIMARY KEY, value TEXT)`;
-  if (readVersion(agent) < SCHEMA_VERSION) {
-    // Re-read inside the transaction: another process may have migrated in between.
-    atomically(agent, () => {
-      const version = readVersion(agent);
-      for (let step = version; step < SCHEMA_VERSION; step++)
-        MIGRATIONS[step]!(agent);
-      if (version < SCHEMA_VERSION) {
-        agent.sql`INSERT INTO arbor_meta (key, value) VALUES (${SCHEMA_VERSION_KEY}, ${String(SCHEMA_VERSION)})
-          ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
-      }
-    });
-  } else {
-    // Idempotent: recreates a table someone dropped, costs nothing otherwise.
-    createMessageTables(agent);
-  }
+  if (recordedVersion(agent) !== SCHEMA_VERSION) migrate(agent);
   ready.add(agent);
+}
+
+/**
+ * The token estimate recorded when the store was created (docs/token-estimation.md):
+ * `"multilingual"` for stores Arbor created since it became the default, `"heuristic"` for
+ * older ones and for databases lifted from agents@0.22 or agents@0.32.
+ */
+export function storeTokenEstimate(agent: SqlProvider): StoreTokenEstimate {
+  const [row] = agent.sql<{ value: string | null }>`
+    SELECT value FROM arbor_meta WHERE key = ${TOKEN_ESTIMATE_KEY}`;
+  return row?.value === "multilingual" ? "multilingual" : "heuristic";
+}
+
+/**
+ * Called when a statement fails: throws the typed `SCHEMA_VERSION` error when another process
+ * has meanwhile moved the store to a newer schema than this build understands (a rolling
+ * deploy), so an old process stops cleanly instead of failing on a table it does not know.
+ * Returns when the schema is not the cause; the caller rethrows its own error.
+ */
+export function assertSchemaNotNewer(agent: SqlProvider): void {
+  let version: number | null;
+  try {
+    version = recordedVersion(agent);
+  } catch (error) {
+    if (error instanceof ArborError) throw error;
+    return;
+  }
+  if (version !== null && version > SCHEMA_VERSION) throw newerSchema(version);
 }
 
 // --- Internal helpers ---
 
 const ready = new WeakSet<object>();
 
-function readVersion(agent: SqlProvider): number {
-  const rows = agent.sql<{
-    value: string | null;
-  }>`SELECT value FROM arbor_meta WHERE key = ${SCHEMA_VERSION_KEY}`;
-  const version = Number(rows[0]?.value ?? 0);
-  if (!Number.isInteger(version) || version < 0 || version > SCHEMA_VERSION) {
-    throw new ArborError(
-      "SCHEMA_VERSION",
-      `[arbor] [sqlite] The message store has schema version "${rows[0]?.value}", newer than this Arbor understands (${SCHEMA_VERSION}). Upgrade arbor.`,
-    );
+/**
+ * The recorded version in one query; `null` when `arbor_meta` does not exist yet. Throws
+ * `SCHEMA_VERSION` for a version newer than this build.
+ */
+function recordedVersion(agent: SqlProvider): number | null {
+  let rows: Array<{ value: string | null }>;
+  try {
+    rows = agent.sql`SELECT value FROM arbor_meta WHERE key = ${SCHEMA_VERSION_KEY}`;
+  } catch (error) {
+    if (hasMetaTable(agent)) throw error;
+    return null;
   }
+  const version = Number(rows[0]?.value ?? 0);
+  if (!Number.isInteger(version) || version < 0 || version > SCHEMA_VERSION)
+    throw newerSchema(rows[0]?.value);
   return version;
+}
+
+function migrate(agent: SqlProvider): void {
+  agent.sql`CREATE TABLE IF NOT EXISTS arbor_meta (key TEXT PRIMARY KEY, value TEXT)`;
+  // Re-read inside the transaction: another process may have migrated in between.
+  atomically(agent, () => {
+    const version = recordedVersion(agent) ?? 0;
+    if (version === SCHEMA_VERSION) return;
+    // A store Arbor creates now counts with the multilingual estimate; one that already holds
+    // messages (an older Arbor's, or a reference database being lifted) keeps the heuristic.
+    const created = version === 0 && !hasLegacyMessages(agent);
+    for (let step = version; step < SCHEMA_VERSION; step++)
+      MIGRATIONS[step]!(agent);
+    agent.sql`INSERT INTO arbor_meta (key, value) VALUES (${SCHEMA_VERSION_KEY}, ${String(SCHEMA_VERSION)})
+      ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+    if (created) {
+      agent.sql`INSERT INTO arbor_meta (key, value) VALUES (${TOKEN_ESTIMATE_KEY}, 'multilingual')
+        ON CONFLICT (key) DO NOTHING`;
+    }
+  });
+}
+
+function hasMetaTable(agent: SqlProvider): boolean {
+  const [row] = agent.sql<{ n: number }>`
+    SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'arbor_meta'`;
+  return Number(row?.n ?? 0) > 0;
+}
+
+/** Whether a message table of agents@0.22 or agents@0.32 (or a version-less Arbor one) exists. */
+function hasLegacyMessages(agent: SqlProvider): boolean {
+  const [row] = agent.sql<{ n: number }>`
+    SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'
+      AND name IN ('assistant_messages', 'cf_agents_session_messages')`;
+  return Number(row?.n ?? 0) > 0;
+}
+
+function newerSchema(value: unknown): ArborError {
+  return new ArborError(
+    "SCHEMA_VERSION",
+    `[arbor] [sqlite] The message store has schema version "${String(value)}", newer than this Arbor understands (${SCHEMA_VERSION}). Upgrade arbor.`,
+  );
 }

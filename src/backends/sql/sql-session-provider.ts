@@ -10,6 +10,7 @@ import type {
   PathEntry,
   SessionProvider,
   StoredMessageRecord,
+  StoreTokenEstimate,
 } from "../../session/contracts/provider.js";
 import type { BackendEmbeddings } from "../../session/contracts/embedding-store.js";
 import {
@@ -54,7 +55,7 @@ import {
   loadHistory,
   loadMessage,
 } from "./sql-reads.js";
-import { ensureAgentSchema } from "./sql-schema.js";
+import { ensureAgentSchema, storeTokenEstimate } from "./sql-schema.js";
 import { searchSessionMessages } from "./sql-search.js";
 import { atomically } from "./sql-transaction.js";
 import {
@@ -349,6 +350,12 @@ export class AgentSessionProvider implements SessionProvider {
   getMessagesByIds(ids: readonly string[]): Array<SessionMessage | null> {
     this.#ready();
     return loadMessagesByIds(this.#agent, this.sessionId, ids);
+  }
+
+  /** The token estimate recorded when the store was created (docs/token-estimation.md). */
+  getTokenEstimate(): StoreTokenEstimate {
+    this.#ready();
+    return storeTokenEstimate(this.#agent);
   }
 
   /** How many messages the session stores, every branch counted (one COUNT). */

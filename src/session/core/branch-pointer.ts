@@ -188,6 +188,7 @@ const VIEW_ROUTES = {
   createBlockHistory: "through",
   deleteCompaction: "through",
   importRecords: "through",
+  getTokenEstimate: "through",
   countMessages: "through",
   exportMessages: "through",
   getConfig: "through",

@@ -118,6 +118,7 @@ const OPTIONAL_METHODS = [
   "createBlockHistory",
   "deleteCompaction",
   "importRecords",
+  "getTokenEstimate",
   "countMessages",
   "exportMessages",
   "getConfig",
