@@ -1,4 +1,8 @@
-import { ArborError } from "../../session/errors/index.js";
+import {
+  recordedVersion,
+  SCHEMA_VERSION,
+  SCHEMA_VERSION_KEY,
+} from "./sql-schema-version.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import type { StoreTokenEstimate } from "../../session/contracts/provider.js";
 import {
@@ -10,12 +14,9 @@ import { createMessageChunkTable } from "./sql-message-chunks.js";
 import { migrateLegacyTables } from "./sql-legacy-migration.js";
 import { markAllIndexed, markToolCallRowsStale } from "./sql-search.js";
 import { atomically } from "./sql-transaction.js";
-import { createChangeLogTable } from "./sql-changes.js";
+import { createChangeLogTable, rebuildChangeLog } from "./sql-changes.js";
 import { liftAgents032Tables } from "./sql-legacy-032.js";
 import { createAttachmentTables } from "./sql-attachments.js";
-
-/** The `arbor_meta` key that records the version of the message-store schema. */
-export const SCHEMA_VERSION_KEY = "session_schema_version";
 
 /**
  * The ordered migrations of the message store. Applying `MIGRATIONS[i]` brings a database to
@@ -48,10 +49,18 @@ export const MIGRATIONS: ReadonlyArray<(agent: SqlProvider) => void> = [
   // v9: tool-call inputs are searchable (docs/behavior/search.md#tool-calls): the index rows of
   // messages that may hold a tool call are marked stale, so the next search rewrites them.
   (agent) => markToolCallRowsStale(agent),
+  // v10: one statement per append: the change log loses AUTOINCREMENT, and triggers write the
+  // append notice with the message row and trim the log (sql-changes.ts, rebuildChangeLog).
+  (agent) => rebuildChangeLog(agent),
 ];
 
-/** The schema version this build of Arbor writes. */
-export const SCHEMA_VERSION = MIGRATIONS.length;
+// The version sql-schema-version.ts names is the length of this list.
+if (MIGRATIONS.length !== SCHEMA_VERSION)
+  throw new Error(
+    `[arbor] [sqlite] ${MIGRATIONS.length} migrations for schema version ${SCHEMA_VERSION}`,
+  );
+
+export { SCHEMA_VERSION, SCHEMA_VERSION_KEY };
 
 /** The `arbor_meta` key that records the token estimate a store was created with. */
 export const TOKEN_ESTIMATE_KEY = "token_estimate";
@@ -79,44 +88,9 @@ export function storeTokenEstimate(agent: SqlProvider): StoreTokenEstimate {
   return row?.value === "multilingual" ? "multilingual" : "heuristic";
 }
 
-/**
- * Called when a statement fails: throws the typed `SCHEMA_VERSION` error when another process
- * has meanwhile moved the store to a newer schema than this build understands (a rolling
- * deploy), so an old process stops cleanly instead of failing on a table it does not know.
- * Returns when the schema is not the cause; the caller rethrows its own error.
- */
-export function assertSchemaNotNewer(agent: SqlProvider): void {
-  let version: number | null;
-  try {
-    version = recordedVersion(agent);
-  } catch (error) {
-    if (error instanceof ArborError) throw error;
-    return;
-  }
-  if (version !== null && version > SCHEMA_VERSION) throw newerSchema(version);
-}
-
 // --- Internal helpers ---
 
 const ready = new WeakSet<object>();
-
-/**
- * The recorded version in one query; `null` when `arbor_meta` does not exist yet. Throws
- * `SCHEMA_VERSION` for a version newer than this build.
- */
-function recordedVersion(agent: SqlProvider): number | null {
-  let rows: Array<{ value: string | null }>;
-  try {
-    rows = agent.sql`SELECT value FROM arbor_meta WHERE key = ${SCHEMA_VERSION_KEY}`;
-  } catch (error) {
-    if (hasMetaTable(agent)) throw error;
-    return null;
-  }
-  const version = Number(rows[0]?.value ?? 0);
-  if (!Number.isInteger(version) || version < 0 || version > SCHEMA_VERSION)
-    throw newerSchema(rows[0]?.value);
-  return version;
-}
 
 function migrate(agent: SqlProvider): void {
   agent.sql`CREATE TABLE IF NOT EXISTS arbor_meta (key TEXT PRIMARY KEY, value TEXT)`;
@@ -138,23 +112,10 @@ function migrate(agent: SqlProvider): void {
   });
 }
 
-function hasMetaTable(agent: SqlProvider): boolean {
-  const [row] = agent.sql<{ n: number }>`
-    SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'arbor_meta'`;
-  return Number(row?.n ?? 0) > 0;
-}
-
 /** Whether a message table of agents@0.22 or agents@0.32 (or a version-less Arbor one) exists. */
 function hasLegacyMessages(agent: SqlProvider): boolean {
   const [row] = agent.sql<{ n: number }>`
     SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'
       AND name IN ('assistant_messages', 'cf_agents_session_messages')`;
   return Number(row?.n ?? 0) > 0;
-}
-
-function newerSchema(value: unknown): ArborError {
-  return new ArborError(
-    "SCHEMA_VERSION",
-    `[arbor] [sqlite] The message store has schema version "${String(value)}", newer than this Arbor understands (${SCHEMA_VERSION}). Upgrade arbor.`,
-  );
 }

@@ -57,7 +57,7 @@ import {
 } from "./sql-reads.js";
 import { ensureAgentSchema, storeTokenEstimate } from "./sql-schema.js";
 import { searchSessionMessages } from "./sql-search.js";
-import { atomically } from "./sql-transaction.js";
+import { atomically, writeChecked } from "./sql-transaction.js";
 import {
   loadHistoryRowStats,
   loadMessagesByIds,
@@ -192,8 +192,7 @@ export class AgentSessionProvider implements SessionProvider {
     const sessionId = this.sessionId;
     const latestLeaf = this.#latestLeaf;
     const paths = this.#paths;
-    // One transaction: the parent lookup and the insert are atomic across processes.
-    const written = atomically(agent, () => {
+    const write = () => {
       const before = paths.tokenBeforeWrite();
       const row = appendMessageRow(
         agent,
@@ -209,7 +208,19 @@ export class AgentSessionProvider implements SessionProvider {
         this.#registerOnFirstWrite();
       }
       return row;
-    });
+    };
+    // The parent lookup, the insert and its change notice are one statement, atomic on its own
+    // (the usual append: one statement, no transaction). Chunks, attachments, the first write's
+    // registry row or a kept path (whose change token must not miss another process's commit
+    // in between) make more statements, and those run in one transaction.
+    const single =
+      split.chunkedBytes === null &&
+      extracted.length === 0 &&
+      (this.#registered || sessionId === "") &&
+      !paths.keepsAnything;
+    const written = single
+      ? writeChecked(agent, write)
+      : atomically(agent, write);
     if (written === null) return false;
     noteStoredParent(message, written.parentId);
     latestLeaf.remember(message.id, written.seq);
