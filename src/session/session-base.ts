@@ -20,7 +20,7 @@ import {
   type WritableContextProvider,
 } from "./contracts/context-provider.js";
 import type { SessionProvider } from "./contracts/provider.js";
-import { ROW_MAX_BYTES } from "../utils/truncation/row-size-limit.js";
+import { ROW_MAX_BYTES } from "./core/row-size-limit.js";
 import {
   assertAuditSink,
   assertBuilder,
@@ -74,6 +74,16 @@ export type SearchOptions = SessionSearchOptions;
 export class SessionBase {
   protected readonly runtime: SessionRuntime;
   protected readonly writes: SessionWrites;
+
+  /**
+   * The state a Session shares with its modules, and with the SessionManager that opened it
+   * (embeddings, the registry hook, erase, prune, recall).
+   *
+   * @internal Not public API: stripped from the published types.
+   */
+  static runtimeOf(session: SessionBase): SessionRuntime {
+    return session.runtime;
+  }
 
   /** Uses exactly the given provider and options: no auto-wiring (docs/behavior/session-setup.md). */
   constructor(provider: SessionProvider, options: SessionOptions = {}) {
@@ -265,7 +275,7 @@ export class SessionBase {
       providerForRuntimeBlock(this.runtime.plan, parts.provider, label);
     const block = await parts.blocks.add({ label, ...options, provider });
     if (isSkillProvider(provider))
-      await parts.skills.restore(parts.provider).catch(warnRestore);
+      await parts.skills.restore(parts.tree).catch(warnRestore);
     return block;
   }
 
@@ -330,10 +340,10 @@ export class SessionBase {
    * `[skill unloaded: <key>]`, so the body is not replayed every turn. `false` if not loaded.
    */
   async unloadSkill(label: string, key: string): Promise<boolean> {
-    const { skills, provider } = await this.runtime.ready();
+    const { skills, tree } = await this.runtime.ready();
     if (!skills.isLoaded(label, key)) return false;
     skills.delete(label, key);
-    const originals = await reclaimSkill(provider, label, key, (message) =>
+    const originals = await reclaimSkill(tree, label, key, (message) =>
       this.writes.update(message),
     );
     this.runtime.record("skill-unload", { label, key, originals });

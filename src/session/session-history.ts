@@ -1,4 +1,5 @@
-import type { PathEntry, SessionProvider } from "./contracts/provider.js";
+import type { PathEntry } from "./contracts/provider.js";
+import type { SessionTree } from "./core/session-tree.js";
 import type { SessionMessage } from "./contracts/types.js";
 import { summaryMessage } from "./core/apply-compactions.js";
 import { historyWindows, type WindowBounds } from "./core/history-windows.js";
@@ -29,7 +30,7 @@ export interface HistoryStreamOptions {
  * nothing is read until the first `next()`.
  */
 export function streamHistoryBatches(
-  ready: () => Promise<{ provider: SessionProvider }>,
+  ready: () => Promise<{ tree: SessionTree }>,
   options: HistoryStreamOptions | undefined,
 ): AsyncIterable<SessionMessage[]> {
   const checked = checkOptions(options);
@@ -40,7 +41,7 @@ export function streamHistoryBatches(
 
 /** The same stream, one message at a time. */
 export function streamHistory(
-  ready: () => Promise<{ provider: SessionProvider }>,
+  ready: () => Promise<{ tree: SessionTree }>,
   options: HistoryStreamOptions | undefined,
 ): AsyncIterable<SessionMessage> {
   const batches = streamHistoryBatches(ready, options);
@@ -59,19 +60,20 @@ interface CheckedOptions extends WindowBounds {
 }
 
 async function* readBatches(
-  ready: () => Promise<{ provider: SessionProvider }>,
+  ready: () => Promise<{ tree: SessionTree }>,
   options: CheckedOptions,
 ): AsyncGenerator<SessionMessage[]> {
   const { signal } = options;
   signal?.throwIfAborted();
-  const { provider } = await ready();
+  const { tree } = await ready();
+  const { provider } = tree;
   if (provider.getPathIds && provider.getMessagesByIds) {
     const fetch = provider.getMessagesByIds.bind(provider);
     const [path, overlays] = await Promise.all([
-      provider.getPathIds(options.leafId),
+      tree.pathIds(options.leafId),
       provider.getCompactions(),
     ]);
-    for (const window of historyWindows(path, overlays, options)) {
+    for (const window of historyWindows(path ?? [], overlays, options)) {
       signal?.throwIfAborted();
       const rows = window.rowIds.length > 0 ? await fetch(window.rowIds) : [];
       let next = 0;
@@ -87,7 +89,7 @@ async function* readBatches(
     return;
   }
   // A provider without the window primitives: its whole history, handed out in the same batches.
-  const messages = await provider.getHistory(options.leafId);
+  const messages = await tree.history(options.leafId);
   const entries: PathEntry[] = messages.map((message, index) => ({
     id: String(index),
     bytes: utf8Length(JSON.stringify(message)),

@@ -1,11 +1,11 @@
-import { inlineDataBytes, isAttachmentStore } from "./core/attachments.js";
+import { inlineDataBytes } from "./core/attachments.js";
 import type { SessionMessage } from "./contracts/types.js";
 import { encodeMessage } from "./core/message-codec.js";
 import { ArborTypeError, isArborError } from "./errors/index.js";
 import { assertMessageRole } from "./session-checks.js";
 import type { SessionRuntime } from "./session-runtime.js";
 import type { SessionWrites } from "./session-writes.js";
-import { enforceRowSizeLimit } from "../utils/truncation/row-size-limit.js";
+import { enforceRowSizeLimit } from "./core/row-size-limit.js";
 
 /** Where and when an imported message was written (docs/behavior/messages-and-tree.md). */
 export interface ImportMessageOptions {
@@ -41,9 +41,9 @@ export async function importMessage(
   encodeMessage(message);
   assertMessageRole(message);
   const { parentId, createdAt, timeInMessage } = checkImportOptions(options);
-  const { provider } = await runtime.ready();
-  // As on append: inline file data a built-in provider stores apart never reaches the row.
-  const inline = isAttachmentStore(provider) ? inlineDataBytes(message) : 0;
+  const { provider, tree } = await runtime.ready();
+  // As on append: inline file data a store keeps apart never reaches the row.
+  const inline = provider.storesAttachments ? inlineDataBytes(message) : 0;
   const stamped =
     timeInMessage || !provider.importRecords
       ? { ...message, createdAt: new Date(createdAt) }
@@ -58,8 +58,12 @@ export async function importMessage(
     if (parentId !== null && (await provider.getMessage(parentId)) !== null)
       parent = parentId;
     else if (parentId !== null) warnUnknownParent(runtime, parentId, stored.id);
-    if (!provider.importRecords)
-      return (await provider.appendMessage(stored, parent)) !== false;
+    if (!provider.importRecords) {
+      const appended = (await provider.appendMessage(stored, parent)) !== false;
+      // An insert ends the chosen branch, as on append.
+      if (appended) await tree.changed();
+      return appended;
+    }
     try {
       await provider.importRecords({
         messages: [{ message: stored, parentId: parent, createdAt }],

@@ -1,4 +1,5 @@
 import type { SessionProvider } from "./contracts/provider.js";
+import type { SessionTree } from "./core/session-tree.js";
 import type { RecentHistoryResult, SearchResult } from "./contracts/types.js";
 import {
   normalizeTextSearchOptions,
@@ -15,26 +16,25 @@ const DEFAULT_SEARCH_LIMIT = 20;
  * `getRecentHistory()` the full history is returned, with one warning per session (`fallback`).
  */
 export async function recentHistory(
-  provider: SessionProvider,
+  tree: SessionTree,
   maxContentBytes: number,
   minRecentMessages: number,
   fallback: { warned: boolean },
   leafId?: string | null,
 ): Promise<RecentHistoryResult> {
-  if (provider.getRecentHistory) {
-    return provider.getRecentHistory(
-      leafId || undefined,
-      maxContentBytes,
-      minRecentMessages,
-    );
-  }
+  const recent = await tree.recentHistory(
+    leafId,
+    maxContentBytes,
+    minRecentMessages,
+  );
+  if (recent) return recent;
   if (!fallback.warned) {
     fallback.warned = true;
     console.warn(
       "[arbor] The session provider has no getRecentHistory(); the full history is returned and the byte budget is not enforced",
     );
   }
-  const messages = await provider.getHistory(leafId || undefined);
+  const messages = await tree.history(leafId);
   let totalContentBytes = 0;
   for (const message of messages)
     totalContentBytes += utf8Length(JSON.stringify(message));

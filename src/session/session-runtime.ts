@@ -76,7 +76,7 @@ export class SessionRuntime {
 
   host(parts: SessionParts): CompactionHost {
     return {
-      provider: parts.provider,
+      tree: parts.tree,
       prompt: parts.prompt,
       blocks: parts.blocks,
       status: this.status,
@@ -131,7 +131,7 @@ export class SessionRuntime {
         this.record("prompt", { prompt, reason });
     if (hasSkillBlocks(this.plan.context)) {
       this.restoring = parts.skills
-        .restore(parts.provider)
+        .restore(parts.tree)
         .catch(warnRestore)
         .finally(() => {
           this.restoring = null;

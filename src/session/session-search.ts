@@ -31,7 +31,7 @@ export async function searchSessionHits(
     searchWithRecall(runtime, text, { ...ranking, ...window }),
   );
   if (context === 0 || hits.length === 0) return hits;
-  const { provider } = await runtime.ready();
-  const around = await hitNeighbours(provider, hits, context);
+  const { tree } = await runtime.ready();
+  const around = await hitNeighbours(tree, hits, context);
   return hits.map((hit, index) => ({ ...hit, context: around[index]! }));
 }

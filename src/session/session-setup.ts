@@ -1,6 +1,5 @@
 import { ContextBlocks } from "./context/context-blocks.js";
-import { BranchPointer } from "./core/branch-pointer.js";
-import { hideOverlayRows } from "./core/overlay-rows.js";
+import { SessionTree } from "./core/session-tree.js";
 import { withLocalChangeFeed } from "./session-local-feed.js";
 import type {
   AnyContextProvider,
@@ -36,9 +35,10 @@ export interface SessionPlan {
 
 /** The resolved pieces of an initialized session. */
 export interface SessionParts {
-  /** The store, seen through the branch pointer (`switchBranch`). */
+  /** The store: the plan's provider (scoped to the session), called directly. */
   provider: SessionProvider;
-  pointer: BranchPointer;
+  /** The reads with a default leaf (the active one, `switchBranch`) and the rules on overlay rows. */
+  tree: SessionTree;
   blocks: ContextBlocks;
   prompt: SystemPrompt;
   skills: SkillTracker;
@@ -51,10 +51,11 @@ export interface SessionParts {
 /** Resolves storage, blocks and the prompt store at first use (docs/behavior/session-setup.md). */
 export function setUpSession(plan: SessionPlan): SessionParts {
   const store = resolveProvider(plan);
-  // Overlay rows written as messages stay out of every read (docs/behavior/overlays.md).
-  const pointer = new BranchPointer(hideOverlayRows(store));
-  // Custom providers without watchChanges get the in-process change feed.
-  const provider = withLocalChangeFeed(pointer.view());
+  const provider =
+    typeof store.watchChanges === "function"
+      ? store
+      : withLocalChangeFeed(copyForLocalFeed(store));
+  const tree = new SessionTree(provider);
   const configs = plan.context.map((config) => ({
     ...config,
     ...resolveBlockProvider(plan, provider, config),
@@ -72,7 +73,7 @@ export function setUpSession(plan: SessionPlan): SessionParts {
   }
   return {
     provider,
-    pointer,
+    tree,
     blocks,
     prompt: new SystemPrompt(blocks, promptStore),
     skills: new SkillTracker(),
@@ -127,6 +128,34 @@ export function hasSkillBlocks(configs: readonly ContextConfig[]): boolean {
 }
 
 // --- Internal helpers ---
+
+/**
+ * A provider without `watchChanges` gets the in-process change feed (session-local-feed.ts), which
+ * wraps the write methods of the object it is given: it gets this copy, the provider's members
+ * bound to it, so the caller's object is never changed. `insertMessage` is left out, so every
+ * append goes through the `appendMessage` the feed wraps.
+ */
+function copyForLocalFeed(store: SessionProvider): SessionProvider {
+  const copy = {} as SessionProvider;
+  for (
+    let source: object | null = store;
+    source !== null && source !== Object.prototype;
+    source = Object.getPrototypeOf(source) as object | null
+  ) {
+    for (const name of Object.getOwnPropertyNames(source)) {
+      if (name === "constructor" || name === "insertMessage" || name in copy)
+        continue;
+      const value: unknown = Reflect.get(store, name);
+      Reflect.set(
+        copy,
+        name,
+        typeof value === "function" ? value.bind(store) : value,
+      );
+    }
+  }
+  Reflect.set(copy, "storeIdentity", store.storeIdentity ?? store);
+  return copy;
+}
 
 function resolveProvider(plan: SessionPlan): SessionProvider {
   const provider = plan.provider;

@@ -1,6 +1,5 @@
-import type { SessionProvider } from "./contracts/provider.js";
 import type { SessionSnapshot } from "./contracts/session-info.js";
-import type { BranchPointer } from "./core/branch-pointer.js";
+import type { SessionTree } from "./core/session-tree.js";
 import { ArborError } from "./errors/index.js";
 import { warnRestore, type SessionRuntime } from "./session-runtime.js";
 import { assertSnapshot } from "./snapshot/snapshot.js";
@@ -12,7 +11,7 @@ import { assertSnapshot } from "./snapshot/snapshot.js";
 export async function exportSnapshot(
   runtime: SessionRuntime,
 ): Promise<SessionSnapshot> {
-  const { provider, blocks, prompt, ownedLabels } = await runtime.ready();
+  const { provider, tree, blocks, prompt, ownedLabels } = await runtime.ready();
   if (!provider.exportMessages) {
     throw new ArborError(
       "NOT_SUPPORTED",
@@ -20,7 +19,7 @@ export async function exportSnapshot(
     );
   }
   const records = await provider.exportMessages();
-  const activeLeaf = await provider.getLatestLeaf();
+  const activeLeaf = await tree.latestLeaf();
   await blocks.load();
   const contextBlocks: Record<string, string> = {};
   for (const block of blocks.list()) {
@@ -55,7 +54,7 @@ export async function importSnapshot(
   options: { replace?: boolean } = {},
 ): Promise<void> {
   assertSnapshot(snapshot);
-  const { provider, blocks, prompt, skills, ownedLabels, pointer } =
+  const { provider, tree, blocks, prompt, skills, ownedLabels } =
     await runtime.ready();
   if (!provider.importRecords) {
     throw new ArborError(
@@ -71,7 +70,7 @@ export async function importSnapshot(
       replace: options.replace ?? true,
     }),
   );
-  await restoreActiveLeaf(provider, pointer, snapshot.activeLeafId);
+  await restoreActiveLeaf(tree, snapshot.activeLeafId);
   runtime.compaction.estimator.invalidate();
   await blocks.load();
   for (const [label, content] of Object.entries(snapshot.contextBlocks ?? {})) {
@@ -85,17 +84,16 @@ export async function importSnapshot(
   }
   if (typeof snapshot.systemPrompt === "string")
     await prompt.restore(snapshot.systemPrompt);
-  await skills.restore(provider).catch(warnRestore);
+  await skills.restore(tree).catch(warnRestore);
 }
 
 /** Points the active branch where it was at export, when that is not simply the newest leaf. */
 async function restoreActiveLeaf(
-  provider: SessionProvider,
-  pointer: BranchPointer,
+  tree: SessionTree,
   activeLeafId: string | null | undefined,
 ): Promise<void> {
   if (typeof activeLeafId !== "string") return;
-  if ((await provider.getLatestLeaf())?.id === activeLeafId) return;
-  if ((await provider.getMessage(activeLeafId)) !== null)
-    await pointer.set(activeLeafId);
+  if ((await tree.latestLeaf())?.id === activeLeafId) return;
+  if ((await tree.provider.getMessage(activeLeafId)) !== null)
+    await tree.pointer.set(activeLeafId);
 }

@@ -1,23 +1,20 @@
 import { reclaimWithinMessage } from "./context/skills.js";
 import type {
   AppendBatchResult,
+  InsertMessageResult,
   SessionProvider,
 } from "./contracts/provider.js";
 import type { SessionMessage } from "./contracts/types.js";
-import { latestLeafId } from "./core/branch-pointer.js";
-import {
-  encodeMessage,
-  writeAllOnce,
-  writeOnce,
-} from "./core/message-codec.js";
+import { encodeMessage } from "./core/message-codec.js";
+import type { SessionTree } from "./core/session-tree.js";
 import { utf8Length } from "./core/utf8.js";
-import { inlineDataBytes, isAttachmentStore } from "./core/attachments.js";
+import { inlineDataBytes } from "./core/attachments.js";
 import { ArborTypeError } from "./errors/index.js";
 import { assertMessageRole } from "./session-checks.js";
 import type { SessionRuntime } from "./session-runtime.js";
-import { enforceRowSizeLimit } from "../utils/truncation/row-size-limit.js";
+import { enforceRowSizeLimit } from "./core/row-size-limit.js";
 
-/** A message ready for the provider: a per-call object, and its JSON when already known. */
+/** A message ready for the provider: a per-call object, and its JSON (`JSON.stringify(stored)`) when already known. */
 interface PreparedMessage {
   stored: SessionMessage;
   json: string | undefined;
@@ -45,17 +42,15 @@ export interface AppendMessageResult {
  * The message writes of one Session: validation, write-time skill reclaim and
  * the row-size limit, the append lock, the token estimate, audit records and the manager hook.
  *
- * Each append resolves its parent once and encodes the message once. The parent of an
- * auto-parented append (`parentId` omitted) is resolved by the provider inside its atomic insert,
- * never here: another process may append between a lookup here and the insert, and the two
- * messages would then fork instead of chaining. The built-in providers report the parent they
- * stored (`noteStoredParent`), which the estimate and the audit record use. Only for a provider
- * that does not report it does the Session look the parent up before the insert.
+ * Each append resolves its parent once and encodes the message once: the JSON goes to the
+ * provider with the message. The parent of an auto-parented append (`parentId` omitted) is the
+ * chosen branch's leaf while `switchBranch()` holds (`SessionTree.appendParent`), else resolved
+ * by the provider inside its atomic insert, never here: another process may append between a
+ * lookup here and the insert, and the two messages would then fork instead of chaining. A
+ * provider with `insertMessage` reports the parent it stored, which the estimate and the audit
+ * record use; only for one without it does the Session look the parent up before the insert.
  */
 export class SessionWrites {
-  /** Set once the provider has reported a stored parent: the lookups before inserts stop. */
-  private providerNotesParent = false;
-
   constructor(
     private readonly runtime: SessionRuntime,
     /** The row-size limit, also applied by `importMessage()` (session-import.ts); set by `withRowSizeLimit()`. */
@@ -81,7 +76,7 @@ export class SessionWrites {
     const outcome = await this.insert(message, parentId);
     if (outcome.inserted)
       return { inserted: true, message: outcome.stored, matchesStored: true };
-    return taken(outcome.provider, outcome.stored, outcome.requested);
+    return taken(outcome.tree, outcome.stored, outcome.requested);
   }
 
   /** The append itself: validation, the locked insert, audit, hooks and auto-compaction. */
@@ -92,41 +87,38 @@ export class SessionWrites {
     inserted: boolean;
     stored: SessionMessage;
     requested: string | null | undefined;
-    provider: SessionProvider;
+    tree: SessionTree;
   }> {
     const json = encodeMessage(message);
     assertMessageRole(message);
     const runtime = this.runtime;
     const parts = await runtime.ready();
-    const { provider } = parts;
+    const { provider, tree } = parts;
     const prepared = this.prepareForStorage(message, json, provider);
     const requested = requestedParent(message.id, parentId, runtime);
     const estimator = runtime.compaction.estimator;
     let inserted = false;
     await runtime.exclusive(provider, async () => {
-      const before = await this.parentBeforeInsert(
-        provider,
-        requested,
-        message,
-      );
+      const before = await this.parentBeforeInsert(tree, requested, message);
       const { stored } = prepared;
-      const outcome = await writeOnce(stored, prepared.json, () =>
-        provider.appendMessage(stored, before.pass),
+      const outcome = await insertOne(
+        provider,
+        stored,
+        before.pass,
+        prepared.json,
       );
-      inserted = outcome.result !== false;
+      inserted = outcome.inserted;
       if (!inserted) return;
-      let parent = before.parent;
-      if (outcome.storedParentId !== undefined) {
-        this.providerNotesParent = true;
-        parent = outcome.storedParentId;
-      }
+      await tree.changed();
+      const parent =
+        outcome.parentId !== undefined ? outcome.parentId : before.parent;
       if (typeof requested === "string" && parent === null && !before.warned)
         warnUnknownParent(requested, message.id, runtime);
       if (parent === undefined) estimator.invalidate();
       else estimator.appended(stored, parent);
       runtime.record("append", { message: stored, parentId: parent ?? null });
     });
-    const outcome = { inserted, stored: prepared.stored, requested, provider };
+    const outcome = { inserted, stored: prepared.stored, requested, tree };
     if (!inserted) {
       // Nothing was written: no hook, no compaction.
       await runtime.emitIdle();
@@ -162,7 +154,7 @@ export class SessionWrites {
     if (messages.length === 0) return 0;
     const runtime = this.runtime;
     const parts = await runtime.ready();
-    const { provider } = parts;
+    const { provider, tree } = parts;
     const prepared = messages.map((message, index) =>
       this.prepareForStorage(message, jsons[index]!, provider),
     );
@@ -170,12 +162,15 @@ export class SessionWrites {
     const requested = requestedParent(messages[0]!.id, parentId, runtime);
     let count = 0;
     await runtime.exclusive(provider, async () => {
-      const jsons = prepared.map((entry) => entry.json);
-      const batch = await writeAllOnce(stored, jsons, () =>
-        provider.appendMessages
-          ? provider.appendMessages(stored, requested)
-          : appendOneByOne(provider, stored, requested),
-      );
+      const first = await tree.appendParent(requested);
+      const batch = provider.appendMessages
+        ? await provider.appendMessages(
+            stored,
+            first,
+            prepared.map((entry) => entry.json),
+          )
+        : await appendOneByOne(tree, stored, first);
+      if (batch.inserted.includes(true)) await tree.changed();
       let parent: string | null = batch.firstParentId;
       if (typeof requested === "string" && parent === null)
         warnUnknownParent(requested, stored[0]!.id, runtime);
@@ -209,7 +204,7 @@ export class SessionWrites {
       const existed = runtime.audit
         ? (await provider.getMessage(stored.id)) !== null
         : false;
-      await writeOnce(stored, storedJson, () => provider.updateMessage(stored));
+      await provider.updateMessage(stored, storedJson);
       if (existed) runtime.record("update", { message: stored });
     });
     runtime.compaction.estimator.invalidate();
@@ -240,8 +235,11 @@ export class SessionWrites {
 
   async clear(): Promise<void> {
     const runtime = this.runtime;
-    const { provider, skills, prompt } = await runtime.ready();
-    await runtime.exclusive(provider, async () => provider.clearMessages());
+    const { provider, tree, skills, prompt } = await runtime.ready();
+    await runtime.exclusive(provider, async () => {
+      await provider.clearMessages();
+      await tree.changed();
+    });
     runtime.record("clear", {});
     runtime.compaction.estimator.invalidate();
     skills.clear();
@@ -253,8 +251,9 @@ export class SessionWrites {
   // --- Internal helpers ---
 
   /**
-   * Write-time skill reclaim, then the row-size limit (docs/behavior/context-blocks.md, docs/behavior/overlays.md). The result is always a
-   * new object, the key under which `writeOnce()` hands the provider the already-known JSON.
+   * Write-time skill reclaim, then the row-size limit (docs/behavior/context-blocks.md,
+   * docs/behavior/overlays.md). The result is always a new object, so the provider never holds
+   * the caller's; its JSON is kept only when the message is unchanged.
    */
   private prepareForStorage(
     message: SessionMessage,
@@ -262,8 +261,8 @@ export class SessionWrites {
     provider: SessionProvider,
   ): PreparedMessage {
     const reclaimed = reclaimWithinMessage(message);
-    // Inline file data a built-in provider stores apart never reaches the row (docs/behavior/storage.md#attachments).
-    const inline = isAttachmentStore(provider) ? inlineDataBytes(message) : 0;
+    // Inline file data a store keeps apart never reaches the row (docs/behavior/storage.md#attachments).
+    const inline = provider.storesAttachments ? inlineDataBytes(message) : 0;
     const unchanged =
       reclaimed === message &&
       (this.maxRowBytes === false ||
@@ -282,11 +281,11 @@ export class SessionWrites {
   }
 
   /**
-   * What the Session knows of the parent before the insert, and what it passes to the provider.
-   * Only needed for a provider that does not report the parent it stored.
+   * What the Session knows of the parent before the insert, and what it passes to the provider:
+   * the lookup is only made for a provider without `insertMessage`, which reports the parent.
    */
   private async parentBeforeInsert(
-    provider: SessionProvider,
+    tree: SessionTree,
     requested: string | null | undefined,
     message: SessionMessage,
   ): Promise<{
@@ -295,8 +294,13 @@ export class SessionWrites {
     warned: boolean;
   }> {
     if (requested === null) return { pass: null, parent: null, warned: false };
-    if (this.providerNotesParent)
-      return { pass: requested, parent: undefined, warned: false };
+    const { provider } = tree;
+    if (provider.insertMessage)
+      return {
+        pass: await tree.appendParent(requested),
+        parent: undefined,
+        warned: false,
+      };
     if (typeof requested === "string") {
       if ((await provider.getMessage(requested)) !== null)
         return { pass: requested, parent: requested, warned: false };
@@ -306,8 +310,9 @@ export class SessionWrites {
     const needed =
       this.runtime.compaction.estimator.cachedLeafId !== undefined ||
       this.runtime.audit !== null;
-    const parent = needed ? await latestLeafId(provider) : undefined;
-    return { pass: undefined, parent, warned: false };
+    const chosen = await tree.appendParent(undefined);
+    const parent = needed ? (chosen ?? (await tree.latestLeafId())) : undefined;
+    return { pass: chosen, parent, warned: false };
   }
 }
 
@@ -319,18 +324,18 @@ export class SessionWrites {
  * only when the caller gave one (`undefined` follows the latest leaf, which has moved since).
  */
 async function taken(
-  provider: SessionProvider,
+  tree: SessionTree,
   attempted: SessionMessage,
   parentId: string | null | undefined,
 ): Promise<AppendMessageResult> {
-  const stored = await provider.getMessage(attempted.id);
+  const stored = await tree.provider.getMessage(attempted.id);
   // Deleted between the insert and this read: nothing holds the id any more.
   if (!stored)
     return { inserted: false, message: attempted, matchesStored: false };
   const matchesStored =
     sameBody(stored, attempted) &&
     (parentId === undefined ||
-      (await isStoredUnder(provider, attempted.id, parentId)));
+      (await isStoredUnder(tree, attempted.id, parentId)));
   return { inserted: false, message: stored, matchesStored };
 }
 
@@ -347,15 +352,18 @@ function sameBody(stored: SessionMessage, attempted: SessionMessage): boolean {
 
 /** Whether the stored message `id` is a child of `parentId` (`null`, or a parent not in the session: a root). */
 async function isStoredUnder(
-  provider: SessionProvider,
+  tree: SessionTree,
   id: string,
   parentId: string | null,
 ): Promise<boolean> {
-  if (parentId !== null && (await provider.getMessage(parentId)) !== null) {
-    const children = await provider.getBranches(parentId);
+  if (
+    parentId !== null &&
+    (await tree.provider.getMessage(parentId)) !== null
+  ) {
+    const children = await tree.branches(parentId);
     return children.some((child) => child.id === id);
   }
-  return (await provider.getPathLength(id)) === 1;
+  return (await tree.pathLength(id)) === 1;
 }
 
 /** JSON text with object keys sorted, as a stored row reads back (undefined members dropped). */
@@ -373,15 +381,35 @@ function canonicalJson(value: unknown): string {
   );
 }
 
+/**
+ * One insert: `insertMessage` (with the JSON, reporting the stored parent) when the provider has
+ * it, else `appendMessage` (the parent unknown: `undefined`).
+ */
+async function insertOne(
+  provider: SessionProvider,
+  message: SessionMessage,
+  parentId: string | null | undefined,
+  json: string | undefined,
+): Promise<{
+  inserted: boolean;
+  parentId: InsertMessageResult["parentId"] | undefined;
+}> {
+  if (provider.insertMessage)
+    return provider.insertMessage(message, parentId, json);
+  const inserted = await provider.appendMessage(message, parentId);
+  return { inserted: inserted !== false, parentId: undefined };
+}
+
 /** `appendAll()` on a provider without `appendMessages`: one `appendMessage` per message, in order. */
 async function appendOneByOne(
-  provider: SessionProvider,
+  tree: SessionTree,
   messages: readonly SessionMessage[],
   parentId: string | null | undefined,
 ): Promise<AppendBatchResult> {
+  const { provider } = tree;
   const firstParentId =
     parentId === undefined
-      ? await latestLeafId(provider)
+      ? await tree.latestLeafId()
       : parentId === null || (await provider.getMessage(parentId)) !== null
         ? parentId
         : null;

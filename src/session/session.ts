@@ -1,4 +1,4 @@
-import type { CompactResult } from "../utils/compaction/compact-function.js";
+import type { CompactResult } from "./contracts/types.js";
 import type { RecordedContext } from "./contracts/audit.js";
 import type { SessionProvider } from "./contracts/provider.js";
 import type { SessionSnapshot } from "./contracts/session-info.js";
@@ -18,7 +18,6 @@ import { assertCompactionArguments } from "./core/compaction-args.js";
 import { assertSessionTarget } from "./session-checks.js";
 import { providerForSqlStore } from "./session-stores.js";
 import { countMessages, recentHistory } from "./session-reads.js";
-import type { SessionRuntime } from "./session-runtime.js";
 import {
   streamHistory,
   streamHistoryBatches,
@@ -191,10 +190,10 @@ export class Session extends SessionBase {
 
   /** The path root → `leafId` (latest leaf by default) with compaction overlays applied. */
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
-    const { provider } = await this.runtime.ready();
+    const { tree } = await this.runtime.ready();
     if (leafId !== undefined && leafId !== null && typeof leafId !== "string")
       return [];
-    return provider.getHistory(leafId || undefined);
+    return tree.history(leafId);
   }
 
   /**
@@ -214,15 +213,15 @@ export class Session extends SessionBase {
 
   /** The most recently inserted leaf, raw, or `null`. */
   async getLatestLeaf(): Promise<SessionMessage | null> {
-    const { provider } = await this.runtime.ready();
-    return (await provider.getLatestLeaf()) ?? null;
+    const { tree } = await this.runtime.ready();
+    return tree.latestLeaf();
   }
 
   /** Children of a message, oldest first: the answers a regenerate produced, for example. */
   async getBranches(messageId: string): Promise<SessionMessage[]> {
-    const { provider } = await this.runtime.ready();
+    const { tree } = await this.runtime.ready();
     if (typeof messageId !== "string") return [];
-    return provider.getBranches(messageId);
+    return tree.branches(messageId);
   }
 
   /** How many messages the session stores in every branch (a COUNT on the built-in providers). */
@@ -233,10 +232,10 @@ export class Session extends SessionBase {
 
   /** Number of stored rows on the path (overlays do not reduce it). */
   async getPathLength(leafId?: string | null): Promise<number> {
-    const { provider } = await this.runtime.ready();
+    const { tree } = await this.runtime.ready();
     if (leafId !== undefined && leafId !== null && typeof leafId !== "string")
       return 0;
-    return provider.getPathLength(leafId || undefined);
+    return tree.pathLength(leafId);
   }
 
   /** A suffix of the active path (or of `leafId`'s) that fits `maxContentBytes` (docs/behavior/history.md). */
@@ -245,9 +244,9 @@ export class Session extends SessionBase {
     minRecentMessages = 1,
     leafId?: string | null,
   ): Promise<RecentHistoryResult> {
-    const { provider } = await this.runtime.ready();
+    const { tree } = await this.runtime.ready();
     return recentHistory(
-      provider,
+      tree,
       maxContentBytes,
       minRecentMessages,
       this.recent,
@@ -257,8 +256,8 @@ export class Session extends SessionBase {
 
   /** `{ id, role, bytes }` for each row of the active path, or `null` if the provider cannot tell. */
   async getHistoryRowStats(): Promise<HistoryRowStat[] | null> {
-    const { provider } = await this.runtime.ready();
-    return provider.getHistoryRowStats ? provider.getHistoryRowStats() : null;
+    const { tree } = await this.runtime.ready();
+    return tree.historyRowStats();
   }
 
   // --- Compaction overlays ---
@@ -331,7 +330,7 @@ export class Session extends SessionBase {
    * is stored with the session when the provider keeps config.
    */
   async switchBranch(leafId: string): Promise<void> {
-    const { provider, pointer } = await this.runtime.ready();
+    const { provider, tree } = await this.runtime.ready();
     if (
       typeof leafId !== "string" ||
       (await provider.getMessage(leafId)) === null
@@ -341,7 +340,7 @@ export class Session extends SessionBase {
         `Message "${String(leafId)}" not found in session "${this.runtime.plan.sessionId}"`,
       );
     }
-    await pointer.set(leafId);
+    await tree.pointer.set(leafId);
     this.runtime.compaction.estimator.invalidate();
   }
 
@@ -409,11 +408,12 @@ export function watchStore(
   session: Session,
   listener: ChangeListener,
 ): Unsubscribe {
-  const { runtime } = session as unknown as { runtime: SessionRuntime };
-  return watchSession(runtime, listener, { allSessions: true });
+  return watchSession(Session.runtimeOf(session), listener, {
+    allSessions: true,
+  });
 }
 
 /** Lets a SessionManager hear every write of a session it manages (not public API). */
 export function setAfterWrite(session: Session, hook: () => unknown): void {
-  (session as unknown as { runtime: SessionRuntime }).runtime.afterWrite = hook;
+  Session.runtimeOf(session).afterWrite = hook;
 }

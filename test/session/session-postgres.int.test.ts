@@ -69,6 +69,7 @@ describePostgres("Session.create() with a PostgreSQL client", () => {
       "getBranches",
       "getPathLength",
       "appendMessage",
+      "insertMessage",
       "updateMessage",
       "deleteMessages",
       "clearMessages",
@@ -76,6 +77,7 @@ describePostgres("Session.create() with a PostgreSQL client", () => {
       "getCompactions",
       "getConfig",
       "setConfig",
+      "watchChanges",
     ] as const) {
       const method = (base as unknown as Record<string, unknown>)[name];
       if (typeof method !== "function") continue;
@@ -97,7 +99,7 @@ describePostgres("Session.create() with a PostgreSQL client", () => {
     calls.length = 0;
     await session.appendMessage(text("m2"));
     await session.appendMessage(text("b1"), "m1");
-    expect(calls).toEqual(["appendMessage", "appendMessage"]);
+    expect(calls).toEqual(["insertMessage", "insertMessage"]);
     await session.flushAudit();
     expect(
       events.map((event) => {

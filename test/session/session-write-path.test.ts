@@ -166,6 +166,7 @@ function recording(base: SessionProvider): {
     "getBranches",
     "getPathLength",
     "appendMessage",
+    "insertMessage",
     "updateMessage",
     "deleteMessages",
     "clearMessages",
@@ -174,6 +175,7 @@ function recording(base: SessionProvider): {
     "getConfig",
     "setConfig",
     "exportMessages",
+    "watchChanges",
   ]) {
     const method = target[name];
     if (typeof method !== "function") continue;

@@ -1,12 +1,10 @@
 import { historyFromPath } from "../../session/core/path-history.js";
-import {
-  ATTACHMENT_STORE,
-  decodeWithAttachments,
-} from "../../session/core/attachments.js";
+import { decodeWithAttachments } from "../../session/core/attachments.js";
 import { utf8Length } from "../../session/core/utf8.js";
 import { memoryEmbeddings } from "./memory-embedding-access.js";
 import type {
   ImportRecords,
+  InsertMessageResult,
   PathEntry,
   SessionProvider,
   StoredMessageRecord,
@@ -75,7 +73,8 @@ export interface InMemorySessionProviderOptions {
 export class InMemorySessionProvider implements SessionProvider {
   readonly sessionId: string;
   readonly storeIdentity: MemoryStore;
-  readonly [ATTACHMENT_STORE] = true;
+  /** Inline file data is kept once per store, apart from the rows. */
+  readonly storesAttachments = true;
   private readonly store: MemoryStore;
 
   constructor(
@@ -152,11 +151,20 @@ export class InMemorySessionProvider implements SessionProvider {
   }
 
   appendMessage(message: SessionMessage, parentId?: string | null): boolean {
-    return appendRow(this.store, this.sessionId, message, parentId);
+    return appendRow(this.store, this.sessionId, message, parentId).inserted;
   }
 
-  updateMessage(message: SessionMessage): void {
-    updateRow(this.store, this.sessionId, message);
+  /** `appendMessage` that says under which parent the row went (the Session's append). */
+  insertMessage(
+    message: SessionMessage,
+    parentId: string | null | undefined,
+    json?: string,
+  ): InsertMessageResult {
+    return appendRow(this.store, this.sessionId, message, parentId, json);
+  }
+
+  updateMessage(message: SessionMessage, json?: string): void {
+    updateRow(this.store, this.sessionId, message, json);
   }
 
   deleteMessages(ids: readonly string[]): void {

@@ -1,10 +1,12 @@
 import { encodeForStorage } from "../../session/core/attachments.js";
 import {
   encodeMessage,
-  noteStoredParent,
   searchableText,
 } from "../../session/core/message-codec.js";
-import type { ImportRecords } from "../../session/contracts/provider.js";
+import type {
+  ImportRecords,
+  InsertMessageResult,
+} from "../../session/contracts/provider.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
 import { firstWriteSessionInfo } from "../../session/core/stored-rows.js";
 import { ArborError } from "../../session/errors/index.js";
@@ -23,18 +25,20 @@ import { latestLeafRow, pushChild, removeRows } from "./memory-tree.js";
 
 /**
  * Appends `message` under `parentId` (the latest leaf when `undefined`, a root for `null` or an
- * unknown parent). Returns `false`, storing nothing, when the id already exists.
+ * unknown parent) and says under which parent; stores nothing when the id already exists.
+ * `json`, when given, is the message's JSON (`insertMessage`).
  */
 export function appendRow(
   store: MemoryStore,
   sessionId: string,
   message: SessionMessage,
   parentId: string | null | undefined,
-): boolean {
+  json?: string,
+): InsertMessageResult {
   // Encoded before the duplicate check so an invalid message throws even when its id exists.
-  const encoded = encodeForStorage(message);
+  const encoded = encodeForStorage(message, json);
   const data = store.session(sessionId);
-  if (data.rows.has(message.id)) return false;
+  if (data.rows.has(message.id)) return { inserted: false, parentId: null };
   let parent: string | null;
   if (parentId === undefined) parent = latestLeafRow(data)?.id ?? null;
   else if (parentId === null) parent = null;
@@ -45,18 +49,18 @@ export function appendRow(
     createdAt: new Date().toISOString(),
   });
   data.latestLeaf = row;
-  noteStoredParent(message, parent);
   publishMemoryChange(store, sessionId, "append", [row.id]);
-  return true;
+  return { inserted: true, parentId: parent };
 }
 
-/** Replaces the stored content of `message` in place; unknown ids are ignored. */
+/** Replaces the stored content of `message` in place (`json`: its JSON when known); unknown ids are ignored. */
 export function updateRow(
   store: MemoryStore,
   sessionId: string,
   message: SessionMessage,
+  known?: string,
 ): void {
-  const { json, attachments } = encodeForStorage(message);
+  const { json, attachments } = encodeForStorage(message, known);
   const row = store.peek(sessionId)?.rows.get(message.id);
   if (!row) return;
   store.attachments.release(sessionId, [message.id]);

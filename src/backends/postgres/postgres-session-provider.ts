@@ -7,6 +7,7 @@ import type {
 } from "../../session/contracts/changes.js";
 import type {
   ImportRecords,
+  InsertMessageResult,
   PathEntry,
   SessionProvider,
   StoredMessageRecord,
@@ -22,7 +23,6 @@ import type {
   SessionMessage,
   StoredCompaction,
 } from "../../session/contracts/types.js";
-import { ATTACHMENT_STORE } from "../../session/core/attachments.js";
 import { ArborTypeError } from "../../session/errors/index.js";
 import { PostgresBlockHistory } from "./postgres-block-history.js";
 import {
@@ -62,7 +62,8 @@ import type { PostgresSessionStore } from "./postgres-session-store.js";
 export class PostgresSessionProvider implements SessionProvider {
   /** The session this provider reads and writes ("" = no namespace). */
   readonly sessionId: string;
-  readonly [ATTACHMENT_STORE] = true;
+  /** Inline file data is kept once per database in `arbor_attachments`, apart from the rows. */
+  readonly storesAttachments = true;
   readonly #client: PostgresClient;
   #loaded: PostgresSessionStore | undefined;
 
@@ -131,12 +132,22 @@ export class PostgresSessionProvider implements SessionProvider {
     message: SessionMessage,
     parentId?: string | null,
   ): Promise<boolean> {
-    return (await this.#store()).appendMessage(message, parentId);
+    const store = await this.#store();
+    return (await store.insertMessage(message, parentId)).inserted;
+  }
+
+  /** `appendMessage` that says under which parent the row went (the Session's append). */
+  async insertMessage(
+    message: SessionMessage,
+    parentId: string | null | undefined,
+    json?: string,
+  ): Promise<InsertMessageResult> {
+    return (await this.#store()).insertMessage(message, parentId, json);
   }
 
   /** Replaces content, role and search text of the message with this id; a no-op if absent. */
-  async updateMessage(message: SessionMessage): Promise<void> {
-    return (await this.#store()).updateMessage(message);
+  async updateMessage(message: SessionMessage, json?: string): Promise<void> {
+    return (await this.#store()).updateMessage(message, json);
   }
 
   /** Deletes with tree and overlay repair (docs/behavior/messages-and-tree.md), atomically under the session lock. */

@@ -1,5 +1,6 @@
 import type {
   ImportRecords,
+  InsertMessageResult,
   PathEntry,
   StoredMessageRecord,
 } from "../../session/contracts/provider.js";
@@ -86,29 +87,31 @@ export class PostgresSessionStore {
   /**
    * Inserts the message in one statement that takes the session lock, resolves the parent with a
    * fresh snapshot (`arbor_resolve_parent`) and inserts: concurrent appends from any number of
-   * processes form a chain. `false` (and no write) when the id already exists in this session.
+   * processes form a chain. Says under which parent the row went; no write when the id already
+   * exists in this session. `json`: the message's JSON when the caller has it.
    */
-  async appendMessage(
+  async insertMessage(
     message: SessionMessage,
-    parentId?: string | null,
-  ): Promise<boolean> {
+    parentId: string | null | undefined,
+    json?: string,
+  ): Promise<InsertMessageResult> {
     // Encoded (and so validated) before waiting for the store: an invalid message throws first.
-    const encoded = encodeForStorage(message);
+    const encoded = encodeForStorage(message, json);
     await this.#ready();
-    const inserted = await insertMessage(
+    const result = await insertMessage(
       this.db,
       this.sessionId,
       message,
       encoded,
       parentId,
     );
-    if (inserted) await this.#registerOnFirstWrite();
-    return inserted;
+    if (result.inserted) await this.#registerOnFirstWrite();
+    return result;
   }
 
   /** Replaces content, role and search text of the message with this id; a no-op if absent. */
-  async updateMessage(message: SessionMessage): Promise<void> {
-    const encoded = encodeForStorage(message);
+  async updateMessage(message: SessionMessage, json?: string): Promise<void> {
+    const encoded = encodeForStorage(message, json);
     await this.#ready();
     await updateStoredMessage(this.db, this.sessionId, message, encoded);
   }

@@ -1,9 +1,7 @@
 import { RECORD_CHANGE_SQL } from "./postgres-sql.js";
 import type { encodeForStorage } from "../../session/core/attachments.js";
-import {
-  noteStoredParent,
-  searchableText,
-} from "../../session/core/message-codec.js";
+import { searchableText } from "../../session/core/message-codec.js";
+import type { InsertMessageResult } from "../../session/contracts/provider.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
 import { ATTACH_SQL, attachmentParam } from "./postgres-attachments.js";
 import type { PostgresQueryable } from "./postgres-client.js";
@@ -23,7 +21,8 @@ type EncodedMessage = ReturnType<typeof encodeForStorage>;
  * Inserts `message`, stored as `encoded` (`encodeForStorage()`), in one statement that takes the
  * session lock, resolves the parent with a fresh snapshot (`arbor_resolve_parent`: the latest leaf
  * when `parentId` is `undefined`) and inserts, so concurrent appends from any number of processes
- * form a chain. `false`, writing nothing, when the id already exists in this session.
+ * form a chain. Says under which parent the row went; writes nothing when the id already exists
+ * in this session.
  */
 export async function insertMessage(
   db: PostgresQueryable,
@@ -31,7 +30,7 @@ export async function insertMessage(
   message: SessionMessage,
   encoded: EncodedMessage,
   parentId: string | null | undefined,
-): Promise<boolean> {
+): Promise<InsertMessageResult> {
   const rows = await db.query<{
     seq: string;
     parent_id: string | null;
@@ -67,8 +66,9 @@ export async function insertMessage(
     ],
   );
   const [inserted] = rows;
-  if (inserted) noteStoredParent(message, inserted.parent_id ?? null);
-  return inserted !== undefined;
+  return inserted
+    ? { inserted: true, parentId: inserted.parent_id ?? null }
+    : { inserted: false, parentId: null };
 }
 
 /**

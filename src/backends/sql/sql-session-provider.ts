@@ -7,6 +7,7 @@ import type {
 import type {
   AppendBatchResult,
   ImportRecords,
+  InsertMessageResult,
   PathEntry,
   SessionProvider,
   StoredMessageRecord,
@@ -26,11 +27,7 @@ import type {
   SessionMessage,
   StoredCompaction,
 } from "../../session/contracts/types.js";
-import {
-  ATTACHMENT_STORE,
-  encodeForStorage,
-} from "../../session/core/attachments.js";
-import { noteStoredParent } from "../../session/core/message-codec.js";
+import { encodeForStorage } from "../../session/core/attachments.js";
 import { ArborTypeError } from "../../session/errors/index.js";
 import { AgentBlockHistory } from "./sql-block-history.js";
 import { watchSqlChanges } from "./sql-changes.js";
@@ -97,7 +94,8 @@ import {
 export class AgentSessionProvider implements SessionProvider {
   /** The session this provider reads and writes ("" = no namespace). */
   readonly sessionId: string;
-  readonly [ATTACHMENT_STORE] = true;
+  /** Inline file data is kept once per store in `arbor_attachments`, apart from the rows. */
+  readonly storesAttachments = true;
   readonly #agent: SqlProvider;
   readonly #latestLeaf: LatestLeafTracker;
   readonly #paths: PathCache;
@@ -185,7 +183,19 @@ export class AgentSessionProvider implements SessionProvider {
 
   /** Inserts the message; `false` (and no write) when its id already exists in this session. */
   appendMessage(message: SessionMessage, parentId?: string | null): boolean {
-    const { json: content, attachments: extracted } = encodeForStorage(message);
+    return this.insertMessage(message, parentId).inserted;
+  }
+
+  /** `appendMessage` that says under which parent the row went (the Session's append). */
+  insertMessage(
+    message: SessionMessage,
+    parentId: string | null | undefined,
+    json?: string,
+  ): InsertMessageResult {
+    const { json: content, attachments: extracted } = encodeForStorage(
+      message,
+      json,
+    );
     const split = splitContent(content);
     this.#ready();
     const agent = this.#agent;
@@ -221,19 +231,22 @@ export class AgentSessionProvider implements SessionProvider {
     const written = single
       ? writeChecked(agent, write)
       : atomically(agent, write);
-    if (written === null) return false;
-    noteStoredParent(message, written.parentId);
+    if (written === null) return { inserted: false, parentId: null };
     latestLeaf.remember(message.id, written.seq);
-    return true;
+    return { inserted: true, parentId: written.parentId };
   }
 
   /** Inserts `messages` in one transaction, each under the one before it (`session.appendAll()`). */
   appendMessages(
     messages: readonly SessionMessage[],
     parentId?: string | null,
+    jsons?: ReadonlyArray<string | undefined>,
   ): AppendBatchResult {
-    const rows = messages.map((message) => {
-      const { json, attachments: extracted } = encodeForStorage(message);
+    const rows = messages.map((message, index) => {
+      const { json, attachments: extracted } = encodeForStorage(
+        message,
+        jsons?.[index],
+      );
       return { message, split: splitContent(json), extracted };
     });
     this.#ready();
@@ -252,9 +265,12 @@ export class AgentSessionProvider implements SessionProvider {
   }
 
   /** Replaces content and role of the message with this id; a no-op (index untouched) if absent. */
-  updateMessage(message: SessionMessage): void {
-    const { json, attachments: extracted } = encodeForStorage(message);
-    const split = splitContent(json);
+  updateMessage(message: SessionMessage, json?: string): void {
+    const { json: content, attachments: extracted } = encodeForStorage(
+      message,
+      json,
+    );
+    const split = splitContent(content);
     this.#ready();
     updateMessageRow(this.#agent, this.sessionId, message, split, extracted);
   }

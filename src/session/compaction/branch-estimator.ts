@@ -1,6 +1,5 @@
 import { estimateMessageTokens } from "../core/estimate-tokens.js";
-import { latestLeafId } from "../core/branch-pointer.js";
-import type { SessionProvider } from "../contracts/provider.js";
+import type { SessionTree } from "../core/session-tree.js";
 import type { MessageTokenCounts, SessionMessage } from "../contracts/types.js";
 
 /**
@@ -47,12 +46,11 @@ export class BranchEstimator {
   }
 
   /** The estimate of the active branch's messages (overlays applied). */
-  async messageTokens(provider: SessionProvider): Promise<number> {
-    const leafId = await latestLeafId(provider);
+  async messageTokens(tree: SessionTree): Promise<number> {
+    const leafId = await tree.latestLeafId();
     if (this.cached && this.cached.leafId === leafId) return this.cached.tokens;
     let tokens = 0;
-    for (const message of await provider.getHistory())
-      tokens += this.count(message);
+    for (const message of await tree.history()) tokens += this.count(message);
     this.cached = { leafId, tokens };
     return tokens;
   }

@@ -6,7 +6,7 @@ import {
   COMPACTION_PREFIX,
   summaryMessage,
 } from "../core/apply-compactions.js";
-import type { SessionProvider } from "../contracts/provider.js";
+import type { SessionTree } from "../core/session-tree.js";
 import type {
   CompactResult,
   SessionMessage,
@@ -49,17 +49,15 @@ export interface OverlayPlan {
  * step 6. `null` when the result is not a range of this path.
  */
 export async function planOverlay(
-  provider: SessionProvider,
+  tree: SessionTree,
   leafId: string | null | undefined,
   history: SessionMessage[],
   overlays: StoredCompaction[],
   result: CompactResult,
 ): Promise<OverlayPlan | null> {
-  const rawIds = provider.getHistoryRowStats
-    ? (await provider.getHistoryRowStats(leafId || undefined)).map(
-        (row) => row.id,
-      )
-    : rawIdsFromHistory(history, overlays);
+  const rawIds =
+    (await tree.historyRowStats(leafId))?.map((row) => row.id) ??
+    rawIdsFromHistory(history, overlays);
   const position = new Map(rawIds.map((id, index) => [id, index]));
   const shown = new Set(history.map((message) => message.id));
   // A result may start or end at a summary shown in `history` (a compaction function that keeps

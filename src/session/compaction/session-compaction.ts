@@ -5,6 +5,7 @@ import type {
   StoreTokenEstimate,
 } from "../contracts/provider.js";
 import { multilingualTokenCounter } from "../core/multilingual-tokens.js";
+import type { SessionTree } from "../core/session-tree.js";
 import { messageOf, type StatusEmitter } from "../status.js";
 import type { SystemPrompt } from "../context/system-prompt.js";
 import type { ContextBlocks } from "../context/context-blocks.js";
@@ -27,7 +28,8 @@ export type CompactionFunction = (
 
 /** What compaction needs from its session. */
 export interface CompactionHost {
-  provider: SessionProvider;
+  /** The session's tree: history of the active branch, and the provider for overlays. */
+  tree: SessionTree;
   prompt: SystemPrompt;
   blocks: ContextBlocks;
   status: StatusEmitter;
@@ -70,11 +72,11 @@ export class SessionCompaction {
    * counter without one reads the branch each time.
    */
   async estimate(host: CompactionHost): Promise<number> {
-    const counter = await this.counterFor(host.provider);
+    const counter = await this.counterFor(host.tree.provider);
     if (counter && !counter.perMessage) {
       await host.blocks.load();
       const result = await counter({
-        messages: await host.provider.getHistory(),
+        messages: await host.tree.history(),
         systemPrompt: await host.prompt.current(),
         contextBlocks: host.blocks.list(),
       });
@@ -82,7 +84,7 @@ export class SessionCompaction {
     }
     const counts = counter?.perMessage ?? null;
     this.estimator.use(counts);
-    const messages = await this.estimator.messageTokens(host.provider);
+    const messages = await this.estimator.messageTokens(host.tree);
     const prompt = await host.prompt.current();
     const promptTokens = counts
       ? counts.text(prompt)
@@ -186,9 +188,9 @@ export class SessionCompaction {
       const epoch = host.eraseEpoch?.();
       const tokensBefore = await this.estimate(host);
       this.emitPhase(host, "compacting", tokensBefore);
-      const history = await host.provider.getHistory(leafId || undefined);
+      const history = await host.tree.history(leafId);
       const context: CompactContext = {};
-      const counter = await this.counterFor(host.provider);
+      const counter = await this.counterFor(host.tree.provider);
       if (counter) context.tokenCounter = counter;
       if (this.threshold !== null) context.threshold = this.threshold;
       const result = await compactFunction(history, context);
@@ -196,12 +198,12 @@ export class SessionCompaction {
         this.emitPhase(host, "idle", tokensBefore);
         return null;
       }
-      const overlays = await host.provider.getCompactions();
+      const overlays = await host.tree.provider.getCompactions();
       // Loaded only when a compaction stores something (docs/behavior/runtime.md).
       const { planOverlay, estimateWithOverlay } =
         await import("./overlay-plan.js");
       const plan = await planOverlay(
-        host.provider,
+        host.tree,
         leafId,
         history,
         overlays,
@@ -225,15 +227,20 @@ export class SessionCompaction {
       const store = async () => {
         const erased =
           host.eraseEpoch?.() !== epoch ||
-          (await host.provider.getMessage(plan.from)) === null ||
-          (await host.provider.getMessage(plan.to)) === null;
+          (await host.tree.provider.getMessage(plan.from)) === null ||
+          (await host.tree.provider.getMessage(plan.to)) === null;
         if (erased) return null;
-        return host.provider.addCompaction(result.summary, plan.from, plan.to, {
-          ...result.meta,
-          tokensBefore,
-          tokensAfter,
-          coveredMessages: plan.covered,
-        });
+        return host.tree.provider.addCompaction(
+          result.summary,
+          plan.from,
+          plan.to,
+          {
+            ...result.meta,
+            tokensBefore,
+            tokensAfter,
+            coveredMessages: plan.covered,
+          },
+        );
       };
       const overlay = await (host.exclusive ? host.exclusive(store) : store());
       if (!overlay) {

@@ -1,5 +1,5 @@
 import { toolNameOf } from "../core/tool-parts.js";
-import type { SessionProvider } from "../contracts/provider.js";
+import type { SessionTree } from "../core/session-tree.js";
 import type { SessionMessage, SessionMessagePart } from "../contracts/types.js";
 
 /** What a skill's tool output becomes once the skill is unloaded (docs/behavior/context-blocks.md). */
@@ -43,9 +43,9 @@ export class SkillTracker {
   }
 
   /** Rebuilds tracking from the active path's assistant messages, raw (docs/behavior/context-blocks.md). */
-  async restore(provider: SessionProvider): Promise<void> {
+  async restore(tree: SessionTree): Promise<void> {
     this.loaded.clear();
-    for await (const message of assistantMessagesOnPath(provider)) {
+    for await (const message of assistantMessagesOnPath(tree)) {
       for (const part of message.parts) {
         const call = skillCall(part);
         if (!call) continue;
@@ -65,13 +65,13 @@ export class SkillTracker {
  * and saves each changed message with `update`. Returns how many messages changed.
  */
 export async function reclaimSkill(
-  provider: SessionProvider,
+  tree: SessionTree,
   label: string,
   key: string,
   update: (message: SessionMessage) => Promise<void>,
 ): Promise<ReclaimedOutput[]> {
   const reclaimed: ReclaimedOutput[] = [];
-  for await (const message of assistantMessagesOnPath(provider)) {
+  for await (const message of assistantMessagesOnPath(tree)) {
     let touched = false;
     const parts = message.parts.map((part) => {
       const call = skillCall(part);
@@ -159,18 +159,18 @@ function skillCall(part: SessionMessagePart): SkillCall | null {
  * read at a time (bounded memory); otherwise the history is read whole.
  */
 async function* assistantMessagesOnPath(
-  provider: SessionProvider,
+  tree: SessionTree,
 ): AsyncGenerator<SessionMessage> {
-  if (provider.getHistoryRowStats) {
-    const stats = await provider.getHistoryRowStats();
+  const stats = await tree.historyRowStats();
+  if (stats) {
     for (const stat of stats) {
       if (stat.role !== "assistant") continue;
-      const message = await provider.getMessage(stat.id);
+      const message = await tree.provider.getMessage(stat.id);
       if (message) yield message;
     }
     return;
   }
-  for (const message of await provider.getHistory()) {
+  for (const message of await tree.history()) {
     if (message.role === "assistant") yield message;
   }
 }

@@ -58,6 +58,14 @@ export interface AppendBatchResult {
   firstParentId: string | null;
 }
 
+/** What a provider's `insertMessage` reports: whether a row was inserted, and under which parent. */
+export interface InsertMessageResult {
+  /** `true` when a row was inserted, `false` when the id was taken (nothing written). */
+  inserted: boolean;
+  /** The parent the row was stored under (`null` = a root); `null` when nothing was inserted. */
+  parentId: string | null;
+}
+
 /** The members every `SessionProvider` must have; the rest of the interface is optional. */
 export const REQUIRED_PROVIDER_METHODS = [
   "getMessage",
@@ -96,17 +104,34 @@ export interface SessionProvider {
     parentId?: string | null,
   ): MaybePromise<boolean | void>;
   /**
+   * Optional: `appendMessage` that reports the parent its atomic insert stored the row under, so
+   * the Session never looks the parent up before the insert. `json`, when given, is
+   * `JSON.stringify(message)`, already validated by the caller: the store may keep it instead of
+   * encoding the message again. The Session calls it instead of `appendMessage` when present
+   * (and the provider has `watchChanges`: the in-process feed of one without wraps `appendMessage`).
+   */
+  insertMessage?(
+    message: SessionMessage,
+    parentId: string | null | undefined,
+    json?: string,
+  ): MaybePromise<InsertMessageResult>;
+  /**
    * Optional: inserts `messages` in one atomic write, in order, each under the message before it and
    * the first under `parentId` (resolved as in `appendMessage`). Ids already taken are skipped like a
-   * duplicate `appendMessage`, and the next message still goes under that id. Without it,
+   * duplicate `appendMessage`, and the next message still goes under that id. `jsons[i]`, when
+   * given, is `JSON.stringify(messages[i])` (as for `insertMessage`). Without it,
    * `session.appendAll()` calls `appendMessage` once per message.
    */
   appendMessages?(
     messages: readonly SessionMessage[],
     parentId?: string | null,
+    jsons?: ReadonlyArray<string | undefined>,
   ): MaybePromise<AppendBatchResult>;
-  /** Replace the stored content of the message with this id; parent and order unchanged; no-op if absent. */
-  updateMessage(message: SessionMessage): MaybePromise<void>;
+  /**
+   * Replace the stored content of the message with this id; parent and order unchanged; no-op if
+   * absent. `json`, when given, is `JSON.stringify(message)` (as for `insertMessage`).
+   */
+  updateMessage(message: SessionMessage, json?: string): MaybePromise<void>;
   /** Delete these messages (unknown ids ignored), re-parenting children and repairing overlays (docs/behavior/messages-and-tree.md). */
   deleteMessages(ids: readonly string[]): MaybePromise<void>;
   /** Delete every message, overlay and index row of this session. */
@@ -193,6 +218,11 @@ export interface SessionProvider {
   readonly storeIdentity?: object;
   /** Optional: the session id this provider is scoped to ("" = no namespace). */
   readonly sessionId?: string;
+  /**
+   * Optional: `true` when the store keeps inline file data (`data:` URLs) apart from its rows
+   * (docs/behavior/storage.md#attachments), so that data does not count toward the row-size limit.
+   */
+  readonly storesAttachments?: boolean;
   /**
    * Optional: the embeddings of the store this provider is a session of (the same object its
    * `Backend` has). `withEmbeddings()` on a Session reaches the store through it; without it

@@ -248,16 +248,24 @@ function jsonLength(text: string): number {
 
 /**
  * A message's stored JSON and the attachments moved out of it: validates like `encodeMessage`
- * (throws `INVALID_MESSAGE`), and costs nothing extra for a message without inline data.
+ * (throws `INVALID_MESSAGE`), and costs nothing extra for a message without inline data. `json`,
+ * when the caller already has it, is `JSON.stringify(message)`: kept as it is when no attachment
+ * is moved out, so the message is not encoded twice.
  */
-export function encodeForStorage(message: SessionMessage): {
+export function encodeForStorage(
+  message: SessionMessage,
+  json?: string,
+): {
   json: string;
   attachments: ExtractedAttachment[];
 } {
   assertValidMessage(message);
   const extracted = extractAttachments(message);
   return {
-    json: encodeMessage(extracted.message),
+    json:
+      json !== undefined && extracted.message === message
+        ? json
+        : encodeMessage(extracted.message),
     attachments: extracted.attachments,
   };
 }
@@ -271,18 +279,6 @@ export function decodeWithAttachments(
   return message && mayReferenceAttachments(json)
     ? restoreAttachments(message, lookup)
     : message;
-}
-
-/** Marks a provider that stores inline file data apart (the built-in ones); see `isAttachmentStore`. */
-export const ATTACHMENT_STORE: unique symbol = Symbol.for(
-  "arbor.attachmentStore",
-);
-
-/** True for a provider that moves inline file data out of its rows, so they do not count toward the row-size limit. */
-export function isAttachmentStore(provider: object): boolean {
-  return (
-    (provider as { [ATTACHMENT_STORE]?: unknown })[ATTACHMENT_STORE] === true
-  );
 }
 
 /** The UTF-8 bytes of a message's inline `data:` URLs: what an attachment store keeps out of its row. */

@@ -10,11 +10,6 @@ import { unstorableReason } from "./storable-text.js";
  * representable as JSON (BigInt, cycles).
  */
 export function encodeMessage(message: unknown): string {
-  const pending =
-    typeof message === "object" && message !== null
-      ? pendingWrites.get(message)
-      : undefined;
-  if (pending?.json !== undefined) return pending.json;
   assertValidMessage(message);
   try {
     return JSON.stringify(message);
@@ -25,62 +20,6 @@ export function encodeMessage(message: unknown): string {
       { cause: error },
     );
   }
-}
-
-/** What a provider call made through `writeOnce()` reports back to the Session. */
-export interface WriteOutcome<T> {
-  result: T;
-  /** The parent a built-in provider's insert stored (`noteStoredParent`); `undefined` if not told. */
-  storedParentId: string | null | undefined;
-}
-
-/**
- * Runs one provider write of `message`, a key object the Session made for this call alone. While
- * it runs, `encodeMessage(message)` returns `json` (text the Session already validated and
- * measured) instead of serializing again, and a built-in provider can report the parent its
- * atomic insert resolved. A custom provider ignores both and sees the plain contract.
- */
-export async function writeOnce<T>(
-  message: SessionMessage,
-  json: string | undefined,
-  write: () => T | PromiseLike<T>,
-): Promise<WriteOutcome<Awaited<T>>> {
-  const pending: PendingWrite = { json };
-  pendingWrites.set(message, pending);
-  try {
-    const result = await write();
-    return { result, storedParentId: pending.storedParentId };
-  } finally {
-    pendingWrites.delete(message);
-  }
-}
-
-/**
- * `writeOnce()` for a batch: while `write` runs, `encodeMessage(messages[i])` returns `jsons[i]`
- * (when known), so a batch is serialized once, by the Session.
- */
-export async function writeAllOnce<T>(
-  messages: readonly SessionMessage[],
-  jsons: ReadonlyArray<string | undefined>,
-  write: () => T | PromiseLike<T>,
-): Promise<Awaited<T>> {
-  messages.forEach((message, index) =>
-    pendingWrites.set(message, { json: jsons[index] }),
-  );
-  try {
-    return await write();
-  } finally {
-    for (const message of messages) pendingWrites.delete(message);
-  }
-}
-
-/** Tells the Session, when it wrote `message` through `writeOnce()`, which parent was stored. */
-export function noteStoredParent(
-  message: SessionMessage,
-  parentId: string | null,
-): void {
-  const pending = pendingWrites.get(message);
-  if (pending) pending.storedParentId = parentId;
 }
 
 /** Throws `TypeError` (`INVALID_MESSAGE`) unless `message` has a non-empty string id, a string role and a parts array of objects. */
@@ -191,14 +130,6 @@ function cutToBytes(text: string, max: number): string {
   }
   return text.slice(0, end);
 }
-
-interface PendingWrite {
-  readonly json: string | undefined;
-  storedParentId?: string | null;
-}
-
-/** Keyed by the per-call message object `writeOnce()` receives, so concurrent writes never mix. */
-const pendingWrites = new WeakMap<object, PendingWrite>();
 
 /** Checked on writes only, so rows stored before stay readable. */
 function describeUnstorableId(message: unknown): string | null {

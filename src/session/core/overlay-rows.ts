@@ -1,100 +1,140 @@
-import { ATTACHMENT_STORE, isAttachmentStore } from "./attachments.js";
 import { isOverlayRowId } from "./apply-compactions.js";
+import type { PathEntry, SessionProvider } from "../contracts/provider.js";
+import type {
+  HistoryRowStat,
+  RecentHistoryResult,
+  SessionMessage,
+} from "../contracts/types.js";
 
 export { isOverlayRowId };
-import type { PathEntry, SessionProvider } from "../contracts/provider.js";
-import type { HistoryRowStat } from "../contracts/types.js";
 
-/**
- * A provider view that keeps stored overlay rows out of every read (docs/behavior/overlays.md):
- * such a row is never the latest leaf, never on a path (so never twice beside the overlay's own
+/*
+ * Stored overlay rows stay out of every read of the Session (docs/behavior/overlays.md): such a
+ * row is never the latest leaf, never on a path (so never twice beside the overlay's own
  * summary), never among a message's children; its children read as children of its parent. The
  * rows stay stored: `getMessage()`, search and exports see them as they are.
  *
- * The rule is applied here, once, for every backend. A read pays for it only when its result
- * holds a `compaction_` id: then the raw path is checked without content, and only a path that
- * really holds such a row is read again.
+ * Each function below is one provider read with the rule applied, the same for every backend.
+ * `leafId` is the leaf the caller resolved (`SessionTree`), `undefined` for the provider's latest.
+ * A read pays for the rule only when its result holds a `compaction_` id: then the raw path is
+ * checked without content, and only a path that really holds such a row is read again.
  */
-export function hideOverlayRows(base: SessionProvider): SessionProvider {
-  const view = passThrough(base);
-  const rawLatestLeafId = async (): Promise<string | null> =>
-    base.getLatestLeafId
-      ? ((await base.getLatestLeafId()) ?? null)
-      : ((await base.getLatestLeaf())?.id ?? null);
-  const latestLeafId = async (): Promise<string | null> => {
-    const id = await rawLatestLeafId();
-    return isOverlayRowId(id)
-      ? (await repair()).newestVisibleLeaf(base, id)
-      : id;
-  };
-  // A read of the default leaf whose raw leaf turned out to be a hidden row is read again at
-  // the newest visible leaf.
-  const visibleLeaf = async (given: string | null | undefined) =>
-    given ? given : ((await latestLeafId()) ?? undefined);
 
-  view.getLatestLeafId = latestLeafId;
-  view.getLatestLeaf = async () => {
-    const leaf = await base.getLatestLeaf();
-    if (!leaf || !isOverlayRowId(leaf.id)) return leaf;
-    const id = await (await repair()).newestVisibleLeaf(base, leaf.id);
-    return id === null ? null : base.getMessage(id);
-  };
-  view.getBranches = async (messageId) => {
-    const children = await base.getBranches(messageId);
-    if (!children.some((child) => isOverlayRowId(child.id))) return children;
-    return (await repair()).visibleChildren(base, children, new Set());
-  };
+/** The provider's latest leaf id, without decoding the message when the provider can tell. */
+export async function latestLeafId(
+  provider: SessionProvider,
+): Promise<string | null> {
+  if (provider.getLatestLeafId)
+    return (await provider.getLatestLeafId()) ?? null;
+  return (await provider.getLatestLeaf())?.id ?? null;
+}
 
-  view.getHistory = async (leafId) => {
-    const history = await base.getHistory(leafId);
-    if (!history.some((message) => isOverlayRowId(message.id))) return history;
-    return (await repair()).visibleHistory(
-      base,
-      leafId || undefined,
-      history,
-      latestLeafId,
-    );
-  };
+/** The newest leaf that is not a hidden row. */
+export async function visibleLatestLeafId(
+  provider: SessionProvider,
+): Promise<string | null> {
+  const id = await latestLeafId(provider);
+  return isOverlayRowId(id)
+    ? (await repair()).newestVisibleLeaf(provider, id)
+    : id;
+}
 
-  if (base.getRecentHistory) {
-    const recent = base.getRecentHistory.bind(base);
-    view.getRecentHistory = async (leafId, maxContentBytes, minRecent) => {
-      const result = await recent(leafId, maxContentBytes, minRecent);
-      if (!result.messages.some((message) => isOverlayRowId(message.id)))
-        return result;
-      return (await repair()).visibleRecent(
-        base,
-        leafId || undefined,
-        result,
-        latestLeafId,
-        {
-          maxContentBytes,
-          minRecent,
-        },
-      );
-    };
+/** The newest leaf that is not a hidden row, as a raw message. */
+export async function visibleLatestLeaf(
+  provider: SessionProvider,
+): Promise<SessionMessage | null> {
+  const leaf = (await provider.getLatestLeaf()) ?? null;
+  if (!leaf || !isOverlayRowId(leaf.id)) return leaf;
+  const id = await (await repair()).newestVisibleLeaf(provider, leaf.id);
+  return id === null ? null : provider.getMessage(id);
+}
+
+/** `getBranches` with each hidden child replaced by its own visible children. */
+export async function visibleBranches(
+  provider: SessionProvider,
+  messageId: string,
+): Promise<SessionMessage[]> {
+  const children = await provider.getBranches(messageId);
+  if (!children.some((child) => isOverlayRowId(child.id))) return children;
+  return (await repair()).visibleChildren(provider, children, new Set());
+}
+
+/** `getHistory(leafId)` without hidden rows. */
+export async function visibleHistory(
+  provider: SessionProvider,
+  leafId: string | undefined,
+): Promise<SessionMessage[]> {
+  const history = await provider.getHistory(leafId);
+  if (!history.some((message) => isOverlayRowId(message.id))) return history;
+  return (await repair()).visibleHistory(provider, leafId, history, () =>
+    visibleLatestLeafId(provider),
+  );
+}
+
+/** `getRecentHistory` without hidden rows; `null` when the provider has no `getRecentHistory`. */
+export async function visibleRecentHistory(
+  provider: SessionProvider,
+  leafId: string | undefined,
+  maxContentBytes: number,
+  minRecent: number | undefined,
+): Promise<RecentHistoryResult | null> {
+  if (!provider.getRecentHistory) return null;
+  const result = await provider.getRecentHistory(
+    leafId,
+    maxContentBytes,
+    minRecent,
+  );
+  if (!result.messages.some((message) => isOverlayRowId(message.id)))
+    return result;
+  return (await repair()).visibleRecent(
+    provider,
+    leafId,
+    result,
+    () => visibleLatestLeafId(provider),
+    { maxContentBytes, minRecent },
+  );
+}
+
+/** `getHistoryRowStats` without hidden rows; `null` when the provider has none. */
+export async function visibleRowStats(
+  provider: SessionProvider,
+  leafId: string | undefined,
+): Promise<HistoryRowStat[] | null> {
+  if (!provider.getHistoryRowStats) return null;
+  const read = provider.getHistoryRowStats.bind(provider);
+  return visibleRows(provider, await read(leafId), leafId, read);
+}
+
+/** `getPathIds` without hidden rows; `null` when the provider has none. */
+export async function visiblePathIds(
+  provider: SessionProvider,
+  leafId: string | undefined,
+): Promise<PathEntry[] | null> {
+  if (!provider.getPathIds) return null;
+  const read = provider.getPathIds.bind(provider);
+  return visibleRows(provider, await read(leafId), leafId, read);
+}
+
+/**
+ * The ids on the path without hidden rows, in no order: `getPathIdSet`, else `getPathIds`, else
+ * the history's ids.
+ */
+export async function visiblePathIdSet(
+  provider: SessionProvider,
+  leafId: string | undefined,
+): Promise<ReadonlySet<string>> {
+  if (!provider.getPathIdSet) {
+    const entries = await visiblePathIds(provider, leafId);
+    const ids =
+      entries?.map((entry) => entry.id) ??
+      (await visibleHistory(provider, leafId)).map((message) => message.id);
+    return new Set(ids);
   }
-  if (base.getHistoryRowStats) {
-    const stats = base.getHistoryRowStats.bind(base);
-    view.getHistoryRowStats = async (leafId) =>
-      visibleRows(await stats(leafId), leafId, visibleLeaf, stats);
-  }
-  if (base.getPathIds) {
-    const pathIds = base.getPathIds.bind(base);
-    view.getPathIds = async (leafId) =>
-      visibleRows(await pathIds(leafId), leafId, visibleLeaf, pathIds);
-  }
-  if (base.getPathIdSet) {
-    const pathIdSet = base.getPathIdSet.bind(base);
-    view.getPathIdSet = async (leafId) => {
-      const ids = await pathIdSet(leafId);
-      if (![...ids].some(isOverlayRowId)) return ids;
-      const leaf = await visibleLeaf(leafId);
-      const path = leaf === (leafId || undefined) ? ids : await pathIdSet(leaf);
-      return new Set([...path].filter((id) => !isOverlayRowId(id)));
-    };
-  }
-  return view;
+  const ids = await provider.getPathIdSet(leafId);
+  if (![...ids].some(isOverlayRowId)) return ids;
+  const leaf = leafId ?? (await visibleLatestLeafId(provider)) ?? undefined;
+  const path = leaf === leafId ? ids : await provider.getPathIdSet(leaf);
+  return new Set([...path].filter((id) => !isOverlayRowId(id)));
 }
 
 // --- Internal helpers ---
@@ -104,85 +144,17 @@ function repair(): Promise<typeof import("./overlay-rows-repair.js")> {
   return import("./overlay-rows-repair.js");
 }
 
-/** The optional members a view passes through when the provider has them. */
-const OPTIONAL_METHODS = [
-  "getLatestLeafId",
-  "appendMessages",
-  "searchMessages",
-  "getRecentHistory",
-  "getHistoryRowStats",
-  "getPathIds",
-  "getPathIdSet",
-  "getMessagesByIds",
-  "createContextProvider",
-  "createBlockHistory",
-  "deleteCompaction",
-  "importRecords",
-  "getTokenEstimate",
-  "countMessages",
-  "exportMessages",
-  "getConfig",
-  "setConfig",
-  "forSession",
-  "watchChanges",
-  "embeddings",
-] as const satisfies readonly OptionalMethod[];
-
-/** Every optional method of the contract, so a member added to it and not listed above fails to compile. */
-type OptionalMethod = {
-  [Name in keyof SessionProvider]-?: undefined extends SessionProvider[Name]
-    ? NonNullable<SessionProvider[Name]> extends (...args: never[]) => unknown
-      ? Name
-      : never
-    : never;
-}[keyof SessionProvider];
-const LISTS_EVERY_OPTIONAL_METHOD: [
-  Exclude<OptionalMethod, (typeof OPTIONAL_METHODS)[number]>,
-] extends [never]
-  ? true
-  : never = true;
-void LISTS_EVERY_OPTIONAL_METHOD;
-
-/** Every method of `base`, bound to it, and the fields a view must keep. */
-function passThrough(base: SessionProvider): SessionProvider {
-  const view: SessionProvider = {
-    ...(base.sessionId !== undefined ? { sessionId: base.sessionId } : {}),
-    storeIdentity: base.storeIdentity ?? base,
-    ...(isAttachmentStore(base) ? { [ATTACHMENT_STORE]: true } : {}),
-    getMessage: (id) => base.getMessage(id),
-    getHistory: (leafId) => base.getHistory(leafId),
-    getLatestLeaf: () => base.getLatestLeaf(),
-    getBranches: (messageId) => base.getBranches(messageId),
-    getPathLength: (leafId) => base.getPathLength(leafId),
-    appendMessage: (message, parentId) => base.appendMessage(message, parentId),
-    updateMessage: (message) => base.updateMessage(message),
-    deleteMessages: (ids) => base.deleteMessages(ids),
-    clearMessages: () => base.clearMessages(),
-    addCompaction: (summary, from, to, meta) =>
-      base.addCompaction(summary, from, to, meta),
-    getCompactions: () => base.getCompactions(),
-  };
-  for (const name of OPTIONAL_METHODS) {
-    const method: unknown = base[name];
-    if (typeof method === "function")
-      Object.assign(view, { [name]: method.bind(base) });
-  }
-  return view;
-}
-
 /** The path's rows without hidden ones; read again at the visible leaf when the default leaf was hidden. */
 async function visibleRows<Row extends PathEntry | HistoryRowStat>(
+  provider: SessionProvider,
   rows: Row[],
-  leafId: string | null | undefined,
-  visibleLeaf: (
-    given: string | null | undefined,
-  ) => Promise<string | undefined>,
+  leafId: string | undefined,
   read: (leafId?: string | null) => Promise<Row[]> | Row[],
 ): Promise<Row[]> {
   if (!rows.some((row) => isOverlayRowId(row.id))) return rows;
   let path = rows;
-  if (!leafId && isOverlayRowId(rows.at(-1)?.id)) {
-    const leaf = await visibleLeaf(undefined);
+  if (leafId === undefined && isOverlayRowId(rows.at(-1)?.id)) {
+    const leaf = (await visibleLatestLeafId(provider)) ?? undefined;
     path = leaf === undefined ? [] : await read(leaf);
   }
   return path.filter((row) => !isOverlayRowId(row.id));

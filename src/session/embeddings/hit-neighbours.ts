@@ -5,7 +5,7 @@
  * followed child by child: the child on the active branch when there is one, else the newest.
  * A hit on "the event was great" then comes with the turn that names the event.
  */
-import type { SessionProvider } from "../contracts/provider.js";
+import type { SessionTree } from "../core/session-tree.js";
 import type { SessionMessage } from "../contracts/types.js";
 import { searchableText } from "../core/message-codec.js";
 import { ArborTypeError } from "../errors/index.js";
@@ -38,18 +38,18 @@ export function checkHitContext(context: unknown): number {
  * message (an overlay summary) or is gone gets empty lists.
  */
 export async function hitNeighbours(
-  provider: SessionProvider,
+  tree: SessionTree,
   hits: ReadonlyArray<{ id: string; kind?: string }>,
   count: number,
 ): Promise<HitContext[]> {
-  const active = await activePath(provider);
+  const active = await tree.pathIdSet();
   const out: HitContext[] = [];
   for (const hit of hits) {
     if (hit.kind === "summary") out.push({ before: [], after: [] });
     else
       out.push({
-        before: await before(provider, hit.id, count),
-        after: await after(provider, hit.id, count, active),
+        before: await before(tree, hit.id, count),
+        after: await after(tree, hit.id, count, active),
       });
   }
   return out;
@@ -83,11 +83,11 @@ export function cut(text: string, chars: number): string {
 // --- Internal helpers ---
 
 async function before(
-  provider: SessionProvider,
+  tree: SessionTree,
   id: string,
   count: number,
 ): Promise<ContextTurn[]> {
-  const batches = streamHistoryBatches(async () => ({ provider }), {
+  const batches = streamHistoryBatches(async () => ({ tree }), {
     leafId: id,
     newestFirst: true,
     batchSize: count + 1,
@@ -101,7 +101,7 @@ async function before(
 }
 
 async function after(
-  provider: SessionProvider,
+  tree: SessionTree,
   id: string,
   count: number,
   active: ReadonlySet<string>,
@@ -109,7 +109,7 @@ async function after(
   const turns: ContextTurn[] = [];
   let at = id;
   while (turns.length < count) {
-    const children = await provider.getBranches(at);
+    const children = await tree.branches(at);
     const next =
       children.find((child) => active.has(child.id)) ?? children.at(-1);
     if (!next) break;
@@ -117,13 +117,4 @@ async function after(
     at = next.id;
   }
   return turns;
-}
-
-async function activePath(
-  provider: SessionProvider,
-): Promise<ReadonlySet<string>> {
-  if (provider.getPathIdSet) return provider.getPathIdSet(undefined);
-  if (provider.getPathIds)
-    return new Set((await provider.getPathIds(undefined)).map((e) => e.id));
-  return new Set((await provider.getHistory(undefined)).map((m) => m.id));
 }

@@ -57,10 +57,10 @@ export async function searchWithRecall(
   query: string,
   options: SessionSearchOptions,
 ): Promise<SearchHit[]> {
-  const { provider, embeddings } = await runtime.ready();
+  const { provider, tree, embeddings } = await runtime.ready();
   const handle = runtime.embeddings?.handle ?? null;
   if (!handle && isPlainSearch(options))
     return searchSession(provider, query, options.limit, options);
   const { searchSessionRecall } = await import("./session-recall.js");
-  return searchSessionRecall(provider, embeddings, handle, query, options);
+  return searchSessionRecall(tree, embeddings, handle, query, options);
 }

@@ -5,6 +5,7 @@
 import type { BackendEmbeddings } from "../contracts/embedding-store.js";
 import { requireEmbeddings } from "./embedding-stores.js";
 import type { SessionProvider } from "../contracts/provider.js";
+import type { SessionTree } from "../core/session-tree.js";
 import type {
   SearchResult,
   SessionMessage,
@@ -31,7 +32,7 @@ import type { RecallResult, SessionSearchOptions } from "./types.js";
 
 /** Searches one session; see the module comment. */
 export async function searchSessionRecall(
-  provider: SessionProvider,
+  tree: SessionTree,
   embeddings: BackendEmbeddings | null,
   handle: EmbeddingHandle | null,
   query: string,
@@ -41,6 +42,7 @@ export async function searchSessionRecall(
     options.mode === undefined &&
     options.scope === undefined &&
     options.leafId === undefined;
+  const { provider } = tree;
   if (handle === null && plain)
     return searchSession(provider, query, options.limit, options);
   const { mode, scope } = checkRecallOptions(options, handle !== null);
@@ -51,8 +53,7 @@ export async function searchSessionRecall(
   const index = handle
     ? await handle.index(requireEmbeddings(embeddings, "withEmbeddings()"))
     : null;
-  const path =
-    scope !== "branch" ? null : await pathIds(provider, options.leafId);
+  const path = scope !== "branch" ? null : await tree.pathIdSet(options.leafId);
   if (path !== null && path.size === 0 && options.leafId !== undefined)
     throw new ArborError(
       "MESSAGE_NOT_FOUND",
@@ -100,7 +101,7 @@ export async function searchSessionRecall(
       const active =
         path !== null && options.leafId === undefined
           ? path
-          : await pathIds(provider, undefined);
+          : await tree.pathIdSet();
       const messages = await readMessages(
         provider,
         items.filter((i) => i.kind === "message").map((i) => i.id),
@@ -112,19 +113,6 @@ export async function searchSessionRecall(
       );
     },
   });
-}
-
-/** The ids on the path to `leafId` (the active leaf when `undefined`). */
-export async function pathIds(
-  provider: SessionProvider,
-  leafId: string | undefined,
-): Promise<ReadonlySet<string>> {
-  if (provider.getPathIdSet) return provider.getPathIdSet(leafId);
-  if (provider.getPathIds)
-    return new Set(
-      (await provider.getPathIds(leafId)).map((entry) => entry.id),
-    );
-  return new Set((await provider.getHistory(leafId)).map((m) => m.id));
 }
 
 /** The stored messages with these ids, by id. */

@@ -20,7 +20,7 @@ import {
   eraseEmbeddings,
   hasEmbeddings,
 } from "./erase-embeddings.js";
-import type { SessionRuntime } from "../session-runtime.js";
+import { Session } from "../session.js";
 import type { Backend, BackendErase } from "../contracts/backend.js";
 import { requireBackend, type ManagerHost } from "./manager-backend.js";
 import { importKeyOf, rememberErased } from "./import-index.js";
@@ -127,7 +127,7 @@ export async function eraseInSession(
   if (options.dryRun) return work();
   const outcome = await runExclusive(backend.identity, sessionId, work);
   if (outcome.target?.messageIds === null) host.forget?.(sessionId);
-  else runtimeOf(session).compaction.estimator.invalidate();
+  else Session.runtimeOf(session).compaction.estimator.invalidate();
   return outcome;
 }
 
@@ -212,8 +212,4 @@ async function eraseAudit(
     { dryRun },
   );
   return [];
-}
-
-function runtimeOf(session: object): SessionRuntime {
-  return (session as { runtime: SessionRuntime }).runtime;
 }

@@ -6,12 +6,13 @@ import type {
 import type { Session } from "../session.js";
 
 /**
- * The manager's per-session message and overlay helpers. Each one is the Session method of the
- * same purpose, on the session `getSession(id)` opens; unknown ids read as empty sessions.
+ * The SessionManager's per-session message and overlay calls, one part of its facade. Each one is
+ * the Session method of the same purpose, on the session `getSession(id)` opens; unknown ids read
+ * as empty sessions.
  */
-export abstract class ManagerMessages {
-  /** The Session for an id, configured with the manager's builder settings. Sync; no row needed. */
-  abstract getSession(id: string): Session;
+export class ManagerMessages {
+  /** `getSession`: the manager's Session for an id, configured with its builder settings. */
+  constructor(private readonly getSession: (id: string) => Session) {}
 
   async append(
     id: string,

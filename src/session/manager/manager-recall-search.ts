@@ -12,13 +12,12 @@ import {
   type ResolvedItem,
 } from "../embeddings/recall.js";
 import {
-  pathIds,
   readMessages,
   resolveMessage,
   resolveOverlay,
 } from "../embeddings/session-recall.js";
 import type { RecallResult } from "../embeddings/types.js";
-import type { SessionRuntime } from "../session-runtime.js";
+import { Session } from "../session.js";
 import type { BackendEmbeddings } from "../contracts/embedding-store.js";
 import { requireEmbeddings } from "../embeddings/embedding-stores.js";
 import { requireBackend, type ManagerHost } from "./manager-backend.js";
@@ -136,10 +135,8 @@ async function resolveAcrossSessions(
       continue;
     }
     const session = host.getSession(sessionId);
-    const { provider } = await (
-      session as unknown as { runtime: SessionRuntime }
-    ).runtime.ready();
-    const active = await pathIds(provider, undefined);
+    const { provider, tree } = await Session.runtimeOf(session).ready();
+    const active = await tree.pathIdSet();
     const messages = await readMessages(
       provider,
       group.filter((i) => i.kind === "message").map((i) => i.id),

@@ -4,37 +4,36 @@
  */
 import { EmbeddingHandle } from "../embeddings/embedding-handle.js";
 import { attachEmbeddings } from "../embeddings/session-embeddings.js";
-import type { Session } from "../session.js";
-import type { SessionRuntime } from "../session-runtime.js";
+import { Session } from "../session.js";
 import {
   isPlainSearch,
   type Embedder,
   type EmbeddingOptions,
   type SearchHit,
 } from "../embeddings/types.js";
-import { ManagerRetention } from "./erase-methods.js";
 import type { ManagerSearchOptions } from "./manager-options.js";
 import { searchSessions } from "./manager-search.js";
+import type { ManagerHost } from "./manager-backend.js";
 import type { SessionSettings } from "./session-settings.js";
 
-/** Embeddings and search of a SessionManager; see the module comment. */
-export abstract class ManagerRecall extends ManagerRetention {
-  /** The builder settings applied to every session the manager opens. */
-  protected abstract readonly settings: SessionSettings;
-  /** The sessions the manager holds open now. */
-  protected abstract openSessions(): Iterable<Session>;
-
+/** Embeddings and search of a SessionManager, one part of its facade; see the module comment. */
+export class ManagerRecall {
   /**
-   * Semantic recall for every session this manager opens from now on (docs/search.md): messages
-   * are queued in the same write and embedded in the background; `search()`, `session_search`
-   * and `withSearchableHistory()` then default to `"hybrid"`. Sessions already open get it too.
+   * `settings`: the builder settings applied to every session the manager opens;
+   * `openSessions`: the sessions it holds open now.
    */
-  withEmbeddings(embedder: Embedder, options: EmbeddingOptions = {}): this {
+  constructor(
+    private readonly host: ManagerHost,
+    private readonly settings: SessionSettings,
+    private readonly openSessions: () => Iterable<Session>,
+  ) {}
+
+  /** `SessionManager.withEmbeddings()`: recall for every session, open ones included. */
+  withEmbeddings(embedder: Embedder, options: EmbeddingOptions = {}): void {
     const handle = new EmbeddingHandle(embedder, options);
     this.settings.embeddings = handle;
     for (const session of this.openSessions())
       attachEmbeddings(runtimeOf(session), handle);
-    return this;
   }
 
   /** Waits until every queued message of the store is embedded (tests, scripts). */
@@ -45,18 +44,7 @@ export abstract class ManagerRecall extends ManagerRetention {
     await (await handle.index(storeEmbeddings(this.host))).flush();
   }
 
-  /**
-   * Turns embeddings off for the whole store (docs/search.md): stops the background embedding
-   * of this process over the store, drops the embedding queue, the vectors and the triggers that
-   * queue writes (on PostgreSQL also the function `arbor_embedding_hook()`), and detaches
-   * embeddings from this manager and the sessions it holds open. Writes queue nothing afterwards;
-   * a later `withEmbeddings()` recreates everything and embeds every message again, and so does
-   * the next write or search of another manager or session of this process that still has
-   * `withEmbeddings()`.
-   *
-   * @returns How many vectors and queued items were removed.
-   * @throws ArborError `NOT_SUPPORTED` when the store has no embeddings (a custom backend without `embeddings`).
-   */
+  /** `SessionManager.removeEmbeddings()`: embeddings off for the whole store. */
   async removeEmbeddings(): Promise<{ vectors: number; queued: number }> {
     const { storeEmbeddings } = await import("./manager-recall-search.js");
     const embeddings = storeEmbeddings(this.host, "removeEmbeddings()");
@@ -72,14 +60,7 @@ export abstract class ManagerRecall extends ManagerRetention {
     return removeStoreEmbeddings(embeddings);
   }
 
-  /**
-   * Searches the registered sessions: by words in `"text"` mode (the default without
-   * embeddings), by meaning in `"semantic"`, both fused in `"hybrid"` (the default with them).
-   * A time named in the query ranks the hits inside it first (`now`, `timeZone`); `since` and
-   * `until` filter. Results carry `sessionId`, `sessionName` and `createdAt`, with `context`
-   * their neighbouring turns; explained results (any mode given, or embeddings) also `score`,
-   * `matched`, `snippet` and `onActiveBranch`.
-   */
+  /** `SessionManager.search()`: the ranked search, then hits placed in their sessions. */
   async search(
     query: string,
     options: ManagerSearchOptions = {},
@@ -105,7 +86,7 @@ export abstract class ManagerRecall extends ManagerRetention {
     return placeManagerHits(
       this.host.registry,
       async (sessionId) =>
-        (await runtimeOf(this.host.getSession(sessionId)).ready()).provider,
+        (await runtimeOf(this.host.getSession(sessionId)).ready()).tree,
       hits,
       context,
     );
@@ -124,6 +105,4 @@ export abstract class ManagerRecall extends ManagerRetention {
   }
 }
 
-function runtimeOf(session: Session): SessionRuntime {
-  return (session as unknown as { runtime: SessionRuntime }).runtime;
-}
+const runtimeOf = (session: Session) => Session.runtimeOf(session);

@@ -2,7 +2,7 @@
  * `manager.search()` results placed in their sessions (docs/search.md): every hit carries its
  * session's name, and with `context` the turns around it on its branch.
  */
-import type { SessionProvider } from "../contracts/provider.js";
+import type { SessionTree } from "../core/session-tree.js";
 import type { SessionRegistry } from "../contracts/registry.js";
 import { hitNeighbours } from "../embeddings/hit-neighbours.js";
 import type { SearchHit } from "../embeddings/types.js";
@@ -13,7 +13,7 @@ import type { SearchHit } from "../embeddings/types.js";
  */
 export async function placeManagerHits(
   registry: SessionRegistry,
-  providerOf: (sessionId: string) => Promise<SessionProvider>,
+  treeOf: (sessionId: string) => Promise<SessionTree>,
   hits: SearchHit[],
   count: number,
 ): Promise<SearchHit[]> {
@@ -30,7 +30,7 @@ export async function placeManagerHits(
       out[index] = { ...out[index]!, sessionName: info.name };
     if (count === 0) continue;
     const around = await hitNeighbours(
-      await providerOf(sessionId),
+      await treeOf(sessionId),
       indexes.map((index) => hits[index]!),
       count,
     );

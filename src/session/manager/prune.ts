@@ -14,7 +14,7 @@ import type { SessionInfo } from "../contracts/session-info.js";
 import { ACTIVE_LEAF_KEY } from "../core/branch-pointer.js";
 import { abandonedBranches } from "../core/erase-rules.js";
 import { ArborTypeError } from "../errors/index.js";
-import type { SessionRuntime } from "../session-runtime.js";
+import { Session } from "../session.js";
 import { eraseInSession, requireErase } from "./erase.js";
 import type { ManagerHost } from "./manager-backend.js";
 
@@ -110,9 +110,9 @@ async function planBranches(
   sessionId: string,
   before: string,
 ): Promise<{ ids: string[]; branches: number }> {
-  const session = host.getSession(sessionId);
-  const { runtime } = session as unknown as { runtime: SessionRuntime };
-  const { provider } = await runtime.ready();
+  const { provider } = await Session.runtimeOf(
+    host.getSession(sessionId),
+  ).ready();
   const records = ((await provider.exportMessages?.()) ?? []).map((r) => ({
     id: r.message.id,
     parentId: r.parentId,

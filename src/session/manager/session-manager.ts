@@ -10,7 +10,21 @@ import type {
 import type {
   CompactAfterOptions,
   CompactionErrorHandler,
+  CompactionMeta,
+  SessionMessage,
+  StoredCompaction,
 } from "../contracts/types.js";
+import type {
+  EraseReceipt,
+  EraseTarget,
+  PruneOptions,
+  PruneReceipt,
+} from "../contracts/erase.js";
+import type {
+  Embedder,
+  EmbeddingOptions,
+  SearchHit,
+} from "../embeddings/types.js";
 import type { ArborTool } from "../context/tools/index.js";
 import type { PostgresClient } from "../contracts/postgres-client.js";
 import { setAfterWrite, watchStore, type Session } from "../session.js";
@@ -26,6 +40,7 @@ import type {
   ImportSessionOptions,
   ListSessionsOptions,
   ManagerContextOptions,
+  ManagerSearchOptions,
   ProviderOrFactory,
   SessionManagerOptions,
 } from "./manager-options.js";
@@ -35,7 +50,9 @@ import type {
   SessionSearchInput,
 } from "./session-search-tool.js";
 import { SessionCache } from "./session-cache.js";
+import { ManagerMessages } from "./manager-messages.js";
 import { ManagerRecall } from "./manager-recall.js";
+import { ManagerRetention } from "./manager-retention.js";
 import {
   addUsage,
   assertText,
@@ -69,17 +86,23 @@ export type * from "./manager-options.js";
  * const session = await manager.resume(info.id, "user-42");
  * ```
  */
-export class SessionManager extends ManagerRecall {
-  protected readonly settings = new SessionSettings();
+export class SessionManager {
+  // A facade over parts by concept, each its own class: the registry and lifecycle here, the
+  // per-session message calls (`ManagerMessages`), erase and prune (`ManagerRetention`),
+  // embeddings and search (`ManagerRecall`), the builder settings (`SessionSettings`) and the
+  // open sessions (`SessionCache`).
+  private readonly settings = new SessionSettings();
   private readonly sessions: SessionCache;
-  /** What lineage, snapshots, erase and prune use of this manager. */
-  protected readonly host: ManagerHost;
+  /** What lineage, snapshots, erase, prune and recall use of this manager. */
+  private readonly host: ManagerHost;
+  private readonly messages: ManagerMessages;
+  private readonly retention: ManagerRetention;
+  private readonly recall: ManagerRecall;
 
   constructor(
     private readonly backend: ManagerBackend,
     private readonly options: SessionManagerOptions = {},
   ) {
-    super();
     this.sessions = new SessionCache(options.maxCachedSessions, (id) =>
       this.openConfigured(id),
     );
@@ -93,6 +116,11 @@ export class SessionManager extends ManagerRecall {
       auditSink: () => this.settings.auditSink,
       forget: (id) => this.sessions.delete(id),
     };
+    this.messages = new ManagerMessages((id) => this.getSession(id));
+    this.retention = new ManagerRetention(this.host);
+    this.recall = new ManagerRecall(this.host, this.settings, () =>
+      this.sessions.values(),
+    );
   }
 
   /**
@@ -180,6 +208,16 @@ export class SessionManager extends ManagerRecall {
     return this;
   }
 
+  /**
+   * Semantic recall for every session this manager opens from now on (docs/search.md): messages
+   * are queued in the same write and embedded in the background; `search()`, `session_search`
+   * and `withSearchableHistory()` then default to `"hybrid"`. Sessions already open get it too.
+   */
+  withEmbeddings(embedder: Embedder, options: EmbeddingOptions = {}): this {
+    this.recall.withEmbeddings(embedder, options);
+    return this;
+  }
+
   // --- Lifecycle ---
 
   /** Registers a new session with a random id and returns its row. */
@@ -237,8 +275,90 @@ export class SessionManager extends ManagerRecall {
   }
 
   /** The Session for an id, configured with the manager's builder settings. Sync; no row needed. */
-  override getSession(id: string): Session {
+  getSession(id: string): Session {
     return this.sessions.get(id);
+  }
+
+  // --- Messages and overlays of one session (the Session methods of the same purpose) ---
+
+  async append(
+    id: string,
+    message: SessionMessage,
+    parentId?: string | null,
+  ): Promise<string> {
+    return this.messages.append(id, message, parentId);
+  }
+
+  /** Updates the message if it exists in the session (parent unchanged), else appends it. */
+  async upsert(
+    id: string,
+    message: SessionMessage,
+    parentId?: string | null,
+  ): Promise<string> {
+    return this.messages.upsert(id, message, parentId);
+  }
+
+  /**
+   * Appends in order, each message under the previous one. The first goes under `parentId`, or
+   * under the latest leaf when it is omitted (`null` makes it a root). Returns the last id.
+   */
+  async appendAll(
+    id: string,
+    messages: readonly SessionMessage[],
+    parentId?: string | null,
+  ): Promise<string | null> {
+    return this.messages.appendAll(id, messages, parentId);
+  }
+
+  async getHistory(
+    id: string,
+    leafId?: string | null,
+  ): Promise<SessionMessage[]> {
+    return this.messages.getHistory(id, leafId);
+  }
+
+  /** The length of the active path (not the total number of rows). */
+  async getMessageCount(id: string): Promise<number> {
+    return this.messages.getMessageCount(id);
+  }
+
+  async clearMessages(id: string): Promise<void> {
+    await this.messages.clearMessages(id);
+  }
+
+  async deleteMessages(
+    id: string,
+    messageIds: readonly string[],
+  ): Promise<void> {
+    await this.messages.deleteMessages(id, messageIds);
+  }
+
+  async getBranches(id: string, messageId: string): Promise<SessionMessage[]> {
+    return this.messages.getBranches(id, messageId);
+  }
+
+  async addCompaction(
+    id: string,
+    summary: string,
+    fromMessageId: string,
+    toMessageId: string,
+    meta?: CompactionMeta,
+  ): Promise<StoredCompaction> {
+    return this.messages.addCompaction(
+      id,
+      summary,
+      fromMessageId,
+      toMessageId,
+      meta,
+    );
+  }
+
+  async getCompactions(id: string): Promise<StoredCompaction[]> {
+    return this.messages.getCompactions(id);
+  }
+
+  async removeCompaction(id: string, compactionId: string): Promise<boolean> {
+    return this.messages.removeCompaction(id, compactionId);
   }
 
   // --- Fork, compaction, usage ---
@@ -286,7 +406,73 @@ export class SessionManager extends ManagerRecall {
     await addUsage(this.backend.registry, id, inputTokens, outputTokens, cost);
   }
 
-  // --- Search and tools ---
+  // --- Erase and retention ---
+
+  /**
+   * Removes one session (`{ sessionId }`), every session of a tenant (`{ ownerId }`) or some
+   * messages (`{ sessionId, messageIds }`) with everything derived from them on this backend:
+   * search index rows, overlays whose range is gone or that summarized an erased message, block
+   * history written from the session (for messages: by their tool calls), attachments left
+   * without a reference, audit events (when the sink has `erase`), config and context rows, the
+   * registry row with its usage. Children of erased messages move up as on delete. Each session
+   * is erased atomically, under its append lock, and no compaction of this process that read an
+   * erased message stores its summary afterwards. Unknown ids count zero.
+   *
+   * @returns What was removed, counted per kind, with the time.
+   */
+  async erase(target: EraseTarget): Promise<EraseReceipt> {
+    return this.retention.erase(target);
+  }
+
+  /**
+   * Deletes whole sessions last updated before `olderThan` and beyond the newest `keepLatest`
+   * (either alone suffices), and branches off the active path whose messages are all older than
+   * `abandonedBranchesOlderThan`, each as `erase()` removes it; every active path stays whole.
+   * `ownerId` limits it to one tenant; `dryRun` only counts and writes nothing.
+   *
+   * @returns What was removed (or would be), counted per kind, with the sessions and branches.
+   */
+  async prune(options: PruneOptions = {}): Promise<PruneReceipt> {
+    return this.retention.prune(options);
+  }
+
+  // --- Embeddings, search and tools ---
+
+  /** Waits until every queued message of the store is embedded (tests, scripts). */
+  async flushEmbeddings(): Promise<void> {
+    await this.recall.flushEmbeddings();
+  }
+
+  /**
+   * Turns embeddings off for the whole store (docs/search.md): stops the background embedding
+   * of this process over the store, drops the embedding queue, the vectors and the triggers that
+   * queue writes (on PostgreSQL also the function `arbor_embedding_hook()`), and detaches
+   * embeddings from this manager and the sessions it holds open. Writes queue nothing afterwards;
+   * a later `withEmbeddings()` recreates everything and embeds every message again, and so does
+   * the next write or search of another manager or session of this process that still has
+   * `withEmbeddings()`.
+   *
+   * @returns How many vectors and queued items were removed.
+   * @throws ArborError `NOT_SUPPORTED` when the store has no embeddings (a custom backend without `embeddings`).
+   */
+  async removeEmbeddings(): Promise<{ vectors: number; queued: number }> {
+    return this.recall.removeEmbeddings();
+  }
+
+  /**
+   * Searches the registered sessions: by words in `"text"` mode (the default without
+   * embeddings), by meaning in `"semantic"`, both fused in `"hybrid"` (the default with them).
+   * A time named in the query ranks the hits inside it first (`now`, `timeZone`); `since` and
+   * `until` filter. Results carry `sessionId`, `sessionName` and `createdAt`, with `context`
+   * their neighbouring turns; explained results (any mode given, or embeddings) also `score`,
+   * `matched`, `snippet` and `onActiveBranch`.
+   */
+  async search(
+    query: string,
+    options: ManagerSearchOptions = {},
+  ): Promise<SearchHit[]> {
+    return this.recall.search(query, options);
+  }
 
   /**
    * `{ session_search }`: the model searches past conversations across all sessions, as
@@ -381,10 +567,6 @@ export class SessionManager extends ManagerRecall {
   }
 
   // --- Internal helpers ---
-
-  protected openSessions(): Iterable<Session> {
-    return this.sessions.values();
-  }
 
   /** A Session from the backend with this manager's settings; its writes touch the registry row. */
   private openConfigured(id: string): Session {

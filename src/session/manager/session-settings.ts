@@ -8,8 +8,7 @@ import type {
 import { ArborError } from "../errors/index.js";
 import type { EmbeddingHandle } from "../embeddings/embedding-handle.js";
 import { attachEmbeddings } from "../embeddings/session-embeddings.js";
-import type { SessionRuntime } from "../session-runtime.js";
-import type { Session } from "../session.js";
+import { Session } from "../session.js";
 import {
   assertAuditSink,
   assertCompactionFunction,
@@ -142,6 +141,4 @@ export class SessionSettings {
   }
 }
 
-function runtimeOf(session: Session): SessionRuntime {
-  return (session as unknown as { runtime: SessionRuntime }).runtime;
-}
+const runtimeOf = (session: Session) => Session.runtimeOf(session);

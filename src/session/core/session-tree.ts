@@ -1,0 +1,116 @@
+import { BranchPointer } from "./branch-pointer.js";
+import {
+  visibleBranches,
+  visibleHistory,
+  visibleLatestLeaf,
+  visibleLatestLeafId,
+  visiblePathIdSet,
+  visiblePathIds,
+  visibleRecentHistory,
+  visibleRowStats,
+} from "./overlay-rows.js";
+import type { PathEntry, SessionProvider } from "../contracts/provider.js";
+import type {
+  HistoryRowStat,
+  RecentHistoryResult,
+  SessionMessage,
+} from "../contracts/types.js";
+
+/**
+ * The tree of one Session as its API reads it (docs/behavior/messages-and-tree.md), over the
+ * provider's plain contract. Every read that has a default leaf resolves it here, explicitly: the
+ * given leaf, else the branch `switchBranch()` chose while that choice holds, else the provider's
+ * latest (passed as `undefined`, so the provider resolves it in the same read). The leaf is then
+ * passed to the provider as an argument, and stored overlay rows are kept out of the answer
+ * (core/overlay-rows.ts). Writes ask `appendParent()` for the parent of an auto-parented append
+ * and report inserts and clears, which end the chosen branch.
+ *
+ * Calls that have no default leaf (`getMessage`, overlays, config, search, exports) go to
+ * `provider` directly.
+ */
+export class SessionTree {
+  /** The chosen branch of `switchBranch()`. */
+  readonly pointer: BranchPointer;
+
+  constructor(readonly provider: SessionProvider) {
+    this.pointer = new BranchPointer(provider);
+  }
+
+  /** The leaf a read of `given` starts from: `given`, else the chosen leaf; `undefined` = the provider's latest. */
+  async leaf(given?: string | null): Promise<string | undefined> {
+    return given ? given : await this.pointer.leafId();
+  }
+
+  /** The active leaf's id: the chosen one, else the newest visible leaf; `null` for an empty session. */
+  async latestLeafId(): Promise<string | null> {
+    return (
+      (await this.pointer.leafId()) ??
+      (await visibleLatestLeafId(this.provider))
+    );
+  }
+
+  /** The active leaf, raw, or `null`. */
+  async latestLeaf(): Promise<SessionMessage | null> {
+    const chosen = await this.pointer.leafId();
+    if (chosen) return (await this.provider.getMessage(chosen)) ?? null;
+    return visibleLatestLeaf(this.provider);
+  }
+
+  /** The path root → leaf with overlays applied (active leaf by default). */
+  async history(leafId?: string | null): Promise<SessionMessage[]> {
+    return visibleHistory(this.provider, await this.leaf(leafId));
+  }
+
+  /** Children of `messageId`, oldest first; a hidden row's children stand in for it. */
+  async branches(messageId: string): Promise<SessionMessage[]> {
+    return visibleBranches(this.provider, messageId);
+  }
+
+  /** Stored rows on the path (active leaf by default). */
+  async pathLength(leafId?: string | null): Promise<number> {
+    return this.provider.getPathLength(await this.leaf(leafId));
+  }
+
+  /** The byte-budgeted suffix of the path; `null` when the provider has no `getRecentHistory`. */
+  async recentHistory(
+    leafId: string | null | undefined,
+    maxContentBytes: number,
+    minRecentMessages?: number,
+  ): Promise<RecentHistoryResult | null> {
+    return visibleRecentHistory(
+      this.provider,
+      await this.leaf(leafId),
+      maxContentBytes,
+      minRecentMessages,
+    );
+  }
+
+  /** `{ id, role, bytes }` per row of the path; `null` when the provider cannot tell. */
+  async historyRowStats(
+    leafId?: string | null,
+  ): Promise<HistoryRowStat[] | null> {
+    return visibleRowStats(this.provider, await this.leaf(leafId));
+  }
+
+  /** `{ id, bytes }` per row of the path, root first; `null` when the provider has no `getPathIds`. */
+  async pathIds(leafId?: string | null): Promise<PathEntry[] | null> {
+    return visiblePathIds(this.provider, await this.leaf(leafId));
+  }
+
+  /** The ids on the path, in no order, from the cheapest read the provider has. */
+  async pathIdSet(leafId?: string | null): Promise<ReadonlySet<string>> {
+    return visiblePathIdSet(this.provider, await this.leaf(leafId));
+  }
+
+  /** The parent to pass for an append under `parentId`: an omitted one becomes the chosen leaf. */
+  async appendParent(
+    parentId: string | null | undefined,
+  ): Promise<string | null | undefined> {
+    return parentId === undefined ? await this.pointer.leafId() : parentId;
+  }
+
+  /** After a write that inserted a message or cleared the session: the chosen branch ends. */
+  async changed(): Promise<void> {
+    await this.pointer.clear();
+  }
+}
