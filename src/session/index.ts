@@ -52,6 +52,7 @@ export type {
   SearchResult,
   SessionMessage,
   SessionMessagePart,
+  MessageTokenCounts,
   SessionTokenCounter,
   SessionTokenCounterInput,
   StoredCompaction,
@@ -147,6 +148,7 @@ export type {
   AppendBatchResult,
   InsertMessageResult,
   PathEntry,
+  StoreTokenEstimate,
 } from "./contracts/provider.js";
 /** Options of `session.history()` / `historyBatches()` and their defaults (docs/behavior/history.md). */
 export {

@@ -3,7 +3,7 @@ import type {
   SessionTokenCounter,
   SessionTokenCounterInput,
 } from "../session/contracts/types.js";
-import { countMessageTokens } from "../utils/tokens/_count-message-tokens.js";
+import { countMessageTokens } from "../session/core/count-message-tokens.js";
 import { countO200kTokens } from "./_o200k-base.js";
 
 /**
@@ -49,6 +49,13 @@ export function countExactMessageTokens(
  * ```
  */
 export function exactTokenCounter(): SessionTokenCounter {
-  return ({ messages, systemPrompt }: SessionTokenCounterInput) =>
+  const counter = ({ messages, systemPrompt }: SessionTokenCounterInput) =>
     countExactMessageTokens(messages) + countExactTokens(systemPrompt);
+  // Per message, so the Session counts each message once instead of the branch per insert.
+  return Object.assign(counter, {
+    perMessage: {
+      message: (message: SessionMessage) => countExactMessageTokens([message]),
+      text: countExactTokens,
+    },
+  });
 }

@@ -80,4 +80,4 @@ export {
   MULTILINGUAL_TOKEN_WEIGHTS,
   multilingualTokenCounter,
 } from "./tokens/multilingual-estimate.js";
-export type { ScriptFeatures } from "./tokens/_script-features.js";
+export type { ScriptFeatures } from "../session/core/script-features.js";

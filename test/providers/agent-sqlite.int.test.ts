@@ -594,7 +594,7 @@ describe("AgentSessionProvider on SQLite", () => {
     expect(
       watched.statements.filter((statement) => /CREATE/i.test(statement))
         .length,
-    ).toBeLessThanOrEqual(16);
+    ).toBeLessThanOrEqual(20);
     const creates = watched.statements.length;
     new AgentSessionProvider(watched.agent, "again").getHistory();
     expect(

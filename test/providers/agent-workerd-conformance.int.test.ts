@@ -351,8 +351,12 @@ class RemoteSessionProvider implements SessionProvider {
     const started = watch("start");
     store.starting = Promise.all([store.starting, started]);
     let draining = Promise.resolve();
+    // The stop below reaches the object after any drain in flight, which may carry a write made
+    // after `stop()` returned: the contract delivers nothing then, so neither does this.
+    let stopped = false;
     const deliver = async (method: string) => {
       for (const event of await watch(method)) {
+        if (stopped) return;
         try {
           await listener(event);
         } catch (error) {
@@ -365,6 +369,7 @@ class RemoteSessionProvider implements SessionProvider {
       draining = draining.then(() => deliver("drain")).catch(() => undefined);
     }, 20);
     return () => {
+      stopped = true;
       clearInterval(timer);
       void draining.then(() => watch("stop")).catch(() => undefined);
     };

@@ -8,6 +8,7 @@ import type {
   PathEntry,
   SessionProvider,
   StoredMessageRecord,
+  StoreTokenEstimate,
 } from "../../session/contracts/provider.js";
 import type { BackendEmbeddings } from "../../session/contracts/embedding-store.js";
 import type {
@@ -269,6 +270,11 @@ export class InMemorySessionProvider implements SessionProvider {
       options.allSessions ? null : this.sessionId,
       listener,
     );
+  }
+
+  /** Memory stores are created by this process, so they count with the current default. */
+  getTokenEstimate(): StoreTokenEstimate {
+    return "multilingual";
   }
 
   countMessages(): number {

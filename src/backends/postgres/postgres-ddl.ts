@@ -12,6 +12,8 @@ export const DEFAULT_TEXT_SEARCH_CONFIG = "english";
 /** `arbor_meta` keys. */
 export const SCHEMA_VERSION_KEY = "postgres_schema_version";
 export const TEXT_SEARCH_CONFIG_KEY = "text_search_config";
+/** The token estimate the database was created with (docs/token-estimation.md). */
+export const TOKEN_ESTIMATE_KEY = "token_estimate";
 
 /** The reference DDL (docs/behavior/storage.md), verbatim except for the text-search configuration. */
 export function seedStatements(config: string): string[] {

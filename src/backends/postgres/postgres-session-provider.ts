@@ -11,6 +11,7 @@ import type {
   PathEntry,
   SessionProvider,
   StoredMessageRecord,
+  StoreTokenEstimate,
 } from "../../session/contracts/provider.js";
 import type { BackendEmbeddings } from "../../session/contracts/embedding-store.js";
 import type {
@@ -222,6 +223,11 @@ export class PostgresSessionProvider implements SessionProvider {
     ids: readonly string[],
   ): Promise<Array<SessionMessage | null>> {
     return (await this.#store()).getMessagesByIds(ids);
+  }
+
+  /** The token estimate recorded when the database was created (docs/token-estimation.md). */
+  async getTokenEstimate(): Promise<StoreTokenEstimate> {
+    return (await this.#store()).getTokenEstimate();
   }
 
   /** How many messages the session stores, every branch counted (one COUNT). */

@@ -32,6 +32,7 @@ import {
   loadMessage,
 } from "./postgres-reads.js";
 import { postgresSettings } from "./postgres-settings.js";
+import type { StoreTokenEstimate } from "../../session/contracts/provider.js";
 import { searchSessionMessages } from "./postgres-search.js";
 import { clearSession, deleteWithRepair } from "./postgres-tree-repair.js";
 import {
@@ -277,6 +278,11 @@ export class PostgresSessionStore {
         `[arbor] Session "${this.sessionId}" could not be registered, so the manager will not list it: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
+  }
+
+  /** The token estimate recorded when the database was created (docs/token-estimation.md). */
+  async getTokenEstimate(): Promise<StoreTokenEstimate> {
+    return (await this.#ready()).tokenEstimate;
   }
 
   async #ready() {

@@ -1,9 +1,11 @@
 import { ArborError } from "../../session/errors/index.js";
+import type { StoreTokenEstimate } from "../../session/contracts/provider.js";
 import type { PostgresClient, PostgresQueryable } from "./postgres-client.js";
 import {
   DEFAULT_TEXT_SEARCH_CONFIG,
   SCHEMA_VERSION_KEY,
   TEXT_SEARCH_CONFIG_KEY,
+  TOKEN_ESTIMATE_KEY,
   versionStatement,
 } from "./postgres-ddl.js";
 import { postgresExecutor } from "./postgres-executor.js";
@@ -27,6 +29,9 @@ export async function migrateSchema(
     if (current.version > POSTGRES_SCHEMA_VERSION) {
       throw newerSchema(current.version);
     }
+    // A database Arbor creates now counts with the multilingual estimate; one that already has
+    // message tables (an older Arbor's or the reference's) keeps the heuristic.
+    const created = current.version === 0 && !(await hasMessageTable(db));
     for (let step = current.version; step < POSTGRES_SCHEMA_VERSION; step++) {
       await UPGRADES[step]?.(db);
       for (const statement of MIGRATIONS[step]!(config)) {
@@ -34,6 +39,12 @@ export async function migrateSchema(
       }
     }
     await db.query(versionStatement(POSTGRES_SCHEMA_VERSION));
+    if (created) {
+      await db.query(
+        "INSERT INTO arbor_meta (key, value) VALUES (?, 'multilingual') ON CONFLICT (key) DO NOTHING",
+        [TOKEN_ESTIMATE_KEY],
+      );
+    }
     forgetSettings(executor);
     return { version: POSTGRES_SCHEMA_VERSION, textSearchConfig: config };
   };
@@ -50,6 +61,8 @@ export async function migrateSchema(
 /** What the providers need to know about the database, read once per client. */
 export interface PostgresSettings {
   textSearchConfig: string;
+  /** The token estimate recorded when the database was created; `"heuristic"` when none was. */
+  tokenEstimate: StoreTokenEstimate;
 }
 
 /**
@@ -104,12 +117,16 @@ async function loadSettings(db: PostgresQueryable): Promise<PostgresSettings> {
         : `is at schema version ${meta.version}, this Arbor needs ${POSTGRES_SCHEMA_VERSION}`,
     );
   }
-  return { textSearchConfig: meta.config ?? DEFAULT_TEXT_SEARCH_CONFIG };
+  return {
+    textSearchConfig: meta.config ?? DEFAULT_TEXT_SEARCH_CONFIG,
+    tokenEstimate: meta.tokenEstimate,
+  };
 }
 
 interface Meta {
   version: number;
   config: string | undefined;
+  tokenEstimate: StoreTokenEstimate;
 }
 
 /** `arbor_meta` as it is; version 0 and no config when the table does not exist yet. */
@@ -117,17 +134,29 @@ async function readMeta(db: PostgresQueryable): Promise<Meta> {
   const [exists] = await db.query<{ present: boolean }>(
     "SELECT to_regclass('arbor_meta') IS NOT NULL AS present",
   );
-  if (!exists?.present) return { version: 0, config: undefined };
+  if (!exists?.present)
+    return { version: 0, config: undefined, tokenEstimate: "heuristic" };
   const rows = await db.query<{ key: string; value: string }>(
-    "SELECT key, value FROM arbor_meta WHERE key IN (?, ?)",
-    [SCHEMA_VERSION_KEY, TEXT_SEARCH_CONFIG_KEY],
+    "SELECT key, value FROM arbor_meta WHERE key IN (?, ?, ?)",
+    [SCHEMA_VERSION_KEY, TEXT_SEARCH_CONFIG_KEY, TOKEN_ESTIMATE_KEY],
   );
   const value = (key: string) => rows.find((row) => row.key === key)?.value;
   const version = Number(value(SCHEMA_VERSION_KEY) ?? 0);
   return {
     version: Number.isInteger(version) && version >= 0 ? version : 0,
     config: value(TEXT_SEARCH_CONFIG_KEY),
+    tokenEstimate:
+      value(TOKEN_ESTIMATE_KEY) === "multilingual"
+        ? "multilingual"
+        : "heuristic",
   };
+}
+
+async function hasMessageTable(db: PostgresQueryable): Promise<boolean> {
+  const [row] = await db.query<{ present: boolean }>(
+    "SELECT to_regclass('assistant_messages') IS NOT NULL AS present",
+  );
+  return row?.present === true;
 }
 
 /**

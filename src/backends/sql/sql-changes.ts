@@ -25,9 +25,46 @@ export function createChangeLogTable(agent: SqlProvider): void {
 }
 
 /**
+ * v10 of sql-schema.ts: the change log without `AUTOINCREMENT` (rows are only ever trimmed from
+ * the old end, so `max(seq) + 1` is already the commit order), an append notice written by a
+ * trigger in the same statement as the message row, so `appendMessage` is one statement and needs
+ * no transaction of its own, and the trimming in a trigger too. Batch writes pause the append
+ * trigger (`withoutAppendNotices`) and record one notice for the batch. Existing rows and their
+ * `seq`s are kept, so a watcher's cursor stays valid.
+ */
+export function rebuildChangeLog(agent: SqlProvider): void {
+  // The trigger names the table, and a rename re-checks every trigger: drop it first.
+  agent.sql`DROP TRIGGER IF EXISTS arbor_changes_on_append`;
+  agent.sql`DROP TABLE IF EXISTS arbor_changes_v10`;
+  agent.sql`CREATE TABLE arbor_changes_v10 (
+    seq INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    ids TEXT NOT NULL,
+    at TEXT NOT NULL
+  )`;
+  agent.sql`INSERT INTO arbor_changes_v10 (seq, session_id, type, ids, at)
+    SELECT seq, session_id, type, ids, at FROM arbor_changes`;
+  agent.sql`DROP TABLE arbor_changes`;
+  agent.sql`ALTER TABLE arbor_changes_v10 RENAME TO arbor_changes`;
+  agent.sql`CREATE TABLE IF NOT EXISTS arbor_append_notices_paused (id INTEGER PRIMARY KEY)`;
+  agent.sql`CREATE TRIGGER arbor_changes_on_append AFTER INSERT ON assistant_messages
+    WHEN NOT EXISTS (SELECT 1 FROM arbor_append_notices_paused)
+    BEGIN
+      INSERT INTO arbor_changes (session_id, type, ids, at)
+      VALUES (NEW.session_id, 'append', json_array(NEW.id), NEW.created_at);
+    END`;
+  agent.sql`CREATE TRIGGER arbor_changes_trim AFTER INSERT ON arbor_changes
+    WHEN NEW.seq % 1000 = 0
+    BEGIN
+      DELETE FROM arbor_changes WHERE seq <= NEW.seq - 10000;
+    END`;
+}
+
+/**
  * Records one change. Call it inside the write's own transaction, so a failed write records
- * nothing; AUTOINCREMENT under SQLite's single writer makes `seq` the commit order.
- * Every `TRIM_EVERY`-th row also trims the log to `CHANGE_LOG_RETENTION` rows.
+ * nothing; under SQLite's single writer `seq` is the commit order, and a trigger trims the log to
+ * `CHANGE_LOG_RETENTION` rows. A single message insert needs no call: its trigger records it.
  */
 export function recordChange(
   agent: SqlProvider,
@@ -35,16 +72,32 @@ export function recordChange(
   type: ChangeType,
   ids: readonly string[],
 ): void {
-  const [row] = agent.sql<{ seq: number }>`
-    INSERT INTO arbor_changes (session_id, type, ids, at)
-    VALUES (${sessionId}, ${type}, ${JSON.stringify(ids)}, ${nowIso()})
-    RETURNING seq`;
-  if (row && row.seq % TRIM_EVERY === 0) {
-    agent.sql`DELETE FROM arbor_changes WHERE seq <= ${row.seq - CHANGE_LOG_RETENTION}`;
-  }
-  // This process's watchers read on a microtask, after the synchronous transaction has
-  // committed (or rolled back, and then they find nothing): no wait for the next poll.
+  agent.sql`INSERT INTO arbor_changes (session_id, type, ids, at)
+    VALUES (${sessionId}, ${type}, ${JSON.stringify(ids)}, ${nowIso()})`;
+  noteChange(agent);
+}
+
+/**
+ * After a committed change this process wrote: its watchers read on a microtask, after the
+ * synchronous transaction has committed (or rolled back, and then they find nothing), with no
+ * wait for the next poll.
+ */
+export function noteChange(agent: SqlProvider): void {
   hubs.get(agent)?.wake();
+}
+
+/**
+ * Runs `work`, which inserts message rows, with the append trigger paused, so a batch or an
+ * import records one notice of its own instead of one per row. Call it inside the caller's
+ * transaction: the pause is a row that commits with nothing (it is gone before the commit).
+ */
+export function withoutAppendNotices<T>(agent: SqlProvider, work: () => T): T {
+  agent.sql`INSERT OR IGNORE INTO arbor_append_notices_paused (id) VALUES (1)`;
+  try {
+    return work();
+  } finally {
+    agent.sql`DELETE FROM arbor_append_notices_paused`;
+  }
 }
 
 /** Watches one session (`sessionId`) or every session (`null`) of the store behind `agent`. */
@@ -63,7 +116,6 @@ export function watchSqlChanges(
 
 // --- Internal helpers ---
 
-const TRIM_EVERY = 1000;
 const READ_BATCH = 1000;
 const hubs = new WeakMap<SqlProvider, ChangeHub>();
 

@@ -4,7 +4,7 @@ import type { ImportRecords } from "../../session/contracts/provider.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import { insertContinuations, splitContent } from "./sql-message-chunks.js";
 import { storeAttachments } from "./sql-attachments.js";
-import { recordChange } from "./sql-changes.js";
+import { recordChange, withoutAppendNotices } from "./sql-changes.js";
 import { atomically } from "./sql-transaction.js";
 import { clearSessionRows } from "./sql-writes.js";
 
@@ -20,7 +20,7 @@ export function importRecords(
 ): void {
   atomically(agent, () => {
     if (records.replace) clearSessionRows(agent, sessionId);
-    insertRecords(agent, sessionId, records);
+    withoutAppendNotices(agent, () => insertRecords(agent, sessionId, records));
     const ids = records.messages.map(({ message }) => message.id);
     recordChange(agent, sessionId, "import", ids);
   });

@@ -18,6 +18,8 @@ export class LatestLeafTracker {
   current(): string | null {
     const { agent, sessionId } = this;
     const cached = this.#cached;
+    // Nothing to validate (a new provider, the first request after a restart): one statement.
+    if (!cached) return this.#find();
     const [state] = agent.sql<{
       max_seq: number | null;
       present: number;
@@ -42,15 +44,7 @@ export class LatestLeafTracker {
     )
       return cached.id;
 
-    // The newest row is a leaf in every tree Arbor writes, so this stops after one or two index steps.
-    const [leaf] = agent.sql<{ seq: number; id: string }>`
-      SELECT m.seq AS seq, m.id AS id FROM assistant_messages AS m
-      WHERE m.session_id = ${sessionId}
-        AND NOT EXISTS (SELECT 1 FROM assistant_messages AS c
-          WHERE c.session_id = ${sessionId} AND c.parent_id = m.id)
-      ORDER BY m.seq DESC LIMIT 1`;
-    this.#cached = leaf ? { id: leaf.id, seq: leaf.seq, maxSeq } : null;
-    return leaf?.id ?? null;
+    return this.#find();
   }
 
   /** The cached answer to re-validate inside an insert (`insertAutoParented`), or `null`. */
@@ -66,5 +60,23 @@ export class LatestLeafTracker {
   /** Drops the cache (after deletes), so the next use recomputes. */
   forget(): void {
     this.#cached = null;
+  }
+
+  /** The newest childless row, and the session's `MAX(seq)` for the cache, in one statement. */
+  #find(): string | null {
+    const { agent, sessionId } = this;
+    // The newest row is a leaf in every tree Arbor writes, so this stops after one or two index steps.
+    const [leaf] = agent.sql<{ seq: number; id: string; max_seq: number }>`
+      SELECT m.seq AS seq, m.id AS id,
+        (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId}) AS max_seq
+      FROM assistant_messages AS m
+      WHERE m.session_id = ${sessionId}
+        AND NOT EXISTS (SELECT 1 FROM assistant_messages AS c
+          WHERE c.session_id = ${sessionId} AND c.parent_id = m.id)
+      ORDER BY m.seq DESC LIMIT 1`;
+    this.#cached = leaf
+      ? { id: leaf.id, seq: leaf.seq, maxSeq: leaf.max_seq }
+      : null;
+    return leaf?.id ?? null;
   }
 }

@@ -92,6 +92,11 @@ export class PathCache {
     return set;
   }
 
+  /** Whether a path or id set is kept (then a write reads the change token around it). */
+  get keepsAnything(): boolean {
+    return this.entry !== null || this.ids !== null;
+  }
+
   /**
    * Before a write this provider makes (an append's insert, a search's index catch-up): the change
    * token when something is kept (the write may keep it), else `null` and no query.

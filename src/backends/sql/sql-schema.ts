@@ -1,5 +1,10 @@
-import { ArborError } from "../../session/errors/index.js";
+import {
+  recordedVersion,
+  SCHEMA_VERSION,
+  SCHEMA_VERSION_KEY,
+} from "./sql-schema-version.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
+import type { StoreTokenEstimate } from "../../session/contracts/provider.js";
 import {
   createMessageTables,
   createStaleIndexTable,
@@ -9,12 +14,9 @@ import { createMessageChunkTable } from "./sql-message-chunks.js";
 import { migrateLegacyTables } from "./sql-legacy-migration.js";
 import { markAllIndexed, markToolCallRowsStale } from "./sql-search.js";
 import { atomically } from "./sql-transaction.js";
-import { createChangeLogTable } from "./sql-changes.js";
+import { createChangeLogTable, rebuildChangeLog } from "./sql-changes.js";
 import { liftAgents032Tables } from "./sql-legacy-032.js";
 import { createAttachmentTables } from "./sql-attachments.js";
-
-/** The `arbor_meta` key that records the version of the message-store schema. */
-export const SCHEMA_VERSION_KEY = "session_schema_version";
 
 /**
  * The ordered migrations of the message store. Applying `MIGRATIONS[i]` brings a database to
@@ -47,51 +49,73 @@ export const MIGRATIONS: ReadonlyArray<(agent: SqlProvider) => void> = [
   // v9: tool-call inputs are searchable (docs/behavior/search.md#tool-calls): the index rows of
   // messages that may hold a tool call are marked stale, so the next search rewrites them.
   (agent) => markToolCallRowsStale(agent),
+  // v10: one statement per append: the change log loses AUTOINCREMENT, and triggers write the
+  // append notice with the message row and trim the log (sql-changes.ts, rebuildChangeLog).
+  (agent) => rebuildChangeLog(agent),
 ];
 
-/** The schema version this build of Arbor writes. */
-export const SCHEMA_VERSION = MIGRATIONS.length;
+// The version sql-schema-version.ts names is the length of this list.
+if (MIGRATIONS.length !== SCHEMA_VERSION)
+  throw new Error(
+    `[arbor] [sqlite] ${MIGRATIONS.length} migrations for schema version ${SCHEMA_VERSION}`,
+  );
+
+export { SCHEMA_VERSION, SCHEMA_VERSION_KEY };
+
+/** The `arbor_meta` key that records the token estimate a store was created with. */
+export const TOKEN_ESTIMATE_KEY = "token_estimate";
 
 /**
  * Creates or migrates the message-store tables once per store object. Many providers over one
- * agent share the result, so DDL runs on the first use only. Pending migrations run in one
- * transaction; a store whose recorded version is newer than this build throws `SCHEMA_VERSION`.
+ * agent share the result, so this runs on the first use only, and costs one query when the store
+ * is already at this version (the usual first request after a restart). Pending migrations run in
+ * one transaction; a store whose recorded version is newer than this build throws `SCHEMA_VERSION`.
  */
 export function ensureAgentSchema(agent: SqlProvider): void {
   if (ready.has(agent)) return;
-  agent.sql`CREATE TABLE IF NOT EXISTS arbor_meta (key TEXT PRIMARY KEY, value TEXT)`;
-  if (readVersion(agent) < SCHEMA_VERSION) {
-    // Re-read inside the transaction: another process may have migrated in between.
-    atomically(agent, () => {
-      const version = readVersion(agent);
-      for (let step = version; step < SCHEMA_VERSION; step++)
-        MIGRATIONS[step]!(agent);
-      if (version < SCHEMA_VERSION) {
-        agent.sql`INSERT INTO arbor_meta (key, value) VALUES (${SCHEMA_VERSION_KEY}, ${String(SCHEMA_VERSION)})
-          ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
-      }
-    });
-  } else {
-    // Idempotent: recreates a table someone dropped, costs nothing otherwise.
-    createMessageTables(agent);
-  }
+  if (recordedVersion(agent) !== SCHEMA_VERSION) migrate(agent);
   ready.add(agent);
+}
+
+/**
+ * The token estimate recorded when the store was created (docs/token-estimation.md):
+ * `"multilingual"` for stores Arbor created since it became the default, `"heuristic"` for
+ * older ones and for databases lifted from agents@0.22 or agents@0.32.
+ */
+export function storeTokenEstimate(agent: SqlProvider): StoreTokenEstimate {
+  const [row] = agent.sql<{ value: string | null }>`
+    SELECT value FROM arbor_meta WHERE key = ${TOKEN_ESTIMATE_KEY}`;
+  return row?.value === "multilingual" ? "multilingual" : "heuristic";
 }
 
 // --- Internal helpers ---
 
 const ready = new WeakSet<object>();
 
-function readVersion(agent: SqlProvider): number {
-  const rows = agent.sql<{
-    value: string | null;
-  }>`SELECT value FROM arbor_meta WHERE key = ${SCHEMA_VERSION_KEY}`;
-  const version = Number(rows[0]?.value ?? 0);
-  if (!Number.isInteger(version) || version < 0 || version > SCHEMA_VERSION) {
-    throw new ArborError(
-      "SCHEMA_VERSION",
-      `[arbor] [sqlite] The message store has schema version "${rows[0]?.value}", newer than this Arbor understands (${SCHEMA_VERSION}). Upgrade arbor.`,
-    );
-  }
-  return version;
+function migrate(agent: SqlProvider): void {
+  agent.sql`CREATE TABLE IF NOT EXISTS arbor_meta (key TEXT PRIMARY KEY, value TEXT)`;
+  // Re-read inside the transaction: another process may have migrated in between.
+  atomically(agent, () => {
+    const version = recordedVersion(agent) ?? 0;
+    if (version === SCHEMA_VERSION) return;
+    // A store Arbor creates now counts with the multilingual estimate; one that already holds
+    // messages (an older Arbor's, or a reference database being lifted) keeps the heuristic.
+    const created = version === 0 && !hasLegacyMessages(agent);
+    for (let step = version; step < SCHEMA_VERSION; step++)
+      MIGRATIONS[step]!(agent);
+    agent.sql`INSERT INTO arbor_meta (key, value) VALUES (${SCHEMA_VERSION_KEY}, ${String(SCHEMA_VERSION)})
+      ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+    if (created) {
+      agent.sql`INSERT INTO arbor_meta (key, value) VALUES (${TOKEN_ESTIMATE_KEY}, 'multilingual')
+        ON CONFLICT (key) DO NOTHING`;
+    }
+  });
+}
+
+/** Whether a message table of agents@0.22 or agents@0.32 (or a version-less Arbor one) exists. */
+function hasLegacyMessages(agent: SqlProvider): boolean {
+  const [row] = agent.sql<{ n: number }>`
+    SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'
+      AND name IN ('assistant_messages', 'cf_agents_session_messages')`;
+  return Number(row?.n ?? 0) > 0;
 }

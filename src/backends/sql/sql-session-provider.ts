@@ -11,6 +11,7 @@ import type {
   PathEntry,
   SessionProvider,
   StoredMessageRecord,
+  StoreTokenEstimate,
 } from "../../session/contracts/provider.js";
 import type { BackendEmbeddings } from "../../session/contracts/embedding-store.js";
 import {
@@ -51,9 +52,9 @@ import {
   loadHistory,
   loadMessage,
 } from "./sql-reads.js";
-import { ensureAgentSchema } from "./sql-schema.js";
+import { ensureAgentSchema, storeTokenEstimate } from "./sql-schema.js";
 import { searchSessionMessages } from "./sql-search.js";
-import { atomically } from "./sql-transaction.js";
+import { atomically, writeChecked } from "./sql-transaction.js";
 import {
   loadHistoryRowStats,
   loadMessagesByIds,
@@ -201,8 +202,7 @@ export class AgentSessionProvider implements SessionProvider {
     const sessionId = this.sessionId;
     const latestLeaf = this.#latestLeaf;
     const paths = this.#paths;
-    // One transaction: the parent lookup and the insert are atomic across processes.
-    const written = atomically(agent, () => {
+    const write = () => {
       const before = paths.tokenBeforeWrite();
       const row = appendMessageRow(
         agent,
@@ -218,7 +218,19 @@ export class AgentSessionProvider implements SessionProvider {
         this.#registerOnFirstWrite();
       }
       return row;
-    });
+    };
+    // The parent lookup, the insert and its change notice are one statement, atomic on its own
+    // (the usual append: one statement, no transaction). Chunks, attachments, the first write's
+    // registry row or a kept path (whose change token must not miss another process's commit
+    // in between) make more statements, and those run in one transaction.
+    const single =
+      split.chunkedBytes === null &&
+      extracted.length === 0 &&
+      (this.#registered || sessionId === "") &&
+      !paths.keepsAnything;
+    const written = single
+      ? writeChecked(agent, write)
+      : atomically(agent, write);
     if (written === null) return { inserted: false, parentId: null };
     latestLeaf.remember(message.id, written.seq);
     return { inserted: true, parentId: written.parentId };
@@ -365,6 +377,12 @@ export class AgentSessionProvider implements SessionProvider {
   getMessagesByIds(ids: readonly string[]): Array<SessionMessage | null> {
     this.#ready();
     return loadMessagesByIds(this.#agent, this.sessionId, ids);
+  }
+
+  /** The token estimate recorded when the store was created (docs/token-estimation.md). */
+  getTokenEstimate(): StoreTokenEstimate {
+    this.#ready();
+    return storeTokenEstimate(this.#agent);
   }
 
   /** How many messages the session stores, every branch counted (one COUNT). */

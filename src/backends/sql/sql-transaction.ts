@@ -1,4 +1,5 @@
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
+import { assertSchemaNotNewer } from "./sql-schema-version.js";
 
 /**
  * Runs `work` inside `agent.transaction` when the store has one (SQLite `BEGIN IMMEDIATE`), so a
@@ -7,9 +8,23 @@ import type { SqlProvider } from "../../session/contracts/sql-provider.js";
  * together.
  */
 export function atomically<T>(agent: SqlProvider, work: () => T): T {
-  return typeof agent.transaction === "function"
-    ? agent.transaction(work)
-    : work();
+  return writeChecked(agent, () =>
+    typeof agent.transaction === "function" ? agent.transaction(work) : work(),
+  );
+}
+
+/**
+ * Runs a write; when it fails, first checks whether another process moved the store to a newer
+ * schema meanwhile (a rolling deploy), and then throws the typed `SCHEMA_VERSION` error instead
+ * of the statement's own (`assertSchemaNotNewer`).
+ */
+export function writeChecked<T>(agent: SqlProvider, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    assertSchemaNotNewer(agent);
+    throw error;
+  }
 }
 
 /** The current time as ISO-8601 UTC with milliseconds, the format of every stored timestamp. */

@@ -6,7 +6,12 @@ import {
   replaceAttachments,
   storeAttachments,
 } from "./sql-attachments.js";
-import { recordChange, recordDeletion } from "./sql-changes.js";
+import {
+  noteChange,
+  recordChange,
+  recordDeletion,
+  withoutAppendNotices,
+} from "./sql-changes.js";
 import type { LatestLeafTracker } from "./sql-latest-leaf.js";
 import {
   insertContinuations,
@@ -40,8 +45,8 @@ export function resolveParent(
 /**
  * Inserts `message` under `parentId`, stored as `split` with `extracted` attachments moved out;
  * its `seq`, or `null` (and no write) when the id already exists in this session. Runs inside the
- * caller's transaction, which also resolved the parent. `recordAppend: false` leaves the change
- * notice to the caller (a batch records one for all its messages).
+ * caller's transaction, which also resolved the parent. The append notice is the insert trigger's
+ * (sql-changes.ts); a batch pauses it and records one for all its messages.
  */
 export function insertMessageRow(
   agent: SqlProvider,
@@ -50,7 +55,6 @@ export function insertMessageRow(
   parentId: string | null,
   split: SplitContent,
   extracted: readonly ExtractedAttachment[],
-  recordAppend = true,
 ): number | null {
   const [row] = agent.sql<{ seq: number }>`
     INSERT INTO assistant_messages (id, session_id, parent_id, role, content, chunked_bytes, created_at)
@@ -60,17 +64,18 @@ export function insertMessageRow(
   if (!row) return null;
   insertContinuations(agent, row.seq, split.continuations);
   storeAttachments(agent, sessionId, message.id, extracted);
-  if (recordAppend) recordChange(agent, sessionId, "append", [message.id]);
   // Not indexed here: the search index catches up on the next search (catchUpIndex, sql-search.ts).
   return row.seq;
 }
 
 /**
  * `appendMessage`'s write: resolves the parent (as `resolveParent` does) and inserts `message` in
- * one statement, then its continuation chunks, attachments and change notice. The latest leaf is
- * the tracker's cached answer when the same statement finds it still valid (still the session's
- * newest row, still childless), else the newest childless row. Returns the row's `seq` and stored
- * parent, or `null` (and no write) when the id is taken. Runs inside the caller's transaction.
+ * one statement, whose trigger also records the change notice, then its continuation chunks and
+ * attachments. The latest leaf is the tracker's cached answer when the same statement finds it
+ * still valid (still the session's newest row, still childless), else the newest childless row.
+ * Returns the row's `seq` and stored parent, or `null` (and no write) when the id is taken. A
+ * message with continuations or attachments runs inside the caller's transaction; a plain one is
+ * atomic on its own.
  */
 export function appendMessageRow(
   agent: SqlProvider,
@@ -120,7 +125,7 @@ export function appendMessageRow(
   if (!row) return null;
   insertContinuations(agent, row.seq, split.continuations);
   storeAttachments(agent, sessionId, id, extracted);
-  recordChange(agent, sessionId, "append", [id]);
+  noteChange(agent);
   return { seq: row.seq, parentId: row.parent_id ?? null };
 }
 
@@ -144,6 +149,22 @@ export function insertMessageChain(
 ): Array<number | null> {
   const seqs: Array<number | null> = [];
   const insertedIds: string[] = [];
+  withoutAppendNotices(agent, () =>
+    insertChainRows(agent, sessionId, rows, parentId, seqs, insertedIds),
+  );
+  if (insertedIds.length > 0)
+    recordChange(agent, sessionId, "append", insertedIds);
+  return seqs;
+}
+
+function insertChainRows(
+  agent: SqlProvider,
+  sessionId: string,
+  rows: readonly EncodedRow[],
+  parentId: string | null,
+  seqs: Array<number | null>,
+  insertedIds: string[],
+): void {
   const now = nowIso();
   let parent = parentId;
   for (let index = 0; index < rows.length;) {
@@ -184,16 +205,12 @@ export function insertMessageChain(
       parent,
       split,
       extracted,
-      false,
     );
     seqs.push(seq);
     if (seq !== null) insertedIds.push(message.id);
     parent = message.id;
     index++;
   }
-  if (insertedIds.length > 0)
-    recordChange(agent, sessionId, "append", insertedIds);
-  return seqs;
 }
 
 /*

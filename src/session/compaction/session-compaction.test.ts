@@ -1,14 +1,15 @@
 // Automatic compaction with a small `compactAfter` threshold, on a real SQLite session.
 // Regression: with a threshold at or below the default protected tail (20,000 tokens), the tail
 // covered the whole history, so nothing was ever compacted and the warning blamed `tokenCounter`.
+// A new store counts with the multilingual estimate (docs/token-estimation.md), so these do too.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { openSqlite } from "../../sqlite/index.js";
 import { createCompactFunction } from "../../utils/index.js";
-import { estimateMessageTokens } from "../core/estimate-tokens.js";
+import { estimateMessageTokensMultilingual as estimateMessageTokens } from "../core/multilingual-tokens.js";
 import { Session } from "../session.js";
 import type { SessionMessage } from "../contracts/types.js";
 
-/** ~400 estimated tokens per message: 1,600 characters. */
+/** ~275 estimated tokens per message: 1,600 characters. */
 const message = (index: number): SessionMessage => ({
   id: `m${index}`,
   role: index % 2 === 0 ? "user" : "assistant",
@@ -73,7 +74,7 @@ describe("compactAfter with a small threshold", () => {
         }),
       )
       .compactAfter(6_000);
-    for (let index = 0; index < 17; index++)
+    for (let index = 0; index < 25; index++)
       await session.appendMessage(message(index));
 
     expect(await session.getCompactions()).toEqual([]);

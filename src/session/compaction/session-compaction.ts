@@ -1,5 +1,10 @@
 import { estimateStringTokens } from "../core/estimate-tokens.js";
 import { ArborError } from "../errors/index.js";
+import type {
+  SessionProvider,
+  StoreTokenEstimate,
+} from "../contracts/provider.js";
+import { multilingualTokenCounter } from "../core/multilingual-tokens.js";
 import type { SessionTree } from "../core/session-tree.js";
 import { messageOf, type StatusEmitter } from "../status.js";
 import type { SystemPrompt } from "../context/system-prompt.js";
@@ -47,6 +52,7 @@ export class SessionCompaction {
   errorHandler: CompactionErrorHandler | undefined;
   readonly estimator = new BranchEstimator();
   private running: Promise<unknown> | null = null;
+  private storeEstimate: Promise<StoreTokenEstimate> | null = null;
   private warnedNoFunction = false;
   private warnedNoop = false;
 
@@ -60,19 +66,52 @@ export class SessionCompaction {
     if (options.tokenCounter) this.tokenCounter = options.tokenCounter;
   }
 
-  /** The estimate of docs/behavior/overlays.md: the custom counter, else heuristic messages + prompt. */
+  /**
+   * The estimate of docs/behavior/overlays.md: the counter in use (`compactAfter`'s, else the one
+   * the store was created with), cached per message when it has a per-message form; a whole-request
+   * counter without one reads the branch each time.
+   */
   async estimate(host: CompactionHost): Promise<number> {
-    if (this.tokenCounter) {
+    const counter = await this.counterFor(host.tree.provider);
+    if (counter && !counter.perMessage) {
       await host.blocks.load();
-      const result = await this.tokenCounter({
+      const result = await counter({
         messages: await host.tree.history(),
         systemPrompt: await host.prompt.current(),
         contextBlocks: host.blocks.list(),
       });
       return Number.isFinite(result) ? Math.max(0, Math.ceil(result)) : 0;
     }
+    const counts = counter?.perMessage ?? null;
+    this.estimator.use(counts);
     const messages = await this.estimator.messageTokens(host.tree);
-    return messages + estimateStringTokens(await host.prompt.current());
+    const prompt = await host.prompt.current();
+    const promptTokens = counts
+      ? counts.text(prompt)
+      : estimateStringTokens(prompt);
+    return (
+      messages +
+      (Number.isFinite(promptTokens) ? Math.max(0, Math.ceil(promptTokens)) : 0)
+    );
+  }
+
+  /**
+   * The counter in use: `compactAfter`'s, else the store's recorded default
+   * (`getTokenEstimate`, read once), `undefined` for the heuristic.
+   */
+  async counterFor(
+    provider: SessionProvider,
+  ): Promise<SessionTokenCounter | undefined> {
+    if (this.tokenCounter) return this.tokenCounter;
+    this.storeEstimate ??= Promise.resolve(
+      provider.getTokenEstimate?.() ?? "heuristic",
+    ).then(
+      (estimate) => estimate,
+      () => "heuristic" as const,
+    );
+    return (await this.storeEstimate) === "multilingual"
+      ? MULTILINGUAL_COUNTER
+      : undefined;
   }
 
   /** Runs one compaction; calls queue behind the one in flight. */
@@ -151,7 +190,8 @@ export class SessionCompaction {
       this.emitPhase(host, "compacting", tokensBefore);
       const history = await host.tree.history(leafId);
       const context: CompactContext = {};
-      if (this.tokenCounter) context.tokenCounter = this.tokenCounter;
+      const counter = await this.counterFor(host.tree.provider);
+      if (counter) context.tokenCounter = counter;
       if (this.threshold !== null) context.threshold = this.threshold;
       const result = await compactFunction(history, context);
       if (!result) {
@@ -180,7 +220,7 @@ export class SessionCompaction {
         history,
         plan,
         result.summary,
-        this.tokenCounter,
+        counter,
       );
       // Under the append lock: an erase either ran before (then the epoch moved, or the range is
       // gone) and nothing is stored, or runs after and finds the overlay (erase-and-retention.md).
@@ -258,3 +298,6 @@ export class SessionCompaction {
     }
   }
 }
+
+/** The counter of stores created with the multilingual default (one instance: `use` compares it). */
+const MULTILINGUAL_COUNTER = multilingualTokenCounter();

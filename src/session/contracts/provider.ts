@@ -24,6 +24,9 @@ import type {
   TextSearchOptions,
 } from "./types.js";
 
+/** The built-in token estimate a store counts with (`SessionProvider.getTokenEstimate`). */
+export type StoreTokenEstimate = "heuristic" | "multilingual";
+
 /** A message with its place in the tree, as exported and imported in bulk (docs/behavior/manager.md). */
 export interface StoredMessageRecord {
   message: SessionMessage;
@@ -188,6 +191,13 @@ export interface SessionProvider {
    * Used by snapshot import and fork (docs/behavior/manager.md).
    */
   importRecords?(records: ImportRecords): MaybePromise<void>;
+  /**
+   * Optional: the token estimate the store was created with (docs/token-estimation.md):
+   * `"multilingual"` for stores created since it became the default, `"heuristic"` for older
+   * ones. The Session counts with it when `compactAfter()` has no `tokenCounter`; without this
+   * method it uses the heuristic.
+   */
+  getTokenEstimate?(): MaybePromise<StoreTokenEstimate>;
   /** Optional: how many messages the session stores, every branch counted, without reading them. */
   countMessages?(): MaybePromise<number>;
   /** Optional: every message of the session, all branches, in insertion order (docs/behavior/manager.md). */

@@ -113,10 +113,24 @@ export interface SessionTokenCounterInput {
   contextBlocks: ContextBlock[];
 }
 
-/** Counts the tokens of a whole request (docs/behavior/overlays.md). Non-finite results count as 0. */
-export type SessionTokenCounter = (
-  input: SessionTokenCounterInput,
-) => MaybePromise<number>;
+/**
+ * Counts the tokens of a whole request (docs/behavior/overlays.md). Non-finite results count as 0.
+ * A counter that also has `perMessage` is additive: the Session then counts each message once,
+ * caches the counts like the default's, and adds the system prompt's text, instead of passing the
+ * whole branch to the counter after every insert (`multilingualTokenCounter()` and
+ * `exactTokenCounter()` have it).
+ */
+export interface SessionTokenCounter {
+  (input: SessionTokenCounterInput): MaybePromise<number>;
+  /** The same count split per message and per text: `counter(input)` must equal the sum. */
+  readonly perMessage?: MessageTokenCounts;
+}
+
+/** `SessionTokenCounter.perMessage`: synchronous counts of one message and of one text. */
+export interface MessageTokenCounts {
+  message(message: SessionMessage): number;
+  text(text: string): number;
+}
 
 /** Options of `compactAfter(threshold, options)`. */
 export interface CompactAfterOptions {

@@ -2,9 +2,9 @@
  * Internal: docs/behavior/overlays.md's per-part rules with a pluggable string counter, shared by the multilingual
  * estimate and `arbor-memory/tokenizer` so both count exactly the parts the default heuristic counts.
  */
-import { isToolPart } from "../../session/core/tool-parts.js";
-import type { SessionMessage } from "../../session/contracts/types.js";
-import { jsonText } from "../../session/core/json-text.js";
+import { isToolPart } from "./tool-parts.js";
+import type { SessionMessage } from "../contracts/types.js";
+import { jsonText } from "./json-text.js";
 
 /** Fixed overhead per message (role, separators), as in docs/behavior/overlays.md. */
 const TOKENS_PER_MESSAGE = 4;
