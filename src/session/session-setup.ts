@@ -1,7 +1,6 @@
 import { ContextBlocks } from "./context/context-blocks.js";
 import { BranchPointer } from "./core/branch-pointer.js";
 import { hideOverlayRows } from "./core/overlay-rows.js";
-import { withLocalChangeFeed } from "./session-local-feed.js";
 import type {
   AnyContextProvider,
   WritableContextProvider,
@@ -53,8 +52,7 @@ export function setUpSession(plan: SessionPlan): SessionParts {
   const store = resolveProvider(plan);
   // Overlay rows written as messages stay out of every read (docs/behavior/overlays.md).
   const pointer = new BranchPointer(hideOverlayRows(store));
-  // Custom providers without watchChanges get the in-process change feed.
-  const provider = withLocalChangeFeed(pointer.view());
+  const provider = pointer.view();
   const configs = plan.context.map((config) => ({
     ...config,
     ...resolveBlockProvider(plan, provider, config),

@@ -1,9 +1,10 @@
 /**
- * The in-memory store as a whole (the `Backend` contract): its registry, sessions, erase and
- * embeddings. One `Backend` per `MemoryStore`, so every caller agrees on its identity.
+ * The in-memory store as a whole (the `Backend` contract): its registry, sessions, erase,
+ * embeddings and change feed. One `Backend` per `MemoryStore`, so every caller agrees on its identity.
  */
 import type { Backend } from "../../session/contracts/backend.js";
 import { InMemorySessionProvider } from "./in-memory-session-provider.js";
+import { memoryChangeFeed } from "./memory-changes.js";
 import { memoryEmbeddings } from "./memory-embedding-access.js";
 import { MemorySessionRegistry } from "./memory-registry.js";
 import { MemoryStore } from "./memory-store.js";
@@ -38,5 +39,6 @@ function createBackend(store: MemoryStore): Backend {
       },
     },
     embeddings: memoryEmbeddings(store),
+    changes: memoryChangeFeed(store),
   };
 }

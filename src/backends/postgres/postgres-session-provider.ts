@@ -246,8 +246,12 @@ export class PostgresSessionProvider implements SessionProvider {
     listener: ChangeListener,
     options: WatchChangesOptions = {},
   ): Unsubscribe {
-    const scope = options.allSessions ? null : this.sessionId;
-    return watchPostgresChanges(this.#client, scope, listener);
+    const sessionId = options.allSessions ? null : this.sessionId;
+    return watchPostgresChanges(
+      this.#client,
+      { sessionId, after: options.after },
+      listener,
+    );
   }
 
   // --- Internal helpers ---

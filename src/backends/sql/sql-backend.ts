@@ -1,9 +1,10 @@
 /**
- * A `sql` store as a whole (the `Backend` contract): its registry, sessions, erase and
- * embeddings. One `Backend` per store object, so every caller agrees on its identity. Erase
+ * A `sql` store as a whole (the `Backend` contract): its registry, sessions, erase,
+ * embeddings and change feed. One `Backend` per store object, so every caller agrees on its identity. Erase
  * loads on first use: a Durable Object that never erases does not carry it.
  */
 import type { Backend } from "../../session/contracts/backend.js";
+import { sqlChangeFeed } from "./sql-changes.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import { sqlEmbeddings } from "./sql-embedding-access.js";
 import { SqlSessionRegistry } from "./sql-registry.js";
@@ -39,5 +40,6 @@ function createBackend(agent: SqlProvider): Backend {
       },
     },
     embeddings: sqlEmbeddings(agent),
+    changes: sqlChangeFeed(agent),
   };
 }

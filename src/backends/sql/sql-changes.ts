@@ -1,14 +1,22 @@
 import type {
+  ChangeFeedSource,
   ChangeListener,
   ChangeType,
+  ChangeWatchScope,
   Unsubscribe,
 } from "../../session/contracts/changes.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
-import { ChangeFeed, changeFromRow } from "../../session/core/change-feed.js";
+import {
+  CHANGE_LOG_RETENTION,
+  ChangeFeed,
+  changeFromRow,
+  parseSeqPosition,
+  resetEvent,
+} from "../../session/core/change-feed.js";
+import { ensureAgentSchema } from "./sql-schema.js";
 import { nowIso } from "./sql-transaction.js";
 
-/** Change-log rows kept: older ones are trimmed (docs/behavior/events-and-audit.md, "Change feed"). */
-export const CHANGE_LOG_RETENTION = 10_000;
+export { CHANGE_LOG_RETENTION };
 
 /** How often watchers check `PRAGMA data_version` for commits by other connections. */
 export const CHANGE_POLL_INTERVAL_MS = 150;
@@ -27,7 +35,8 @@ export function createChangeLogTable(agent: SqlProvider): void {
 /**
  * Records one change. Call it inside the write's own transaction, so a failed write records
  * nothing; AUTOINCREMENT under SQLite's single writer makes `seq` the commit order.
- * Every `TRIM_EVERY`-th row also trims the log to `CHANGE_LOG_RETENTION` rows.
+ * Every `TRIM_EVERY`-th row also trims the log to `CHANGE_LOG_RETENTION` rows and records the
+ * highest `seq` trimmed (`arbor_meta`), below which a resumed watch gets a `reset`.
  */
 export function recordChange(
   agent: SqlProvider,
@@ -40,17 +49,22 @@ export function recordChange(
     VALUES (${sessionId}, ${type}, ${JSON.stringify(ids)}, ${nowIso()})
     RETURNING seq`;
   if (row && row.seq % TRIM_EVERY === 0) {
-    agent.sql`DELETE FROM arbor_changes WHERE seq <= ${row.seq - CHANGE_LOG_RETENTION}`;
+    const horizon = row.seq - CHANGE_LOG_RETENTION;
+    if (horizon > 0) {
+      agent.sql`DELETE FROM arbor_changes WHERE seq <= ${horizon}`;
+      agent.sql`INSERT INTO arbor_meta (key, value) VALUES (${TRIMMED_KEY}, ${String(horizon)})
+        ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+    }
   }
   // This process's watchers read on a microtask, after the synchronous transaction has
   // committed (or rolled back, and then they find nothing): no wait for the next poll.
   hubs.get(agent)?.wake();
 }
 
-/** Watches one session (`sessionId`) or every session (`null`) of the store behind `agent`. */
+/** Watches one session or every session (`scope.sessionId`) of the store behind `agent`. */
 export function watchSqlChanges(
   agent: SqlProvider,
-  sessionId: string | null,
+  scope: ChangeWatchScope,
   listener: ChangeListener,
 ): Unsubscribe {
   let hub = hubs.get(agent);
@@ -58,19 +72,33 @@ export function watchSqlChanges(
     hub = new ChangeHub(agent);
     hubs.set(agent, hub);
   }
-  return hub.add(listener, sessionId);
+  return hub.add(listener, scope);
+}
+
+/** The store's change feed, as its `Backend` declares it. */
+export function sqlChangeFeed(agent: SqlProvider): ChangeFeedSource {
+  return {
+    watch(listener, scope) {
+      ensureAgentSchema(agent);
+      return watchSqlChanges(agent, scope, listener);
+    },
+  };
 }
 
 // --- Internal helpers ---
 
 const TRIM_EVERY = 1000;
+/** The `arbor_meta` key of the highest `seq` trimmed from the change log. */
+const TRIMMED_KEY = "change_log_trimmed_seq";
 const READ_BATCH = 1000;
 const hubs = new WeakMap<SqlProvider, ChangeHub>();
 
 /**
  * One reader of the change log per store object: it remembers the last `seq` it published and
  * reads newer rows after this process's own writes (`wake`) and when `PRAGMA data_version` says
- * another connection committed. Where that pragma is unavailable (Durable Objects, where one
+ * another connection committed. SQLite has one writer at a time and `seq` is drawn inside the
+ * write, so `seq` order is commit order and a `seq` is a complete position: a resumed watch
+ * reads the rows after it up to the reader's own, synchronously, before the next live row. Where that pragma is unavailable (Durable Objects, where one
  * isolate owns the store) only `wake` runs, which is all such a store needs.
  */
 class ChangeHub {
@@ -82,10 +110,42 @@ class ChangeHub {
 
   constructor(readonly agent: SqlProvider) {}
 
-  add(listener: ChangeListener, sessionId: string | null): Unsubscribe {
+  add(listener: ChangeListener, scope: ChangeWatchScope): Unsubscribe {
+    const { sessionId } = scope;
+    const after =
+      scope.after === undefined ? undefined : parseSeqPosition(scope.after);
     if (this.#feed.size === 0) this.#start();
     else this.#read();
-    return this.#feed.add(listener, sessionId, () => this.#stop());
+    if (after === undefined)
+      return this.#feed.add(listener, sessionId, () => this.#stop());
+    const watch = this.#feed.addHeld(listener, sessionId, () => this.#stop());
+    try {
+      watch.resume(this.#missed(sessionId, after));
+    } catch (error) {
+      watch.stop();
+      throw error;
+    }
+    return watch.stop;
+  }
+
+  /** What a watch resuming after `after` missed, up to the reader's cursor; or one `reset`. */
+  #missed(sessionId: string | null, after: number) {
+    const [meta] = this.agent.sql<{ value: string }>`
+      SELECT value FROM arbor_meta WHERE key = ${TRIMMED_KEY}`;
+    const trimmed = Number(meta?.value ?? 0);
+    // Older than the log keeps, or a position this store never gave (another database file).
+    if (after < trimmed || after > this.#cursor)
+      return [resetEvent(sessionId, this.#cursor, String(this.#cursor))];
+    const rows =
+      sessionId === null
+        ? this.agent
+            .sql<ChangeRow>`SELECT seq, session_id, type, ids, at FROM arbor_changes
+            WHERE seq > ${after} AND seq <= ${this.#cursor} ORDER BY seq`
+        : this.agent
+            .sql<ChangeRow>`SELECT seq, session_id, type, ids, at FROM arbor_changes
+            WHERE seq > ${after} AND seq <= ${this.#cursor} AND session_id = ${sessionId}
+            ORDER BY seq`;
+    return rows.map((row) => changeFromRow(row));
   }
 
   wake(): void {
@@ -131,13 +191,8 @@ class ChangeHub {
 
   #read(): void {
     for (;;) {
-      const rows = this.agent.sql<{
-        seq: number;
-        session_id: string;
-        type: string;
-        ids: string;
-        at: string;
-      }>`SELECT seq, session_id, type, ids, at FROM arbor_changes
+      const rows = this.agent
+        .sql<ChangeRow>`SELECT seq, session_id, type, ids, at FROM arbor_changes
         WHERE seq > ${this.#cursor} ORDER BY seq LIMIT ${READ_BATCH}`;
       for (const row of rows) {
         this.#cursor = row.seq;
@@ -146,6 +201,14 @@ class ChangeHub {
       if (rows.length < READ_BATCH) return;
     }
   }
+}
+
+interface ChangeRow {
+  seq: number;
+  session_id: string;
+  type: string;
+  ids: string;
+  at: string;
 }
 
 /** `PRAGMA data_version` (changes when another connection commits), or `null` where it is not allowed. */

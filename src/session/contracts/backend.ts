@@ -1,3 +1,4 @@
+import type { ChangeFeedSource } from "./changes.js";
 import type { BackendEmbeddings } from "./embedding-store.js";
 import type { StoreEraseResult, StoreEraseTarget } from "./erase.js";
 import type { SessionProvider } from "./provider.js";
@@ -17,6 +18,10 @@ import type { SessionRegistry } from "./registry.js";
  * | `session()`  | yes      | opening a session of the store                                  |
  * | `erase`      | no       | `manager.erase()`, `manager.prune()`; without it `NOT_SUPPORTED` |
  * | `embeddings` | no       | `withEmbeddings()`, `removeEmbeddings()`; without it `NOT_SUPPORTED` |
+ * | `changes`    | no       | `manager.watch()`; without it `NOT_SUPPORTED`                   |
+ *
+ * A session's own `session.watch()` uses its provider's `watchChanges`; the built-in providers
+ * implement it over the same feed as their backend's `changes`.
  */
 export interface Backend {
   /** Names the backend in messages: `"memory"`, `"sql"`, `"postgres"`, or a custom store's. */
@@ -34,6 +39,11 @@ export interface Backend {
   readonly erase?: BackendErase;
   /** Optional: the store's vectors and embedding queue (docs/search.md). */
   readonly embeddings?: BackendEmbeddings;
+  /**
+   * Optional: the store's change feed (docs/behavior/events-and-audit.md, "Change feed"): every
+   * committed write from every process, with positions to resume from.
+   */
+  readonly changes?: ChangeFeedSource;
 }
 
 /** A backend's side of erase: its own rows, in one atomic write per target. */

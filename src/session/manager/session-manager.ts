@@ -14,7 +14,12 @@ import type {
 import type { ArborTool } from "../context/tools/index.js";
 import type { PostgresClient } from "../contracts/postgres-client.js";
 import { setAfterWrite, watchStore, type Session } from "../session.js";
-import type { ChangeListener, Unsubscribe } from "../contracts/changes.js";
+import type {
+  ChangeListener,
+  ChangePosition,
+  Unsubscribe,
+} from "../contracts/changes.js";
+import { ArborTypeError } from "../errors/index.js";
 import {
   inMemoryManagerBackend,
   managerBackendFor,
@@ -307,10 +312,25 @@ export class SessionManager extends ManagerRecall {
   /**
    * Calls `listener` once per committed write to any session of this store, in commit order,
    * including writes by other processes; returns the function that stops it
-   * (docs/behavior/events-and-audit.md, "Change feed").
+   * (docs/behavior/events-and-audit.md, "Change feed"). With `after` (an earlier event's
+   * `cursor`) it first delivers every change committed after that event; a position older than
+   * the change log keeps gets one `reset` event instead (re-read what you track).
    */
-  watch(listener: ChangeListener): Unsubscribe {
-    return watchStore(this.backend.openSession(""), listener);
+  watch(
+    listener: ChangeListener,
+    options: { after?: ChangePosition } = {},
+  ): Unsubscribe {
+    const changes = this.backend.backend?.changes;
+    if (changes) {
+      if (typeof listener !== "function") {
+        throw new ArborTypeError(
+          "INVALID_ARGUMENT",
+          "[arbor] watch() needs a listener function",
+        );
+      }
+      return changes.watch(listener, { sessionId: null, after: options.after });
+    }
+    return watchStore(this.backend.openSession(""), listener, options.after);
   }
 
   // --- Tenant binding and metadata ---
