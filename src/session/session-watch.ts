@@ -32,8 +32,12 @@ export function watchSession(
       "[arbor] watch() needs a provider with watchChanges(): the built-in backends have it; a custom provider can implement it with InProcessChangeLog",
     );
   }
-  const stop = provider.watchChanges(listener, options);
   let closed = false;
+  // "Nothing after stop() returns" holds whatever the provider's own delivery does.
+  const stop = provider.watchChanges(
+    (event) => (closed ? undefined : listener(event)),
+    options,
+  );
   return () => {
     if (closed) return;
     closed = true;
