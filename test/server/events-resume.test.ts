@@ -33,7 +33,7 @@ async function changes(
   path: string,
   count: number,
   headers: Record<string, string> = {},
-  during?: () => Promise<unknown>,
+  during?: () => unknown,
 ): Promise<
   Array<{ id: string; data: { type: string; ids: string[]; seq: number } }>
 > {

@@ -4,7 +4,9 @@
  * loads on first use: a Durable Object that never erases does not carry it.
  */
 import type { Backend } from "../../session/contracts/backend.js";
-import { sqlChangeFeed } from "./sql-changes.js";
+import type { ChangeFeedSource } from "../../session/contracts/changes.js";
+import { watchSqlChanges } from "./sql-changes.js";
+import { ensureAgentSchema } from "./sql-schema.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import { sqlEmbeddings } from "./sql-embedding-access.js";
 import { SqlSessionRegistry } from "./sql-registry.js";
@@ -21,6 +23,16 @@ export function sqlBackend(agent: SqlProvider): Backend {
 }
 
 // --- Internal helpers ---
+
+/** The store's change feed, as its `Backend` declares it. */
+function sqlChangeFeed(agent: SqlProvider): ChangeFeedSource {
+  return {
+    watch(listener, scope) {
+      ensureAgentSchema(agent);
+      return watchSqlChanges(agent, scope, listener);
+    },
+  };
+}
 
 const backends = new WeakMap<SqlProvider, Backend>();
 

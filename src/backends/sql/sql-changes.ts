@@ -1,5 +1,4 @@
 import type {
-  ChangeFeedSource,
   ChangeListener,
   ChangeType,
   ChangeWatchScope,
@@ -13,7 +12,6 @@ import {
   parseSeqPosition,
   resetEvent,
 } from "../../session/core/change-feed.js";
-import { ensureAgentSchema } from "./sql-schema.js";
 import { nowIso } from "./sql-transaction.js";
 
 export { CHANGE_LOG_RETENTION };
@@ -73,16 +71,6 @@ export function watchSqlChanges(
     hubs.set(agent, hub);
   }
   return hub.add(listener, scope);
-}
-
-/** The store's change feed, as its `Backend` declares it. */
-export function sqlChangeFeed(agent: SqlProvider): ChangeFeedSource {
-  return {
-    watch(listener, scope) {
-      ensureAgentSchema(agent);
-      return watchSqlChanges(agent, scope, listener);
-    },
-  };
 }
 
 // --- Internal helpers ---
