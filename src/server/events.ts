@@ -7,6 +7,9 @@ import { errors, SessionParams } from "./schemas/common.js";
 /** A comment line this often keeps proxies from closing an idle stream. */
 const HEARTBEAT_MS = 15_000;
 
+/** How long the `ready` event waits for the store to say where the stream starts. */
+const START_WAIT_MS = 1_000;
+
 /** The longest position accepted (a PostgreSQL cursor lists the transactions then in flight). */
 const MAX_POSITION_LENGTH = 8192;
 
@@ -16,7 +19,8 @@ export const sessionEvents = createRoute({
   tags: ["Events"],
   summary: "Server-sent change events of the session",
   description:
-    "First `event: ready` (data `{ sessionId }`), then one `event: change` per committed write " +
+    "First `event: ready` (data `{ sessionId }`, `id:` the position the stream starts after), " +
+    "then one `event: change` per committed write " +
     "(data: `{ type, sessionId, ids, at, seq, cursor }`, `id:` the change's `seq`), until the " +
     "client disconnects. A client that reconnects with `Last-Event-ID` (as `EventSource` does by " +
     "itself), or `?after=` with an earlier event's `seq` or `cursor`, first gets every change it " +
@@ -61,15 +65,24 @@ export function eventRoutes(
     const signal = c.req.raw.signal;
     // Started before the stream, so a malformed position answers 400 and the catch-up is queued.
     const feed = new EventQueue();
-    const stop = session.watch((event) => feed.push(event), { after });
+    let started: (position: string) => void = () => undefined;
+    const start = new Promise<string>((resolve) => (started = resolve));
+    const stop = session.watch((event) => feed.push(event), {
+      after,
+      onStart: (position) => started(position),
+    });
     return streamSSE(c, async (stream) => {
       const close = () => feed.close();
       stream.onAbort(close);
       signal?.addEventListener("abort", close);
       try {
+        // `id:` the position the stream starts after, so a client gone before its first change
+        // still resumes from here (none when the store cannot tell yet, e.g. while unreachable).
+        const position = await Promise.race([start, delay(START_WAIT_MS)]);
         await stream.writeSSE({
           event: "ready",
           data: JSON.stringify({ sessionId: id }),
+          ...(position === undefined ? {} : { id: position }),
         });
         await pump(stream, feed);
       } finally {
@@ -86,6 +99,13 @@ export function eventRoutes(
 function positionOf(value: string | undefined): string | number | undefined {
   if (value === undefined || value === "") return undefined;
   return /^\d{1,15}$/.test(value) ? Number(value) : value;
+}
+
+function delay(ms: number): Promise<undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), ms);
+    (timer as { unref?: () => void }).unref?.();
+  });
 }
 
 /** Writes events as they come, a heartbeat when none came for a while, until closed. */

@@ -36,6 +36,7 @@ import type {
   ChangeListener,
   ChangePosition,
   Unsubscribe,
+  WatchChangesOptions,
 } from "./contracts/changes.js";
 
 export type { SessionOptions, SearchOptions } from "./session-base.js";
@@ -368,7 +369,8 @@ export class Session extends SessionBase {
    * second); returns the function that stops it (docs/behavior/events-and-audit.md, "Change feed").
    * With `after` (an earlier event's `cursor` or `seq`) it first delivers every change committed
    * after that event, even by another process while this one was down; a position older than
-   * the change log keeps gets one `reset` event instead (re-read the session).
+   * the change log keeps gets one `reset` event instead (re-read the session). `onStart`
+   * receives the position the watch starts after, to resume from before any event arrived.
    *
    * @example
    * ```ts
@@ -379,9 +381,15 @@ export class Session extends SessionBase {
    */
   watch(
     listener: ChangeListener,
-    options: { after?: ChangePosition } = {},
+    options: {
+      after?: ChangePosition;
+      onStart?: (position: string) => void;
+    } = {},
   ): Unsubscribe {
-    return watchSession(this.runtime, listener, { after: options.after });
+    return watchSession(this.runtime, listener, {
+      after: options.after,
+      onStart: options.onStart,
+    });
   }
 
   // --- Snapshots ---
@@ -419,10 +427,10 @@ function snapshots() {
 export function watchStore(
   session: Session,
   listener: ChangeListener,
-  after?: ChangePosition,
+  options: WatchChangesOptions = {},
 ): Unsubscribe {
   const { runtime } = session as unknown as { runtime: SessionRuntime };
-  return watchSession(runtime, listener, { allSessions: true, after });
+  return watchSession(runtime, listener, { ...options, allSessions: true });
 }
 
 /** Lets a SessionManager hear every write of a session it manages (not public API). */

@@ -120,6 +120,65 @@ describePostgres("resuming the PostgreSQL change feed", () => {
       }
     });
 
+    it(`a subscriber on ${name} that keeps dropping and resuming under 8 concurrent writers misses nothing`, async () => {
+      const WRITERS = 8;
+      const APPENDS = 30;
+      const subscriber = connect("arbor-churn");
+      const manager = SessionManager.create(subscriber);
+      const got: string[] = [];
+      let cursor: string | undefined;
+      let resets = 0;
+      let resumes = 0;
+      const listen = () =>
+        manager.watch(
+          (event) => {
+            if (event.type === "reset") resets++;
+            else if (event.sessionId.startsWith("churn-"))
+              got.push(`${event.sessionId}/${event.ids[0]}`);
+            cursor = event.cursor;
+          },
+          cursor === undefined
+            ? { onStart: (position) => (cursor ??= position) }
+            : { after: cursor },
+        );
+      let stop = listen();
+      await until(() => cursor); // where the first watch starts: resumable from there
+      let done = false;
+      const writers = Promise.all(
+        Array.from({ length: WRITERS }, async (_, w) => {
+          const provider = new PostgresSessionProvider(
+            database.pool,
+            `churn-${w}`,
+          );
+          for (let i = 0; i < APPENDS; i++)
+            await provider.appendMessage(text(`c${w}-${i}`));
+        }),
+      ).finally(() => (done = true));
+      while (!done) {
+        await pause(20 + Math.random() * 30);
+        stop(); // gone, as after a restart…
+        await pause(Math.random() * 20);
+        stop = listen(); // …and back, from the last position it received
+        resumes++;
+      }
+      await writers;
+      try {
+        await until(() => got.length >= WRITERS * APPENDS);
+        await pause(200);
+      } finally {
+        stop();
+      }
+      expect(resumes).toBeGreaterThan(3);
+      expect(resets).toBe(0);
+      expect(new Set(got).size).toBe(got.length);
+      expect(got).toHaveLength(WRITERS * APPENDS);
+      for (let w = 0; w < WRITERS; w++) {
+        expect(got.filter((key) => key.startsWith(`churn-${w}/`))).toEqual(
+          Array.from({ length: APPENDS }, (_, i) => `churn-${w}/c${w}-${i}`),
+        );
+      }
+    });
+
     it(`a watch of one session on a new ${name} resumes from a seq`, async () => {
       const writer = new PostgresSessionProvider(database.pool, "chat");
       await writer.appendMessage(text("c1"));

@@ -132,6 +132,34 @@ describe("GET /v1/sessions/{id}/events resumes", () => {
     }
   });
 
+  it("the ready event's id resumes a client that left before its first change", async () => {
+    const { manager, app, close } = server(join(folder, "ready.db"));
+    try {
+      const info = await manager.create("Early");
+      const controller = new AbortController();
+      const response = await app.fetch(
+        new Request(`http://127.0.0.1/v1/sessions/${info.id}/events`, {
+          signal: controller.signal,
+        }),
+      );
+      const reader = response.body!.getReader();
+      let text = "";
+      while (!text.includes("event: ready"))
+        text += new TextDecoder().decode((await reader.read()).value);
+      controller.abort();
+      await reader.cancel().catch(() => undefined);
+      const ready = /^id: (.*)$/m.exec(text)?.[1];
+      expect(ready).toBeDefined();
+      await manager.getSession(info.id).appendMessage(message("gone").message);
+      const resumed = await changes(app, `/v1/sessions/${info.id}/events`, 1, {
+        "Last-Event-ID": ready!,
+      });
+      expect(resumed.map((event) => event.data.ids[0])).toEqual(["gone"]);
+    } finally {
+      close();
+    }
+  });
+
   it("answers 400 INVALID_ARGUMENT for a Last-Event-ID that is no position of the store", async () => {
     const { manager, app, close } = server(join(folder, "bad.db"));
     try {

@@ -259,6 +259,7 @@ export class InMemorySessionProvider implements SessionProvider {
     return memoryChangeFeed(this.store).watch(listener, {
       sessionId: options.allSessions ? null : this.sessionId,
       after: options.after,
+      onStart: options.onStart,
     });
   }
 

@@ -57,6 +57,11 @@ export class ChangeReader {
     readonly feed: ChangeFeed<bigint>,
   ) {}
 
+  /** The snapshot every row not yet published is invisible in: where a new watcher starts. */
+  get position(): string | null {
+    return this.#snapshot;
+  }
+
   /** Listens and reads the starting point; stops again when the feed emptied meanwhile. */
   start(): Promise<void> {
     this.#starting = this.#start();

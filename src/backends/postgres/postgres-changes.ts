@@ -37,7 +37,7 @@ export function watchPostgresChanges(
     hub = new ChangeHub(client);
     hubs.set(client, hub);
   }
-  return hub.add(listener, scope.sessionId, position);
+  return hub.add(listener, scope.sessionId, position, scope);
 }
 
 /** The database's change feed, as its `Backend` declares it. */
@@ -64,6 +64,7 @@ const CATCH_UP_RETRY_MAX_MS = 5_000;
 class ChangeHub {
   readonly #feed = new ChangeFeed<bigint>();
   #reader: ChangeReader | undefined;
+  #started = false;
   starting: Promise<void> | undefined;
 
   constructor(readonly client: PostgresClient) {}
@@ -72,10 +73,19 @@ class ChangeHub {
     listener: ChangeListener,
     sessionId: string | null,
     position: PostgresPosition | undefined,
+    scope: ChangeWatchScope,
   ): Unsubscribe {
-    if (this.#feed.size === 0) this.starting = this.#start();
+    if (this.#feed.size === 0) {
+      this.#started = false;
+      this.starting = this.#start().finally(() => (this.#started = true));
+    }
     const onIdle = () => this.#reader?.stop();
-    if (!position) return this.#feed.add(listener, sessionId, onIdle);
+    if (!position) {
+      const stop = this.#feed.add(listener, sessionId, onIdle);
+      if (scope.onStart) this.#reportStart(scope.onStart);
+      return stop;
+    }
+    scope.onStart?.(String(scope.after));
     const watch = this.#feed.addHeld(listener, sessionId, onIdle);
     let stopped = false;
     void this.#catchUp(watch, sessionId, position, () => stopped);
@@ -83,6 +93,23 @@ class ChangeHub {
       stopped = true;
       watch.stop();
     };
+  }
+
+  /**
+   * A new live watcher gets every row its reader's current snapshot has not seen (a read in
+   * flight publishes to it too), so that snapshot is where it starts; while the reader is still
+   * starting, the snapshot it starts with.
+   */
+  #reportStart(onStart: (position: string) => void): void {
+    const now = this.#started ? this.#reader?.position : null;
+    if (now) {
+      onStart(now);
+      return;
+    }
+    void this.starting?.then(() => {
+      const position = this.#reader?.position;
+      if (position) onStart(position);
+    });
   }
 
   async #catchUp(

@@ -249,7 +249,7 @@ export class PostgresSessionProvider implements SessionProvider {
     const sessionId = options.allSessions ? null : this.sessionId;
     return watchPostgresChanges(
       this.#client,
-      { sessionId, after: options.after },
+      { sessionId, after: options.after, onStart: options.onStart },
       listener,
     );
   }

@@ -104,6 +104,7 @@ class ChangeHub {
       scope.after === undefined ? undefined : parseSeqPosition(scope.after);
     if (this.#feed.size === 0) this.#start();
     else this.#read();
+    scope.onStart?.(String(after ?? this.#cursor));
     if (after === undefined)
       return this.#feed.add(listener, sessionId, () => this.#stop());
     const watch = this.#feed.addHeld(listener, sessionId, () => this.#stop());

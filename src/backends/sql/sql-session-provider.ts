@@ -394,7 +394,7 @@ export class AgentSessionProvider implements SessionProvider {
     const sessionId = options.allSessions ? null : this.sessionId;
     return watchSqlChanges(
       this.#agent,
-      { sessionId, after: options.after },
+      { sessionId, after: options.after, onStart: options.onStart },
       listener,
     );
   }

@@ -55,6 +55,12 @@ export interface WatchChangesOptions {
    * change log no longer reaches (or does not know) gets one `reset` event instead.
    */
   after?: ChangePosition;
+  /**
+   * Called once with the position the watch starts after: `after` as text when given, else the
+   * store's position when the watch began. A subscriber that keeps it can resume without a gap
+   * even if it is gone before its first event.
+   */
+  onStart?: (position: string) => void;
 }
 
 /** What `ChangeFeedSource.watch` watches. */
@@ -63,6 +69,8 @@ export interface ChangeWatchScope {
   sessionId: string | null;
   /** As `WatchChangesOptions.after`. */
   after?: ChangePosition;
+  /** As `WatchChangesOptions.onStart`. */
+  onStart?: (position: string) => void;
 }
 
 /**

@@ -314,11 +314,15 @@ export class SessionManager extends ManagerRecall {
    * including writes by other processes; returns the function that stops it
    * (docs/behavior/events-and-audit.md, "Change feed"). With `after` (an earlier event's
    * `cursor`) it first delivers every change committed after that event; a position older than
-   * the change log keeps gets one `reset` event instead (re-read what you track).
+   * the change log keeps gets one `reset` event instead (re-read what you track). `onStart`
+   * receives the position the watch starts after, to resume from before any event arrived.
    */
   watch(
     listener: ChangeListener,
-    options: { after?: ChangePosition } = {},
+    options: {
+      after?: ChangePosition;
+      onStart?: (position: string) => void;
+    } = {},
   ): Unsubscribe {
     const changes = this.backend.backend?.changes;
     if (changes) {
@@ -328,9 +332,13 @@ export class SessionManager extends ManagerRecall {
           "[arbor] watch() needs a listener function",
         );
       }
-      return changes.watch(listener, { sessionId: null, after: options.after });
+      return changes.watch(listener, {
+        sessionId: null,
+        after: options.after,
+        onStart: options.onStart,
+      });
     }
-    return watchStore(this.backend.openSession(""), listener, options.after);
+    return watchStore(this.backend.openSession(""), listener, options);
   }
 
   // --- Tenant binding and metadata ---
