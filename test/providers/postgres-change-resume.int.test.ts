@@ -377,7 +377,7 @@ async function until<T>(
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await done();
-    if (value) return value as NonNullable<T>;
+    if (value) return value;
     if (Date.now() > deadline) throw new Error("[test] timed out waiting");
     await pause(20);
   }
