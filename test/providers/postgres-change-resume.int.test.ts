@@ -255,6 +255,15 @@ describePostgres("resuming the PostgreSQL change feed", () => {
         await until(() => fromReset.length >= 1);
         fourth();
         expect(fromReset.map((event) => event.ids[0])).toEqual(["later"]);
+        // A position of another cluster (transactions this one never ran) resets too.
+        const foreign: ChangeEvent[] = [];
+        const fifth = SessionManager.create(connect()).watch(
+          (event) => void foreign.push(event),
+          { after: "900000000000:900000000001:" },
+        );
+        await until(() => foreign.length >= 1);
+        fifth();
+        expect(foreign.map((event) => event.type)).toEqual(["reset"]);
       } finally {
         again();
         perSession();

@@ -147,7 +147,7 @@ export class ChangeReader {
         (SELECT value FROM arbor_meta WHERE key = '${TRIMMED_XID_KEY}') AS trimmed_xid,
         COALESCE(pg_sequence_last_value(
           pg_get_serial_sequence('arbor_changes', 'seq')::regclass), 0)::text AS high) AS h
-      LEFT JOIN arbor_changes AS c ON ${where.length > 0 ? where.join(" AND ") : "true"}
+      LEFT JOIN arbor_changes AS c ON ${[...where, COMMITTED_NOW].join(" AND ")}
       ORDER BY 11 DESC, c.seq`,
       [...coveredParams, ...params],
     );
@@ -155,10 +155,14 @@ export class ChangeReader {
     const snapshot = parseSnapshot(first.snap);
     const trimmedSeq = BigInt(first.trimmed_seq ?? "0");
     const trimmedXid = BigInt(first.trimmed_xid ?? "0");
+    // Stale: older than the log keeps, or from the future (a position of another cluster, such
+    // as one from before a dump was restored elsewhere, names transactions this one never ran).
     const stale =
       position.seq !== undefined
         ? position.seq < trimmedSeq || position.seq > BigInt(first.high)
-        : trimmedXid > 0n && trimmedXid >= position.base!.xmin;
+        : (trimmedXid > 0n && trimmedXid >= position.base!.xmin) ||
+          position.base!.xmax > snapshot.xmax ||
+          (position.partial?.snapshot.xmax ?? 0n) > snapshot.xmax;
     if (stale) {
       return {
         events: [
@@ -397,6 +401,7 @@ export class ChangeReader {
         LEFT JOIN arbor_changes AS c
           ON c.xid >= txid_snapshot_xmin(?::text::txid_snapshot)
           AND NOT txid_visible_in_snapshot(c.xid, ?::text::txid_snapshot)
+          AND ${COMMITTED_NOW}
         ORDER BY c.seq`,
         [base, base],
       );
@@ -439,6 +444,14 @@ export class ChangeReader {
 }
 
 // --- Internal helpers ---
+
+/**
+ * A row the scan sees was written by a committed transaction, which the snapshot of the same
+ * statement (`s.snap`) sees too, unless the row's `xid` came from another cluster (a restored
+ * dump): such a row would otherwise look uncommitted to every read and be delivered again and
+ * again. It counts as old instead.
+ */
+const COMMITTED_NOW = "txid_visible_in_snapshot(c.xid, s.snap)";
 
 /**
  * The cursor after a row of a catch-up from a `seq` (a watch of one session, whose seq order is
