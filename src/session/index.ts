@@ -98,11 +98,16 @@ export type {
 /** The change feed of `session.watch()`, `manager.watch()` and `SessionProvider.watchChanges()` (docs/behavior/events-and-audit.md). */
 export type {
   ChangeEvent,
+  ChangeFeedSource,
   ChangeListener,
+  ChangePosition,
   ChangeType,
+  ChangeWatchScope,
   Unsubscribe,
   WatchChangesOptions,
 } from "./contracts/changes.js";
+/** A bounded in-process change log with resumable positions, for a custom provider's `watchChanges` (docs/custom-providers.md). */
+export { InProcessChangeLog } from "./core/change-feed.js";
 export {
   SessionManager,
   type CreateSessionOptions,

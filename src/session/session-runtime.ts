@@ -61,6 +61,11 @@ export class SessionRuntime {
     return parts;
   }
 
+  /** The resolved pieces, set up now if needed, without waiting for the skill restore scan. */
+  setUp(): SessionParts {
+    return this.resolved ?? this.initialize();
+  }
+
   /** Runs `task` under the in-process append lock of this store and session id. */
   exclusive<T>(provider: SessionProvider, task: () => Promise<T>): Promise<T> {
     return runExclusive(

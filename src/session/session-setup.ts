@@ -1,6 +1,5 @@
 import { ContextBlocks } from "./context/context-blocks.js";
 import { SessionTree } from "./core/session-tree.js";
-import { withLocalChangeFeed } from "./session-local-feed.js";
 import type {
   AnyContextProvider,
   WritableContextProvider,
@@ -51,10 +50,9 @@ export interface SessionParts {
 /** Resolves storage, blocks and the prompt store at first use (docs/behavior/session-setup.md). */
 export function setUpSession(plan: SessionPlan): SessionParts {
   const store = resolveProvider(plan);
-  const provider =
-    typeof store.watchChanges === "function"
-      ? store
-      : withLocalChangeFeed(copyForLocalFeed(store));
+  // A provider without `watchChanges` has no feed: `watch()` says NOT_SUPPORTED
+  // (docs/behavior/events-and-audit.md); nothing is patched in.
+  const provider = store;
   const tree = new SessionTree(provider);
   const configs = plan.context.map((config) => ({
     ...config,
@@ -128,34 +126,6 @@ export function hasSkillBlocks(configs: readonly ContextConfig[]): boolean {
 }
 
 // --- Internal helpers ---
-
-/**
- * A provider without `watchChanges` gets the in-process change feed (session-local-feed.ts), which
- * wraps the write methods of the object it is given: it gets this copy, the provider's members
- * bound to it, so the caller's object is never changed. `insertMessage` is left out, so every
- * append goes through the `appendMessage` the feed wraps.
- */
-function copyForLocalFeed(store: SessionProvider): SessionProvider {
-  const copy = {} as SessionProvider;
-  for (
-    let source: object | null = store;
-    source !== null && source !== Object.prototype;
-    source = Object.getPrototypeOf(source) as object | null
-  ) {
-    for (const name of Object.getOwnPropertyNames(source)) {
-      if (name === "constructor" || name === "insertMessage" || name in copy)
-        continue;
-      const value: unknown = Reflect.get(store, name);
-      Reflect.set(
-        copy,
-        name,
-        typeof value === "function" ? value.bind(store) : value,
-      );
-    }
-  }
-  Reflect.set(copy, "storeIdentity", store.storeIdentity ?? store);
-  return copy;
-}
 
 function resolveProvider(plan: SessionPlan): SessionProvider {
   const provider = plan.provider;

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ChangeEvent } from "./contracts/changes.js";
 import type { SessionProvider } from "./contracts/provider.js";
 import { InMemorySessionProvider } from "../backends/memory/index.js";
+import { InProcessChangeLog } from "./core/change-feed.js";
 import { Session } from "./session.js";
 
 const text = (id: string, value = id) => ({
@@ -31,41 +32,77 @@ function customProvider(): SessionProvider {
   };
 }
 
+/** The same custom provider, declaring a change feed of its own writes with InProcessChangeLog. */
+function customProviderWithFeed(log: InProcessChangeLog): SessionProvider {
+  const inner = customProvider();
+  return {
+    ...inner,
+    async appendMessage(message, parentId) {
+      const inserted = await inner.appendMessage(message, parentId);
+      if (inserted !== false) log.record("", "append", [message.id]);
+      return inserted;
+    },
+    async clearMessages() {
+      await inner.clearMessages();
+      log.record("", "clear", []);
+    },
+    watchChanges: (listener, options = {}) =>
+      log.watch(listener, {
+        sessionId: options.allSessions ? null : "",
+        after: options.after,
+      }),
+  };
+}
+
 async function settle(events: ChangeEvent[], count: number): Promise<void> {
   const deadline = Date.now() + 2000;
   while (events.length < count && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 5));
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
-describe("Session.watch over a custom provider without watchChanges", () => {
-  it("delivers the writes of this process's Sessions over the same store, once each", async () => {
-    const provider = customProvider();
-    const writer = Session.create(provider);
-    const watcher = Session.create(provider);
+describe("Session.watch over a custom provider", () => {
+  it("throws NOT_SUPPORTED when the provider declares no watchChanges", () => {
+    const session = Session.create(customProvider());
+    expect(() => session.watch(() => undefined)).toThrow(
+      expect.objectContaining({ code: "NOT_SUPPORTED" }),
+    );
+  });
+
+  it("delivers and resumes through a provider that composes InProcessChangeLog", async () => {
+    const log = new InProcessChangeLog(5);
+    const session = Session.create(customProviderWithFeed(log));
     const events: ChangeEvent[] = [];
-    const stop = watcher.watch((event) => void events.push(event));
-    await writer.appendMessage(text("m1"));
-    await writer.appendMessage(text("m2"));
-    await writer.appendMessage(text("m2")); // duplicate: no event
-    await writer.updateMessage(text("m2", "edited"));
-    await writer.updateMessage(text("absent")); // no-op: no event
-    const overlay = await writer.addCompaction("sum", "m1", "m2");
-    await writer.removeCompaction(overlay.id);
-    await writer.deleteMessages(["m2", "unknown"]);
-    await writer.clearMessages();
-    await settle(events, 7);
+    const stop = session.watch((event) => void events.push(event));
+    await session.appendMessage(text("m1"));
+    await session.appendMessage(text("m2"));
+    await settle(events, 2);
     stop();
-    await writer.appendMessage(text("m3"));
-    await settle(events, 8);
-    expect(events.map((event) => [event.type, event.ids])).toEqual([
-      ["append", ["m1"]],
-      ["append", ["m2"]],
-      ["update", ["m2"]],
-      ["compaction", [overlay.id]],
-      ["compaction", [overlay.id]],
-      ["delete", ["m2"]],
-      ["clear", []],
+    expect(events.map((event) => [event.type, event.ids, event.seq])).toEqual([
+      ["append", ["m1"], 1],
+      ["append", ["m2"], 2],
     ]);
+    // Written while nobody watched: a watch resuming after m1 gets m2 and m3, then live m4.
+    await session.appendMessage(text("m3"));
+    const resumed: ChangeEvent[] = [];
+    const again = session.watch((event) => void resumed.push(event), {
+      after: events[0]!.cursor,
+    });
+    await session.appendMessage(text("m4"));
+    await settle(resumed, 3);
+    again();
+    expect(resumed.map((event) => event.ids[0])).toEqual(["m2", "m3", "m4"]);
+    // Further back than the log keeps (5 entries): one reset, then live events.
+    for (const id of ["m5", "m6", "m7", "m8"])
+      await session.appendMessage(text(id));
+    const reset: ChangeEvent[] = [];
+    const third = session.watch((event) => void reset.push(event), {
+      after: 1,
+    });
+    await session.clearMessages();
+    await settle(reset, 2);
+    third();
+    expect(reset.map((event) => event.type)).toEqual(["reset", "clear"]);
+    expect(reset[0]!.seq).toBe(8);
   });
 });

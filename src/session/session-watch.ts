@@ -1,4 +1,4 @@
-import { ArborTypeError } from "./errors/index.js";
+import { ArborError, ArborTypeError } from "./errors/index.js";
 import type {
   ChangeListener,
   Unsubscribe,
@@ -8,10 +8,11 @@ import type { SessionRuntime } from "./session-runtime.js";
 
 /**
  * `Session.watch` and `SessionManager.watch` (docs/behavior/events-and-audit.md, "Change feed"):
- * subscribes to the provider's `watchChanges` once the session is initialized. The subscription
- * is queued before any write issued after `watch()` returns, so those writes are seen. A custom
- * provider without `watchChanges` has the in-process feed of `withLocalChangeFeed`
- * (session-local-feed.ts).
+ * subscribes to the provider's `watchChanges`, the change feed a provider declares. The session
+ * is set up on the spot (without waiting for its skill scan), so the subscription starts before
+ * any write issued after `watch()` returns, and a malformed `after` throws here. A provider
+ * without `watchChanges` has no feed: `NOT_SUPPORTED` (a custom provider can offer one with
+ * `InProcessChangeLog`, docs/custom-providers.md).
  */
 export function watchSession(
   runtime: SessionRuntime,
@@ -24,18 +25,22 @@ export function watchSession(
       "[arbor] watch() needs a listener function",
     );
   }
-  let stop: Unsubscribe | null = null;
+  const { provider } = runtime.setUp();
+  if (typeof provider.watchChanges !== "function") {
+    throw new ArborError(
+      "NOT_SUPPORTED",
+      "[arbor] watch() needs a provider with watchChanges(): the built-in backends have it; a custom provider can implement it with InProcessChangeLog",
+    );
+  }
   let closed = false;
-  void runtime.ready().then(
-    ({ provider }) => {
-      if (closed) return;
-      stop = provider.watchChanges?.(listener, options) ?? null;
-    },
-    (error: unknown) => console.warn("[arbor] watch() could not start:", error),
+  // "Nothing after stop() returns" holds whatever the provider's own delivery does.
+  const stop = provider.watchChanges(
+    (event) => (closed ? undefined : listener(event)),
+    options,
   );
   return () => {
+    if (closed) return;
     closed = true;
-    stop?.();
-    stop = null;
+    stop();
   };
 }

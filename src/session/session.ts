@@ -31,7 +31,12 @@ import {
 } from "./session-import.js";
 import { watchSession } from "./session-watch.js";
 import type { AppendMessageResult } from "./session-writes.js";
-import type { ChangeListener, Unsubscribe } from "./contracts/changes.js";
+import type {
+  ChangeListener,
+  ChangePosition,
+  Unsubscribe,
+  WatchChangesOptions,
+} from "./contracts/changes.js";
 
 export type { SessionOptions, SearchOptions } from "./session-base.js";
 export type { AppendMessageResult } from "./session-writes.js";
@@ -361,15 +366,29 @@ export class Session extends SessionBase {
    * Calls `listener` once per committed write to this session, in commit order, including
    * writes by other processes to the same SQLite file or PostgreSQL database (within about a
    * second); returns the function that stops it (docs/behavior/events-and-audit.md, "Change feed").
+   * With `after` (an earlier event's `cursor` or `seq`) it first delivers every change committed
+   * after that event, even by another process while this one was down; a position older than
+   * the change log keeps gets one `reset` event instead (re-read the session). `onStart`
+   * receives the position the watch starts after, to resume from before any event arrived.
    *
    * @example
    * ```ts
    * const stop = session.watch((event) => console.log(event.type, event.ids));
    * stop();
+   * const resumed = session.watch(listener, { after: lastEvent.cursor });
    * ```
    */
-  watch(listener: ChangeListener): Unsubscribe {
-    return watchSession(this.runtime, listener);
+  watch(
+    listener: ChangeListener,
+    options: {
+      after?: ChangePosition;
+      onStart?: (position: string) => void;
+    } = {},
+  ): Unsubscribe {
+    return watchSession(this.runtime, listener, {
+      after: options.after,
+      onStart: options.onStart,
+    });
   }
 
   // --- Snapshots ---
@@ -407,8 +426,10 @@ function snapshots() {
 export function watchStore(
   session: Session,
   listener: ChangeListener,
+  options: WatchChangesOptions = {},
 ): Unsubscribe {
   return watchSession(Session.runtimeOf(session), listener, {
+    ...options,
     allSessions: true,
   });
 }

@@ -109,6 +109,9 @@ export class SessionsFeed {
         return [{ type: "clear", sessionId }];
       case "compaction":
         return this.#compactions(sessionId, ids);
+      case "reset":
+        // Only a resumed watch gets one; this adapter never resumes.
+        return [];
       default:
         return this.#messages(event.type, sessionId, ids);
     }

@@ -33,6 +33,7 @@ import type {
   StoredCompaction,
 } from "../../src/session/contracts/types.js";
 import { runProviderConformance } from "../../src/testing/index.js";
+import { parseSeqPosition } from "../../src/session/core/change-feed.js";
 import { SRC, transpileGraph } from "./support/transpile-graph.js";
 
 // The deep-path case makes ~10,000 sequential calls over RPC (about 25-40 s on a 2-core machine).
@@ -339,6 +340,8 @@ class RemoteSessionProvider implements SessionProvider {
     listener: ChangeListener,
     options: WatchChangesOptions = {},
   ): Unsubscribe {
+    // Checked here, as the provider inside the isolate would, so a bad position throws at once.
+    if (options.after !== undefined) parseSeqPosition(options.after);
     const id = crypto.randomUUID();
     const store = this.storeIdentity;
     const watch = (method: string) =>

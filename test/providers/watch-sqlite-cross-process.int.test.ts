@@ -94,6 +94,51 @@ describe("change feed across processes on one SQLite file", () => {
   });
 });
 
+describe("resuming the change feed across processes on one SQLite file", () => {
+  it("a watcher that stopped resumes from its last cursor: every append of 2 child processes once, in order", async () => {
+    const file = join(folder, "resume.db");
+    const first = openSqlite(file);
+    const session = Session.create(first).forSession("shared");
+    const seen: ChangeEvent[] = [];
+    const stop = session.watch((event) => void seen.push(event));
+    await session.appendMessage({
+      id: "before",
+      role: "user",
+      parts: [{ type: "text", text: "before" }],
+    });
+    const deadline = Date.now() + 2000;
+    while (seen.length < 1 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    stop();
+    first.close(); // this watcher's process is gone
+
+    // Written by two other processes while nobody watches.
+    const commits = await Promise.all(
+      ["q1", "q2"].map((writer) => runWriter(file, "shared", writer)),
+    );
+
+    const second = openSqlite(file);
+    const resumed: ChangeEvent[] = [];
+    const again = SessionManager.create(second).watch(
+      (event) => void resumed.push(event),
+      { after: seen[0]!.cursor },
+    );
+    try {
+      const expected = commits.flatMap((lines) => [...lines.keys()]);
+      const until = Date.now() + 2000;
+      while (resumed.length < expected.length && Date.now() < until)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      const ids = resumed.map((event) => event.ids[0]!);
+      expect([...ids].sort()).toEqual([...expected].sort());
+      for (const lines of commits)
+        expect(ids.filter((id) => lines.has(id))).toEqual([...lines.keys()]);
+    } finally {
+      again();
+      second.close();
+    }
+  });
+});
+
 // --- Internal helpers ---
 
 /** Runs one child writer; resolves to its appended ids with their commit times, in order. */

@@ -33,7 +33,7 @@ import {
   type MemorySessionData,
 } from "./memory-store.js";
 import { searchRows } from "./memory-search.js";
-import { watchMemoryChanges } from "./memory-changes.js";
+import { memoryChangeFeed } from "./memory-changes.js";
 import { latestLeafRow, pathRows } from "./memory-tree.js";
 import {
   messagesByIds,
@@ -265,11 +265,11 @@ export class InMemorySessionProvider implements SessionProvider {
     listener: ChangeListener,
     options: WatchChangesOptions = {},
   ): Unsubscribe {
-    return watchMemoryChanges(
-      this.store,
-      options.allSessions ? null : this.sessionId,
-      listener,
-    );
+    return memoryChangeFeed(this.store).watch(listener, {
+      sessionId: options.allSessions ? null : this.sessionId,
+      after: options.after,
+      onStart: options.onStart,
+    });
   }
 
   /** Memory stores are created by this process, so they count with the current default. */

@@ -1,10 +1,12 @@
 /**
  * The in-memory store as a whole (the `Backend` contract): its registry, sessions, erase,
- * embeddings and API keys. One `Backend` per `MemoryStore`, so every caller agrees on its identity.
+ * embeddings, API keys and change feed. One `Backend` per `MemoryStore`, so every caller agrees on
+ * its identity.
  */
 import type { Backend } from "../../session/contracts/backend.js";
 import { lazyApiKeys } from "../../session/core/lazy-api-keys.js";
 import { InMemorySessionProvider } from "./in-memory-session-provider.js";
+import { memoryChangeFeed } from "./memory-changes.js";
 import { memoryEmbeddings } from "./memory-embedding-access.js";
 import { MemorySessionRegistry } from "./memory-registry.js";
 import { MemoryStore } from "./memory-store.js";
@@ -43,5 +45,6 @@ function createBackend(store: MemoryStore): Backend {
       const { MemoryApiKeyStore } = await import("./memory-api-keys.js");
       return new MemoryApiKeyStore();
     }),
+    changes: memoryChangeFeed(store),
   };
 }

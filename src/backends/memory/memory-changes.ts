@@ -1,14 +1,16 @@
 import type {
+  ChangeFeedSource,
   ChangeListener,
   ChangeType,
   Unsubscribe,
 } from "../../session/contracts/changes.js";
-import { ChangeFeed } from "../../session/core/change-feed.js";
+import { InProcessChangeLog } from "../../session/core/change-feed.js";
 import type { MemoryStore } from "./memory-store.js";
 
 /**
  * The in-memory store's change feed (docs/behavior/events-and-audit.md, "Change feed"): the store
- * lives in one process, so a write publishes its event directly, after it is applied.
+ * lives in one process, so a write records its event in the store's bounded log directly, after
+ * it is applied, and a resumed watch reads back from that log.
  */
 export function publishMemoryChange(
   store: MemoryStore,
@@ -16,9 +18,7 @@ export function publishMemoryChange(
   type: ChangeType,
   ids: string[],
 ): void {
-  const feed = feeds.get(store);
-  if (!feed || feed.size === 0) return;
-  feed.publish({ type, sessionId, ids, at: new Date().toISOString() });
+  changeLog(store).record(sessionId, type, ids);
 }
 
 /** Watches one session (`sessionId`) or every session (`null`) of the store. */
@@ -27,14 +27,25 @@ export function watchMemoryChanges(
   sessionId: string | null,
   listener: ChangeListener,
 ): Unsubscribe {
-  let feed = feeds.get(store);
-  if (!feed) {
-    feed = new ChangeFeed();
-    feeds.set(store, feed);
-  }
-  return feed.add(listener, sessionId);
+  return changeLog(store).watch(listener, { sessionId });
+}
+
+/** The store's change feed, as its `Backend` declares it. */
+export function memoryChangeFeed(store: MemoryStore): ChangeFeedSource {
+  return {
+    watch: (listener, scope) => changeLog(store).watch(listener, scope),
+  };
 }
 
 // --- Internal helpers ---
 
-const feeds = new WeakMap<MemoryStore, ChangeFeed>();
+const logs = new WeakMap<MemoryStore, InProcessChangeLog>();
+
+function changeLog(store: MemoryStore): InProcessChangeLog {
+  let log = logs.get(store);
+  if (!log) {
+    log = new InProcessChangeLog();
+    logs.set(store, log);
+  }
+  return log;
+}

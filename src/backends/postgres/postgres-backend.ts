@@ -1,10 +1,11 @@
 /**
- * A PostgreSQL database as a whole (the `Backend` contract): its registry, sessions, erase and
- * embeddings over one client. One `Backend` per client object, so every caller agrees on its
+ * A PostgreSQL database as a whole (the `Backend` contract): its registry, sessions, erase,
+ * embeddings and change feed over one client. One `Backend` per client object, so every caller agrees on its
  * identity. Erase loads on first use.
  */
 import type { Backend } from "../../session/contracts/backend.js";
 import { lazyApiKeys } from "../../session/core/lazy-api-keys.js";
+import { postgresChangeFeed } from "./postgres-changes.js";
 import { checkPostgresClient, type PostgresClient } from "./postgres-client.js";
 import { postgresEmbeddings } from "./postgres-embedding-access.js";
 import { PostgresSessionRegistry } from "./postgres-registry.js";
@@ -46,5 +47,6 @@ function createBackend(client: PostgresClient): Backend {
       const { PostgresApiKeyStore } = await import("./postgres-api-keys.js");
       return new PostgresApiKeyStore(client);
     }),
+    changes: postgresChangeFeed(client),
   };
 }

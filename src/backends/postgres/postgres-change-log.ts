@@ -6,6 +6,10 @@ export const CHANGE_CHANNEL = "arbor_changes";
 /** Change-log rows kept: older ones are trimmed (docs/behavior/events-and-audit.md, "Change feed"). */
 export const CHANGE_LOG_RETENTION = 10_000;
 
+/** `arbor_meta` keys of the highest `seq` and `xid` trimmed from the change log. */
+export const TRIMMED_SEQ_KEY = "change_log_trimmed_seq";
+export const TRIMMED_XID_KEY = "change_log_trimmed_xid";
+
 /** How often an `execute`-style connection, which cannot LISTEN, polls the change log. */
 export const CHANGE_POLL_INTERVAL_MS = 250;
 
@@ -78,6 +82,46 @@ export function recordChangeStatements(): string[] {
     END $$`,
     // Newest-first search walks it (docs/behavior/search.md#ranking-limits-and-results).
     `CREATE INDEX IF NOT EXISTS idx_assistant_msg_seq ON assistant_messages (seq)`,
+  ];
+}
+
+/**
+ * Resumable positions (schema migration v6; docs/behavior/events-and-audit.md, "Resuming"): each
+ * change-log row records the id of the transaction that wrote it (`xid`, filled by the column's
+ * default, so writers of an older build fill it too; rows from before the step get 0, which
+ * every snapshot sees, so they are never replayed). `arbor_record_change()` now also records, in
+ * `arbor_meta`, the highest `seq` and `xid` each trim removed: a resumed watch whose position
+ * may not have seen a trimmed row gets a `reset` instead of a silent gap.
+ */
+export function resumableChangeLogStatements(): string[] {
+  return [
+    `ALTER TABLE arbor_changes ADD COLUMN IF NOT EXISTS xid BIGINT NOT NULL DEFAULT 0`,
+    `ALTER TABLE arbor_changes ALTER COLUMN xid SET DEFAULT txid_current()`,
+    `CREATE INDEX IF NOT EXISTS idx_arbor_changes_xid ON arbor_changes (xid)`,
+    `CREATE OR REPLACE FUNCTION arbor_record_change(p_session TEXT, p_type TEXT, p_ids JSONB)
+    RETURNS BIGINT LANGUAGE plpgsql AS $$
+    DECLARE
+      v_seq BIGINT;
+      v_trimmed_seq BIGINT;
+      v_trimmed_xid BIGINT;
+    BEGIN
+      PERFORM txid_current();
+      INSERT INTO arbor_changes (session_id, type, ids) VALUES (p_session, p_type, p_ids)
+        RETURNING seq INTO v_seq;
+      IF v_seq % ${TRIM_EVERY} = 0 THEN
+        WITH gone AS (
+          DELETE FROM arbor_changes WHERE seq <= v_seq - ${CHANGE_LOG_RETENTION}
+          RETURNING seq, xid)
+        SELECT MAX(seq), MAX(xid) INTO v_trimmed_seq, v_trimmed_xid FROM gone;
+        IF v_trimmed_seq IS NOT NULL THEN
+          INSERT INTO arbor_meta (key, value)
+            VALUES ('${TRIMMED_SEQ_KEY}', v_trimmed_seq::text), ('${TRIMMED_XID_KEY}', v_trimmed_xid::text)
+            ON CONFLICT (key) DO UPDATE
+              SET value = GREATEST(arbor_meta.value::bigint, excluded.value::bigint)::text;
+        END IF;
+      END IF;
+      RETURN v_seq;
+    END $$`,
   ];
 }
 

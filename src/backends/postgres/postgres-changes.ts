@@ -1,11 +1,18 @@
 import type {
+  ChangeFeedSource,
   ChangeListener,
+  ChangeWatchScope,
   Unsubscribe,
 } from "../../session/contracts/changes.js";
-import { ChangeFeed } from "../../session/core/change-feed.js";
+import { ChangeFeed, type HeldWatch } from "../../session/core/change-feed.js";
 import type { PostgresClient } from "./postgres-client.js";
 import { postgresOps } from "./postgres-lazy.js";
 import type { ChangeReader } from "./postgres-change-reader.js";
+import {
+  parsePostgresPosition,
+  visibleIn,
+  type PostgresPosition,
+} from "./postgres-change-position.js";
 
 /**
  * Resolves once the watchers of this client have read their starting point, so a write this
@@ -15,39 +22,130 @@ export function changeWatchersReady(client: object): Promise<void> | undefined {
   return hubs.get(client)?.starting;
 }
 
-/** Watches one session (`sessionId`) or every session (`null`) of the database behind `client`. */
+/** Watches one session or every session (`scope.sessionId`) of the database behind `client`. */
 export function watchPostgresChanges(
   client: PostgresClient,
-  sessionId: string | null,
+  scope: ChangeWatchScope,
   listener: ChangeListener,
 ): Unsubscribe {
+  const position =
+    scope.after === undefined
+      ? undefined
+      : parsePostgresPosition(scope.after, scope.sessionId !== null);
   let hub = hubs.get(client);
   if (!hub) {
     hub = new ChangeHub(client);
     hubs.set(client, hub);
   }
-  return hub.add(listener, sessionId);
+  return hub.add(listener, scope.sessionId, position, scope);
+}
+
+/** The database's change feed, as its `Backend` declares it. */
+export function postgresChangeFeed(client: PostgresClient): ChangeFeedSource {
+  return {
+    watch: (listener, scope) => watchPostgresChanges(client, scope, listener),
+  };
 }
 
 // --- Internal helpers ---
 
 const hubs = new WeakMap<object, ChangeHub>();
 
+/** How long a resumed watch waits before it reads what it missed again, after a failed read. */
+const CATCH_UP_RETRY_MS = 100;
+const CATCH_UP_RETRY_MAX_MS = 5_000;
+
 /**
  * The watchers of one client: their listeners (`ChangeFeed`) and one reader of the change log
  * (`ChangeReader`, loaded with the other queries), started with the first listener and stopped
- * with the last.
+ * with the last. A resumed watcher is held until the reader has read what it missed; a failed
+ * catch-up is retried, never skipped.
  */
 class ChangeHub {
-  readonly #feed = new ChangeFeed();
+  readonly #feed = new ChangeFeed<bigint>();
   #reader: ChangeReader | undefined;
+  #started = false;
   starting: Promise<void> | undefined;
 
   constructor(readonly client: PostgresClient) {}
 
-  add(listener: ChangeListener, sessionId: string | null): Unsubscribe {
-    if (this.#feed.size === 0) this.starting = this.#start();
-    return this.#feed.add(listener, sessionId, () => this.#reader?.stop());
+  add(
+    listener: ChangeListener,
+    sessionId: string | null,
+    position: PostgresPosition | undefined,
+    scope: ChangeWatchScope,
+  ): Unsubscribe {
+    if (this.#feed.size === 0) {
+      this.#started = false;
+      this.starting = this.#start().finally(() => (this.#started = true));
+    }
+    const onIdle = () => this.#reader?.stop();
+    if (!position) {
+      const stop = this.#feed.add(listener, sessionId, onIdle);
+      if (scope.onStart) this.#reportStart(scope.onStart);
+      return stop;
+    }
+    scope.onStart?.(String(scope.after));
+    const watch = this.#feed.addHeld(listener, sessionId, onIdle);
+    let stopped = false;
+    void this.#catchUp(watch, sessionId, position, () => stopped);
+    return () => {
+      stopped = true;
+      watch.stop();
+    };
+  }
+
+  /**
+   * A new live watcher gets every row its reader's current snapshot has not seen (a read in
+   * flight publishes to it too), so that snapshot is where it starts; while the reader is still
+   * starting, the snapshot it starts with.
+   */
+  #reportStart(onStart: (position: string) => void): void {
+    const now = this.#started ? this.#reader?.position : null;
+    if (now) {
+      onStart(now);
+      return;
+    }
+    void this.starting?.then(() => {
+      const position = this.#reader?.position;
+      if (position) onStart(position);
+    });
+  }
+
+  async #catchUp(
+    watch: HeldWatch<bigint>,
+    sessionId: string | null,
+    position: PostgresPosition,
+    stopped: () => boolean,
+  ): Promise<void> {
+    let delay = CATCH_UP_RETRY_MS;
+    let warned = false;
+    while (!stopped()) {
+      try {
+        await this.starting;
+        if (!this.#reader) throw new Error("the change feed did not start");
+        const { events, snapshot } = await this.#reader.catchUp(
+          sessionId,
+          position,
+        );
+        if (stopped()) return;
+        watch.resume(events, (_event, xid) => visibleIn(snapshot, xid));
+        return;
+      } catch (error) {
+        if (!warned) {
+          warned = true;
+          console.warn(
+            "[arbor] [postgres] A resumed watch could not read what it missed; retrying:",
+            error instanceof Error ? error.message : error,
+          );
+        }
+        await new Promise((resolve) => {
+          const timer = setTimeout(resolve, delay);
+          (timer as { unref?: () => void }).unref?.();
+        });
+        delay = Math.min(delay * 2, CATCH_UP_RETRY_MAX_MS);
+      }
+    }
   }
 
   async #start(): Promise<void> {

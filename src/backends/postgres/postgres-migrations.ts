@@ -2,6 +2,7 @@ import { attachmentStatements } from "./postgres-attachment-ddl.js";
 import {
   changeLogStatements,
   recordChangeStatements,
+  resumableChangeLogStatements,
 } from "./postgres-change-log.js";
 import { arborStatementsV1, seedStatements } from "./postgres-ddl.js";
 
@@ -26,6 +27,9 @@ export const MIGRATIONS: ReadonlyArray<(config: string) => string[]> = [
   // v5: tool-call inputs are searchable (docs/behavior/search.md#tool-calls); no DDL, the data
   // step (`upgradeToolInputSearchText`) rebuilds the search text of messages with tool calls.
   () => [],
+  // v6: change-feed positions that resume across sessions and processes: the writing
+  // transaction's id per change-log row, and the trimmed horizon (docs/behavior/events-and-audit.md, "Resuming").
+  () => resumableChangeLogStatements(),
 ];
 
 /** The schema version this build of Arbor writes and needs. */

@@ -263,8 +263,12 @@ export class PostgresSessionProvider implements SessionProvider {
     listener: ChangeListener,
     options: WatchChangesOptions = {},
   ): Unsubscribe {
-    const scope = options.allSessions ? null : this.sessionId;
-    return watchPostgresChanges(this.#client, scope, listener);
+    const sessionId = options.allSessions ? null : this.sessionId;
+    return watchPostgresChanges(
+      this.#client,
+      { sessionId, after: options.after, onStart: options.onStart },
+      listener,
+    );
   }
 
   // --- Internal helpers ---

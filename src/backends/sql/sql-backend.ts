@@ -1,9 +1,13 @@
 /**
- * A `sql` store as a whole (the `Backend` contract): its registry, sessions, erase, embeddings
- * and API keys. One `Backend` per store object, so every caller agrees on its identity. Erase
+ * A `sql` store as a whole (the `Backend` contract): its registry, sessions, erase, embeddings,
+ * API keys and change feed. One `Backend` per store object, so every caller agrees on its
+ * identity. Erase
  * loads on first use: a Durable Object that never erases does not carry it.
  */
 import type { Backend } from "../../session/contracts/backend.js";
+import type { ChangeFeedSource } from "../../session/contracts/changes.js";
+import { watchSqlChanges } from "./sql-changes.js";
+import { ensureAgentSchema } from "./sql-schema.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import { lazyApiKeys } from "../../session/core/lazy-api-keys.js";
 import { sqlEmbeddings } from "./sql-embedding-access.js";
@@ -21,6 +25,16 @@ export function sqlBackend(agent: SqlProvider): Backend {
 }
 
 // --- Internal helpers ---
+
+/** The store's change feed, as its `Backend` declares it. */
+function sqlChangeFeed(agent: SqlProvider): ChangeFeedSource {
+  return {
+    watch(listener, scope) {
+      ensureAgentSchema(agent);
+      return watchSqlChanges(agent, scope, listener);
+    },
+  };
+}
 
 const backends = new WeakMap<SqlProvider, Backend>();
 
@@ -44,5 +58,6 @@ function createBackend(agent: SqlProvider): Backend {
       const { SqlApiKeyStore } = await import("./sql-api-keys.js");
       return new SqlApiKeyStore(agent);
     }),
+    changes: sqlChangeFeed(agent),
   };
 }

@@ -1,14 +1,20 @@
 import type {
   ChangeListener,
   ChangeType,
+  ChangeWatchScope,
   Unsubscribe,
 } from "../../session/contracts/changes.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
-import { ChangeFeed, changeFromRow } from "../../session/core/change-feed.js";
+import {
+  CHANGE_LOG_RETENTION,
+  ChangeFeed,
+  changeFromRow,
+  parseSeqPosition,
+  resetEvent,
+} from "../../session/core/change-feed.js";
 import { nowIso } from "./sql-transaction.js";
 
-/** Change-log rows kept: older ones are trimmed (docs/behavior/events-and-audit.md, "Change feed"). */
-export const CHANGE_LOG_RETENTION = 10_000;
+export { CHANGE_LOG_RETENTION };
 
 /** How often watchers check `PRAGMA data_version` for commits by other connections. */
 export const CHANGE_POLL_INTERVAL_MS = 150;
@@ -54,17 +60,22 @@ export function rebuildChangeLog(agent: SqlProvider): void {
       INSERT INTO arbor_changes (session_id, type, ids, at)
       VALUES (NEW.session_id, 'append', json_array(NEW.id), NEW.created_at);
     END`;
+  // Trims to CHANGE_LOG_RETENTION rows every 1,000 rows, and records the highest seq trimmed
+  // (TRIMMED_KEY), below which a resumed watch gets a `reset` instead of a silent gap.
   agent.sql`CREATE TRIGGER arbor_changes_trim AFTER INSERT ON arbor_changes
-    WHEN NEW.seq % 1000 = 0
+    WHEN NEW.seq % 1000 = 0 AND NEW.seq > 10000
     BEGIN
       DELETE FROM arbor_changes WHERE seq <= NEW.seq - 10000;
+      INSERT OR REPLACE INTO arbor_meta (key, value)
+        VALUES ('change_log_trimmed_seq', CAST(NEW.seq - 10000 AS TEXT));
     END`;
 }
 
 /**
  * Records one change. Call it inside the write's own transaction, so a failed write records
  * nothing; under SQLite's single writer `seq` is the commit order, and a trigger trims the log to
- * `CHANGE_LOG_RETENTION` rows. A single message insert needs no call: its trigger records it.
+ * `CHANGE_LOG_RETENTION` rows and records the highest `seq` trimmed (`arbor_meta`), below which a
+ * resumed watch gets a `reset`. A single message insert needs no call: its trigger records it.
  */
 export function recordChange(
   agent: SqlProvider,
@@ -100,10 +111,10 @@ export function withoutAppendNotices<T>(agent: SqlProvider, work: () => T): T {
   }
 }
 
-/** Watches one session (`sessionId`) or every session (`null`) of the store behind `agent`. */
+/** Watches one session or every session (`scope.sessionId`) of the store behind `agent`. */
 export function watchSqlChanges(
   agent: SqlProvider,
-  sessionId: string | null,
+  scope: ChangeWatchScope,
   listener: ChangeListener,
 ): Unsubscribe {
   let hub = hubs.get(agent);
@@ -111,18 +122,22 @@ export function watchSqlChanges(
     hub = new ChangeHub(agent);
     hubs.set(agent, hub);
   }
-  return hub.add(listener, sessionId);
+  return hub.add(listener, scope);
 }
 
 // --- Internal helpers ---
 
+/** The `arbor_meta` key of the highest `seq` trimmed (written by the `arbor_changes_trim` trigger). */
+const TRIMMED_KEY = "change_log_trimmed_seq";
 const READ_BATCH = 1000;
 const hubs = new WeakMap<SqlProvider, ChangeHub>();
 
 /**
  * One reader of the change log per store object: it remembers the last `seq` it published and
  * reads newer rows after this process's own writes (`wake`) and when `PRAGMA data_version` says
- * another connection committed. Where that pragma is unavailable (Durable Objects, where one
+ * another connection committed. SQLite has one writer at a time and `seq` is drawn inside the
+ * write, so `seq` order is commit order and a `seq` is a complete position: a resumed watch
+ * reads the rows after it up to the reader's own, synchronously, before the next live row. Where that pragma is unavailable (Durable Objects, where one
  * isolate owns the store) only `wake` runs, which is all such a store needs.
  */
 class ChangeHub {
@@ -134,10 +149,43 @@ class ChangeHub {
 
   constructor(readonly agent: SqlProvider) {}
 
-  add(listener: ChangeListener, sessionId: string | null): Unsubscribe {
+  add(listener: ChangeListener, scope: ChangeWatchScope): Unsubscribe {
+    const { sessionId } = scope;
+    const after =
+      scope.after === undefined ? undefined : parseSeqPosition(scope.after);
     if (this.#feed.size === 0) this.#start();
     else this.#read();
-    return this.#feed.add(listener, sessionId, () => this.#stop());
+    scope.onStart?.(String(after ?? this.#cursor));
+    if (after === undefined)
+      return this.#feed.add(listener, sessionId, () => this.#stop());
+    const watch = this.#feed.addHeld(listener, sessionId, () => this.#stop());
+    try {
+      watch.resume(this.#missed(sessionId, after));
+    } catch (error) {
+      watch.stop();
+      throw error;
+    }
+    return watch.stop;
+  }
+
+  /** What a watch resuming after `after` missed, up to the reader's cursor; or one `reset`. */
+  #missed(sessionId: string | null, after: number) {
+    const [meta] = this.agent.sql<{ value: string }>`
+      SELECT value FROM arbor_meta WHERE key = ${TRIMMED_KEY}`;
+    const trimmed = Number(meta?.value ?? 0);
+    // Older than the log keeps, or a position this store never gave (another database file).
+    if (after < trimmed || after > this.#cursor)
+      return [resetEvent(sessionId, this.#cursor, String(this.#cursor))];
+    const rows =
+      sessionId === null
+        ? this.agent
+            .sql<ChangeRow>`SELECT seq, session_id, type, ids, at FROM arbor_changes
+            WHERE seq > ${after} AND seq <= ${this.#cursor} ORDER BY seq`
+        : this.agent
+            .sql<ChangeRow>`SELECT seq, session_id, type, ids, at FROM arbor_changes
+            WHERE seq > ${after} AND seq <= ${this.#cursor} AND session_id = ${sessionId}
+            ORDER BY seq`;
+    return rows.map((row) => changeFromRow(row));
   }
 
   wake(): void {
@@ -183,13 +231,8 @@ class ChangeHub {
 
   #read(): void {
     for (;;) {
-      const rows = this.agent.sql<{
-        seq: number;
-        session_id: string;
-        type: string;
-        ids: string;
-        at: string;
-      }>`SELECT seq, session_id, type, ids, at FROM arbor_changes
+      const rows = this.agent
+        .sql<ChangeRow>`SELECT seq, session_id, type, ids, at FROM arbor_changes
         WHERE seq > ${this.#cursor} ORDER BY seq LIMIT ${READ_BATCH}`;
       for (const row of rows) {
         this.#cursor = row.seq;
@@ -198,6 +241,14 @@ class ChangeHub {
       if (rows.length < READ_BATCH) return;
     }
   }
+}
+
+interface ChangeRow {
+  seq: number;
+  session_id: string;
+  type: string;
+  ids: string;
+  at: string;
 }
 
 /** `PRAGMA data_version` (changes when another connection commits), or `null` where it is not allowed. */

@@ -425,8 +425,12 @@ export class AgentSessionProvider implements SessionProvider {
     options: WatchChangesOptions = {},
   ): Unsubscribe {
     this.#ready();
-    const scope = options.allSessions ? null : this.sessionId;
-    return watchSqlChanges(this.#agent, scope, listener);
+    const sessionId = options.allSessions ? null : this.sessionId;
+    return watchSqlChanges(
+      this.#agent,
+      { sessionId, after: options.after, onStart: options.onStart },
+      listener,
+    );
   }
 
   // --- Internal helpers ---

@@ -1,4 +1,5 @@
 import type { ApiKeyStore } from "./api-keys.js";
+import type { ChangeFeedSource } from "./changes.js";
 import type { BackendEmbeddings } from "./embedding-store.js";
 import type { StoreEraseResult, StoreEraseTarget } from "./erase.js";
 import type { SessionProvider } from "./provider.js";
@@ -18,7 +19,11 @@ import type { SessionRegistry } from "./registry.js";
  * | `session()`  | yes      | opening a session of the store                                  |
  * | `erase`      | no       | `manager.erase()`, `manager.prune()`; without it `NOT_SUPPORTED` |
  * | `embeddings` | no       | `withEmbeddings()`, `removeEmbeddings()`; without it `NOT_SUPPORTED` |
- * | `apiKeys`    | no       | the server's and CLI's API keys (`arbor keys`, bearer auth)      |
+ * | `apiKeys`    | no       | API keys kept in the store, for `createApp({ auth })`            |
+ * | `changes`    | no       | `manager.watch()`; without it `NOT_SUPPORTED`                   |
+ *
+ * A session's own `session.watch()` uses its provider's `watchChanges`; the built-in providers
+ * implement it over the same feed as their backend's `changes`.
  */
 export interface Backend {
   /** Names the backend in messages: `"memory"`, `"sql"`, `"postgres"`, or a custom store's. */
@@ -38,6 +43,11 @@ export interface Backend {
   readonly embeddings?: BackendEmbeddings;
   /** Optional: API keys kept in the same store (docs/server.md, "API keys"). */
   readonly apiKeys?: ApiKeyStore;
+  /**
+   * Optional: the store's change feed (docs/behavior/events-and-audit.md, "Change feed"): every
+   * committed write from every process, with positions to resume from.
+   */
+  readonly changes?: ChangeFeedSource;
 }
 
 /** A backend's side of erase: its own rows, in one atomic write per target. */

@@ -28,7 +28,12 @@ import type {
 import type { ArborTool } from "../context/tools/index.js";
 import type { PostgresClient } from "../contracts/postgres-client.js";
 import { setAfterWrite, watchStore, type Session } from "../session.js";
-import type { ChangeListener, Unsubscribe } from "../contracts/changes.js";
+import type {
+  ChangeListener,
+  ChangePosition,
+  Unsubscribe,
+} from "../contracts/changes.js";
+import { ArborTypeError } from "../errors/index.js";
 import {
   inMemoryManagerBackend,
   managerBackendFor,
@@ -493,10 +498,33 @@ export class SessionManager {
   /**
    * Calls `listener` once per committed write to any session of this store, in commit order,
    * including writes by other processes; returns the function that stops it
-   * (docs/behavior/events-and-audit.md, "Change feed").
+   * (docs/behavior/events-and-audit.md, "Change feed"). With `after` (an earlier event's
+   * `cursor`) it first delivers every change committed after that event; a position older than
+   * the change log keeps gets one `reset` event instead (re-read what you track). `onStart`
+   * receives the position the watch starts after, to resume from before any event arrived.
    */
-  watch(listener: ChangeListener): Unsubscribe {
-    return watchStore(this.backend.openSession(""), listener);
+  watch(
+    listener: ChangeListener,
+    options: {
+      after?: ChangePosition;
+      onStart?: (position: string) => void;
+    } = {},
+  ): Unsubscribe {
+    const changes = this.backend.backend?.changes;
+    if (changes) {
+      if (typeof listener !== "function") {
+        throw new ArborTypeError(
+          "INVALID_ARGUMENT",
+          "[arbor] watch() needs a listener function",
+        );
+      }
+      return changes.watch(listener, {
+        sessionId: null,
+        after: options.after,
+        onStart: options.onStart,
+      });
+    }
+    return watchStore(this.backend.openSession(""), listener, options);
   }
 
   // --- Tenant binding and metadata ---

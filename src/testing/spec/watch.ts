@@ -1,12 +1,25 @@
 import type { ChangeEvent } from "../../session/contracts/changes.js";
 import { textMessage } from "../fixtures.js";
-import type { Suite } from "../suite.js";
+import { caughtSync, summarizeError } from "../helpers.js";
+import type { CaseBody, Suite } from "../suite.js";
 
 /** The change feed (docs/behavior/events-and-audit.md, "Change feed"): session.watch and watchChanges. */
 export function watchSpec(suite: Suite): void {
   const { expect } = suite;
+  /**
+   * A case of the feed; a provider that declares no `watchChanges` has none, and then the case
+   * checks that `watch()` says so (`NOT_SUPPORTED`) instead.
+   */
+  const feedIt = (name: string, body: CaseBody) =>
+    suite.it(name, async (context) => {
+      if (context.provider("a").watchChanges) return body(context);
+      const error = caughtSync(() =>
+        context.session("a").watch(() => undefined),
+      );
+      expect(summarizeError(error).code).toBe("NOT_SUPPORTED");
+    });
   suite.describe("change feed", () => {
-    suite.it(
+    feedIt(
       "delivers one event per write, with its ids, in commit order",
       async ({ session, provider }) => {
         const raw = provider("a");
@@ -59,7 +72,7 @@ export function watchSpec(suite: Suite): void {
       },
     );
 
-    suite.it("stops delivering after unsubscribe", async ({ session }) => {
+    feedIt("stops delivering after unsubscribe", async ({ session }) => {
       const subject = session("a");
       const events: ChangeEvent[] = [];
       const stop = subject.watch((event) => void events.push(event));
@@ -71,7 +84,7 @@ export function watchSpec(suite: Suite): void {
       expect(events.map((event) => event.ids[0])).toEqual(["m1"]);
     });
 
-    suite.it(
+    feedIt(
       "keeps writing and delivering when a listener throws",
       async ({ session }) => {
         const subject = session("a");
@@ -95,7 +108,93 @@ export function watchSpec(suite: Suite): void {
       },
     );
 
-    suite.it(
+    feedIt(
+      "resumes after an event's cursor or seq: what was written meanwhile, once, then live",
+      async ({ session }) => {
+        const subject = session("a");
+        const events: ChangeEvent[] = [];
+        const stop = subject.watch((event) => void events.push(event));
+        await subject.appendMessage(textMessage("m1"));
+        await subject.appendMessage(textMessage("m2"));
+        await settle(() => events.length >= 2);
+        stop();
+        const [first, second] = events as [ChangeEvent, ChangeEvent];
+        expect(typeof first.cursor).toBe("string");
+        expect(second.seq).toBeGreaterThan(first.seq);
+        await subject.appendMessage(textMessage("m3")); // while nobody watches
+        const lives: string[] = [];
+        for (const after of [first.cursor, first.seq]) {
+          lives.push(`live-${typeof after}`);
+          const resumed: ChangeEvent[] = [];
+          const again = subject.watch((event) => void resumed.push(event), {
+            after,
+          });
+          await subject.appendMessage(textMessage(`live-${typeof after}`));
+          await settle(() => resumed.length >= 2 + lives.length);
+          await pause(50);
+          again();
+          expect(resumed.map((event) => event.ids[0])).toEqual([
+            "m2",
+            "m3",
+            ...lives,
+          ]);
+          if (after === first.cursor) {
+            // Each delivered event's own position resumes right after it.
+            const last: ChangeEvent[] = [];
+            const third = subject.watch((event) => void last.push(event), {
+              after: resumed[1]!.cursor,
+            });
+            await settle(() => last.length >= 1);
+            await pause(50);
+            third();
+            expect(last.map((event) => event.ids[0])).toEqual(["live-string"]);
+          }
+        }
+      },
+    );
+
+    feedIt(
+      "resumes a store-wide watch after a cursor, every session's changes once",
+      async ({ provider }) => {
+        const [a, b] = [provider("a"), provider("b")];
+        if (!a.watchChanges) return;
+        const scopes = new Set([a.sessionId ?? "", b.sessionId ?? ""]);
+        const events: ChangeEvent[] = [];
+        const keep = (into: ChangeEvent[]) => (event: ChangeEvent) =>
+          void (scopes.has(event.sessionId) && into.push(event));
+        const stop = a.watchChanges(keep(events), { allSessions: true });
+        await a.getMessage("none"); // the watch has its starting point
+        await a.appendMessage(textMessage("a1"));
+        await settle(() => events.length >= 1);
+        stop();
+        await b.appendMessage(textMessage("b1"));
+        await a.appendMessage(textMessage("a2"));
+        const resumed: ChangeEvent[] = [];
+        const again = a.watchChanges(keep(resumed), {
+          allSessions: true,
+          after: events[0]!.cursor,
+        });
+        await settle(() => resumed.length >= 2);
+        await pause(50);
+        again();
+        expect(resumed.map((event) => event.ids[0])).toEqual(["b1", "a2"]);
+      },
+    );
+
+    feedIt(
+      "throws INVALID_ARGUMENT for a position that is none of the store's",
+      async ({ session }) => {
+        const subject = session("a");
+        for (const after of ["no such position", -1, 1.5]) {
+          const error = caughtSync(() =>
+            subject.watch(() => undefined, { after }),
+          );
+          expect(summarizeError(error).code).toBe("INVALID_ARGUMENT");
+        }
+      },
+    );
+
+    feedIt(
       "delivers every id exactly once with 8 concurrent appenders",
       async ({ provider }) => {
         const names = ["a", "b", "c", "d", "e", "f", "g", "h"];
