@@ -1,10 +1,12 @@
 // Takes the screenshots of docs/studio.md (docs/studio/*.png) from what a newcomer sees: the
 // built CLI's `arbor serve` on a fresh database, which loads examples/sample/sample.arbor.jsonl
-// ("Planning the Tidepool 2.0 launch"), driven by Debian's Chromium through playwright-core.
+// ("Planning the Tidepool 2.0 launch"), driven by Debian's Chromium through playwright-core;
+// then the transcripts of a real Claude Code session and a ChatGPT export imported into it
+// (test/formats/fixtures, see their README for sources and licences).
 // Usage: npm run build && npm run docs:screenshots
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -56,6 +58,7 @@ try {
   const sample = await startServer(join(folder, "sample.db"), []);
   servers.push(sample);
   await sampleViews(page, sample.url);
+  await importedViews(page, sample.url);
 
   const empty = await startServer(join(folder, "empty.db"), ["--skip-sample"]);
   servers.push(empty);
@@ -78,10 +81,16 @@ async function sampleViews(page, url) {
   await open(page, url, "#/", "tbody tr");
   await save(page, "sessions");
 
-  await openSession(page, url, at("chat"), ".chat .message.overlay");
+  // The conversation opens at its newest message.
+  await openSession(page, url, at("chat"), ".chat .message");
   await save(page, "chat");
 
-  // The overlay expanded to the messages it replaces, scrolled to its top.
+  // Up at the start: the overlay, expanded to the messages it replaces, scrolled to its top.
+  await page.waitForFunction(
+    () => (window.scrollTo(0, 0), document.querySelector(".message.overlay")),
+    undefined,
+    { polling: 100 },
+  );
   await page.click('.message.overlay button[aria-expanded="false"]');
   await page.waitForSelector(".originals .message");
   await scrollToTop(page, ".message.overlay");
@@ -107,14 +116,47 @@ async function sampleViews(page, url) {
   await save(page, "search");
 
   await page.emulateMedia({ colorScheme: "dark" });
-  await openSession(page, url, at("chat"), ".chat .message.overlay");
+  await openSession(page, url, at("chat"), ".chat .message");
   await save(page, "chat-dark");
   await page.emulateMedia({ colorScheme: "light" });
 
   await page.setViewportSize(PHONE);
-  await openSession(page, url, at("chat"), ".chat .message.overlay");
+  await openSession(page, url, at("chat"), ".chat .message");
   await save(page, "chat-390");
   await page.setViewportSize(DESKTOP);
+}
+
+/** Conversations from other tools, imported as a user would drop them on the page. */
+async function importedViews(page, url) {
+  const imported = async (file) => {
+    const body = await readFile(join(ROOT, "test/formats/fixtures", file));
+    const response = await fetch(
+      `${url}/v1/import?fileName=${encodeURIComponent(file)}`,
+      { method: "POST", body },
+    );
+    if (!response.ok)
+      throw new Error(`import of ${file}: ${await response.text()}`);
+    const { sessions } = await response.json();
+    return sessions.find((session) => session.parent_session_id === null);
+  };
+  const claude = await imported("claude-code-real-compacted.jsonl");
+  const at = (session) => `#/s/${encodeURIComponent(session.id)}/chat`;
+  // Before its compaction: a run of tool calls, one opened to its input and output.
+  await openSession(page, url, at(claude), ".chat .message.overlay");
+  await page.click('.message.overlay button[aria-expanded="false"]');
+  await page.waitForSelector(".originals .message.tool-run");
+  const run = page.locator(".originals .message.tool-run").nth(1);
+  await run.locator("summary").first().click();
+  await run.locator(".part-tool summary").first().click();
+  await run.evaluate((element) =>
+    window.scrollTo(0, element.getBoundingClientRect().top + scrollY - 120),
+  );
+  await page.waitForTimeout(100);
+  await save(page, "transcript");
+
+  const chatgpt = await imported("chatgpt-browsing.json");
+  await openSession(page, url, at(chatgpt), ".chat .message");
+  await save(page, "chatgpt");
 }
 
 /** A full load of `hash`, done once `ready` is there and nothing says "Loading…". */

@@ -44,14 +44,14 @@ export async function streamTurn(plan: TurnPlan): Promise<TurnResult> {
     ...(options.filters ? { filters: options.filters } : {}),
   });
   const tools: ToolSet = {
-    ...((await session.tools()) as unknown as ToolSet),
+    ...((await session.tools()) as ToolSet),
     ...(plan.extraTools as ToolSet),
     ...(options.tools as ToolSet | undefined),
   };
-  const modelMessages = await convertToModelMessages(
-    messages as unknown as UIMessage[],
-    { tools, ignoreIncompleteToolCalls: true },
-  );
+  const modelMessages = await convertToModelMessages(messages as UIMessage[], {
+    tools,
+    ignoreIncompleteToolCalls: true,
+  });
 
   const generateId = options.generateId ?? (() => crypto.randomUUID());
   const assistantId = generateId();

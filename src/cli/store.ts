@@ -104,9 +104,7 @@ export async function openPostgresPool(url: string): Promise<PgPool> {
   try {
     const loaded = await import("pg");
     // pg is CommonJS: its classes sit on the default export.
-    pg =
-      (loaded as unknown as { default?: typeof import("pg") }).default ??
-      loaded;
+    pg = commonJsDefault(loaded);
   } catch (error) {
     throw new ArborError(
       "MISSING_DEPENDENCY",
@@ -246,4 +244,12 @@ async function loadModels(): Promise<CliModels | null> {
       summarize: agent.summarizeWith(models.summaryModel),
     }),
   };
+}
+
+/** A CommonJS package loaded with `import()`: its exports sit on `default` when Node wraps it. */
+function commonJsDefault<T extends object>(loaded: T): T {
+  const wrapped: unknown = Reflect.get(loaded, "default");
+  return typeof wrapped === "object" && wrapped !== null
+    ? (wrapped as T)
+    : loaded;
 }

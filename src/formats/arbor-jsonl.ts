@@ -73,8 +73,7 @@ export function parseArborJsonl(
     const where = `line ${line}`;
     if (value.type === "message") nodes.push(readMessage(value, where));
     else if (value.type === "compaction") {
-      const { type: _type, ...compaction } = value;
-      compactions.push(compaction as unknown as StoredCompaction);
+      compactions.push(readCompaction(value, where));
       compactionLines.push(line);
     } else if (value.type === "block") {
       if (
@@ -176,6 +175,37 @@ function readHeader({ line, value }: JsonlLine): Header {
         : new Date().toISOString(),
     name: typeof value.name === "string" ? value.name : null,
     activeLeafId,
+  };
+}
+
+/** A compaction line's fields; `checkCompactions` then checks them against the file's messages. */
+function readCompaction(
+  value: Record<string, unknown>,
+  where: string,
+): StoredCompaction {
+  const { id, summary, fromMessageId, toMessageId, createdAt, meta } = value;
+  if (typeof id !== "string" || typeof summary !== "string" || summary === "")
+    throw invalidImport(
+      where,
+      "a compaction needs an `id` and a non-empty `summary`",
+    );
+  if (typeof fromMessageId !== "string" || typeof toMessageId !== "string")
+    throw invalidImport(
+      where,
+      "a compaction needs the message ids `fromMessageId` and `toMessageId`",
+    );
+  if (typeof createdAt !== "string")
+    throw invalidImport(where, "a compaction needs an ISO-8601 `createdAt`");
+  const metaRecord = asRecord(meta);
+  if (meta !== undefined && !metaRecord)
+    throw invalidImport(where, "a compaction's `meta` must be an object");
+  return {
+    id,
+    summary,
+    fromMessageId,
+    toMessageId,
+    createdAt,
+    ...(metaRecord ? { meta: metaRecord } : {}),
   };
 }
 

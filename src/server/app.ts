@@ -3,7 +3,7 @@ import { bodyLimit as limitBody } from "hono/body-limit";
 import type { MiddlewareHandler } from "hono";
 import type { CompactionFunction } from "../session/compaction/session-compaction.js";
 import type { SessionManager } from "../session/manager/session-manager.js";
-import type { KeyVerifier } from "./auth/api-key-store.js";
+import type { KeyVerifier } from "../session/contracts/api-keys.js";
 import { bearerAuth } from "./auth/bearer-auth.js";
 import { tenantOf, type ServerEnv } from "./context.js";
 import { errorResponse, handleError, type ErrorLogger } from "./errors.js";

@@ -29,13 +29,16 @@ export {
   API_KEY_PREFIX,
   generateApiKey,
   hashApiKey,
-  type ApiKeyRecord,
-  type ApiKeyStore,
-  type KeyVerifier,
-} from "./auth/api-key-store.js";
-export { MemoryApiKeyStore } from "./auth/memory-api-key-store.js";
-export { SqlApiKeyStore } from "./auth/sql-api-key-store.js";
+} from "../session/core/api-keys.js";
+export type {
+  ApiKeyRecord,
+  ApiKeyStore,
+  KeyVerifier,
+} from "../session/contracts/api-keys.js";
+// The key stores are each backend's (`Backend.apiKeys`); exported here under their names.
+export { MemoryApiKeyStore } from "../backends/memory/memory-api-keys.js";
+export { SqlApiKeyStore } from "../backends/sql/sql-api-keys.js";
 export {
   PostgresApiKeyStore,
   POSTGRES_API_KEYS_SQL,
-} from "./auth/postgres-api-key-store.js";
+} from "../backends/postgres/postgres-api-keys.js";

@@ -140,7 +140,6 @@ export type {
 } from "./contracts/registry.js";
 export { SqlSessionRegistry } from "../backends/sql/sql-registry.js";
 export { MemorySessionRegistry } from "../backends/memory/memory-registry.js";
-export { PostgresSessionRegistry } from "../backends/postgres/postgres-registry.js";
 export type { SessionInfo, SessionSnapshot } from "./contracts/session-info.js";
 export type { ImportRecords } from "./contracts/provider.js";
 /** A path row as streamed history plans its windows (`getPathIds`). */
@@ -180,15 +179,16 @@ export {
   PostgresSessionProvider,
   PostgresContextProvider,
   PostgresSearchProvider,
-  POSTGRES_SCHEMA_SQL,
   applyPostgresSchema,
-  postgresSchemaSql,
-  type PostgresSchemaOptions,
-  type PgClientLike,
-  type PostgresConnection,
-  type PostgresJsLike,
-  type PostgresJsTransactionLike,
-  type PostgresClient,
+} from "./postgres-seed.js";
+/** PostgreSQL's options and client shapes; the rest of PostgreSQL is in `arbor-memory/postgres`. */
+export type {
+  PostgresSchemaOptions,
+  PgClientLike,
+  PostgresConnection,
+  PostgresJsLike,
+  PostgresJsTransactionLike,
+  PostgresClient,
 } from "../backends/postgres/index.js";
 export {
   InMemorySessionProvider,

@@ -20,7 +20,7 @@ import {
   type WritableContextProvider,
 } from "./contracts/context-provider.js";
 import type { SessionProvider } from "./contracts/provider.js";
-import { ROW_MAX_BYTES } from "../utils/truncation/row-size-limit.js";
+import { ROW_MAX_BYTES } from "./core/row-size-limit.js";
 import {
   assertAuditSink,
   assertBuilder,
@@ -218,10 +218,16 @@ export class SessionBase {
     return this.runtime.parts?.blocks.list() ?? [];
   }
 
-  /** Loads the blocks from their providers (once), so the sync getters see them. */
-  async loadContext(): Promise<ContextBlock[]> {
+  /**
+   * Loads the blocks from their providers (once), so the sync getters see them. With
+   * `{ reload: true }` every provider is read again, so writes by another process (or another
+   * session sharing the provider) show; the frozen prompt does not change.
+   */
+  async loadContext(
+    options: { reload?: boolean } = {},
+  ): Promise<ContextBlock[]> {
     const { blocks } = await this.runtime.ready();
-    await blocks.load();
+    await blocks.load(options.reload === true);
     return blocks.list();
   }
 

@@ -5,7 +5,7 @@ import { ArborTypeError, isArborError } from "./errors/index.js";
 import { assertMessageRole } from "./session-checks.js";
 import type { SessionRuntime } from "./session-runtime.js";
 import type { SessionWrites } from "./session-writes.js";
-import { enforceRowSizeLimit } from "../utils/truncation/row-size-limit.js";
+import { enforceRowSizeLimit } from "./core/row-size-limit.js";
 
 /** Where and when an imported message was written (docs/behavior/messages-and-tree.md). */
 export interface ImportMessageOptions {

@@ -12,7 +12,7 @@ import { inlineDataBytes } from "./core/attachments.js";
 import { ArborTypeError } from "./errors/index.js";
 import { assertMessageRole } from "./session-checks.js";
 import type { SessionRuntime } from "./session-runtime.js";
-import { enforceRowSizeLimit } from "../utils/truncation/row-size-limit.js";
+import { enforceRowSizeLimit } from "./core/row-size-limit.js";
 
 /** A message ready for the provider: a per-call object, and its JSON (`JSON.stringify(stored)`) when already known. */
 interface PreparedMessage {

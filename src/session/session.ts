@@ -1,4 +1,4 @@
-import type { CompactResult } from "../utils/compaction/compact-function.js";
+import type { CompactResult } from "./contracts/types.js";
 import type { RecordedContext } from "./contracts/audit.js";
 import type { SessionProvider } from "./contracts/provider.js";
 import type { SessionSnapshot } from "./contracts/session-info.js";

@@ -30,11 +30,10 @@ export function sessionOpener(
 function resolveTarget(
   store: SessionsStore,
 ): Parameters<typeof ArborSession.create>[0] {
-  const candidate = store as unknown as Record<string, unknown>;
   if (typeof store === "object" && store !== null) {
-    if (typeof candidate.sql === "function")
+    if (typeof Reflect.get(store, "sql") === "function")
       return store as Parameters<typeof ArborSession.create>[0];
-    if (typeof candidate.appendMessage === "function")
+    if (typeof Reflect.get(store, "appendMessage") === "function")
       return store as SessionProvider;
   }
   if (isPostgresClient(store)) return new PostgresSessionProvider(store);

@@ -50,8 +50,10 @@ describe("openSqlite()", () => {
   });
 
   it("refuses a call without arguments", () => {
-    const open = openSqlite as unknown as () => unknown;
-    expect(open).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT" }));
+    // @ts-expect-error -- the call a JavaScript caller can make
+    expect(() => openSqlite()).toThrow(
+      expect.objectContaining({ code: "INVALID_ARGUMENT" }),
+    );
   });
 
   // Regression: a directory gave better-sqlite3's bare "unable to open database file".

@@ -32,6 +32,7 @@ import { managerSpec } from "./spec/manager.js";
 import { managerFeaturesSpec } from "./spec/manager-features.js";
 import { managerTenancySpec } from "./spec/manager-tenancy.js";
 import type { ConformanceApi, ProviderFactory } from "./types.js";
+import { ERASE_SCENARIOS, type EraseBackend } from "./erase/erase-scenarios.js";
 
 export type {
   ConformanceApi,
@@ -41,6 +42,7 @@ export type {
   ProviderFactory,
 } from "./types.js";
 export { DEFAULT_CAPABILITIES } from "./suite.js";
+export { deepText, type EraseBackend } from "./erase/erase-scenarios.js";
 export type { ManagerFactory, ManagerStore } from "./manager-suite.js";
 export { assertExpect, type AssertLike } from "./assert-expect.js";
 export {
@@ -144,5 +146,39 @@ export function runManagerConformance(
     managerFeaturesSpec(suite);
     managerSearchTimeSpec(suite);
     managerTenancySpec(suite);
+  });
+}
+
+/** One whole backend for `runEraseConformance`: a fresh store per case. */
+export interface EraseConformanceFactory {
+  name: string;
+  /** A new, empty store: a manager over it, its audit events, and every row it holds as text. */
+  create(): EraseBackend;
+}
+
+/**
+ * Registers the erase, prune and embedding-removal suite for one whole backend (a `Backend` with
+ * `erase`, and `embeddings` for the vector cases; docs/custom-providers.md, "A whole backend"):
+ * sessions are written with a distinctive secret in every place a session can hold text
+ * (messages, overlays, blocks and their history, attachments, metadata, audit events, vectors),
+ * erased or pruned, and then `dump()` (every row of the store, index internals included) must hold
+ * no trace of the secret while the other sessions' rows stay whole. Races (an erase during
+ * appends, a compaction, an embedding in flight) are included. Each case throws on failure.
+ *
+ * @example
+ * ```ts
+ * runEraseConformance(
+ *   { name: "my-store", create: () => ({ manager: () => SessionManager.create(myBackend()).withContext("memory").withAudit(sink), auditCount: (id) => sink.forSession(id).length, dump: () => deepText(rows), dumpWithoutAudit: () => deepText(rows), expects: { separateIndex: false, changeLog: false } }) },
+ *   { describe, it, expect },
+ * );
+ * ```
+ */
+export function runEraseConformance(
+  factory: EraseConformanceFactory,
+  api: ConformanceApi,
+): void {
+  api.describe(`arbor erase conformance: ${factory.name}`, () => {
+    for (const [name, scenario] of Object.entries(ERASE_SCENARIOS))
+      api.it(name, () => scenario(factory.create()));
   });
 }

@@ -54,12 +54,12 @@ export {
 export {
   truncateToolOutput,
   type TruncatedToolOutput,
-} from "./truncation/truncate-tool-output.js";
+} from "../session/core/truncate-tool-output.js";
 export {
   enforceRowSizeLimit,
   ROW_MAX_BYTES,
   type RowSizeLimitOptions,
-} from "./truncation/row-size-limit.js";
+} from "../session/core/row-size-limit.js";
 export {
   composeHistoryFilters,
   keepLastMessages,

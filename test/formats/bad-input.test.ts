@@ -69,6 +69,18 @@ describe("bad files", () => {
     expect(() =>
       parseConversations(`${header}\n${good}\n\n${overlay}\n`),
     ).toThrow(/^line 4: the compaction covers "zz"/);
+    // A compaction line's fields are checked before they are trusted as an overlay.
+    const undated = overlay
+      .replace('"zz"', '"u1"')
+      .replace(',"createdAt":"2026-01-01T00:00:00.000Z"', "");
+    expect(() =>
+      parseConversations(`${header}\n${good}\n${undated}\n`),
+    ).toThrow(/^line 3: a compaction needs an ISO-8601 `createdAt`$/);
+    expect(() =>
+      parseConversations(
+        `${header}\n${good}\n${overlay.replace('"u1"', "7")}\n`,
+      ),
+    ).toThrow(/^line 3: a compaction needs the message ids/);
     expect(() => parseConversations(`${header}\n${good}\n${good}\n`)).toThrow(
       /^line 3: the id "u1" appears twice$/,
     );

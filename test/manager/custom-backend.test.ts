@@ -9,14 +9,23 @@ import {
   type Backend,
 } from "../../src/session/index.js";
 import { memoryBackend } from "../../src/backends/memory/memory-backend.js";
-import { fakeEmbedder } from "../../src/testing/index.js";
+import { MemoryStore } from "../../src/backends/memory/memory-store.js";
+import { InMemoryAuditSink } from "../../src/session/index.js";
+import {
+  deepText,
+  fakeEmbedder,
+  runEraseConformance,
+} from "../../src/testing/index.js";
 
 /** A backend built by hand from its parts; `erase`/`embeddings` only when asked for. */
-function customBackend(parts: {
-  erase?: boolean;
-  embeddings?: boolean;
-}): Backend {
-  const rows = memoryBackend();
+function customBackend(
+  parts: {
+    erase?: boolean;
+    embeddings?: boolean;
+  },
+  store = new MemoryStore(),
+): Backend {
+  const rows = memoryBackend(store);
   return {
     name: "custom",
     identity: rows.identity,
@@ -92,3 +101,25 @@ describe("a custom Backend", () => {
     });
   });
 });
+
+// The whole erase suite of arbor-memory/testing, as a third-party store would run it: every
+// trace of an erased session gone from the store's rows, races included.
+runEraseConformance(
+  {
+    name: "a custom Backend with erase and embeddings",
+    create: () => {
+      const store = new MemoryStore();
+      const sink = new InMemoryAuditSink();
+      const backend = customBackend({ erase: true, embeddings: true }, store);
+      return {
+        manager: () =>
+          SessionManager.create(backend).withContext("memory").withAudit(sink),
+        auditCount: (id) => sink.forSession(id).length,
+        dump: () => deepText([store, sink.events]),
+        dumpWithoutAudit: () => deepText(store),
+        expects: { separateIndex: false, changeLog: false },
+      };
+    },
+  },
+  { describe, it, expect },
+);

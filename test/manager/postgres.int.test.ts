@@ -2,11 +2,8 @@
 // over an execute-style connection (deleteSession takes another path there). Each runner uses
 // its own throwaway database, emptied before every case and dropped afterwards.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import {
-  PostgresSessionRegistry,
-  SessionManager,
-  type SessionInfo,
-} from "../../src/session/index.js";
+import { PostgresSessionRegistry } from "../../src/postgres/index.js";
+import { SessionManager, type SessionInfo } from "../../src/session/index.js";
 import { compareListOrder } from "../../src/session/contracts/registry.js";
 import {
   dumpAllTables,

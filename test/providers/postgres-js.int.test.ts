@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   PostgresSessionProvider,
   PostgresSessionRegistry,
-} from "../../src/session/index.js";
+} from "../../src/postgres/index.js";
 import type { PostgresClient } from "../../src/backends/postgres/postgres-client.js";
 import {
   createTestDatabase,

@@ -10,7 +10,7 @@ import {
   PostgresContextProvider,
   PostgresSearchProvider,
   PostgresSessionProvider,
-} from "../../src/session/index.js";
+} from "../../src/postgres/index.js";
 import {
   PostgresBlockHistory,
   POSTGRES_SCHEMA_VERSION,

@@ -1,5 +1,6 @@
 // The API key stores (memory, SQLite, PostgreSQL over pg and postgres.js) pass the same cases:
-// the key format, shown once, stored only as its SHA-256, listed without it, verified, revoked.
+// the key format, shown once, stored only as its SHA-256, listed without it, verified, revoked;
+// on PostgreSQL the second store is the backend's declared `apiKeys`.
 import { createHash } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -9,6 +10,9 @@ import {
   SqlApiKeyStore,
   type ApiKeyStore,
 } from "../../src/server/index.js";
+import { memoryBackend } from "../../src/backends/memory/memory-backend.js";
+import { postgresBackend } from "../../src/backends/postgres/postgres-backend.js";
+import { sqlBackend } from "../../src/backends/sql/sql-backend.js";
 import { openSqlite } from "../../src/sqlite/index.js";
 import {
   createTestDatabase,
@@ -88,6 +92,29 @@ keyStoreCases("memory", {
   },
 });
 
+// The same stores as each backend's declared capability (`Backend.apiKeys`), loaded on first call.
+keyStoreCases("memory backend's apiKeys", {
+  open: async () => {
+    const store = memoryBackend().apiKeys!;
+    return { store, again: () => store, rows: async () => [] };
+  },
+});
+
+keyStoreCases("sql backend's apiKeys", {
+  open: async () => {
+    const db = openSqlite(":memory:");
+    const store = sqlBackend(db).apiKeys!;
+    return {
+      store,
+      again: () => new SqlApiKeyStore(db),
+      rows: async () => {
+        await store.hasKeys();
+        return db.sql`SELECT * FROM arbor_api_keys`;
+      },
+    };
+  },
+});
+
 keyStoreCases("SQLite", {
   open: async () => {
     const db = openSqlite(":memory:");
@@ -120,7 +147,7 @@ for (const [name, connect] of [
         const store = new PostgresApiKeyStore(client);
         return {
           store,
-          again: () => new PostgresApiKeyStore(client),
+          again: () => postgresBackend(client).apiKeys!,
           rows: async () => {
             await store.hasKeys();
             return (await database.pool.query("SELECT * FROM arbor_api_keys"))

@@ -1,5 +1,5 @@
 // The studio's pure logic, without a browser: the line diff, the tree model, the grid layout and
-// the inline marks of message text.
+// the inline marks and the Markdown of message text.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { diffLines } from "../../src/studio/app/diff.js";
@@ -8,6 +8,7 @@ import {
   plainText,
   type TextRun,
 } from "../../src/studio/app/format.js";
+import { parseInline, parseMarkdown } from "../../src/studio/app/markdown.js";
 import { layoutTree } from "../../src/studio/app/tree-layout.js";
 import { TreeModel } from "../../src/studio/app/tree-model.js";
 
@@ -154,6 +155,74 @@ describe("inlineRuns", () => {
     fc.assert(
       fc.property(text, (value) => {
         expect(restore(inlineRuns(value))).toBe(value);
+      }),
+    );
+  });
+});
+
+describe("parseMarkdown", () => {
+  it("reads headings, lists, fenced code, quotes and inline marks", () => {
+    expect(
+      parseMarkdown(
+        "# Title\n\n1. one\n2. **two**\n\n```js\nlet a = `x`;\n```\n> quoted _text_",
+      ),
+    ).toEqual([
+      {
+        kind: "heading",
+        level: 1,
+        children: [{ kind: "text", text: "Title" }],
+      },
+      {
+        kind: "list",
+        ordered: true,
+        start: 1,
+        items: [
+          [{ kind: "paragraph", children: [{ kind: "text", text: "one" }] }],
+          [
+            {
+              kind: "paragraph",
+              children: [
+                { kind: "strong", children: [{ kind: "text", text: "two" }] },
+              ],
+            },
+          ],
+        ],
+      },
+      { kind: "code", language: "js", text: "let a = `x`;" },
+      {
+        kind: "quote",
+        children: [
+          {
+            kind: "paragraph",
+            children: [
+              { kind: "text", text: "quoted " },
+              { kind: "em", children: [{ kind: "text", text: "text" }] },
+            ],
+          },
+        ],
+      },
+    ]);
+  });
+
+  it("keeps only http(s) and mailto links, and HTML as text", () => {
+    expect(parseInline("[a](javascript:alert) [b](https://x.org)")).toEqual([
+      { kind: "text", text: "a " },
+      {
+        kind: "link",
+        href: "https://x.org",
+        children: [{ kind: "text", text: "b" }],
+      },
+    ]);
+    expect(parseInline("<b onclick=x>hi</b> snake_case a__b__c")).toEqual([
+      { kind: "text", text: "<b onclick=x>hi</b> snake_case a__b__c" },
+    ]);
+  });
+
+  it("never throws and never loses text on arbitrary input", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), (text) => {
+        const blocks = parseMarkdown(text);
+        expect(Array.isArray(blocks)).toBe(true);
       }),
     );
   });

@@ -1,4 +1,4 @@
-// Erase and prune (test/trust/erase/erase-scenarios.ts) on the in-memory store and on a SQLite
+// Erase and prune (arbor-memory/testing: src/testing/erase/erase-scenarios.ts) on the in-memory store and on a SQLite
 // file: after each erase every table (FTS5 shadow tables included) and the audit sink are scanned
 // for the erased text.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -21,7 +21,7 @@ import {
   deepText,
   ERASE_SCENARIOS,
   type EraseBackend,
-} from "./erase/erase-scenarios.js";
+} from "../../src/testing/erase/erase-scenarios.js";
 
 // Each scenario gets its own store: an embedding worker started by one scenario must not serve
 // the next one's queue.

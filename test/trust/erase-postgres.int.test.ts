@@ -1,4 +1,4 @@
-// Erase and prune (test/trust/erase/erase-scenarios.ts) on PostgreSQL (ARBOR_TEST_PG_URL), a
+// Erase and prune (arbor-memory/testing: src/testing/erase/erase-scenarios.ts) on PostgreSQL (ARBOR_TEST_PG_URL), a
 // throwaway database: after each erase every table of the public schema and the audit sink are
 // scanned for the erased text (bytea in hex, tsvector lexemes in lowercase).
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -14,7 +14,7 @@ import {
   deepText,
   ERASE_SCENARIOS,
   type EraseBackend,
-} from "./erase/erase-scenarios.js";
+} from "../../src/testing/erase/erase-scenarios.js";
 
 describePostgres("erase and prune on PostgreSQL", () => {
   let database: TestDatabase | undefined;

@@ -1,8 +1,9 @@
 /**
- * The in-memory store as a whole (the `Backend` contract): its registry, sessions, erase and
- * embeddings. One `Backend` per `MemoryStore`, so every caller agrees on its identity.
+ * The in-memory store as a whole (the `Backend` contract): its registry, sessions, erase,
+ * embeddings and API keys. One `Backend` per `MemoryStore`, so every caller agrees on its identity.
  */
 import type { Backend } from "../../session/contracts/backend.js";
+import { lazyApiKeys } from "../../session/core/lazy-api-keys.js";
 import { InMemorySessionProvider } from "./in-memory-session-provider.js";
 import { memoryEmbeddings } from "./memory-embedding-access.js";
 import { MemorySessionRegistry } from "./memory-registry.js";
@@ -38,5 +39,9 @@ function createBackend(store: MemoryStore): Backend {
       },
     },
     embeddings: memoryEmbeddings(store),
+    apiKeys: lazyApiKeys(async () => {
+      const { MemoryApiKeyStore } = await import("./memory-api-keys.js");
+      return new MemoryApiKeyStore();
+    }),
   };
 }

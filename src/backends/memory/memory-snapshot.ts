@@ -186,7 +186,7 @@ function readableJson(store: MemoryStore, json: string): StoredMessageJson {
   if (!mayReferenceAttachments(json)) return parsed;
   return restoreAttachments(parsed as never, (hash) =>
     store.attachments.get(hash),
-  ) as unknown as StoredMessageJson;
+  ) as StoredMessageJson;
 }
 
 function parseInput(input: unknown): SnapshotReader {

@@ -4,6 +4,7 @@
  * identity. Erase loads on first use.
  */
 import type { Backend } from "../../session/contracts/backend.js";
+import { lazyApiKeys } from "../../session/core/lazy-api-keys.js";
 import { checkPostgresClient, type PostgresClient } from "./postgres-client.js";
 import { postgresEmbeddings } from "./postgres-embedding-access.js";
 import { PostgresSessionRegistry } from "./postgres-registry.js";
@@ -41,5 +42,9 @@ function createBackend(client: PostgresClient): Backend {
       },
     },
     embeddings: postgresEmbeddings(client),
+    apiKeys: lazyApiKeys(async () => {
+      const { PostgresApiKeyStore } = await import("./postgres-api-keys.js");
+      return new PostgresApiKeyStore(client);
+    }),
   };
 }

@@ -43,7 +43,7 @@ export class SqliteAuditSink implements AuditSink {
         ")",
       ],
       { raw: [] as string[] },
-    ) as unknown as TemplateStringsArray;
+    ) satisfies TemplateStringsArray;
     this.agent.sql(
       strings,
       crypto.randomUUID(),
@@ -93,7 +93,7 @@ export class SqliteAuditSink implements AuditSink {
         " ORDER BY rowid",
       ],
       { raw: [] as string[] },
-    ) as unknown as TemplateStringsArray;
+    ) satisfies TemplateStringsArray;
     return this.agent
       .sql<{
         session_id: string;
@@ -116,7 +116,7 @@ export class SqliteAuditSink implements AuditSink {
         `CREATE TABLE IF NOT EXISTS ${this.table} (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, type TEXT NOT NULL, payload TEXT NOT NULL, created_at TEXT NOT NULL)`,
       ],
       { raw: [] as string[] },
-    ) as unknown as TemplateStringsArray;
+    ) satisfies TemplateStringsArray;
     this.agent.sql(strings);
     this.ready = true;
   }

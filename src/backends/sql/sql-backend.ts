@@ -1,10 +1,11 @@
 /**
- * A `sql` store as a whole (the `Backend` contract): its registry, sessions, erase and
- * embeddings. One `Backend` per store object, so every caller agrees on its identity. Erase
+ * A `sql` store as a whole (the `Backend` contract): its registry, sessions, erase, embeddings
+ * and API keys. One `Backend` per store object, so every caller agrees on its identity. Erase
  * loads on first use: a Durable Object that never erases does not carry it.
  */
 import type { Backend } from "../../session/contracts/backend.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
+import { lazyApiKeys } from "../../session/core/lazy-api-keys.js";
 import { sqlEmbeddings } from "./sql-embedding-access.js";
 import { SqlSessionRegistry } from "./sql-registry.js";
 import { AgentSessionProvider } from "./sql-session-provider.js";
@@ -39,5 +40,9 @@ function createBackend(agent: SqlProvider): Backend {
       },
     },
     embeddings: sqlEmbeddings(agent),
+    apiKeys: lazyApiKeys(async () => {
+      const { SqlApiKeyStore } = await import("./sql-api-keys.js");
+      return new SqlApiKeyStore(agent);
+    }),
   };
 }

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { ServerEnv } from "../context.js";
 import { errorResponse } from "../errors.js";
-import type { KeyVerifier } from "./api-key-store.js";
+import type { KeyVerifier } from "../../session/contracts/api-keys.js";
 
 /**
  * Sets the request's tenant from `Authorization: Bearer <key>`, or answers 401 `UNAUTHORIZED`.

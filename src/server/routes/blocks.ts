@@ -96,13 +96,13 @@ export function blockRoutes(
 ): void {
   app.openapi(listBlocks, async (c) => {
     const session = await openSession(deps, c, c.req.valid("param").id);
-    return c.json({ blocks: await session.loadContext() }, 200);
+    return c.json({ blocks: await storedBlocks(session) }, 200);
   });
 
   app.openapi(getBlock, async (c) => {
     const { id, label } = c.req.valid("param");
     const session = await openSession(deps, c, id);
-    const block = (await session.loadContext()).find((b) => b.label === label);
+    const block = (await storedBlocks(session)).find((b) => b.label === label);
     if (!block) throw blockNotFound(label);
     return c.json(block, 200);
   });
@@ -142,7 +142,7 @@ export function blockRoutes(
   app.openapi(getPrompt, async (c) => {
     const session = await openSession(deps, c, c.req.valid("param").id);
     const prompt = await session.freezeSystemPrompt();
-    const current = renderSystemPrompt(await session.loadContext());
+    const current = renderSystemPrompt(await storedBlocks(session));
     return c.json({ prompt, current }, 200);
   });
 
@@ -153,6 +153,14 @@ export function blockRoutes(
 }
 
 // --- Internal helpers ---
+
+/**
+ * The blocks as stored now. The manager keeps sessions open between requests, and their loaded
+ * blocks would otherwise keep showing what was read first, missing writes by other processes.
+ */
+function storedBlocks(session: Awaited<ReturnType<typeof openSession>>) {
+  return session.loadContext({ reload: true });
+}
 
 async function requireBlock(
   session: Awaited<ReturnType<typeof openSession>>,

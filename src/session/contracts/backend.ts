@@ -1,3 +1,4 @@
+import type { ApiKeyStore } from "./api-keys.js";
 import type { BackendEmbeddings } from "./embedding-store.js";
 import type { StoreEraseResult, StoreEraseTarget } from "./erase.js";
 import type { SessionProvider } from "./provider.js";
@@ -17,6 +18,7 @@ import type { SessionRegistry } from "./registry.js";
  * | `session()`  | yes      | opening a session of the store                                  |
  * | `erase`      | no       | `manager.erase()`, `manager.prune()`; without it `NOT_SUPPORTED` |
  * | `embeddings` | no       | `withEmbeddings()`, `removeEmbeddings()`; without it `NOT_SUPPORTED` |
+ * | `apiKeys`    | no       | the server's and CLI's API keys (`arbor keys`, bearer auth)      |
  */
 export interface Backend {
   /** Names the backend in messages: `"memory"`, `"sql"`, `"postgres"`, or a custom store's. */
@@ -34,6 +36,8 @@ export interface Backend {
   readonly erase?: BackendErase;
   /** Optional: the store's vectors and embedding queue (docs/search.md). */
   readonly embeddings?: BackendEmbeddings;
+  /** Optional: API keys kept in the same store (docs/server.md, "API keys"). */
+  readonly apiKeys?: ApiKeyStore;
 }
 
 /** A backend's side of erase: its own rows, in one atomic write per target. */

@@ -115,7 +115,7 @@ describe("normalizeTextSearchOptions", () => {
       { since: "last week" },
       { until: "2026-02-30T25:00" },
       { since: new Date(Number.NaN) },
-      { since: 12 as unknown as string },
+      { since: Number(12) as never },
       { match: "most" as "all" },
     ])
       expect(() => normalizeTextSearchOptions(bad)).toThrow(

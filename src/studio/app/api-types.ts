@@ -1,26 +1,16 @@
-/** The shapes the HTTP API answers (docs/decisions/2026-12-01-server-cli-formats.md), as JSON. */
+/**
+ * The shapes the HTTP API answers, as the studio uses them. They come from the server's OpenAPI
+ * document (api-types.generated.ts, written by scripts/studio-api-types.mjs; a test fails when
+ * it drifts from the server). Only message parts are widened here: the API keeps parts open (any
+ * AI SDK part shape), and these are the fields of those shapes that the studio reads.
+ */
+import type * as Api from "./api-types.generated.js";
 
 /** The registry row plus owner, metadata and the stored message count. */
-export interface SessionView {
-  id: string;
-  name: string;
-  parent_session_id: string | null;
-  model: string | null;
-  source: string | null;
-  input_tokens: number;
-  output_tokens: number;
-  estimated_cost: number;
-  end_reason: string | null;
-  created_at: string;
-  updated_at: string;
-  ownerId?: string | null;
-  metadata?: Record<string, string>;
-  messageCount?: number;
-}
+export type SessionView = Api.SessionView;
 
 /** One part of a message (AI SDK UIMessage parts and older shapes). */
-export interface MessagePart {
-  type: string;
+export interface MessagePart extends Api.MessagePart {
   text?: string;
   reasoning?: string;
   toolCallId?: string;
@@ -30,83 +20,40 @@ export interface MessagePart {
   state?: string;
   result?: unknown;
   errorText?: string;
-  [extra: string]: unknown;
 }
 
 /** A message as JSON (`createdAt` is a string on the wire). */
-export interface Message {
-  id: string;
-  role: string;
+export interface Message extends Api.Message {
   parts: MessagePart[];
   createdAt?: string;
-  [extra: string]: unknown;
 }
 
 /** One node of `GET /tree`. */
-export interface TreeNode {
-  id: string;
-  parentId: string | null;
-  role: string;
-  createdAt: string;
-  preview: string;
-}
+export type TreeNode = Api.TreeNode;
 
 /** A compaction overlay and its provenance. */
-export interface Compaction {
-  id: string;
-  summary: string;
-  fromMessageId: string;
-  toMessageId: string;
-  createdAt: string;
-  meta?: {
-    summarizer?: string;
-    tokensBefore?: number;
-    tokensAfter?: number;
-    coveredMessages?: number;
-    [extra: string]: unknown;
-  };
-}
+export type Compaction = Api.Compaction;
 
 /** `GET /tree`. */
-export interface TreeAnswer {
-  nodes: TreeNode[];
-  activeLeafId: string | null;
-  compactions: Compaction[];
-}
+export type TreeAnswer = Api.Tree;
 
 /** A loaded context block. */
-export interface Block {
-  label: string;
-  description?: string;
-  content: string;
-  tokens: number;
-  maxTokens?: number;
-  writable: boolean;
-  isSkill?: boolean;
-  isSearchable?: boolean;
-}
+export type Block = Api.Block;
 
 /** One recorded write of a block. */
-export interface BlockVersion {
-  version: number;
-  content: string;
-  previousContent: string | null;
-  source: string;
-  toolCallId?: string;
-  at: string;
-}
+export type BlockVersion = Api.BlockVersion;
 
 /** One search hit; cross-session hits carry `sessionId`. */
-export interface SearchHit {
-  id: string;
-  role: string;
-  content: string;
-  createdAt?: string;
-  sessionId?: string;
-}
+export type SearchHit = Api.SearchResult;
 
 /** `GET /prompt`: the frozen prompt and the prompt rendered from the blocks now. */
-export interface PromptAnswer {
-  prompt: string | null;
-  current: string | null;
-}
+export type PromptAnswer = Api.Prompt;
+
+/** `GET /v1/sessions`: one page. */
+export type SessionPage = Api.SessionPage;
+
+/** `GET /history/recent`: the end of a path. */
+export type RecentHistory = Api.RecentHistory;
+
+/** `POST /v1/import`: what the import did. */
+export type ImportReport = Api.Imported;

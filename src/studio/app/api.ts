@@ -5,7 +5,9 @@ import type {
   Compaction,
   Message,
   PromptAnswer,
+  RecentHistory,
   SearchHit,
+  SessionPage,
   SessionView,
   TreeAnswer,
 } from "./api-types.js";
@@ -23,10 +25,57 @@ export class ApiError extends Error {
   }
 }
 
-/** One page of `GET /v1/sessions`. */
-export interface SessionPage {
-  sessions: SessionView[];
-  nextCursor: string | null;
+/**
+ * The server did not answer at all (stopped, restarting, network down): the browser's own
+ * "Failed to fetch" says none of that, so the studio says it in words.
+ */
+export class UnreachableError extends Error {
+  constructor(readonly origin: string) {
+    super(
+      `The Arbor server at ${origin} cannot be reached: it may have stopped, or the network is down. ` +
+        "The studio keeps trying and reloads this view when the server answers again.",
+    );
+    this.name = "UnreachableError";
+  }
+}
+
+type ReachabilityListener = (reachable: boolean) => void;
+const reachabilityListeners = new Set<ReachabilityListener>();
+
+/** Calls `listener` whenever a request reaches the server (`true`) or cannot (`false`). */
+export function onReachability(listener: ReachabilityListener): () => void {
+  reachabilityListeners.add(listener);
+  return () => reachabilityListeners.delete(listener);
+}
+
+/** Tells the listeners whether the server answered; the live feed reports here too. */
+export function reportReachable(reachable: boolean): void {
+  for (const listener of reachabilityListeners) listener(reachable);
+}
+
+/** `fetch`, with a failure to reach the server turned into an `UnreachableError`. */
+export async function reach(
+  input: string,
+  init?: RequestInit,
+): Promise<Response> {
+  let response: Response;
+  try {
+    response = await fetch(input, init);
+  } catch (error) {
+    // An abort is the caller's own doing, not the server's.
+    if (init?.signal?.aborted) throw error;
+    reportReachable(false);
+    throw new UnreachableError(location.origin);
+  }
+  reportReachable(true);
+  return response;
+}
+
+let writes = 0;
+
+/** How many writes the studio has sent: a read from before a write may be out of date. */
+export function writeCount(): number {
+  return writes;
 }
 
 /** Sends a request; a 401 asks for a key and tries again until it passes or the user gives up. */
@@ -34,10 +83,11 @@ export async function request<T>(
   path: string,
   init: { method?: string; body?: unknown } = {},
 ): Promise<T> {
+  if ((init.method ?? "GET") !== "GET") writes++;
   for (;;) {
     const headers: Record<string, string> = { ...authHeaders() };
     if (init.body !== undefined) headers["content-type"] = "application/json";
-    const response = await fetch(path, {
+    const response = await reach(path, {
       method: init.method ?? "GET",
       headers,
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
@@ -81,6 +131,11 @@ export const api = {
   history: (id: string, leafId?: string | null) =>
     request<{ messages: Message[]; leafId: string | null }>(
       session(id) + "/history" + query({ leafId }),
+    ),
+  /** The end of the path to `leafId` (the active leaf by default) within `maxBytes` of content. */
+  recent: (id: string, maxBytes: number, leafId?: string | null) =>
+    request<RecentHistory & { messages: Message[] }>(
+      session(id) + "/history/recent" + query({ maxBytes, leafId }),
     ),
   message: (id: string, messageId: string) =>
     request<{ message: Message }>(

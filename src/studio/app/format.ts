@@ -18,6 +18,18 @@ export function formatNumber(value: number | null | undefined): string {
   return typeof value === "number" ? value.toLocaleString() : "—";
 }
 
+/**
+ * Tokens in / out, or "unknown" when nothing was ever recorded: imported conversations carry no
+ * usage, and "0 / 0" would claim the conversation cost nothing.
+ */
+export function tokenUsage(info: {
+  input_tokens: number;
+  output_tokens: number;
+}): string {
+  if (!info.input_tokens && !info.output_tokens) return "unknown";
+  return `${formatNumber(info.input_tokens)} / ${formatNumber(info.output_tokens)}`;
+}
+
 /** The text parts of a message joined (what search and previews see). */
 export function messageText(message: Message): string {
   return message.parts

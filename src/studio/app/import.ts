@@ -4,7 +4,7 @@
  */
 import { ApiError } from "./api.js";
 import { onEvent } from "./events.js";
-import type { SessionView } from "./api-types.js";
+import type { ImportReport } from "./api-types.js";
 import { askForKey, authHeaders } from "./auth.js";
 import { h, replace } from "./dom.js";
 import { navigate, sessionHref } from "./router.js";
@@ -79,11 +79,17 @@ async function importFile(
   panel.hidden = false;
   panel.className = "import-panel";
   try {
-    const sessions = await upload(file, (fraction) => {
+    const report = await upload(file, (fraction) => {
       bar.value = Math.round(fraction * 100);
-      if (fraction >= 1) status.textContent = `Importing ${file.name}…`;
+      if (fraction >= 1) {
+        // The server reads the file now: no measure of that, so the bar turns indeterminate.
+        bar.removeAttribute("value");
+        bar.setAttribute("aria-label", "Importing");
+        status.textContent = `Uploaded ${file.name}; importing…`;
+      }
     });
-    bar.value = 100;
+    bar.remove();
+    const { sessions } = report;
     replace(
       status,
       `Imported ${sessions.length} session${sessions.length === 1 ? "" : "s"} from ${file.name}: `,
@@ -94,12 +100,16 @@ async function importFile(
           h("a", { href: sessionHref(session.id) }, session.name || session.id),
         ]),
     );
+    const details = reportDetails(report);
+    panel.append(details.element);
     onImported();
-    if (sessions.length === 1) navigate(sessionHref(sessions[0]!.id));
-    // A success needs no attention for long; a failure stays until closed.
-    setTimeout(() => {
-      if (panel.contains(status)) panel.hidden = true;
-    }, 8000);
+    if (sessions.length === 1 && report.created.length === 1)
+      navigate(sessionHref(sessions[0]!.id));
+    // A clean success needs no attention for long; one with skips, and a failure, stay until closed.
+    if (!details.needsAttention)
+      setTimeout(() => {
+        if (panel.contains(status)) panel.hidden = true;
+      }, 8000);
   } catch (error) {
     panel.className = "import-panel failed";
     bar.remove();
@@ -107,10 +117,92 @@ async function importFile(
   }
 }
 
+/**
+ * What the import did, counted (created, updated, skipped) and listed: conversations imported
+ * before or erased (with the session they match), content the file holds that the import left
+ * out and why, entries repaired.
+ */
+function reportDetails(report: ImportReport): {
+  element: HTMLElement;
+  needsAttention: boolean;
+} {
+  const skipped = report.skippedConversations.length + report.skipped.length;
+  const counts =
+    `${report.created.length} created · ${report.updated.length} updated · ${report.skippedConversations.length} skipped` +
+    (report.skipped.length > 0
+      ? ` · ${report.skipped.length} item${report.skipped.length === 1 ? "" : "s"} left out`
+      : "") +
+    (report.warnings.length > 0 ? ` · ${report.warnings.length} repaired` : "");
+  const items: HTMLElement[] = [
+    ...report.updated.map((entry) =>
+      h(
+        "li",
+        {},
+        "Updated ",
+        h(
+          "a",
+          { href: sessionHref(entry.sessionId) },
+          nameOf(report, entry.sessionId),
+        ),
+        `: ${entry.messagesAdded} message${entry.messagesAdded === 1 ? "" : "s"} added`,
+      ),
+    ),
+    ...report.skippedConversations.map((entry) =>
+      h(
+        "li",
+        {},
+        `Skipped “${entry.title}”: `,
+        entry.reason === "exists"
+          ? [
+              "imported before",
+              entry.sessionId
+                ? [
+                    " as ",
+                    h(
+                      "a",
+                      { href: sessionHref(entry.sessionId) },
+                      "this session",
+                    ),
+                  ]
+                : null,
+            ]
+          : "it was erased, and erased conversations are not imported again",
+      ),
+    ),
+    ...report.skipped.map((entry) =>
+      h(
+        "li",
+        {},
+        `Left out ${entry.what} (${entry.where}${report.sessions.length > 1 ? `, conversation ${entry.conversation + 1}` : ""}): ${entry.reason}`,
+      ),
+    ),
+    ...report.warnings.map((entry) =>
+      h("li", {}, `Repaired ${entry.where}: ${entry.problem}`),
+    ),
+  ];
+  const element =
+    items.length === 0
+      ? h("p", { class: "import-counts" }, counts)
+      : h(
+          "details",
+          { class: "import-report", open: skipped > 0 },
+          h("summary", { class: "import-counts" }, counts),
+          h("ul", {}, items),
+        );
+  return { element, needsAttention: skipped > 0 || report.warnings.length > 0 };
+}
+
+function nameOf(report: ImportReport, sessionId: string): string {
+  return (
+    report.sessions.find((session) => session.id === sessionId)?.name ||
+    sessionId
+  );
+}
+
 function upload(
   file: File,
   progress: (fraction: number) => void,
-): Promise<SessionView[]> {
+): Promise<ImportReport> {
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
     request.open(
@@ -134,12 +226,20 @@ function upload(
           return;
         }
         try {
-          const body = JSON.parse(request.responseText) as {
-            sessions?: SessionView[];
+          const body = JSON.parse(
+            request.responseText,
+          ) as Partial<ImportReport> & {
             error?: { code: string; message: string };
           };
           if (request.status >= 200 && request.status < 300)
-            resolve(body.sessions ?? []);
+            resolve({
+              sessions: body.sessions ?? [],
+              created: body.created ?? [],
+              updated: body.updated ?? [],
+              skipped: body.skipped ?? [],
+              skippedConversations: body.skippedConversations ?? [],
+              warnings: body.warnings ?? [],
+            });
           else
             reject(
               new ApiError(

@@ -50,6 +50,39 @@ export function followSession(
   };
 }
 
+/** How often an open Blocks or Prompt tab reads the blocks again. */
+const BLOCK_POLL_MS = 3000;
+
+/**
+ * Calls `onChange` when the session's blocks change. The change feed announces messages and
+ * overlays, not block writes, so the tabs that show blocks read them every few seconds (the API
+ * reads them from their store) and refresh when the content differs from the first read.
+ */
+export function followBlocks(
+  read: () => Promise<unknown>,
+  onChange: () => void,
+): () => void {
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let seen: string | null = null;
+  const poll = async () => {
+    try {
+      const now = JSON.stringify(await read());
+      if (stopped) return;
+      if (seen !== null && now !== seen) onChange();
+      seen = now;
+    } catch {
+      // Unreachable or refused: the shell says so; the next read tries again.
+    }
+    if (!stopped) timer = setTimeout(() => void poll(), BLOCK_POLL_MS);
+  };
+  void poll();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
+
 // --- Internal helpers ---
 
 /** Calls `onEvent` with the name of every event that carries data (comments and heartbeats are skipped). */

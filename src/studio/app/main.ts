@@ -3,11 +3,18 @@
  * the public HTTP API only. The shell owns the route, the live-update subscription, the import
  * panel and the error banner; each page is rebuilt from the API on navigation and on change.
  */
-import { ApiError } from "./api.js";
+import {
+  api,
+  ApiError,
+  onReachability,
+  reach,
+  reportReachable,
+  UnreachableError,
+} from "./api.js";
 import { forgetKey, hasKey } from "./auth.js";
 import { h, replace } from "./dom.js";
 import { setUpImport } from "./import.js";
-import { followSession } from "./live.js";
+import { followBlocks, followSession } from "./live.js";
 import { currentRoute, sessionsHref } from "./router.js";
 import { forgetExpandedOverlays } from "./views/chat.js";
 import { sessionPage } from "./views/session.js";
@@ -35,8 +42,16 @@ const signOut = h(
   "Forget API key",
 );
 
+/** How often the studio asks whether an unreachable server is back. */
+const RETRY_MS = 2000;
+
 let renderCount = 0;
+/** The address whose view `main` shows, so a failed visit never leaves another view under it. */
+let shownHash: string | null = null;
+let unreachable = false;
+let retryTimer: ReturnType<typeof setTimeout> | undefined;
 let followed: { id: string; stop: () => void } | null = null;
+let blocksFollowed: { id: string; stop: () => void } | null = null;
 const chooseFile = setUpImport(importPanel, () => void render({ live: true }));
 
 document.body.append(
@@ -70,6 +85,18 @@ document.body.append(
   ),
 );
 window.addEventListener("hashchange", () => void render({ live: false }));
+onReachability((reachable) => {
+  if (reachable === !unreachable) return;
+  unreachable = !reachable;
+  clearTimeout(retryTimer);
+  if (unreachable) {
+    retryTimer = setTimeout(probe, RETRY_MS);
+    return;
+  }
+  // Back: the message about the outage goes, and the view catches up with what changed meanwhile.
+  if (alert.dataset.kind === "unreachable") hideAlert();
+  void render({ live: shownHash === location.hash });
+});
 void render({ live: false });
 
 /** Builds the page for the current route; `live` keeps the scroll position (a refresh, not a visit). */
@@ -80,6 +107,12 @@ async function render({ live }: { live: boolean }): Promise<void> {
     window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
   const scrollY = window.scrollY;
   follow(route.page === "session" ? route.id : null);
+  followBlockWrites(
+    route.page === "session" &&
+      (route.tab === "blocks" || route.tab === "prompt")
+      ? route.id
+      : null,
+  );
   if (!live) {
     hideAlert();
     forgetExpandedOverlays();
@@ -89,12 +122,22 @@ async function render({ live }: { live: boolean }): Promise<void> {
     const reload = () => void render({ live: true });
     const page =
       route.page === "session"
-        ? await sessionPage({ ...route, reload, report, liveBadge })
+        ? await sessionPage({
+            ...route,
+            reload,
+            report,
+            liveBadge,
+            live,
+            changesFollowed: liveBadge.classList.contains("on"),
+          })
         : await sessionsPage({ params: route.params, chooseFile, report });
     if (count !== renderCount) return;
     replace(main, page);
+    shownHash = location.hash;
     signOut.hidden = !hasKey();
     document.title = `${page.querySelector("h1")?.textContent ?? "Arbor"} · Arbor studio`;
+    // The conversation puts the reader in place itself (it draws only what is near the screen).
+    if (page.querySelector("[data-own-scroll]")) return;
     if (live)
       requestAnimationFrame(() =>
         window.scrollTo(0, atBottom ? document.body.scrollHeight : scrollY),
@@ -116,7 +159,34 @@ async function render({ live }: { live: boolean }): Promise<void> {
           h("a", { href: sessionsHref() }, "All sessions"),
         ),
       );
-    } else report(error);
+    } else {
+      report(error);
+      // The address moved on: show that this view failed rather than keep the previous one.
+      if (shownHash !== location.hash) {
+        replace(
+          main,
+          h(
+            "p",
+            { class: "muted load-failed" },
+            error instanceof UnreachableError
+              ? "This view could not be loaded: the server cannot be reached. It loads as soon as the server answers."
+              : "This view could not be loaded. ",
+            error instanceof UnreachableError
+              ? null
+              : h(
+                  "button",
+                  {
+                    type: "button",
+                    onclick: () => void render({ live: false }),
+                  },
+                  "Try again",
+                ),
+          ),
+        );
+        shownHash = location.hash;
+        if (route.page === "session") document.title = "Arbor studio";
+      }
+    }
   } finally {
     if (count === renderCount) main.removeAttribute("aria-busy");
   }
@@ -142,11 +212,35 @@ function follow(id: string | null): void {
         void render({ live: true });
     },
     (connected) => {
+      if (connected) reportReachable(true);
       liveBadge.className = connected ? "live on" : "live off";
       liveBadge.textContent = connected ? "live" : "offline";
     },
   );
   followed = { id, stop };
+}
+
+/** While a tab shows blocks, block writes (which the change feed does not carry) refresh it. */
+function followBlockWrites(id: string | null): void {
+  if (blocksFollowed?.id === id) return;
+  blocksFollowed?.stop();
+  blocksFollowed = null;
+  if (id === null) return;
+  const stop = followBlocks(
+    () => api.blocks(id),
+    () => void render({ live: true }),
+  );
+  blocksFollowed = { id, stop };
+}
+
+/** Asks the server whether it is back; `reach` reports the answer to the listeners. */
+function probe(): void {
+  reach("/health").then(
+    () => undefined,
+    () => undefined,
+  );
+  clearTimeout(retryTimer);
+  if (unreachable) retryTimer = setTimeout(probe, RETRY_MS);
 }
 
 function report(error: unknown): void {
@@ -156,6 +250,8 @@ function report(error: unknown): void {
       : error instanceof Error
         ? error.message
         : String(error);
+  alert.dataset.kind =
+    error instanceof UnreachableError ? "unreachable" : "error";
   replace(
     alert,
     h("span", {}, message),

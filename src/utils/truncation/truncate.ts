@@ -7,7 +7,7 @@ import {
   sliceChars,
   truncateToolOutput,
   truncationSuffix,
-} from "./truncate-tool-output.js";
+} from "../../session/core/truncate-tool-output.js";
 
 /** Options of `truncateOlderMessages` (docs/behavior/overlays.md). */
 export interface TruncateOptions {

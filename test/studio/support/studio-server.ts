@@ -31,11 +31,12 @@ export interface StudioServer {
   close: () => Promise<void>;
 }
 
-/** Serves the API over `file` and the studio files from `studioDir`. */
+/** Serves the API over `file` and the studio files from `studioDir` (on `port`, 0: any free one). */
 export async function startStudioServer(
   file: string,
   studioDir: string,
   auth?: KeyVerifier,
+  port = 0,
 ): Promise<StudioServer> {
   const manager = configuredManager(file);
   const app = createApp(auth ? { manager, auth } : { manager });
@@ -56,14 +57,13 @@ export async function startStudioServer(
     }
   };
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const started = serve(
-      { fetch: handler, port: 0, hostname: "127.0.0.1" },
-      () => resolve(started),
+    const started = serve({ fetch: handler, port, hostname: "127.0.0.1" }, () =>
+      resolve(started),
     );
   });
-  const { port } = server.address() as AddressInfo;
+  const address = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${address.port}`,
     manager,
     close: () =>
       new Promise<void>((resolve) => {

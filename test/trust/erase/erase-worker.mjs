@@ -3,7 +3,7 @@
 // SDK `Agent`), with a SqliteAuditSink beside the sessions, and dumps every table it can read.
 import { DurableObject } from "cloudflare:workers";
 import { SessionManager, SqliteAuditSink } from "../../../src/session/index.js";
-import { ERASE_SCENARIOS } from "./erase-scenarios.js";
+import { ERASE_SCENARIOS } from "../../../src/testing/erase/erase-scenarios.js";
 
 export class EraseRuns extends DurableObject {
   sql(strings, ...values) {

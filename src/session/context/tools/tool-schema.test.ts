@@ -87,7 +87,7 @@ describe("toolInputSchema", () => {
     });
     const result = await generateText({
       model,
-      tools: (await session.tools()) as unknown as ToolSet,
+      tools: (await session.tools()) as ToolSet,
       prompt: "Remember that I like tea.",
       stopWhen: stepCountIs(5),
     });

@@ -1,10 +1,15 @@
 /**
- * The conversation of one leaf as chat. Each message at a branch point carries a sibling switcher
- * (← 2/3 →) that shows the chosen sibling's branch. Browsing is read-only: another branch shows
- * under a banner, and only its **Make this branch active** button moves the stored active leaf
- * (PUT /leaf), since an agent's next append continues whatever leaf is active. Overlays show as
- * summaries with their provenance; they expand to the messages they replace and can be undone
- * (DELETE compaction).
+ * The conversation of one leaf as a transcript. It opens at the newest message and loads older
+ * ones (windowed history reads) as the reader scrolls up; only what is near the screen is drawn
+ * (chat-window.ts), so a 10,000-message session costs what a screenful costs. A run of
+ * tool-only messages shows as one collapsed line per run; a subagent call links to the
+ * subagent's own session.
+ *
+ * Each message at a branch point carries a sibling switcher (← 2/3 →) that shows the chosen
+ * sibling's branch. Browsing is read-only: another branch shows under a banner, and only its
+ * **Make this branch active** button moves the stored active leaf (PUT /leaf), since an agent's
+ * next append continues whatever leaf is active. Overlays show as summaries with their
+ * provenance; they expand to the messages they replace and can be undone (DELETE compaction).
  */
 import { onEvent } from "../events.js";
 import { api } from "../api.js";
@@ -13,28 +18,54 @@ import { h, replace } from "../dom.js";
 import { formatDate, formatNumber } from "../format.js";
 import { navigate, sessionHref } from "../router.js";
 import type { TreeModel } from "../tree-model.js";
-import { renderParts } from "./message-parts.js";
+import { ChatWindow, type WindowItem } from "./chat-window.js";
+import {
+  isToolPart,
+  renderParts,
+  toolCall,
+  type PartLinks,
+} from "./message-parts.js";
 
 const SUMMARY_PREFIX = "compaction_";
 const MAX_EXPANDED = 500;
-/** Above this many messages the list lets the browser skip off-screen rendering (styles). */
-const LONG_PATH = 200;
+/** Content bytes of the first window (the newest messages) and of each older one. */
+export const FIRST_WINDOW_BYTES = 48 * 1024;
+const OLDER_WINDOW_BYTES = 96 * 1024;
 /** Overlays the reader opened, kept open when a live update rebuilds the view. */
 const expandedOverlays = new Set<string>();
+/** The window on screen, so a live rebuild can put the reader back where they were. */
+let mounted: {
+  sessionId: string;
+  leafId: string | null;
+  transcript: ChatWindow<ChatItem>;
+} | null = null;
 
 /** What the chat view shows and can do. */
 export interface ChatOptions {
   sessionId: string;
   model: TreeModel;
+  /** The newest window of the path (`api.recent`); older windows load on scroll. */
   messages: Message[];
   /** The leaf shown; differs from the model's active leaf when browsing another branch. */
   leafId: string | null;
   /** A message to scroll to and mark (from the graph or a search result). */
   focusId: string | null;
+  /** A rebuild after a change: keep the reader's place rather than open at the end. */
+  live: boolean;
+  /** Links from tool calls to the subagent sessions they started. */
+  links: PartLinks;
   /** Re-renders the page after a write. */
   reload: () => void;
   report: (error: unknown) => void;
 }
+
+/** One entry of the list. */
+type ChatItem = WindowItem &
+  (
+    | { kind: "message"; message: Message }
+    | { kind: "overlay"; message: Message; overlay: Compaction }
+    | { kind: "tools"; messages: Message[] }
+  );
 
 /** Collapses every overlay again: a visit starts from the default view, a live update does not. */
 export function forgetExpandedOverlays(): void {
@@ -57,23 +88,50 @@ export function branchHref(
   });
 }
 
+/** The leaf the window before `messages` ends at, or `null` at the root. */
+export function olderLeaf(
+  model: TreeModel,
+  messages: readonly Message[],
+): string | null {
+  const first = messages[0];
+  if (!first) return null;
+  const overlay = first.id.startsWith(SUMMARY_PREFIX)
+    ? model.compactions.find((c) => SUMMARY_PREFIX + c.id === first.id)
+    : undefined;
+  const raw = overlay ? overlay.fromMessageId : first.id;
+  return model.nodes.get(raw)?.parentId ?? null;
+}
+
+/** True for a message made only of tool calls (and step markers). */
+export function isToolOnly(message: Message): boolean {
+  return (
+    message.parts.some(isToolPart) &&
+    message.parts.every(
+      (part) => isToolPart(part) || part.type === "step-start",
+    )
+  );
+}
+
 /** Builds the conversation view. */
 export function chatView(options: ChatOptions): HTMLElement {
   const { model, sessionId } = options;
-  const list = h("ol", {
-    class: options.messages.length > LONG_PATH ? "chat long" : "chat",
-    "aria-label": "Conversation",
-  });
-  for (const message of options.messages) {
-    const overlay = message.id.startsWith(SUMMARY_PREFIX)
-      ? model.compactions.find((c) => SUMMARY_PREFIX + c.id === message.id)
-      : undefined;
-    list.append(
-      overlay
-        ? overlayCard(overlay, message, options)
-        : messageItem(message, options),
-    );
-  }
+  let oldest = options.messages;
+  const loadOlder = async (): Promise<ChatItem[]> => {
+    const leaf = olderLeaf(model, oldest);
+    if (leaf === null) return [];
+    const { messages } = await api.recent(sessionId, OLDER_WINDOW_BYTES, leaf);
+    if (messages.length === 0) return [];
+    oldest = messages;
+    return itemsOf(messages, options);
+  };
+  const transcript = new ChatWindow<ChatItem>(
+    {
+      items: itemsOf(options.messages, options),
+      render: (item) => renderItem(item, options),
+      loadOlder,
+    },
+    "Conversation",
+  );
   const viewingOther =
     options.leafId !== null && options.leafId !== model.activeLeafId;
   const banner = viewingOther
@@ -104,13 +162,148 @@ export function chatView(options: ChatOptions): HTMLElement {
     options.messages.length === 0
       ? h("p", { class: "muted" }, "This session has no messages yet.")
       : null;
-  const view = h("section", { class: "chat-view" }, banner, empty, list);
-  if (options.focusId)
-    requestAnimationFrame(() => void focusMessage(view, options));
+  const view = h(
+    "section",
+    { class: "chat-view", "data-own-scroll": "" },
+    banner,
+    empty,
+    transcript.element,
+  );
+  // Where to start: the focused message, else (after a live change) where the reader was, else the end.
+  const previous =
+    options.live &&
+    mounted?.sessionId === sessionId &&
+    mounted.leafId === options.leafId
+      ? mounted.transcript
+      : null;
+  const place = previous && !previous.atEnd() ? previous.anchorMessage() : null;
+  mounted?.transcript.stop();
+  mounted = { sessionId, leafId: options.leafId, transcript };
+  requestAnimationFrame(
+    onEvent(async () => {
+      if (!view.isConnected) return transcript.stop();
+      if (options.focusId && !options.live) {
+        await focusMessage(transcript, options);
+      } else if (place) {
+        const element = await transcript.start({ messageId: place.messageId });
+        if (element)
+          scrollBy(0, element.getBoundingClientRect().top - place.top);
+      } else await transcript.start("end");
+    }),
+  );
   return view;
 }
 
 // --- Internal helpers ---
+
+/** Messages as list items: overlays as cards, runs of tool-only messages as one item. */
+function itemsOf(
+  messages: readonly Message[],
+  options: ChatOptions,
+): ChatItem[] {
+  const items: ChatItem[] = [];
+  let run: Message[] = [];
+  const flush = () => {
+    if (run.length === 1)
+      items.push({
+        kind: "message",
+        message: run[0]!,
+        key: run[0]!.id,
+        ids: [run[0]!.id],
+      });
+    else if (run.length > 1)
+      items.push({
+        kind: "tools",
+        messages: run,
+        key: `tools:${run[0]!.id}:${run.length}`,
+        ids: run.map((message) => message.id),
+      });
+    run = [];
+  };
+  for (const message of messages) {
+    const overlay = message.id.startsWith(SUMMARY_PREFIX)
+      ? options.model.compactions.find(
+          (c) => SUMMARY_PREFIX + c.id === message.id,
+        )
+      : undefined;
+    // A message at a branch point stays on its own, so its switcher is always in sight.
+    if (
+      !overlay &&
+      isToolOnly(message) &&
+      options.model.siblingsOf(message.id).length < 2
+    ) {
+      run.push(message);
+      continue;
+    }
+    flush();
+    items.push(
+      overlay
+        ? {
+            kind: "overlay",
+            message,
+            overlay,
+            key: message.id,
+            ids: [message.id, ...options.model.coveredBy(overlay)],
+          }
+        : { kind: "message", message, key: message.id, ids: [message.id] },
+    );
+  }
+  flush();
+  return items;
+}
+
+function renderItem(item: ChatItem, options: ChatOptions): HTMLElement {
+  if (item.kind === "overlay")
+    return overlayCard(item.overlay, item.message, options);
+  if (item.kind === "message") return messageItem(item.message, options);
+  return toolRun(item.messages, options);
+}
+
+/** A run of tool-only messages: one line naming the calls, open to the messages. */
+function toolRun(messages: Message[], options: ChatOptions): HTMLElement {
+  const calls = messages.flatMap((message) =>
+    message.parts.filter(isToolPart).map(toolCall),
+  );
+  const counts = new Map<string, number>();
+  for (const call of calls)
+    counts.set(call.name, (counts.get(call.name) ?? 0) + 1);
+  const failed = calls.filter((call) => call.status === "error").length;
+  const names = [...counts]
+    .map(([name, count]) => (count > 1 ? `${name} ×${count}` : name))
+    .join(", ");
+  const body = h("ol", { class: "chat tool-run-messages" });
+  const details = h(
+    "details",
+    { class: "tool-run-details" },
+    h(
+      "summary",
+      {},
+      h("span", { class: "tool-badge" }, "tools"),
+      ` ${calls.length} tool calls: ${names}`,
+      failed > 0
+        ? h("span", { class: "tool-state failed" }, ` · ${failed} failed`)
+        : null,
+      timeOf(messages[0]!, options),
+    ),
+    body,
+  );
+  details.addEventListener("toggle", () => {
+    if (details.open && body.childElementCount === 0)
+      replace(
+        body,
+        messages.map((message) => messageItem(message, options)),
+      );
+  });
+  return h(
+    "li",
+    {
+      class: "message tool-run role-assistant",
+      "data-message-ids": messages.map((message) => message.id).join(" "),
+      tabindex: -1,
+    },
+    details,
+  );
+}
 
 function messageItem(message: Message, options: ChatOptions): HTMLElement {
   return h(
@@ -124,17 +317,18 @@ function messageItem(message: Message, options: ChatOptions): HTMLElement {
       "header",
       {},
       h("span", { class: "role" }, message.role),
-      h(
-        "time",
-        { datetime: message.createdAt ?? "" },
-        formatDate(
-          message.createdAt ?? options.model.nodes.get(message.id)?.createdAt,
-        ),
-      ),
+      timeOf(message, options),
       siblingSwitcher(message.id, options),
     ),
-    h("div", { class: "parts" }, renderParts(message.parts)),
+    h("div", { class: "parts" }, renderParts(message.parts, options.links)),
   );
+}
+
+/** When a message was written (imported messages keep their conversation's times). */
+function timeOf(message: Message, options: ChatOptions): HTMLElement {
+  const at =
+    message.createdAt ?? options.model.nodes.get(message.id)?.createdAt ?? "";
+  return h("time", { datetime: at }, formatDate(at));
 }
 
 function siblingSwitcher(id: string, options: ChatOptions): HTMLElement | null {
@@ -218,7 +412,7 @@ function overlayCard(
         );
         replace(
           originals,
-          messages.map((original) => messageItem(original, options)),
+          itemsOf(messages, options).map((item) => renderItem(item, options)),
         );
       } catch (error) {
         options.report(error);
@@ -262,7 +456,7 @@ function overlayCard(
       h("span", { class: "role" }, "summary"),
       h("span", { class: "provenance" }, facts.join(" · ")),
     ),
-    h("div", { class: "parts" }, renderParts(message.parts)),
+    h("div", { class: "parts" }, renderParts(message.parts, options.links)),
     h("div", { class: "actions" }, expand, undo),
     originals,
   );
@@ -281,31 +475,37 @@ async function fetchAll(sessionId: string, ids: string[]): Promise<Message[]> {
   return messages;
 }
 
-/** Scrolls to the focused message; one hidden inside an overlay opens that overlay first. */
+/**
+ * Draws the window around the focused message and marks it: a message inside a run of tool
+ * calls opens the run, one hidden under an overlay opens the overlay.
+ */
 async function focusMessage(
-  view: HTMLElement,
+  transcript: ChatWindow<ChatItem>,
   options: ChatOptions,
 ): Promise<void> {
-  const selector = `[data-message-id="${CSS.escape(options.focusId!)}"]`;
-  let target = view.querySelector<HTMLElement>(selector);
-  if (!target) {
-    const overlay = options.model.compactions.find((c) =>
-      options.model.coveredBy(c).includes(options.focusId!),
-    );
-    const card =
-      overlay &&
-      view.querySelector(`[data-overlay-id="${CSS.escape(overlay.id)}"]`);
-    const button = card?.querySelector<HTMLButtonElement>(".actions button");
-    if (button) {
-      if (card?.querySelector(".originals")?.hasAttribute("hidden"))
-        button.click();
-      for (let tries = 0; tries < 50 && !target; tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        target = view.querySelector<HTMLElement>(selector);
-      }
+  const focusId = options.focusId!;
+  const item = await transcript.start({ messageId: focusId });
+  if (!item) return transcript.start("end").then(() => undefined);
+  const selector = `[data-message-id="${CSS.escape(focusId)}"]`;
+  let target = item.matches(selector)
+    ? item
+    : item.querySelector<HTMLElement>(selector);
+  if (!target && item.classList.contains("tool-run")) {
+    const details = item.querySelector("details")!;
+    details.open = true;
+    details.dispatchEvent(new Event("toggle"));
+    target = item.querySelector<HTMLElement>(selector);
+  }
+  if (!target && item.classList.contains("overlay")) {
+    const button = item.querySelector<HTMLButtonElement>(".actions button");
+    if (item.querySelector(".originals")?.hasAttribute("hidden"))
+      button?.click();
+    for (let tries = 0; tries < 50 && !target; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      target = item.querySelector<HTMLElement>(selector);
     }
   }
-  if (!target) return;
+  target ??= item;
   target.classList.add("focused");
   target.scrollIntoView({ block: "center" });
   target.focus({ preventScroll: true });

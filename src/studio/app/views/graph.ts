@@ -8,12 +8,22 @@ import { formatDate, formatNumber } from "../format.js";
 import { layoutTree, type PlacedNode } from "../tree-layout.js";
 import type { TreeModel } from "../tree-model.js";
 
-const COLUMN_WIDTH = 26;
+/** The narrowest column: a many-branch tree packs its columns this close. */
+const MIN_COLUMN_WIDTH = 26;
+/** The widest column: a few-branch tree spreads out so each node has room for its label. */
+const MAX_COLUMN_WIDTH = 200;
 const ROW_HEIGHT = 30;
 const PADDING = 20;
 const RADIUS = 7;
 /** An estimate for 12 px text, to cut previews to the room beside a node. */
 const LABEL_CHAR_WIDTH = 6.6;
+/**
+ * Active-path labels get at least this many characters, drawn over whatever is beside them (on a
+ * halo), so the conversation's own line stays readable however many columns crowd it.
+ */
+const PATH_LABEL_CHARS = 32;
+/** The width the graph assumes before it is in the document. */
+const DEFAULT_VIEW_WIDTH = 1000;
 
 /** What the graph needs from its page. */
 export interface GraphOptions {
@@ -32,14 +42,23 @@ export function graphView(options: GraphOptions): HTMLElement {
   const covered = new Set(model.compactions.flatMap((c) => model.coveredBy(c)));
   let cursor = options.activeLeafId ?? model.childrenOf(null)[0]?.id ?? null;
 
-  const width = layout.columns * COLUMN_WIDTH + 2 * PADDING;
+  // Spread the columns over the view when there are few, so labels have room beside each node.
+  let columnWidth = MIN_COLUMN_WIDTH;
+  const xOf = (node: PlacedNode) =>
+    PADDING + node.column * columnWidth + columnWidth / 2;
   const height = layout.rows.length * ROW_HEIGHT + 2 * PADDING;
   const canvas = svg("svg", { class: "graph-canvas", "aria-hidden": "true" });
-  const spacer = h(
-    "div",
-    { class: "graph-spacer", style: `width:${width}px;height:${height}px` },
-    canvas,
-  );
+  const spacer = h("div", { class: "graph-spacer" }, canvas);
+  const fitColumns = (viewWidth: number) => {
+    const share = Math.floor(
+      (viewWidth - 2 * PADDING - 240) / Math.max(1, layout.columns),
+    );
+    columnWidth = Math.max(MIN_COLUMN_WIDTH, Math.min(MAX_COLUMN_WIDTH, share));
+    const width = layout.columns * columnWidth + 2 * PADDING + 240;
+    spacer.style.width = `${width}px`;
+    spacer.style.height = `${height}px`;
+  };
+  fitColumns(DEFAULT_VIEW_WIDTH);
   const detail = h("p", { class: "graph-detail", "aria-live": "polite" });
   const scroller = h(
     "div",
@@ -67,10 +86,12 @@ export function graphView(options: GraphOptions): HTMLElement {
       layout.rows.length - 1,
       Math.ceil((top + viewHeight - PADDING) / ROW_HEIGHT) + 1,
     );
-    const minX = left - COLUMN_WIDTH;
-    const maxX = left + viewWidth + COLUMN_WIDTH;
+    const minX = left - columnWidth;
+    const maxX = left + viewWidth + columnWidth;
     const edges: SVGElement[] = [];
     const nodes: Array<SVGElement | null> = [];
+    // Drawn last, so nothing beside them covers them.
+    const pathLabels: Array<SVGElement | null> = [];
     for (let row = firstRow; row <= lastRow; row++) {
       const placed = layout.rows[row] ?? [];
       placed.forEach((node, index) => {
@@ -82,19 +103,24 @@ export function graphView(options: GraphOptions): HTMLElement {
           Math.max(x, xOf(parent)) >= minX &&
           Math.min(x, xOf(parent)) <= maxX
         )
-          edges.push(edgeBetween(parent, node, onPath.has(node.id)));
+          edges.push(edgeBetween(xOf, parent, node, onPath.has(node.id)));
         // The preview fits in the free columns to the right of the node (all of them for the last).
         const next = placed[index + 1];
         const room = next
-          ? (next.column - node.column) * COLUMN_WIDTH - 2 * RADIUS - 6
+          ? (next.column - node.column) * columnWidth - 2 * RADIUS - 6
           : 480;
-        if (x >= minX && x <= maxX)
-          nodes.push(nodeShape(node, Math.floor(room / LABEL_CHAR_WIDTH)));
-        else if (x < minX && x + room > minX)
-          nodes.push(label(node, Math.floor(room / LABEL_CHAR_WIDTH)));
+        const fits = Math.floor(room / LABEL_CHAR_WIDTH);
+        const onActivePath = onPath.has(node.id);
+        const characters = onActivePath
+          ? Math.max(fits, PATH_LABEL_CHARS)
+          : fits;
+        const reach = onActivePath ? characters * LABEL_CHAR_WIDTH : room;
+        if (x >= minX && x <= maxX) nodes.push(nodeShape(node));
+        if (x + reach + RADIUS > minX && x <= maxX)
+          (onActivePath ? pathLabels : nodes).push(label(node, characters));
       });
     }
-    replace(canvas, edges, nodes);
+    replace(canvas, edges, nodes, pathLabels);
   };
 
   const label = (node: PlacedNode, characters: number) => {
@@ -106,12 +132,17 @@ export function graphView(options: GraphOptions): HTMLElement {
         : preview;
     return svg(
       "text",
-      { x: xOf(node) + RADIUS + 6, y: yOf(node) + 4, class: "label" },
+      {
+        x: xOf(node) + RADIUS + 6,
+        y: yOf(node) + 4,
+        class: onPath.has(node.id) ? "label on-path" : "label",
+        "data-for": node.id,
+      },
       text,
     );
   };
 
-  const nodeShape = (node: PlacedNode, characters: number) => {
+  const nodeShape = (node: PlacedNode) => {
     const classes = ["node", "role-" + node.role.replace(/[^a-z]/gi, "")];
     if (onPath.has(node.id)) classes.push("on-path");
     if (node.id === options.activeLeafId) classes.push("active-leaf");
@@ -123,7 +154,6 @@ export function graphView(options: GraphOptions): HTMLElement {
       { class: classes.join(" "), "data-id": node.id },
       svg("circle", { cx: xOf(node), cy: yOf(node), r: RADIUS }),
       svg("title", {}, `${node.role}: ${preview}`),
-      label(node, characters),
     );
   };
 
@@ -202,6 +232,7 @@ export function graphView(options: GraphOptions): HTMLElement {
 
   // Draw once the element is in the document and has a size; center the active leaf.
   requestAnimationFrame(() => {
+    fitColumns(scroller.clientWidth || DEFAULT_VIEW_WIDTH);
     const start = cursor === null ? undefined : layout.byId.get(cursor);
     if (start) {
       scroller.scrollTop = yOf(start) - scroller.clientHeight / 2;
@@ -219,15 +250,12 @@ function count(value: number, noun: string): string {
   return `${formatNumber(value)} ${noun}${value === 1 ? "" : "s"}`;
 }
 
-function xOf(node: PlacedNode): number {
-  return PADDING + node.column * COLUMN_WIDTH + COLUMN_WIDTH / 2;
-}
-
 function yOf(node: PlacedNode): number {
   return PADDING + node.row * ROW_HEIGHT + ROW_HEIGHT / 2;
 }
 
 function edgeBetween(
+  xOf: (node: PlacedNode) => number,
   parent: PlacedNode,
   child: PlacedNode,
   highlighted: boolean,

@@ -1,15 +1,16 @@
 /** A session page: its header (counts, tokens, times), the tabs, and the chosen tab's view. */
-import { api } from "../api.js";
-import type { SessionView } from "../api-types.js";
-import { h } from "../dom.js";
-import { formatDate, formatNumber } from "../format.js";
+import { api, writeCount } from "../api.js";
+import type { Message, SessionView } from "../api-types.js";
+import { h, type Child } from "../dom.js";
+import { formatDate, formatNumber, tokenUsage } from "../format.js";
 import { navigate, sessionHref, type SessionTab } from "../router.js";
 import { TreeModel } from "../tree-model.js";
 import { blocksView } from "./blocks.js";
-import { branchHref, chatView } from "./chat.js";
+import { branchHref, chatView, FIRST_WINDOW_BYTES } from "./chat.js";
 import { graphView } from "./graph.js";
 import { promptView } from "./prompt.js";
 import { searchView } from "./search.js";
+import { subagentLinks } from "./subagents.js";
 
 const TAB_TITLES: ReadonlyArray<[SessionTab, string]> = [
   ["chat", "Conversation"],
@@ -26,6 +27,14 @@ export interface SessionPageOptions {
   params: URLSearchParams;
   reload: () => void;
   report: (error: unknown) => void;
+  /** A rebuild after a change (not a visit): views keep the reader's place. */
+  live: boolean;
+  /**
+   * True while the session's change feed is connected: then nothing changed since the last
+   * read that the feed did not announce (an announced change rebuilds with `live`), and a visit
+   * to another tab or branch can reuse the tree it read.
+   */
+  changesFollowed: boolean;
   /** The live-updates indicator, owned by the shell so it survives re-renders. */
   liveBadge: HTMLElement;
 }
@@ -35,9 +44,36 @@ export async function sessionPage(
   options: SessionPageOptions,
 ): Promise<HTMLElement> {
   const { id } = options;
-  const [info, tree] = await Promise.all([api.getSession(id), api.tree(id)]);
-  const model = new TreeModel(tree);
-  const body = await tabBody(options, model);
+  // Browsing branches (the switcher, the graph, a search hit) reuses the tree just read; a
+  // visit to a tab, a refresh and a change read it again.
+  const browsing =
+    options.tab === "chat" &&
+    (options.params.has("leaf") || options.params.has("focus"));
+  const reuse =
+    browsing &&
+    !options.live &&
+    options.changesFollowed &&
+    cached?.id === id &&
+    cached.writes === writeCount() &&
+    Date.now() - cached.at < REUSE_MS
+      ? cached
+      : null;
+  // The conversation's newest window does not need the tree when the leaf is in the address
+  // (or is the active one): it loads alongside.
+  const window =
+    options.tab === "chat" && !options.params.get("focus")
+      ? recentWindow(id, options.params.get("leaf"))
+      : null;
+  window?.catch(() => undefined);
+  const [info, model] = reuse
+    ? [reuse.info, reuse.model]
+    : await Promise.all([
+        api.getSession(id),
+        api.tree(id).then((tree) => new TreeModel(tree)),
+      ]);
+  if (!reuse)
+    cached = { id, info, model, writes: writeCount(), at: Date.now() };
+  const body = await tabBody(options, model, window);
   return h(
     "section",
     { class: "session-page" },
@@ -62,9 +98,31 @@ export async function sessionPage(
 
 // --- Internal helpers ---
 
+/** The last session read, kept for visits while its change feed is connected. */
+let cached: {
+  id: string;
+  info: SessionView;
+  model: TreeModel;
+  /** `writeCount()` when read: the studio's own writes (a leaf switch) do not always announce themselves. */
+  writes: number;
+  at: number;
+} | null = null;
+/** How long a read tree serves branch browsing (writes elsewhere that the feed does not announce). */
+const REUSE_MS = 60_000;
+
+function recentWindow(
+  id: string,
+  leafId: string | null,
+): Promise<{ messages: Message[] }> {
+  return leafId === null
+    ? api.recent(id, FIRST_WINDOW_BYTES)
+    : api.recent(id, FIRST_WINDOW_BYTES, leafId);
+}
+
 async function tabBody(
   options: SessionPageOptions,
   model: TreeModel,
+  window: Promise<{ messages: Message[] }> | null,
 ): Promise<HTMLElement> {
   const { id, params, reload, report } = options;
   switch (options.tab) {
@@ -75,13 +133,25 @@ async function tabBody(
         (focusId && model.nodes.has(focusId)
           ? model.leafFor(focusId)
           : model.activeLeafId);
-      const { messages } = await api.history(id, leafId);
+      // The newest window only; the view loads older ones as the reader scrolls up.
+      const { messages } =
+        leafId === null
+          ? { messages: [] }
+          : await (window ?? recentWindow(id, leafId));
+      const links = await subagentLinks(id, messages).catch(
+        (error: unknown) => {
+          report(error);
+          return {};
+        },
+      );
       return chatView({
         sessionId: id,
         model,
         messages,
         leafId,
         focusId,
+        live: options.live,
+        links,
         reload,
         report,
       });
@@ -124,16 +194,25 @@ function header(
   model: TreeModel,
   options: SessionPageOptions,
 ): HTMLElement {
-  const facts: Array<[string, string]> = [
+  const imported = info.metadata?.["import.format"];
+  const facts: Array<[string, Child]> = [
     ["Messages", formatNumber(info.messageCount ?? model.nodes.size)],
     ["Branch points", formatNumber(model.branchPointCount())],
-    [
-      "Tokens in / out",
-      `${formatNumber(info.input_tokens)} / ${formatNumber(info.output_tokens)}`,
-    ],
-    ["Created", formatDate(info.created_at)],
-    ["Updated", formatDate(info.updated_at)],
+    ["Tokens in / out", tokenUsage(info)],
+    // An import keeps the conversation's own times: when it was held, not when it was imported.
+    [imported ? "Started" : "Created", formatDate(info.created_at)],
+    [imported ? "Last message" : "Updated", formatDate(info.updated_at)],
   ];
+  if (imported) facts.push(["Imported from", importedFrom(info)]);
+  if (info.parent_session_id)
+    facts.push([
+      "Started by",
+      h(
+        "a",
+        { href: sessionHref(info.parent_session_id) },
+        "the parent session",
+      ),
+    ]);
   if (info.ownerId) facts.push(["Owner", info.ownerId]);
   if (info.model) facts.push(["Model", info.model]);
   return h(
@@ -166,4 +245,11 @@ function header(
       ),
     ),
   );
+}
+
+/** Where an imported session came from: the tool and the file. */
+function importedFrom(info: SessionView): string {
+  const format = info.metadata?.["import.format"] ?? "";
+  const file = info.metadata?.["import.fileName"];
+  return file ? `${format} (${file})` : format;
 }

@@ -2,7 +2,7 @@
 import { api } from "../api.js";
 import type { SessionView } from "../api-types.js";
 import { h } from "../dom.js";
-import { formatDate, formatNumber } from "../format.js";
+import { formatDate, formatNumber, tokenUsage } from "../format.js";
 import { navigate, sessionHref, sessionsHref } from "../router.js";
 import { searchView } from "./search.js";
 
@@ -177,7 +177,7 @@ function sessionTable(sessions: SessionView[]): HTMLElement {
           h(
             "td",
             { "data-label": "Tokens", class: "number" },
-            `${formatNumber(session.input_tokens)} / ${formatNumber(session.output_tokens)}`,
+            tokenUsage(session),
           ),
           h("td", { "data-label": "Created" }, formatDate(session.created_at)),
           h("td", { "data-label": "Updated" }, formatDate(session.updated_at)),

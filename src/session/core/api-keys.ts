@@ -1,38 +1,5 @@
-/** What a key's owner sees of it: never the key, never its hash. */
-export interface ApiKeyRecord {
-  id: string;
-  /** The tenant the key acts as: the owner of every session it creates. */
-  tenant: string;
-  name: string | null;
-  /** ISO-8601 UTC with milliseconds. */
-  createdAt: string;
-}
-
-/** Anything that turns a bearer key into a tenant (`null` = rejected). */
-export interface KeyVerifier {
-  verify(key: string): Promise<string | null>;
-}
-
-/**
- * API keys (docs/server.md, "API keys"). Keys are `arbor_sk_` + 32 random bytes in base64url and
- * are shown once, by `create()`; only their SHA-256 is stored (a high-entropy key needs no slow
- * hash).
- */
-export interface ApiKeyStore extends KeyVerifier {
-  /** A new key for `tenant`: `key` is returned here and never again. */
-  create(
-    tenant: string,
-    options?: { name?: string },
-  ): Promise<{ key: string; record: ApiKeyRecord }>;
-  /** Every key's record, oldest first. */
-  list(): Promise<ApiKeyRecord[]>;
-  /** Deletes a key; `false` for an unknown id. */
-  revoke(id: string): Promise<boolean>;
-  /** The key's tenant, or `null` for an unknown or revoked key. */
-  verify(key: string): Promise<string | null>;
-  /** Whether any key exists (the CLI refuses a public bind without one). */
-  hasKeys(): Promise<boolean>;
-}
+import type { ApiKeyRecord } from "../contracts/api-keys.js";
+import { ArborTypeError } from "../errors/index.js";
 
 /** Every key starts with this, so a leaked one is easy to find in code and logs. */
 export const API_KEY_PREFIX = "arbor_sk_";
@@ -66,7 +33,10 @@ export function newKeyRecord(
   options: { name?: string } = {},
 ): ApiKeyRecord {
   if (typeof tenant !== "string" || tenant.trim() === "")
-    throw new TypeError("[arbor] [keys] The tenant must be a non-empty string");
+    throw new ArborTypeError(
+      "INVALID_ARGUMENT",
+      "[arbor] [keys] The tenant must be a non-empty string",
+    );
   return {
     id: `key_${crypto.randomUUID()}`,
     tenant,

@@ -5,8 +5,8 @@ import type {
   EraseCounts,
   SessionManager,
   SessionMessage,
-} from "../../../src/session/index.js";
-import { zeroCounts } from "../../../src/session/contracts/erase.js";
+} from "../../session/index.js";
+import { zeroCounts } from "../../session/contracts/erase.js";
 
 /** One backend under test: managers over one storage, its audit sink, and a dump of all it holds. */
 export interface EraseBackend {

@@ -1,9 +1,6 @@
-import { utf8Length } from "../../session/core/utf8.js";
-import type {
-  SessionMessage,
-  SessionMessagePart,
-} from "../../session/contracts/types.js";
-import { jsonText } from "../../session/core/json-text.js";
+import { utf8Length } from "./utf8.js";
+import type { SessionMessage, SessionMessagePart } from "../contracts/types.js";
+import { jsonText } from "./json-text.js";
 import { sliceChars, truncateToolOutput } from "./truncate-tool-output.js";
 
 /** Largest stored message, in UTF-8 bytes of its JSON: headroom under Durable Object SQLite's 2 MB rows. */

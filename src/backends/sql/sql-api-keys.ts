@@ -1,12 +1,14 @@
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
+import type {
+  ApiKeyRecord,
+  ApiKeyStore,
+} from "../../session/contracts/api-keys.js";
 import {
   generateApiKey,
   hashApiKey,
   looksLikeApiKey,
   newKeyRecord,
-  type ApiKeyRecord,
-  type ApiKeyStore,
-} from "./api-key-store.js";
+} from "../../session/core/api-keys.js";
 
 interface KeyRow {
   id: string;

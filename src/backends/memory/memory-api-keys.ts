@@ -1,11 +1,13 @@
+import type {
+  ApiKeyRecord,
+  ApiKeyStore,
+} from "../../session/contracts/api-keys.js";
 import {
   generateApiKey,
   hashApiKey,
   looksLikeApiKey,
   newKeyRecord,
-  type ApiKeyRecord,
-  type ApiKeyStore,
-} from "./api-key-store.js";
+} from "../../session/core/api-keys.js";
 
 /** API keys in this process only: for tests and throwaway servers. */
 export class MemoryApiKeyStore implements ApiKeyStore {

@@ -2,7 +2,7 @@
 // messages and sessions go with them. On backends that keep them in tables (SQLite, PostgreSQL,
 // Durable Objects) every row of every table is scanned for them; the in-memory store keeps them
 // beside its maps, where semantic search proves them gone. Runs in Node and, bundled, in workerd.
-import { fakeEmbedder } from "../../../src/testing/fake-embedder.js";
+import { fakeEmbedder } from "../fake-embedder.js";
 import { check, same, text, type EraseBackend } from "./erase-support.js";
 
 /** Erase of two messages, then of the session: no vector or queue row of them is left. */

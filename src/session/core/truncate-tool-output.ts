@@ -1,4 +1,4 @@
-import { jsonText } from "../../session/core/json-text.js";
+import { jsonText } from "./json-text.js";
 
 const MAX_DEPTH = 8;
 const MIN_CHILD_BUDGET = 80;

@@ -1,16 +1,15 @@
+import type { PostgresClient, PostgresExecutor } from "./postgres-client.js";
+import { postgresExecutor } from "./postgres-executor.js";
 import type {
-  PostgresClient,
-  PostgresExecutor,
-} from "../../backends/postgres/postgres-client.js";
-import { postgresExecutor } from "../../backends/postgres/postgres-executor.js";
+  ApiKeyRecord,
+  ApiKeyStore,
+} from "../../session/contracts/api-keys.js";
 import {
   generateApiKey,
   hashApiKey,
   looksLikeApiKey,
   newKeyRecord,
-  type ApiKeyRecord,
-  type ApiKeyStore,
-} from "./api-key-store.js";
+} from "../../session/core/api-keys.js";
 
 /** The table of `PostgresApiKeyStore`; `arbor migrate` prints it, the store applies it once. */
 export const POSTGRES_API_KEYS_SQL = `CREATE TABLE IF NOT EXISTS arbor_api_keys (

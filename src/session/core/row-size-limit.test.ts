@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import type { SessionMessage } from "../../session/contracts/types.js";
+import type { SessionMessage } from "../contracts/types.js";
 import { enforceRowSizeLimit, ROW_MAX_BYTES } from "./row-size-limit.js";
 import { truncateToolOutput } from "./truncate-tool-output.js";
 

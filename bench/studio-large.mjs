@@ -1,0 +1,335 @@
+// The studio on a 10,000-message session, in Debian's Chromium through playwright-core, against
+// the built CLI's `arbor serve`: how long the Conversation takes to open (at the newest message)
+// and how many DOM nodes it has then, the frame times while scrolling up through older windows,
+// and how long a branch switch at a deep message takes. Targets: open < 1 s with < 3,000 nodes,
+// p95 frame < 33 ms, switch < 300 ms.
+// Usage: npm run build && node bench/studio-large.mjs [--messages 10000] [--json]
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { SessionManager } from "arbor-memory/session";
+import { openSqlite } from "arbor-memory/sqlite";
+import { chromium } from "playwright-core";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const CLI = join(ROOT, "dist/cli/main.js");
+const CHROMIUM_PATH = "/usr/bin/chromium";
+// The flags of test/studio/support/browser.ts.
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+const TARGETS = { openMs: 1000, domNodes: 3000, p95FrameMs: 33, switchMs: 300 };
+/** Frames of scrolling measured, at this many pixels per frame (a brisk wheel scroll). */
+const SCROLL_FRAMES = 240;
+const SCROLL_STEP = 120;
+
+const { values } = parseArgs({
+  options: {
+    messages: { type: "string", default: "10000" },
+    json: { type: "boolean", default: false },
+  },
+});
+const MESSAGES = Number(values.messages);
+
+if (!existsSync(CLI)) {
+  console.error("dist/cli/main.js is missing: run npm run build first");
+  process.exit(1);
+}
+
+const folder = await mkdtemp(join(tmpdir(), "arbor-studio-bench-"));
+let server;
+let context;
+try {
+  const db = join(folder, "large.db");
+  const { sessionId, deepId } = await seed(db, MESSAGES);
+  server = await startServer(db);
+  context = await chromium.launchPersistentContext(join(folder, "profile"), {
+    executablePath: CHROMIUM_PATH,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 900 },
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const result = await measure(page, server.url, sessionId, deepId);
+  if (values.json) console.log(JSON.stringify(result));
+  else report(result);
+} finally {
+  await context?.close();
+  await server?.stop();
+  await rm(folder, { recursive: true, force: true });
+}
+
+/** A chain of `count` messages (text, Markdown and tool calls), a sibling at a deep message. */
+async function seed(file, count) {
+  const manager = SessionManager.create(openSqlite(file));
+  const info = await manager.create("Large session", {});
+  const session = manager.getSession(info.id);
+  const batch = [];
+  const flush = async (parentId) => {
+    if (batch.length === 0) return;
+    await session.appendAll(batch.splice(0), parentId);
+  };
+  let parent = null;
+  for (let index = 0; index < count - 1; index++) {
+    batch.push(messageAt(index));
+    if (batch.length === 500) {
+      await flush(parent);
+      parent = `m${index}`;
+    }
+  }
+  await flush(parent);
+  // A branch point 10 messages from the end: the switcher there is what the switch measures.
+  const deepIndex = count - 12;
+  const deepId = `m${deepIndex}`;
+  await session.appendMessage(
+    {
+      id: `${deepId}-alt`,
+      role: deepIndex % 2 === 0 ? "user" : "assistant",
+      parts: [{ type: "text", text: "Another take on this message." }],
+    },
+    `m${deepIndex - 1}`,
+  );
+  // The sibling is the newest message: make the long line the active one again.
+  await session.switchBranch(`m${count - 2}`);
+  return { sessionId: info.id, deepId };
+}
+
+function messageAt(index) {
+  const role = index % 2 === 0 ? "user" : "assistant";
+  const text = (words) =>
+    Array.from({ length: words }, (_, i) => `word${(index + i) % 97}`).join(
+      " ",
+    );
+  if (role === "assistant" && index % 6 === 1)
+    return {
+      id: `m${index}`,
+      role,
+      parts: [
+        {
+          type: "tool-Read",
+          toolCallId: `call-${index}`,
+          state: "output-available",
+          input: { file_path: `/repo/src/file-${index}.ts` },
+          output: `${text(40)}\n${text(40)}`,
+        },
+      ],
+    };
+  if (role === "assistant" && index % 6 === 3)
+    return {
+      id: `m${index}`,
+      role,
+      parts: [
+        {
+          type: "text",
+          text: `## Step ${index}\n\n- ${text(8)}\n- ${text(12)}\n\n\`\`\`ts\nconst value${index} = ${index};\n\`\`\`\n\n${text(30)}`,
+        },
+      ],
+    };
+  return {
+    id: `m${index}`,
+    role,
+    parts: [
+      { type: "text", text: `Message ${index}: ${text(20 + (index % 40))}` },
+    ],
+  };
+}
+
+async function measure(page, url, sessionId, deepId) {
+  const hash = `#/s/${encodeURIComponent(sessionId)}/chat`;
+  // A first visit warms the server's caches and the browser's code cache, as a reader's second look.
+  await page.goto(`${url}/${hash}`);
+  await page.waitForSelector(".chat .message");
+  await page.goto("about:blank");
+
+  const started = Date.now();
+  await page.goto(`${url}/${hash}`);
+  await page.waitForSelector(`.chat [data-message-id="m${MESSAGES - 2}"]`);
+  await page.waitForFunction(() => !document.querySelector("main[aria-busy]"));
+  const openMs = Date.now() - started;
+  const domNodes = await page.evaluate(
+    () => document.getElementsByTagName("*").length,
+  );
+  // Where the time went: each API request of the visit, with its duration and size.
+  const requests = await page.evaluate(() =>
+    performance
+      .getEntriesByType("resource")
+      .filter(
+        (entry) =>
+          entry.name.includes("/v1/") && !entry.name.endsWith("/events"),
+      )
+      .map((entry) => ({
+        path:
+          new URL(entry.name).pathname.replace(/^\/v1\/sessions\/[^/]+/, "…") +
+          new URL(entry.name).search,
+        ms: Math.round(entry.duration),
+        kilobytes: Math.round(entry.transferSize / 1024),
+      })),
+  );
+  const atEnd = await page.evaluate(
+    () => innerHeight + scrollY >= document.documentElement.scrollHeight - 40,
+  );
+
+  // Scroll up frame by frame (older windows load on the way) and time every frame.
+  const profiler = process.env.STUDIO_BENCH_PROFILE
+    ? await page.context().newCDPSession(page)
+    : null;
+  if (profiler) {
+    await profiler.send("Profiler.enable");
+    await profiler.send("Profiler.start");
+  }
+  const scroll = await page.evaluate(
+    ({ frames, step }) =>
+      new Promise((resolve) => {
+        const times = [];
+        let longTasks = 0;
+        let longest = 0;
+        const observer = new PerformanceObserver((list) => {
+          for (const entry of list.getEntries()) {
+            longTasks++;
+            longest = Math.max(longest, entry.duration);
+          }
+        });
+        observer.observe({ type: "longtask", buffered: false });
+        let last = performance.now();
+        let count = 0;
+        const tick = (now) => {
+          times.push(now - last);
+          last = now;
+          window.scrollBy(0, -step);
+          if (++count < frames) requestAnimationFrame(tick);
+          else {
+            observer.disconnect();
+            times.sort((a, b) => a - b);
+            resolve({
+              frames: times.length,
+              p95: times[Math.floor(times.length * 0.95)],
+              max: times.at(-1),
+              longTasks,
+              longestTask: longest,
+              maxNodes: document.getElementsByTagName("*").length,
+              loadedMessages: document.querySelectorAll(
+                ".chat [data-window-key]",
+              ).length,
+            });
+          }
+        };
+        requestAnimationFrame((now) => {
+          last = now;
+          requestAnimationFrame(tick);
+        });
+      }),
+    { frames: SCROLL_FRAMES, step: SCROLL_STEP },
+  );
+  if (profiler) {
+    const { profile } = await profiler.send("Profiler.stop");
+    printProfile(profile);
+  }
+  const nodesAfterScroll = await page.evaluate(
+    () => document.getElementsByTagName("*").length,
+  );
+
+  // Branch switch: the → of the switcher at the deep message, until its sibling shows, focused.
+  await page.goto("about:blank");
+  await page.goto(`${url}/${hash}`);
+  const deep = page.locator(`.chat [data-message-id="${deepId}"]`);
+  await deep.waitFor();
+  await deep.scrollIntoViewIfNeeded();
+  const switchStarted = Date.now();
+  await deep.locator('button[aria-label="Next branch"]').click();
+  await page.waitForSelector(
+    `.message.focused[data-message-id="${deepId}-alt"]`,
+  );
+  const switchMs = Date.now() - switchStarted;
+  return {
+    messages: MESSAGES,
+    openMs,
+    requests,
+    domNodes,
+    openedAtEnd: atEnd,
+    scroll: { ...scroll, nodesAfterScroll },
+    switchMs,
+  };
+}
+
+/** The functions that took the most time themselves (STUDIO_BENCH_PROFILE=1). */
+function printProfile(profile) {
+  const self = new Map();
+  const interval =
+    (profile.endTime - profile.startTime) / Math.max(1, profile.samples.length);
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  for (const id of profile.samples) {
+    const frame = byId.get(id).callFrame;
+    const name = `${frame.functionName || "(anonymous)"} ${frame.url.split("/").pop()}:${frame.lineNumber}`;
+    self.set(name, (self.get(name) ?? 0) + interval / 1000);
+  }
+  for (const [name, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 15))
+    console.error(`  ${ms.toFixed(0).padStart(6)} ms  ${name}`);
+}
+
+function report(result) {
+  const mark = (ok) => (ok ? "ok" : "MISSED");
+  const { scroll } = result;
+  console.log(
+    `Studio, ${result.messages.toLocaleString("en")}-message session (Chromium):`,
+  );
+  console.log(
+    `  open Conversation      ${result.openMs} ms (target < ${TARGETS.openMs}) ${mark(result.openMs < TARGETS.openMs)}, at the newest message: ${result.openedAtEnd}`,
+  );
+  for (const request of result.requests)
+    console.log(
+      `    ${request.path.padEnd(40)} ${String(request.ms).padStart(5)} ms ${String(request.kilobytes).padStart(6)} KB`,
+    );
+  console.log(
+    `  DOM nodes after open   ${result.domNodes} (target < ${TARGETS.domNodes}) ${mark(result.domNodes < TARGETS.domNodes)}`,
+  );
+  console.log(
+    `  scrolling up           p95 frame ${scroll.p95.toFixed(1)} ms (target < ${TARGETS.p95FrameMs}) ${mark(scroll.p95 < TARGETS.p95FrameMs)}, max ${scroll.max.toFixed(1)} ms, ${scroll.longTasks} long tasks (longest ${scroll.longestTask.toFixed(0)} ms), ${scroll.frames} frames, DOM nodes after ${scroll.nodesAfterScroll}`,
+  );
+  console.log(
+    `  branch switch (deep)   ${result.switchMs} ms (target < ${TARGETS.switchMs}) ${mark(result.switchMs < TARGETS.switchMs)}`,
+  );
+}
+
+/** Starts `arbor serve` on `db` at a free port; resolves with its URL once it listens. */
+function startServer(db) {
+  const child = spawn(
+    process.execPath,
+    [CLI, "serve", "--db", db, "--port", "0", "--skip-sample"],
+    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let errors = "";
+  child.stderr.on("data", (chunk) => (errors += chunk));
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null)
+      child.kill("SIGINT");
+    await exited;
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`arbor serve did not start:\n${errors}`));
+    }, 30_000);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`arbor serve exited with ${code}:\n${errors}`));
+    });
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      const match = /^Arbor is listening on (\S+)$/.exec(line);
+      if (!match) return;
+      clearTimeout(timer);
+      resolve({ url: match[1], stop });
+    });
+  });
+}
