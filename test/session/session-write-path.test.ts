@@ -98,6 +98,64 @@ describe.each(BACKENDS)("Session write path (%s)", (_name, create) => {
   });
 });
 
+describe("Session write path over a custom provider", () => {
+  it("calls insertMessage with the JSON it encoded, and looks no parent up", async () => {
+    const base = new InMemorySessionProvider({ sessionId: "s" });
+    const { provider, calls } = recording(base);
+    const jsons: Array<string | undefined> = [];
+    const insert = provider.insertMessage!.bind(provider);
+    provider.insertMessage = (message, parentId, json) => {
+      jsons.push(json);
+      return insert(message, parentId, json);
+    };
+    const events: AuditEvent[] = [];
+    const session = new Session(provider).withAudit({
+      record: (event) => void events.push(event),
+    });
+    await session.appendMessage(text("m1"));
+    await session.appendMessage(text("m2"));
+    expect(jsons).toEqual([
+      JSON.stringify(text("m1")),
+      JSON.stringify(text("m2")),
+    ]);
+    expect(calls.filter((name) => PARENT_READS.has(name))).toEqual([]);
+    await session.flushAudit();
+    expect(
+      events.map((event) => (event.payload as { parentId: unknown }).parentId),
+    ).toEqual([null, "m1"]);
+  });
+
+  it("never changes the provider object it is given (one without watchChanges)", async () => {
+    const base = new InMemorySessionProvider();
+    const provider: SessionProvider = {
+      getMessage: (id) => base.getMessage(id),
+      getHistory: (leafId) => base.getHistory(leafId),
+      getLatestLeaf: () => base.getLatestLeaf(),
+      getBranches: (id) => base.getBranches(id),
+      getPathLength: (leafId) => base.getPathLength(leafId),
+      appendMessage: (message, parentId) =>
+        base.appendMessage(message, parentId),
+      updateMessage: (message) => base.updateMessage(message),
+      deleteMessages: (ids) => base.deleteMessages(ids),
+      clearMessages: () => base.clearMessages(),
+      addCompaction: (summary, from, to, meta) =>
+        base.addCompaction(summary, from, to, meta),
+      getCompactions: () => base.getCompactions(),
+    };
+    const members = { ...provider };
+    const session = new Session(provider);
+    const seen: string[] = [];
+    session.watch((event) => void seen.push(event.type));
+    await session.appendMessage(text("m1"));
+    await session.switchBranch("m1");
+    expect((await session.getHistory()).map((message) => message.id)).toEqual([
+      "m1",
+    ]);
+    expect({ ...provider }).toEqual(members);
+    expect(seen).toEqual(["append"]);
+  });
+});
+
 describe("Session audit across sqlite connections", () => {
   it("records the parent the store used when another connection appends in between", async () => {
     const scratch = mkdtempSync(join(tmpdir(), "arbor-write-path-"));
