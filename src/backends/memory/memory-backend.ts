@@ -7,6 +7,7 @@ import { InMemorySessionProvider } from "./in-memory-session-provider.js";
 import { memoryEmbeddings } from "./memory-embedding-access.js";
 import { MemorySessionRegistry } from "./memory-registry.js";
 import { MemoryStore } from "./memory-store.js";
+import { lazyStreams } from "../../session/core/lazy-streams.js";
 
 /** The backend over `store` (a new, empty store when none is given). */
 export function memoryBackend(store: MemoryStore = new MemoryStore()): Backend {
@@ -38,5 +39,9 @@ function createBackend(store: MemoryStore): Backend {
       },
     },
     embeddings: memoryEmbeddings(store),
+    streams: lazyStreams(async () => {
+      const { memoryStreams } = await import("./memory-streams.js");
+      return memoryStreams(store);
+    }),
   };
 }

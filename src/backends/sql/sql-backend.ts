@@ -8,6 +8,7 @@ import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import { sqlEmbeddings } from "./sql-embedding-access.js";
 import { SqlSessionRegistry } from "./sql-registry.js";
 import { AgentSessionProvider } from "./sql-session-provider.js";
+import { lazyStreams } from "../../session/core/lazy-streams.js";
 
 /** The backend over a `sql` store: `openSqlite()`, a Durable Object, any `sql` tag. */
 export function sqlBackend(agent: SqlProvider): Backend {
@@ -39,5 +40,9 @@ function createBackend(agent: SqlProvider): Backend {
       },
     },
     embeddings: sqlEmbeddings(agent),
+    streams: lazyStreams(async () => {
+      const { sqlStreams } = await import("./sql-streams.js");
+      return sqlStreams(agent);
+    }),
   };
 }

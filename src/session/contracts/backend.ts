@@ -1,3 +1,4 @@
+import type { BackendStreams } from "./chat-streams.js";
 import type { BackendEmbeddings } from "./embedding-store.js";
 import type { StoreEraseResult, StoreEraseTarget } from "./erase.js";
 import type { SessionProvider } from "./provider.js";
@@ -17,6 +18,7 @@ import type { SessionRegistry } from "./registry.js";
  * | `session()`  | yes      | opening a session of the store                                  |
  * | `erase`      | no       | `manager.erase()`, `manager.prune()`; without it `NOT_SUPPORTED` |
  * | `embeddings` | no       | `withEmbeddings()`, `removeEmbeddings()`; without it `NOT_SUPPORTED` |
+ * | `streams`    | no       | `arbor-memory/ai-sdk`: resumable answers, stop from any process; without it both work in one process only |
  */
 export interface Backend {
   /** Names the backend in messages: `"memory"`, `"sql"`, `"postgres"`, or a custom store's. */
@@ -34,6 +36,8 @@ export interface Backend {
   readonly erase?: BackendErase;
   /** Optional: the store's vectors and embedding queue (docs/search.md). */
   readonly embeddings?: BackendEmbeddings;
+  /** Optional: the chunks of chat answers being generated (docs/ai-sdk.md, "Resumable streams"). */
+  readonly streams?: BackendStreams;
 }
 
 /** A backend's side of erase: its own rows, in one atomic write per target. */
