@@ -1,6 +1,7 @@
 import {
   ArborError,
   ArborTypeError,
+  type BackendStreams,
   type Session,
   type SessionManager,
   type SessionMessage,
@@ -25,6 +26,8 @@ import type {
 const DEFAULT_BASE_PATH = "/api/chat";
 const DEFAULT_POLL_MS = 100;
 const DEFAULT_STALE_MS = 60_000;
+/** How long the stop route waits for the stopped answer to be stored. */
+const STOP_WAIT_MS = 10_000;
 
 /** The routes of a chat backed by Arbor, each a `Request` in and a `Response` out. */
 export interface ChatHandler {
@@ -208,7 +211,15 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
         await open(chatId, scope);
         const local = hub.get(chatId);
         local?.controller.abort();
-        const stored = (await streams()?.requestStop(chatId)) ?? false;
+        const store = streams();
+        const stored = (await store?.requestStop(chatId)) ?? false;
+        // Answers once the stopped answer is stored, so a reload right after shows it.
+        if (local) await withTimeout(local.finished, STOP_WAIT_MS);
+        else if (store && stored)
+          await withTimeout(
+            stoppedInStore(store, chatId, pollMs),
+            STOP_WAIT_MS,
+          );
         return json({ stopped: local !== undefined || stored });
       } catch (error) {
         return errorResponse(error);
@@ -332,6 +343,28 @@ async function validated(
       { cause: error },
     );
   }
+}
+
+/** Resolves when the session's stream is no longer active in the store. */
+async function stoppedInStore(
+  store: BackendStreams,
+  chatId: string,
+  pollMs: number,
+): Promise<void> {
+  for (;;) {
+    const read = await store.read(chatId, Number.MAX_SAFE_INTEGER);
+    if (read?.status !== "active") return;
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}
+
+async function withTimeout(work: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    work,
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+  ]);
+  clearTimeout(timer);
 }
 
 function assertOptions(options: ChatHandlerOptions): void {

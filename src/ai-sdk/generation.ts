@@ -55,7 +55,12 @@ export async function runGeneration(generation: Generation): Promise<void> {
   let ended = false;
   let latest: SessionMessage | undefined;
   try {
-    const ui = generation.result.toUIMessageStream({
+    const toUIMessageStream = generation.result.toUIMessageStream.bind(
+      generation.result,
+    ) as unknown as (
+      options: Record<string, unknown>,
+    ) => ReadableStream<unknown>;
+    const ui = toUIMessageStream({
       originalMessages: generation.uiMessages,
       generateMessageId: () => generation.assistantId,
       ...(continued

@@ -7,9 +7,14 @@ export class LocalStream {
   readonly chunks: string[] = [];
   readonly controller = new AbortController();
   done = false;
+  /** Resolves when the stream is closed: its answer is stored by then. */
+  readonly finished: Promise<void>;
   private waiters: Array<() => void> = [];
+  private markFinished!: () => void;
 
-  constructor(readonly streamId: string) {}
+  constructor(readonly streamId: string) {
+    this.finished = new Promise((resolve) => (this.markFinished = resolve));
+  }
 
   push(chunk: string): void {
     this.chunks.push(chunk);
@@ -19,6 +24,7 @@ export class LocalStream {
   close(): void {
     this.done = true;
     this.wake();
+    this.markFinished();
   }
 
   /** Resolves when a chunk arrives or the stream closes. */

@@ -16,16 +16,13 @@ export interface ChatUIMessageChunk {
   readonly [field: string]: unknown;
 }
 
-/** What `streamText()` returns, as far as the helper reads it. */
+/**
+ * What `streamText()` returns, as far as the helper reads it: `toUIMessageStream()`, which the
+ * helper calls with `originalMessages`, `generateMessageId`, `messageMetadata` and `onError`.
+ */
 export interface ChatStreamResult {
-  toUIMessageStream(options?: {
-    originalMessages?: SessionMessage[];
-    generateMessageId?: () => string;
-    messageMetadata?: (options: { part: { type: string } }) => unknown;
-    onError?: (error: unknown) => string;
-    // The SDK's own option types are wider; any `streamText()` result is accepted.
-    [option: string]: unknown;
-  }): ReadableStream<never>;
+  // `never`: any `streamText()` result is accepted, whatever its tools and options types.
+  toUIMessageStream(options?: never): ReadableStream<unknown>;
 }
 
 /** The trigger of a `useChat` request, as the helper resolved it (docs/ai-sdk.md, "Triggers"). */

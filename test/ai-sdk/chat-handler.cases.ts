@@ -1,7 +1,13 @@
 // The route helper's cases, run on every store (SQLite, PostgreSQL) by the runners beside this
 // file. Each case gets a fresh store from `create()`; `manager()` opens another manager over the
 // same store, standing for a second server process (its own handler, its own in-process streams).
-import { stepCountIs, streamText, tool } from "ai";
+import {
+  stepCountIs,
+  streamText,
+  tool,
+  type ModelMessage,
+  type ToolSet,
+} from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createChatHandler, type ChatHandler } from "../../src/ai-sdk/index.js";
@@ -19,12 +25,14 @@ import {
 import {
   promptOf,
   scriptedChatModel,
-  type ScriptedChatModel,
+  type ModelSpec,
   type Step,
 } from "./scripted-chat-model.js";
 
 export interface ChatStoreFactory {
   name: string;
+  /** The scripted model's specification: `"v3"` (ai 6, the default) or `"v2"` (ai 5). */
+  spec?: ModelSpec;
   /** A fresh, empty store; `manager()` may be called more than once on it. */
   create(): Promise<{ manager(): SessionManager; close(): Promise<void> }>;
 }
@@ -42,7 +50,7 @@ export function runChatHandlerCases(factory: ChatStoreFactory): void {
   describe(`createChatHandler on ${factory.name} (scripted fake model)`, () => {
     async function setup(steps: Step[]) {
       const store = await factory.create();
-      const scripted = scriptedChatModel(steps);
+      const scripted = scriptedChatModel(steps, factory.spec);
       const handler = (manager: SessionManager) =>
         createChatHandler({
           manager,
@@ -50,10 +58,10 @@ export function runChatHandlerCases(factory: ChatStoreFactory): void {
           pollIntervalMs: 10,
           respond: (ctx) =>
             streamText({
-              model: scripted.model,
+              model: scripted.model as never,
               system: ctx.system,
-              messages: ctx.messages as never,
-              tools: ctx.tools as never,
+              messages: ctx.messages as ModelMessage[],
+              tools: ctx.tools as ToolSet,
               abortSignal: ctx.abortSignal,
               stopWhen: stepCountIs(1),
             }),
@@ -492,7 +500,7 @@ export function runChatHandlerCases(factory: ChatStoreFactory): void {
     });
 
     it("a stop from another process ends the answer; the partial answer is stored", async () => {
-      const { store, scripted, chat, chatId, handler } = await setup([
+      const { store, chat, chatId, handler } = await setup([
         {
           parts: [{ type: "text", text: "Stopped elsewhere" }],
           hold: true,
@@ -507,6 +515,10 @@ export function runChatHandlerCases(factory: ChatStoreFactory): void {
       const reading = await readUntil(response, "Stopped elsewhere");
       const stop = await elsewhere.stop(chatId, { ownerId: OWNER });
       expect(await stop.json()).toEqual({ stopped: true });
+      // The stop route answers once the partial answer is stored.
+      expect(
+        (await chat.load(chatId, { ownerId: OWNER })).messages,
+      ).toHaveLength(2);
       const chunks = await reading.rest();
       expect(chunks.at(-1)?.type).toBe("abort");
       await settled(chat, chatId);
