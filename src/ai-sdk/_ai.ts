@@ -12,7 +12,8 @@ let loaded: Promise<AiSdk> | undefined;
  * @throws ArborError `MISSING_DEPENDENCY` with the install command when it cannot be loaded.
  * @internal The SDK's types stay out of the published declarations.
  */
-export function loadAi(): Promise<AiSdk> {
+export function loadAi(module?: object): Promise<AiSdk> {
+  if (module) return Promise.resolve(pick(module as typeof import("ai")));
   loaded ??= importAi().catch((error: unknown) => {
     loaded = undefined;
     throw new ArborError(
@@ -27,7 +28,10 @@ export function loadAi(): Promise<AiSdk> {
 // --- Internal helpers ---
 
 async function importAi() {
-  const ai = await import("ai");
+  return pick(await import("ai"));
+}
+
+function pick(ai: typeof import("ai")) {
   return {
     convertToModelMessages: ai.convertToModelMessages,
     createUIMessageStreamResponse: ai.createUIMessageStreamResponse,

@@ -177,7 +177,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   const handler: ChatHandler = {
     async send(request, scope) {
       try {
-        const ai = await loadAi();
+        const ai = await loadAi(options.ai);
         const parsed = await readChatRequest(request);
         const session = await open(parsed.chatId, scope);
         return await answer(ai, parsed, session);
@@ -189,7 +189,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     async resume(chatId, scope) {
       try {
         await open(chatId, scope);
-        const ai = await loadAi();
+        const ai = await loadAi(options.ai);
         const local = hub.get(chatId);
         let stream: ReadableStream<ChatUIMessageChunk> | null = null;
         if (local) stream = localChunks(local);

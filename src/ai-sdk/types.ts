@@ -83,6 +83,11 @@ export interface ChatHandlerOptions {
   pollIntervalMs?: number;
   /** A stream not written to for this long is taken to be dead and may be replaced; default 60 s. */
   staleAfterMs?: number;
+  /**
+   * The AI SDK module to use instead of `import("ai")`: for an app that has more than one
+   * version installed (the example runs on ai 5 this way).
+   */
+  ai?: object;
 }
 
 /** The scope of a request: the authenticated owner whose chats it may reach. */
