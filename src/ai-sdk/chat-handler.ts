@@ -197,7 +197,10 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
           const store = streams();
           const read = store ? await store.read(chatId, 0) : null;
           if (store && read?.status === "active")
-            stream = storedChunks(store, chatId, read.streamId, pollMs);
+            stream = storedChunks(store, chatId, read.streamId, {
+              pollMs,
+              staleAfterMs,
+            });
         }
         if (!stream) return new Response(null, { status: 204 });
         return ai.createUIMessageStreamResponse({ stream: stream as never });

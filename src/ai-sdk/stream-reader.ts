@@ -23,16 +23,19 @@ export function localChunks(
 
 /**
  * The chunks of a stream another process generates, read from the store every `pollMs` until it
- * is done (or replaced by a newer stream of the session).
+ * is done, replaced by a newer stream of the session, or silent for `staleAfterMs` (its writer
+ * died: the reader ends instead of waiting for ever).
  */
 export function storedChunks(
   streams: BackendStreams,
   sessionId: string,
   streamId: string,
-  pollMs: number,
+  timing: { pollMs: number; staleAfterMs: number },
 ): ReadableStream<ChatUIMessageChunk> {
+  const { pollMs, staleAfterMs } = timing;
   let next = 0;
   let cancelled = false;
+  let progressAt = Date.now();
   return new ReadableStream({
     async pull(controller) {
       for (;;) {
@@ -40,6 +43,7 @@ export function storedChunks(
         if (cancelled) return;
         if (!read || read.streamId !== streamId) return controller.close();
         if (read.chunks.length > 0) {
+          progressAt = Date.now();
           next += read.chunks.length;
           for (const chunk of read.chunks)
             controller.enqueue(JSON.parse(chunk));
@@ -47,6 +51,7 @@ export function storedChunks(
         }
         if (read.status === "done" && next >= read.chunkCount)
           return controller.close();
+        if (Date.now() - progressAt > staleAfterMs) return controller.close();
         await new Promise((resolve) => setTimeout(resolve, pollMs));
       }
     },
