@@ -114,7 +114,7 @@ describe("createChatHandler in a Durable Object (workerd, scripted offline model
     const long = await call("/api/chat", {
       body: { id: chatId, message: userMessage("u2", "a long one") },
     });
-    const reading = await readUntil(long as unknown as Response, "word3");
+    const reading = await readUntil(long, "word3");
     const stop = await call(`/api/chat/${chatId}/stop`, { body: {} });
     expect(await stop.json()).toEqual({ stopped: true });
     const chunks = await reading.rest();
@@ -131,7 +131,7 @@ describe("createChatHandler in a Durable Object (workerd, scripted offline model
     const long = await call("/api/chat", {
       body: { id: chatId, message: userMessage("u3", "another long one") },
     });
-    const reading = await readUntil(long as unknown as Response, "word2");
+    const reading = await readUntil(long, "word2");
     await reading.cancel();
     const resumed = await call(`/api/chat/${chatId}/stream`);
     expect(resumed.status).toBe(200);

@@ -35,7 +35,7 @@ for (const aiVersion of [6, 5]) {
       const dir = mkdtempSync(join(tmpdir(), "arbor-chat-example-"));
 
       beforeAll(async () => {
-        const { startChatExample } = (await import(SERVER as string)) as {
+        const { startChatExample } = (await import(SERVER)) as {
           startChatExample: Start;
         };
         example = await startChatExample({
