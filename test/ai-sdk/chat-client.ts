@@ -62,20 +62,25 @@ export async function send(
 }
 
 /**
- * Reads an SSE response until its text so far contains `text`, and returns the rest as a
+ * Reads an SSE response until its text so far contains `until` (or `until(chunks)` holds), and
+ * returns the rest as a
  * function that reads it to the end (all chunks, from the first).
  */
 export async function readUntil(
   response: Response,
-  text: string,
+  until: string | ((chunks: Chunk[]) => boolean),
 ): Promise<{ rest(): Promise<Chunk[]>; cancel(): Promise<void> }> {
   const reader = response
     .body!.pipeThrough(new TextDecoderStream())
     .getReader();
+  const reached =
+    typeof until === "string"
+      ? (chunks: Chunk[]) => textOf(chunks).includes(until)
+      : until;
   let seen = "";
-  while (!textOf(sseChunks(seen)).includes(text)) {
+  while (!reached(sseChunks(seen))) {
     const { value, done } = await reader.read();
-    if (done) throw new Error(`the stream ended before "${text}"`);
+    if (done) throw new Error("the stream ended before the awaited chunk");
     seen += value;
   }
   return {

@@ -200,6 +200,75 @@ export function runChatHandlerCases(factory: ChatStoreFactory): void {
       await store.close();
     });
 
+    it("regenerate without messageId answers the client's last user message again", async () => {
+      const { store, chat, chatId } = await setup([
+        { parts: [{ type: "text", text: "One" }] },
+        { parts: [{ type: "text", text: "Two" }] },
+      ]);
+      const first = await send(chat, OWNER, {
+        id: chatId,
+        messages: [userMessage("u1", "Hi")],
+      });
+      await settled(chat, chatId);
+      // useChat's regenerate() cuts the list before the answer and sends what is left.
+      await send(chat, OWNER, {
+        id: chatId,
+        trigger: "regenerate-message",
+        messages: [userMessage("u1", "Hi")],
+      });
+      await settled(chat, chatId);
+      const view = await chat.load(chatId, { ownerId: OWNER });
+      const answer = view.messages[1]!;
+      expect(view.messages[0]!.id).toBe("u1");
+      expect(view.branches[answer.id]?.siblings).toEqual([
+        first.chunks[0]!.messageId,
+        answer.id,
+      ]);
+      await store.close();
+    });
+
+    it("an edit of a later message branches at its parent; the earlier turns stay shared", async () => {
+      const { store, scripted, chat, chatId } = await setup([
+        { parts: [{ type: "text", text: "A1" }] },
+        { parts: [{ type: "text", text: "A2" }] },
+        { parts: [{ type: "text", text: "A2 edited" }] },
+      ]);
+      await send(chat, OWNER, {
+        id: chatId,
+        message: userMessage("u1", "one"),
+      });
+      await settled(chat, chatId);
+      await send(chat, OWNER, {
+        id: chatId,
+        message: userMessage("u2", "two"),
+      });
+      await settled(chat, chatId);
+      await send(chat, OWNER, {
+        id: chatId,
+        messageId: "u2",
+        message: userMessage("u2", "TWO"),
+      });
+      await settled(chat, chatId);
+      const prompt = promptOf(scripted.calls[2]!);
+      expect(prompt).toContain("A1");
+      expect(prompt).toContain("TWO");
+      expect(prompt).not.toContain('"two"');
+      const view = await chat.load(chatId, { ownerId: OWNER });
+      expect(view.messages.map((m) => m.role)).toEqual([
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+      ]);
+      const edited = view.messages[2]!;
+      expect(view.branches[edited.id]).toEqual({
+        siblings: ["u2", edited.id],
+        index: 1,
+      });
+      expect(view.branches["u1"]).toBeUndefined();
+      await store.close();
+    });
+
     it("an edit adds a sibling user message (a first message too) and answers it", async () => {
       const { store, scripted, chat, chatId } = await setup([
         { parts: [{ type: "text", text: "About cats" }] },
@@ -395,10 +464,9 @@ export function runChatHandlerCases(factory: ChatStoreFactory): void {
         post("", { id: chatId, messages: [userMessage("u1", "Choose")] }),
         { ownerId: OWNER },
       );
-      const reading = await readUntil(response, "Let me ask");
-      await scripted.started(1);
-      // The tool call follows the text; give it the time to reach the stream.
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      const reading = await readUntil(response, (chunks) =>
+        chunks.some((chunk) => chunk.type === "tool-input-available"),
+      );
       await chat.stop(chatId, { ownerId: OWNER });
       await reading.rest();
       await settled(chat, chatId);
