@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createChatHandler, type ChatHandler } from "../../src/ai-sdk/index.js";
 import type { SessionManager } from "../../src/session/index.js";
+import { managerStreams } from "../../src/session/manager/session-manager.js";
 import {
   BASE,
   post,
@@ -593,6 +594,24 @@ export function runChatHandlerCases(factory: ChatStoreFactory): void {
       const answer = (await chat.load(chatId, { ownerId: OWNER })).messages[1]!;
       expect(answer.metadata).toMatchObject({ partial: true });
       expect(JSON.stringify(answer.parts)).not.toContain("NEVER");
+      await store.close();
+    });
+
+    it("erasing the chat also erases its stored stream chunks", async () => {
+      const { store, chat, chatId, manager } = await setup([
+        { parts: [{ type: "text", text: "Secret answer" }] },
+      ]);
+      await send(chat, OWNER, {
+        id: chatId,
+        message: userMessage("u1", "Hi"),
+      });
+      await settled(chat, chatId);
+      const streams = managerStreams(manager)!;
+      expect(JSON.stringify(await streams.read(chatId, 0))).toContain(
+        "Secret answer",
+      );
+      await manager.erase({ sessionId: chatId });
+      expect(await streams.read(chatId, 0)).toBeNull();
       await store.close();
     });
 

@@ -62,6 +62,17 @@ export function memoryStreams(store: MemoryStore): BackendStreams {
   };
 }
 
+/**
+ * Drops the session's stored stream (an erase: the chunks hold the text of an answer). An answer
+ * still being written is told to stop by its next append.
+ */
+export function eraseMemoryStreams(
+  store: MemoryStore,
+  sessionId: string,
+): void {
+  byStore.get(store)?.delete(sessionId);
+}
+
 // --- Internal helpers ---
 
 interface MemoryStream {

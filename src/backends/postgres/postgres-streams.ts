@@ -92,6 +92,26 @@ export async function postgresStreams(
   };
 }
 
+/**
+ * Drops the session's stored stream (an erase: the chunks hold the text of an answer), when the
+ * database has the tables. `?` placeholders: it runs inside the erase's transaction.
+ */
+export async function erasePostgresStreams(
+  db: PostgresQueryable,
+  sessionId: string,
+): Promise<void> {
+  const [found] = await db.query<{ present: boolean }>(
+    "SELECT to_regclass('arbor_chat_streams') IS NOT NULL AS present",
+  );
+  if (!found?.present) return;
+  await db.query("DELETE FROM arbor_chat_stream_chunks WHERE session_id = ?", [
+    sessionId,
+  ]);
+  await db.query("DELETE FROM arbor_chat_streams WHERE session_id = ?", [
+    sessionId,
+  ]);
+}
+
 // --- Internal helpers ---
 
 interface StreamRow {

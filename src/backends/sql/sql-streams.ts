@@ -83,6 +83,18 @@ export function sqlStreams(agent: SqlProvider): BackendStreams {
   };
 }
 
+/**
+ * Drops the session's stored stream (an erase: the chunks hold the text of an answer), when the
+ * store has the tables. An answer still being written is told to stop by its next append.
+ */
+export function eraseSqlStreams(agent: SqlProvider, sessionId: string): void {
+  const tables = agent.sql<{ name: string }>`
+    SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'arbor_chat_streams'`;
+  if (tables.length === 0) return;
+  agent.sql`DELETE FROM arbor_chat_stream_chunks WHERE session_id = ${sessionId}`;
+  agent.sql`DELETE FROM arbor_chat_streams WHERE session_id = ${sessionId}`;
+}
+
 // --- Internal helpers ---
 
 interface StreamRow {
