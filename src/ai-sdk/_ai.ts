@@ -35,6 +35,7 @@ function pick(ai: typeof import("ai")) {
   return {
     convertToModelMessages: ai.convertToModelMessages,
     createUIMessageStreamResponse: ai.createUIMessageStreamResponse,
+    jsonSchema: ai.jsonSchema,
     readUIMessageStream: ai.readUIMessageStream,
     validateUIMessages: ai.validateUIMessages,
   };

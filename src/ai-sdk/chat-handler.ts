@@ -336,7 +336,9 @@ async function validated(
       ...(options.dataSchemas
         ? { dataSchemas: options.dataSchemas as never }
         : {}),
-      ...(options.tools ? { tools: options.tools as never } : {}),
+      ...(options.tools
+        ? { tools: validationTools(ai, options.tools, message) as never }
+        : {}),
     });
     return checked as unknown as SessionMessage;
   } catch (error) {
@@ -346,6 +348,33 @@ async function validated(
       { cause: error },
     );
   }
+}
+
+/**
+ * The app's tools for `validateUIMessages`, plus an open schema for any other tool the message
+ * names (the session's memory tools): their parts are checked for shape, not rejected as unknown.
+ */
+function validationTools(
+  ai: AiSdk,
+  tools: Record<string, unknown>,
+  message: unknown,
+): Record<string, unknown> {
+  const parts = (message as { parts?: unknown } | null)?.parts;
+  const names = Array.isArray(parts)
+    ? parts
+        .map((part) => (part as { type?: unknown } | null)?.type)
+        .filter(
+          (type): type is string =>
+            typeof type === "string" && type.startsWith("tool-"),
+        )
+        .map((type) => type.slice("tool-".length))
+    : [];
+  const open = Object.fromEntries(
+    names
+      .filter((name) => !Object.hasOwn(tools, name))
+      .map((name) => [name, { inputSchema: ai.jsonSchema({}) }]),
+  );
+  return { ...open, ...tools };
 }
 
 /** Resolves when the session's stream is no longer active in the store. */
