@@ -31,6 +31,10 @@ export {
 } from "./contracts/backend.js";
 export { type BackendEmbeddings } from "./contracts/embedding-store.js";
 export type {
+  BackendStreams,
+  StoredStreamRead,
+} from "./contracts/chat-streams.js";
+export type {
   EmbeddingCounts,
   EmbeddingStore,
   EmbeddedKind,

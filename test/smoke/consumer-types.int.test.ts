@@ -167,6 +167,11 @@ describe("the packed package in a project with only typescript", () => {
       'await import("arbor-memory/tokenizer");',
       "npm install gpt-tokenizer",
     ],
+    [
+      "arbor-memory/ai-sdk",
+      'const { SessionManager } = await import("arbor-memory/session"); const { createChatHandler } = await import("arbor-memory/ai-sdk"); await createChatHandler({ manager: SessionManager.inMemory(), respond: () => ({}) }).send(new Request("http://x/api/chat", { method: "POST", body: "{}" }), { ownerId: "o" });',
+      "npm install ai",
+    ],
   ])(
     "%s names the missing optional peer and its install command",
     (_, source, command) => {

@@ -202,15 +202,15 @@ describe.skipIf(!available)("studio transcript in Chromium", () => {
     const write = run.locator('.part-tool[data-tool="Write"]');
     await write.locator("summary").click();
     const content = write.locator(".tool-input").nth(1);
-    expect(await content.evaluate((pre) => pre.textContent)).toBe(WRITTEN_FILE);
+    expect(await content.textContent()).toBe(WRITTEN_FILE);
     const bash = run.locator('.part-tool[data-tool="Bash"]');
     await bash.locator("summary").click();
     const output = bash.locator(".tool-output");
     expect(
-      (await output.evaluate((pre) => pre.textContent))!.split("\n").length,
+      (await output.textContent())!.split("\n").length,
     ).toBeLessThan(20);
     await bash.locator("button.unfold").click();
-    expect(await output.evaluate((pre) => pre.textContent)).toBe(LONG_OUTPUT);
+    expect(await output.textContent()).toBe(LONG_OUTPUT);
   });
 
   it("links a subagent call to the subagent's session", async () => {

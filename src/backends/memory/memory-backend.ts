@@ -10,6 +10,7 @@ import { memoryChangeFeed } from "./memory-changes.js";
 import { memoryEmbeddings } from "./memory-embedding-access.js";
 import { MemorySessionRegistry } from "./memory-registry.js";
 import { MemoryStore } from "./memory-store.js";
+import { lazyStreams } from "../../session/core/lazy-streams.js";
 
 /** The backend over `store` (a new, empty store when none is given). */
 export function memoryBackend(store: MemoryStore = new MemoryStore()): Backend {
@@ -46,5 +47,9 @@ function createBackend(store: MemoryStore): Backend {
       return new MemoryApiKeyStore();
     }),
     changes: memoryChangeFeed(store),
+    streams: lazyStreams(async () => {
+      const { memoryStreams } = await import("./memory-streams.js");
+      return memoryStreams(store);
+    }),
   };
 }

@@ -11,6 +11,7 @@ import {
 } from "../../session/core/erase-rules.js";
 import type { MemoryStore } from "./memory-store.js";
 import { deleteRows } from "./memory-writes.js";
+import { eraseMemoryStreams } from "./memory-streams.js";
 
 /**
  * Erase on a `MemoryStore` (docs/behavior/erase-and-retention.md). One target is erased
@@ -73,6 +74,7 @@ export function eraseMemoryTarget(
   }
 
   counts.blockVersions = history?.removeWhere(doomedVersion) ?? 0;
+  eraseMemoryStreams(store, sessionId);
   if (whole) {
     store.attachments.releaseSession(sessionId);
     store.sessions.delete(sessionId);

@@ -10,6 +10,7 @@ import { checkPostgresClient, type PostgresClient } from "./postgres-client.js";
 import { postgresEmbeddings } from "./postgres-embedding-access.js";
 import { PostgresSessionRegistry } from "./postgres-registry.js";
 import { PostgresSessionProvider } from "./postgres-session-provider.js";
+import { lazyStreams } from "../../session/core/lazy-streams.js";
 
 /** The backend over a `pg` Pool or Client, a postgres.js `sql`, or an `execute` connection. */
 export function postgresBackend(client: PostgresClient): Backend {
@@ -48,5 +49,9 @@ function createBackend(client: PostgresClient): Backend {
       return new PostgresApiKeyStore(client);
     }),
     changes: postgresChangeFeed(client),
+    streams: lazyStreams(async () => {
+      const { postgresStreams } = await import("./postgres-streams.js");
+      return postgresStreams(client);
+    }),
   };
 }

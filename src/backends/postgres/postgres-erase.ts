@@ -19,6 +19,7 @@ import { SESSION_LOCK_SQL } from "./postgres-locking.js";
 import { loadAncestorLinks } from "./postgres-path.js";
 import { postgresSettings } from "./postgres-settings.js";
 import { TEXT_ARRAY_SQL, toCount } from "./postgres-sql.js";
+import { erasePostgresStreams } from "./postgres-streams.js";
 import { deleteWithRepair } from "./postgres-tree-repair.js";
 
 /**
@@ -157,6 +158,7 @@ async function applyErase(
   plan: ErasePlan,
 ): Promise<void> {
   const { sessionId } = target;
+  await erasePostgresStreams(db, sessionId);
   const { overlayIds, messageIds } = plan.result;
   await db.query(
     `DELETE FROM assistant_compactions WHERE session_id = ? AND id = ANY(${TEXT_ARRAY_SQL})`,

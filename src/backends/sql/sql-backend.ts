@@ -13,6 +13,7 @@ import { lazyApiKeys } from "../../session/core/lazy-api-keys.js";
 import { sqlEmbeddings } from "./sql-embedding-access.js";
 import { SqlSessionRegistry } from "./sql-registry.js";
 import { AgentSessionProvider } from "./sql-session-provider.js";
+import { lazyStreams } from "../../session/core/lazy-streams.js";
 
 /** The backend over a `sql` store: `openSqlite()`, a Durable Object, any `sql` tag. */
 export function sqlBackend(agent: SqlProvider): Backend {
@@ -59,5 +60,9 @@ function createBackend(agent: SqlProvider): Backend {
       return new SqlApiKeyStore(agent);
     }),
     changes: sqlChangeFeed(agent),
+    streams: lazyStreams(async () => {
+      const { sqlStreams } = await import("./sql-streams.js");
+      return sqlStreams(agent);
+    }),
   };
 }

@@ -21,6 +21,7 @@ import { loadAncestorLinks } from "./sql-path.js";
 import { SqlSessionRegistry } from "./sql-registry.js";
 import { releaseAttachments } from "./sql-attachments.js";
 import { rewriteStaleIndexRows } from "./sql-search.js";
+import { eraseSqlStreams } from "./sql-streams.js";
 import { atomically } from "./sql-transaction.js";
 import { deleteMessageRows } from "./sql-writes.js";
 
@@ -147,6 +148,7 @@ function applyErase(
   plan: ErasePlan,
 ): void {
   deleteRows(agent, target, plan);
+  eraseSqlStreams(agent, target.sessionId);
   // Last, as the message deletes above mark index rows stale: the erased rows' index rows go now,
   // and so does every other stale one (text an earlier delete or update left behind), all with
   // secure-delete, so nothing of it outlives the erase in the index's segments.

@@ -1,5 +1,6 @@
 import type { ApiKeyStore } from "./api-keys.js";
 import type { ChangeFeedSource } from "./changes.js";
+import type { BackendStreams } from "./chat-streams.js";
 import type { BackendEmbeddings } from "./embedding-store.js";
 import type { StoreEraseResult, StoreEraseTarget } from "./erase.js";
 import type { SessionProvider } from "./provider.js";
@@ -21,6 +22,7 @@ import type { SessionRegistry } from "./registry.js";
  * | `embeddings` | no       | `withEmbeddings()`, `removeEmbeddings()`; without it `NOT_SUPPORTED` |
  * | `apiKeys`    | no       | API keys kept in the store, for `createApp({ auth })`            |
  * | `changes`    | no       | `manager.watch()`; without it `NOT_SUPPORTED`                   |
+ * | `streams`    | no       | `arbor-memory/ai-sdk`: resumable answers, stop from any process; without it both work in one process only |
  *
  * A session's own `session.watch()` uses its provider's `watchChanges`; the built-in providers
  * implement it over the same feed as their backend's `changes`.
@@ -48,6 +50,8 @@ export interface Backend {
    * committed write from every process, with positions to resume from.
    */
   readonly changes?: ChangeFeedSource;
+  /** Optional: the chunks of chat answers being generated (docs/ai-sdk.md, "Resumable streams"). */
+  readonly streams?: BackendStreams;
 }
 
 /** A backend's side of erase: its own rows, in one atomic write per target. */

@@ -2,6 +2,7 @@ import type { CompactionFunction } from "../compaction/session-compaction.js";
 import type { AuditOptions, AuditSink } from "../contracts/audit.js";
 import type { WritableContextProvider } from "../contracts/context-provider.js";
 import type { Backend } from "../contracts/backend.js";
+import type { BackendStreams } from "../contracts/chat-streams.js";
 import type { SqlProvider } from "../contracts/sql-provider.js";
 import type {
   SessionInfo,
@@ -613,4 +614,14 @@ export class SessionManager {
 /** Fork, compact-and-split and snapshots, loaded on first use (`manager-occasional.ts`). */
 function occasional() {
   return import("./manager-occasional.js");
+}
+
+/**
+ * The chat streams of the manager's store, when it has them (`arbor-memory/ai-sdk` reads it).
+ * @internal Not public API.
+ */
+export function managerStreams(
+  manager: SessionManager,
+): BackendStreams | undefined {
+  return (manager as unknown as { host: ManagerHost }).host.backend?.streams;
 }
