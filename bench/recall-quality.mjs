@@ -50,8 +50,13 @@ const data =
   !choice || choice === "longmemeval"
     ? loadLongMemEval()
     : await loadRealtalk(benchDir, choice === "realtalk" ? undefined : choice);
-const { dataset: DATASET, conversations, questions, skipped, droppedIds } =
-  data;
+const {
+  dataset: DATASET,
+  conversations,
+  questions,
+  skipped,
+  droppedIds,
+} = data;
 const EXPECTED = data.expected;
 const turnCount = conversations.reduce((sum, c) => sum + c.turns.length, 0);
 const questionCount = questions.length;
@@ -194,9 +199,7 @@ const inStore =
     const hits =
       conversation === null
         ? await stores[store].manager.search(query, withNow)
-        : await stores[store].sessions
-            .get(conversation)
-            .search(query, withNow);
+        : await stores[store].sessions.get(conversation).search(query, withNow);
     return hits.slice(0, keep);
   };
 const SYSTEMS = [
@@ -255,7 +258,9 @@ const categories = new Set();
   for (const asked of questions) {
     if (performance.now() - lastReport > 30_000) {
       lastReport = performance.now();
-      console.log(`recall-quality: searched ${done} of ${questionCount} questions`);
+      console.log(
+        `recall-quality: searched ${done} of ${questionCount} questions`,
+      );
     }
     done++;
     const { question, category, evidence } = asked;
