@@ -19,11 +19,17 @@ export interface RareTermArm {
 }
 
 /** How many matches the rare terms of a query may have together, in rank windows. */
-export const RARE_BUDGET_WINDOWS = 4;
+export const RARE_BUDGET_WINDOWS = 8;
+
+/**
+ * Matches the rare terms may have together, at most: a wide window (explained searches rank ten
+ * times their limit) would otherwise count more postings than the search's term statistics read.
+ */
+export const RARE_BUDGET_MAX = 8_000;
 
 /** The most matches of one term worth counting: past it, the term is common whatever its count. */
 export function rareCountCap(window: number): number {
-  return window * RARE_BUDGET_WINDOWS;
+  return Math.min(window * RARE_BUDGET_WINDOWS, RARE_BUDGET_MAX);
 }
 
 /**
