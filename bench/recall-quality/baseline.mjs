@@ -15,21 +15,29 @@ export function fts5Baseline() {
   const search = database.prepare(
     "SELECT id FROM turns WHERE turns MATCH ? AND conversation = ? ORDER BY bm25(turns) LIMIT ?",
   );
+  const searchAll = database.prepare(
+    "SELECT id FROM turns WHERE turns MATCH ? ORDER BY bm25(turns) LIMIT ?",
+  );
   return {
     add(conversation, turns) {
       database.transaction(() => {
         for (const turn of turns) insert.run(conversation, turn.id, turn.text);
       })();
     },
-    /** The ids of the best `limit` turns of `conversation` for the OR of the query's words. */
+    /**
+     * The ids of the best `limit` turns of `conversation` (of every conversation when `null`) for
+     * the OR of the query's words.
+     */
     search(conversation, query, limit) {
       const terms = [...new Set(words(query))].map(
         (word) => `"${word.replaceAll('"', '""')}"`,
       );
       if (terms.length === 0) return [];
-      return search
-        .all(terms.join(" OR "), conversation, limit)
-        .map((row) => row.id);
+      const rows =
+        conversation === null
+          ? searchAll.all(terms.join(" OR "), limit)
+          : search.all(terms.join(" OR "), conversation, limit);
+      return rows.map((row) => row.id);
     },
     close() {
       database.close();

@@ -1,12 +1,14 @@
-// The labelled conversations of the recall-quality benchmark: REALTALK (Lee et al., 2025,
+// REALTALK, the recall-quality benchmark's second data set (ARBOR_RECALL_DATA=realtalk, or a
+// folder holding its files): REALTALK (Lee et al., 2025,
 // "REALTALK: A 21-Day Real-World Dataset for Long-Term Conversation", arXiv:2502.13270), ten real
 // messaging-app conversations between people over 21 days, each message with its own time, and
 // 728 memory questions whose evidence is labelled by message id.
 //
 // The repository that publishes it (github.com/danny911kr/REALTALK) states no licence, so the
-// files are not committed here: they are downloaded on first use, pinned to one commit and checked
-// against their SHA-256, into bench/.data/realtalk/ (git-ignored). ARBOR_RECALL_DATA=<folder>
-// reads them from a folder that already holds them (the repository's data/ folder) instead.
+// files are not committed here: ARBOR_RECALL_DATA=realtalk downloads them, pinned to one commit
+// and checked against their SHA-256, into bench/.data/realtalk/ (git-ignored);
+// ARBOR_RECALL_DATA=<folder> reads them from a folder that already holds them (the repository's
+// data/ folder) instead. The default data set is LongMemEval (longmemeval.mjs).
 //
 // Only the ten REALTALK files are read. That repository also carries a split copy of another
 // benchmark under data/locomo/; this benchmark never downloads or reads it.
@@ -78,11 +80,41 @@ export const DATASET = {
 const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 
 /**
- * The folder holding the ten files, checked: ARBOR_RECALL_DATA when set, else bench/.data/realtalk
- * after downloading whatever is missing there.
+ * REALTALK in the benchmark's shape (see longmemeval.mjs): each question searched in its own
+ * conversation. `given` is a folder holding the files, or undefined to download them.
  */
-export async function dataFolder(benchDir) {
-  const given = process.env.ARBOR_RECALL_DATA;
+export async function loadRealtalk(benchDir, given) {
+  const folder = await dataFolder(benchDir, given);
+  const { conversations, skipped, droppedIds } = loadConversations(folder);
+  return {
+    dataset: DATASET,
+    conversations: conversations.map(({ name, turns }) => {
+      const first = turns[0].speaker;
+      return {
+        name,
+        turns: turns.map((turn) => ({
+          ...turn,
+          role: turn.speaker === first ? "user" : "assistant",
+        })),
+      };
+    }),
+    questions: conversations.flatMap(({ name, questions }) =>
+      questions.map((question) => ({ ...question, conversation: name })),
+    ),
+    skipped,
+    droppedIds,
+    // The files are pinned by SHA-256, so these counts are fixed: a change to how labels are
+    // read that moves them is a change to the benchmark.
+    expected: { questions: 705, skipped: 23, droppedIds: 136 },
+    scope: "the question's own conversation",
+  };
+}
+
+/**
+ * The folder holding the ten files, checked: `given` when set, else bench/.data/realtalk after
+ * downloading whatever is missing there.
+ */
+export async function dataFolder(benchDir, given) {
   const folder = given ?? join(benchDir, ".data", "realtalk");
   mkdirSync(folder, { recursive: true });
   for (const [file, expected] of FILES) {

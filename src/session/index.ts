@@ -73,6 +73,7 @@ export {
   isWritableProvider,
   type ContextProvider,
   type SearchProvider,
+  type SearchProviderOptions,
   type SkillProvider,
   type WritableContextProvider,
 } from "./contracts/context-provider.js";

@@ -112,11 +112,11 @@ export class MemorySessionRegistry implements SessionRegistry {
         sessionOf.set(row, sessionId);
       }
     }
-    const hits = scoreRows(rows, query, options).map((hit) => ({
+    const limit = normalizeSearchLimit(options.limit);
+    const hits = scoreRows(rows, query, options, limit).map((hit) => ({
       ...hit,
       sessionId: sessionOf.get(hit.row) ?? "",
     }));
-    const limit = normalizeSearchLimit(options.limit);
     return rankHits(hits, limit).map(({ sessionId, row }) => ({
       id: row.id,
       role: row.role,

@@ -11,6 +11,7 @@ import {
   normalizeSearchLimit,
   rankWindow,
 } from "../../session/core/search-limit.js";
+import { rareTermArm } from "../../session/core/rare-terms.js";
 import { withinTimeRange } from "../../session/core/search-options.js";
 import type { TextSearchOptions } from "../../session/contracts/types.js";
 import type { MemoryRow } from "./memory-store.js";
@@ -32,7 +33,9 @@ export function searchRows(
   options: TextSearchOptions = {},
 ): MemoryRow[] {
   const count = normalizeSearchLimit(limit);
-  return rankHits(scoreRows(rows, query, options), count).map((hit) => hit.row);
+  return rankHits(scoreRows(rows, query, options, count), count).map(
+    (hit) => hit.row,
+  );
 }
 
 /** A matching row: its BM25 score and whether it holds every term. */
@@ -40,18 +43,23 @@ export interface ScoredRow {
   row: MemoryRow;
   score: number;
   every: boolean;
+  /** True when it holds one of the query's rare terms (core/rare-terms.ts): always a candidate. */
+  rare: boolean;
 }
 
 /**
  * The best `count` hits, as the SQL backends rank them: candidates are the newest
  * `rankWindow(count)` hits holding every term and the newest `rankWindow(count)` of all hits;
- * every-term hits first, then by score, ties newest first. Only the second window is scored
- * (on SQLite the score's term statistics are paid once that way): every-term hits older than it
- * follow the scored every-term hits, newest first.
+ * every-term hits first, then by score, ties newest first. A hit holding a rare term
+ * (`rareTermArm`, for the rank window of `rareWindow`) is a scored candidate however old, as on
+ * SQLite. Only those
+ * are scored (on SQLite the score's term statistics are paid once that way): every-term hits
+ * older than the window follow the scored every-term hits, newest first.
  */
 export function rankHits<T extends ScoredRow>(hits: T[], count: number): T[] {
   const window = rankWindow(count);
   const scored = new Set<T>(newestWithin([...hits], window));
+  for (const hit of hits) if (hit.rare) scored.add(hit);
   const chosen = new Set<T>(scored);
   for (const hit of newestWithin(
     hits.filter((hit) => hit.every),
@@ -81,12 +89,14 @@ export function newestWithin<T extends { row: { seq: number } }>(
 /**
  * Every row matching the query under `options.match` (default any-term) and `since`/`until`,
  * scored by BM25 with statistics over all of `rows` (unsorted). Under `match: "all"` only rows
- * holding every term are returned.
+ * holding every term are returned. `limit` (normalized) sets the rank window the rare terms are
+ * chosen for (`rareTermArm`).
  */
 export function scoreRows(
   rows: readonly MemoryRow[],
   query: string,
   options: TextSearchOptions = {},
+  limit?: number,
 ): ScoredRow[] {
   const analyzed = analyzeQuery(query, options.match ?? "any");
   if (analyzed === null) return [];
@@ -117,17 +127,29 @@ export function scoreRows(
   const weights = documentFrequency.map((frequency) =>
     Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5)),
   );
+  const arm = rareTermArm(
+    analyzed.match,
+    documentFrequency,
+    rankWindow(normalizeSearchLimit(limit)),
+  );
+  const rareTerms = arm.rare === null ? null : new Set(arm.rare);
+  const everyRare =
+    arm.rare === null &&
+    arm.anyWindow > rankWindow(normalizeSearchLimit(limit));
   const hits: ScoredRow[] = [];
   for (const { row, counts, length } of found) {
     const every = counts.every((count) => count > 0);
     if (analyzed.match === "all" && !every) continue;
+    const rare =
+      everyRare ||
+      counts.some((count, at) => count > 0 && rareTerms?.has(at) === true);
     let score = 0;
     counts.forEach((count, at) => {
       if (count === 0) return;
       const norm = K1 * (1 - B + (B * Math.max(length, 1)) / averageLength);
       score += (weights[at]! * (count * (K1 + 1))) / (count + norm);
     });
-    hits.push({ row, score, every });
+    hits.push({ row, score, every, rare });
   }
   return hits;
 }

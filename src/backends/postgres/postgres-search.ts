@@ -18,6 +18,11 @@ import {
   type SearchTerm,
 } from "./postgres-search-text.js";
 import { hasCjk } from "../../session/core/search-terms.js";
+import {
+  rareCountCap,
+  rareTermArm,
+  type RareTermArm,
+} from "../../session/core/rare-terms.js";
 import { isoSql } from "./postgres-sql.js";
 
 /**
@@ -74,7 +79,7 @@ export async function searchMessageRows(
   const scope = withTimeRange(messageScope, options);
   const count = normalizeSearchLimit(limit);
   const single = ranked.every((term) => term.forms.length === 1);
-  const statement =
+  const every =
     single && (ranked.length === 1 || options.match === "all")
       ? everyTermStatement(
           ranked.map((term) => term.forms[0]!),
@@ -82,9 +87,20 @@ export async function searchMessageRows(
           config,
           count,
         )
-      : rankedStatement(ranked, scope, config, count);
+      : null;
   let rows: HitRow[];
   try {
+    const statement =
+      every ??
+      rankedStatement(
+        ranked,
+        scope,
+        config,
+        count,
+        options.match === "all"
+          ? rareTermArm("all", [], rankWindow(count))
+          : await rareTerms(db, ranked, config, rankWindow(count)),
+      );
     rows = await db.query<HitRow>(statement.sql, statement.params);
   } catch (error) {
     if (isRejectedQuery(error)) return [];
@@ -213,6 +229,7 @@ function rankedStatement(
   scope: MessageSearchScope,
   config: string,
   count: number,
+  arm: RareTermArm,
 ): Statement {
   const params: unknown[] = [];
   const bind = (value: unknown) => {
@@ -268,7 +285,17 @@ function rankedStatement(
           ? ` AND (${terms.map((term) => termHolds(term, () => termQuery(term))).join(" OR ")})`
           : ""
       }
-      ORDER BY m.seq DESC LIMIT ${bind(window)}`;
+      ORDER BY m.seq DESC LIMIT ${bind(arm.anyWindow)}`;
+  // Every match of the rare terms (core/rare-terms.ts), however old; `LIMIT 0` without them.
+  const rare = (arm.rare ?? [0]).map((at) => terms[at]!);
+  const rareSql = `SELECT m.seq, m.ctid AS row_id, FALSE AS every
+      FROM assistant_messages AS m${joins}
+      WHERE m.content_tsv @@ (${rare.map(termQuery).join(" || ")}) AND ${scopeSql()}${
+        cjk
+          ? ` AND (${rare.map((term) => termHolds(term, () => termQuery(term))).join(" OR ")})`
+          : ""
+      }
+      LIMIT ${bind(arm.rareLimit)}`;
   // Scoring reads each term's tsquery once (`queries`), not once per candidate row.
   const querySql = terms
     .map((term, at) => `${termQuery(term)} AS query_${at}`)
@@ -292,9 +319,11 @@ function rankedStatement(
   return {
     sql: `WITH every_hit AS MATERIALIZED (${everySql}),
     some_hit AS MATERIALIZED (${someSql}),
+    rare_hit AS MATERIALIZED (${rareSql}),
     hit AS (
       SELECT DISTINCT ON (seq) seq, row_id, every
-      FROM (SELECT * FROM every_hit UNION ALL SELECT * FROM some_hit) AS candidate
+      FROM (SELECT * FROM every_hit UNION ALL SELECT * FROM some_hit
+        UNION ALL SELECT * FROM rare_hit) AS candidate
       ORDER BY seq, every DESC
     ),
     queries AS MATERIALIZED (SELECT ${querySql}),
@@ -313,6 +342,42 @@ function rankedStatement(
     LIMIT ${bind(count)}`,
     params,
   };
+}
+
+/**
+ * The rare-term arm (core/rare-terms.ts): each term's matches over the whole table, counted up to
+ * `rareCountCap(window) + 1`, so a common term costs no more than that many rows. One statement.
+ */
+async function rareTerms(
+  db: PostgresQueryable,
+  terms: readonly RankedTerm[],
+  config: string,
+  window: number,
+): Promise<RareTermArm> {
+  const params: unknown[] = [];
+  const bind = (value: unknown) => {
+    params.push(value);
+    return "?";
+  };
+  const formQuery = (form: SearchTerm) =>
+    `${hasCjk(form.phrase) ? "plainto_tsquery" : "phraseto_tsquery"}(${bind(config)}::regconfig, ${bind(form.phrase)})`;
+  const counts = terms.map(
+    (term, at) =>
+      `(SELECT count(*) FROM (SELECT 1 FROM assistant_messages AS m WHERE m.content_tsv @@ (${term.forms
+        .map(formQuery)
+        .join(
+          " || ",
+        )}) LIMIT ${bind(rareCountCap(window) + 1)}) AS c)::int AS n_${at}`,
+  );
+  const [row] = await db.query<Record<string, number>>(
+    `SELECT ${counts.join(", ")}`,
+    params,
+  );
+  return rareTermArm(
+    "any",
+    terms.map((_, at) => Number(row?.[`n_${at}`] ?? Number.POSITIVE_INFINITY)),
+    window,
+  );
 }
 
 interface HitRow {

@@ -1,3 +1,4 @@
+import { rareTermExpression } from "./sql-rare-terms.js";
 import {
   analyzeQuery,
   fts5Expressions,
@@ -180,6 +181,11 @@ export class SqlSessionRegistry implements SessionRegistry {
       // filters, up to the rank window, are scored and sorted; older matches are never scored.
       const limit = normalizeSearchLimit(options.limit);
       const window = rankWindow(limit);
+      // Every match of a rare term is a candidate too (sql-rare-terms.ts).
+      const { rare, rareLimit, anyWindow } =
+        any === null
+          ? { rare: null, rareLimit: 0, anyWindow: window }
+          : rareTermExpression(this.agent, analyzed, window);
       rows =
         any === null
           ? this.agent.sql`
@@ -232,7 +238,21 @@ export class SqlSessionRegistry implements SessionRegistry {
                 AND (${since} IS NULL OR m.created_at >= ${since})
                 AND (${until} IS NULL OR m.created_at < ${until})
               ORDER BY f.rowid DESC
-              LIMIT ${window})
+              LIMIT ${anyWindow})
+            UNION ALL
+            SELECT * FROM (
+              SELECT f.rowid AS seq, f.rank AS score, 0 AS every
+              FROM assistant_fts AS f
+                CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
+                CROSS JOIN assistant_sessions AS s ON s.id = m.session_id
+              WHERE assistant_fts MATCH ${rare ?? all}
+                AND (${sessionIds} IS NULL OR m.session_id IN (SELECT value FROM json_each(${sessionIds})))
+                AND (${ownerId} IS NULL OR EXISTS (SELECT 1 FROM assistant_config AS c
+                  WHERE c.session_id = m.session_id AND c.key = 'owner' AND c.value = ${ownerId}))
+                AND (${since} IS NULL OR m.created_at >= ${since})
+                AND (${until} IS NULL OR m.created_at < ${until})
+              ORDER BY f.rowid DESC
+              LIMIT ${rareLimit})
           ) GROUP BY seq
         ) AS hit CROSS JOIN assistant_messages AS m ON m.seq = hit.seq
         ORDER BY hit.every DESC, hit.score IS NULL, hit.score, hit.seq DESC

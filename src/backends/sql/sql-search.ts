@@ -16,6 +16,7 @@ import {
   rankWindow,
 } from "../../session/core/search-limit.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
+import { rareTermExpression } from "./sql-rare-terms.js";
 import { atomically } from "./sql-transaction.js";
 import {
   prefixWithinBytes,
@@ -155,7 +156,9 @@ function unindexMessage(agent: SqlProvider, seq: number): void {
  * `bm25()` (rarer terms weigh more), ties newest first; stop words do not count. `match: "all"`
  * keeps only messages holding every term. Candidates are the newest matches up to the rank
  * window (`rankWindow`) of each: of all terms, and of any term; every-term matches older than
- * the any-term window follow the scored ones, newest first. `since`/`until` filter on `created_at` inside the query.
+ * the any-term window follow the scored ones, newest first. Every match of a rare term (one at
+ * most a window of messages hold, `rareTermExpression`) is a candidate too, however old, scored
+ * by its rare terms. `since`/`until` filter on `created_at` inside the query.
  * `content` is the message's searchable text, rebuilt from the stored message of each hit.
  * Empty, unsearchable or engine-rejected queries give `[]`.
  */
@@ -180,6 +183,10 @@ export function searchSessionMessages(
   const until = options.until ?? null;
   let rows: Array<HitRow & StoredContentRow>;
   try {
+    const { rare, rareLimit, anyWindow } =
+      any === null
+        ? { rare: null, rareLimit: 0, anyWindow: window }
+        : rareTermExpression(agent, analyzed, window);
     // Each arm walks its matches newest first (FTS5 serves rowid order without sorting), keeps
     // this session's, and stops after the rank window. The session's seq range bounds the walk
     // when other sessions share the index. Only the any-term arm calls `bm25()`: its first call
@@ -229,7 +236,18 @@ export function searchSessionMessages(
               AND (${since} IS NULL OR m.created_at >= ${since})
               AND (${until} IS NULL OR m.created_at < ${until})
             ORDER BY f.rowid DESC
-            LIMIT ${window})
+            LIMIT ${anyWindow})
+          UNION ALL
+          SELECT * FROM (
+            SELECT f.rowid AS seq, f.rank AS score, 0 AS every
+            FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
+            WHERE assistant_fts MATCH ${rare ?? all} AND m.session_id = ${sessionId}
+              AND f.rowid >= (SELECT MIN(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+              AND f.rowid <= (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+              AND (${since} IS NULL OR m.created_at >= ${since})
+              AND (${until} IS NULL OR m.created_at < ${until})
+            ORDER BY f.rowid DESC
+            LIMIT ${rareLimit})
         ) GROUP BY seq
       ) AS hit CROSS JOIN assistant_messages AS m ON m.seq = hit.seq
       ORDER BY hit.every DESC, hit.score IS NULL, hit.score, hit.seq DESC

@@ -26,10 +26,21 @@ export interface SkillProvider extends ContextProvider {
   set?(key: string, content: string, description?: string): Promise<void>;
 }
 
+/** What `search_context` passes on besides the query: a time range, when the model gives one. */
+export interface SearchProviderOptions {
+  /** Only entries at or after this ISO-8601 date or instant. */
+  since?: string;
+  /** Only entries before this ISO-8601 date or instant. */
+  until?: string;
+}
+
 /** Searchable knowledge; `get()` returns a one-line summary shown in the prompt. */
 export interface SearchProvider extends ContextProvider {
-  /** Results formatted for the model, or `null` for none. */
-  search(query: string): Promise<string | null>;
+  /**
+   * Results formatted for the model, or `null` for none. `options` carries the model's
+   * `since`/`until`; a provider whose entries have no time may ignore it.
+   */
+  search(query: string, options?: SearchProviderOptions): Promise<string | null>;
   /** Optional: index an entry (keyed writes through `set_context`). */
   set?(key: string, content: string): Promise<void>;
 }

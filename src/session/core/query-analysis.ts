@@ -142,6 +142,7 @@ function formsOf(word: string, key: string): readonly string[] {
   return [word, ...forms.slice(1)];
 }
 
-function fts5Phrase(form: string): string {
+/** One form as an FTS5 phrase: quoted (inner quotes doubled), CJK characters spaced. */
+export function fts5Phrase(form: string): string {
   return `"${spaceCjk(form).replaceAll('"', '""')}"`;
 }

@@ -61,7 +61,11 @@ export function historyProvider(
       if (count === 0) return null;
       return `${count} ${count === 1 ? "session" : "sessions"} available for search.`;
     },
-    search: (query) => formatSearch(search, query, {}),
+    search: (query, options) =>
+      formatSearch(search, query, {
+        ...(options?.since ? { since: options.since } : {}),
+        ...(options?.until ? { until: options.until } : {}),
+      }),
   };
 }
 

@@ -102,6 +102,24 @@ export function managerFeaturesSpec(suite: ManagerSuite): void {
           "    user: I like green tea",
           "  > Green tea «noted»",
         ]);
+        // since/until reach the history through search_context as through session_search.
+        const later = new Date(Date.now() + 86_400_000).toISOString();
+        expect(
+          await sessionTools.search_context!.execute({
+            label: "history",
+            query: "noted",
+            since: later,
+          }),
+        ).toBe("No results found.");
+        expect(
+          (
+            await sessionTools.search_context!.execute({
+              label: "history",
+              query: "noted",
+              until: later,
+            })
+          ).includes("«noted»"),
+        ).toBe(true);
         await manager.create("second");
         expect(
           (await session.refreshSystemPrompt()).includes(

@@ -65,6 +65,23 @@ export function searchRankingSpec(suite: Suite): void {
         },
         { requires: { ...search, relevanceRanking: true } },
       );
+
+      suite.it(
+        "finds an old message holding a rare term when newer matches of a common term fill the rank window",
+        async ({ open }) => {
+          const session = open();
+          // 229 newer messages hold "kiwi", more than the window of limit 5 (200): the oldest,
+          // which holds only the rare "zebra", is still a candidate, and the best one.
+          const texts = ["zebra stripes at dusk"];
+          for (let index = 0; index < 229; index++)
+            texts.push(`kiwi banana cherry number ${index}`);
+          await build(session, conversation(texts));
+          const hits = await session.search("zebra kiwi", { limit: 5 });
+          expect(hits[0]?.id).toBe("m1");
+          expect(hits).toHaveLength(5);
+        },
+        { requires: { ...search, relevanceRanking: true } },
+      );
     });
   });
 }

@@ -109,7 +109,8 @@ export function searchTimeSpec(rootSuite: Suite): void {
           now: NOW,
           limit: 3,
         });
-        // Both May turns first (d2 holds both words, d3 only the name), then a newer turn.
+        // Both May turns first (d2 holds both words, d3 only the name), then a turn of another
+        // time (a newer one, or d1 when every match is ranked: both words are rare enough).
         expect(
           hits
             .slice(0, 2)
@@ -117,7 +118,6 @@ export function searchTimeSpec(rootSuite: Suite): void {
             .sort(),
         ).toEqual(["d2", "d3"]);
         expect(hits.map((hit) => hit.inQueryTime)).toEqual([true, true, false]);
-        expect(hits[2]?.id.startsWith("n")).toBe(true);
       },
       { requires: search },
     );

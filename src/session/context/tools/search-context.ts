@@ -10,6 +10,10 @@ import { quoted, safely, type ArborTool, type ToolHost } from "./tool-types.js";
 interface SearchInput {
   label: string;
   query: string;
+  /** Only entries at or after this date or instant (ISO-8601). */
+  since?: string;
+  /** Only entries before this date or instant (ISO-8601). */
+  until?: string;
 }
 
 /** `search_context` (docs/behavior/context-blocks.md) for the searchable blocks; `null` if there are none. */
@@ -22,12 +26,18 @@ export function searchContextTool(
     .map((block) => block.label);
   if (searchable.length === 0) return null;
   return {
-    description: `Search a searchable context block for relevant entries. ONLY these blocks are searchable: ${quoted(searchable)}.`,
+    description: `Search a searchable context block for relevant entries. ONLY these blocks are searchable: ${quoted(searchable)}. since/until (ISO-8601 dates) keep only entries in that range, where the block's entries have times (past conversations do).`,
     inputSchema: toolInputSchema<SearchInput>(
       objectProperty(
         {
           label: stringProperty("Searchable block label", searchable),
           query: stringProperty("Search query"),
+          since: stringProperty(
+            "Optional: only entries at or after this ISO-8601 date or instant, e.g. 2023-05-01",
+          ),
+          until: stringProperty(
+            "Optional: only entries before this ISO-8601 date or instant, e.g. 2023-06-01",
+          ),
         },
         ["label", "query"],
       ),
@@ -38,7 +48,15 @@ export function searchContextTool(
         if (!searchable.includes(input.label) || !isSearchProvider(provider)) {
           return `Error: "${input.label}" is not searchable. Searchable blocks: ${searchable.join(", ")}`;
         }
-        return (await provider.search(input.query)) ?? "No results found.";
+        const range = {
+          ...(input.since ? { since: input.since } : {}),
+          ...(input.until ? { until: input.until } : {}),
+        };
+        return (
+          (await (Object.keys(range).length > 0
+            ? provider.search(input.query, range)
+            : provider.search(input.query))) ?? "No results found."
+        );
       }),
   };
 }
