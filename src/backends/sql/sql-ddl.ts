@@ -1,17 +1,9 @@
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
+import { sqlTemplate } from "./sql-transaction.js";
 
 /** The Arbor DDL of the message store (docs/behavior/storage.md), every statement `IF NOT EXISTS`. */
 export function createMessageTables(agent: SqlProvider): void {
-  agent.sql`CREATE TABLE IF NOT EXISTS assistant_messages (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    id TEXT NOT NULL,
-    session_id TEXT NOT NULL DEFAULT '',
-    parent_id TEXT,
-    role TEXT NOT NULL,
-    content TEXT NOT NULL,
-    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-    UNIQUE (session_id, id)
-  )`;
+  createMessageTable(agent, "assistant_messages");
   agent.sql`CREATE INDEX IF NOT EXISTS idx_assistant_messages_session_parent
     ON assistant_messages (session_id, parent_id)`;
   agent.sql`CREATE INDEX IF NOT EXISTS idx_assistant_messages_session_seq
@@ -88,4 +80,27 @@ export function createSearchEntryTables(agent: SqlProvider): void {
   agent.sql`CREATE VIRTUAL TABLE IF NOT EXISTS cf_agents_search_fts USING fts5(
     label UNINDEXED, key UNINDEXED, content, tokenize = 'porter unicode61'
   )`;
+}
+
+/**
+ * The message table, declared once: the store creates `assistant_messages` with it, and the lift of
+ * a reference database rebuilds its rows into a fresh table of the same shape (`name`) before
+ * renaming it.
+ */
+export function createMessageTable(
+  agent: SqlProvider,
+  name: "assistant_messages" | "arbor_migrating_messages",
+): void {
+  agent.sql(
+    sqlTemplate(`CREATE TABLE IF NOT EXISTS ${name} (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL,
+    session_id TEXT NOT NULL DEFAULT '',
+    parent_id TEXT,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    UNIQUE (session_id, id)
+  )`),
+  );
 }

@@ -4,7 +4,11 @@ import {
 } from "../../session/core/message-codec.js";
 import { spaceCjk } from "../../session/core/search-terms.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
-import { createMessageIndexTable, createSearchEntryTables } from "./sql-ddl.js";
+import {
+  createMessageIndexTable,
+  createMessageTable,
+  createSearchEntryTables,
+} from "./sql-ddl.js";
 
 /** Rows copied into a search index per statement batch, so a large store never loads at once. */
 const REINDEX_BATCH = 500;
@@ -72,16 +76,7 @@ const SEQ_COLUMN = /[(,]\s*["'`[]?seq["'`\]]?\s+INTEGER/i;
 
 function migrateMessages(agent: SqlProvider): void {
   agent.sql`DROP TABLE IF EXISTS arbor_migrating_messages`;
-  agent.sql`CREATE TABLE arbor_migrating_messages (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    id TEXT NOT NULL,
-    session_id TEXT NOT NULL DEFAULT '',
-    parent_id TEXT,
-    role TEXT NOT NULL,
-    content TEXT NOT NULL,
-    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-    UNIQUE (session_id, id)
-  )`;
+  createMessageTable(agent, "arbor_migrating_messages");
   agent.sql`INSERT INTO arbor_migrating_messages (id, session_id, parent_id, role, content, created_at)
     SELECT id, COALESCE(session_id, ''), parent_id, COALESCE(role, ''), COALESCE(content, ''),
       COALESCE(strftime('%Y-%m-%dT%H:%M:%fZ', created_at), created_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
