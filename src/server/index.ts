@@ -36,7 +36,11 @@ export type {
   KeyVerifier,
 } from "../session/contracts/api-keys.js";
 // The key stores are each backend's (`Backend.apiKeys`); exported here under their names.
-export { MemoryApiKeyStore } from "../backends/memory/memory-api-keys.js";
+export {
+  InMemoryApiKeyStore,
+  /** @deprecated The old name of `InMemoryApiKeyStore` (one name per backend: `InMemory*`). */
+  InMemoryApiKeyStore as MemoryApiKeyStore,
+} from "../backends/memory/memory-api-keys.js";
 export { SqlApiKeyStore } from "../backends/sql/sql-api-keys.js";
 export {
   PostgresApiKeyStore,

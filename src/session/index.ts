@@ -150,7 +150,11 @@ export type {
   SummaryHit,
 } from "./contracts/registry.js";
 export { SqlSessionRegistry } from "../backends/sql/sql-registry.js";
-export { MemorySessionRegistry } from "../backends/memory/memory-registry.js";
+export {
+  InMemorySessionRegistry,
+  /** @deprecated The old name of `InMemorySessionRegistry` (one name per backend: `InMemory*`). */
+  InMemorySessionRegistry as MemorySessionRegistry,
+} from "../backends/memory/memory-registry.js";
 export type { SessionInfo, SessionSnapshot } from "./contracts/session-info.js";
 export type { ImportRecords } from "./contracts/provider.js";
 /** A path row as streamed history plans its windows (`getPathIds`). */
@@ -169,7 +173,11 @@ export {
 /** Options of `session.importMessage()` and the outcome of `upsertMessage()` (docs/behavior/messages-and-tree.md). */
 export type { ImportMessageOptions, UpsertOutcome } from "./session-import.js";
 export { InMemoryAuditSink } from "../backends/memory/memory-audit-sink.js";
-export { SqliteAuditSink } from "../backends/sql/sql-audit-sink.js";
+export {
+  SqlAuditSink,
+  /** @deprecated The old name of `SqlAuditSink`: it writes to any `sql` store, not only SQLite files. */
+  SqlAuditSink as SqliteAuditSink,
+} from "../backends/sql/sql-audit-sink.js";
 export {
   type AuditEvent,
   type AuditOptions,

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { SessionManager, SqliteAuditSink } from "../../src/session/index.js";
+import { SessionManager, SqlAuditSink } from "../../src/session/index.js";
 import { openSqlite } from "../../src/sqlite/index.js";
 
-describe("SqliteAuditSink", () => {
+describe("SqlAuditSink", () => {
   it("stores a managed session's events in its table, in order, beside the session data", async () => {
     const db = openSqlite(":memory:");
-    const sink = new SqliteAuditSink(db);
+    const sink = new SqlAuditSink(db);
     const manager = SessionManager.create(db).withAudit(sink);
     const info = await manager.create("audited");
     await manager.append(info.id, {
@@ -32,7 +32,7 @@ describe("SqliteAuditSink", () => {
 
   it("uses a custom table and refuses names that are not identifiers", () => {
     const db = openSqlite(":memory:");
-    const sink = new SqliteAuditSink(db, { table: "my_audit" });
+    const sink = new SqlAuditSink(db, { table: "my_audit" });
     sink.record({
       sessionId: "s",
       at: "2026-01-01T00:00:00.000Z",
@@ -47,7 +47,7 @@ describe("SqliteAuditSink", () => {
         payload: {},
       },
     ]);
-    expect(() => new SqliteAuditSink(db, { table: "x; DROP TABLE y" })).toThrow(
+    expect(() => new SqlAuditSink(db, { table: "x; DROP TABLE y" })).toThrow(
       /Invalid table name/,
     );
   });

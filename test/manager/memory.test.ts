@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   InMemorySessionProvider,
-  MemorySessionRegistry,
+  InMemorySessionRegistry,
   Session,
   SessionManager,
 } from "../../src/session/index.js";
@@ -36,7 +36,7 @@ runManagerConformance(
         manager: (options) =>
           new SessionManager(
             {
-              registry: new MemorySessionRegistry(store),
+              registry: new InMemorySessionRegistry(store),
               openSession: (sessionId) =>
                 Session.create(root).forSession(sessionId),
             },

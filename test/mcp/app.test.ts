@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mcpEndpoint } from "../../src/mcp/index.js";
-import { createApp, MemoryApiKeyStore } from "../../src/server/index.js";
+import { createApp, InMemoryApiKeyStore } from "../../src/server/index.js";
 import { SessionManager } from "../../src/session/index.js";
 import { openSqlite } from "../../src/sqlite/index.js";
 import { estimateStringTokensMultilingual } from "../../src/utils/index.js";
@@ -35,7 +35,7 @@ describe("MCP over createApp(), in memory, with API keys", () => {
   let client: Client;
   let other: Client;
   const manager = configured(SessionManager.inMemory());
-  const keys = new MemoryApiKeyStore();
+  const keys = new InMemoryApiKeyStore();
   const app = createApp({ manager, auth: keys, mcp: mcpEndpoint() });
   let keyB = "";
 

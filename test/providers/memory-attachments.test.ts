@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { SessionMessage } from "../../src/session/contracts/types.js";
 import { InMemorySessionProvider } from "../../src/backends/memory/index.js";
-import { MemorySessionRegistry } from "../../src/backends/memory/memory-registry.js";
+import { InMemorySessionRegistry } from "../../src/backends/memory/memory-registry.js";
 
 const IMAGE_URL = `data:image/png;base64,${randomBytes(1_500_000).toString("base64")}`;
 
@@ -45,7 +45,7 @@ describe("in-memory attachments", () => {
 
   it("deletes a session's attachments with the session (registry deleteSession)", async () => {
     const root = new InMemorySessionProvider();
-    const registry = new MemorySessionRegistry(root.storeIdentity);
+    const registry = new InMemorySessionRegistry(root.storeIdentity);
     const now = new Date().toISOString();
     await registry.insert({
       id: "s1",

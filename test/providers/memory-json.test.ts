@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   InMemorySessionProvider,
-  MemorySessionRegistry,
+  InMemorySessionRegistry,
   Session,
   type InMemorySessionProviderSnapshot,
 } from "../../src/session/index.js";
@@ -45,7 +45,7 @@ async function populatedStore(): Promise<InMemorySessionProvider> {
     source: "tool",
     toolCallId: "call-1",
   });
-  new MemorySessionRegistry(root.storeIdentity).insert({
+  new InMemorySessionRegistry(root.storeIdentity).insert({
     id: "b",
     name: "Session B",
     parent_session_id: null,
@@ -126,8 +126,8 @@ describe("InMemorySessionProvider JSON snapshots", () => {
         source: "api",
       }).version,
     ).toBe(3);
-    const registry = new MemorySessionRegistry(restored.storeIdentity);
-    const before = new MemorySessionRegistry(original.storeIdentity);
+    const registry = new InMemorySessionRegistry(restored.storeIdentity);
+    const before = new InMemorySessionRegistry(original.storeIdentity);
     expect(registry.get("b")).toEqual(before.get("b"));
     expect(registry.getConfig("b", "owner")).toBe("alice");
     const hits = registry.search("text", { limit: 10 });

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   InMemorySessionProvider,
-  MemorySessionRegistry,
+  InMemorySessionRegistry,
   Session,
   SessionManager,
 } from "../../src/session/index.js";
@@ -31,7 +31,7 @@ describe("recall in memory", () => {
   const backend: RecallBackend = {
     manager: () =>
       new SessionManager({
-        registry: new MemorySessionRegistry(store),
+        registry: new InMemorySessionRegistry(store),
         openSession: (id) => Session.create(root).forSession(id),
         backend: memoryBackend(store),
       }),

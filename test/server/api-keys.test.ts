@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   hashApiKey,
-  MemoryApiKeyStore,
+  InMemoryApiKeyStore,
   PostgresApiKeyStore,
   SqlApiKeyStore,
   type ApiKeyStore,
@@ -87,7 +87,7 @@ function keyStoreCases(name: string, backend: KeyBackend): void {
 
 keyStoreCases("memory", {
   open: async () => {
-    const store = new MemoryApiKeyStore();
+    const store = new InMemoryApiKeyStore();
     return { store, again: () => store, rows: async () => [] };
   },
 });

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import {
   createApp,
-  MemoryApiKeyStore,
+  InMemoryApiKeyStore,
   type CreateAppOptions,
 } from "../../src/server/index.js";
 import { SessionManager } from "../../src/session/index.js";
@@ -172,7 +172,7 @@ describe("a server without API keys", () => {
 
 describe("a server with API keys", () => {
   it("serves any Host and Origin: the key is what a page cannot send", async () => {
-    const keys = new MemoryApiKeyStore();
+    const keys = new InMemoryApiKeyStore();
     const { key } = await keys.create("acme");
     const call = appWith({ auth: keys });
     const created = await call("/v1/sessions", {

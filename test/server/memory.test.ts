@@ -1,5 +1,5 @@
 // The HTTP API suite on the in-memory manager, with the in-memory key store.
-import { MemoryApiKeyStore } from "../../src/server/index.js";
+import { InMemoryApiKeyStore } from "../../src/server/index.js";
 import { SessionManager } from "../../src/session/index.js";
 import { runApiSuite } from "./support/api-suite.js";
 
@@ -7,7 +7,7 @@ runApiSuite({
   name: "in memory",
   create: () => {
     const manager = SessionManager.inMemory();
-    const keys = new MemoryApiKeyStore();
+    const keys = new InMemoryApiKeyStore();
     return { manager: () => manager, keys: () => keys };
   },
 });

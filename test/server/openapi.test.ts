@@ -2,7 +2,7 @@
 // holding every route of the design table, with and without the API-key security scheme.
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
-import { createApp, MemoryApiKeyStore } from "../../src/server/index.js";
+import { createApp, InMemoryApiKeyStore } from "../../src/server/index.js";
 import { SessionManager } from "../../src/session/index.js";
 
 /** The design's table (docs/decisions/2026-12-01-server-cli-formats.md), as "METHOD path". */
@@ -45,7 +45,7 @@ GET /v1/sessions/{id}/events
   .trim()
   .split("\n");
 
-async function documentOf(auth?: MemoryApiKeyStore) {
+async function documentOf(auth?: InMemoryApiKeyStore) {
   const app = createApp({
     manager: SessionManager.inMemory(),
     ...(auth ? { auth } : {}),
@@ -59,7 +59,7 @@ describe("GET /openapi.json", () => {
   it("is a valid OpenAPI 3.1 document", async () => {
     for (const document of [
       await documentOf(),
-      await documentOf(new MemoryApiKeyStore()),
+      await documentOf(new InMemoryApiKeyStore()),
     ]) {
       const result = await new Validator().validate(document);
       expect(result.errors).toBeUndefined();
@@ -92,7 +92,7 @@ describe("GET /openapi.json", () => {
     expect(
       message.responses["404"].content["application/json"].schema.$ref,
     ).toBe("#/components/schemas/Error");
-    const secured = await documentOf(new MemoryApiKeyStore());
+    const secured = await documentOf(new InMemoryApiKeyStore());
     expect(secured.security).toEqual([{ apiKey: [] }]);
     expect(secured.components.securitySchemes.apiKey).toMatchObject({
       type: "http",

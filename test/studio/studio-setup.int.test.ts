@@ -4,7 +4,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MemoryApiKeyStore } from "../../src/server/index.js";
+import { InMemoryApiKeyStore } from "../../src/server/index.js";
 import { ensureChromium, launchBrowser } from "./support/browser.js";
 import {
   buildStudioInto,
@@ -81,7 +81,7 @@ describe.skipIf(!available)("studio edges in Chromium", () => {
   });
 
   it("asks for an API key on a 401 and keeps it in sessionStorage only", async () => {
-    const keys = new MemoryApiKeyStore();
+    const keys = new InMemoryApiKeyStore();
     const { key } = await keys.create("alice");
     const file = join(folder.path, "keys.db");
     const server = await startStudioServer(file, studioDir(), keys);

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import {
   InMemorySessionProvider,
-  MemorySessionRegistry,
+  InMemorySessionRegistry,
   Session,
   SessionManager,
   type AuditEvent,
@@ -52,7 +52,7 @@ describe("erase() and prune() arguments", () => {
     const store = new MemoryStore();
     const root = new InMemorySessionProvider({}, store);
     const manager = new SessionManager({
-      registry: new MemorySessionRegistry(store),
+      registry: new InMemorySessionRegistry(store),
       openSession: (id) => Session.create(root).forSession(id),
     });
     await expect(manager.erase({ sessionId: "s" })).rejects.toMatchObject({

@@ -8,10 +8,10 @@ import { afterAll, describe, it } from "vitest";
 import {
   InMemoryAuditSink,
   InMemorySessionProvider,
-  MemorySessionRegistry,
+  InMemorySessionRegistry,
   Session,
   SessionManager,
-  SqliteAuditSink,
+  SqlAuditSink,
 } from "../../src/session/index.js";
 import { MemoryStore } from "../../src/backends/memory/memory-store.js";
 import { memoryBackend as memoryStoreBackend } from "../../src/backends/memory/memory-backend.js";
@@ -32,7 +32,7 @@ function memoryBackend(): EraseBackend {
   return {
     manager: () =>
       new SessionManager({
-        registry: new MemorySessionRegistry(store),
+        registry: new InMemorySessionRegistry(store),
         openSession: (id) => Session.create(root).forSession(id),
         backend: memoryStoreBackend(store),
       })
@@ -48,7 +48,7 @@ function memoryBackend(): EraseBackend {
 function sqliteBackend(file: string, handles: SqliteHandle[]): EraseBackend {
   const db = openSqlite(file);
   handles.push(db);
-  const sink = new SqliteAuditSink(db);
+  const sink = new SqlAuditSink(db);
   return {
     manager: () =>
       SessionManager.create(db).withContext("memory").withAudit(sink),

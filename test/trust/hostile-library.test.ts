@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, it } from "vitest";
 import {
   InMemorySessionProvider,
-  MemorySessionRegistry,
+  InMemorySessionRegistry,
   Session,
   SessionManager,
 } from "../../src/session/index.js";
@@ -26,7 +26,7 @@ describe("hostile input to the library in memory", () => {
     name: "memory",
     manager: () =>
       new SessionManager({
-        registry: new MemorySessionRegistry(store),
+        registry: new InMemorySessionRegistry(store),
         openSession: (id) => Session.create(root).forSession(id),
         backend: memoryBackend(store),
       }),

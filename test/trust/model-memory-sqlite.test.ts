@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, describe, it } from "vitest";
 import {
   InMemorySessionProvider,
-  MemorySessionRegistry,
+  InMemorySessionRegistry,
   Session,
   SessionManager,
 } from "../../src/session/index.js";
@@ -25,7 +25,7 @@ describe("every backend agrees with the plain tree model", () => {
     async () => {
       const store = new MemoryStore();
       const root = new InMemorySessionProvider({}, store);
-      const registry = new MemorySessionRegistry(store);
+      const registry = new InMemorySessionRegistry(store);
       await checkAgainstModel(
         {
           manager: () =>

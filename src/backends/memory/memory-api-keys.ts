@@ -10,7 +10,7 @@ import {
 } from "../../session/core/api-keys.js";
 
 /** API keys in this process only: for tests and throwaway servers. */
-export class MemoryApiKeyStore implements ApiKeyStore {
+export class InMemoryApiKeyStore implements ApiKeyStore {
   /** Records by key hash. */
   readonly #byHash = new Map<string, ApiKeyRecord>();
 

@@ -8,7 +8,7 @@ import { lazyApiKeys } from "../../session/core/lazy-api-keys.js";
 import { InMemorySessionProvider } from "./in-memory-session-provider.js";
 import { memoryChangeFeed } from "./memory-changes.js";
 import { memoryEmbeddings } from "./memory-embedding-access.js";
-import { MemorySessionRegistry } from "./memory-registry.js";
+import { InMemorySessionRegistry } from "./memory-registry.js";
 import { MemoryStore } from "./memory-store.js";
 import { lazyStreams } from "../../session/core/lazy-streams.js";
 
@@ -27,12 +27,12 @@ export function memoryBackend(store: MemoryStore = new MemoryStore()): Backend {
 const backends = new WeakMap<MemoryStore, Backend>();
 
 function createBackend(store: MemoryStore): Backend {
-  let registry: MemorySessionRegistry | undefined;
+  let registry: InMemorySessionRegistry | undefined;
   return {
     name: "memory",
     identity: store,
     get registry() {
-      return (registry ??= new MemorySessionRegistry(store));
+      return (registry ??= new InMemorySessionRegistry(store));
     },
     session: (sessionId) => new InMemorySessionProvider({ sessionId }, store),
     erase: {
@@ -43,8 +43,8 @@ function createBackend(store: MemoryStore): Backend {
     },
     embeddings: memoryEmbeddings(store),
     apiKeys: lazyApiKeys(async () => {
-      const { MemoryApiKeyStore } = await import("./memory-api-keys.js");
-      return new MemoryApiKeyStore();
+      const { InMemoryApiKeyStore } = await import("./memory-api-keys.js");
+      return new InMemoryApiKeyStore();
     }),
     changes: memoryChangeFeed(store),
     streams: lazyStreams(async () => {

@@ -14,7 +14,7 @@ import {
 } from "../../session/contracts/registry.js";
 
 /** The registry of an in-memory store: rows and config kept beside the sessions' messages. */
-export class MemorySessionRegistry implements SessionRegistry {
+export class InMemorySessionRegistry implements SessionRegistry {
   constructor(private readonly store: MemoryStore) {}
 
   insert(info: SessionInfo): void {

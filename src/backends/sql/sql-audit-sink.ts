@@ -11,7 +11,7 @@ const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * Stores events in a table of a `sql` store (SQLite, Durable Object):
  * `(id, session_id, type, payload JSON, created_at)`.
  */
-export class SqliteAuditSink implements AuditSink {
+export class SqlAuditSink implements AuditSink {
   private readonly table: string;
   private ready = false;
 

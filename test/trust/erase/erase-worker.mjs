@@ -1,8 +1,8 @@
 // The worker the workerd erase test bundles: a Durable Object that runs one erase scenario
 // (erase-scenarios.ts) per request on its own SQLite (`ctx.storage.sql`, the shape of an Agents
-// SDK `Agent`), with a SqliteAuditSink beside the sessions, and dumps every table it can read.
+// SDK `Agent`), with a SqlAuditSink beside the sessions, and dumps every table it can read.
 import { DurableObject } from "cloudflare:workers";
-import { SessionManager, SqliteAuditSink } from "../../../src/session/index.js";
+import { SessionManager, SqlAuditSink } from "../../../src/session/index.js";
 import { ERASE_SCENARIOS } from "../../../src/testing/erase/erase-scenarios.js";
 
 export class EraseRuns extends DurableObject {
@@ -12,7 +12,7 @@ export class EraseRuns extends DurableObject {
 
   async fetch(request) {
     const { scenario } = await request.json();
-    const sink = new SqliteAuditSink(this);
+    const sink = new SqlAuditSink(this);
     try {
       await ERASE_SCENARIOS[scenario]({
         manager: () =>
