@@ -38,6 +38,22 @@ describe("snippets", () => {
     expect(snippet.endsWith("…")).toBe(true);
   });
 
+  // Regression: every query word was marked as a substring, so "where is the offsite" marked
+  // «the», «is» inside "Lisbon" and «in» inside "booking".
+  it("marks only the words search ranks by, at word starts, with short endings", () => {
+    const snippet = snippetOf(
+      "Maria will handle the venue booking in Lisbon; she booked it",
+      "Where is the venue booking? Who books it",
+    );
+    expect(snippet).toBe(
+      "Maria will handle the «venue» «booking» in Lisbon; she «booked» it",
+    );
+    expect(snippetOf("东京的会议很顺利", "会议")).toBe("东京的«会议»很顺利");
+    expect(snippetOf("We went to the lake", "when did we go to the lake")).toBe(
+      "We «went» to the «lake»",
+    );
+  });
+
   it("is the text's beginning when it holds no term (a match by meaning)", () => {
     expect(snippetOf("We ship on Friday", "launch")).toBe("We ship on Friday");
   });
