@@ -135,6 +135,7 @@ export type {
   RegistryListOptions,
   RegistrySearchOptions,
   SessionInfoPatch,
+  SessionListing,
   SessionRegistry,
   SummaryHit,
 } from "./contracts/registry.js";

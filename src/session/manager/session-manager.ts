@@ -3,6 +3,7 @@ import type { AuditOptions, AuditSink } from "../contracts/audit.js";
 import type { WritableContextProvider } from "../contracts/context-provider.js";
 import type { Backend } from "../contracts/backend.js";
 import type { SqlProvider } from "../contracts/sql-provider.js";
+import type { SessionListing } from "../contracts/registry.js";
 import type {
   SessionInfo,
   SessionSnapshot,
@@ -61,6 +62,7 @@ import {
   requireRow,
 } from "./session-rows.js";
 import { ImportIndex } from "./import-index.js";
+import { listDetailedPage } from "./session-listing.js";
 import { SessionSettings } from "./session-settings.js";
 import * as tenancy from "./tenancy.js";
 
@@ -251,6 +253,19 @@ export class SessionManager {
     options: ListSessionsOptions = {},
   ): Promise<{ sessions: SessionInfo[]; nextCursor: string | null }> {
     return listPage(this.backend.registry, options);
+  }
+
+  /**
+   * `listPage()` with each session's owner, metadata and stored message count (every branch), as
+   * `GET /v1/sessions` shows them: one query per page on the built-in backends
+   * (`SessionRegistry.listDetailed`), whatever its length.
+   */
+  async listDetailedPage(
+    options: ListSessionsOptions = {},
+  ): Promise<{ sessions: SessionListing[]; nextCursor: string | null }> {
+    return listDetailedPage(this.backend.registry, options, (id) =>
+      this.getSession(id).countMessages(),
+    );
   }
 
   async rename(id: string, name: string): Promise<void> {
