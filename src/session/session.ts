@@ -31,6 +31,7 @@ import {
 } from "./session-import.js";
 import { watchSession } from "./session-watch.js";
 import type { AppendMessageResult } from "./session-writes.js";
+import type { AfterWrite } from "./session-runtime.js";
 import type { ChangeListener, Unsubscribe } from "./contracts/changes.js";
 
 export type { SessionOptions, SearchOptions } from "./session-base.js";
@@ -414,6 +415,6 @@ export function watchStore(
 }
 
 /** Lets a SessionManager hear every write of a session it manages (not public API). */
-export function setAfterWrite(session: Session, hook: () => unknown): void {
+export function setAfterWrite(session: Session, hook: AfterWrite): void {
   Session.runtimeOf(session).afterWrite = hook;
 }

@@ -48,7 +48,7 @@ async function listsWithTheStoreCount(
   const count = vi.spyOn(prototype, "countMessages");
   const exported = vi.spyOn(prototype, "exportMessages");
   const detailed = registry
-    ? vi.spyOn(registry, "listDetailed" as never)
+    ? vi.spyOn(registry as Required<SessionRegistry>, "listDetailed")
     : undefined;
   const call = client(createApp({ manager }));
   const large = (

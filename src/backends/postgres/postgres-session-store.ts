@@ -56,6 +56,8 @@ export class PostgresSessionStore {
   constructor(
     readonly db: PostgresExecutor,
     readonly sessionId: string,
+    /** Appends set the registry row's `updated_at` in the insert (`PostgresSessionProviderOptions`). */
+    readonly touchRegistry = false,
   ) {}
 
   async getMessage(id: string): Promise<SessionMessage | null> {
@@ -97,14 +99,17 @@ export class PostgresSessionStore {
     // Encoded (and so validated) before waiting for the store: an invalid message throws first.
     const encoded = encodeForStorage(message, json);
     await this.#ready();
+    // The registry row of "" (no namespace) is never written.
+    const touch = this.touchRegistry && this.sessionId !== "";
     const result = await insertMessage(
       this.db,
       this.sessionId,
       message,
       encoded,
       parentId,
+      touch ? new Date().toISOString() : null,
     );
-    if (result.inserted) await this.#registerOnFirstWrite();
+    if (result.inserted && !touch) await this.#registerOnFirstWrite();
     return result;
   }
 

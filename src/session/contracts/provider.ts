@@ -61,6 +61,12 @@ export interface InsertMessageResult {
   inserted: boolean;
   /** The parent the row was stored under (`null` = a root); `null` when nothing was inserted. */
   parentId: string | null;
+  /**
+   * `true` when the same statement also set the session's registry `updated_at` (and registered
+   * a session without a row), so a manager over that registry does not touch it again: one
+   * round trip fewer per append. Absent or `false`: the manager touches it after the insert.
+   */
+  registryTouched?: boolean;
 }
 
 /** The members every `SessionProvider` must have; the rest of the interface is optional. */

@@ -590,8 +590,14 @@ export class SessionManager {
       id,
       historyProvider(this.backend.registry, (q, o) => this.search(q, o)),
     );
-    setAfterWrite(session, () =>
-      this.backend.registry.touch(id, new Date().toISOString()),
+    // An append whose statement already touched this registry's row (the backend's own
+    // registry) needs no second statement; every other write touches it here.
+    const ownRegistry =
+      this.backend.backend?.registry === this.backend.registry;
+    setAfterWrite(session, (write) =>
+      ownRegistry && write?.registryTouched
+        ? undefined
+        : this.backend.registry.touch(id, new Date().toISOString()),
     );
     return session;
   }
