@@ -83,13 +83,28 @@ describePostgres("statements per request on PostgreSQL (pg Pool)", () => {
       );
       expect(row).toMatchObject({ messageCount: 2, metadata: { n: "0" } });
     });
-    console.log({
+    // Before: 3 (the access check, the insert, the registry touch), 4 (the access check, the
+    // leaf, the path, the overlays) and 151 (1 + 3 per listed session).
+    expect({
       append: append.length,
       retry: retry.length,
       history: history.length,
       list: list.length,
+    }).toEqual({ append: 2, retry: 3, history: 2, list: 1 });
+    // The append's registry touch rides in its insert: the row moved to the top of the list.
+    const top = await call("GET", "/v1/sessions?limit=1");
+    expect(top.body.sessions[0].id).toBe(target);
+
+    // Every page costs one statement, the next one too.
+    const next = await statementsOf(async () => {
+      const first = await call("GET", "/v1/sessions?limit=20");
+      const second = await call(
+        "GET",
+        `/v1/sessions?limit=20&cursor=${first.body.nextCursor}`,
+      );
+      expect(second.body.sessions).toHaveLength(20);
     });
-    console.log(append, retry, history);
+    expect(next).toHaveLength(2);
   }, 120_000);
 });
 

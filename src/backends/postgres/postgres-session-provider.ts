@@ -128,6 +128,13 @@ export class PostgresSessionProvider implements SessionProvider {
     return (await this.#store()).getHistory(leafId);
   }
 
+  /** `getHistory` and the id of the leaf its path ends at, in one statement. */
+  async getHistoryAndLeaf(
+    leafId?: string | null,
+  ): Promise<{ messages: SessionMessage[]; leafId: string | null }> {
+    return (await this.#store()).getHistoryAndLeaf(leafId);
+  }
+
   async getLatestLeaf(): Promise<SessionMessage | null> {
     return (await this.#store()).getLatestLeaf();
   }

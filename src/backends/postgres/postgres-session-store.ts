@@ -66,6 +66,13 @@ export class PostgresSessionStore {
   }
 
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
+    return (await this.getHistoryAndLeaf(leafId)).messages;
+  }
+
+  /** `getHistory` and the id of the leaf its path ends at, in one statement. */
+  async getHistoryAndLeaf(
+    leafId?: string | null,
+  ): Promise<{ messages: SessionMessage[]; leafId: string | null }> {
     await this.#ready();
     return loadHistory(this.db, this.sessionId, target(leafId));
   }

@@ -91,6 +91,15 @@ export interface SessionProvider {
   getHistory(leafId?: string | null): MaybePromise<SessionMessage[]>;
   /** The most recently inserted leaf, raw, or `null` for an empty session. */
   getLatestLeaf(): MaybePromise<SessionMessage | null>;
+  /**
+   * Optional: `getHistory(leafId)` and the id of the leaf that path ends at (the latest leaf for
+   * null/undefined/""; `null` for an empty session), from one read, so the history of the active
+   * branch and its leaf agree even while other writers append. Without it the Session reads the
+   * leaf first, then its history.
+   */
+  getHistoryAndLeaf?(
+    leafId?: string | null,
+  ): MaybePromise<{ messages: SessionMessage[]; leafId: string | null }>;
   /** Optional: the latest leaf's id alone (no decode); used on hot paths when present. */
   getLatestLeafId?(): MaybePromise<string | null>;
   /** Children of `messageId` in insertion order (oldest first). */
