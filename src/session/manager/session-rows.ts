@@ -128,8 +128,6 @@ export async function listPage(
   return { sessions, nextCursor: nextCursor(sessions, limit) };
 }
 
-// --- Internal helpers ---
-
 /** The registry's list options for a page, and the page's limit. */
 export function registryQuery(options: ListSessionsOptions): {
   query: RegistryListOptions;
@@ -157,6 +155,8 @@ export function nextCursor(
     ? encodeCursor(last)
     : null;
 }
+
+// --- Internal helpers ---
 
 function encodeCursor(row: ListPosition): string {
   return encodeURIComponent(
