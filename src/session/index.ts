@@ -146,6 +146,7 @@ export type {
   RegistryListOptions,
   RegistrySearchOptions,
   SessionInfoPatch,
+  SessionListing,
   SessionRegistry,
   SummaryHit,
 } from "./contracts/registry.js";

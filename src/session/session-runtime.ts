@@ -16,6 +16,14 @@ import {
 import { messageOf, StatusEmitter } from "./status.js";
 import type { EmbeddingHandle } from "./embeddings/embedding-handle.js";
 
+/** What a write tells the after-write hook: whether its own statement already touched the registry row. */
+export interface WriteNotice {
+  registryTouched?: boolean;
+}
+
+/** The after-write hook of a Session (set by a SessionManager). */
+export type AfterWrite = (write?: WriteNotice) => unknown;
+
 /**
  * The state one Session shares with its write, snapshot and read modules: the recorded plan,
  * the pieces resolved at first use, status, compaction and audit.
@@ -26,7 +34,7 @@ export class SessionRuntime {
   audit: AuditRecorder | null = null;
   /** Set by `withEmbeddings()` (embeddings/session-embeddings.ts): the handle, and its wake-up after writes. */
   embeddings: { handle: EmbeddingHandle; onWrite: () => void } | null = null;
-  #afterWrite: (() => unknown) | undefined;
+  #afterWrite: AfterWrite | undefined;
   private resolved: SessionParts | null = null;
   private restoring: Promise<void> | null = null;
 
@@ -35,17 +43,17 @@ export class SessionRuntime {
   }
 
   /** Set by a SessionManager: bumps the registry's `updated_at` after each write. Also wakes the embedder. */
-  get afterWrite(): (() => unknown) | undefined {
+  get afterWrite(): AfterWrite | undefined {
     const hook = this.#afterWrite;
     const embeddings = this.embeddings;
     if (!embeddings) return hook;
-    return () => {
+    return (write) => {
       embeddings.onWrite();
-      return hook?.();
+      return hook?.(write);
     };
   }
 
-  set afterWrite(hook: (() => unknown) | undefined) {
+  set afterWrite(hook: AfterWrite | undefined) {
     this.#afterWrite = hook;
   }
 

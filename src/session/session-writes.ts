@@ -98,6 +98,7 @@ export class SessionWrites {
     const requested = requestedParent(message.id, parentId, runtime);
     const estimator = runtime.compaction.estimator;
     let inserted = false;
+    let registryTouched = false;
     await runtime.exclusive(provider, async () => {
       const before = await this.parentBeforeInsert(tree, requested, message);
       const { stored } = prepared;
@@ -108,6 +109,7 @@ export class SessionWrites {
         prepared.json,
       );
       inserted = outcome.inserted;
+      registryTouched = outcome.registryTouched === true;
       if (!inserted) return;
       await tree.changed();
       const parent =
@@ -124,7 +126,9 @@ export class SessionWrites {
       await runtime.emitIdle();
       return outcome;
     }
-    await runtime.afterWrite?.();
+    await runtime.afterWrite?.(
+      registryTouched ? { registryTouched } : undefined,
+    );
     const estimate = await runtime.emitIdle();
     await runtime.compaction.afterInsert(runtime.host(parts), estimate);
     return outcome;
@@ -393,6 +397,7 @@ async function insertOne(
 ): Promise<{
   inserted: boolean;
   parentId: InsertMessageResult["parentId"] | undefined;
+  registryTouched?: boolean;
 }> {
   if (provider.insertMessage)
     return provider.insertMessage(message, parentId, json);

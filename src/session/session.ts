@@ -37,6 +37,7 @@ import type {
   Unsubscribe,
   WatchChangesOptions,
 } from "./contracts/changes.js";
+import type { AfterWrite } from "./session-runtime.js";
 
 export type { SessionOptions, SearchOptions } from "./session-base.js";
 export type { AppendMessageResult } from "./session-writes.js";
@@ -434,7 +435,18 @@ export function watchStore(
   });
 }
 
+/**
+ * The active branch's history and its leaf id, read together where the provider can
+ * (`SessionTree.activeHistory`): what `GET /v1/sessions/{id}/history` answers (not public API).
+ */
+export async function activeHistory(
+  session: Session,
+): Promise<{ messages: SessionMessage[]; leafId: string | null }> {
+  const { tree } = await Session.runtimeOf(session).ready();
+  return tree.activeHistory();
+}
+
 /** Lets a SessionManager hear every write of a session it manages (not public API). */
-export function setAfterWrite(session: Session, hook: () => unknown): void {
+export function setAfterWrite(session: Session, hook: AfterWrite): void {
   Session.runtimeOf(session).afterWrite = hook;
 }

@@ -9,9 +9,13 @@ import {
   type RegistryListOptions,
   type RegistrySearchOptions,
   type SessionInfoPatch,
+  type SessionListing,
   type SessionRegistry,
   type SummaryHit,
 } from "../../session/contracts/registry.js";
+
+/** The config key prefix of metadata entries (the manager's `meta:`). */
+const METADATA_PREFIX = "meta:";
 
 /** The registry of an in-memory store: rows and config kept beside the sessions' messages. */
 export class InMemorySessionRegistry implements SessionRegistry {
@@ -42,6 +46,19 @@ export class InMemorySessionRegistry implements SessionRegistry {
       options.limit === undefined ? undefined : start + options.limit,
     );
     return page.map((row) => ({ ...row }));
+  }
+
+  listDetailed(options: RegistryListOptions): SessionListing[] {
+    return this.list(options).map((info) => ({
+      info,
+      ownerId: this.getConfig(info.id, "owner"),
+      metadata: Object.fromEntries(
+        Object.entries(this.listConfig(info.id, METADATA_PREFIX)).map(
+          ([key, value]) => [key.slice(METADATA_PREFIX.length), value],
+        ),
+      ),
+      messageCount: this.store.peek(info.id)?.ordered.length ?? 0,
+    }));
   }
 
   update(id: string, patch: SessionInfoPatch): boolean {

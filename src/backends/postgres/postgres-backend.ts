@@ -29,7 +29,8 @@ const backends = new WeakMap<PostgresClient, Backend>();
 
 function createBackend(client: PostgresClient): Backend {
   let registry: PostgresSessionRegistry | undefined;
-  const root = new PostgresSessionProvider(client);
+  // Its sessions' appends touch the registry row in the insert statement (docs/postgres.md).
+  const root = new PostgresSessionProvider(client, "", { touchRegistry: true });
   return {
     name: "postgres",
     identity: client,

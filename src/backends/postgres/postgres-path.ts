@@ -1,7 +1,12 @@
 import { ATTACHMENT_BYTES_SQL } from "./postgres-attachments.js";
 import { walkToRoot } from "../../session/core/walk-path.js";
 import type { PostgresQueryable } from "./postgres-client.js";
-import { LATEST_LEAF_SQL, toCount } from "./postgres-sql.js";
+import { isoSql, LATEST_LEAF_SQL, toCount } from "./postgres-sql.js";
+import {
+  compactionFromRow,
+  type CompactionRow,
+} from "../../session/core/stored-rows.js";
+import type { StoredCompaction } from "../../session/contracts/types.js";
 
 /** A stored row on a path, with its content. */
 export interface PathContentRow {
@@ -38,6 +43,43 @@ export async function loadPathWithContent(
     [...pathParams(sessionId, leafId), sessionId],
   );
   return orderPath(rows);
+}
+
+/**
+ * `loadPathWithContent` and the session's overlays (`readCompactions`: oldest first, superseded
+ * ones included) in one statement, so a history read is one round trip and both come from one
+ * snapshot. The overlays travel as one JSON array in one extra row.
+ */
+export async function loadPathAndOverlays(
+  db: PostgresQueryable,
+  sessionId: string,
+  leafId: string | null,
+): Promise<{ rows: PathContentRow[]; overlays: StoredCompaction[] }> {
+  const rows = await db.query<
+    PathContentRow & { target: string; overlays: string | null }
+  >(
+    `${pathCte(leafId)}
+    SELECT p.id, p.parent_id, m.content, (SELECT id FROM target) AS target,
+      NULL::text AS overlays
+    FROM path AS p JOIN assistant_messages AS m ON m.session_id = ? AND m.id = p.id
+    UNION ALL
+    SELECT NULL, NULL, NULL, NULL, (
+      SELECT json_agg(json_build_object('id', c.id, 'summary', c.summary,
+          'from_message_id', c.from_message_id, 'to_message_id', c.to_message_id,
+          'created_at', ${isoSql("c.created_at")}, 'meta', c.meta::text) ORDER BY c.seq)::text
+      FROM assistant_compactions AS c WHERE c.session_id = ?)`,
+    [...pathParams(sessionId, leafId), sessionId, sessionId],
+  );
+  const overlayRow = rows.find((row) => row.id === null);
+  const overlays = overlayRow?.overlays
+    ? (JSON.parse(overlayRow.overlays) as CompactionRow[]).map(
+        compactionFromRow,
+      )
+    : [];
+  return {
+    rows: orderPath(rows.filter((row) => row.id !== null)),
+    overlays,
+  };
 }
 
 /** The rows of the path with role and stored size (`octet_length`, which reads no content), root first. */

@@ -5,8 +5,7 @@ import { historyFromPath } from "../../session/core/path-history.js";
 import { decodeAll } from "../../session/core/stored-rows.js";
 import { restoreMessage, restoreMessages } from "./postgres-attachments.js";
 import type { PostgresQueryable } from "./postgres-client.js";
-import { readCompactions } from "./postgres-compactions.js";
-import { loadPathWithContent } from "./postgres-path.js";
+import { loadPathAndOverlays } from "./postgres-path.js";
 import { isoSql, LATEST_LEAF_SQL } from "./postgres-sql.js";
 
 /*
@@ -55,18 +54,16 @@ export async function loadBranches(
 
 /**
  * The path to `leafId` (latest leaf when `null`), root first, with the session's compaction
- * overlays applied (docs/behavior/overlays.md).
+ * overlays applied (docs/behavior/overlays.md), and the id of the leaf it ends at (`null` when
+ * there is no path): one statement.
  */
 export async function loadHistory(
   db: PostgresQueryable,
   sessionId: string,
   leafId: string | null,
-): Promise<SessionMessage[]> {
-  const [rows, overlays] = await Promise.all([
-    loadPathWithContent(db, sessionId, leafId),
-    readCompactions(db, sessionId),
-  ]);
-  return restoreMessages(
+): Promise<{ messages: SessionMessage[]; leafId: string | null }> {
+  const { rows, overlays } = await loadPathAndOverlays(db, sessionId, leafId);
+  const messages = await restoreMessages(
     db,
     historyFromPath(
       rows.map((row) => row.id),
@@ -74,6 +71,7 @@ export async function loadHistory(
       overlays,
     ),
   );
+  return { messages, leafId: rows.at(-1)?.id ?? null };
 }
 
 /** Every message of the session, all branches, in insertion order (unparseable rows skipped). */

@@ -23,12 +23,14 @@ import {
 } from "./postgres-sql.js";
 import type { SessionInfo } from "../../session/contracts/session-info.js";
 import type { SearchResult } from "../../session/contracts/types.js";
-import type {
-  RegistryListOptions,
-  RegistrySearchOptions,
-  SessionInfoPatch,
-  SessionRegistry,
-  SummaryHit,
+import {
+  compareListOrder,
+  type RegistryListOptions,
+  type RegistrySearchOptions,
+  type SessionInfoPatch,
+  type SessionListing,
+  type SessionRegistry,
+  type SummaryHit,
 } from "../../session/contracts/registry.js";
 
 /**
@@ -61,33 +63,50 @@ export class PostgresRegistryStore implements SessionRegistry {
 
   async list(options: RegistryListOptions): Promise<SessionInfo[]> {
     await this.#ready();
-    const conditions: string[] = [];
-    const params: unknown[] = [];
-    if (options.ownerId !== undefined) {
-      conditions.push(`EXISTS (SELECT 1 FROM assistant_config AS c
-        WHERE c.session_id = s.id AND c.key = 'owner' AND c.value = ?)`);
-      params.push(options.ownerId);
-    }
-    const after = options.after;
-    if (after) {
-      const updated = cursorTimestamp(after.updated_at);
-      const created = cursorTimestamp(after.created_at);
-      // The keyset of ORDER BY updated_at DESC, created_at DESC, id ASC (byte order, like JS).
-      conditions.push(`(s.updated_at < ${TIMESTAMP_PARAM}
-        OR (s.updated_at = ${TIMESTAMP_PARAM} AND (s.created_at < ${TIMESTAMP_PARAM}
-          OR (s.created_at = ${TIMESTAMP_PARAM} AND s.id COLLATE "C" > ?::text))))`);
-      params.push(updated, updated, created, created, after.id);
-    }
-    let sql = `SELECT ${COLUMNS} FROM assistant_sessions AS s
-      ${conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : ""}
-      ORDER BY s.updated_at DESC, s.created_at DESC, s.id COLLATE "C" ASC`;
-    if (options.limit !== undefined) {
-      sql += " LIMIT ?";
-      params.push(Math.max(0, Math.floor(options.limit)));
-    }
+    const { sql, params } = listQuery(options);
     return (await this.db.query<SessionInfoRow>(sql, params)).map(
       sessionInfoFromRow,
     );
+  }
+
+  /**
+   * The page of `list()` with each row's owner, metadata and message count, in one statement:
+   * the page is cut first, so the per-row lookups (by primary key, and a COUNT over the
+   * `(session_id, id)` key) run only for the rows listed.
+   */
+  async listDetailed(options: RegistryListOptions): Promise<SessionListing[]> {
+    await this.#ready();
+    const { sql, params } = listQuery(options);
+    const rows = await this.db.query<
+      SessionInfoRow & {
+        owner_id: string | null;
+        metadata: string | null;
+        message_count: string | number;
+      }
+    >(
+      `SELECT page.*,
+        (SELECT c.value FROM assistant_config AS c
+          WHERE c.session_id = page.id AND c.key = 'owner') AS owner_id,
+        (SELECT json_object_agg(substr(c.key, ${METADATA_PREFIX.length + 1}), c.value
+            ORDER BY c.key COLLATE "C")::text
+          FROM assistant_config AS c
+          WHERE c.session_id = page.id
+            AND left(c.key, ${METADATA_PREFIX.length}) = '${METADATA_PREFIX}') AS metadata,
+        (SELECT count(*) FROM assistant_messages AS m
+          WHERE m.session_id = page.id) AS message_count
+      FROM (${sql}) AS page`,
+      params,
+    );
+    // The outer query keeps no order of its own: the page's, restored by the same comparator.
+    const listings = rows.map((row) => ({
+      info: sessionInfoFromRow(row),
+      ownerId: row.owner_id ?? null,
+      metadata: row.metadata
+        ? (JSON.parse(row.metadata) as Record<string, string>)
+        : {},
+      messageCount: toCount(row.message_count),
+    }));
+    return listings.sort((a, b) => compareListOrder(a.info, b.info));
   }
 
   async update(id: string, patch: SessionInfoPatch): Promise<boolean> {
@@ -279,6 +298,41 @@ const PATCHABLE = [
   "source",
   "updated_at",
 ] as const satisfies ReadonlyArray<keyof SessionInfoPatch>;
+
+/** The config key prefix of metadata entries (the manager's `meta:`). */
+const METADATA_PREFIX = "meta:";
+
+/** The statement of a `list()` page. */
+function listQuery(options: RegistryListOptions): {
+  sql: string;
+  params: unknown[];
+} {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  if (options.ownerId !== undefined) {
+    conditions.push(`EXISTS (SELECT 1 FROM assistant_config AS c
+      WHERE c.session_id = s.id AND c.key = 'owner' AND c.value = ?)`);
+    params.push(options.ownerId);
+  }
+  const after = options.after;
+  if (after) {
+    const updated = cursorTimestamp(after.updated_at);
+    const created = cursorTimestamp(after.created_at);
+    // The keyset of ORDER BY updated_at DESC, created_at DESC, id ASC (byte order, like JS).
+    conditions.push(`(s.updated_at < ${TIMESTAMP_PARAM}
+      OR (s.updated_at = ${TIMESTAMP_PARAM} AND (s.created_at < ${TIMESTAMP_PARAM}
+        OR (s.created_at = ${TIMESTAMP_PARAM} AND s.id COLLATE "C" > ?::text))))`);
+    params.push(updated, updated, created, created, after.id);
+  }
+  let sql = `SELECT ${COLUMNS} FROM assistant_sessions AS s
+    ${conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : ""}
+    ORDER BY s.updated_at DESC, s.created_at DESC, s.id COLLATE "C" ASC`;
+  if (options.limit !== undefined) {
+    sql += " LIMIT ?";
+    params.push(Math.max(0, Math.floor(options.limit)));
+  }
+  return { sql, params };
+}
 
 /** A timestamp to bind, as ISO-8601 UTC; `INVALID_ARGUMENT` for one that is not a date. */
 function timestamp(value: unknown, name: string): string {

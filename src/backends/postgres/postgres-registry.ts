@@ -4,6 +4,7 @@ import type {
   RegistryListOptions,
   RegistrySearchOptions,
   SessionInfoPatch,
+  SessionListing,
   SessionRegistry,
   SummaryHit,
 } from "../../session/contracts/registry.js";
@@ -40,6 +41,11 @@ export class PostgresSessionRegistry implements SessionRegistry {
 
   async list(options: RegistryListOptions): Promise<SessionInfo[]> {
     return (await this.#store()).list(options);
+  }
+
+  /** The page of `list()` with owner, metadata and message count per row, in one statement. */
+  async listDetailed(options: RegistryListOptions): Promise<SessionListing[]> {
+    return (await this.#store()).listDetailed(options);
   }
 
   async update(id: string, patch: SessionInfoPatch): Promise<boolean> {

@@ -34,6 +34,18 @@ import { PostgresContextProvider } from "./postgres-context-provider.js";
 import { postgresOps } from "./postgres-lazy.js";
 import type { PostgresSessionStore } from "./postgres-session-store.js";
 
+/** Options of `PostgresSessionProvider`. */
+export interface PostgresSessionProviderOptions {
+  /**
+   * Each append also sets the session's `assistant_sessions.updated_at` (registering a session
+   * without a row), in the insert statement itself: what a SessionManager does after every
+   * append, without the second round trip. The sessions of `postgresBackend()` (and so of
+   * `SessionManager.create(pool)`) have it; default `false`, where only the first append
+   * registers a session without a row and `updated_at` is left to the manager.
+   */
+  touchRegistry?: boolean;
+}
+
 /**
  * The PostgreSQL message store (docs/behavior/storage.md): the full `SessionProvider`, for several app instances
  * sharing one database. Takes a `pg` Pool or Client, or a Hyperdrive-style `execute` connection;
@@ -65,9 +77,14 @@ export class PostgresSessionProvider implements SessionProvider {
   /** Inline file data is kept once per database in `arbor_attachments`, apart from the rows. */
   readonly storesAttachments = true;
   readonly #client: PostgresClient;
+  readonly #options: PostgresSessionProviderOptions;
   #loaded: PostgresSessionStore | undefined;
 
-  constructor(client: PostgresClient, sessionId = "") {
+  constructor(
+    client: PostgresClient,
+    sessionId = "",
+    options: PostgresSessionProviderOptions = {},
+  ) {
     if (typeof sessionId !== "string") {
       throw new ArborTypeError(
         "INVALID_ARGUMENT",
@@ -76,6 +93,7 @@ export class PostgresSessionProvider implements SessionProvider {
     }
     this.#client = checkPostgresClient(client);
     this.sessionId = sessionId;
+    this.#options = { touchRegistry: options.touchRegistry === true };
   }
 
   /** The client: sessions over the same client and id share one in-process append lock. */
@@ -90,7 +108,7 @@ export class PostgresSessionProvider implements SessionProvider {
 
   /** The same store scoped to another session id. */
   forSession(sessionId: string): PostgresSessionProvider {
-    return new PostgresSessionProvider(this.#client, sessionId);
+    return new PostgresSessionProvider(this.#client, sessionId, this.#options);
   }
 
   /** A writable block row in `cf_agents_context_blocks` under `key` (docs/behavior/session-setup.md auto-wiring). */
@@ -109,6 +127,13 @@ export class PostgresSessionProvider implements SessionProvider {
 
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
     return (await this.#store()).getHistory(leafId);
+  }
+
+  /** `getHistory` and the id of the leaf its path ends at, in one statement. */
+  async getHistoryAndLeaf(
+    leafId?: string | null,
+  ): Promise<{ messages: SessionMessage[]; leafId: string | null }> {
+    return (await this.#store()).getHistoryAndLeaf(leafId);
   }
 
   async getLatestLeaf(): Promise<SessionMessage | null> {
@@ -282,6 +307,7 @@ export class PostgresSessionProvider implements SessionProvider {
       this.#loaded ??= new ops.PostgresSessionStore(
         ops.postgresExecutor(this.#client),
         this.sessionId,
+        this.#options.touchRegistry === true,
       );
     }
     return this.#loaded;

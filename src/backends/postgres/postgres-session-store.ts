@@ -57,6 +57,8 @@ export class PostgresSessionStore {
   constructor(
     readonly db: PostgresExecutor,
     readonly sessionId: string,
+    /** Appends set the registry row's `updated_at` in the insert (`PostgresSessionProviderOptions`). */
+    readonly touchRegistry = false,
   ) {}
 
   async getMessage(id: string): Promise<SessionMessage | null> {
@@ -65,6 +67,13 @@ export class PostgresSessionStore {
   }
 
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
+    return (await this.getHistoryAndLeaf(leafId)).messages;
+  }
+
+  /** `getHistory` and the id of the leaf its path ends at, in one statement. */
+  async getHistoryAndLeaf(
+    leafId?: string | null,
+  ): Promise<{ messages: SessionMessage[]; leafId: string | null }> {
     await this.#ready();
     return loadHistory(this.db, this.sessionId, target(leafId));
   }
@@ -98,14 +107,17 @@ export class PostgresSessionStore {
     // Encoded (and so validated) before waiting for the store: an invalid message throws first.
     const encoded = encodeForStorage(message, json);
     await this.#ready();
+    // The registry row of "" (no namespace) is never written.
+    const touch = this.touchRegistry && this.sessionId !== "";
     const result = await insertMessage(
       this.db,
       this.sessionId,
       message,
       encoded,
       parentId,
+      touch ? new Date().toISOString() : null,
     );
-    if (result.inserted) await this.#registerOnFirstWrite();
+    if (result.inserted && !touch) await this.#registerOnFirstWrite();
     return result;
   }
 

@@ -1,4 +1,4 @@
-import { RECORD_CHANGE_SQL } from "./postgres-sql.js";
+import { RECORD_CHANGE_SQL, TIMESTAMPTZ_PARAM } from "./postgres-sql.js";
 import type { encodeForStorage } from "../../session/core/attachments.js";
 import { searchableText } from "../../session/core/message-codec.js";
 import type { InsertMessageResult } from "../../session/contracts/provider.js";
@@ -23,6 +23,11 @@ type EncodedMessage = ReturnType<typeof encodeForStorage>;
  * when `parentId` is `undefined`) and inserts, so concurrent appends from any number of processes
  * form a chain. Says under which parent the row went; writes nothing when the id already exists
  * in this session.
+ *
+ * With `touchedAt`, a row it inserts also sets the session's registry `updated_at` to it, and
+ * registers a session without a row (named by its id), in the same statement: the touch a
+ * manager makes after an append, committed with the message or not at all. The row lock on
+ * `assistant_sessions` is taken after the session lock, the order every writer follows.
  */
 export async function insertMessage(
   db: PostgresQueryable,
@@ -30,7 +35,18 @@ export async function insertMessage(
   message: SessionMessage,
   encoded: EncodedMessage,
   parentId: string | null | undefined,
+  touchedAt: string | null = null,
 ): Promise<InsertMessageResult> {
+  const touch =
+    touchedAt === null
+      ? ""
+      : `,
+    registered AS (
+      INSERT INTO assistant_sessions (id, name, created_at, updated_at)
+      SELECT ?, ?, stamp.at, stamp.at
+      FROM inserted, (SELECT date_trunc('milliseconds', ${TIMESTAMPTZ_PARAM}) AS at) AS stamp
+      ON CONFLICT (id) DO UPDATE SET updated_at = EXCLUDED.updated_at
+    )`;
   const rows = await db.query<{
     seq: string;
     parent_id: string | null;
@@ -44,7 +60,7 @@ export async function insertMessage(
       SELECT ?, ?, parent.id, ?, ?, ?, clock_timestamp() FROM parent
       ON CONFLICT (session_id, id) DO NOTHING
       RETURNING seq, parent_id
-    )
+    )${touch}
     SELECT seq, parent_id, ${RECORD_CHANGE_SQL} AS change, ${ATTACH_SQL} AS attached
     FROM inserted`,
     [
@@ -57,6 +73,7 @@ export async function insertMessage(
       message.role,
       encoded.json,
       indexText(searchableText(message)),
+      ...(touchedAt === null ? [] : [sessionId, sessionId, touchedAt]),
       sessionId,
       "append",
       JSON.stringify([message.id]),
@@ -66,9 +83,12 @@ export async function insertMessage(
     ],
   );
   const [inserted] = rows;
-  return inserted
-    ? { inserted: true, parentId: inserted.parent_id ?? null }
-    : { inserted: false, parentId: null };
+  if (!inserted) return { inserted: false, parentId: null };
+  return {
+    inserted: true,
+    parentId: inserted.parent_id ?? null,
+    ...(touchedAt === null ? {} : { registryTouched: true }),
+  };
 }
 
 /**

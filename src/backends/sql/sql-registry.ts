@@ -24,12 +24,14 @@ import {
 } from "./sql-message-chunks.js";
 import { ensureBlockHistoryTable } from "./sql-block-history.js";
 import { ensureContextBlockTable } from "./sql-context-provider.js";
-import type {
-  RegistryListOptions,
-  RegistrySearchOptions,
-  SessionInfoPatch,
-  SessionRegistry,
-  SummaryHit,
+import {
+  compareListOrder,
+  type RegistryListOptions,
+  type RegistrySearchOptions,
+  type SessionInfoPatch,
+  type SessionListing,
+  type SessionRegistry,
+  type SummaryHit,
 } from "../../session/contracts/registry.js";
 
 const ready = new WeakSet<object>();
@@ -85,6 +87,54 @@ export class SqlSessionRegistry implements SessionRegistry {
             AND s.id > ${after?.id ?? null}))
       ORDER BY s.updated_at DESC, s.created_at DESC, s.id ASC
       LIMIT ${limit}`.map(sessionInfoFromRow);
+  }
+
+  /**
+   * The page of `list()` with each row's owner, metadata and message count, in one statement:
+   * the page is cut first, so the per-row lookups run only for the rows listed.
+   */
+  listDetailed(options: RegistryListOptions): SessionListing[] {
+    this.ready();
+    const after = options.after;
+    const limit = options.limit ?? -1;
+    const rows = this.agent.sql<
+      SessionInfo & {
+        arbor_owner_id: string | null;
+        arbor_metadata: string | null;
+        arbor_message_count: number;
+      }
+    >`
+      SELECT page.*,
+        (SELECT c.value FROM assistant_config AS c
+          WHERE c.session_id = page.id AND c.key = 'owner') AS arbor_owner_id,
+        (SELECT json_group_object(substr(c.key, 6), c.value) FROM assistant_config AS c
+          WHERE c.session_id = page.id AND substr(c.key, 1, 5) = 'meta:') AS arbor_metadata,
+        (SELECT COUNT(*) FROM assistant_messages AS m
+          WHERE m.session_id = page.id) AS arbor_message_count
+      FROM (SELECT s.* FROM assistant_sessions AS s
+        WHERE (${options.ownerId ?? null} IS NULL OR EXISTS (
+            SELECT 1 FROM assistant_config AS c
+            WHERE c.session_id = s.id AND c.key = 'owner' AND c.value = ${options.ownerId ?? null}))
+          AND (${after ? 1 : 0} = 0
+            OR s.updated_at < ${after?.updated_at ?? null}
+            OR (s.updated_at = ${after?.updated_at ?? null} AND s.created_at < ${after?.created_at ?? null})
+            OR (s.updated_at = ${after?.updated_at ?? null} AND s.created_at = ${after?.created_at ?? null}
+              AND s.id > ${after?.id ?? null}))
+        ORDER BY s.updated_at DESC, s.created_at DESC, s.id ASC
+        LIMIT ${limit}) AS page`;
+    // Keys and rows in the order `listConfig()` and `list()` give them.
+    return rows
+      .map((row) => ({
+        info: sessionInfoFromRow(row),
+        ownerId: row.arbor_owner_id ?? null,
+        metadata: Object.fromEntries(
+          Object.entries(
+            JSON.parse(row.arbor_metadata ?? "{}") as Record<string, string>,
+          ).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        ),
+        messageCount: Number(row.arbor_message_count ?? 0),
+      }))
+      .sort((a, b) => compareListOrder(a.info, b.info));
   }
 
   update(id: string, patch: SessionInfoPatch): boolean {

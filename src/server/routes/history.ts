@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { SessionSnapshot } from "../../session/contracts/session-info.js";
-import type { Session } from "../../session/session.js";
+import type { SessionMessage } from "../../session/contracts/types.js";
+import { activeHistory, type Session } from "../../session/session.js";
 import {
   openSession,
   requireMessage,
@@ -84,8 +85,13 @@ export function historyRoutes(
   app.openapi(getHistory, async (c) => {
     const { id } = c.req.valid("param");
     const session = await openSession(deps, c, id);
-    const leafId = await resolveLeaf(session, id, c.req.valid("query").leafId);
-    const messages = leafId === null ? [] : await session.getHistory(leafId);
+    const given = c.req.valid("query").leafId;
+    // The active branch: its leaf and history in one read where the store can (one statement on
+    // PostgreSQL), so the two agree while other writers append.
+    const { messages, leafId } =
+      given === undefined
+        ? await activeHistory(session)
+        : await historyOf(session, id, given);
     return c.json({ messages: messages.map(toWire), leafId }, 200);
   });
 
@@ -130,15 +136,14 @@ export function historyRoutes(
 
 // --- Internal helpers ---
 
-/** The given leaf (which must exist) or the active one; `null` for an empty session. */
-async function resolveLeaf(
+/** The history of the given leaf, which must exist. */
+async function historyOf(
   session: Session,
   sessionId: string,
-  given: string | undefined,
-): Promise<string | null> {
-  if (given !== undefined)
-    return (await requireMessage(session, sessionId, given)).id;
-  return (await session.getLatestLeaf())?.id ?? null;
+  given: string,
+): Promise<{ messages: SessionMessage[]; leafId: string }> {
+  const leafId = (await requireMessage(session, sessionId, given)).id;
+  return { messages: await session.getHistory(leafId), leafId };
 }
 
 function treeNodes(snapshot: SessionSnapshot) {

@@ -93,13 +93,19 @@ export function sessionRoutes(
   app.openapi(listSessions, async (c) => {
     const { limit, cursor, owner } = c.req.valid("query");
     const ownerId = tenantOf(c) ?? owner;
-    const page = await manager.listPage({
+    // One query per page on the built-in backends, whatever its length (docs/server.md#sessions).
+    const page = await manager.listDetailedPage({
       limit: limit ?? 50,
       ...(cursor ? { cursor } : {}),
       ...(ownerId !== undefined ? { ownerId } : {}),
     });
-    const sessions = await Promise.all(
-      page.sessions.map((info) => sessionView(manager, info)),
+    const sessions = page.sessions.map(
+      ({ info, ownerId, metadata, messageCount }) => ({
+        ...info,
+        ownerId,
+        metadata,
+        messageCount,
+      }),
     );
     return c.json({ sessions, nextCursor: page.nextCursor }, 200);
   });

@@ -64,6 +64,12 @@ export interface InsertMessageResult {
   inserted: boolean;
   /** The parent the row was stored under (`null` = a root); `null` when nothing was inserted. */
   parentId: string | null;
+  /**
+   * `true` when the same statement also set the session's registry `updated_at` (and registered
+   * a session without a row), so a manager over that registry does not touch it again: one
+   * round trip fewer per append. Absent or `false`: the manager touches it after the insert.
+   */
+  registryTouched?: boolean;
 }
 
 /** The members every `SessionProvider` must have; the rest of the interface is optional. */
@@ -88,6 +94,15 @@ export interface SessionProvider {
   getHistory(leafId?: string | null): MaybePromise<SessionMessage[]>;
   /** The most recently inserted leaf, raw, or `null` for an empty session. */
   getLatestLeaf(): MaybePromise<SessionMessage | null>;
+  /**
+   * Optional: `getHistory(leafId)` and the id of the leaf that path ends at (the latest leaf for
+   * null/undefined/""; `null` for an empty session), from one read, so the history of the active
+   * branch and its leaf agree even while other writers append. Without it the Session reads the
+   * leaf first, then its history.
+   */
+  getHistoryAndLeaf?(
+    leafId?: string | null,
+  ): MaybePromise<{ messages: SessionMessage[]; leafId: string | null }>;
   /** Optional: the latest leaf's id alone (no decode); used on hot paths when present. */
   getLatestLeafId?(): MaybePromise<string | null>;
   /** Children of `messageId` in insertion order (oldest first). */

@@ -32,6 +32,17 @@ export interface SummaryHit {
   id: string;
 }
 
+/**
+ * A listed session with what a listing shows beside its row (`listDetailed()`): the owner, the
+ * metadata entries and the number of stored messages, every branch counted.
+ */
+export interface SessionListing {
+  info: SessionInfo;
+  ownerId: string | null;
+  metadata: Record<string, string>;
+  messageCount: number;
+}
+
 /** Fields `update()` may change. */
 export type SessionInfoPatch = Partial<
   Pick<SessionInfo, "name" | "end_reason" | "model" | "source" | "updated_at">
@@ -51,6 +62,13 @@ export interface SessionRegistry {
    * `after` in that order; at most `limit`; only sessions owned by `ownerId` when given.
    */
   list(options: RegistryListOptions): MaybePromise<SessionInfo[]>;
+  /**
+   * Optional: the rows of `list()` (same options, same order) with each one's owner, metadata
+   * (config keys `meta:*`, the prefix dropped) and message count (a COUNT, like the provider's
+   * `countMessages`), read together, so a page costs the same number of queries whatever its
+   * length. Without it the manager reads them per row.
+   */
+  listDetailed?(options: RegistryListOptions): MaybePromise<SessionListing[]>;
   /** Changes fields of a row; `false` when there is none. */
   update(id: string, patch: SessionInfoPatch): MaybePromise<boolean>;
   /** Adds to the usage counters and sets `updated_at`; `false` when there is no row. */

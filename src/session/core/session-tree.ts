@@ -1,5 +1,6 @@
 import { BranchPointer } from "./branch-pointer.js";
 import {
+  isOverlayRowId,
   visibleBranches,
   visibleHistory,
   visibleLatestLeaf,
@@ -59,6 +60,32 @@ export class SessionTree {
   /** The path root → leaf with overlays applied (active leaf by default). */
   async history(leafId?: string | null): Promise<SessionMessage[]> {
     return visibleHistory(this.provider, await this.leaf(leafId));
+  }
+
+  /**
+   * The active branch's history and its leaf id (`null` for an empty session), as `latestLeaf()`
+   * then `history()` of it would give them. With no chosen branch and a provider that has
+   * `getHistoryAndLeaf`, one read; a leaf or path that holds a hidden overlay row falls back.
+   */
+  async activeHistory(): Promise<{
+    messages: SessionMessage[];
+    leafId: string | null;
+  }> {
+    const chosen = await this.pointer.leafId();
+    if (chosen === undefined && this.provider.getHistoryAndLeaf) {
+      const read = await this.provider.getHistoryAndLeaf(undefined);
+      if (
+        !isOverlayRowId(read.leafId) &&
+        !read.messages.some((message) => isOverlayRowId(message.id))
+      )
+        return read;
+    }
+    const leafId = (await this.latestLeaf())?.id ?? null;
+    return {
+      messages:
+        leafId === null ? [] : await visibleHistory(this.provider, leafId),
+      leafId,
+    };
   }
 
   /** Children of `messageId`, oldest first; a hidden row's children stand in for it. */

@@ -4,6 +4,7 @@ import type { WritableContextProvider } from "../contracts/context-provider.js";
 import type { Backend } from "../contracts/backend.js";
 import type { BackendStreams } from "../contracts/chat-streams.js";
 import type { SqlProvider } from "../contracts/sql-provider.js";
+import type { SessionListing } from "../contracts/registry.js";
 import type {
   SessionInfo,
   SessionSnapshot,
@@ -67,6 +68,7 @@ import {
   requireRow,
 } from "./session-rows.js";
 import { ImportIndex } from "./import-index.js";
+import { listDetailedPage } from "./session-listing.js";
 import { SessionSettings } from "./session-settings.js";
 import * as tenancy from "./tenancy.js";
 
@@ -257,6 +259,19 @@ export class SessionManager {
     options: ListSessionsOptions = {},
   ): Promise<{ sessions: SessionInfo[]; nextCursor: string | null }> {
     return listPage(this.backend.registry, options);
+  }
+
+  /**
+   * `listPage()` with each session's owner, metadata and stored message count (every branch), as
+   * `GET /v1/sessions` shows them: one query per page on the built-in backends
+   * (`SessionRegistry.listDetailed`), whatever its length.
+   */
+  async listDetailedPage(
+    options: ListSessionsOptions = {},
+  ): Promise<{ sessions: SessionListing[]; nextCursor: string | null }> {
+    return listDetailedPage(this.backend.registry, options, (id) =>
+      this.getSession(id).countMessages(),
+    );
   }
 
   async rename(id: string, name: string): Promise<void> {
@@ -604,8 +619,14 @@ export class SessionManager {
       id,
       historyProvider(this.backend.registry, (q, o) => this.search(q, o)),
     );
-    setAfterWrite(session, () =>
-      this.backend.registry.touch(id, new Date().toISOString()),
+    // An append whose statement already touched this registry's row (the backend's own
+    // registry) needs no second statement; every other write touches it here.
+    const ownRegistry =
+      this.backend.backend?.registry === this.backend.registry;
+    setAfterWrite(session, (write) =>
+      ownRegistry && write?.registryTouched
+        ? undefined
+        : this.backend.registry.touch(id, new Date().toISOString()),
     );
     return session;
   }

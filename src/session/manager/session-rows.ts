@@ -1,4 +1,8 @@
-import type { ListPosition, SessionRegistry } from "../contracts/registry.js";
+import type {
+  ListPosition,
+  RegistryListOptions,
+  SessionRegistry,
+} from "../contracts/registry.js";
 import type { SessionInfo } from "../contracts/session-info.js";
 import { unstorableReason } from "../core/storable-text.js";
 import { ArborError, ArborTypeError } from "../errors/index.js";
@@ -119,21 +123,37 @@ export async function listPage(
   registry: SessionRegistry,
   options: ListSessionsOptions,
 ): Promise<{ sessions: SessionInfo[]; nextCursor: string | null }> {
+  const { query, limit } = registryQuery(options);
+  const sessions = await registry.list(query);
+  return { sessions, nextCursor: nextCursor(sessions, limit) };
+}
+
+/** The registry's list options for a page, and the page's limit. */
+export function registryQuery(options: ListSessionsOptions): {
+  query: RegistryListOptions;
+  limit: number | undefined;
+} {
   const limit =
     Number.isInteger(options.limit) && (options.limit as number) > 0
       ? options.limit
       : undefined;
-  const sessions = await registry.list({
+  const query = {
     ...(options.ownerId !== undefined ? { ownerId: options.ownerId } : {}),
     ...(limit !== undefined ? { limit } : {}),
     ...(options.cursor ? { after: decodeCursor(options.cursor) } : {}),
-  });
+  };
+  return { query, limit };
+}
+
+/** The cursor after `sessions`, a page of at most `limit`; `null` after the last page. */
+export function nextCursor(
+  sessions: readonly SessionInfo[],
+  limit: number | undefined,
+): string | null {
   const last = sessions.at(-1);
-  const nextCursor =
-    limit !== undefined && last && sessions.length === limit
-      ? encodeCursor(last)
-      : null;
-  return { sessions, nextCursor };
+  return limit !== undefined && last && sessions.length === limit
+    ? encodeCursor(last)
+    : null;
 }
 
 // --- Internal helpers ---

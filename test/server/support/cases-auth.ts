@@ -153,7 +153,7 @@ export function authCases(withStore: WithStore): void {
       const manager = store.manager();
       const logged: string[] = [];
       const broken = Object.assign(Object.create(manager) as SessionManager, {
-        listPage: async () => {
+        listDetailedPage: async () => {
           throw new Error("database exploded at /srv/secret/path");
         },
       });

@@ -1,0 +1,132 @@
+// Statements per request on PostgreSQL (docs/postgres.md, "Round trips"): every statement any
+// connection of the pool sends is counted, so the numbers are what the database sees. A count is
+// behaviour, not timing: a route that grows a query per listed session or a read before every
+// write fails here, however fast the machine.
+import pg from "pg";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createApp } from "../../src/server/index.js";
+import { SessionManager } from "../../src/session/index.js";
+import {
+  createTestDatabase,
+  describePostgres,
+  type TestDatabase,
+} from "../providers/postgres-database.js";
+import { client, text, type Call } from "./support/client.js";
+
+/** The default page of `GET /v1/sessions`. */
+const PAGE = 50;
+
+describePostgres("statements per request on PostgreSQL (pg Pool)", () => {
+  let database: TestDatabase | undefined;
+  let pool: pg.Pool;
+  let call: Call;
+  const sent: string[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    pool = new pg.Pool({ connectionString: database.url, max: 4 });
+    pool.on("connect", (connection) => countStatements(connection, sent));
+    call = client(createApp({ manager: SessionManager.create(pool) }));
+  }, 60_000);
+
+  afterAll(async () => {
+    await pool?.end();
+    await database?.drop();
+  }, 60_000);
+
+  /** The statements `request` sends, once the change announcement after a write went out too. */
+  async function statementsOf(request: () => Promise<unknown>) {
+    await settle();
+    sent.length = 0;
+    await request();
+    await settle();
+    return sent.filter((sql) => !sql.startsWith("SELECT pg_notify"));
+  }
+
+  it("an append, a history read and a page of the list", async () => {
+    const ids: string[] = [];
+    for (let index = 0; index < PAGE; index++) {
+      const created = await call("POST", "/v1/sessions", {
+        json: { name: `S${index}`, metadata: { n: String(index) } },
+      });
+      ids.push(created.body.id as string);
+      await call("POST", `/v1/sessions/${created.body.id}/messages`, {
+        json: { message: text(`m${index}`, "Hello") },
+      });
+    }
+    const target = ids[0]!;
+
+    const append = await statementsOf(async () => {
+      const answer = await call("POST", `/v1/sessions/${target}/messages`, {
+        json: { message: text("second", "Again") },
+      });
+      expect(answer.status).toBe(201);
+    });
+    const retry = await statementsOf(async () => {
+      const answer = await call("POST", `/v1/sessions/${target}/messages`, {
+        json: { message: text("second", "Again") },
+      });
+      expect(answer.status).toBe(200);
+    });
+    const history = await statementsOf(async () => {
+      const answer = await call("GET", `/v1/sessions/${target}/history`);
+      expect(answer.body.messages.map((m: { id: string }) => m.id)).toEqual([
+        "m0",
+        "second",
+      ]);
+    });
+    const list = await statementsOf(async () => {
+      const answer = await call("GET", "/v1/sessions");
+      expect(answer.body.sessions).toHaveLength(PAGE);
+      const row = answer.body.sessions.find(
+        (session: { id: string }) => session.id === target,
+      );
+      expect(row).toMatchObject({ messageCount: 2, metadata: { n: "0" } });
+    });
+    // Before: 3 (the access check, the insert, the registry touch), 4 (the access check, the
+    // leaf, the path, the overlays) and 151 (1 + 3 per listed session).
+    expect({
+      append: append.length,
+      retry: retry.length,
+      history: history.length,
+      list: list.length,
+    }).toEqual({ append: 2, retry: 3, history: 2, list: 1 });
+    // The append's registry touch rides in its insert: the row moved to the top of the list.
+    const top = await call("GET", "/v1/sessions?limit=1");
+    expect(top.body.sessions[0].id).toBe(target);
+
+    // Every page costs one statement, the next one too.
+    const next = await statementsOf(async () => {
+      const first = await call("GET", "/v1/sessions?limit=20");
+      const second = await call(
+        "GET",
+        `/v1/sessions?limit=20&cursor=${first.body.nextCursor}`,
+      );
+      expect(second.body.sessions).toHaveLength(20);
+    });
+    expect(next).toHaveLength(2);
+  }, 120_000);
+});
+
+// --- Internal helpers ---
+
+/** Records the text of every statement `connection` sends. */
+function countStatements(connection: pg.PoolClient, sent: string[]): void {
+  const query = connection.query.bind(connection) as (
+    ...args: unknown[]
+  ) => unknown;
+  (connection as { query: unknown }).query = (...args: unknown[]) => {
+    const [first] = args;
+    const sql =
+      typeof first === "string"
+        ? first
+        : String((first as { text?: unknown }).text);
+    sent.push(sql.replace(/\s+/g, " ").trim());
+    return query(...args);
+  };
+}
+
+/** Lets timers (the change announcement) and in-flight statements finish. */
+function settle(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 50));
+}
