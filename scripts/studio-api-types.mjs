@@ -133,7 +133,14 @@ async function builtDocument() {
   const app = createApp({
     manager: SessionManager.create(openSqlite(":memory:")),
   });
-  const response = await app.fetch(new Request("http://studio/openapi.json"));
+  // A loopback host: a server without keys refuses other Host names (docs/server.md).
+  const response = await app.fetch(
+    new Request("http://localhost/openapi.json"),
+  );
+  if (!response.ok)
+    throw new Error(
+      `GET /openapi.json answered ${response.status}: ${await response.text()}`,
+    );
   return response.json();
 }
 

@@ -86,6 +86,8 @@ describePostgres("PostgreSQL schema", () => {
     expect(meta.rows).toEqual([
       { key: "postgres_schema_version", value: String(version) },
       { key: "text_search_config", value: "english" },
+      // A store created now counts tokens with the multilingual estimate (docs/token-estimation.md).
+      { key: "token_estimate", value: "multilingual" },
     ]);
   });
 

@@ -14,9 +14,11 @@ describe("studio API types", () => {
     const app = createApp({
       manager: SessionManager.create(openSqlite(":memory:")),
     });
-    const document = (await (
-      await app.fetch(new Request("http://studio/openapi.json"))
-    ).json()) as object;
+    const response = await app.fetch(
+      new Request("http://localhost/openapi.json"),
+    );
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as object;
     const { formattedApiTypes, GENERATED_PATH } = generator as {
       formattedApiTypes: (document: object) => Promise<string>;
       GENERATED_PATH: string;

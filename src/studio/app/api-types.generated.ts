@@ -177,6 +177,11 @@ export interface Prompt {
   current: string;
 }
 
+export interface Ready {
+  status: "ready";
+  storage: "ok";
+}
+
 export interface RecentHistory {
   messages: Array<Message>;
   truncated: boolean;
