@@ -20,6 +20,7 @@
  */
 export {
   PostgresSessionProvider,
+  type PostgresSessionProviderOptions,
   PostgresContextProvider,
   PostgresSearchProvider,
   PostgresBlockHistory,

@@ -204,6 +204,7 @@ export {
 } from "./postgres-seed.js";
 /** PostgreSQL's options and client shapes; the rest of PostgreSQL is in `arbor-memory/postgres`. */
 export type {
+  PostgresSessionProviderOptions,
   PostgresSchemaOptions,
   PgClientLike,
   PostgresConnection,

@@ -3,7 +3,10 @@
  * the schema. Takes a `pg` Pool or Client, a postgres.js `sql` or a Hyperdrive-style `execute`
  * connection; imports no driver, so it loads in workerd.
  */
-export { PostgresSessionProvider } from "./postgres-session-provider.js";
+export {
+  PostgresSessionProvider,
+  type PostgresSessionProviderOptions,
+} from "./postgres-session-provider.js";
 export { PostgresContextProvider } from "./postgres-context-provider.js";
 export { PostgresSearchProvider } from "./postgres-search-provider.js";
 export { PostgresBlockHistory } from "./postgres-block-history.js";
