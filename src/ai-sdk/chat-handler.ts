@@ -344,10 +344,57 @@ async function validated(
   } catch (error) {
     throw new ArborTypeError(
       "INVALID_MESSAGE",
-      `[arbor] [ai-sdk] The new message is not a valid UI message: ${error instanceof Error ? error.message : String(error)}`,
+      `[arbor] [ai-sdk] The new message is not a valid UI message: ${invalidMessageReason(error, message)}`,
       { cause: error },
     );
   }
+}
+
+/**
+ * One line saying where a message failed validation (`parts[0]: no UI message part has type
+ * "bogus"`), from the schema issues behind the AI SDK's error; the full issue list stays on the
+ * error's `cause`. A union of every part shape would otherwise print each shape's complaint.
+ */
+function invalidMessageReason(error: unknown, message: unknown): string {
+  const cause: unknown =
+    error instanceof Error && error.cause !== undefined ? error.cause : error;
+  const issues: unknown =
+    typeof cause === "object" && cause !== null
+      ? Reflect.get(cause, "issues")
+      : undefined;
+  const [issue] = Array.isArray(issues) ? (issues as unknown[]) : [];
+  if (typeof issue !== "object" || issue === null) {
+    const text = error instanceof Error ? error.message : String(error);
+    return text.split("\n")[0] ?? text;
+  }
+  const rawPath: unknown = Reflect.get(issue, "path");
+  // The path starts at the array of messages validated, which holds only this one.
+  const path = (Array.isArray(rawPath) ? (rawPath as unknown[]) : []).slice(1);
+  const where =
+    path
+      .map((key, index) =>
+        typeof key === "number"
+          ? `[${key}]`
+          : `${index === 0 ? "" : "."}${String(key)}`,
+      )
+      .join("") || "the message";
+  if (Reflect.get(issue, "code") === "invalid_union") {
+    let value: unknown = message;
+    for (const key of path)
+      value =
+        typeof value === "object" && value !== null
+          ? Reflect.get(value, key as PropertyKey)
+          : undefined;
+    const type =
+      typeof value === "object" && value !== null
+        ? Reflect.get(value, "type")
+        : undefined;
+    return typeof type === "string"
+      ? `${where}: no UI message part has type ${JSON.stringify(type)} and these fields`
+      : `${where}: matches none of the shapes it may have`;
+  }
+  const text: unknown = Reflect.get(issue, "message");
+  return `${where}: ${typeof text === "string" ? text : "invalid"}`;
 }
 
 /**

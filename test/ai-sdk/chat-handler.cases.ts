@@ -155,9 +155,14 @@ export function runChatHandlerCases(factory: ChatStoreFactory): void {
         { ownerId: OWNER },
       );
       expect(response.status).toBe(400);
-      expect(
-        ((await response.json()) as { error: { code: string } }).error.code,
-      ).toBe("INVALID_MESSAGE");
+      const { error } = (await response.json()) as {
+        error: { code: string; message: string };
+      };
+      expect(error.code).toBe("INVALID_MESSAGE");
+      // One line naming the part, not every part shape's complaint.
+      expect(error.message).toBe(
+        '[arbor] [ai-sdk] The new message is not a valid UI message: parts[0]: no UI message part has type "nope" and these fields',
+      );
       expect((await chat.load(chatId, { ownerId: OWNER })).messages).toEqual(
         [],
       );

@@ -1,12 +1,9 @@
 import type { BackendStreams } from "../contracts/chat-streams.js";
 
-/** The members of `BackendStreams`, each forwarded to the loaded implementation. */
-const METHODS = ["begin", "append", "read", "requestStop", "finish"] as const;
-
 /**
  * A store's `BackendStreams` whose code (and, for SQL stores, tables) loads on first call, so a
  * store that never streams a chat answer, and a Worker bundle, does not carry it. A failed load
- * is tried again on the next call.
+ * is tried again on the next call. Every member is written out, so the contract checks it.
  */
 export function lazyStreams(
   load: () => Promise<BackendStreams>,
@@ -17,11 +14,14 @@ export function lazyStreams(
       loaded = null;
       throw error;
     }));
-  return Object.fromEntries(
-    METHODS.map((name) => [
-      name,
-      async (...args: never[]) =>
-        ((await real())[name] as (...a: never[]) => unknown)(...args),
-    ]),
-  ) as unknown as BackendStreams;
+  return {
+    begin: async (sessionId, streamId, options) =>
+      (await real()).begin(sessionId, streamId, options),
+    append: async (sessionId, streamId, chunks) =>
+      (await real()).append(sessionId, streamId, chunks),
+    read: async (sessionId, from) => (await real()).read(sessionId, from),
+    requestStop: async (sessionId) => (await real()).requestStop(sessionId),
+    finish: async (sessionId, streamId) =>
+      (await real()).finish(sessionId, streamId),
+  };
 }

@@ -107,6 +107,15 @@ export class SessionManager {
   private readonly retention: ManagerRetention;
   private readonly recall: ManagerRecall;
 
+  /**
+   * The chat streams of the manager's store, when it has them (`arbor-memory/ai-sdk` reads it).
+   *
+   * @internal Not public API: stripped from the published types.
+   */
+  static streamsOf(manager: SessionManager): BackendStreams | undefined {
+    return manager.host.backend?.streams;
+  }
+
   constructor(
     private readonly backend: ManagerBackend,
     private readonly options: SessionManagerOptions = {},
@@ -644,5 +653,5 @@ function occasional() {
 export function managerStreams(
   manager: SessionManager,
 ): BackendStreams | undefined {
-  return (manager as unknown as { host: ManagerHost }).host.backend?.streams;
+  return SessionManager.streamsOf(manager);
 }
