@@ -206,9 +206,7 @@ describe.skipIf(!available)("studio transcript in Chromium", () => {
     const bash = run.locator('.part-tool[data-tool="Bash"]');
     await bash.locator("summary").click();
     const output = bash.locator(".tool-output");
-    expect(
-      (await output.textContent())!.split("\n").length,
-    ).toBeLessThan(20);
+    expect((await output.textContent())!.split("\n").length).toBeLessThan(20);
     await bash.locator("button.unfold").click();
     expect(await output.textContent()).toBe(LONG_OUTPUT);
   });

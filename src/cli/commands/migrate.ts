@@ -1,4 +1,7 @@
-import { applyPostgresSchema, postgresSchemaSql } from "../../postgres/index.js";
+import {
+  applyPostgresSchema,
+  postgresSchemaSql,
+} from "../../postgres/index.js";
 import { stringOption, UsageError, type CommandSpec } from "../args.js";
 import { openPostgresPool } from "../store.js";
 

@@ -40,7 +40,10 @@ export interface SearchProvider extends ContextProvider {
    * Results formatted for the model, or `null` for none. `options` carries the model's
    * `since`/`until`; a provider whose entries have no time may ignore it.
    */
-  search(query: string, options?: SearchProviderOptions): Promise<string | null>;
+  search(
+    query: string,
+    options?: SearchProviderOptions,
+  ): Promise<string | null>;
   /** Optional: index an entry (keyed writes through `set_context`). */
   set?(key: string, content: string): Promise<void>;
 }
