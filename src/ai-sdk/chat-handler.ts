@@ -340,7 +340,7 @@ async function validated(
         ? { tools: validationTools(ai, options.tools, message) as never }
         : {}),
     });
-    return checked as unknown as SessionMessage;
+    return checked as SessionMessage;
   } catch (error) {
     throw new ArborTypeError(
       "INVALID_MESSAGE",

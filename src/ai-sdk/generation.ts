@@ -92,7 +92,7 @@ export async function runGeneration(generation: Generation): Promise<void> {
         if (!signal.aborted) failure ??= messageOf(error);
       },
     })) {
-      latest = snapshot as unknown as SessionMessage;
+      latest = snapshot as SessionMessage;
     }
   } catch (error) {
     if (!signal.aborted) failure ??= messageOf(error);
