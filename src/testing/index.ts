@@ -33,6 +33,7 @@ import { managerFeaturesSpec } from "./spec/manager-features.js";
 import { managerTenancySpec } from "./spec/manager-tenancy.js";
 import type { ConformanceApi, ProviderFactory } from "./types.js";
 import { ERASE_SCENARIOS, type EraseBackend } from "./erase/erase-scenarios.js";
+import { oneCaseAtATime } from "./one-case-at-a-time.js";
 
 export type {
   ConformanceApi,
@@ -178,7 +179,8 @@ export function runEraseConformance(
   api: ConformanceApi,
 ): void {
   api.describe(`arbor erase conformance: ${factory.name}`, () => {
+    const serial = oneCaseAtATime();
     for (const [name, scenario] of Object.entries(ERASE_SCENARIOS))
-      api.it(name, () => scenario(factory.create()));
+      api.it(name, () => serial(() => scenario(factory.create())));
   });
 }

@@ -4,6 +4,7 @@ import type {
 } from "../session/manager/session-manager.js";
 import type { Session } from "../session/session.js";
 import type { ConformanceApi } from "./types.js";
+import { oneCaseAtATime } from "./one-case-at-a-time.js";
 
 /**
  * One store under test for the SessionManager suite. `manager()` may be called several times per
@@ -55,19 +56,22 @@ export function createManagerSuite(
     const afterAll = factory.afterAll.bind(factory);
     api.afterAll(() => afterAll());
   }
+  const serial = oneCaseAtATime();
   return {
     expect: api.expect,
     describe: (name, fn) => api.describe(name, fn),
     it(name, body) {
-      api.it(name, async () => {
-        await start();
-        const store = await factory.create();
-        try {
-          await body(store);
-        } finally {
-          await store.destroy?.();
-        }
-      });
+      api.it(name, () =>
+        serial(async () => {
+          await start();
+          const store = await factory.create();
+          try {
+            await body(store);
+          } finally {
+            await store.destroy?.();
+          }
+        }),
+      );
     },
   };
 }

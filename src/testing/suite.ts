@@ -1,5 +1,6 @@
 import type { SessionProvider } from "../session/contracts/provider.js";
 import { Session } from "../session/session.js";
+import { oneCaseAtATime } from "./one-case-at-a-time.js";
 import { providerSubject, type Subject } from "./subject.js";
 import type {
   ConformanceApi,
@@ -71,15 +72,17 @@ export function createSuite(
     api.afterAll(() => afterAll());
   }
 
-  const runCase = async (layer: Layer, body: CaseBody): Promise<void> => {
-    await start();
-    const store = await factory.create();
-    try {
-      await body(caseContext(layer, store));
-    } finally {
-      await store.destroy?.();
-    }
-  };
+  const serial = oneCaseAtATime();
+  const runCase = (layer: Layer, body: CaseBody): Promise<void> =>
+    serial(async () => {
+      await start();
+      const store = await factory.create();
+      try {
+        await body(caseContext(layer, store));
+      } finally {
+        await store.destroy?.();
+      }
+    });
 
   const make = (layer: Layer): Suite => ({
     layer,
