@@ -45,7 +45,13 @@ describe("conformance cases run one at a time", () => {
     expect(events).toEqual(["create", "slow: start"]);
     release();
     await Promise.all([slow, next]);
-    expect(events).toEqual(["create", "slow: start", "slow: end", "create", "next"]);
+    expect(events).toEqual([
+      "create",
+      "slow: start",
+      "slow: end",
+      "create",
+      "next",
+    ]);
   });
 
   it("a failed case does not stop the ones after it, and its error stays its own", async () => {
