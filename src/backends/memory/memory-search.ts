@@ -5,6 +5,7 @@ import {
 } from "../../session/core/search-terms.js";
 import {
   analyzeQuery,
+  rarestIndexes,
   type AnalyzedQuery,
 } from "../../session/core/query-analysis.js";
 import {
@@ -124,12 +125,18 @@ export function scoreRows(
     if (matched) found.push({ row, counts, length: indexed.length });
   }
   const averageLength = documents > 0 ? totalLength / documents : 1;
-  const weights = documentFrequency.map((frequency) =>
+  // The rarest terms are the ranked ones (`rarestTerms`), as on the other backends.
+  const kept =
+    analyzed.match === "any"
+      ? rarestIndexes(matchers.length, documentFrequency)
+      : matchers.map((_, at) => at);
+  const rankedFrequency = kept.map((at) => documentFrequency[at]!);
+  const weights = rankedFrequency.map((frequency) =>
     Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5)),
   );
   const arm = rareTermArm(
     analyzed.match,
-    documentFrequency,
+    rankedFrequency,
     rankWindow(normalizeSearchLimit(limit)),
   );
   const rareTerms = arm.rare === null ? null : new Set(arm.rare);
@@ -137,7 +144,10 @@ export function scoreRows(
     arm.rare === null &&
     arm.anyWindow > rankWindow(normalizeSearchLimit(limit));
   const hits: ScoredRow[] = [];
-  for (const { row, counts, length } of found) {
+  for (const match of found) {
+    const { row, length } = match;
+    const counts = kept.map((at) => match.counts[at]!);
+    if (counts.every((count) => count === 0)) continue;
     const every = counts.every((count) => count > 0);
     if (analyzed.match === "all" && !every) continue;
     const rare =
@@ -178,7 +188,15 @@ function index(text: string): Indexed {
 function termMatchers(analyzed: AnalyzedQuery): Matcher[] {
   const matchers: Matcher[] = [];
   for (const term of analyzed.terms) {
-    const forms = term.forms.flatMap(formMatcher);
+    // Forms one stem apart ("buys", "buying", "buy") are one token here: each is counted once.
+    const forms = [
+      ...new Map(
+        term.forms.map((form) => [
+          wordTokens(foldText(form)).join(" ") || form,
+          form,
+        ]),
+      ).values(),
+    ].flatMap(formMatcher);
     // A term with no letter or digit can never be a token; it is ignored, as FTS5 ignores it.
     if (forms.length === 0) continue;
     matchers.push((indexed) => {

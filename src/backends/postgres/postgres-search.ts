@@ -18,6 +18,7 @@ import {
   type SearchTerm,
 } from "./postgres-search-text.js";
 import { hasCjk } from "../../session/core/search-terms.js";
+import { rarestIndexes } from "../../session/core/query-analysis.js";
 import {
   rareCountCap,
   rareTermArm,
@@ -90,17 +91,14 @@ export async function searchMessageRows(
       : null;
   let rows: HitRow[];
   try {
-    const statement =
-      every ??
-      rankedStatement(
-        ranked,
-        scope,
-        config,
-        count,
+    let statement = every;
+    if (statement === null) {
+      const { terms, arm } =
         options.match === "all"
-          ? rareTermArm("all", [], rankWindow(count))
-          : await rareTerms(db, ranked, config, rankWindow(count)),
-      );
+          ? { terms: ranked, arm: rareTermArm("all", [], rankWindow(count)) }
+          : await rareTerms(db, ranked, config, rankWindow(count));
+      statement = rankedStatement(terms, scope, config, count, arm);
+    }
     rows = await db.query<HitRow>(statement.sql, statement.params);
   } catch (error) {
     if (isRejectedQuery(error)) return [];
@@ -345,15 +343,17 @@ function rankedStatement(
 }
 
 /**
- * The rare-term arm (core/rare-terms.ts): each term's matches over the whole table, counted up to
- * `rareCountCap(window) + 1`, so a common term costs no more than that many rows. One statement.
+ * The terms ranked and the rare-term arm (core/rare-terms.ts): each term's matches over the whole
+ * table, counted up to `rareCountCap(window) + 1`, so a common term costs no more than that many
+ * rows (one statement); the rarest `MAX_RANKED_TERMS` are ranked (`rarestIndexes`), and the arm
+ * is chosen among them.
  */
 async function rareTerms(
   db: PostgresQueryable,
   terms: readonly RankedTerm[],
   config: string,
   window: number,
-): Promise<RareTermArm> {
+): Promise<{ terms: RankedTerm[]; arm: RareTermArm }> {
   const params: unknown[] = [];
   const bind = (value: unknown) => {
     params.push(value);
@@ -361,7 +361,7 @@ async function rareTerms(
   };
   const formQuery = (form: SearchTerm) =>
     `${hasCjk(form.phrase) ? "plainto_tsquery" : "phraseto_tsquery"}(${bind(config)}::regconfig, ${bind(form.phrase)})`;
-  const counts = terms.map(
+  const countSql = terms.map(
     (term, at) =>
       `(SELECT count(*) FROM (SELECT 1 FROM assistant_messages AS m WHERE m.content_tsv @@ (${term.forms
         .map(formQuery)
@@ -370,14 +370,21 @@ async function rareTerms(
         )}) LIMIT ${bind(rareCountCap(window) + 1)}) AS c)::int AS n_${at}`,
   );
   const [row] = await db.query<Record<string, number>>(
-    `SELECT ${counts.join(", ")}`,
+    `SELECT ${countSql.join(", ")}`,
     params,
   );
-  return rareTermArm(
-    "any",
-    terms.map((_, at) => Number(row?.[`n_${at}`] ?? Number.POSITIVE_INFINITY)),
-    window,
+  const counts = terms.map((_, at) =>
+    Number(row?.[`n_${at}`] ?? Number.POSITIVE_INFINITY),
   );
+  const kept = rarestIndexes(terms.length, counts);
+  return {
+    terms: kept.map((at) => terms[at]!),
+    arm: rareTermArm(
+      "any",
+      kept.map((at) => counts[at]!),
+      window,
+    ),
+  };
 }
 
 interface HitRow {

@@ -1,8 +1,5 @@
-import { rareTermExpression } from "./sql-rare-terms.js";
-import {
-  analyzeQuery,
-  fts5Expressions,
-} from "../../session/core/query-analysis.js";
+import { rankedExpressions } from "./sql-rare-terms.js";
+import { analyzeQuery } from "../../session/core/query-analysis.js";
 import {
   normalizeSearchLimit,
   rankWindow,
@@ -210,7 +207,6 @@ export class SqlSessionRegistry implements SessionRegistry {
       options.match ?? "any",
     );
     if (analyzed === null) return [];
-    const { all, any } = fts5Expressions(analyzed);
     catchUpIndex(this.agent);
     const sessionIds = options.sessionIds
       ? JSON.stringify(options.sessionIds)
@@ -232,10 +228,11 @@ export class SqlSessionRegistry implements SessionRegistry {
       const limit = normalizeSearchLimit(options.limit);
       const window = rankWindow(limit);
       // Every match of a rare term is a candidate too (sql-rare-terms.ts).
-      const { rare, rareLimit, anyWindow } =
-        any === null
-          ? { rare: null, rareLimit: 0, anyWindow: window }
-          : rareTermExpression(this.agent, analyzed, window);
+      const { all, any, rare, rareLimit, anyWindow } = rankedExpressions(
+        this.agent,
+        analyzed,
+        window,
+      );
       rows =
         any === null
           ? this.agent.sql`

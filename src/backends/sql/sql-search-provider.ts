@@ -2,6 +2,7 @@ import type { SearchProvider } from "../../session/contracts/context-provider.js
 import {
   analyzeQuery,
   fts5Expressions,
+  rarestTerms,
 } from "../../session/core/query-analysis.js";
 import { spaceCjk } from "../../session/core/search-terms.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
@@ -42,7 +43,7 @@ export class AgentSearchProvider implements SearchProvider {
       typeof query === "string" ? query.replaceAll("\u0000", " ") : query,
     );
     if (analyzed === null) return null;
-    const { all, any } = fts5Expressions(analyzed);
+    const { all, any } = fts5Expressions(rarestTerms(analyzed).analyzed);
     try {
       this.ensureTables();
       // Entries of one label are few next to messages, so every match is ranked (no window).

@@ -7,16 +7,13 @@ import {
   searchableText,
 } from "../../session/core/message-codec.js";
 import { spaceCjk } from "../../session/core/search-terms.js";
-import {
-  analyzeQuery,
-  fts5Expressions,
-} from "../../session/core/query-analysis.js";
+import { analyzeQuery } from "../../session/core/query-analysis.js";
 import {
   normalizeSearchLimit,
   rankWindow,
 } from "../../session/core/search-limit.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
-import { rareTermExpression } from "./sql-rare-terms.js";
+import { rankedExpressions } from "./sql-rare-terms.js";
 import { atomically } from "./sql-transaction.js";
 import {
   prefixWithinBytes,
@@ -157,7 +154,7 @@ function unindexMessage(agent: SqlProvider, seq: number): void {
  * keeps only messages holding every term. Candidates are the newest matches up to the rank
  * window (`rankWindow`) of each: of all terms, and of any term; every-term matches older than
  * the any-term window follow the scored ones, newest first. Every match of a rare term (one at
- * most a window of messages hold, `rareTermExpression`) is a candidate too, however old, scored
+ * most a window of messages hold, `rankedExpressions`) is a candidate too, however old, scored
  * by its rare terms. `since`/`until` filter on `created_at` inside the query.
  * `content` is the message's searchable text, rebuilt from the stored message of each hit.
  * Empty, unsearchable or engine-rejected queries give `[]`.
@@ -175,7 +172,6 @@ export function searchSessionMessages(
     options.match ?? "any",
   );
   if (analyzed === null) return [];
-  const { all, any } = fts5Expressions(analyzed);
   catchUpIndex(agent);
   const count = normalizeSearchLimit(limit);
   const window = rankWindow(count);
@@ -183,10 +179,11 @@ export function searchSessionMessages(
   const until = options.until ?? null;
   let rows: Array<HitRow & StoredContentRow>;
   try {
-    const { rare, rareLimit, anyWindow } =
-      any === null
-        ? { rare: null, rareLimit: 0, anyWindow: window }
-        : rareTermExpression(agent, analyzed, window);
+    const { all, any, rare, rareLimit, anyWindow } = rankedExpressions(
+      agent,
+      analyzed,
+      window,
+    );
     // Each arm walks its matches newest first (FTS5 serves rowid order without sorting), keeps
     // this session's, and stops after the rank window. The session's seq range bounds the walk
     // when other sessions share the index. Only the any-term arm calls `bm25()`: its first call

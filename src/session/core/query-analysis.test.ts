@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { analyzeQuery, fts5Expressions } from "./query-analysis.js";
+import {
+  analyzeQuery,
+  fts5Expressions,
+  MAX_QUERY_TERMS,
+  MAX_RANKED_FORMS,
+  MAX_RANKED_TERMS,
+  rarestTerms,
+} from "./query-analysis.js";
 import { normalizeTextSearchOptions } from "./search-options.js";
 
 const texts = (query: string, match?: "any" | "all") =>
@@ -69,18 +76,60 @@ describe("analyzeQuery", () => {
     ]);
     expect(analyzeQuery("went", "all")?.terms[0]?.forms).toEqual(["went"]);
     expect(texts("kiwi KIWI kiwi")).toEqual(["kiwi"]);
-    expect(
-      texts("one1 two2 three3 four4 five5 six6 seven7 eight8 nine9"),
-    ).toHaveLength(8);
+    const many = Array.from({ length: 30 }, (_, at) => `w${at}x`).join(" ");
+    expect(texts(many)).toHaveLength(MAX_QUERY_TERMS);
     expect(analyzeQuery("!!! ---")).toBeNull();
+  });
+
+  it("ranks the rarest terms, in the query's order, whatever their place in it", () => {
+    const analyzed = analyzeQuery(
+      "I was going through our previous conversation about atmospheric correction methods, and I wanted to confirm: which one is implemented in the SIAC_GEE tool, MAJA or Sen2Cor",
+    )!;
+    const words = analyzed.terms.map((term) => term.text);
+    expect(words.length).toBeGreaterThan(MAX_RANKED_TERMS);
+    // The late words are the rare ones here.
+    const counts = words.map((word) =>
+      word === "SIAC_GEE" ? 2 : word === "Sen2Cor" ? 5 : 1_000,
+    );
+    const { analyzed: ranked, kept } = rarestTerms(analyzed, counts);
+    expect(ranked.terms).toHaveLength(MAX_RANKED_TERMS);
+    expect(ranked.terms.map((term) => term.text)).toContain("SIAC_GEE");
+    expect(ranked.terms.map((term) => term.text)).toContain("Sen2Cor");
+    expect(kept).toEqual([...kept].sort((a, b) => a - b));
+    expect(ranked.terms.map((term) => term.text)).toEqual(
+      kept.map((at) => words[at]),
+    );
+    // Without counts: the first terms; under "all": every term.
+    expect(rarestTerms(analyzed).kept).toEqual(
+      Array.from({ length: MAX_RANKED_TERMS }, (_, at) => at),
+    );
+    const all = analyzeQuery("a b c d e f g h i j", "all")!;
+    expect(rarestTerms(all).analyzed.terms).toHaveLength(10);
+  });
+
+  it("keeps at most MAX_RANKED_FORMS forms over the ranked terms", () => {
+    const analyzed = analyzeQuery("went ran saw ate took gave came")!;
+    const { analyzed: ranked } = rarestTerms(analyzed);
+    // Forms are given in order while the budget lasts; a term past it keeps only its own form.
+    let used = 0;
+    for (const term of ranked.terms) {
+      if (used >= MAX_RANKED_FORMS) expect(term.forms).toEqual([term.text]);
+      used += term.forms.length;
+    }
+    expect(ranked.terms.at(-1)!.forms).toEqual([ranked.terms.at(-1)!.text]);
+    expect(ranked.terms.every((term) => term.forms[0] === term.text)).toBe(
+      true,
+    );
   });
 
   it("builds FTS5 expressions with every form once in each", () => {
     const analyzed = analyzeQuery('met "Anna" 金曜日')!;
     expect(fts5Expressions(analyzed)).toEqual({
-      all: '("met" OR "meet" OR "meets" OR "meeting") AND """Anna""" AND " 金  曜  日 "',
-      any: '"met" OR "meet" OR "meets" OR "meeting" OR """Anna""" OR " 金  曜  日 "',
+      all: '("met" OR "meet") AND """Anna""" AND " 金  曜  日 "',
+      any: '"met" OR "meet" OR """Anna""" OR " 金  曜  日 "',
     });
+    // "meets" and "meeting" are "meet" to Porter: one phrase, so bm25() counts the word once.
+    expect(analyzed.terms[0]!.forms).toContain("meeting");
     expect(fts5Expressions(analyzeQuery("kiwi")!)).toEqual({
       all: '"kiwi"',
       any: null,

@@ -8,6 +8,7 @@
  */
 import type { MatchMode } from "../contracts/types.js";
 import { verbForms } from "./irregular-verbs.js";
+import { porterStem } from "./porter-stemmer.js";
 import { queryTerms, spaceCjk } from "./search-terms.js";
 import { isStopword, stopwordKey, stopwordLanguages } from "./stopwords.js";
 
@@ -27,8 +28,15 @@ export interface AnalyzedQuery {
 }
 
 /**
- * Terms a ranked any-term search uses at most; later ones are ignored. Each term is one more
- * posting list an OR query walks, and a question rarely has more content words than this.
+ * Terms an analysis keeps, in the query's order; later ones are ignored. A question's key word
+ * often comes late ("I was going through our previous conversation … can you remind me which one
+ * is implemented in the SIAC_GEE tool?"), so more are kept than are ranked.
+ */
+export const MAX_QUERY_TERMS = 24;
+
+/**
+ * Terms a ranked any-term search over messages uses at most: the rarest of the query's
+ * (`rarestTerms`). Each term is one more posting list an OR query walks.
  */
 export const MAX_RANKED_TERMS = 8;
 
@@ -63,18 +71,41 @@ export function analyzeQuery(
       : words.map((word, at) => ({ word, key: keys[at]!, at }));
   const seen = new Set<string>();
   const terms: QueryTerm[] = [];
-  let forms = 0;
   for (const { word, key } of chosen) {
     const folded = key.length > 0 ? key : word.toLowerCase();
     if (seen.has(folded)) continue;
     seen.add(folded);
-    const all = formsOf(word, key);
-    const kept = all.slice(0, Math.max(1, MAX_RANKED_FORMS - forms));
-    forms += kept.length;
-    terms.push({ text: word, forms: kept });
-    if (terms.length === MAX_RANKED_TERMS) break;
+    terms.push({ text: word, forms: formsOf(word, key) });
+    if (terms.length === MAX_QUERY_TERMS) break;
   }
   return { match, terms };
+}
+
+/**
+ * The terms a ranked search uses (docs/behavior/search.md#ranking-limits-and-results): under
+ * `match: "any"`, the `MAX_RANKED_TERMS` rarest, by `counts[i]` (each term's matches, as a backend
+ * counts them; a term without a count ranks after those with one, ties in the query's order),
+ * kept in the query's order, with at most `MAX_RANKED_FORMS` forms over all of them. A question
+ * holds more scaffolding than a stop-word list knows ("previous", "conversation", "remind"):
+ * those words are common in any history, so the rarest terms are the ones that say what is asked.
+ * `kept[i]` is the index in `analyzed.terms` of the `i`-th term returned. Under `match: "all"`
+ * every term stays.
+ */
+export function rarestTerms(
+  analyzed: AnalyzedQuery,
+  counts: readonly number[] = [],
+): { analyzed: AnalyzedQuery; kept: number[] } {
+  if (analyzed.match === "all")
+    return { analyzed, kept: analyzed.terms.map((_, at) => at) };
+  const kept = rarestIndexes(analyzed.terms.length, counts);
+  let forms = 0;
+  const terms = kept.map((at) => {
+    const term = analyzed.terms[at]!;
+    const kept = term.forms.slice(0, Math.max(1, MAX_RANKED_FORMS - forms));
+    forms += kept.length;
+    return kept.length === term.forms.length ? term : { ...term, forms: kept };
+  });
+  return { analyzed: { match: analyzed.match, terms }, kept };
 }
 
 /**
@@ -88,19 +119,50 @@ export function fts5Expressions(analyzed: AnalyzedQuery): {
   all: string;
   any: string | null;
 } {
-  const groups = analyzed.terms.map((term) =>
-    term.forms.length === 1
-      ? fts5Phrase(term.forms[0]!)
-      : `(${term.forms.map(fts5Phrase).join(" OR ")})`,
-  );
-  const all = groups.join(" AND ");
+  const phrases = analyzed.terms.map(fts5Phrases);
+  const all = phrases
+    .map((group) =>
+      group.length === 1 ? group[0]! : `(${group.join(" OR ")})`,
+    )
+    .join(" AND ");
   const any =
     analyzed.match === "any" && analyzed.terms.length > 1
-      ? analyzed.terms
-          .flatMap((term) => term.forms.map(fts5Phrase))
-          .join(" OR ")
+      ? phrases.flat().join(" OR ")
       : null;
   return { all, any };
+}
+
+/**
+ * A term's forms as FTS5 phrases, one per Porter stem: forms one stem apart ("buys", "buying",
+ * "buy" are all "bui") are one token to the index, and as separate phrases `bm25()` would score
+ * a message holding the word once per phrase, three times over a rarer term of the query.
+ */
+export function fts5Phrases(term: QueryTerm): string[] {
+  const stems = new Set<string>();
+  const phrases: string[] = [];
+  for (const form of term.forms) {
+    const stem = porterStem(form.toLowerCase());
+    if (stems.has(stem)) continue;
+    stems.add(stem);
+    phrases.push(fts5Phrase(form));
+  }
+  return phrases;
+}
+
+/**
+ * Indexes of the `MAX_RANKED_TERMS` rarest of `length` terms by `counts` (a missing count ranks
+ * last; ties in order), ascending: the selection of `rarestTerms`, for a backend with terms of
+ * its own shape.
+ */
+export function rarestIndexes(
+  length: number,
+  counts: readonly number[],
+): number[] {
+  const countOf = (at: number) => counts[at] ?? Number.POSITIVE_INFINITY;
+  return Array.from({ length }, (_, at) => at)
+    .sort((a, b) => countOf(a) - countOf(b) || a - b)
+    .slice(0, MAX_RANKED_TERMS)
+    .sort((a, b) => a - b);
 }
 
 // --- Internal helpers ---

@@ -104,6 +104,33 @@ describe("searchWithQueryTime", () => {
       run,
     );
     expect(hits.map((h) => h.id)).toEqual(["may"]);
-    expect(calls).toHaveLength(1);
+    // Both searches run: the fusion needs the plain ranking to weigh the hits inside.
+    expect(calls).toHaveLength(2);
+  });
+
+  it("fuses by rank: a hit outside the named time can outrank a weak one inside", async () => {
+    const may = (day: number) =>
+      hit(`may${day}`, `2023-05-${String(day).padStart(2, "0")}T00:00:00.000Z`);
+    // Newest first; the plain search ranks June first, the May ones after it.
+    const { run } = fakeSearch([
+      hit("june", "2023-06-02T00:00:00.000Z"),
+      may(9),
+      may(8),
+      may(7),
+      may(6),
+    ]);
+    const hits = await searchWithQueryTime(
+      "Caroline in May 2023",
+      { limit: 4 },
+      run,
+    );
+    // may9-may7 are inside and ranked by both searches; may6 only inside, fourth there: June,
+    // first of the plain search, comes before it.
+    expect(hits.map((h) => [h.id, h.inQueryTime])).toEqual([
+      ["may9", true],
+      ["may8", true],
+      ["may7", true],
+      ["june", false],
+    ]);
   });
 });

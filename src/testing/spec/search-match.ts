@@ -74,6 +74,48 @@ export function searchMatchSpec(suite: Suite): void {
       );
 
       suite.it(
+        "ranks a long question by its rarest terms, wherever they stand in it",
+        async ({ open }) => {
+          const session = open();
+          // Twelve content words precede the two that matter; every one of them is common here.
+          const scaffolding =
+            "going through previous conversation wondering remind mentioned recommended great list options confirm";
+          const texts = ["SIAC_GEE corrects Sentinel images atmospherically"];
+          for (let index = 0; index < 12; index++)
+            texts.push(`${scaffolding} number ${index}`);
+          await build(session, conversation(texts));
+          const found = ids(
+            await session.search(
+              `I was ${scaffolding.replace("going", "going,")}: which tool is SIAC_GEE, the Sentinel one?`,
+              { limit: 3 },
+            ),
+          );
+          expect(found[0]).toBe("m1");
+        },
+        { requires: search },
+      );
+
+      suite.it(
+        "counts each word of the query once, however many of its forms it is searched by",
+        async ({ open }) => {
+          const session = open();
+          // "buy" is searched as buy, buys, buying and bought; to a stemming index the first three
+          // are one word, which scored as three phrases outweighed the question's rare word.
+          const texts = ["The new bookshelf is from IKEA"];
+          for (let index = 0; index < 3; index++)
+            texts.push(`I am buying a new lamp, number ${index}`);
+          for (let index = 0; index < 36; index++)
+            texts.push(`a new week, number ${index}`);
+          await build(session, conversation(texts));
+          const found = ids(
+            await session.search("Where did I buy my new bookshelf from?"),
+          );
+          expect(found[0]).toBe("m1");
+        },
+        { requires: { ...search, relevanceRanking: true } },
+      );
+
+      suite.it(
         "answers a question: stop words and question words do not count against a match",
         async ({ open }) => {
           const session = open();
