@@ -112,6 +112,9 @@ export class SessionsFeed {
       case "reset":
         // Only a resumed watch gets one; this adapter never resumes.
         return [];
+      case "block":
+        // Context blocks are not part of this API's session model.
+        return [];
       default:
         return this.#messages(event.type, sessionId, ids);
     }

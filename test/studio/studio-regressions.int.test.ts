@@ -83,16 +83,30 @@ describe.skipIf(!available)("studio regressions in Chromium", () => {
     );
   });
 
-  it("shows a block another process wrote without a refresh", async () => {
+  it("shows a block another process wrote without a refresh, from the change feed", async () => {
     await open(`#/s/${tripId}/blocks`);
     await page.locator('.block[data-label="memory"]').waitFor();
-    await configuredManager(dbFile())
-      .getSession(tripId)
-      .replaceContextBlock("memory", "Written elsewhere, shown live.");
-    await page.waitForSelector(
-      '.block-content:has-text("Written elsewhere, shown live.")',
-      { timeout: 15_000 },
-    );
+    // The Blocks tab no longer polls: while nothing is written it reads nothing.
+    const blockReads: string[] = [];
+    const onRequest = (request: { url(): string }) => {
+      if (/\/v1\/sessions\/[^/]+\/blocks$/.test(request.url()))
+        blockReads.push(request.url());
+    };
+    page.on("request", onRequest);
+    try {
+      await page.waitForTimeout(3_500);
+      expect(blockReads).toEqual([]);
+      await configuredManager(dbFile())
+        .getSession(tripId)
+        .replaceContextBlock("memory", "Written elsewhere, shown live.");
+      await page.waitForSelector(
+        '.block-content:has-text("Written elsewhere, shown live.")',
+        { timeout: 5_000 },
+      );
+      expect(blockReads.length).toBeGreaterThanOrEqual(1);
+    } finally {
+      page.off("request", onRequest);
+    }
   });
 
   it("labels every node of the sample tree, also beside another column", async () => {

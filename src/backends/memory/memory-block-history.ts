@@ -7,6 +7,9 @@ import type {
 export class InMemoryBlockHistory implements BlockHistoryStore {
   private readonly versions = new Map<string, BlockVersion[]>();
 
+  /** `onRecord` is told the label of each recorded write (the in-memory store's change feed). */
+  constructor(private readonly onRecord?: (label: string) => void) {}
+
   record(
     label: string,
     entry: Omit<BlockVersion, "version" | "at"> & { at?: string },
@@ -25,6 +28,7 @@ export class InMemoryBlockHistory implements BlockHistoryStore {
     };
     list.push(version);
     this.versions.set(label, list);
+    this.onRecord?.(label);
     return { ...version };
   }
 

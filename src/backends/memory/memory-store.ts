@@ -1,5 +1,6 @@
 import { InMemoryBlockHistory } from "./memory-block-history.js";
 import { MemoryAttachments } from "./memory-attachments.js";
+import { publishMemoryChange } from "./memory-changes.js";
 import type { SessionInfo } from "../../session/contracts/session-info.js";
 import type { StoredCompaction } from "../../session/contracts/types.js";
 
@@ -73,7 +74,9 @@ export class MemoryStore {
   blockHistory(sessionId: string): InMemoryBlockHistory {
     let history = this.blockHistories.get(sessionId);
     if (!history) {
-      history = new InMemoryBlockHistory();
+      history = new InMemoryBlockHistory((label) =>
+        publishMemoryChange(this, sessionId, "block", [label]),
+      );
       this.blockHistories.set(sessionId, history);
     }
     return history;

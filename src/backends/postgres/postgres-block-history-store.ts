@@ -8,7 +8,12 @@ import type {
 } from "../../session/contracts/block-history.js";
 import type { PostgresExecutor } from "./postgres-client.js";
 import { postgresSettings } from "./postgres-settings.js";
-import { isoSql, TIMESTAMPTZ_PARAM } from "./postgres-sql.js";
+import { SESSION_LOCK_SQL } from "./postgres-locking.js";
+import {
+  isoSql,
+  RECORD_CHANGE_SQL,
+  TIMESTAMPTZ_PARAM,
+} from "./postgres-sql.js";
 
 /** Attempts of `record` when concurrent writers take the same version number. */
 const MAX_ATTEMPTS = 20;
@@ -27,14 +32,22 @@ export class PostgresBlockHistoryStore implements BlockHistoryStore {
     await postgresSettings(this.db);
     for (let attempt = 1; ; attempt++) {
       try {
+        // Under the session lock, as every write of the session, so the change the statement
+        // records for the feed (a `block` change) commits in `seq` order.
         const [row] = await this.db.query<BlockVersionRow>(
-          `INSERT INTO arbor_block_history
-            (session_id, label, version, content, previous_content, source, tool_call_id, at)
-          SELECT ?, ?, COALESCE(MAX(version), 0) + 1, ?, ?, ?, ?,
-            COALESCE(${TIMESTAMPTZ_PARAM}, clock_timestamp())
-          FROM arbor_block_history WHERE session_id = ? AND label = ?
-          RETURNING ${COLUMNS}`,
+          `WITH locked AS MATERIALIZED (SELECT ${SESSION_LOCK_SQL} AS locked),
+          inserted AS (
+            INSERT INTO arbor_block_history
+              (session_id, label, version, content, previous_content, source, tool_call_id, at)
+            SELECT ?, ?, COALESCE(MAX(h.version), 0) + 1, ?, ?, ?, ?,
+              COALESCE(${TIMESTAMPTZ_PARAM}, clock_timestamp())
+            FROM locked LEFT JOIN arbor_block_history AS h
+              ON h.session_id = ? AND h.label = ?
+            RETURNING ${COLUMNS}
+          )
+          SELECT inserted.*, ${RECORD_CHANGE_SQL} AS change FROM inserted`,
           [
+            this.sessionId,
             this.sessionId,
             label,
             entry.content,
@@ -44,6 +57,9 @@ export class PostgresBlockHistoryStore implements BlockHistoryStore {
             entry.at ?? null,
             this.sessionId,
             label,
+            this.sessionId,
+            "block",
+            JSON.stringify([label]),
           ],
         );
         return blockVersionFromRow(row!);

@@ -7,6 +7,7 @@ import type {
   BlockVersion,
 } from "../../session/contracts/block-history.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
+import { recordChange } from "./sql-changes.js";
 import { atomically, nowIso } from "./sql-transaction.js";
 
 const tablesReady = new WeakSet<object>();
@@ -33,6 +34,8 @@ export class AgentBlockHistory implements BlockHistoryStore {
         (session_id, label, version, content, previous_content, source, tool_call_id, at)
         VALUES (${this.sessionId}, ${label}, ${version}, ${entry.content}, ${entry.previousContent},
           ${entry.source}, ${entry.toolCallId ?? null}, ${at})`;
+      // The change feed announces the write, in the same transaction.
+      recordChange(this.agent, this.sessionId, "block", [label]);
       return blockVersionFromRow({
         version,
         content: entry.content,

@@ -9,7 +9,14 @@
  * position is older than the change log keeps (or unknown to the store), and re-reads the state.
  */
 export type ChangeType =
-  "append" | "update" | "delete" | "clear" | "compaction" | "import" | "reset";
+  | "append"
+  | "update"
+  | "delete"
+  | "clear"
+  | "compaction"
+  | "import"
+  | "block"
+  | "reset";
 
 /** One committed change to one session. */
 export interface ChangeEvent {
@@ -18,7 +25,8 @@ export interface ChangeEvent {
   sessionId: string;
   /**
    * The message ids the write affected (`[]` for `clear` and `reset`); for `compaction`, the id
-   * of the overlay that was added or deleted.
+   * of the overlay that was added or deleted; for `block` (a write to a writable context block,
+   * recorded with its version in the block history), the block's label.
    */
   ids: string[];
   /** ISO-8601 UTC with milliseconds: when the change was recorded. */

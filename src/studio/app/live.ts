@@ -5,18 +5,36 @@
  */
 import { authHeaders } from "./auth.js";
 
+/**
+ * What a burst of change events touched: `messages` (messages and overlays), `blocks` (a write
+ * to a context block). After a reconnect both, since writes may have happened meanwhile.
+ */
+export interface ChangedParts {
+  messages: boolean;
+  blocks: boolean;
+}
+
 /** Follows a session's change events until the returned function is called. */
 export function followSession(
   url: string,
-  onChange: () => void,
+  onChange: (changed: ChangedParts) => void,
   onState: (connected: boolean) => void,
 ): () => void {
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let pending: ChangedParts = { messages: false, blocks: false };
   // A burst of writes (an import, a turn with tool calls) becomes one refresh.
-  const changed = () => {
+  const changed = (parts: Partial<ChangedParts>) => {
+    pending = {
+      messages: pending.messages || parts.messages === true,
+      blocks: pending.blocks || parts.blocks === true,
+    };
     clearTimeout(timer);
-    timer = setTimeout(onChange, 250);
+    timer = setTimeout(() => {
+      const burst = pending;
+      pending = { messages: false, blocks: false };
+      onChange(burst);
+    }, 250);
   };
   void (async () => {
     let delay = 1000;
@@ -31,9 +49,16 @@ export function followSession(
           throw new Error(`events: HTTP ${response.status}`);
         onState(true);
         delay = 1000;
-        await readEvents(response.body, (name) => {
+        await readEvents(response.body, (name, data) => {
           // `ready` after a reconnect: writes may have happened while the stream was down.
-          if (name !== "ready" || reconnecting) changed();
+          if (name === "ready") {
+            if (reconnecting) changed({ messages: true, blocks: true });
+            return;
+          }
+          const type = changeType(data);
+          if (type === "block") changed({ blocks: true });
+          else if (type === "reset") changed({ messages: true, blocks: true });
+          else changed({ messages: true });
         });
       } catch {
         if (controller.signal.aborted) return;
@@ -50,45 +75,22 @@ export function followSession(
   };
 }
 
-/** How often an open Blocks or Prompt tab reads the blocks again. */
-const BLOCK_POLL_MS = 3000;
-
-/**
- * Calls `onChange` when the session's blocks change. The change feed announces messages and
- * overlays, not block writes, so the tabs that show blocks read them every few seconds (the API
- * reads them from their store) and refresh when the content differs from the first read.
- */
-export function followBlocks(
-  read: () => Promise<unknown>,
-  onChange: () => void,
-): () => void {
-  let stopped = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let seen: string | null = null;
-  const poll = async () => {
-    try {
-      const now = JSON.stringify(await read());
-      if (stopped) return;
-      if (seen !== null && now !== seen) onChange();
-      seen = now;
-    } catch {
-      // Unreachable or refused: the shell says so; the next read tries again.
-    }
-    if (!stopped) timer = setTimeout(() => void poll(), BLOCK_POLL_MS);
-  };
-  void poll();
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
-  };
-}
-
 // --- Internal helpers ---
 
-/** Calls `onEvent` with the name of every event that carries data (comments and heartbeats are skipped). */
+/** The `type` of a change event's data, or `null` when it has none. */
+function changeType(data: string): string | null {
+  try {
+    const parsed = JSON.parse(data) as { type?: unknown };
+    return typeof parsed.type === "string" ? parsed.type : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Calls `onEvent` with the name and data of every event that carries data (comments and heartbeats are skipped). */
 async function readEvents(
   body: ReadableStream<Uint8Array>,
-  onEvent: (name: string) => void,
+  onEvent: (name: string, data: string) => void,
 ): Promise<void> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
@@ -107,7 +109,10 @@ async function readEvents(
           .find((line) => line.startsWith("event:"))
           ?.slice(6)
           .trim() ?? "message";
-      if (lines.some((line) => line.startsWith("data:"))) onEvent(name);
+      const data = lines
+        .filter((line) => line.startsWith("data:"))
+        .map((line) => line.slice(5).replace(/^ /, ""));
+      if (data.length > 0) onEvent(name, data.join("\n"));
     }
   }
 }

@@ -4,7 +4,6 @@
  * panel and the error banner; each page is rebuilt from the API on navigation and on change.
  */
 import {
-  api,
   ApiError,
   onReachability,
   reach,
@@ -14,7 +13,7 @@ import {
 import { forgetKey, hasKey } from "./auth.js";
 import { h, replace } from "./dom.js";
 import { setUpImport } from "./import.js";
-import { followBlocks, followSession } from "./live.js";
+import { followSession } from "./live.js";
 import { currentRoute, sessionsHref } from "./router.js";
 import { forgetExpandedOverlays } from "./views/chat.js";
 import { sessionPage } from "./views/session.js";
@@ -51,7 +50,6 @@ let shownHash: string | null = null;
 let unreachable = false;
 let retryTimer: ReturnType<typeof setTimeout> | undefined;
 let followed: { id: string; stop: () => void } | null = null;
-let blocksFollowed: { id: string; stop: () => void } | null = null;
 const chooseFile = setUpImport(importPanel, () => void render({ live: true }));
 
 document.body.append(
@@ -107,12 +105,6 @@ async function render({ live }: { live: boolean }): Promise<void> {
     window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
   const scrollY = window.scrollY;
   follow(route.page === "session" ? route.id : null);
-  followBlockWrites(
-    route.page === "session" &&
-      (route.tab === "blocks" || route.tab === "prompt")
-      ? route.id
-      : null,
-  );
   if (!live) {
     hideAlert();
     forgetExpandedOverlays();
@@ -201,15 +193,18 @@ function follow(id: string | null): void {
   if (id === null) return;
   const stop = followSession(
     `/v1/sessions/${encodeURIComponent(id)}/events`,
-    () => {
-      // Change events are about messages and overlays: only these tabs show them, and a
-      // rebuild of the others would close what the reader opened there (a block's history).
+    (changed) => {
+      // Only the tabs that show what changed are rebuilt: a rebuild of the others would close
+      // what the reader opened there (a block's history).
       const route = currentRoute();
-      if (
-        route.page === "session" &&
-        (route.tab === "chat" || route.tab === "tree")
-      )
-        void render({ live: true });
+      if (route.page !== "session") return;
+      const shows =
+        route.tab === "chat" || route.tab === "tree"
+          ? changed.messages
+          : route.tab === "blocks" || route.tab === "prompt"
+            ? changed.blocks
+            : false;
+      if (shows) void render({ live: true });
     },
     (connected) => {
       if (connected) reportReachable(true);
@@ -218,19 +213,6 @@ function follow(id: string | null): void {
     },
   );
   followed = { id, stop };
-}
-
-/** While a tab shows blocks, block writes (which the change feed does not carry) refresh it. */
-function followBlockWrites(id: string | null): void {
-  if (blocksFollowed?.id === id) return;
-  blocksFollowed?.stop();
-  blocksFollowed = null;
-  if (id === null) return;
-  const stop = followBlocks(
-    () => api.blocks(id),
-    () => void render({ live: true }),
-  );
-  blocksFollowed = { id, stop };
 }
 
 /** Asks the server whether it is back; `reach` reports the answer to the listeners. */

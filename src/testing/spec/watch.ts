@@ -1,4 +1,5 @@
 import type { ChangeEvent } from "../../session/contracts/changes.js";
+import { Session } from "../../session/session.js";
 import { textMessage } from "../fixtures.js";
 import { caughtSync, summarizeError } from "../helpers.js";
 import type { CaseBody, Suite } from "../suite.js";
@@ -69,6 +70,39 @@ export function watchSpec(suite: Suite): void {
           expect(event.sessionId).toBe(raw.sessionId ?? "");
           expect(event.at).toBe(new Date(event.at).toISOString());
         }
+      },
+    );
+
+    feedIt(
+      "announces a block write with the block's label, where the store keeps block history",
+      async ({ provider }) => {
+        const raw = provider("a");
+        // Block history the store keeps is what every process sees; history a custom provider
+        // leaves to the Session lives in one process and announces nothing.
+        if (!raw.createBlockHistory || !suite.capabilities.contextBlocks)
+          return;
+        const subject = Session.create(raw).withContext("memory");
+        const events: ChangeEvent[] = [];
+        const stop = subject.watch((event) => void events.push(event));
+        await subject.appendMessage(textMessage("m1"));
+        await subject.replaceContextBlock("memory", "likes tea");
+        await subject.appendContextBlock("memory", "lives in Oslo");
+        await settle(() => events.length >= 3);
+        stop();
+        expect(events.map((event) => [event.type, event.ids])).toEqual([
+          ["append", ["m1"]],
+          ["block", ["memory"]],
+          ["block", ["memory"]],
+        ]);
+        // In commit order, resumable like every change.
+        expect(events[2]!.seq).toBeGreaterThan(events[1]!.seq);
+        const resumed: ChangeEvent[] = [];
+        const again = subject.watch((event) => void resumed.push(event), {
+          after: events[0]!.cursor,
+        });
+        await settle(() => resumed.length >= 2);
+        again();
+        expect(resumed.map((event) => event.type)).toEqual(["block", "block"]);
       },
     );
 
