@@ -93,6 +93,8 @@ export async function throwawayDatabase(serverUrl, prefix, poolOptions = {}) {
   pool.on("error", () => {});
   return {
     pool,
+    /** The database's connection URL (for a process of its own). */
+    url: url.toString(),
     async drop() {
       await pool.end();
       await adminQuery(

@@ -129,6 +129,17 @@ lines.push(
   "  acknowledgement; the concurrency test could run its erase rounds before the writers started.",
 );
 
+lines.push(
+  "",
+  "## Under load, with a process killed",
+  "",
+  "`npm run bench:server` runs 32 clients of a mixed workload against one and two `arbor serve`",
+  "processes over one PostgreSQL, and kills one of two processes halfway through a run; every",
+  "acknowledged write is read back afterwards. Figures, with nothing lost and nothing duplicated,",
+  "in [benchmarks.md](benchmarks.md#many-clients-many-processes-and-a-process-killed-arbor-serve).",
+  "A database outage under load (through a TCP proxy) is `test/server/storage-outage.int.test.ts` above.",
+);
+
 lines.push("", "## Long run", "");
 if (existsSync(LONG_RUN)) {
   const long = JSON.parse(readFileSync(LONG_RUN, "utf8"));

@@ -1,0 +1,382 @@
+// `npm run bench:server`: the HTTP server under load, one process on a SQLite file beside one and
+// two processes over one PostgreSQL, then a fault run. Loopback only, bounded in time (about
+// 2 minutes with the defaults). Not a test: the figures go in docs/benchmarks.md and
+// docs/reliability.md; the fault runs that assert are tests (test/server/*-faults*.int.test.ts).
+//
+// The workload is the one a scale-out review measured: `ARBOR_BENCH_CLIENTS` concurrent clients (default 32)
+// over 200 sessions of 4 turns, each request picked at random: 60% appends (POST a message with
+// its own id), 25% history reads, 10% searches in the session, 5% list pages. Each run lasts
+// `ARBOR_BENCH_SECONDS` (default 15) after a warm-up. Per route: requests, p50 / p95 / p99 ms; per run:
+// requests/s, and the server processes' CPU time per request (their own counters, from
+// /proc/<pid>/stat, over the measured seconds).
+//
+// The fault run: two processes over PostgreSQL under the same load; halfway through, one is
+// killed (SIGKILL). A client whose request fails retries it on the other process, a POST with the
+// same message id (the idempotent rule: same id and body answer 200). Afterwards every
+// acknowledged write is read back from the database, and every session's message count must
+// equal its acknowledged messages: nothing lost, nothing duplicated.
+//
+//   node bench/server-load.mjs   (after `npm run build`; ARBOR_TEST_PG_URL, default
+//   postgres://postgres@127.0.0.1:5432/postgres; ARBOR_BENCH_SECONDS, ARBOR_BENCH_CLIENTS)
+import { spawn } from "node:child_process";
+import { readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { SessionManager, applyPostgresSchema } from "arbor-memory/session";
+import { openSqlite } from "arbor-memory/sqlite";
+import { throwawayDatabase } from "./standalone.mjs";
+
+const PG =
+  process.env.ARBOR_TEST_PG_URL ||
+  "postgres://postgres@127.0.0.1:5432/postgres";
+const SECONDS = Number(process.env.ARBOR_BENCH_SECONDS ?? 15);
+const CLIENTS = Number(process.env.ARBOR_BENCH_CLIENTS ?? 32);
+const SESSIONS = 200;
+const WORDS = ["budget", "travel", "deploy", "garden", "invoice", "kitchen"];
+const WARM_UP_MS = 2_000;
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+const results = [];
+
+// 1. One process on a SQLite file.
+{
+  const file = join(tmpdir(), `arbor-bench-server-${process.pid}.db`);
+  const manager = SessionManager.create(openSqlite(file));
+  const ids = await seed(manager);
+  const servers = [await serve(["--db", file])];
+  results.push({
+    name: "SQLite, 1 process",
+    ...(await load(servers, ids)),
+  });
+  await stopAll(servers);
+  for (const suffix of ["", "-wal", "-shm"])
+    rmSync(file + suffix, { force: true });
+}
+
+// 2. One and two processes over one PostgreSQL.
+for (const processes of [1, 2]) {
+  const database = await throwawayDatabase(PG, "arbor_bench_server");
+  await applyPostgresSchema(database.pool);
+  const ids = await seed(SessionManager.create(database.pool));
+  const servers = [];
+  for (let index = 0; index < processes; index++)
+    servers.push(await serve(["--postgres", database.url]));
+  const run = await load(servers, ids);
+  results.push({
+    name: `PostgreSQL, ${processes} process${processes > 1 ? "es" : ""}`,
+    ...run,
+    ...(await verify(database.pool, ids, run.acknowledged)),
+  });
+  await stopAll(servers);
+  await database.drop();
+}
+
+// 3. The fault run: one of two processes killed halfway.
+{
+  const database = await throwawayDatabase(PG, "arbor_bench_server_fault");
+  await applyPostgresSchema(database.pool);
+  const ids = await seed(SessionManager.create(database.pool));
+  const servers = [
+    await serve(["--postgres", database.url]),
+    await serve(["--postgres", database.url]),
+  ];
+  const killer = setTimeout(
+    () => servers[0].child.kill("SIGKILL"),
+    WARM_UP_MS + (SECONDS * 1000) / 2,
+  );
+  const run = await load(servers, ids, { retry: true });
+  clearTimeout(killer);
+  results.push({
+    name: "PostgreSQL, 2 processes, one killed halfway",
+    ...run,
+    ...(await verify(database.pool, ids, run.acknowledged)),
+  });
+  await stopAll(servers);
+  await database.drop();
+}
+
+report(results);
+
+// --- The load ---
+
+/** 200 sessions of 4 turns; returns their ids. */
+async function seed(manager) {
+  const ids = [];
+  for (let index = 0; index < SESSIONS; index++) {
+    const info = await manager.create(`Load session ${index}`);
+    const session = manager.getSession(info.id);
+    for (let turn = 0; turn < 4; turn++)
+      await session.appendMessage({
+        id: `seed${turn}`,
+        role: turn % 2 ? "assistant" : "user",
+        parts: [
+          { type: "text", text: `Seed turn ${turn} about ${WORDS[turn]}` },
+        ],
+      });
+    ids.push(info.id);
+  }
+  return ids;
+}
+
+/**
+ * `CLIENTS` loops against `servers` (round robin per request) for the warm-up and `SECONDS`.
+ * With `retry`, a request that fails (no answer, or a 5xx) is sent again to the next process.
+ */
+async function load(servers, ids, { retry = false } = {}) {
+  const routes = new Map();
+  const acknowledged = new Map(ids.map((id) => [id, new Set()]));
+  const errors = new Map();
+  let measuring = false;
+  let stop = false;
+  let next = 0;
+  let sequence = 0;
+  const live = () => servers.filter((server) => server.alive);
+  const send = async (make) => {
+    for (let attempt = 0; attempt < (retry ? 5 : 1); attempt++) {
+      const pool = live();
+      if (pool.length === 0) throw new Error("no server left");
+      const server = pool[next++ % pool.length];
+      try {
+        const response = await fetch(server.url + make.path, make.init);
+        await response.arrayBuffer();
+        if (response.status >= 500 && retry) continue;
+        return response.status;
+      } catch (error) {
+        if (!retry) throw error;
+      }
+    }
+    return 599;
+  };
+  const client = async (number) => {
+    while (!stop) {
+      const sessionId = ids[Math.floor(Math.random() * ids.length)];
+      const pick = Math.random();
+      const base = `/v1/sessions/${sessionId}`;
+      let route;
+      let make;
+      let messageId = null;
+      if (pick < 0.6) {
+        route = "POST message";
+        messageId = `c${number}-${sequence++}`;
+        make = {
+          path: `${base}/messages`,
+          init: {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({
+              message: {
+                id: messageId,
+                role: "user",
+                parts: [
+                  {
+                    type: "text",
+                    text: `Load turn ${messageId} about ${WORDS[sequence % WORDS.length]}`,
+                  },
+                ],
+              },
+            }),
+          },
+        };
+      } else if (pick < 0.85) {
+        route = "GET history";
+        make = { path: `${base}/history` };
+      } else if (pick < 0.95) {
+        route = "GET search";
+        make = {
+          path: `${base}/search?q=${WORDS[Math.floor(Math.random() * WORDS.length)]}`,
+        };
+      } else {
+        route = "GET list";
+        make = { path: "/v1/sessions?limit=50" };
+      }
+      const started = performance.now();
+      let status;
+      try {
+        status = await send(make);
+      } catch {
+        status = 0;
+      }
+      const ms = performance.now() - started;
+      if (messageId !== null && (status === 201 || status === 200))
+        acknowledged.get(sessionId).add(messageId);
+      if (!measuring) continue;
+      const entry = routes.get(route) ?? { times: [], statuses: {} };
+      entry.times.push(ms);
+      entry.statuses[status] = (entry.statuses[status] ?? 0) + 1;
+      routes.set(route, entry);
+      if (status === 0 || status >= 500)
+        errors.set(status, (errors.get(status) ?? 0) + 1);
+    }
+  };
+  const clients = Array.from({ length: CLIENTS }, (_, number) =>
+    client(number),
+  );
+  await delay(WARM_UP_MS);
+  const cpuBefore = servers.map(cpuTicks);
+  measuring = true;
+  const started = performance.now();
+  await delay(SECONDS * 1000);
+  measuring = false;
+  const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = servers.map(cpuTicks);
+  stop = true;
+  await Promise.all(clients);
+  const requests = [...routes.values()].reduce(
+    (sum, entry) => sum + entry.times.length,
+    0,
+  );
+  const cpuSeconds =
+    servers.reduce(
+      (sum, _, at) => sum + ((cpuAfter[at] ?? cpuBefore[at]) - cpuBefore[at]),
+      0,
+    ) / TICKS_PER_SECOND;
+  return {
+    requests,
+    perSecond: requests / seconds,
+    cpuMsPerRequest: (cpuSeconds * 1000) / Math.max(requests, 1),
+    routes: Object.fromEntries(
+      [...routes].map(([route, { times, statuses }]) => [
+        route,
+        {
+          count: times.length,
+          p50: percentile(times, 0.5),
+          p95: percentile(times, 0.95),
+          p99: percentile(times, 0.99),
+          statuses,
+        },
+      ]),
+    ),
+    failed: Object.fromEntries(errors),
+    acknowledged,
+  };
+}
+
+/** Every acknowledged message is stored, and no session holds more than it acknowledged. */
+async function verify(pool, ids, acknowledged) {
+  const { rows } = await pool.query(
+    "SELECT session_id, id FROM assistant_messages WHERE id NOT LIKE 'seed%'",
+  );
+  const stored = new Map(ids.map((id) => [id, new Set()]));
+  let duplicates = 0;
+  for (const row of rows) {
+    const set = stored.get(row.session_id);
+    if (set.has(row.id)) duplicates++;
+    set.add(row.id);
+  }
+  let lost = 0;
+  let unacknowledged = 0;
+  for (const id of ids) {
+    for (const messageId of acknowledged.get(id))
+      if (!stored.get(id).has(messageId)) lost++;
+    for (const messageId of stored.get(id))
+      if (!acknowledged.get(id).has(messageId)) unacknowledged++;
+  }
+  return { lost, duplicates, unacknowledged };
+}
+
+// --- Processes ---
+
+/** One `arbor serve` on a free port. */
+async function serve(storeArgs) {
+  const child = spawn(
+    process.execPath,
+    ["dist/cli/main.js", "serve", ...storeArgs, "--port", "0", "--skip-sample"],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let stderr = "";
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  const port = await new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const match = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
+      if (match) resolve(Number(match[1]));
+    });
+    child.once("exit", (code) =>
+      reject(new Error(`serve exited ${code}: ${stderr}`)),
+    );
+  });
+  const server = { child, url: `http://127.0.0.1:${port}`, alive: true };
+  child.once("exit", () => (server.alive = false));
+  return server;
+}
+
+async function stopAll(servers) {
+  await Promise.all(
+    servers.map(
+      (server) =>
+        new Promise((resolve) => {
+          if (!server.alive) return resolve();
+          server.child.once("exit", resolve);
+          server.child.kill("SIGTERM");
+        }),
+    ),
+  );
+}
+
+/** utime + stime of a live process, in clock ticks; `undefined` once it is gone. */
+function cpuTicks(server) {
+  try {
+    const stat = readFileSync(`/proc/${server.child.pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return undefined;
+  }
+}
+
+// --- Figures ---
+
+function percentile(values, share) {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))];
+}
+
+function delay(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function report(runs) {
+  const sqlite = runs[0];
+  console.log(
+    `\nserver-load: ${CLIENTS} clients, ${SECONDS} s per run, 200 sessions; 60% POST message, 25% history, 10% search, 5% list\n`,
+  );
+  console.log(
+    "| Run | requests/s | vs SQLite | CPU ms / request | vs SQLite | lost | duplicates | stored, not acknowledged | failed (no answer or 5xx, after retries) |",
+  );
+  console.log("|---|---|---|---|---|---|---|---|---|");
+  for (const run of runs)
+    console.log(
+      `| ${run.name} | ${run.perSecond.toFixed(0)} | ${(run.perSecond / sqlite.perSecond).toFixed(2)}x | ${run.cpuMsPerRequest.toFixed(2)} | ${(run.cpuMsPerRequest / sqlite.cpuMsPerRequest).toFixed(2)}x | ${run.lost ?? "-"} | ${run.duplicates ?? "-"} | ${run.unacknowledged ?? "-"} | ${
+        Object.entries(run.failed)
+          .map(
+            ([status, count]) =>
+              `${count} × ${status === "0" ? "no answer" : status}`,
+          )
+          .join(", ") || "0"
+      } |`,
+    );
+  console.log("\np50 / p95 / p99 ms per route\n");
+  const names = [...new Set(runs.flatMap((run) => Object.keys(run.routes)))];
+  console.log(`| Run | ${names.join(" | ")} |`);
+  console.log(`|---|${names.map(() => "---").join("|")}|`);
+  for (const run of runs)
+    console.log(
+      `| ${run.name} | ${names
+        .map((name) => {
+          const route = run.routes[name];
+          return route
+            ? `${route.p50.toFixed(1)} / ${route.p95.toFixed(1)} / ${route.p99.toFixed(1)}`
+            : "-";
+        })
+        .join(" | ")} |`,
+    );
+  const two = runs.find((run) => run.name === "PostgreSQL, 2 processes");
+  const one = runs.find((run) => run.name === "PostgreSQL, 1 process");
+  if (one && two)
+    console.log(
+      `\ntwo processes over one PostgreSQL: ${(two.perSecond / one.perSecond).toFixed(2)}x one process`,
+    );
+}
