@@ -5,7 +5,12 @@ import type {
   Unsubscribe,
 } from "../../session/contracts/changes.js";
 import { InProcessChangeLog } from "../../session/core/change-feed.js";
-import type { MemoryStore } from "./memory-store.js";
+
+/**
+ * The store a change log belongs to: any object, the `MemoryStore` in practice (the store itself
+ * records its block writes here, so this module does not import it).
+ */
+type MemoryStore = object;
 
 /**
  * The in-memory store's change feed (docs/behavior/events-and-audit.md, "Change feed"): the store

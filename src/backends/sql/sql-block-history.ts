@@ -8,6 +8,7 @@ import type {
 } from "../../session/contracts/block-history.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import { recordChange } from "./sql-changes.js";
+import { ensureAgentSchema } from "./sql-schema.js";
 import { atomically, nowIso } from "./sql-transaction.js";
 
 const tablesReady = new WeakSet<object>();
@@ -24,6 +25,8 @@ export class AgentBlockHistory implements BlockHistoryStore {
     entry: Omit<BlockVersion, "version" | "at"> & { at?: string },
   ): BlockVersion {
     ensureBlockHistoryTable(this.agent);
+    // The write's change notice goes in the change log, which the store's schema holds.
+    ensureAgentSchema(this.agent);
     const at = entry.at ?? nowIso();
     return atomically(this.agent, () => {
       const [last] = this.agent.sql<{ version: number | null }>`

@@ -48,23 +48,26 @@ function tableDdl(agent: SqlProvider, table: string): string | null {
 /**
  * The context-block and session-registry tables keep their keys, so they are not rebuilt; only
  * their legacy `CURRENT_TIMESTAMP` values become ISO, so every time Arbor returns sorts and parses
- * alike. Values already in another form are left alone.
+ * alike. Values already in another form, or that do not parse as a time, are left alone. The
+ * pattern is short: Durable Object SQLite refuses a GLOB pattern as long as one spelling out
+ * each digit class ("LIKE or GLOB pattern too complex"), which failed the first block write of
+ * an object whose context-block table was there before Arbor's schema.
  */
 function convertKeyedTableTimestamps(agent: SqlProvider): void {
   if (
     /\bupdated_at\b/i.test(tableDdl(agent, "cf_agents_context_blocks") ?? "")
   ) {
     agent.sql`UPDATE cf_agents_context_blocks SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', updated_at)
-      WHERE updated_at GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9]'`;
+      WHERE updated_at GLOB '????-??-?? ??:??:??' AND strftime('%Y-%m-%dT%H:%M:%fZ', updated_at) IS NOT NULL`;
   }
   const registry = tableDdl(agent, "assistant_sessions") ?? "";
   if (/\bcreated_at\b/i.test(registry)) {
     agent.sql`UPDATE assistant_sessions SET created_at = strftime('%Y-%m-%dT%H:%M:%fZ', created_at)
-      WHERE created_at GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9]'`;
+      WHERE created_at GLOB '????-??-?? ??:??:??' AND strftime('%Y-%m-%dT%H:%M:%fZ', created_at) IS NOT NULL`;
   }
   if (/\bupdated_at\b/i.test(registry)) {
     agent.sql`UPDATE assistant_sessions SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', updated_at)
-      WHERE updated_at GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9]'`;
+      WHERE updated_at GLOB '????-??-?? ??:??:??' AND strftime('%Y-%m-%dT%H:%M:%fZ', updated_at) IS NOT NULL`;
   }
 }
 
