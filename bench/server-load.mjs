@@ -10,17 +10,20 @@
 // requests/s, and the server processes' CPU time per request (their own counters, from
 // /proc/<pid>/stat, over the measured seconds).
 //
-// The fault run: two processes over PostgreSQL under the same load; halfway through, one is
-// killed (SIGKILL). A client whose request fails retries it on the other process, a POST with the
-// same message id (the idempotent rule: same id and body answer 200). Afterwards every
-// acknowledged write is read back from the database, and every session's message count must
-// equal its acknowledged messages: nothing lost, nothing duplicated.
+// The fault runs: two processes over PostgreSQL under the same load; halfway through, one is
+// killed (SIGKILL), or stopped (SIGTERM), or the database is cut off for 3 seconds (through a
+// forwarder in front of it). A client whose request gets no answer or a 5xx retries it on the
+// next live process (after `Retry-After`), a POST with the same message id (the idempotent rule:
+// same id and body answer 200). Afterwards every acknowledged write is read back from the
+// database, and nothing may be stored that no answer acknowledged: nothing lost, nothing
+// duplicated.
 //
 //   node bench/server-load.mjs   (after `npm run build`; ARBOR_TEST_PG_URL, default
 //   postgres://postgres@127.0.0.1:5432/postgres; ARBOR_BENCH_SECONDS, ARBOR_BENCH_CLIENTS)
 import { spawn } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import net from "node:net";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { SessionManager, applyPostgresSchema } from "arbor-memory/session";
@@ -35,6 +38,7 @@ const CLIENTS = Number(process.env.ARBOR_BENCH_CLIENTS ?? 32);
 const SESSIONS = 200;
 const WORDS = ["budget", "travel", "deploy", "garden", "invoice", "kitchen"];
 const WARM_UP_MS = 2_000;
+const OUTAGE_MS = 3_000;
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
 const results = [];
@@ -72,27 +76,44 @@ for (const processes of [1, 2]) {
   await database.drop();
 }
 
-// 3. The fault run: one of two processes killed halfway.
-{
+// 3. The fault runs, each two processes under the same load: one killed (SIGKILL) halfway, one
+// stopped (SIGTERM) halfway, and the database cut for 3 seconds halfway (every connection of
+// both processes goes through a forwarder the run controls; the shared server is never
+// restarted).
+for (const fault of ["SIGKILL", "SIGTERM", "outage"]) {
   const database = await throwawayDatabase(PG, "arbor_bench_server_fault");
   await applyPostgresSchema(database.pool);
   const ids = await seed(SessionManager.create(database.pool));
+  const forwarder =
+    fault === "outage" ? await startForwarder(database.url) : null;
+  const url = forwarder ? forwarder.url : database.url;
   const servers = [
-    await serve(["--postgres", database.url]),
-    await serve(["--postgres", database.url]),
+    await serve(["--postgres", url]),
+    await serve(["--postgres", url]),
   ];
-  const killer = setTimeout(
-    () => servers[0].child.kill("SIGKILL"),
-    WARM_UP_MS + (SECONDS * 1000) / 2,
-  );
+  const halfway = WARM_UP_MS + (SECONDS * 1000) / 2;
+  const timers = [
+    setTimeout(() => {
+      if (fault === "outage") forwarder.cut();
+      else servers[0].child.kill(fault);
+    }, halfway),
+    ...(forwarder
+      ? [setTimeout(() => void forwarder.restore(), halfway + OUTAGE_MS)]
+      : []),
+  ];
   const run = await load(servers, ids, { retry: true });
-  clearTimeout(killer);
+  for (const timer of timers) clearTimeout(timer);
   results.push({
-    name: "PostgreSQL, 2 processes, one killed halfway",
+    name: {
+      SIGKILL: "PostgreSQL, 2 processes, one killed (SIGKILL) halfway",
+      SIGTERM: "PostgreSQL, 2 processes, one stopped (SIGTERM) halfway",
+      outage: `PostgreSQL, 2 processes, database cut for ${OUTAGE_MS / 1000} s halfway`,
+    }[fault],
     ...run,
     ...(await verify(database.pool, ids, run.acknowledged)),
   });
   await stopAll(servers);
+  await forwarder?.close();
   await database.drop();
 }
 
@@ -127,24 +148,32 @@ async function load(servers, ids, { retry = false } = {}) {
   const routes = new Map();
   const acknowledged = new Map(ids.map((id) => [id, new Set()]));
   const errors = new Map();
+  const retried = new Map();
   let measuring = false;
   let stop = false;
   let next = 0;
   let sequence = 0;
   const live = () => servers.filter((server) => server.alive);
+  // With `retry`, a request is sent again (to the next live process) after no answer or a 5xx,
+  // waiting as `Retry-After` says or 200 ms, for up to 20 attempts: a database outage answers 503.
   const send = async (make) => {
-    for (let attempt = 0; attempt < (retry ? 5 : 1); attempt++) {
+    for (let attempt = 0; attempt < (retry ? 20 : 1); attempt++) {
       const pool = live();
       if (pool.length === 0) throw new Error("no server left");
       const server = pool[next++ % pool.length];
+      let wait = 200;
       try {
         const response = await fetch(server.url + make.path, make.init);
         await response.arrayBuffer();
-        if (response.status >= 500 && retry) continue;
-        return response.status;
+        if (response.status < 500 || !retry) return response.status;
+        retried.set(response.status, (retried.get(response.status) ?? 0) + 1);
+        const after = Number(response.headers.get("retry-after"));
+        if (after > 0) wait = Math.min(after * 1000, 1000);
       } catch (error) {
         if (!retry) throw error;
+        retried.set(0, (retried.get(0) ?? 0) + 1);
       }
+      await delay(wait);
     }
     return 599;
   };
@@ -248,6 +277,7 @@ async function load(servers, ids, { retry = false } = {}) {
       ]),
     ),
     failed: Object.fromEntries(errors),
+    retried: Object.fromEntries(retried),
     acknowledged,
   };
 }
@@ -326,7 +356,66 @@ function cpuTicks(server) {
   }
 }
 
+/**
+ * A TCP forwarder in front of PostgreSQL: `cut()` drops every connection and refuses new ones (a
+ * stopped database), `restore()` forwards again on the same port.
+ */
+async function startForwarder(databaseUrl) {
+  const target = new URL(databaseUrl);
+  const sockets = new Set();
+  let server = null;
+  let port = 0;
+  const forwarder = {
+    url: "",
+    async restore() {
+      server = net.createServer((client) => {
+        const upstream = net.connect(
+          Number(target.port || 5432),
+          target.hostname,
+        );
+        for (const socket of [client, upstream]) {
+          sockets.add(socket);
+          socket.on("error", () => socket.destroy());
+          socket.on("close", () => sockets.delete(socket));
+        }
+        client.pipe(upstream);
+        upstream.pipe(client);
+        client.on("close", () => upstream.destroy());
+        upstream.on("close", () => client.destroy());
+      });
+      await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
+      port = server.address().port;
+    },
+    cut() {
+      server?.close();
+      server = null;
+      for (const socket of sockets) socket.destroy();
+    },
+    async close() {
+      forwarder.cut();
+    },
+  };
+  await forwarder.restore();
+  const url = new URL(databaseUrl);
+  url.hostname = "127.0.0.1";
+  url.port = String(port);
+  forwarder.url = url.toString();
+  return forwarder;
+}
+
 // --- Figures ---
+
+/** `{ 503: 4, 0: 2 }` as "4 × 503, 2 × no answer", or "0". */
+function statusList(counts = {}) {
+  return (
+    Object.entries(counts)
+      .map(
+        ([status, count]) =>
+          `${count} × ${status === "0" ? "no answer" : status}`,
+      )
+      .join(", ") || "0"
+  );
+}
 
 function percentile(values, share) {
   if (values.length === 0) return 0;
@@ -344,19 +433,12 @@ function report(runs) {
     `\nserver-load: ${CLIENTS} clients, ${SECONDS} s per run, 200 sessions; 60% POST message, 25% history, 10% search, 5% list\n`,
   );
   console.log(
-    "| Run | requests/s | vs SQLite | CPU ms / request | vs SQLite | lost | duplicates | stored, not acknowledged | failed (no answer or 5xx, after retries) |",
+    "| Run | requests/s | vs SQLite | CPU ms / request | vs SQLite | lost | duplicates | stored, not acknowledged | retried (no answer or 5xx) | failed (after retries) |",
   );
-  console.log("|---|---|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|---|");
   for (const run of runs)
     console.log(
-      `| ${run.name} | ${run.perSecond.toFixed(0)} | ${(run.perSecond / sqlite.perSecond).toFixed(2)}x | ${run.cpuMsPerRequest.toFixed(2)} | ${(run.cpuMsPerRequest / sqlite.cpuMsPerRequest).toFixed(2)}x | ${run.lost ?? "-"} | ${run.duplicates ?? "-"} | ${run.unacknowledged ?? "-"} | ${
-        Object.entries(run.failed)
-          .map(
-            ([status, count]) =>
-              `${count} × ${status === "0" ? "no answer" : status}`,
-          )
-          .join(", ") || "0"
-      } |`,
+      `| ${run.name} | ${run.perSecond.toFixed(0)} | ${(run.perSecond / sqlite.perSecond).toFixed(2)}x | ${run.cpuMsPerRequest.toFixed(2)} | ${(run.cpuMsPerRequest / sqlite.cpuMsPerRequest).toFixed(2)}x | ${run.lost ?? "-"} | ${run.duplicates ?? "-"} | ${run.unacknowledged ?? "-"} | ${statusList(run.retried)} | ${statusList(run.failed)} |`,
     );
   console.log("\np50 / p95 / p99 ms per route\n");
   const names = [...new Set(runs.flatMap((run) => Object.keys(run.routes)))];

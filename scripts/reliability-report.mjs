@@ -131,12 +131,12 @@ lines.push(
 
 lines.push(
   "",
-  "## Under load, with a process killed",
+  "## Under load, with faults",
   "",
   "`npm run bench:server` runs 32 clients of a mixed workload against one and two `arbor serve`",
-  "processes over one PostgreSQL, and kills one of two processes halfway through a run; every",
+  "processes over one PostgreSQL, and kills or stops one of two processes, or cuts the database off for 3 s, halfway through a run; every",
   "acknowledged write is read back afterwards. Figures, with nothing lost and nothing duplicated,",
-  "in [benchmarks.md](benchmarks.md#many-clients-many-processes-and-a-process-killed-arbor-serve).",
+  "in [benchmarks.md](benchmarks.md#many-clients-many-processes-and-faults-arbor-serve).",
   "A database outage under load (through a TCP proxy) is `test/server/storage-outage.int.test.ts` above.",
 );
 
