@@ -57,11 +57,9 @@ export function rankedExpressions(
     all,
     any,
     rare:
-      arm.rare === null
-        ? null
-        : arm.rare
-            .flatMap((at) => fts5Phrases(ranked.analyzed.terms[at]!))
-            .join(" OR "),
+      arm.rare
+        ?.flatMap((at) => fts5Phrases(ranked.analyzed.terms[at]!))
+        .join(" OR ") ?? null,
     rareLimit: arm.rareLimit,
     anyWindow: arm.anyWindow,
   };

@@ -2,11 +2,15 @@
  * Forms of common irregular English verbs that no suffix stemmer joins (`went` and `go`, `met`
  * and `meet`). Ranked any-term search (docs/behavior/search.md#stemming) widens a query word that
  * is one of these forms to all forms of its verb, so "when did she go" finds "she went".
- * Each line: base, third person, -ing, past, past participle (and spelling variants).
+ * Each line: base, third person, -ing, past, past participle (and spelling variants). The third
+ * person and -ing forms have the same Porter stem as the base (`buys`, `buying`: `bui`, like
+ * `buy`), so a stemming index holds them as one token; a line that differs marks the forms that
+ * do with `~` (a `~` on the base: none does). A test checks every line against the stemmer, which
+ * the Worker bundle then need not carry for this.
  */
 const GROUPS = `
   arise arises arising arose arisen
-  be is are am being was were been
+  be is are am being~ was were been
   beat beats beating beaten
   become becomes becoming became
   begin begins beginning began begun
@@ -20,7 +24,7 @@ const GROUPS = `
   breed breeds breeding bred
   bring brings bringing brought
   build builds building built
-  burn burns burning burnt burned
+  burn burns~ burning~ burnt burned~
   buy buys buying bought
   catch catches catching caught
   choose chooses choosing chose chosen
@@ -30,9 +34,9 @@ const GROUPS = `
   cut cuts cutting
   deal deals dealing dealt
   dig digs digging dug
-  do does doing did done
+  do does doing~ did done
   draw draws drawing drew drawn
-  dream dreams dreaming dreamt dreamed
+  dream dreams~ dreaming~ dreamt dreamed~
   drink drinks drinking drank drunk
   drive drives driving drove driven
   eat eats eating ate eaten
@@ -41,16 +45,16 @@ const GROUPS = `
   feel feels feeling felt
   fight fights fighting fought
   find finds finding found
-  fly flies flying flew flown
+  fly flies flying~ flew flown
   forget forgets forgetting forgot forgotten
   forgive forgives forgiving forgave forgiven
   freeze freezes freezing froze frozen
   get gets getting got gotten
   give gives giving gave given
-  go goes going went gone
+  go goes going~ went gone
   grow grows growing grew grown
   hang hangs hanging hung
-  have has having had
+  have has having~ had
   hear hears hearing heard
   hide hides hiding hid hidden
   hit hits hitting
@@ -60,11 +64,11 @@ const GROUPS = `
   know knows knowing knew known
   lay lays laying laid
   lead leads leading led
-  learn learns learning learnt learned
+  learn learns~ learning~ learnt learned~
   leave leaves leaving left
   lend lends lending lent
   let lets letting
-  lie lies lying lay lain
+  lie~ lies lying lay lain
   lose loses losing lost
   make makes making made
   mean means meaning meant
@@ -86,7 +90,7 @@ const GROUPS = `
   shake shakes shaking shook shaken
   shine shines shining shone
   shoot shoots shooting shot
-  show shows showing showed shown
+  show shows~ showing~ showed~ shown
   shut shuts shutting
   sing sings singing sang sung
   sink sinks sinking sank sunk
@@ -118,9 +122,18 @@ const GROUPS = `
 `;
 
 const FORMS = new Map<string, readonly string[]>();
+/** Each form with the base's Porter stem, by the base. */
+const SAME_STEM = new Map<string, string>();
 for (const line of GROUPS.trim().split("\n")) {
-  const forms = line.trim().split(/\s+/u);
-  for (const form of forms) if (!FORMS.has(form)) FORMS.set(form, forms);
+  const marked = line.trim().split(/\s+/u);
+  const forms = marked.map((form) => form.replace("~", ""));
+  const explicit = line.includes("~");
+  for (const [at, form] of forms.entries()) {
+    if (FORMS.has(form)) continue;
+    FORMS.set(form, forms);
+    if (at && (explicit ? marked[at] !== form : at < 3))
+      SAME_STEM.set(form, forms[0]!);
+  }
 }
 
 /**
@@ -131,4 +144,17 @@ export function verbForms(word: string): readonly string[] {
   const forms = FORMS.get(word);
   if (!forms) return [word];
   return [word, ...forms.filter((form) => form !== word)];
+}
+
+/**
+ * The key forms of one verb share when a Porter stemmer makes them one token: the line's first
+ * form for a form marked `~` (`buying` → `buy`), else the form itself (lower case in, as out).
+ */
+export function verbStemKey(form: string): string {
+  return SAME_STEM.get(form) ?? form;
+}
+
+/** Every line of the table, forms in order (for tests). */
+export function irregularVerbLines(): string[][] {
+  return [...new Set(FORMS.values())].map((forms) => [...forms]);
 }

@@ -7,8 +7,7 @@
  * (`go` → `went`, `gone`, …). `match: "all"` keeps every whitespace-separated term, as written.
  */
 import type { MatchMode } from "../contracts/types.js";
-import { verbForms } from "./irregular-verbs.js";
-import { porterStem } from "./porter-stemmer.js";
+import { verbForms, verbStemKey } from "./irregular-verbs.js";
 import { queryTerms, spaceCjk } from "./search-terms.js";
 import { isStopword, stopwordKey, stopwordLanguages } from "./stopwords.js";
 
@@ -98,12 +97,12 @@ export function rarestTerms(
   if (analyzed.match === "all")
     return { analyzed, kept: analyzed.terms.map((_, at) => at) };
   const kept = rarestIndexes(analyzed.terms.length, counts);
-  let forms = 0;
+  let budget = MAX_RANKED_FORMS;
   const terms = kept.map((at) => {
-    const term = analyzed.terms[at]!;
-    const kept = term.forms.slice(0, Math.max(1, MAX_RANKED_FORMS - forms));
-    forms += kept.length;
-    return kept.length === term.forms.length ? term : { ...term, forms: kept };
+    const { text, forms } = analyzed.terms[at]!;
+    const given = forms.slice(0, Math.max(1, budget));
+    budget -= given.length;
+    return { text, forms: given };
   });
   return { analyzed: { match: analyzed.match, terms }, kept };
 }
@@ -135,18 +134,15 @@ export function fts5Expressions(analyzed: AnalyzedQuery): {
 /**
  * A term's forms as FTS5 phrases, one per Porter stem: forms one stem apart ("buys", "buying",
  * "buy" are all "bui") are one token to the index, and as separate phrases `bm25()` would score
- * a message holding the word once per phrase, three times over a rarer term of the query.
+ * a message holding the word once per phrase, three times over a rarer term of the query. The
+ * verb table marks which forms share a stem (`verbStemKey`), checked against the stemmer by a
+ * test, so the Worker bundle carries no stemmer for this.
  */
 export function fts5Phrases(term: QueryTerm): string[] {
-  const stems = new Set<string>();
-  const phrases: string[] = [];
-  for (const form of term.forms) {
-    const stem = porterStem(form.toLowerCase());
-    if (stems.has(stem)) continue;
-    stems.add(stem);
-    phrases.push(fts5Phrase(form));
-  }
-  return phrases;
+  const stems = term.forms.map((form) => verbStemKey(form.toLowerCase()));
+  return term.forms
+    .filter((_, at) => stems.indexOf(stems[at]!) === at)
+    .map(fts5Phrase);
 }
 
 /**

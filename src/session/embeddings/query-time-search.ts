@@ -76,17 +76,18 @@ export async function searchWithQueryTime<Hit extends SearchHit>(
     ),
     weight: 1,
   });
-  // Reciprocal-rank fusion of the searches inside each named time and the one without.
-  const fused = new Map<string, { hit: Hit; score: number; first: number }>();
+  // Reciprocal-rank fusion of the searches inside each named time and the one without; ties
+  // keep the order hits were first seen in (the sort is stable, the map keeps insertion order).
+  const fused = new Map<string, { hit: Hit; score: number }>();
   for (const { hits, weight } of lists)
     hits.forEach((hit, rank) => {
       const key = `${hit.sessionId ?? ""}\u0000${hit.kind ?? "message"}\u0000${hit.id}`;
-      const entry = fused.get(key) ?? { hit, score: 0, first: fused.size };
+      const entry = fused.get(key) ?? { hit, score: 0 };
       entry.score += weight / (FUSION_K + rank);
       fused.set(key, entry);
     });
   return [...fused.values()]
-    .sort((a, b) => b.score - a.score || a.first - b.first)
+    .sort((a, b) => b.score - a.score)
     .slice(0, limit)
     .map(({ hit }) => ({
       ...hit,

@@ -24,7 +24,12 @@ export async function eraseRemovesEmbeddings(
   await session.appendMessage(text("e4", "assistant", "The kitten plays"));
   const tabled = (await backend.dump()).includes("arbor_embeddings");
   if (tabled) {
-    same(await traces(backend, id), 4, "three vectors and a queue row before");
+    // e4 is queued, or, when the worker is mid-way through it, queued and embedded at once.
+    const before = await traces(backend, id);
+    check(
+      before === 4 || before === 5,
+      `three vectors and e4's queue row (and perhaps its vector) before: got ${before}`,
+    );
   }
 
   const first = await manager.erase({
