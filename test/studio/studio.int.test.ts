@@ -187,6 +187,10 @@ describe.skipIf(!available)("studio in Chromium", () => {
     // The tool call is one line (tool, first argument, status) that opens to its fields.
     expect(originals).toContain("get_weather Lisbon done");
     await page.click('.originals .part-tool[data-tool="get_weather"] summary');
+    // The fields are drawn when the call opens (its toggle event), not with the click.
+    await page.waitForSelector(
+      '.originals .part-tool[data-tool="get_weather"][open] > :not(summary)',
+    );
     const call = (
       await page
         .locator('.originals .part-tool[data-tool="get_weather"]')
