@@ -262,6 +262,10 @@ outagesOn("postgres.js", (url, { max, timeoutMs }) => {
     // recovery short, as docs/server.md advises for servers.
     backoff: () => 0.05,
     onnotice: () => undefined,
+    // postgres.js reads the array types on a new connection outside any query's promise; when
+    // the proxy cuts that read, its rejection is unhandled (seen once in CI). Arbor binds no
+    // arrays, so the read is not needed here.
+    fetch_types: false,
   });
   return { client: sql, close: () => sql.end({ timeout: 1 }) };
 });
