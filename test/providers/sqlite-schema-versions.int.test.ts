@@ -3,6 +3,9 @@
 // of a current store costs one query; an old process meeting a newer schema stops with the typed
 // `SCHEMA_VERSION` error and leaves the store as it was; and an old (v9) process appending to a
 // v10 store keeps working.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/index.js";
 import {
@@ -148,6 +151,47 @@ describe("the first use of a store object", () => {
       /arbor_meta|sqlite_master|CREATE/i.test(statement),
     );
     expect(schema).toHaveLength(1);
+  });
+});
+
+describe("two processes opening one new file", () => {
+  it("the one whose first schema read fails just before the other creates the tables opens the store", () => {
+    const folder = mkdtempSync(join(tmpdir(), "arbor-schema-race-"));
+    const file = join(folder, "shared.db");
+    const late = openSqlite(file);
+    const early = openSqlite(file);
+    try {
+      // The late process's version read meets no table; the early one then creates and
+      // migrates everything before the late one checks whether the table exists.
+      let raced = false;
+      const agent: SqlProvider = {
+        sql<Row>(strings: TemplateStringsArray, ...values: unknown[]): Row[] {
+          try {
+            return late.sql<Row>(strings, ...values);
+          } catch (error) {
+            if (!raced && /no such table: arbor_meta/.test(String(error))) {
+              raced = true;
+              new AgentSessionProvider(early, "s").appendMessage(
+                text("m1", "first"),
+              );
+            }
+            throw error;
+          }
+        },
+        transaction: <T>(fn: () => T): T => late.transaction(fn),
+      };
+      const provider = new AgentSessionProvider(agent, "s");
+      expect(provider.getHistory().map((m) => m.id)).toEqual(["m1"]);
+      expect(raced).toBe(true);
+      expect(provider.appendMessage(text("m2", "second"))).toBe(true);
+      expect(
+        new AgentSessionProvider(early, "s").getHistory().map((m) => m.id),
+      ).toEqual(["m1", "m2"]);
+    } finally {
+      late.close();
+      early.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
 

@@ -18,10 +18,16 @@ export const SCHEMA_VERSION = 10;
 export function recordedVersion(agent: SqlProvider): number | null {
   let rows: Array<{ value: string | null }>;
   try {
-    rows = agent.sql`SELECT value FROM arbor_meta WHERE key = ${SCHEMA_VERSION_KEY}`;
+    rows = readVersion(agent);
   } catch (error) {
-    if (hasMetaTable(agent)) throw error;
-    return null;
+    if (!hasMetaTable(agent)) return null;
+    // Another process may have created the table between the failed read and the check (two
+    // processes opening one new file): read again; an error now is a real one.
+    try {
+      rows = readVersion(agent);
+    } catch {
+      throw error;
+    }
   }
   const version = Number(rows[0]?.value ?? 0);
   if (!Number.isInteger(version) || version < 0 || version > SCHEMA_VERSION)
@@ -44,6 +50,10 @@ export function assertSchemaNotNewer(agent: SqlProvider): void {
 }
 
 // --- Internal helpers ---
+
+function readVersion(agent: SqlProvider): Array<{ value: string | null }> {
+  return agent.sql`SELECT value FROM arbor_meta WHERE key = ${SCHEMA_VERSION_KEY}`;
+}
 
 function hasMetaTable(agent: SqlProvider): boolean {
   const [row] = agent.sql<{ n: number }>`
