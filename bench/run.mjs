@@ -14,6 +14,7 @@ import { runAgents032 } from "./agents-032.mjs";
 import { writeChartsFrom } from "./charts.mjs";
 import { runGetHistoryMemory } from "./getHistory-memory.mjs";
 import { runHistoryMemory } from "./history-memory.mjs";
+import { runIndexSize } from "./index-size.mjs";
 import { runPostgresCeiling } from "./postgres-ceiling.mjs";
 import { runRawCeiling } from "./raw-ceiling.mjs";
 import { runReference } from "./reference.mjs";
@@ -314,6 +315,9 @@ await runWriteWorkloads(dir, record);
 
 // Peak RSS of getHistory() at 10,000 × 2 KB against agents@0.22.0, and of history().
 await runGetHistoryMemory(dir, record);
+
+// What tool calls cost the text index, with tool outputs off and on (SQLite and PostgreSQL).
+await runIndexSize(dir, record);
 
 const { writeFileSync } = await import("node:fs");
 writeFileSync(

@@ -17,6 +17,7 @@ import { chatCommand } from "./commands/chat.js";
 import { keyCommands } from "./commands/keys.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { pruneCommand } from "./commands/prune.js";
+import { searchIndexCommand } from "./commands/search-index.js";
 import { serveCommand } from "./commands/serve.js";
 import { mcpCommand } from "./commands/mcp.js";
 import { sessionCommands } from "./commands/sessions.js";
@@ -30,6 +31,7 @@ const COMMANDS: CommandSpec[] = [
   ...browseCommands,
   ...transferCommands,
   pruneCommand,
+  searchIndexCommand,
   migrateCommand,
   chatCommand,
 ];

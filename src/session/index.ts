@@ -28,6 +28,9 @@ export {
   isBackend,
   type Backend,
   type BackendErase,
+  type BackendSearchIndex,
+  type SearchIndexChange,
+  type SearchIndexSettings,
 } from "./contracts/backend.js";
 export { type BackendEmbeddings } from "./contracts/embedding-store.js";
 export type {

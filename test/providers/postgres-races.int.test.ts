@@ -9,6 +9,7 @@ import {
   PostgresContextProvider,
   PostgresSessionProvider,
   Session,
+  SessionManager,
 } from "../../src/session/index.js";
 import type { PostgresClient } from "../../src/backends/postgres/index.js";
 import {
@@ -260,6 +261,83 @@ describePostgres("PostgreSQL races", () => {
           (_, index) => `fact ${Math.floor(index / 10)}-${index % 10}`,
         ).sort(),
       );
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "turning tool outputs on or off while other connections append leaves every message indexed by the setting in force",
+    async () => {
+      const call = (id: string) => ({
+        id,
+        role: "assistant",
+        parts: [
+          {
+            type: "tool-bash",
+            toolCallId: `call-${id}`,
+            state: "output-available",
+            input: { command: "ls" },
+            output: { stdout: `pelican ${id}` },
+          },
+        ],
+      });
+      const manager = SessionManager.create(database.pool);
+      const withOutput = async () => {
+        const result = await database.pool.query<{ n: string }>(
+          "SELECT COUNT(*) AS n FROM assistant_messages WHERE text_content LIKE '%pelican%'",
+        );
+        return Number(result.rows[0]!.n);
+      };
+      const appendDuring = async (
+        change: () => Promise<unknown>,
+        round: number,
+      ) => {
+        const clients = await connections("client", 4);
+        let running = true;
+        const writers = clients.map(async (client, writer) => {
+          const provider = new PostgresSessionProvider(
+            client,
+            `tools-${writer}`,
+          );
+          let index = 0;
+          // Appends before, during and after the change.
+          while (running || index < 10)
+            await provider.appendMessage(
+              call(`r${round}-w${writer}-${index++}`),
+            );
+        });
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        await change();
+        running = false;
+        await Promise.all(writers);
+      };
+      for (let writer = 0; writer < 4; writer++) {
+        const provider = new PostgresSessionProvider(
+          database.pool,
+          `tools-${writer}`,
+        );
+        for (let index = 0; index < 50; index++)
+          await provider.appendMessage(call(`old-w${writer}-${index}`));
+      }
+      await appendDuring(
+        () => manager.configureSearchIndex({ toolOutputs: true }),
+        1,
+      );
+      const total = async () =>
+        Number(
+          (
+            await database.pool.query<{ n: string }>(
+              "SELECT COUNT(*) AS n FROM assistant_messages",
+            )
+          ).rows[0]!.n,
+        );
+      expect(await withOutput()).toBe(await total());
+      await appendDuring(
+        () => manager.configureSearchIndex({ toolOutputs: false }),
+        2,
+      );
+      expect(await withOutput()).toBe(0);
+      expect(await total()).toBeGreaterThan(240);
     },
     TIMEOUT,
   );

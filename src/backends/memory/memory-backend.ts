@@ -1,6 +1,6 @@
 /**
  * The in-memory store as a whole (the `Backend` contract): its registry, sessions, erase,
- * embeddings, API keys and change feed. One `Backend` per `MemoryStore`, so every caller agrees on
+ * embeddings, API keys, change feed and search-index settings. One `Backend` per `MemoryStore`, so every caller agrees on
  * its identity.
  */
 import type { Backend } from "../../session/contracts/backend.js";
@@ -11,6 +11,7 @@ import { memoryEmbeddings } from "./memory-embedding-access.js";
 import { InMemorySessionRegistry } from "./memory-registry.js";
 import { MemoryStore } from "./memory-store.js";
 import { lazyStreams } from "../../session/core/lazy-streams.js";
+import { memorySearchIndex } from "./memory-search-index.js";
 
 /** The backend over `store` (a new, empty store when none is given). */
 export function memoryBackend(store: MemoryStore = new MemoryStore()): Backend {
@@ -51,5 +52,6 @@ function createBackend(store: MemoryStore): Backend {
       const { memoryStreams } = await import("./memory-streams.js");
       return memoryStreams(store);
     }),
+    searchIndex: memorySearchIndex(store),
   };
 }

@@ -108,8 +108,9 @@ export function scoreRows(
   let documents = 0;
   let totalLength = 0;
   for (const row of rows) {
-    if (row.text.length === 0) continue;
-    const indexed = (row.searchCache ??= index(row.text));
+    const text = row.indexed ?? row.text;
+    if (text.length === 0) continue;
+    const indexed = (row.searchCache ??= index(text));
     documents++;
     totalLength += indexed.length;
     if (!withinTimeRange(row.createdAt, options)) continue;

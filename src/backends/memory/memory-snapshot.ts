@@ -5,6 +5,7 @@ import type {
   StoredCompaction,
 } from "../../session/contracts/types.js";
 import { searchableText } from "../../session/core/message-codec.js";
+import { indexedText } from "./memory-writes.js";
 import {
   encodeForStorage,
   mayReferenceAttachments,
@@ -147,6 +148,7 @@ export function restoreStore(input: unknown): {
         createdAt: entry.createdAt,
         text: searchableText(entry.message),
       };
+      row.indexed = indexedText(store, entry.message, row.text);
       data.rows.set(row.id, row);
       data.ordered.push(row);
       if (row.parentId !== null) {

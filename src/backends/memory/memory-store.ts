@@ -12,8 +12,13 @@ export interface MemoryRow {
   role: string;
   json: string;
   createdAt: string;
-  /** The indexed text (docs/behavior/search.md). */
+  /** The searchable text, and the `content` of hits (docs/behavior/search.md). */
   text: string;
+  /**
+   * What is indexed when it differs from `text`: the text with tool outputs, when the store
+   * indexes them (`MemoryStore.toolOutputs`).
+   */
+  indexed?: string | undefined;
   /** Folded text and tokens, computed on the first search after a write. */
   searchCache?:
     { folded: string; tokens: Map<string, number>; length: number } | undefined;
@@ -55,6 +60,8 @@ export class MemoryStore {
   readonly attachments = new MemoryAttachments();
   /** SessionManager registry rows, by session id. */
   readonly registry = new Map<string, SessionInfo>();
+  /** Whether tool outputs are indexed (docs/behavior/search.md#tool-outputs). */
+  toolOutputs = false;
 
   takeSeq(): number {
     return this.nextSeq++;

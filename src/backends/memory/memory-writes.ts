@@ -68,6 +68,7 @@ export function updateRow(
   row.json = json;
   row.role = message.role;
   row.text = searchableText(message);
+  row.indexed = indexedText(store, message, row.text);
   row.searchCache = undefined;
   publishMemoryChange(store, sessionId, "update", [row.id]);
 }
@@ -158,6 +159,7 @@ function insertRow(
     createdAt: placement.createdAt,
     text: searchableText(message),
   };
+  row.indexed = indexedText(store, message, row.text);
   data.rows.set(row.id, row);
   data.ordered.push(row);
   if (row.parentId !== null) pushChild(data, row.parentId, row);
@@ -180,4 +182,18 @@ function clearSessionRows(store: MemoryStore, sessionId: string): void {
   data.ordered = [];
   data.compactions = [];
   data.latestLeaf = null;
+}
+
+/**
+ * The text a row is indexed by when it is not its searchable text: with tool outputs when the
+ * store indexes them and the message has any (docs/behavior/search.md#tool-outputs).
+ */
+export function indexedText(
+  store: MemoryStore,
+  message: SessionMessage,
+  text: string,
+): string | undefined {
+  if (!store.toolOutputs) return undefined;
+  const indexed = searchableText(message, true);
+  return indexed === text ? undefined : indexed;
 }

@@ -1,6 +1,6 @@
 /**
  * A PostgreSQL database as a whole (the `Backend` contract): its registry, sessions, erase,
- * embeddings and change feed over one client. One `Backend` per client object, so every caller agrees on its
+ * embeddings, change feed and search-index settings over one client. One `Backend` per client object, so every caller agrees on its
  * identity. Erase loads on first use.
  */
 import type { Backend } from "../../session/contracts/backend.js";
@@ -54,5 +54,15 @@ function createBackend(client: PostgresClient): Backend {
       const { postgresStreams } = await import("./postgres-streams.js");
       return postgresStreams(client);
     }),
+    searchIndex: {
+      settings: async () =>
+        (
+          await import("./postgres-search-index.js")
+        ).postgresSearchIndexSettings(client),
+      configure: async (settings) =>
+        (
+          await import("./postgres-search-index.js")
+        ).configurePostgresSearchIndex(client, settings),
+    },
   };
 }

@@ -1,15 +1,15 @@
-import { searchableText } from "../../session/core/message-codec.js";
 import { encodeForStorage } from "../../session/core/attachments.js";
 import { attachmentRows } from "./postgres-attachments.js";
 import { ArborError } from "../../session/errors/index.js";
 import type { ImportRecords } from "../../session/contracts/provider.js";
+import type { SessionMessage } from "../../session/contracts/types.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import {
   LOCKED_WRITE_PREFIX,
   lockedWriteParams,
   type WriteAttempt,
 } from "./postgres-locking.js";
-import { indexText } from "./postgres-search-text.js";
+import { indexedTextParams, TOOL_OUTPUTS_SQL } from "./postgres-search-text.js";
 import {
   JSON_PARAM,
   RECORD_CHANGE_SQL,
@@ -61,7 +61,7 @@ export async function importSessionRecords(
       parent_id: parentId,
       role: message.role,
       content: storedContent(message, replace, attached),
-      text_content: indexText(searchableText(message)),
+      ...textColumns(message),
       created_at: isoOrNull(createdAt),
     }),
   );
@@ -87,10 +87,11 @@ export async function importSessionRecords(
     -- Reading the counts of the deletes makes them run first, so replaced ids are free.
     inserted AS (
       INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, created_at)
-      SELECT r.id, ?, r.parent_id, r.role, r.content, r.text_content,
+      SELECT r.id, ?, r.parent_id, r.role, r.content,
+        COALESCE(CASE WHEN ${TOOL_OUTPUTS_SQL} THEN r.full_text END, r.text_content),
         COALESCE(r.created_at::timestamptz, clock_timestamp())
       FROM json_to_recordset(${JSON_PARAM})
-        AS r(ord INTEGER, id TEXT, parent_id TEXT, role TEXT, content TEXT, text_content TEXT, created_at TEXT)
+        AS r(ord INTEGER, id TEXT, parent_id TEXT, role TEXT, content TEXT, text_content TEXT, full_text TEXT, created_at TEXT)
       WHERE (SELECT ok FROM checked) AND (SELECT count(*) FROM cleared) >= 0
       ORDER BY r.ord
       RETURNING 1
@@ -158,4 +159,13 @@ function storedContent(
       attachments: attachmentRows(attachments),
     });
   return json;
+}
+
+/** A message's search-text columns: without and (when they differ) with tool outputs. */
+function textColumns(message: SessionMessage): {
+  text_content: string;
+  full_text: string | null;
+} {
+  const [full, text] = indexedTextParams(message);
+  return { text_content: text, full_text: full };
 }

@@ -1,4 +1,9 @@
-import type { MatchMode } from "../../session/contracts/types.js";
+import type {
+  MatchMode,
+  SessionMessage,
+} from "../../session/contracts/types.js";
+import { searchableText } from "../../session/core/message-codec.js";
+import { isToolPart } from "../../session/core/tool-parts.js";
 import { analyzeQuery } from "../../session/core/query-analysis.js";
 import {
   hasCjk,
@@ -26,6 +31,36 @@ export function indexText(text: string): string {
   const cut = folded.slice(0, MAX_INDEXED_CHARACTERS);
   // Never leave half a surrogate pair at the end.
   return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
+/**
+ * The `arbor_meta` key present when the store indexes tool outputs
+ * (docs/behavior/search.md#tool-outputs).
+ */
+export const TOOL_OUTPUTS_KEY = "index_tool_outputs";
+
+/** Whether the store indexes tool outputs, as an SQL condition. */
+export const TOOL_OUTPUTS_SQL = `EXISTS (SELECT 1 FROM arbor_meta WHERE key = '${TOOL_OUTPUTS_KEY}')`;
+
+/**
+ * The search text a write stores, chosen inside the writing statement by the store's setting:
+ * its two parameters are `indexedTextParams(message)`. Read in the statement itself, so a change
+ * of the setting (which holds the message table's lock, postgres-search-index.ts) commits wholly
+ * before or after the write, and re-indexes it when before.
+ */
+export const INDEXED_TEXT_SQL = `COALESCE((SELECT ?::text WHERE ${TOOL_OUTPUTS_SQL}), ?)`;
+
+/**
+ * The parameters of `INDEXED_TEXT_SQL`: the search text with tool outputs (`null` when the
+ * message has none, the common case), then the text without.
+ */
+export function indexedTextParams(
+  message: SessionMessage,
+): [string | null, string] {
+  const text = searchableText(message);
+  if (!message.parts.some(isToolPart)) return [null, indexText(text)];
+  const full = searchableText(message, true);
+  return [full === text ? null : indexText(full), indexText(text)];
 }
 
 /** One query term, ready for SQL. */

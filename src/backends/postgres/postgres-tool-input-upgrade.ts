@@ -11,9 +11,8 @@ const BATCH = 500;
 
 /**
  * Schema v5's data step: tool-call inputs became searchable (docs/behavior/search.md#tool-calls),
- * so the search text of every stored message that may hold a tool part (its JSON mentions
- * `tool-` or `dynamic-tool`) is rebuilt; `content_tsv` follows, being generated from it. Other
- * messages keep their search text as it is.
+ * so the search text of every stored message that may hold a tool part is rebuilt (see
+ * `rewriteToolCallSearchText`). Other messages keep their search text as it is.
  */
 export async function upgradeToolInputSearchText(
   db: PostgresQueryable,
@@ -21,8 +20,21 @@ export async function upgradeToolInputSearchText(
   const [table] = await db.query<{ present: boolean }>(
     "SELECT to_regclass('assistant_messages') IS NOT NULL AS present",
   );
-  if (!table?.present) return;
+  if (table?.present) await rewriteToolCallSearchText(db, false);
+}
+
+/**
+ * Rebuilds the search text of every stored message that may hold a tool part (its JSON mentions
+ * `tool-` or `dynamic-tool`), with or without tool outputs; `content_tsv` follows, being
+ * generated from it. In batches of `BATCH` rows by `seq`, so a large table never loads at once.
+ * Returns how many messages it read.
+ */
+export async function rewriteToolCallSearchText(
+  db: PostgresQueryable,
+  toolOutputs: boolean,
+): Promise<number> {
   let after = 0;
+  let read = 0;
   for (;;) {
     const rows = await db.query<{ seq: string | number; content: string }>(
       `SELECT seq, content FROM assistant_messages
@@ -30,12 +42,13 @@ export async function upgradeToolInputSearchText(
        ORDER BY seq LIMIT ?`,
       [after, BATCH],
     );
-    if (rows.length === 0) return;
+    if (rows.length === 0) return read;
+    read += rows.length;
     const updates = rows.map((row) => {
       const message = decodeMessage(row.content);
       return {
         seq: Number(row.seq),
-        text: message ? indexText(searchableText(message)) : "",
+        text: message ? indexText(searchableText(message, toolOutputs)) : "",
       };
     });
     await db.query(

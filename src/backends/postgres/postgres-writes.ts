@@ -1,12 +1,11 @@
 import { RECORD_CHANGE_SQL, TIMESTAMPTZ_PARAM } from "./postgres-sql.js";
 import type { encodeForStorage } from "../../session/core/attachments.js";
-import { searchableText } from "../../session/core/message-codec.js";
 import type { InsertMessageResult } from "../../session/contracts/provider.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
 import { ATTACH_SQL, attachmentParam } from "./postgres-attachments.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import { SESSION_LOCK_SQL } from "./postgres-locking.js";
-import { indexText } from "./postgres-search-text.js";
+import { indexedTextParams, INDEXED_TEXT_SQL } from "./postgres-search-text.js";
 
 /*
  * The single-message writes of a session (docs/behavior/messages-and-tree.md). Each is one
@@ -57,7 +56,7 @@ export async function insertMessage(
     ),
     inserted AS (
       INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, created_at)
-      SELECT ?, ?, parent.id, ?, ?, ?, clock_timestamp() FROM parent
+      SELECT ?, ?, parent.id, ?, ?, ${INDEXED_TEXT_SQL}, clock_timestamp() FROM parent
       ON CONFLICT (session_id, id) DO NOTHING
       RETURNING seq, parent_id
     )${touch}
@@ -72,7 +71,7 @@ export async function insertMessage(
       sessionId,
       message.role,
       encoded.json,
-      indexText(searchableText(message)),
+      ...indexedTextParams(message),
       ...(touchedAt === null ? [] : [sessionId, sessionId, touchedAt]),
       sessionId,
       "append",
@@ -105,7 +104,7 @@ export async function updateStoredMessage(
   await db.query(
     `WITH locked AS MATERIALIZED (SELECT ${SESSION_LOCK_SQL} AS locked),
     updated AS (
-      UPDATE assistant_messages SET content = ?, role = ?, text_content = ?
+      UPDATE assistant_messages SET content = ?, role = ?, text_content = ${INDEXED_TEXT_SQL}
       FROM locked WHERE session_id = ? AND id = ? RETURNING 1
     )
     SELECT ${RECORD_CHANGE_SQL}, ${ATTACH_SQL} FROM updated`,
@@ -113,7 +112,7 @@ export async function updateStoredMessage(
       sessionId,
       encoded.json,
       message.role,
-      indexText(searchableText(message)),
+      ...indexedTextParams(message),
       sessionId,
       message.id,
       sessionId,

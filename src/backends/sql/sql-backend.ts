@@ -1,6 +1,6 @@
 /**
  * A `sql` store as a whole (the `Backend` contract): its registry, sessions, erase, embeddings,
- * API keys and change feed. One `Backend` per store object, so every caller agrees on its
+ * API keys, change feed and search-index settings. One `Backend` per store object, so every caller agrees on its
  * identity. Erase
  * loads on first use: a Durable Object that never erases does not carry it.
  */
@@ -64,5 +64,14 @@ function createBackend(agent: SqlProvider): Backend {
       const { sqlStreams } = await import("./sql-streams.js");
       return sqlStreams(agent);
     }),
+    searchIndex: {
+      settings: async () =>
+        (await import("./sql-search-index.js")).sqlSearchIndexSettings(agent),
+      configure: async (settings) =>
+        (await import("./sql-search-index.js")).configureSqlSearchIndex(
+          agent,
+          settings,
+        ),
+    },
   };
 }

@@ -29,6 +29,13 @@ import type {
 /** The `arbor_meta` key of the highest message `seq` the search index has caught up to. */
 export const INDEXED_SEQ_KEY = "fts_indexed_seq";
 
+/**
+ * The `arbor_meta` key present (value `"1"`) when the store indexes tool outputs
+ * (docs/behavior/search.md#tool-outputs). Read by every catch-up inside its transaction, so every
+ * process over the store indexes by the setting in force.
+ */
+export const TOOL_OUTPUTS_KEY = "index_tool_outputs";
+
 const CATCH_UP_BATCH = 500;
 
 /**
@@ -48,8 +55,9 @@ export function indexMessage(
   sessionId: string,
   seq: number,
   message: SessionMessage,
+  toolOutputs: boolean,
 ): void {
-  const text = searchableText(message);
+  const text = searchableText(message, toolOutputs);
   if (text.length === 0) return;
   agent.sql`INSERT INTO assistant_fts (rowid, id, session_id, role, content)
     VALUES (${seq}, ${message.id}, ${sessionId}, ${message.role}, ${indexedText(text)})`;
@@ -100,9 +108,9 @@ export function catchUpIndex(agent: SqlProvider): void {
   if (!state?.stale && (state?.latest ?? 0) <= Number(state?.indexed ?? 0))
     return;
   atomically(agent, () => {
-    const indexed = indexedSeq(agent);
-    rewriteStaleRows(agent, indexed);
-    indexNewRows(agent, indexed);
+    const state = indexState(agent);
+    rewriteStaleRows(agent, state);
+    indexNewRows(agent, state);
   });
 }
 
@@ -112,14 +120,15 @@ export function catchUpIndex(agent: SqlProvider): void {
  * outlives the erase.
  */
 export function rewriteStaleIndexRows(agent: SqlProvider): void {
-  rewriteStaleRows(agent, indexedSeq(agent));
+  rewriteStaleRows(agent, indexState(agent));
 }
 
 /**
  * Marks stale the index rows of indexed messages whose stored JSON may hold a tool part (it
  * mentions `tool-`, or is split over continuation rows), so the next catch-up rewrites them with
- * their tool-call inputs. A plain `LIKE` scan of the messages, once, at the schema step that made
- * tool inputs searchable; messages without tool calls keep their index rows.
+ * their tool-call inputs. A plain `LIKE` scan of the messages, at the schema step that made tool
+ * inputs searchable and when the tool-output setting changes (sql-search-index.ts); messages
+ * without tool calls keep their index rows.
  */
 export function markToolCallRowsStale(agent: SqlProvider): void {
   agent.sql`INSERT OR IGNORE INTO arbor_fts_stale (seq)
@@ -135,11 +144,20 @@ export function markAllIndexed(agent: SqlProvider): void {
     ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 }
 
-function indexedSeq(agent: SqlProvider): number {
-  const [row] = agent.sql<{
-    value: string;
-  }>`SELECT value FROM arbor_meta WHERE key = ${INDEXED_SEQ_KEY}`;
-  return Number(row?.value ?? 0);
+/** The index watermark and the setting it is written by, read inside the catch-up's transaction. */
+interface IndexState {
+  indexed: number;
+  toolOutputs: boolean;
+}
+
+function indexState(agent: SqlProvider): IndexState {
+  const [row] = agent.sql<{ indexed: string | null; outputs: string | null }>`
+    SELECT (SELECT value FROM arbor_meta WHERE key = ${INDEXED_SEQ_KEY}) AS indexed,
+      (SELECT value FROM arbor_meta WHERE key = ${TOOL_OUTPUTS_KEY}) AS outputs`;
+  return {
+    indexed: Number(row?.indexed ?? 0),
+    toolOutputs: row?.outputs === "1",
+  };
 }
 
 /** Removes the index row of the message stored under `seq` (a rowid lookup, never a scan). */
@@ -264,7 +282,7 @@ export function searchSessionMessages(
  * that hold each of the row's terms), so when many rows are stale it is cheaper to delete them
  * plainly and merge the whole index once (`optimize`), which leaves no trace of them either.
  */
-function rewriteStaleRows(agent: SqlProvider, indexed: number): void {
+function rewriteStaleRows(agent: SqlProvider, state: IndexState): void {
   const [pending] = agent.sql<{
     count: number;
   }>`SELECT COUNT(*) AS count FROM arbor_fts_stale`;
@@ -273,7 +291,7 @@ function rewriteStaleRows(agent: SqlProvider, indexed: number): void {
   const merge =
     stale >= MERGE_MIN_STALE && stale * MERGE_SHARE >= indexRowCount(agent);
   if (merge) setSecureDelete(agent, false);
-  rewriteStaleBatches(agent, indexed);
+  rewriteStaleBatches(agent, state);
   if (merge) {
     agent.sql`INSERT INTO assistant_fts (assistant_fts) VALUES ('optimize')`;
     setSecureDelete(agent, true);
@@ -310,7 +328,7 @@ function setSecureDelete(agent: SqlProvider, on: boolean): void {
   }
 }
 
-function rewriteStaleBatches(agent: SqlProvider, indexed: number): void {
+function rewriteStaleBatches(agent: SqlProvider, state: IndexState): void {
   for (;;) {
     const stale = agent.sql<{ seq: number }>`
       SELECT seq FROM arbor_fts_stale ORDER BY seq LIMIT ${CATCH_UP_BATCH}`;
@@ -323,10 +341,10 @@ function rewriteStaleBatches(agent: SqlProvider, indexed: number): void {
       agent,
       agent.sql<StoredContentRow & { id: string; session_id: string }>`
         SELECT seq, id, session_id, content, chunked_bytes FROM assistant_messages
-        WHERE seq IN (SELECT value FROM json_each(${seqs})) AND seq <= ${indexed}
+        WHERE seq IN (SELECT value FROM json_each(${seqs})) AND seq <= ${state.indexed}
         ORDER BY seq`,
     );
-    const batch = new IndexBatch(agent);
+    const batch = new IndexBatch(agent, state.toolOutputs);
     for (const row of rows) {
       const message = decodeMessage(row.content);
       if (message) batch.add(row.seq, row.session_id, message);
@@ -337,7 +355,8 @@ function rewriteStaleBatches(agent: SqlProvider, indexed: number): void {
 }
 
 /** Indexes every message above the watermark `indexed`, in batches, and moves the watermark. */
-function indexNewRows(agent: SqlProvider, indexed: number): void {
+function indexNewRows(agent: SqlProvider, state: IndexState): void {
+  const indexed = state.indexed;
   const [latest] = agent.sql<{
     seq: number | null;
   }>`SELECT MAX(seq) AS seq FROM assistant_messages`;
@@ -358,7 +377,7 @@ function indexNewRows(agent: SqlProvider, indexed: number): void {
         SELECT seq, id, session_id, role, content, chunked_bytes FROM assistant_messages
         WHERE seq > ${after} ORDER BY seq LIMIT ${CATCH_UP_BATCH}`,
     );
-    const batch = new IndexBatch(agent);
+    const batch = new IndexBatch(agent, state.toolOutputs);
     for (const row of rows) {
       const message = decodeMessage(row.content);
       if (defensive) unindexMessage(agent, row.seq);
@@ -384,14 +403,17 @@ class IndexBatch {
   #entries: Array<[number, string, string, string, string]> = [];
   #chars = 0;
 
-  constructor(private readonly agent: SqlProvider) {}
+  constructor(
+    private readonly agent: SqlProvider,
+    private readonly toolOutputs: boolean,
+  ) {}
 
   add(seq: number, sessionId: string, message: SessionMessage): void {
-    const text = searchableText(message);
+    const text = searchableText(message, this.toolOutputs);
     if (text.length === 0) return;
     const content = indexedText(text);
     if (content.length > BATCH_JSON_CHARS / 4) {
-      indexMessage(this.agent, sessionId, seq, message);
+      indexMessage(this.agent, sessionId, seq, message, this.toolOutputs);
       return;
     }
     this.#entries.push([seq, message.id, sessionId, message.role, content]);

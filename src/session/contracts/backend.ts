@@ -23,6 +23,7 @@ import type { SessionRegistry } from "./registry.js";
  * | `apiKeys`    | no       | API keys kept in the store, for `createApp({ auth })`            |
  * | `changes`    | no       | `manager.watch()`; without it `NOT_SUPPORTED`                   |
  * | `streams`    | no       | `arbor-memory/ai-sdk`: resumable answers, stop from any process; without it both work in one process only |
+ * | `searchIndex`| no       | `manager.configureSearchIndex()` (tool outputs searchable); without it `NOT_SUPPORTED` |
  *
  * A session's own `session.watch()` uses its provider's `watchChanges`; the built-in providers
  * implement it over the same feed as their backend's `changes`.
@@ -52,6 +53,44 @@ export interface Backend {
   readonly changes?: ChangeFeedSource;
   /** Optional: the chunks of chat answers being generated (docs/ai-sdk.md, "Resumable streams"). */
   readonly streams?: BackendStreams;
+  /**
+   * Optional: what the store's text index holds beyond text and tool-call inputs
+   * (docs/behavior/search.md#tool-outputs). The settings live in the store, so every process
+   * over it indexes alike.
+   */
+  readonly searchIndex?: BackendSearchIndex;
+}
+
+/** What a store's text index holds beyond message text and tool-call inputs. */
+export interface SearchIndexSettings {
+  /**
+   * Tool outputs and error texts are searchable too, the first 4 KB of each call's
+   * (`MAX_TOOL_OUTPUT_BYTES`). Off by default: outputs are most of a coding agent's history, and
+   * indexing them grows the index several times (docs/search.md#index-size).
+   */
+  readonly toolOutputs: boolean;
+}
+
+/** What `configureSearchIndex()` changed. */
+export interface SearchIndexChange {
+  /** The settings now in force. */
+  readonly settings: SearchIndexSettings;
+  /** Whether they differ from the ones the store had. */
+  readonly changed: boolean;
+  /** How many messages were re-indexed for the change (those that may hold a tool call). */
+  readonly reindexed: number;
+}
+
+/** A backend's side of the search-index settings. */
+export interface BackendSearchIndex {
+  /** The settings the store's index follows (all off for a store never configured). */
+  settings(): Promise<SearchIndexSettings>;
+  /**
+   * Records `settings` in the store and, when they change what is indexed, re-indexes every
+   * message that may hold a tool call, in one atomic write: concurrent writers of any process
+   * index by the old settings before it and by the new ones after it.
+   */
+  configure(settings: SearchIndexSettings): Promise<SearchIndexChange>;
 }
 
 /** A backend's side of erase: its own rows, in one atomic write per target. */

@@ -1,5 +1,5 @@
 import { ArborTypeError } from "../errors/index.js";
-import type { SessionMessage, SessionMessagePart } from "../contracts/types.js";
+import type { SessionMessage } from "../contracts/types.js";
 import { isToolPart, toolNameOf } from "./tool-parts.js";
 import { utf8Length } from "./utf8.js";
 import { unstorableReason } from "./storable-text.js";
@@ -65,20 +65,44 @@ export function reviveMessage(value: unknown): SessionMessage | null {
 export const MAX_TOOL_INPUT_BYTES = 2048;
 
 /**
+ * UTF-8 bytes of each tool call's output (or error text) that are searchable when a store indexes
+ * tool outputs (docs/behavior/search.md#tool-outputs): the head of a command's output or a file
+ * read, where the words an agent searches for usually are; the index grows by at most this much
+ * per call.
+ */
+export const MAX_TOOL_OUTPUT_BYTES = 4096;
+
+/**
  * The text a message is searched by, and the `content` of its hits: its text parts joined by
  * newlines, then one line per tool call, the tool's name and the string, number and boolean
  * values of its input (first `MAX_TOOL_INPUT_BYTES`), so "create-next-app" finds the shell call
- * that ran it. Reasoning, tool outputs and files are not searchable.
+ * that ran it. With `toolOutputs` (a store that indexes them) each call's line is followed by the
+ * values of its output or its error text (first `MAX_TOOL_OUTPUT_BYTES`): that is the indexed
+ * text, while hits keep the text without outputs as `content`, so results stay compact.
+ * Reasoning and files are never searchable.
  */
-export function searchableText(message: SessionMessage): string {
+export function searchableText(
+  message: SessionMessage,
+  toolOutputs = false,
+): string {
   const texts: string[] = [];
   const calls: string[] = [];
   for (const part of message.parts) {
     if (part.type === "text" && typeof part.text === "string")
       texts.push(part.text);
     else if (isToolPart(part)) {
-      const line = toolCallText(part);
+      const name = toolNameOf(part) ?? "";
+      const input = valuesText(part.input, MAX_TOOL_INPUT_BYTES);
+      const line =
+        name.length > 0 && input.length > 0 ? `${name} ${input}` : name + input;
       if (line.length > 0) calls.push(line);
+      if (toolOutputs) {
+        const output = valuesText(
+          part.output ?? part.result ?? part.errorText,
+          MAX_TOOL_OUTPUT_BYTES,
+        );
+        if (output.length > 0) calls.push(output);
+      }
     }
   }
   return calls.length === 0
@@ -88,33 +112,29 @@ export function searchableText(message: SessionMessage): string {
 
 // --- Internal helpers ---
 
-/** `<tool name> <input values>`, the values cut at `MAX_TOOL_INPUT_BYTES` on a character boundary. */
-function toolCallText(part: SessionMessagePart): string {
+/** The string, number and boolean values in `value`, in order, cut at `max` UTF-8 bytes on a character boundary. */
+function valuesText(value: unknown, max: number): string {
   const values: string[] = [];
   let bytes = 0;
-  const visit = (value: unknown, depth: number): void => {
-    if (bytes >= MAX_TOOL_INPUT_BYTES || depth > 16) return;
+  const visit = (item: unknown, depth: number): void => {
+    if (bytes >= max || depth > 16) return;
     if (
-      typeof value === "string" ||
-      typeof value === "number" ||
-      typeof value === "boolean"
+      typeof item === "string" ||
+      typeof item === "number" ||
+      typeof item === "boolean"
     ) {
-      const text = String(value);
+      const text = String(item);
       if (text.length === 0) return;
       values.push(text);
       bytes += utf8Length(text) + 1;
-    } else if (Array.isArray(value)) {
-      for (const item of value) visit(item, depth + 1);
-    } else if (typeof value === "object" && value !== null) {
-      for (const item of Object.values(value)) visit(item, depth + 1);
+    } else if (Array.isArray(item)) {
+      for (const each of item) visit(each, depth + 1);
+    } else if (typeof item === "object" && item !== null) {
+      for (const each of Object.values(item)) visit(each, depth + 1);
     }
   };
-  visit(part.input, 0);
-  const input = cutToBytes(values.join(" "), MAX_TOOL_INPUT_BYTES);
-  const name = toolNameOf(part) ?? "";
-  return name.length > 0 && input.length > 0
-    ? `${name} ${input}`
-    : name + input;
+  visit(value, 0);
+  return cutToBytes(values.join(" "), max);
 }
 
 /** The longest prefix of `text` of at most `max` UTF-8 bytes that ends on a character boundary. */

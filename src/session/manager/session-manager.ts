@@ -1,7 +1,11 @@
 import type { CompactionFunction } from "../compaction/session-compaction.js";
 import type { AuditOptions, AuditSink } from "../contracts/audit.js";
 import type { WritableContextProvider } from "../contracts/context-provider.js";
-import type { Backend } from "../contracts/backend.js";
+import type {
+  Backend,
+  SearchIndexChange,
+  SearchIndexSettings,
+} from "../contracts/backend.js";
 import type { BackendStreams } from "../contracts/chat-streams.js";
 import type { SqlProvider } from "../contracts/sql-provider.js";
 import type { SessionListing } from "../contracts/registry.js";
@@ -36,6 +40,7 @@ import type {
   Unsubscribe,
 } from "../contracts/changes.js";
 import { ArborTypeError } from "../errors/index.js";
+import { configureSearchIndex, searchIndexSettings } from "./search-index.js";
 import {
   inMemoryManagerBackend,
   managerBackendFor,
@@ -487,6 +492,32 @@ export class SessionManager {
    */
   async removeEmbeddings(): Promise<{ vectors: number; queued: number }> {
     return this.recall.removeEmbeddings();
+  }
+
+  /**
+   * What the store's text index holds beyond text and tool-call inputs
+   * (docs/behavior/search.md#tool-outputs): `{ toolOutputs: false }` until configured.
+   *
+   * @throws ArborError `NOT_SUPPORTED` when the store has no search-index settings (a custom backend without `searchIndex`).
+   */
+  async searchIndexSettings(): Promise<SearchIndexSettings> {
+    return searchIndexSettings(this.host);
+  }
+
+  /**
+   * Makes tool outputs searchable (`{ toolOutputs: true }`, the first 4 KB of each call's output
+   * or error text) or not again (`false`), for the whole store and every process over it: the
+   * setting is kept in the store. A change re-indexes every message that may hold a tool call,
+   * in one atomic write (on PostgreSQL writes wait for it); hits keep `content` without outputs.
+   *
+   * @returns The settings now in force, whether they changed and how many messages were re-indexed.
+   * @throws TypeError `INVALID_ARGUMENT` for anything but `{ toolOutputs: boolean }`.
+   * @throws ArborError `NOT_SUPPORTED` when the store has no search-index settings.
+   */
+  async configureSearchIndex(
+    settings: SearchIndexSettings,
+  ): Promise<SearchIndexChange> {
+    return configureSearchIndex(this.host, settings);
   }
 
   /**

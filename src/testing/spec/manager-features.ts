@@ -1,3 +1,4 @@
+import { caught, summarizeError } from "../helpers.js";
 import { readonlyProvider, writableProvider } from "../context-fixtures.js";
 import type { ManagerSuite } from "../manager-suite.js";
 import { ISO, type ToolSet, text, ids } from "./manager-support.js";
@@ -126,6 +127,127 @@ export function managerFeaturesSpec(suite: ManagerSuite): void {
             "2 sessions available for search.",
           ),
         ).toBe(true);
+      },
+    );
+  });
+
+  suite.describe("search-index settings", () => {
+    suite.it(
+      "tool outputs are searchable only while the store indexes them: off by default, on for messages written before and after, off again; erase takes them out; hits keep content without outputs",
+      async (store) => {
+        const manager = store.manager();
+        let settings;
+        try {
+          settings = await manager.searchIndexSettings();
+        } catch (error) {
+          // A custom store without `searchIndex` says so, and has nothing more to test here.
+          expect((error as { code?: string }).code).toBe("NOT_SUPPORTED");
+          return;
+        }
+        expect(settings).toEqual({ toolOutputs: false });
+        const info = await manager.create("agent");
+        const call = (
+          id: string,
+          command: string,
+          result: { output: unknown } | { errorText: string },
+        ) => ({
+          id,
+          role: "assistant",
+          parts: [
+            {
+              type: "tool-bash",
+              toolCallId: `call-${id}`,
+              state: "output" in result ? "output-available" : "output-error",
+              input: { command },
+              ...result,
+            },
+          ],
+        });
+        await manager.append(info.id, text("u1", "list the reports"));
+        await manager.append(
+          info.id,
+          call("a1", "ls reports", {
+            output: { stdout: "zebrafish census 2026" },
+          }),
+        );
+        const found = async (query: string) =>
+          (await manager.search(query)).map((hit) => hit.id);
+        expect(await found("zebrafish")).toEqual([]);
+        expect(await found("reports")).toEqual(["a1", "u1"]);
+
+        let on;
+        try {
+          on = await manager.configureSearchIndex({ toolOutputs: true });
+        } catch (error) {
+          // A store that cannot write it atomically (PostgreSQL over an `execute` connection
+          // without transactions) refuses, as erase does, and changes nothing.
+          expect((error as { code?: string }).code).toBe("NOT_SUPPORTED");
+          expect(await manager.searchIndexSettings()).toEqual({
+            toolOutputs: false,
+          });
+          expect(await found("zebrafish")).toEqual([]);
+          return;
+        }
+        expect(on).toEqual({
+          settings: { toolOutputs: true },
+          changed: true,
+          reindexed: 1,
+        });
+        expect(await manager.searchIndexSettings()).toEqual({
+          toolOutputs: true,
+        });
+        const [hit] = await manager.search("zebrafish");
+        expect(hit?.id).toBe("a1");
+        // The hit reads as the call; its output is in the stored message.
+        expect(hit?.content).toBe("bash ls reports");
+        // Written after the change, and an error text, through the session too.
+        await manager.append(
+          info.id,
+          call("a2", "cat missing.md", { errorText: "ENOENT quokka" }),
+        );
+        expect(await found("quokka")).toEqual(["a2"]);
+        const session = manager.getSession(info.id);
+        expect((await session.search("quokka")).map((h) => h.id)).toEqual([
+          "a2",
+        ]);
+        expect(
+          await manager.configureSearchIndex({ toolOutputs: true }),
+        ).toEqual({
+          settings: { toolOutputs: true },
+          changed: false,
+          reindexed: 0,
+        });
+
+        await manager.erase({ sessionId: info.id, messageIds: ["a2"] });
+        expect(await found("quokka")).toEqual([]);
+        expect(await found("zebrafish")).toEqual(["a1"]);
+
+        const off = await manager.configureSearchIndex({ toolOutputs: false });
+        expect(off).toEqual({
+          settings: { toolOutputs: false },
+          changed: true,
+          reindexed: 1,
+        });
+        expect(await found("zebrafish")).toEqual([]);
+        expect(await found("reports")).toEqual(["a1", "u1"]);
+
+        for (const bad of [
+          undefined,
+          { toolOutputs: "yes" },
+          { toolOutputs: true, outputs: true },
+        ]) {
+          const error = await caught(() =>
+            manager.configureSearchIndex(bad as never),
+          );
+          expect(summarizeError(error)).toEqual({
+            kind: "TypeError",
+            code: "INVALID_ARGUMENT",
+            marked: true,
+          });
+        }
+        expect(await manager.searchIndexSettings()).toEqual({
+          toolOutputs: false,
+        });
       },
     );
   });
