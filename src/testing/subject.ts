@@ -118,7 +118,7 @@ export function withoutOptionalMembers(
   provider: SessionProvider,
   keep: ReadonlyArray<keyof SessionProvider> = [],
 ): SessionProvider {
-  const restricted: Record<string, unknown> = {
+  const restricted: Partial<Record<keyof SessionProvider, unknown>> = {
     storeIdentity: provider.storeIdentity ?? provider,
     sessionId: provider.sessionId,
   };
@@ -129,7 +129,7 @@ export function withoutOptionalMembers(
         (member as (...args: unknown[]) => unknown).apply(provider, args);
     }
   }
-  return restricted as unknown as SessionProvider;
+  return restricted as SessionProvider;
 }
 
 // --- Internal helpers ---

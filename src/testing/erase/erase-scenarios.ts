@@ -112,7 +112,7 @@ async function eraseMessages(backend: EraseBackend): Promise<void> {
   await session.appendMessage(text("m4", "assistant", `${keep}-m4 harbor`));
   await session.addCompaction(`${secret}-summary of m1..m3`, "m1", "m3");
   await session.addCompaction(`${keep}-summary of m3..m4`, "m3", "m4");
-  const tools = (await session.tools()) as unknown as ToolSet;
+  const tools = (await session.tools()) as ToolSet;
   await tools.set_context!.execute(
     { label: "memory", content: `${secret}-block` },
     { toolCallId: "call-m2" },

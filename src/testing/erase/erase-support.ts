@@ -58,7 +58,7 @@ export async function writeSecretSession(
       filePart(`${keep}-shared`),
     ],
   });
-  const tools = (await session.tools()) as unknown as ToolSet;
+  const tools = (await session.tools()) as ToolSet;
   await tools.set_context!.execute(
     { label: "memory", content: `${secret}-block` },
     { toolCallId: "call-a1" },

@@ -151,7 +151,7 @@ export function appendAllSpec(rootSuite: Suite): void {
           const error = await caught(() =>
             session.appendAll([
               textMessage("m1"),
-              { id: "m2", role: "user" } as unknown as SessionMessage,
+              { id: "m2", role: "user" } as SessionMessage,
             ]),
           );
           expect(summarizeError(error)).toEqual({
@@ -160,7 +160,7 @@ export function appendAllSpec(rootSuite: Suite): void {
             marked: true,
           });
           const notArray = await caught(() =>
-            session.appendAll(textMessage("m1") as unknown as SessionMessage[]),
+            session.appendAll(textMessage("m1") as never),
           );
           expect(summarizeError(notArray).code).toBe("INVALID_ARGUMENT");
           expect(ids(await session.getHistory())).toEqual(["m0"]);

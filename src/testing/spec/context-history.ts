@@ -15,7 +15,7 @@ export function contextHistorySpec(rootSuite: Suite): void {
         const session = Session.create(provider("a")).withContext("memory");
         await session.replaceContextBlock("memory", "one");
         await session.appendContextBlock("memory", "two");
-        const tools = (await session.tools()) as unknown as ToolSet;
+        const tools = (await session.tools()) as ToolSet;
         await tools.set_context!.execute(
           { label: "memory", content: "three" },
           { toolCallId: "call-9" },

@@ -49,7 +49,7 @@ export function contextToolsSpec(rootSuite: Suite): void {
           })
           .withContext("notes")
           .withContext("soul", { provider: readonlyProvider("fixed") });
-        const tools = (await session.tools()) as unknown as ToolSet;
+        const tools = (await session.tools()) as ToolSet;
         const set = tools.set_context!;
         expect(set.description).toContain(
           "Write to a context block. Available blocks:",
@@ -91,7 +91,7 @@ export function contextToolsSpec(rootSuite: Suite): void {
         const session = Session.create(provider("a"))
           .withContext("skills", { provider: skills })
           .withContext("kb", { provider: kb });
-        const tools = (await session.tools()) as unknown as ToolSet;
+        const tools = (await session.tools()) as ToolSet;
         const set = tools.set_context!;
         expect(set.description).toContain("metadata: { title, description }");
         expect(
@@ -130,7 +130,7 @@ export function contextToolsSpec(rootSuite: Suite): void {
           .withContext("kb", {
             provider: searchProvider({ tea: "likes green tea" }),
           });
-        const tools = (await session.tools()) as unknown as ToolSet;
+        const tools = (await session.tools()) as ToolSet;
         expect(tools.unload_context!.description).toContain(
           "No skills currently loaded.",
         );
@@ -152,7 +152,7 @@ export function contextToolsSpec(rootSuite: Suite): void {
         expect([...(await session.getLoadedSkillKeys())]).toEqual([
           "skills:api-ref",
         ]);
-        const retooled = (await session.tools()) as unknown as ToolSet;
+        const retooled = (await session.tools()) as ToolSet;
         expect(retooled.unload_context!.description).toContain(
           "Currently loaded: skills:api-ref.",
         );
@@ -315,7 +315,7 @@ export function contextToolsSpec(rootSuite: Suite): void {
       "clearMessages and removeContext forget loaded skills",
       async ({ provider }) => {
         const session = skillBlocks(Session.create(provider("a")));
-        const tools = (await session.tools()) as unknown as ToolSet;
+        const tools = (await session.tools()) as ToolSet;
         await tools.load_context!.execute({ label: "skills", key: "api-ref" });
         expect((await session.getLoadedSkillKeys()).size).toBe(1);
         await session.clearMessages();

@@ -1,12 +1,10 @@
-import {
-  REQUIRED_PROVIDER_METHODS,
-  type SessionProvider,
-} from "../../session/contracts/provider.js";
+import type { SessionProvider } from "../../session/contracts/provider.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
 import type { HistoryStreamOptions } from "../../session/session-history.js";
 import type { Session } from "../../session/session.js";
 import { build, chain, ids, textMessage, tree } from "../fixtures.js";
 import { caught, summarizeError, utf8Bytes } from "../helpers.js";
+import { withoutOptionalMembers } from "../subject.js";
 import type { Suite } from "../suite.js";
 
 /** Longer than the reference's 10,000-step recursion cap, as in the history spec. */
@@ -240,7 +238,7 @@ export function historyStreamSpec(rootSuite: Suite): void {
     suite.it(
       "streams the same history through a provider without the window primitives",
       async ({ provider, session }) => {
-        const running = session("a", withoutWindowReads(provider("a")));
+        const running = session("a", withoutOptionalMembers(provider("a")));
         await build(running, chain(7));
         await running.addCompaction("s", "m2", "m4");
         await expectSameAsGetHistory(running);
@@ -355,17 +353,4 @@ async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
 /** The UTF-8 size of a message's stored JSON (its `createdAt`, when a Date, as ISO text). */
 function size(message: SessionMessage): number {
   return utf8Bytes(JSON.stringify(message));
-}
-
-/** The same store with only the required members, as a minimal custom provider has. */
-function withoutWindowReads(provider: SessionProvider): SessionProvider {
-  const view: Record<string, unknown> = {
-    storeIdentity: provider.storeIdentity ?? provider,
-  };
-  if (provider.sessionId !== undefined) view.sessionId = provider.sessionId;
-  for (const name of REQUIRED_PROVIDER_METHODS) {
-    const method = provider[name] as (...args: unknown[]) => unknown;
-    view[name] = method.bind(provider);
-  }
-  return view as unknown as SessionProvider;
 }

@@ -103,7 +103,7 @@ export function importMessageSpec(rootSuite: Suite): void {
           });
         }
         const malformed = await caught(() =>
-          running.importMessage({ id: "" } as unknown as SessionMessage, {
+          running.importMessage({ id: "" } as SessionMessage, {
             parentId: null,
             createdAt: LONG_AGO,
           }),

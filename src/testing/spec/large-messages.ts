@@ -145,9 +145,7 @@ export function largeMessagesSpec(suite: Suite): void {
       async ({ session }) => {
         const store = session();
         for (const bad of [0, -1, 1.5, Number.NaN, "100", true, null]) {
-          const error = caughtSync(() =>
-            store.withRowSizeLimit(bad as unknown as number),
-          );
+          const error = caughtSync(() => store.withRowSizeLimit(bad as number));
           expect(summarizeError(error)).toEqual({
             kind: "TypeError",
             code: "INVALID_ARGUMENT",

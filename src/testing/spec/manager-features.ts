@@ -51,7 +51,7 @@ export function managerFeaturesSpec(suite: ManagerSuite): void {
       async (store) => {
         const manager = store.manager().withSearchableHistory("history");
         const info = await manager.create("chat");
-        const tools = (await manager.tools()) as unknown as ToolSet;
+        const tools = (await manager.tools()) as ToolSet;
         expect(Object.keys(tools)).toEqual(["session_search"]);
         expect(await tools.session_search!.execute({ query: "tea" })).toBe(
           "No results found.",
@@ -93,7 +93,7 @@ export function managerFeaturesSpec(suite: ManagerSuite): void {
           true,
           false,
         ]);
-        const sessionTools = (await session.tools()) as unknown as ToolSet;
+        const sessionTools = (await session.tools()) as ToolSet;
         expect(Object.keys(sessionTools)).toEqual(["search_context"]);
         const viaBlock = await sessionTools.search_context!.execute({
           label: "history",
