@@ -30,6 +30,13 @@ export class InMemorySessionRegistry implements SessionRegistry {
     return row ? { ...row } : null;
   }
 
+  getMany(ids: readonly string[]): SessionInfo[] {
+    return ids.flatMap((id) => {
+      const row = this.store.registry.get(id);
+      return row ? [{ ...row }] : [];
+    });
+  }
+
   list(options: RegistryListOptions): SessionInfo[] {
     const owned = [...this.store.registry.values()].filter(
       (row) =>

@@ -61,6 +61,15 @@ export class PostgresRegistryStore implements SessionRegistry {
     return row ? sessionInfoFromRow(row) : null;
   }
 
+  async getMany(ids: readonly string[]): Promise<SessionInfo[]> {
+    await this.#ready();
+    const rows = await this.db.query<SessionInfoRow>(
+      `SELECT ${COLUMNS} FROM assistant_sessions AS s WHERE s.id = ANY(${TEXT_ARRAY_SQL})`,
+      [JSON.stringify(ids)],
+    );
+    return rows.map(sessionInfoFromRow);
+  }
+
   async list(options: RegistryListOptions): Promise<SessionInfo[]> {
     await this.#ready();
     const { sql, params } = listQuery(options);

@@ -39,6 +39,10 @@ export class PostgresSessionRegistry implements SessionRegistry {
     return (await this.#store()).get(id);
   }
 
+  async getMany(ids: readonly string[]): Promise<SessionInfo[]> {
+    return (await this.#store()).getMany(ids);
+  }
+
   async list(options: RegistryListOptions): Promise<SessionInfo[]> {
     return (await this.#store()).list(options);
   }

@@ -25,6 +25,7 @@ import {
   type RareTermArm,
 } from "../../session/core/rare-terms.js";
 import { isoSql } from "./postgres-sql.js";
+import { commonFormSql, commonLexemesParam } from "./postgres-term-stats.js";
 
 /**
  * Full-text search within one session (docs/behavior/search.md): ranked any-term by default (every term with `match: "all"`), operators are literal,
@@ -361,16 +362,25 @@ async function rareTerms(
   };
   const formQuery = (form: SearchTerm) =>
     `${hasCjk(form.phrase) ? "plainto_tsquery" : "phraseto_tsquery"}(${bind(config)}::regconfig, ${bind(form.phrase)})`;
+  const cap = rareCountCap(window);
+  // A term whose lexeme the statistics already call common is not counted (postgres-term-stats.ts).
+  const common = bind(await commonLexemesParam(db, cap));
+  const commonForm = (form: SearchTerm) => {
+    bind(config);
+    bind(form.phrase);
+    return commonFormSql("common.lexemes");
+  };
   const countSql = terms.map(
     (term, at) =>
-      `(SELECT count(*) FROM (SELECT 1 FROM assistant_messages AS m WHERE m.content_tsv @@ (${term.forms
+      `CASE WHEN ${term.forms.map(commonForm).join(" OR ")} THEN ${bind(cap + 1)}
+      ELSE (SELECT count(*) FROM (SELECT 1 FROM assistant_messages AS m WHERE m.content_tsv @@ (${term.forms
         .map(formQuery)
-        .join(
-          " || ",
-        )}) LIMIT ${bind(rareCountCap(window) + 1)}) AS c)::int AS n_${at}`,
+        .join(" || ")}) LIMIT ${bind(cap + 1)}) AS c) END::int AS n_${at}`,
   );
   const [row] = await db.query<Record<string, number>>(
-    `SELECT ${countSql.join(", ")}`,
+    `WITH common AS MATERIALIZED (
+      SELECT ARRAY(SELECT json_array_elements_text(${common}::text::json)) AS lexemes)
+    SELECT ${countSql.join(", ")} FROM common`,
     params,
   );
   const counts = terms.map((_, at) =>

@@ -68,6 +68,14 @@ export class SqlSessionRegistry implements SessionRegistry {
     return row ? sessionInfoFromRow(row) : null;
   }
 
+  getMany(ids: readonly string[]): SessionInfo[] {
+    this.ready();
+    return this.agent.sql<SessionInfo>`SELECT * FROM assistant_sessions
+      WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`.map(
+      sessionInfoFromRow,
+    );
+  }
+
   list(options: RegistryListOptions): SessionInfo[] {
     this.ready();
     const after = options.after;

@@ -58,6 +58,11 @@ export interface SessionRegistry {
   insert(info: SessionInfo): MaybePromise<void>;
   get(id: string): MaybePromise<SessionInfo | null>;
   /**
+   * Optional: the rows of those ids that exist, in any order, read together: what a search reads
+   * to name the sessions of its hits. Without it the manager calls `get()` per session.
+   */
+  getMany?(ids: readonly string[]): MaybePromise<SessionInfo[]>;
+  /**
    * Rows ordered by `updated_at` desc, then `created_at` desc, then `id` asc; only rows after
    * `after` in that order; at most `limit`; only sessions owned by `ownerId` when given.
    */

@@ -4,6 +4,7 @@
  */
 import type { SessionTree } from "../core/session-tree.js";
 import type { SessionRegistry } from "../contracts/registry.js";
+import type { SessionInfo } from "../contracts/session-info.js";
 import { hitNeighbours } from "../embeddings/hit-neighbours.js";
 import type { SearchHit } from "../embeddings/types.js";
 
@@ -23,9 +24,10 @@ export async function placeManagerHits(
     bySession.set(sessionId, [...(bySession.get(sessionId) ?? []), index]);
   });
   const out = [...hits];
+  const infos = await sessionInfos(registry, [...bySession.keys()]);
   for (const [sessionId, indexes] of bySession) {
-    const info = await registry.get(sessionId);
-    if (info === null) continue;
+    const info = infos.get(sessionId);
+    if (info === undefined) continue;
     for (const index of indexes)
       out[index] = { ...out[index]!, sessionName: info.name };
     if (count === 0) continue;
@@ -39,4 +41,17 @@ export async function placeManagerHits(
     });
   }
   return out;
+}
+
+/** The registry rows of `ids`, read together when the registry can (`getMany`). */
+async function sessionInfos(
+  registry: SessionRegistry,
+  ids: readonly string[],
+): Promise<Map<string, SessionInfo>> {
+  const rows = registry.getMany
+    ? await registry.getMany(ids)
+    : (await Promise.all(ids.map((id) => registry.get(id)))).filter(
+        (info): info is SessionInfo => info !== null,
+      );
+  return new Map(rows.map((info) => [info.id, info]));
 }
