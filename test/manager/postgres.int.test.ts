@@ -104,6 +104,42 @@ describePostgres("PostgresSessionRegistry on PostgreSQL", () => {
     ]);
   });
 
+  it("search finds nothing of a session without a registry row, in every candidate arm", async () => {
+    await database.truncate();
+    const manager = SessionManager.create(database.pool);
+    // "harbor" is common (more than a rank window of matches), "zephyr" rare, so any-term search
+    // reads the all-terms, any-term and rare-term arms; the per-row registry check is in each.
+    for (const id of ["kept", "loose"]) {
+      const messages = Array.from({ length: 260 }, (_, at) => ({
+        id: `${id}-${at}`,
+        role: "user" as const,
+        parts: [
+          {
+            type: "text" as const,
+            text: at === 0 ? "zephyr harbor" : `harbor note ${at}`,
+          },
+        ],
+      }));
+      await manager.create(id);
+      await manager.getSession(id).appendAll(messages);
+    }
+    await database.pool.query(
+      "DELETE FROM assistant_sessions WHERE id = 'loose'",
+    );
+    for (const query of ["zephyr harbor", "harbor", "zephyr"]) {
+      for (const match of ["any", "all"] as const) {
+        const hits = await manager.search(query, { match, limit: 50 });
+        expect(hits.length, `${query} (${match})`).toBeGreaterThan(0);
+        expect(
+          hits.filter((hit) => hit.sessionId !== "kept"),
+          `${query} (${match})`,
+        ).toEqual([]);
+      }
+    }
+    const [top] = await manager.search("zephyr harbor", { limit: 1 });
+    expect(top?.id).toBe("kept-0");
+  });
+
   for (const kind of ["pool", "execute"] as const) {
     it(`deleteSession (${kind}): unregistered ids delete nothing; racing deletes, one wins`, async () => {
       await database.truncate();

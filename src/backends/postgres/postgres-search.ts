@@ -53,12 +53,8 @@ export async function searchSessionMessages(
   return hits.map(({ sessionId: _session, ...hit }) => hit);
 }
 
-/**
- * Which messages a search covers: a condition on `m` (`assistant_messages`) with its parameters,
- * and optionally joins (`JOIN … ON …`) the condition may refer to.
- */
+/** Which messages a search covers: a condition on `m` (`assistant_messages`) with its parameters. */
 export interface MessageSearchScope {
-  joins?: string;
   sql: string;
   params: readonly unknown[];
 }
@@ -195,7 +191,7 @@ function everyTermStatement(
   return {
     sql: `WITH hit AS MATERIALIZED (
       SELECT m.seq, m.ctid AS row_id
-      FROM assistant_messages AS m${scope.joins ? ` ${scope.joins}` : ""}
+      FROM assistant_messages AS m
       WHERE m.content_tsv @@ (${tsquery}) AND (${scope.sql})${match.sql}
       ORDER BY m.seq DESC
       LIMIT ?
@@ -260,7 +256,6 @@ function rankedStatement(
           )
           .map((condition) => `(${condition})`)
           .join(" OR ")})`;
-  const joins = scope.joins ? ` ${scope.joins}` : "";
   const window = rankWindow(count);
   const scopeSql = () => {
     params.push(...scope.params);
@@ -270,7 +265,7 @@ function rankedStatement(
   // GIN bitmap for rare words, a backward walk of `seq` for common ones. CJK adjacency is
   // checked after it.
   const everySql = `SELECT m.seq, m.ctid AS row_id, TRUE AS every
-      FROM assistant_messages AS m${joins}
+      FROM assistant_messages AS m
       WHERE m.content_tsv @@ (${terms.map(termQuery).join(" && ")}) AND ${scopeSql()}${
         cjk
           ? ` AND ${terms.map((term) => termHolds(term, () => termQuery(term))).join(" AND ")}`
@@ -278,7 +273,7 @@ function rankedStatement(
       }
       ORDER BY m.seq DESC LIMIT ${bind(window)}`;
   const someSql = `SELECT m.seq, m.ctid AS row_id, FALSE AS every
-      FROM assistant_messages AS m${joins}
+      FROM assistant_messages AS m
       WHERE m.content_tsv @@ (${terms.map(termQuery).join(" || ")}) AND ${scopeSql()}${
         cjk
           ? ` AND (${terms.map((term) => termHolds(term, () => termQuery(term))).join(" OR ")})`
@@ -288,7 +283,7 @@ function rankedStatement(
   // Every match of the rare terms (core/rare-terms.ts), however old; `LIMIT 0` without them.
   const rare = (arm.rare ?? [0]).map((at) => terms[at]!);
   const rareSql = `SELECT m.seq, m.ctid AS row_id, FALSE AS every
-      FROM assistant_messages AS m${joins}
+      FROM assistant_messages AS m
       WHERE m.content_tsv @@ (${rare.map(termQuery).join(" || ")}) AND ${scopeSql()}${
         cjk
           ? ` AND (${rare.map((term) => termHolds(term, () => termQuery(term))).join(" OR ")})`
