@@ -169,6 +169,73 @@ export function runChatHandlerCases(factory: ChatStoreFactory): void {
       await store.close();
     });
 
+    it("the model gets the session's context: frozen system prompt, its tools beside the app's, compaction applied", async () => {
+      const store = await factory.create();
+      const scripted = scriptedChatModel(
+        [
+          { parts: [{ type: "text", text: "Noted, green" }] },
+          { parts: [{ type: "text", text: "Still green" }] },
+        ],
+        factory.spec,
+      );
+      const manager = store
+        .manager()
+        .withContext("memory", { description: "Facts about the user" });
+      const chat = createChatHandler({
+        manager,
+        tools,
+        respond: (ctx) =>
+          streamText({
+            model: scripted.model as never,
+            system: ctx.system,
+            messages: ctx.messages as ModelMessage[],
+            tools: ctx.tools as ToolSet,
+            abortSignal: ctx.abortSignal,
+            stopWhen: stepCountIs(1),
+          }),
+      });
+      const chatId = await chat.createChat({ ownerId: OWNER });
+      const session = await manager.resume(chatId, OWNER);
+      await session.replaceContextBlock("memory", "FAVOURITE-COLOR: green");
+      const first = await send(chat, OWNER, {
+        id: chatId,
+        messages: [userMessage("u1", "EARLY-QUESTION about colors")],
+      });
+      await settled(chat, chatId);
+      const answerId = String(first.chunks[0]!.messageId);
+      const sessionTools = Object.keys(await session.tools());
+      expect(sessionTools.length).toBeGreaterThan(0);
+      const toolNames = (call: (typeof scripted.calls)[number]) =>
+        (call.tools ?? []).map((t) => t.name).sort();
+      expect(toolNames(scripted.calls[0]!)).toEqual(
+        [...sessionTools, "pickColor"].sort(),
+      );
+      const systemOf = (call: (typeof scripted.calls)[number]) =>
+        call.prompt
+          .filter((message) => message.role === "system")
+          .map((message) => message.content)
+          .join("\n");
+      expect(systemOf(scripted.calls[0]!)).toContain("FAVOURITE-COLOR: green");
+
+      // A block write after the prompt froze does not change it (the prompt stays cacheable);
+      // an overlay over the first turn replaces it in what the model reads next.
+      await session.replaceContextBlock("memory", "FAVOURITE-COLOR: blue");
+      await session.addCompaction("SUMMARY-OF-TURN-ONE", "u1", answerId);
+      await send(chat, OWNER, {
+        id: chatId,
+        messages: [userMessage("u2", "And now?")],
+      });
+      await settled(chat, chatId);
+      const second = scripted.calls[1]!;
+      expect(systemOf(second)).toContain("FAVOURITE-COLOR: green");
+      expect(systemOf(second)).not.toContain("blue");
+      const prompt = promptOf(second);
+      expect(prompt).toContain("SUMMARY-OF-TURN-ONE");
+      expect(prompt).not.toContain("EARLY-QUESTION");
+      expect(prompt).toContain("And now?");
+      await store.close();
+    });
+
     it("regenerate adds a sibling answer under the same user message, and switching goes back", async () => {
       const { store, chat, chatId } = await setup([
         { parts: [{ type: "text", text: "Answer one" }] },
