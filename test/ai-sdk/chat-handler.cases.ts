@@ -447,6 +447,104 @@ export function runChatHandlerCases(factory: ChatStoreFactory): void {
       await store.close();
     });
 
+    // Tool approval is an ai 6 feature (`needsApproval`); ai 5 has no approval parts.
+    it.skipIf(factory.spec === "v2")(
+      "a continuation (a tool approval) updates the stored answer in place and runs the approved tool",
+      async () => {
+        const store = await factory.create();
+        const scripted = scriptedChatModel(
+          [
+            {
+              parts: [
+                {
+                  type: "tool",
+                  toolCallId: "call-1",
+                  toolName: "deleteFile",
+                  input: { path: "notes.txt" },
+                },
+              ],
+            },
+            { parts: [{ type: "text", text: "Deleted notes.txt" }] },
+          ],
+          factory.spec,
+        );
+        const deleted: string[] = [];
+        const approvalTools = {
+          deleteFile: tool({
+            description: "Delete a file",
+            inputSchema: z.object({ path: z.string() }),
+            needsApproval: true,
+            execute: async ({ path }: { path: string }) => {
+              deleted.push(path);
+              return `deleted ${path}`;
+            },
+          }),
+        };
+        const manager = store.manager();
+        const chat = createChatHandler({
+          manager,
+          tools: approvalTools,
+          respond: (ctx) =>
+            streamText({
+              model: scripted.model as never,
+              system: ctx.system,
+              messages: ctx.messages as ModelMessage[],
+              tools: ctx.tools as ToolSet,
+              abortSignal: ctx.abortSignal,
+              stopWhen: stepCountIs(1),
+            }),
+        });
+        const chatId = await chat.createChat({ ownerId: OWNER });
+        const first = await send(chat, OWNER, {
+          id: chatId,
+          messages: [userMessage("u1", "Delete my notes")],
+        });
+        await settled(chat, chatId);
+        const answerId = String(first.chunks[0]!.messageId);
+        const stored = (await chat.load(chatId, { ownerId: OWNER }))
+          .messages[1]!;
+        const asked = stored.parts.find((p) => p.type === "tool-deleteFile")!;
+        expect(asked.state).toBe("approval-requested");
+        expect(deleted).toEqual([]);
+        const approval = asked.approval as { id: string };
+        const second = await send(chat, OWNER, {
+          id: chatId,
+          messages: [
+            userMessage("u1", "Delete my notes"),
+            {
+              ...stored,
+              parts: stored.parts.map((p) =>
+                p.type === "tool-deleteFile"
+                  ? {
+                      ...p,
+                      state: "approval-responded",
+                      approval: { id: approval.id, approved: true },
+                    }
+                  : p,
+              ),
+            },
+          ],
+        });
+        expect(second.chunks.find((c) => c.type === "start")?.messageId).toBe(
+          answerId,
+        );
+        await settled(chat, chatId);
+        expect(deleted).toEqual(["notes.txt"]);
+        const view = await chat.load(chatId, { ownerId: OWNER });
+        expect(view.messages.map((m) => m.id)).toEqual(["u1", answerId]);
+        const parts = view.messages[1]!.parts;
+        expect(parts.find((p) => p.type === "tool-deleteFile")).toMatchObject({
+          state: "output-available",
+          output: "deleted notes.txt",
+        });
+        expect(parts).toContainEqual(
+          expect.objectContaining({ type: "text", text: "Deleted notes.txt" }),
+        );
+        expect(promptOf(scripted.calls[1]!)).toContain("deleted notes.txt");
+        await store.close();
+      },
+    );
+
     it("never opens another owner's chat: every route answers 404", async () => {
       const { store, chat, chatId } = await setup([]);
       const other = { ownerId: "user-2" };

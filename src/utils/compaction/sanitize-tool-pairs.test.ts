@@ -45,6 +45,30 @@ describe("sanitizeToolPairs", () => {
     ]);
   });
 
+  it("leaves a just-approved call in the last message for the AI SDK to run; completes one earlier", () => {
+    const approved = (id: string): SessionMessage => ({
+      id,
+      role: "assistant",
+      parts: [
+        {
+          type: "tool-deleteFile",
+          toolCallId: `call-${id}`,
+          state: "approval-responded",
+          input: { path: "notes.txt" },
+          approval: { id: `approval-${id}`, approved: true },
+        },
+      ],
+    });
+    const last = approved("a1");
+    const [, kept] = sanitizeToolPairs([user("u0"), last]);
+    expect(kept).toBe(last);
+    const [earlier] = sanitizeToolPairs([approved("a0"), user("u1")]);
+    expect(earlier!.parts[0]).toMatchObject({
+      state: "output-available",
+      output: MISSING_TOOL_RESULT_OUTPUT,
+    });
+  });
+
   it("completes a call whose result is gone in place, as a valid AI SDK part", () => {
     const call = toolCall("a0", {
       callId: "c1",

@@ -12,10 +12,17 @@ export const MISSING_TOOL_RESULT_OUTPUT =
 const SETTLED_STATES = new Set(["output-error", "output-denied"]);
 
 /**
+ * A call the user has just approved: the AI SDK runs it when the request's last message holds it,
+ * so there it is left as it is; anywhere earlier it never ran and is completed like any other.
+ */
+const APPROVED_STATE = "approval-responded";
+
+/**
  * Makes tool calls and results consistent after compaction or filtering, for context assembly
  * (docs/behavior/overlays.md). Removes results whose call is gone (dropping messages left empty) and completes calls
  * whose result is gone in place, as valid AI SDK parts (`state: "output-available"` with a note as
- * `output`). Returns a new array; untouched messages keep their identity, nothing is mutated.
+ * `output`), except a just-approved call in the last message, which the AI SDK is about to run.
+ * Returns a new array; untouched messages keep their identity, nothing is mutated.
  */
 export function sanitizeToolPairs(
   messages: readonly SessionMessage[],
@@ -31,7 +38,8 @@ export function sanitizeToolPairs(
   }
 
   const sanitized: SessionMessage[] = [];
-  for (const message of messages) {
+  for (const [at, message] of messages.entries()) {
+    const last = at === messages.length - 1;
     let changed = false;
     const parts: SessionMessagePart[] = [];
     for (const part of message.parts) {
@@ -43,7 +51,8 @@ export function sanitizeToolPairs(
       } else if (
         message.role === "assistant" &&
         !resultIds.has(id) &&
-        !hasResult(part)
+        !hasResult(part) &&
+        !(last && part.state === APPROVED_STATE)
       ) {
         parts.push({
           ...part,
