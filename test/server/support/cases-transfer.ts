@@ -130,6 +130,53 @@ export function transferCases(withStore: WithStore): void {
       );
     }));
 
+  it("imports a trimmed file with lenient=true, orphans under the root and a warning each; refuses it whole without", () =>
+    withStore(async (store) => {
+      const call = client(createApp({ manager: store.manager() }));
+      const trimmed = readFileSync(
+        new URL(
+          "../../formats/fixtures/bad-missing-parent.pi.jsonl",
+          import.meta.url,
+        ),
+        "utf8",
+      );
+      const before = (await call("GET", "/v1/sessions")).body.sessions.length;
+      const strict = await call("POST", "/v1/import?fileName=trimmed.jsonl", {
+        raw: trimmed,
+      });
+      expect(strict.status).toBe(400);
+      expect(strict.body.error.code).toBe("INVALID_IMPORT");
+      expect(strict.body.error.message).toContain(
+        'the parent "deadbeef" of "t1000001" is not in the file',
+      );
+      expect((await call("GET", "/v1/sessions")).body.sessions).toHaveLength(
+        before,
+      );
+      const lenient = await call(
+        "POST",
+        "/v1/import?fileName=trimmed.jsonl&lenient=true",
+        { raw: trimmed },
+      );
+      expect(lenient.status).toBe(201);
+      expect(lenient.body.warnings).toEqual([
+        expect.objectContaining({
+          where: "line 7",
+          problem:
+            'the parent "deadbeef" of "t1000001" is not in the file; attached to the root',
+        }),
+      ]);
+      const [imported] = lenient.body.sessions;
+      expect(imported.messageCount).toBeGreaterThan(0);
+      const snapshot = (await call("GET", `/v1/sessions/${imported.id}/export`))
+        .body;
+      const roots = snapshot.messages
+        .filter(
+          (record: { parentId: string | null }) => record.parentId === null,
+        )
+        .map((record: { message: { id: string } }) => record.message.id);
+      expect(roots).toEqual(["u1000001", "a2000001"]);
+    }));
+
   it("reports what a ChatGPT export held that the import left out", () =>
     withStore(async (store) => {
       const call = client(createApp({ manager: store.manager() }));
