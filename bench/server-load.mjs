@@ -1,7 +1,8 @@
 // `npm run bench:server`: the HTTP server under load, one process on a SQLite file beside one and
 // two processes over one PostgreSQL, then a fault run. Loopback only, bounded in time (about
 // 2 minutes with the defaults). Not a test: the figures go in docs/benchmarks.md and
-// docs/reliability.md; the fault runs that assert are tests (test/server/*-faults*.int.test.ts).
+// docs/reliability.md; the fault runs that assert are tests (test/server/storage-outage.int.test.ts,
+// test/server/process-kill-postgres.int.test.ts, test/cli/graceful-shutdown.test.ts).
 //
 // The workload is the one a scale-out review measured: `ARBOR_BENCH_CLIENTS` concurrent clients (default 32)
 // over 200 sessions of 4 turns, each request picked at random: 60% appends (POST a message with
