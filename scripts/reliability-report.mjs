@@ -38,6 +38,14 @@ const AREAS = [
   [/trust\/hostile-http/, "Hostile input to the HTTP API"],
   [/trust\/hostile-regressions/, "Hostile input: pinned regressions"],
   [
+    /server\/storage-outage/,
+    "Faults: the database cut under load through a TCP proxy (typed 503s, recovery, no acknowledged write lost)",
+  ],
+  [
+    /server\/process-kill/,
+    "Faults: one of two servers SIGKILLed under concurrent writes (each acknowledged write stored once)",
+  ],
+  [
     /server\/.*isolation|another tenant/i,
     "Tenant isolation (HTTP API, every id route)",
   ],
