@@ -4,6 +4,8 @@
 // then the transcripts of a real Claude Code session and a ChatGPT export imported into it
 // (test/formats/fixtures, see their README for sources and licences).
 // Usage: npm run build && npm run docs:screenshots
+// The ChatGPT export cites its sources in CJK brackets (【lisboa.pt】): a machine without a CJK
+// font draws them as empty boxes, so install one first (Debian: apt-get install fonts-wqy-zenhei).
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
