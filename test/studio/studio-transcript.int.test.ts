@@ -2,6 +2,7 @@
 // a file written here): tool calls as one line, runs of them grouped, string inputs as written,
 // long outputs folded, Markdown rendered without letting HTML from the message in, a subagent
 // call linked to the subagent's session, the conversation's own times and unknown usage.
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -243,6 +244,36 @@ describe.skipIf(!available)("studio transcript in Chromium", () => {
       .first()
       .getAttribute("datetime");
     expect(firstTime).toMatch(/^2026-11-21T14:0/);
+  });
+
+  it("marks an answer cut short as such: an interrupted ChatGPT answer says so, a finished one nothing", async () => {
+    const response = await fetch(
+      `${server.url}/v1/import?fileName=conversations.json`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: readFileSync(
+          new URL("../formats/fixtures/chatgpt-browsing.json", import.meta.url),
+        ),
+      },
+    );
+    expect(response.status).toBe(201);
+    const [chat] = (
+      (await response.json()) as { sessions: Array<{ id: string }> }
+    ).sessions;
+    await page.goto(`${server.url}/#/s/${encodeURIComponent(chat!.id)}/chat`);
+    await page.waitForSelector(".chat .message");
+    const marked = page.locator(".chat .message:has(.partial-mark)");
+    expect(await marked.count()).toBe(1);
+    expect(await marked.locator(".partial-mark").innerText()).toBe(
+      "interrupted",
+    );
+    expect(await marked.locator(".parts").innerText()).toContain(
+      "The central stretch is flat, so",
+    );
+    expect(
+      await page.locator(".chat .message:not(:has(.partial-mark))").count(),
+    ).toBeGreaterThan(3);
   });
 
   it("shows the import report when a dropped file was imported before", async () => {

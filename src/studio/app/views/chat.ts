@@ -318,9 +318,37 @@ function messageItem(message: Message, options: ChatOptions): HTMLElement {
       {},
       h("span", { class: "role" }, message.role),
       timeOf(message, options),
+      partialMark(message),
       siblingSwitcher(message.id, options),
     ),
     h("div", { class: "parts" }, renderParts(message.parts, options.links)),
+  );
+}
+
+/**
+ * An answer cut short, as its metadata says: stopped by the user (the chat route), or interrupted
+ * or still in progress when a ChatGPT export was made. The text shown is all there is.
+ */
+function partialMark(message: Message): HTMLElement | null {
+  const metadata = message.metadata;
+  if (typeof metadata !== "object" || metadata === null) return null;
+  const { partial, stopped, partialReason } = metadata as Record<
+    string,
+    unknown
+  >;
+  if (partial !== true) return null;
+  const why =
+    stopped === true
+      ? "stopped"
+      : partialReason === "in_progress"
+        ? "in progress"
+        : partialReason === "interrupted"
+          ? "interrupted"
+          : "partial";
+  return h(
+    "span",
+    { class: "partial-mark", title: "This answer was cut short" },
+    why,
   );
 }
 
