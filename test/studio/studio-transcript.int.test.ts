@@ -262,7 +262,11 @@ describe.skipIf(!available)("studio transcript in Chromium", () => {
       (await response.json()) as { sessions: Array<{ id: string }> }
     ).sessions;
     await page.goto(`${server.url}/#/s/${encodeURIComponent(chat!.id)}/chat`);
-    await page.waitForSelector(".chat .message");
+    // Only the address's hash changes, so the last session's messages are still drawn until
+    // this one's arrive: wait for its own text.
+    await page.waitForSelector(
+      '.chat .message:has-text("The central stretch is flat")',
+    );
     const marked = page.locator(".chat .message:has(.partial-mark)");
     expect(await marked.count()).toBe(1);
     expect(await marked.locator(".partial-mark").innerText()).toBe(
