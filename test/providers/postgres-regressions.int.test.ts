@@ -380,7 +380,7 @@ describePostgres("PostgresSessionProvider on PostgreSQL", () => {
 
   it("numbers block-history versions from concurrent writers without gaps or duplicates", async () => {
     const clients = await Promise.all(
-      Array.from({ length: 4 }, () => database.client()),
+      Array.from({ length: 8 }, () => database.client()),
     );
     await Promise.all(
       clients.map(async (client, writer) => {
@@ -397,7 +397,7 @@ describePostgres("PostgresSessionProvider on PostgreSQL", () => {
       "memory",
     );
     expect(versions.map((version) => version.version)).toEqual(
-      Array.from({ length: 40 }, (_, index) => index + 1),
+      Array.from({ length: 80 }, (_, index) => index + 1),
     );
   });
 });
