@@ -30,6 +30,23 @@ describe("values a database cannot keep exactly are refused before any write", (
     db.close();
   });
 
+  it("a parts array with holes ([, ,]) throws INVALID_MESSAGE and writes nothing", async () => {
+    // every() skips the holes of a sparse array, so the check once let them through and the
+    // writer failed on an undefined part with a bare TypeError (found by the PostgreSQL fuzz run).
+    const db = openSqlite(":memory:");
+    const manager = SessionManager.create(db);
+    const session = manager.getSession((await manager.create("holes")).id);
+    for (const parts of [
+      [, ,],
+      [{ type: "text", text: "a" }, ,],
+    ])
+      await expect(
+        session.appendMessage({ id: "m1", role: "assistant", parts } as never),
+      ).rejects.toMatchObject({ code: "INVALID_MESSAGE" });
+    expect(db.sql`SELECT id FROM assistant_messages`).toEqual([]);
+    db.close();
+  });
+
   it("create() with a name, owner or metadata that is not a plain string throws INVALID_ARGUMENT and writes no row", async () => {
     const db = openSqlite(":memory:");
     const manager = SessionManager.create(db);

@@ -173,13 +173,10 @@ function describeProblem(message: unknown): string | null {
     return `\`role\` of message "${id}" must be a string`;
   if (!Array.isArray(parts))
     return `\`parts\` of message "${id}" must be an array`;
-  if (
-    !parts.every(
-      (part) =>
-        typeof part === "object" && part !== null && !Array.isArray(part),
-    )
-  ) {
-    return `every part of message "${id}" must be an object`;
-  }
+  // `for…of`, not `every()`: `every()` skips the holes of a sparse array (`[, ,]`), which would
+  // let `undefined` parts through to the writers; the iterator visits them.
+  for (const part of parts as unknown[])
+    if (typeof part !== "object" || part === null || Array.isArray(part))
+      return `every part of message "${id}" must be an object`;
   return null;
 }
