@@ -10,7 +10,11 @@ import {
 } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createChatHandler, type ChatHandler } from "../../src/ai-sdk/index.js";
+import {
+  createChatHandler,
+  type ChatHandler,
+  type ChatHandlerOptions,
+} from "../../src/ai-sdk/index.js";
 import type { SessionManager } from "../../src/session/index.js";
 import { managerStreams } from "../../src/session/manager/session-manager.js";
 import {
@@ -27,6 +31,7 @@ import {
   promptOf,
   scriptedChatModel,
   type ModelSpec,
+  type ScriptedChatModel,
   type Step,
 } from "./scripted-chat-model.js";
 
@@ -47,6 +52,21 @@ const tools = {
   }),
 };
 
+/** The app's `streamText` call, as a route would write it, over the scripted model: one step. */
+function answerWith(
+  scripted: ScriptedChatModel,
+): ChatHandlerOptions["respond"] {
+  return (ctx) =>
+    streamText({
+      model: scripted.model as never,
+      system: ctx.system,
+      messages: ctx.messages as ModelMessage[],
+      tools: ctx.tools as ToolSet,
+      abortSignal: ctx.abortSignal,
+      stopWhen: stepCountIs(1),
+    });
+}
+
 export function runChatHandlerCases(factory: ChatStoreFactory): void {
   describe(`createChatHandler on ${factory.name} (scripted fake model)`, () => {
     async function setup(steps: Step[]) {
@@ -57,15 +77,7 @@ export function runChatHandlerCases(factory: ChatStoreFactory): void {
           manager,
           tools,
           pollIntervalMs: 10,
-          respond: (ctx) =>
-            streamText({
-              model: scripted.model as never,
-              system: ctx.system,
-              messages: ctx.messages as ModelMessage[],
-              tools: ctx.tools as ToolSet,
-              abortSignal: ctx.abortSignal,
-              stopWhen: stepCountIs(1),
-            }),
+          respond: answerWith(scripted),
         });
       const manager = store.manager();
       const chat = handler(manager);
@@ -184,15 +196,7 @@ export function runChatHandlerCases(factory: ChatStoreFactory): void {
       const chat = createChatHandler({
         manager,
         tools,
-        respond: (ctx) =>
-          streamText({
-            model: scripted.model as never,
-            system: ctx.system,
-            messages: ctx.messages as ModelMessage[],
-            tools: ctx.tools as ToolSet,
-            abortSignal: ctx.abortSignal,
-            stopWhen: stepCountIs(1),
-          }),
+        respond: answerWith(scripted),
       });
       const chatId = await chat.createChat({ ownerId: OWNER });
       const session = await manager.resume(chatId, OWNER);
@@ -484,15 +488,7 @@ export function runChatHandlerCases(factory: ChatStoreFactory): void {
         const chat = createChatHandler({
           manager,
           tools: approvalTools,
-          respond: (ctx) =>
-            streamText({
-              model: scripted.model as never,
-              system: ctx.system,
-              messages: ctx.messages as ModelMessage[],
-              tools: ctx.tools as ToolSet,
-              abortSignal: ctx.abortSignal,
-              stopWhen: stepCountIs(1),
-            }),
+          respond: answerWith(scripted),
         });
         const chatId = await chat.createChat({ ownerId: OWNER });
         const first = await send(chat, OWNER, {
