@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   InMemorySessionProvider,
   InMemorySessionRegistry,
@@ -138,10 +138,17 @@ describe("InMemorySessionProvider JSON snapshots", () => {
   it("continues the right chain and the insertion order after a restore", async () => {
     const original = await populatedStore();
     const restored = roundTrip(original);
-    for (const provider of [original, restored]) {
-      provider.appendMessage(textMessage("after-1", "deploy again"));
-      provider.appendMessage(textMessage("after-2", "deploy again"), "r");
-      provider.forSession("b").appendMessage(textMessage("b-after"));
+    // Each row records when it was stored, and the two stores are written a moment apart
+    // (CI once saw a millisecond tick between them): the clock stands still while they are.
+    vi.useFakeTimers({ toFake: ["Date"], now: new Date("2024-05-02T10:00:00.000Z") });
+    try {
+      for (const provider of [original, restored]) {
+        provider.appendMessage(textMessage("after-1", "deploy again"));
+        provider.appendMessage(textMessage("after-2", "deploy again"), "r");
+        provider.forSession("b").appendMessage(textMessage("b-after"));
+      }
+    } finally {
+      vi.useRealTimers();
     }
     expect(observe(restored)).toEqual(observe(original));
     expect(observe(restored.forSession("b"))).toEqual(
