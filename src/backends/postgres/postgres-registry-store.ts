@@ -217,22 +217,33 @@ export class PostgresRegistryStore implements SessionRegistry {
     options: RegistrySearchOptions,
   ): Promise<SearchResult[]> {
     const { textSearchConfig } = await this.#ready();
-    const scope = sessionScopeSql("m.session_id", options);
-    // Registered is checked row by row, in the order the search reads its matches: a join would
-    // hash the whole registry on every search (about 3 ms at 10,000 sessions, growing with them).
-    const conditions = [
-      "(SELECT TRUE FROM assistant_sessions AS s WHERE s.id = m.session_id)",
-      ...scope.conditions,
-    ];
-    const params = scope.params;
+    const listed = sessionScopeSql("m.session_id", {
+      ...(options.sessionIds ? { sessionIds: options.sessionIds } : {}),
+    });
+    const owned = sessionScopeSql("m.session_id", {
+      ...(options.ownerId !== undefined ? { ownerId: options.ownerId } : {}),
+    });
+    // Registered and owned are probes, checked row by row in the order the search reads its
+    // matches (a late check): a join would hash the whole registry on every search (about 3 ms
+    // at 10,000 sessions, growing with them).
     return searchMessageRows(
       this.db,
       textSearchConfig,
       query,
       options.limit,
       {
-        sql: conditions.join(" AND "),
-        params,
+        sql:
+          listed.conditions.length > 0
+            ? listed.conditions.join(" AND ")
+            : "TRUE",
+        params: listed.params,
+        late: {
+          sql: [
+            "(SELECT TRUE FROM assistant_sessions AS s WHERE s.id = m.session_id)",
+            ...owned.conditions,
+          ].join(" AND "),
+          params: owned.params,
+        },
       },
       options,
     );

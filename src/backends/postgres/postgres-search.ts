@@ -57,6 +57,13 @@ export async function searchSessionMessages(
 export interface MessageSearchScope {
   sql: string;
   params: readonly unknown[];
+  /**
+   * A condition that costs a probe per row (the registry check of a cross-session search), on
+   * `m.session_id`: checked on the matches in newest-first order after they are ordered, so only
+   * the rows read until a window is full pay it, not every match of a bitmap scan (at 1,000,000
+   * messages, a two-word query's 1,000 matches cost 2 ms of probes for a window of 200).
+   */
+  late?: { sql: string; params: readonly unknown[] };
 }
 
 /**
@@ -166,6 +173,25 @@ function withTimeRange(
   return { ...scope, sql: conditions.join(" AND "), params };
 }
 
+/**
+ * The pieces that put the scope's late check (`MessageSearchScope.late`) after an arm's order:
+ * `OFFSET 0` keeps the ordered matches a subquery of their own, so the check runs on them in
+ * order and the limit stops it (the planner passes the limit down, and still walks `seq`
+ * backwards when that is cheaper). Empty pieces without a late check.
+ */
+function lateCheck(scope: MessageSearchScope): {
+  fence: string;
+  where: string;
+  params: readonly unknown[];
+} {
+  if (!scope.late) return { fence: "", where: "", params: [] };
+  return {
+    fence: "\n        OFFSET 0",
+    where: ` WHERE (${scope.late.sql})`,
+    params: scope.late.params,
+  };
+}
+
 /** A statement and its parameters, in the order of its `?` placeholders. */
 interface Statement {
   sql: string;
@@ -188,12 +214,15 @@ function everyTermStatement(
 ): Statement {
   const tsquery = tsquerySql(terms, "?::regconfig");
   const match = matchSql(terms, "m.text_content");
+  const late = lateCheck(scope);
   return {
     sql: `WITH hit AS MATERIALIZED (
-      SELECT m.seq, m.ctid AS row_id
-      FROM assistant_messages AS m
-      WHERE m.content_tsv @@ (${tsquery}) AND (${scope.sql})${match.sql}
-      ORDER BY m.seq DESC
+      SELECT m.seq, m.row_id FROM (
+        SELECT m.seq, m.ctid AS row_id, m.session_id
+        FROM assistant_messages AS m
+        WHERE m.content_tsv @@ (${tsquery}) AND (${scope.sql})${match.sql}
+        ORDER BY m.seq DESC${late.fence}
+      ) AS m${late.where}
       LIMIT ?
     )
     SELECT m.id, m.session_id, m.role, m.content, ${isoSql("m.created_at")} AS created_at
@@ -204,6 +233,7 @@ function everyTermStatement(
       ...queryParams(terms, config),
       ...scope.params,
       ...match.params,
+      ...late.params,
       rankWindow(count),
       ...queryParams(terms, config),
       count,
@@ -224,7 +254,7 @@ function rankedStatement(
   scope: MessageSearchScope,
   config: string,
   count: number,
-  arm: RareTermArm,
+  rareArm: RareTermArm,
 ): Statement {
   const params: unknown[] = [];
   const bind = (value: unknown) => {
@@ -261,35 +291,56 @@ function rankedStatement(
     params.push(...scope.params);
     return `(${scope.sql})`;
   };
+  const late = lateCheck(scope);
+  /** One arm: its matches in `order`, the late check on them in that order, then its limit. */
+  const arm = (where: string, order: string, limit: number, every: boolean) => {
+    const inner = `SELECT m.seq, m.ctid AS row_id, m.session_id
+        FROM assistant_messages AS m
+        WHERE ${where}${order}`;
+    if (!scope.late)
+      return `SELECT m.seq, m.ctid AS row_id, ${every} AS every
+        FROM assistant_messages AS m
+        WHERE ${where}${order} LIMIT ${bind(limit)}`;
+    const sql = `SELECT m.seq, m.row_id, ${every} AS every FROM (${inner}${late.fence}) AS m${late.where}`;
+    params.push(...late.params);
+    return `${sql} LIMIT ${bind(limit)}`;
+  };
   // The index condition's tsquery is inline, so the planner sees how common its words are: a
   // GIN bitmap for rare words, a backward walk of `seq` for common ones. CJK adjacency is
   // checked after it.
-  const everySql = `SELECT m.seq, m.ctid AS row_id, TRUE AS every
-      FROM assistant_messages AS m
-      WHERE m.content_tsv @@ (${terms.map(termQuery).join(" && ")}) AND ${scopeSql()}${
-        cjk
-          ? ` AND ${terms.map((term) => termHolds(term, () => termQuery(term))).join(" AND ")}`
-          : ""
-      }
-      ORDER BY m.seq DESC LIMIT ${bind(window)}`;
-  const someSql = `SELECT m.seq, m.ctid AS row_id, FALSE AS every
-      FROM assistant_messages AS m
-      WHERE m.content_tsv @@ (${terms.map(termQuery).join(" || ")}) AND ${scopeSql()}${
-        cjk
-          ? ` AND (${terms.map((term) => termHolds(term, () => termQuery(term))).join(" OR ")})`
-          : ""
-      }
-      ORDER BY m.seq DESC LIMIT ${bind(arm.anyWindow)}`;
+  const newest = "\n      ORDER BY m.seq DESC";
+  const everySql = arm(
+    `m.content_tsv @@ (${terms.map(termQuery).join(" && ")}) AND ${scopeSql()}${
+      cjk
+        ? ` AND ${terms.map((term) => termHolds(term, () => termQuery(term))).join(" AND ")}`
+        : ""
+    }`,
+    newest,
+    window,
+    true,
+  );
+  const someSql = arm(
+    `m.content_tsv @@ (${terms.map(termQuery).join(" || ")}) AND ${scopeSql()}${
+      cjk
+        ? ` AND (${terms.map((term) => termHolds(term, () => termQuery(term))).join(" OR ")})`
+        : ""
+    }`,
+    newest,
+    rareArm.anyWindow,
+    false,
+  );
   // Every match of the rare terms (core/rare-terms.ts), however old; `LIMIT 0` without them.
-  const rare = (arm.rare ?? [0]).map((at) => terms[at]!);
-  const rareSql = `SELECT m.seq, m.ctid AS row_id, FALSE AS every
-      FROM assistant_messages AS m
-      WHERE m.content_tsv @@ (${rare.map(termQuery).join(" || ")}) AND ${scopeSql()}${
-        cjk
-          ? ` AND (${rare.map((term) => termHolds(term, () => termQuery(term))).join(" OR ")})`
-          : ""
-      }
-      LIMIT ${bind(arm.rareLimit)}`;
+  const rare = (rareArm.rare ?? [0]).map((at) => terms[at]!);
+  const rareSql = arm(
+    `m.content_tsv @@ (${rare.map(termQuery).join(" || ")}) AND ${scopeSql()}${
+      cjk
+        ? ` AND (${rare.map((term) => termHolds(term, () => termQuery(term))).join(" OR ")})`
+        : ""
+    }`,
+    "",
+    rareArm.rareLimit,
+    false,
+  );
   // Scoring reads each term's tsquery once (`queries`), not once per candidate row.
   const querySql = terms
     .map((term, at) => `${termQuery(term)} AS query_${at}`)
