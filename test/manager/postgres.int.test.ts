@@ -104,6 +104,37 @@ describePostgres("PostgresSessionRegistry on PostgreSQL", () => {
     ]);
   });
 
+  it("search fills its windows from registered sessions when newer matches are not", async () => {
+    await database.truncate();
+    const manager = SessionManager.create(database.pool);
+    const notes = (id: string, count: number) =>
+      Array.from({ length: count }, (_, at) => ({
+        id: `${id}-${at}`,
+        role: "user" as const,
+        parts: [{ type: "text" as const, text: `harbor note ${at}` }],
+      }));
+    await manager.create("kept");
+    await manager.getSession("kept").appendAll(notes("kept", 10));
+    // Newer, and more matches than the rare-term budget (1,600 for a window of 200), so every
+    // arm ranks the newest 200 matches, all of them the loose session's.
+    await manager.create("loose");
+    await manager.getSession("loose").appendAll(notes("loose", 1_700));
+    await database.pool.query(
+      "DELETE FROM assistant_sessions WHERE id = 'loose'",
+    );
+    for (const [query, match] of [
+      ["harbor note", "any"],
+      ["harbor note", "all"],
+      ["harbor", "any"],
+    ] as const)
+      expect(
+        (await manager.search(query, { match, limit: 5 })).map(
+          (hit) => hit.sessionId,
+        ),
+        `${query} (${match})`,
+      ).toEqual(Array(5).fill("kept"));
+  });
+
   it("search finds nothing of a session without a registry row, in every candidate arm", async () => {
     await database.truncate();
     const manager = SessionManager.create(database.pool);
@@ -126,10 +157,17 @@ describePostgres("PostgresSessionRegistry on PostgreSQL", () => {
     await database.pool.query(
       "DELETE FROM assistant_sessions WHERE id = 'loose'",
     );
-    for (const query of ["zephyr harbor", "harbor", "zephyr"]) {
+    // The loose session's matches are the newest: the check must drop them and still fill the
+    // limit from the kept session (it runs on each arm's ordered matches, before the limit).
+    const expected = {
+      "zephyr harbor": { any: 50, all: 1 },
+      harbor: { any: 50, all: 50 },
+      zephyr: { any: 1, all: 1 },
+    };
+    for (const query of ["zephyr harbor", "harbor", "zephyr"] as const) {
       for (const match of ["any", "all"] as const) {
         const hits = await manager.search(query, { match, limit: 50 });
-        expect(hits.length, `${query} (${match})`).toBeGreaterThan(0);
+        expect(hits.length, `${query} (${match})`).toBe(expected[query][match]);
         expect(
           hits.filter((hit) => hit.sessionId !== "kept"),
           `${query} (${match})`,

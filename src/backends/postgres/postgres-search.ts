@@ -83,9 +83,10 @@ export async function searchMessageRows(
   if (ranked.length === 0) return [];
   const scope = withTimeRange(messageScope, options);
   const count = normalizeSearchLimit(limit);
-  const single = ranked.every((term) => term.forms.length === 1);
+  // Under `match: "all"` every term is one form, as written (`rankedTerms`).
   const every =
-    single && (ranked.length === 1 || options.match === "all")
+    options.match === "all" ||
+    (ranked.length === 1 && ranked[0]!.forms.length === 1)
       ? everyTermStatement(
           ranked.map((term) => term.forms[0]!),
           scope,
@@ -97,11 +98,13 @@ export async function searchMessageRows(
   try {
     let statement = every;
     if (statement === null) {
-      const { terms, arm } =
-        options.match === "all"
-          ? { terms: ranked, arm: rareTermArm("all", [], rankWindow(count)) }
-          : await rareTerms(db, ranked, config, rankWindow(count));
-      statement = rankedStatement(terms, scope, config, count, arm);
+      const { terms, arm, weights } = await rareTerms(
+        db,
+        ranked,
+        config,
+        rankWindow(count),
+      );
+      statement = rankedStatement(terms, scope, config, count, arm, weights);
     }
     rows = await db.query<HitRow>(statement.sql, statement.params);
   } catch (error) {
@@ -244,10 +247,12 @@ function everyTermStatement(
 /**
  * Ranked any-term search (docs/behavior/search.md): two windows of candidates, each the newest
  * matches up to the rank window, one of messages holding every term (`every`), one of messages
- * holding any; then every-term matches first, the rest by a BM25-like score: for each term it
- * holds, `ts_rank` of the term weighted by the term's inverse document frequency among the
- * candidates (PostgreSQL keeps no corpus statistics a query can read cheaply; the candidates are
- * the newest messages holding any of the terms, so a term most of them hold weighs little).
+ * holding any, and the rare terms' matches; then every-term matches first, the rest by a
+ * BM25-like score: for each term it holds, `ts_rank` of the term times the term's weight, its
+ * inverse document frequency among the terms' counts (`weights`, from the counts `rareTerms`
+ * took). The weights do not depend on the candidates, so when the every-term window alone fills
+ * the limit the other arms cannot change the result, and they are not run (a one-time filter on
+ * the every-term count): the common case of a query whose words often occur together.
  */
 function rankedStatement(
   terms: readonly RankedTerm[],
@@ -255,6 +260,7 @@ function rankedStatement(
   config: string,
   count: number,
   rareArm: RareTermArm,
+  weights: readonly number[],
 ): Statement {
   const params: unknown[] = [];
   const bind = (value: unknown) => {
@@ -309,6 +315,9 @@ function rankedStatement(
   // GIN bitmap for rare words, a backward walk of `seq` for common ones. CJK adjacency is
   // checked after it.
   const newest = "\n      ORDER BY m.seq DESC";
+  // Planned as a one-time filter: false, and the arm's scan never starts.
+  const unfilled = () =>
+    ` AND (SELECT count(*) FROM every_hit) < ${bind(count)}`;
   const everySql = arm(
     `m.content_tsv @@ (${terms.map(termQuery).join(" && ")}) AND ${scopeSql()}${
       cjk
@@ -324,7 +333,7 @@ function rankedStatement(
       cjk
         ? ` AND (${terms.map((term) => termHolds(term, () => termQuery(term))).join(" OR ")})`
         : ""
-    }`,
+    }${unfilled()}`,
     newest,
     rareArm.anyWindow,
     false,
@@ -336,7 +345,7 @@ function rankedStatement(
       cjk
         ? ` AND (${rare.map((term) => termHolds(term, () => termQuery(term))).join(" OR ")})`
         : ""
-    }`,
+    }${unfilled()}`,
     "",
     rareArm.rareLimit,
     false,
@@ -352,13 +361,9 @@ function rankedStatement(
   const ranks = terms.map(
     (_, at) => `ts_rank(m.content_tsv, queries.query_${at}) AS rank_${at}`,
   );
-  const frequencies = terms.map(
-    (_, at) => `(sum(holds_${at}) OVER ())::float8 AS frequency_${at}`,
-  );
   const score = terms
     .map(
-      (_, at) =>
-        `holds_${at} * rank_${at} * ln(1 + (candidates - frequency_${at} + 0.5) / (frequency_${at} + 0.5))`,
+      (_, at) => `holds_${at} * rank_${at} * ${bind(weights[at] ?? 0)}::float8`,
     )
     .join(" + ");
   return {
@@ -376,13 +381,9 @@ function rankedStatement(
       SELECT m.id, m.session_id, m.role, m.content, m.created_at, m.seq, hit.every,
         ${holds.join(", ")}, ${ranks.join(", ")}
       FROM hit JOIN assistant_messages AS m ON m.ctid = hit.row_id CROSS JOIN queries
-    ),
-    weighed AS (
-      SELECT scored.*, (count(*) OVER ())::float8 AS candidates, ${frequencies.join(", ")}
-      FROM scored
     )
     SELECT id, session_id, role, content, ${isoSql("created_at")} AS created_at
-    FROM weighed
+    FROM scored
     ORDER BY every DESC, (${score}) DESC, seq DESC
     LIMIT ${bind(count)}`,
     params,
@@ -390,17 +391,19 @@ function rankedStatement(
 }
 
 /**
- * The terms ranked and the rare-term arm (core/rare-terms.ts): each term's matches over the whole
- * table, counted up to `rareCountCap(window) + 1`, so a common term costs no more than that many
- * rows (one statement); the rarest `MAX_RANKED_TERMS` are ranked (`rarestIndexes`), and the arm
- * is chosen among them.
+ * The terms ranked, the rare-term arm (core/rare-terms.ts) and each term's weight: each term's
+ * matches over the whole table, counted up to `rareCountCap(window) + 1`, so a common term costs
+ * no more than that many rows (one statement), or estimated by the statistics when they call it
+ * common; the rarest `MAX_RANKED_TERMS` are ranked (`rarestIndexes`), and the arm is chosen
+ * among them. A weight is the BM25 inverse document frequency of the term's count among the
+ * terms' counts together.
  */
 async function rareTerms(
   db: PostgresQueryable,
   terms: readonly RankedTerm[],
   config: string,
   window: number,
-): Promise<{ terms: RankedTerm[]; arm: RareTermArm }> {
+): Promise<{ terms: RankedTerm[]; arm: RareTermArm; weights: number[] }> {
   const params: unknown[] = [];
   const bind = (value: unknown) => {
     params.push(value);
@@ -418,14 +421,13 @@ async function rareTerms(
   };
   const countSql = terms.map(
     (term, at) =>
-      `CASE WHEN ${term.forms.map(commonForm).join(" OR ")} THEN ${bind(cap + 1)}
-      ELSE (SELECT count(*) FROM (SELECT 1 FROM assistant_messages AS m WHERE m.content_tsv @@ (${term.forms
+      `COALESCE(greatest(${term.forms.map(commonForm).join(", ")}),
+      (SELECT count(*) FROM (SELECT 1 FROM assistant_messages AS m WHERE m.content_tsv @@ (${term.forms
         .map(formQuery)
-        .join(" || ")}) LIMIT ${bind(cap + 1)}) AS c) END::int AS n_${at}`,
+        .join(" || ")}) LIMIT ${bind(cap + 1)}) AS c))::float8 AS n_${at}`,
   );
   const [row] = await db.query<Record<string, number>>(
-    `WITH common AS MATERIALIZED (
-      SELECT ARRAY(SELECT json_array_elements_text(${common}::text::json)) AS lexemes)
+    `WITH common AS MATERIALIZED (SELECT ${common}::text::jsonb AS lexemes)
     SELECT ${countSql.join(", ")} FROM common`,
     params,
   );
@@ -433,13 +435,19 @@ async function rareTerms(
     Number(row?.[`n_${at}`] ?? Number.POSITIVE_INFINITY),
   );
   const kept = rarestIndexes(terms.length, counts);
+  const keptCounts = kept.map((at) => counts[at]!);
+  // The documents of the weights: the terms' matches together, not the table's rows. Common
+  // terms then weigh next to nothing beside a rare one, which recall on LongMemEval prefers
+  // (recall@10 40.1% against 38.5% with the table's estimated rows), and no statistic that
+  // autovacuum refreshes enters a score.
+  const rows = keptCounts.reduce(
+    (sum, n) => sum + (Number.isFinite(n) ? n : 0),
+    0,
+  );
   return {
     terms: kept.map((at) => terms[at]!),
-    arm: rareTermArm(
-      "any",
-      kept.map((at) => counts[at]!),
-      window,
-    ),
+    arm: rareTermArm("any", keptCounts, window),
+    weights: keptCounts.map((n) => Math.log(1 + (rows - n + 0.5) / (n + 0.5))),
   };
 }
 

@@ -7,8 +7,9 @@ import type { PostgresQueryable } from "./postgres-client.js";
  * but counting a common one up to the cap reads that many heap rows: about 9 ms per word at
  * 1,000,000 messages, most of a question's search. `ANALYZE` (autovacuum) already keeps the most
  * common lexemes of `content_tsv` with their frequencies (`pg_stats.most_common_elems`): a term
- * whose lexeme is there, well above the cap, is common without counting. Read once a minute per
- * client; with no statistics yet (a new or small table) every term is counted, as before.
+ * whose lexeme is there, well above the cap, is common without counting, and its estimate stands
+ * for its count in the ranking's term weights. Read once a minute per client; with no statistics
+ * yet (a new or small table) every term is counted, as before.
  */
 
 /** How long the statistics read is reused. */
@@ -23,8 +24,8 @@ interface LexemeStats {
 }
 
 /**
- * The lexemes the statistics put in more than `COMMON_MARGIN × cap` messages, as a JSON array
- * (a statement's parameter); `"[]"` when there are no statistics.
+ * The lexemes the statistics put in more than `COMMON_MARGIN × cap` messages, with their
+ * estimated counts, as a JSON object (a statement's parameter); `"{}"` without statistics.
  */
 export async function commonLexemesParam(
   db: PostgresQueryable & object,
@@ -40,20 +41,22 @@ export async function commonLexemesParam(
     current.stats = current.stats.catch(() => ({ counts: new Map() }));
   }
   const { counts } = await entry.stats;
-  const common: string[] = [];
+  const common: Record<string, number> = {};
   for (const [lexeme, count] of counts)
-    if (count > COMMON_MARGIN * cap) common.push(lexeme);
+    if (count > COMMON_MARGIN * cap) common[lexeme] = Math.round(count);
   return JSON.stringify(common);
 }
 
 /**
- * Whether a form is one lexeme among `lexemes` (an SQL array expression), for its text-search
- * configuration and phrase (two `?`): a phrase of several lexemes may be rare though each is
- * common, so only single lexemes are decided this way.
+ * A form's estimated count when it is one lexeme of `lexemes` (an SQL `jsonb` expression of
+ * `commonLexemesParam`), else NULL, for its text-search configuration and phrase (two `?`): a
+ * phrase of several lexemes may be rare though each is common, so only single lexemes are
+ * decided this way.
  */
 export function commonFormSql(lexemes: string): string {
-  return `EXISTS (SELECT 1 FROM (SELECT tsvector_to_array(to_tsvector(?::regconfig, ?)) AS l) AS form
-    WHERE cardinality(form.l) = 1 AND form.l[1] = ANY(${lexemes}))`;
+  return `(SELECT (${lexemes} ->> form.l[1])::float8
+    FROM (SELECT tsvector_to_array(to_tsvector(?::regconfig, ?)) AS l) AS form
+    WHERE cardinality(form.l) = 1)`;
 }
 
 // --- Internal helpers ---
