@@ -17,7 +17,10 @@
 // next live process (after `Retry-After`), a POST with the same message id (the idempotent rule:
 // same id and body answer 200). Afterwards every acknowledged write is read back from the
 // database, and nothing may be stored that no answer acknowledged: nothing lost, nothing
-// duplicated.
+// duplicated. Meanwhile a subscriber per watched session (`WATCHED` of them) streams its
+// `/events`; when its process goes away or the stream breaks it reconnects to a live one with
+// `Last-Event-ID`, and afterwards every acknowledged append of its session must have reached it
+// exactly once: no event missed, none twice.
 //
 //   node bench/server-load.mjs   (after `npm run build`; ARBOR_TEST_PG_URL, default
 //   postgres://postgres@127.0.0.1:5432/postgres; ARBOR_BENCH_SECONDS, ARBOR_BENCH_CLIENTS)
@@ -40,6 +43,8 @@ const SESSIONS = 200;
 const WORDS = ["budget", "travel", "deploy", "garden", "invoice", "kitchen"];
 const WARM_UP_MS = 2_000;
 const OUTAGE_MS = 3_000;
+/** Sessions whose `/events` a subscriber follows through each fault run. */
+const WATCHED = 4;
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
 const results = [];
@@ -92,6 +97,10 @@ for (const fault of ["SIGKILL", "SIGTERM", "outage"]) {
     await serve(["--postgres", url]),
     await serve(["--postgres", url]),
   ];
+  const subscribers = ids
+    .slice(0, WATCHED)
+    .map((sessionId) => subscribe(servers, sessionId));
+  await Promise.all(subscribers.map((subscriber) => subscriber.ready));
   const halfway = WARM_UP_MS + (SECONDS * 1000) / 2;
   const timers = [
     setTimeout(() => {
@@ -104,6 +113,7 @@ for (const fault of ["SIGKILL", "SIGTERM", "outage"]) {
   ];
   const run = await load(servers, ids, { retry: true });
   for (const timer of timers) clearTimeout(timer);
+  const events = await settle(subscribers, run.acknowledged);
   results.push({
     name: {
       SIGKILL: "PostgreSQL, 2 processes, one killed (SIGKILL) halfway",
@@ -112,6 +122,7 @@ for (const fault of ["SIGKILL", "SIGTERM", "outage"]) {
     }[fault],
     ...run,
     ...(await verify(database.pool, ids, run.acknowledged)),
+    events,
   });
   await stopAll(servers);
   await forwarder?.close();
@@ -306,6 +317,117 @@ async function verify(pool, ids, acknowledged) {
   return { lost, duplicates, unacknowledged };
 }
 
+// --- Subscribers ---
+
+/**
+ * Follows `/v1/sessions/{sessionId}/events` on the live servers, from before the load starts:
+ * every append's message ids, in the order received. A stream that breaks (its process killed or
+ * stopped, its database cut) is opened again on the next live process with `Last-Event-ID`, the
+ * last id received. `ready` settles once the first stream is open.
+ */
+function subscribe(servers, sessionId) {
+  const seen = [];
+  let lastId = null;
+  let resets = 0;
+  let reconnects = -1;
+  let stopped = false;
+  let controller = null;
+  let next = 0;
+  let opened;
+  const ready = new Promise((resolve) => (opened = resolve));
+  const stream = async () => {
+    while (!stopped) {
+      const live = servers.filter((server) => server.alive);
+      const server = live[next++ % Math.max(live.length, 1)];
+      controller = new AbortController();
+      try {
+        if (!server) throw new Error("no server left");
+        const response = await fetch(
+          `${server.url}/v1/sessions/${sessionId}/events`,
+          {
+            headers: lastId === null ? {} : { "Last-Event-ID": lastId },
+            signal: controller.signal,
+          },
+        );
+        if (response.status !== 200) throw new Error(`${response.status}`);
+        reconnects++;
+        const decoder = new TextDecoder();
+        let buffered = "";
+        for await (const chunk of response.body) {
+          buffered += decoder.decode(chunk, { stream: true });
+          let end;
+          while ((end = buffered.indexOf("\n\n")) >= 0) {
+            const block = buffered.slice(0, end);
+            buffered = buffered.slice(end + 2);
+            const field = (name) =>
+              block
+                .split("\n")
+                .find((line) => line.startsWith(`${name}: `))
+                ?.slice(name.length + 2);
+            const id = field("id");
+            if (id !== undefined) lastId = id;
+            if (field("event") === "ready") opened();
+            if (field("event") !== "change") continue;
+            const change = JSON.parse(field("data"));
+            if (change.type === "reset") resets++;
+            if (change.type === "append") seen.push(...change.ids);
+          }
+        }
+      } catch {
+        // The stream broke or never opened: reconnect below.
+      }
+      if (!stopped) await delay(200);
+    }
+  };
+  const done = stream();
+  return {
+    sessionId,
+    ready,
+    seen,
+    stats: () => ({ resets, reconnects: Math.max(reconnects, 0) }),
+    async stop() {
+      stopped = true;
+      controller?.abort();
+      await done;
+    },
+  };
+}
+
+/**
+ * Once the subscribers have caught up (every acknowledged append of their session received, or
+ * 5 s), stops them and counts what an acknowledged write's event did: missed, or received twice.
+ */
+async function settle(subscribers, acknowledged) {
+  const deadline = performance.now() + 5_000;
+  const expectedOf = (subscriber) =>
+    acknowledged.get(subscriber.sessionId) ?? new Set();
+  while (
+    performance.now() < deadline &&
+    subscribers.some((subscriber) =>
+      [...expectedOf(subscriber)].some((id) => !subscriber.seen.includes(id)),
+    )
+  )
+    await delay(100);
+  let missed = 0;
+  let twice = 0;
+  let received = 0;
+  let reconnects = 0;
+  let resets = 0;
+  for (const subscriber of subscribers) {
+    await subscriber.stop();
+    const counts = new Map();
+    for (const id of subscriber.seen) counts.set(id, (counts.get(id) ?? 0) + 1);
+    for (const id of expectedOf(subscriber)) {
+      if (!counts.has(id)) missed++;
+      else if (counts.get(id) > 1) twice++;
+    }
+    received += subscriber.seen.length;
+    reconnects += subscriber.stats().reconnects;
+    resets += subscriber.stats().resets;
+  }
+  return { missed, twice, received, reconnects, resets };
+}
+
 // --- Processes ---
 
 /** One `arbor serve` on a free port. */
@@ -456,6 +578,20 @@ function report(runs) {
         })
         .join(" | ")} |`,
     );
+  const watched = runs.filter((run) => run.events);
+  if (watched.length > 0) {
+    console.log(
+      `\nsubscribers: one per watched session (${WATCHED}), reconnecting with Last-Event-ID\n`,
+    );
+    console.log(
+      "| Run | append events received | acknowledged appends missed | received twice | reconnects | resets |",
+    );
+    console.log("|---|---|---|---|---|---|");
+    for (const run of watched)
+      console.log(
+        `| ${run.name} | ${run.events.received} | ${run.events.missed} | ${run.events.twice} | ${run.events.reconnects} | ${run.events.resets} |`,
+      );
+  }
   const two = runs.find((run) => run.name === "PostgreSQL, 2 processes");
   const one = runs.find((run) => run.name === "PostgreSQL, 1 process");
   if (one && two)
