@@ -143,7 +143,9 @@ lines.push(
   "",
   "`npm run bench:server` runs 32 clients of a mixed workload against one and two `arbor serve`",
   "processes over one PostgreSQL, and kills or stops one of two processes, or cuts the database off for 3 s, halfway through a run; every",
-  "acknowledged write is read back afterwards. Figures, with nothing lost and nothing duplicated,",
+  "acknowledged write is read back afterwards, and a subscriber per watched session follows its",
+  "`/events` through each fault, reconnecting with `Last-Event-ID`. Figures, with nothing lost,",
+  "nothing duplicated and no event missed,",
   "in [benchmarks.md](benchmarks.md#many-clients-many-processes-and-faults-arbor-serve).",
   "A database outage under load (through a TCP proxy) is `test/server/storage-outage.int.test.ts` above.",
 );
