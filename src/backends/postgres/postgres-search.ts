@@ -354,16 +354,14 @@ function rankedStatement(
   const querySql = terms
     .map((term, at) => `${termQuery(term)} AS query_${at}`)
     .join(", ");
-  const holds = terms.map(
-    (term, at) =>
-      `(${termHolds(term, () => `queries.query_${at}`)})::int AS holds_${at}`,
-  );
-  const ranks = terms.map(
-    (_, at) => `ts_rank(m.content_tsv, queries.query_${at}) AS rank_${at}`,
-  );
+  // A term's share of the score: `ts_rank` only where the term holds (a candidate of an any-term
+  // search holds one or two of its terms; `ts_rank` is most of the scoring's cost).
   const score = terms
     .map(
-      (_, at) => `holds_${at} * rank_${at} * ${bind(weights[at] ?? 0)}::float8`,
+      (term, at) =>
+        `CASE WHEN ${termHolds(term, () => `queries.query_${at}`)}
+          THEN ts_rank(m.content_tsv, queries.query_${at}) * ${bind(weights[at] ?? 0)}::float8
+          ELSE 0 END`,
     )
     .join(" + ");
   return {
@@ -377,15 +375,16 @@ function rankedStatement(
       ORDER BY seq, every DESC
     ),
     queries AS MATERIALIZED (SELECT ${querySql}),
-    scored AS (
-      SELECT m.id, m.session_id, m.role, m.content, m.created_at, m.seq, hit.every,
-        ${holds.join(", ")}, ${ranks.join(", ")}
+    best AS MATERIALIZED (
+      SELECT hit.row_id, hit.seq, hit.every, ${score} AS score
       FROM hit JOIN assistant_messages AS m ON m.ctid = hit.row_id CROSS JOIN queries
+      ORDER BY hit.every DESC, score DESC, hit.seq DESC
+      LIMIT ${bind(count)}
     )
-    SELECT id, session_id, role, content, ${isoSql("created_at")} AS created_at
-    FROM scored
-    ORDER BY every DESC, (${score}) DESC, seq DESC
-    LIMIT ${bind(count)}`,
+    -- Only the results' rows are read whole: the candidates are scored on their index text.
+    SELECT m.id, m.session_id, m.role, m.content, ${isoSql("m.created_at")} AS created_at
+    FROM best JOIN assistant_messages AS m ON m.ctid = best.row_id
+    ORDER BY best.every DESC, best.score DESC, best.seq DESC`,
     params,
   };
 }
