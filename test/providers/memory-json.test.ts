@@ -140,7 +140,10 @@ describe("InMemorySessionProvider JSON snapshots", () => {
     const restored = roundTrip(original);
     // Each row records when it was stored, and the two stores are written a moment apart
     // (CI once saw a millisecond tick between them): the clock stands still while they are.
-    vi.useFakeTimers({ toFake: ["Date"], now: new Date("2024-05-02T10:00:00.000Z") });
+    vi.useFakeTimers({
+      toFake: ["Date"],
+      now: new Date("2024-05-02T10:00:00.000Z"),
+    });
     try {
       for (const provider of [original, restored]) {
         provider.appendMessage(textMessage("after-1", "deploy again"));
