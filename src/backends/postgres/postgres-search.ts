@@ -328,28 +328,17 @@ function rankedStatement(
     window,
     true,
   );
-  const someSql = arm(
-    `m.content_tsv @@ (${terms.map(termQuery).join(" || ")}) AND ${scopeSql()}${
+  /** Messages holding any of `list` (the index condition, then CJK adjacency), while unfilled. */
+  const anyOf = (list: readonly RankedTerm[]) =>
+    `m.content_tsv @@ (${list.map(termQuery).join(" || ")}) AND ${scopeSql()}${
       cjk
-        ? ` AND (${terms.map((term) => termHolds(term, () => termQuery(term))).join(" OR ")})`
+        ? ` AND (${list.map((term) => termHolds(term, () => termQuery(term))).join(" OR ")})`
         : ""
-    }${unfilled()}`,
-    newest,
-    rareArm.anyWindow,
-    false,
-  );
+    }${unfilled()}`;
+  const someSql = arm(anyOf(terms), newest, rareArm.anyWindow, false);
   // Every match of the rare terms (core/rare-terms.ts), however old; `LIMIT 0` without them.
   const rare = (rareArm.rare ?? [0]).map((at) => terms[at]!);
-  const rareSql = arm(
-    `m.content_tsv @@ (${rare.map(termQuery).join(" || ")}) AND ${scopeSql()}${
-      cjk
-        ? ` AND (${rare.map((term) => termHolds(term, () => termQuery(term))).join(" OR ")})`
-        : ""
-    }${unfilled()}`,
-    "",
-    rareArm.rareLimit,
-    false,
-  );
+  const rareSql = arm(anyOf(rare), "", rareArm.rareLimit, false);
   // Scoring reads each term's tsquery once (`queries`), not once per candidate row.
   const querySql = terms
     .map((term, at) => `${termQuery(term)} AS query_${at}`)
