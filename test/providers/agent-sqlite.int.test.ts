@@ -244,8 +244,9 @@ describe("AgentSessionProvider on SQLite", () => {
     ]);
     provider.updateMessage(text("u1", "hello again"));
     provider.updateMessage(text("ghost", "never stored"));
-    const links = db.sql<{ rowid: number; id: string; seq: number }>`
-      SELECT f.rowid AS rowid, f.id AS id, m.seq AS seq
+    // The index row holds the text only; its rowid is the link to the message.
+    const links = db.sql<{ rowid: number; id: string | null; seq: number }>`
+      SELECT f.rowid AS rowid, m.id AS id, m.seq AS seq
       FROM assistant_fts AS f LEFT JOIN assistant_messages AS m ON m.seq = f.rowid ORDER BY f.rowid`;
     // A tool call is indexed by its name and input (`x 1`).
     expect(links.map((link) => link.id)).toEqual(["u1", "tool", "u2"]);

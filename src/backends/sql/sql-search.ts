@@ -52,15 +52,13 @@ export const MAX_INDEXED_BYTES = 1_048_576;
  */
 export function indexMessage(
   agent: SqlProvider,
-  sessionId: string,
   seq: number,
   message: SessionMessage,
   toolOutputs: boolean,
 ): void {
   const text = searchableText(message, toolOutputs);
   if (text.length === 0) return;
-  agent.sql`INSERT INTO assistant_fts (rowid, id, session_id, role, content)
-    VALUES (${seq}, ${message.id}, ${sessionId}, ${message.role}, ${indexedText(text)})`;
+  agent.sql`INSERT INTO assistant_fts (rowid, content) VALUES (${seq}, ${indexedText(text)})`;
 }
 
 /**
@@ -339,15 +337,15 @@ function rewriteStaleBatches(agent: SqlProvider, state: IndexState): void {
     // Above the watermark the watermark pass indexes the row; indexing it here too would clash.
     const rows = withWholeContent(
       agent,
-      agent.sql<StoredContentRow & { id: string; session_id: string }>`
-        SELECT seq, id, session_id, content, chunked_bytes FROM assistant_messages
+      agent.sql<StoredContentRow>`
+        SELECT seq, content, chunked_bytes FROM assistant_messages
         WHERE seq IN (SELECT value FROM json_each(${seqs})) AND seq <= ${state.indexed}
         ORDER BY seq`,
     );
     const batch = new IndexBatch(agent, state.toolOutputs);
     for (const row of rows) {
       const message = decodeMessage(row.content);
-      if (message) batch.add(row.seq, row.session_id, message);
+      if (message) batch.add(row.seq, message);
     }
     batch.flush();
     agent.sql`DELETE FROM arbor_fts_stale WHERE seq <= ${last}`;
@@ -371,17 +369,15 @@ function indexNewRows(agent: SqlProvider, state: IndexState): void {
   for (;;) {
     const rows = withWholeContent(
       agent,
-      agent.sql<
-        StoredContentRow & { id: string; session_id: string; role: string }
-      >`
-        SELECT seq, id, session_id, role, content, chunked_bytes FROM assistant_messages
+      agent.sql<StoredContentRow>`
+        SELECT seq, content, chunked_bytes FROM assistant_messages
         WHERE seq > ${after} ORDER BY seq LIMIT ${CATCH_UP_BATCH}`,
     );
     const batch = new IndexBatch(agent, state.toolOutputs);
     for (const row of rows) {
       const message = decodeMessage(row.content);
       if (defensive) unindexMessage(agent, row.seq);
-      if (message) batch.add(row.seq, row.session_id, message);
+      if (message) batch.add(row.seq, message);
     }
     batch.flush();
     if (rows.length === 0) break;
@@ -400,7 +396,7 @@ const BATCH_JSON_CHARS = 512 * 1024;
  * below the 2 MB a Durable Object allows a value.
  */
 class IndexBatch {
-  #entries: Array<[number, string, string, string, string]> = [];
+  #entries: Array<[number, string]> = [];
   #chars = 0;
 
   constructor(
@@ -408,25 +404,23 @@ class IndexBatch {
     private readonly toolOutputs: boolean,
   ) {}
 
-  add(seq: number, sessionId: string, message: SessionMessage): void {
+  add(seq: number, message: SessionMessage): void {
     const text = searchableText(message, this.toolOutputs);
     if (text.length === 0) return;
     const content = indexedText(text);
     if (content.length > BATCH_JSON_CHARS / 4) {
-      indexMessage(this.agent, sessionId, seq, message, this.toolOutputs);
+      indexMessage(this.agent, seq, message, this.toolOutputs);
       return;
     }
-    this.#entries.push([seq, message.id, sessionId, message.role, content]);
-    this.#chars += content.length + message.id.length + sessionId.length + 32;
+    this.#entries.push([seq, content]);
+    this.#chars += content.length + 16;
     if (this.#chars >= BATCH_JSON_CHARS) this.flush();
   }
 
   flush(): void {
     if (this.#entries.length === 0) return;
-    this.agent
-      .sql`INSERT INTO assistant_fts (rowid, id, session_id, role, content)
-      SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'),
-        json_extract(value, '$[3]'), json_extract(value, '$[4]')
+    this.agent.sql`INSERT INTO assistant_fts (rowid, content)
+      SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]')
       FROM json_each(${JSON.stringify(this.#entries)})`;
     this.#entries = [];
     this.#chars = 0;
