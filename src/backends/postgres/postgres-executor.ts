@@ -17,6 +17,7 @@ import {
   RECORD_CHANGE_CALL,
 } from "./postgres-change-log.js";
 import { bindable, readable } from "./postgres-values.js";
+import { StatementNames, worthNaming } from "./postgres-statement-names.js";
 
 /**
  * The executor of a client: one per client object, so every provider over it shares the
@@ -161,20 +162,63 @@ function isPool(client: PgClientLike): client is PgPoolLike {
   );
 }
 
-function pgQueryable(client: PgClientLike): PostgresQueryable {
+/**
+ * Statements over one pg client or connection, named through `names` (postgres-statement-names.ts).
+ * Outside a transaction a statement the server refused by name is sent again unnamed; inside one
+ * the refusal has aborted the transaction, so it propagates (later statements go unnamed).
+ */
+function pgQueryable(
+  client: PgClientLike,
+  names: StatementNames,
+  inTransaction: boolean,
+): PostgresQueryable {
   return {
     async query<Row>(sql: string, params: readonly unknown[] = []) {
-      const result = await client.query(
-        params.length > 0 ? numberPlaceholders(sql) : sql,
-        bindable(params),
-      );
+      const values = bindable(params);
+      const statement = names.statement(sql, params.length);
+      let result: { rows: Record<string, unknown>[] };
+      try {
+        result =
+          statement.name === undefined || !acceptsQueryConfig(client)
+            ? await client.query(statement.text, values)
+            : await client.query({ ...statement, values });
+      } catch (error) {
+        if (statement.name === undefined || !names.refuses(error)) throw error;
+        if (inTransaction) throw error;
+        result = await client.query(statement.text, values);
+      }
       return readable(result.rows) as Row[];
     },
   };
 }
 
+/** node-postgres's own query form, which carries the statement's name. */
+interface PgConfigQueryable {
+  query(config: {
+    text: string;
+    name?: string;
+    values: unknown[];
+  }): Promise<{ rows: Record<string, unknown>[] }>;
+}
+
+/**
+ * A pg `Pool`, `Client` or pool client, which take a query config: a pool by its counters, a
+ * connection by its `connectionParameters`. Other objects with `query(text, values)` get
+ * unnamed statements only.
+ */
+function acceptsQueryConfig(
+  client: PgClientLike,
+): client is PgClientLike & PgConfigQueryable {
+  return (
+    isPool(client) ||
+    typeof (client as { connectionParameters?: unknown })
+      .connectionParameters === "object"
+  );
+}
+
 function poolExecutor(pool: PgPoolLike): PostgresExecutor {
-  const direct = pgQueryable(pool);
+  const names = new StatementNames(numberPlaceholders);
+  const direct = pgQueryable(pool, names, false);
   return {
     kind: "pool",
     client: pool,
@@ -184,9 +228,13 @@ function poolExecutor(pool: PgPoolLike): PostgresExecutor {
       const connection = await pool.connect();
       let broken: Error | undefined;
       try {
-        return await runTransaction(pgQueryable(connection), work, (error) => {
-          broken = error;
-        });
+        return await runTransaction(
+          pgQueryable(connection, names, true),
+          work,
+          (error) => {
+            broken = error;
+          },
+        );
       } finally {
         // A connection whose ROLLBACK failed is in an unknown state: the pool discards it.
         connection.release(broken);
@@ -196,7 +244,9 @@ function poolExecutor(pool: PgPoolLike): PostgresExecutor {
 }
 
 function clientExecutor(client: PgClientLike): PostgresExecutor {
-  const direct = pgQueryable(client);
+  const names = new StatementNames(numberPlaceholders);
+  const direct = pgQueryable(client, names, false);
+  const inTransaction = pgQueryable(client, names, true);
   const executor: PostgresExecutor = {
     kind: "client",
     client,
@@ -205,7 +255,7 @@ function clientExecutor(client: PgClientLike): PostgresExecutor {
       runExclusive(executor, CONNECTION_KEY, () => direct.query(sql, params)),
     transaction: (work) =>
       runExclusive(executor, CONNECTION_KEY, () =>
-        runTransaction(direct, work, () => undefined),
+        runTransaction(inTransaction, work, () => undefined),
       ),
   };
   return executor;
@@ -236,9 +286,12 @@ function postgresJsQueryable(
 ): PostgresQueryable {
   return {
     async query<Row>(text: string, params: readonly unknown[] = []) {
+      // postgres.js names and caches the statement itself when asked to, and keeps a client's
+      // own `prepare: false` (a pooler in transaction mode) over this request.
       const rows = await sql.unsafe(
         params.length > 0 ? numberPlaceholders(text) : text,
         bindable(params),
+        { prepare: worthNaming(text, params.length) },
       );
       return readable(rows) as Row[];
     },

@@ -35,6 +35,7 @@ export interface PostgresJsLike {
   unsafe(
     query: string,
     parameters?: unknown[],
+    options?: { prepare?: boolean },
   ): PromiseLike<ArrayLike<Record<string, unknown>>>;
   begin(
     work: (transaction: PostgresJsTransactionLike) => Promise<unknown>,
@@ -46,6 +47,7 @@ export interface PostgresJsTransactionLike {
   unsafe(
     query: string,
     parameters?: unknown[],
+    options?: { prepare?: boolean },
   ): PromiseLike<ArrayLike<Record<string, unknown>>>;
 }
 
