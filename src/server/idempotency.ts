@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { SessionManager } from "../session/manager/session-manager.js";
+import type { SessionInfo } from "../session/contracts/session-info.js";
 import { tenantOf, type ServerEnv } from "./context.js";
 import { errorResponse } from "./errors.js";
 
@@ -93,21 +94,66 @@ export async function remember(
  * The id a message without one gets under an `Idempotency-Key`: the same tenant, session and
  * key always give the same id (a UUID-shaped hash), so a retried append finds its first write.
  */
-export async function messageIdFor(
+export function messageIdFor(
   c: Context<ServerEnv>,
   sessionId: string,
 ): Promise<string | null> {
+  return keyedId(c, (tenant, key) => ["append", tenant, sessionId, key]);
+}
+
+/**
+ * The id of the session a create (or a fork of `sourceId`) makes under an `Idempotency-Key`, by
+ * the same rule: when the write committed but its answer was lost before it was stored, the retry
+ * meets the session its first attempt made instead of making a second.
+ */
+export function sessionIdFor(
+  c: Context<ServerEnv>,
+  sourceId?: string,
+): Promise<string | null> {
+  return keyedId(c, (tenant, key) =>
+    sourceId === undefined
+      ? ["create", tenant, key]
+      : ["fork", tenant, sourceId, key],
+  );
+}
+
+/**
+ * Runs a create under a key-derived `id`. When the id is taken, the first attempt committed and
+ * its answer was lost: the session it made is read (`existing`, which checks the tenant) and
+ * answered as a replay. Without a key a taken id is an error like any other.
+ */
+export async function retried(
+  create: () => Promise<SessionInfo>,
+  id: string | null,
+  existing: (id: string) => Promise<SessionInfo>,
+): Promise<{ session: SessionInfo; replayed: boolean }> {
+  try {
+    return { session: await create(), replayed: false };
+  } catch (error) {
+    if (id === null || (error as { code?: unknown }).code !== "SESSION_EXISTS")
+      throw error;
+    return { session: await existing(id), replayed: true };
+  }
+}
+
+// --- Internal helpers ---
+
+/**
+ * A UUID-shaped hash of what `parts` lists for the tenant and the key; `null` without a key. The
+ * lists are part of the stored data: a changed list would give a retry across an upgrade another
+ * id.
+ */
+async function keyedId(
+  c: Context<ServerEnv>,
+  parts: (tenant: string | null, key: string) => unknown[],
+): Promise<string | null> {
   const header = idempotencyHeader(c);
   if (header === null) return null;
-  const hex = await sha256(
-    JSON.stringify(["append", tenantOf(c), sessionId, header]),
-  );
+  const hex = await sha256(JSON.stringify(parts(tenantOf(c), header)));
   // Version nibble 8 (RFC 9562 custom) and the RFC variant bits.
   const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
-
-// --- Internal helpers ---
 
 function idempotencyHeader(c: Context): string | null {
   const header = c.req.header("Idempotency-Key");

@@ -119,6 +119,7 @@ export { InProcessChangeLog } from "./core/change-feed.js";
 export {
   SessionManager,
   type CreateSessionOptions,
+  type ForkOptions,
   type ImportSessionOptions,
   type ListSessionsOptions,
   type ManagerBackend,

@@ -1,3 +1,4 @@
+import { ArborError } from "../../session/errors/index.js";
 import { queryTerms } from "../../session/core/search-terms.js";
 import { normalizeSearchLimit } from "../../session/core/search-limit.js";
 import type { MemoryRow, MemoryStore } from "./memory-store.js";
@@ -22,6 +23,12 @@ export class InMemorySessionRegistry implements SessionRegistry {
   constructor(private readonly store: MemoryStore) {}
 
   insert(info: SessionInfo): void {
+    // As the SQL tables' primary key does: a second row for one id is refused, never merged.
+    if (this.store.registry.has(info.id))
+      throw new ArborError(
+        "SESSION_EXISTS",
+        `Session "${info.id}" already exists`,
+      );
     this.store.registry.set(info.id, { ...info });
   }
 

@@ -89,12 +89,21 @@ export function compactionRoutes(
     if (replay) return replay as never;
     await requireMessage(session, id, fromMessageId);
     await requireMessage(session, id, toMessageId);
-    const stored = await session.addCompaction(
-      summary,
-      fromMessageId,
-      toMessageId,
-    );
+    // Under a key, an overlay that is this one already (the first attempt committed, its answer
+    // was lost) is answered instead of being added twice.
+    const earlier = idempotent
+      ? (await session.getCompactions()).find(
+          (overlay) =>
+            overlay.summary === summary &&
+            overlay.fromMessageId === fromMessageId &&
+            overlay.toMessageId === toMessageId,
+        )
+      : undefined;
+    const stored =
+      earlier ??
+      (await session.addCompaction(summary, fromMessageId, toMessageId));
     await remember(deps.manager, idempotent, 201, stored);
+    if (earlier) c.header("Idempotent-Replayed", "true");
     return c.json(stored, 201);
   });
 

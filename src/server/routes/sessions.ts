@@ -7,7 +7,13 @@ import {
   type ServerDeps,
   type ServerEnv,
 } from "../context.js";
-import { idempotentRequest, remember, replayed } from "../idempotency.js";
+import {
+  idempotentRequest,
+  remember,
+  replayed,
+  retried,
+  sessionIdFor,
+} from "../idempotency.js";
 import { errors, json, jsonBody, SessionParams } from "../schemas/common.js";
 import {
   CreateSessionBody,
@@ -116,14 +122,24 @@ export function sessionRoutes(
     const replay = await replayed(manager, c, idempotent);
     if (replay) return replay as never;
     const ownerId = tenantOf(c) ?? body.ownerId;
-    const info = await manager.create(body.name, {
-      ...(ownerId !== undefined ? { ownerId } : {}),
-      ...(body.metadata ? { metadata: body.metadata } : {}),
-      ...(body.model !== undefined ? { model: body.model } : {}),
-      ...(body.source !== undefined ? { source: body.source } : {}),
-    });
-    const view = await sessionView(manager, info);
+    // Under a key the id comes from it: a retry whose first attempt committed without storing
+    // its answer meets that session (SESSION_EXISTS) and answers it.
+    const id = await sessionIdFor(c);
+    const info = await retried(
+      () =>
+        manager.create(body.name, {
+          ...(id !== null ? { id } : {}),
+          ...(ownerId !== undefined ? { ownerId } : {}),
+          ...(body.metadata ? { metadata: body.metadata } : {}),
+          ...(body.model !== undefined ? { model: body.model } : {}),
+          ...(body.source !== undefined ? { source: body.source } : {}),
+        }),
+      id,
+      (existing) => requireInfo(deps, c, existing),
+    );
+    const view = await sessionView(manager, info.session);
     await remember(manager, idempotent, 201, view);
+    if (info.replayed) c.header("Idempotent-Replayed", "true");
     return c.json(view, 201);
   });
 
@@ -156,10 +172,14 @@ export function sessionRoutes(
     const idempotent = await idempotentRequest(c, JSON.stringify(body));
     const replay = await replayed(manager, c, idempotent);
     if (replay) return replay as never;
+    // Under a key the fork's id comes from it, and `fork` finds (and completes) the fork a lost
+    // answer's first attempt made.
+    const newId = await sessionIdFor(c, id);
     const info = await manager.fork(
       id,
       body.messageId,
       body.name ?? `${source.name} (fork)`,
+      newId !== null ? { newId } : {},
     );
     const view = await sessionView(manager, info);
     await remember(manager, idempotent, 201, view);

@@ -2,7 +2,8 @@ import type { SessionInfo } from "../contracts/session-info.js";
 import { ArborError } from "../errors/index.js";
 import { forkPath } from "./fork-path.js";
 import type { ManagerHost } from "./manager-backend.js";
-import { requireRow } from "./session-rows.js";
+import type { ForkOptions } from "./manager-options.js";
+import { requireRow, sessionExists } from "./session-rows.js";
 import { getOwner } from "./tenancy.js";
 
 /**
@@ -15,13 +16,13 @@ export async function forkSession(
   sessionId: string,
   atMessageId: string,
   newName: string,
-  preserveIds: boolean,
+  options: ForkOptions,
 ): Promise<SessionInfo> {
   await requireRow(host.registry, sessionId);
   const copied = forkPath(
     await host.getSession(sessionId).exportSnapshot(),
     atMessageId,
-    preserveIds,
+    options.preserveIds ?? false,
   );
   if (!copied) {
     throw new ArborError(
@@ -29,11 +30,19 @@ export async function forkSession(
       `Message "${atMessageId}" not found in session "${sessionId}"`,
     );
   }
+  const earlier =
+    options.newId === undefined
+      ? null
+      : await earlierFork(host, options.newId, sessionId);
+  if (earlier?.complete) return earlier.info;
   const owner = await getOwner(host.registry, sessionId);
-  const info = await host.create(newName, {
-    parentSessionId: sessionId,
-    ...(owner !== null ? { ownerId: owner } : {}),
-  });
+  const info =
+    earlier?.info ??
+    (await host.create(newName, {
+      ...(options.newId !== undefined ? { id: options.newId } : {}),
+      parentSessionId: sessionId,
+      ...(owner !== null ? { ownerId: owner } : {}),
+    }));
   // One bulk write of the copied records: no auto-compaction, no per-message events.
   await host.getSession(info.id).importSnapshot(
     {
@@ -47,6 +56,23 @@ export async function forkSession(
   );
   await host.registry.touch(info.id, new Date().toISOString());
   return (await host.registry.get(info.id))!;
+}
+
+/**
+ * A fork an earlier call with the same `newId` made: `null` when the id is free; the row and
+ * whether its copy was written (the copy is one bulk write, so it holds messages or none); and
+ * `SESSION_EXISTS` when the id holds anything but a fork of `sessionId`.
+ */
+async function earlierFork(
+  host: ManagerHost,
+  newId: string,
+  sessionId: string,
+): Promise<{ info: SessionInfo; complete: boolean } | null> {
+  const info = await host.registry.get(newId);
+  if (info === null) return null;
+  if (info.parent_session_id !== sessionId) throw sessionExists(newId);
+  const messages = await host.getSession(newId).countMessages();
+  return { info, complete: messages > 0 };
 }
 
 /**

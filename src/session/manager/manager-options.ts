@@ -29,12 +29,31 @@ export interface SessionManagerOptions {
 }
 
 export interface CreateSessionOptions {
+  /**
+   * The new session's id (default: a random UUID). An id that already has a session throws
+   * `SESSION_EXISTS` and writes nothing; deriving it from a request's retry key makes a retried
+   * create find its first write (the HTTP API does this for an `Idempotency-Key`).
+   */
+  id?: string;
   parentSessionId?: string;
   model?: string;
   source?: string;
   /** Binds the session to a user or tenant (docs/behavior/manager.md). */
   ownerId?: string;
   metadata?: Record<string, string>;
+}
+
+/** Options of `SessionManager.fork`. */
+export interface ForkOptions {
+  /** Keep the copied messages' ids (default: new ids, so the fork's ids are its own). */
+  preserveIds?: boolean;
+  /**
+   * The fork's session id (default: a random UUID). Makes a fork retryable: when `newId` already
+   * holds a fork of the same session (an earlier call whose answer was lost), that fork is
+   * returned, completed first when the earlier call stopped before copying; any other session
+   * under `newId` throws `SESSION_EXISTS`.
+   */
+  newId?: string;
 }
 
 export interface ListSessionsOptions {

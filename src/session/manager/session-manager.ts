@@ -49,6 +49,7 @@ import {
 } from "./manager-backend.js";
 import type {
   CreateSessionOptions,
+  ForkOptions,
   ImportSessionOptions,
   ListSessionsOptions,
   ManagerContextOptions,
@@ -71,6 +72,7 @@ import {
   listPage,
   newSessionInfo,
   requireRow,
+  sessionExists,
 } from "./session-rows.js";
 import { ImportIndex } from "./import-index.js";
 import { listDetailedPage } from "./session-listing.js";
@@ -242,13 +244,26 @@ export class SessionManager {
 
   // --- Lifecycle ---
 
-  /** Registers a new session with a random id and returns its row. */
+  /**
+   * Registers a new session (with a random id, or `options.id`) and returns its row. An id that
+   * is taken throws `SESSION_EXISTS`, also when another process takes it at the same moment.
+   */
   async create(
     name: string,
     options: CreateSessionOptions = {},
   ): Promise<SessionInfo> {
     const info = newSessionInfo(name, options);
-    await this.backend.registry.insert(info);
+    const registry = this.backend.registry;
+    if (options.id !== undefined && (await registry.get(info.id)))
+      throw sessionExists(info.id);
+    try {
+      await registry.insert(info);
+    } catch (error) {
+      // The key's own error differs per driver; the row now being there is what it means.
+      if (options.id !== undefined && (await registry.get(info.id)))
+        throw sessionExists(info.id);
+      throw error;
+    }
     await tenancy.writeTenancy(
       this.backend.registry,
       info.id,
@@ -406,16 +421,10 @@ export class SessionManager {
     id: string,
     atMessageId: string,
     newName: string,
-    options: { preserveIds?: boolean } = {},
+    options: ForkOptions = {},
   ): Promise<SessionInfo> {
     const { forkSession } = await occasional();
-    return forkSession(
-      this.host,
-      id,
-      atMessageId,
-      newName,
-      options.preserveIds ?? false,
-    );
+    return forkSession(this.host, id, atMessageId, newName, options);
   }
 
   /**

@@ -22,7 +22,13 @@ export function newSessionInfo(
       "INVALID_ARGUMENT",
       "[arbor] create() takes its options as an object",
     );
-  for (const key of ["parentSessionId", "model", "source", "ownerId"] as const)
+  for (const key of [
+    "id",
+    "parentSessionId",
+    "model",
+    "source",
+    "ownerId",
+  ] as const)
     if (options[key] !== undefined)
       assertText(options[key], `create() needs \`${key}\``);
   if (options.metadata !== undefined) {
@@ -35,8 +41,13 @@ export function newSessionInfo(
       assertText(value, "create() needs every `metadata` value");
   }
   const now = new Date().toISOString();
+  if (options.id === "")
+    throw new ArborTypeError(
+      "INVALID_ARGUMENT",
+      "[arbor] create() needs `id` as a non-empty string",
+    );
   return {
-    id: crypto.randomUUID(),
+    id: options.id ?? crypto.randomUUID(),
     name,
     parent_session_id: options.parentSessionId ?? null,
     model: options.model ?? null,
@@ -69,6 +80,11 @@ export function assertText(
       "INVALID_ARGUMENT",
       `[arbor] ${what} as a string a database keeps exactly; ${JSON.stringify(value.slice(0, 80))} ${reason}`,
     );
+}
+
+/** `SESSION_EXISTS` for an id that already has a session. */
+export function sessionExists(id: string): ArborError {
+  return new ArborError("SESSION_EXISTS", `Session "${id}" already exists`);
 }
 
 /** The session's row; `SESSION_NOT_FOUND` when there is none. */

@@ -159,6 +159,47 @@ export function managerSpec(suite: ManagerSuite): void {
         expect((await manager.get("unregistered"))?.name).toBe("unregistered");
       },
     );
+    suite.it(
+      "create takes an id; a taken id throws SESSION_EXISTS and writes nothing",
+      async (store) => {
+        const manager = store.manager();
+        const info = await manager.create("Chosen", {
+          id: "chosen-id",
+          ownerId: "alice",
+        });
+        expect(info.id).toBe("chosen-id");
+        expect((await manager.get("chosen-id"))!.name).toBe("Chosen");
+        const error = await caught(() =>
+          manager.create("Again", { id: "chosen-id", ownerId: "bob" }),
+        );
+        expect({
+          code: summarizeError(error).code,
+          message: messageOf(error),
+        }).toEqual({
+          code: "SESSION_EXISTS",
+          message: 'Session "chosen-id" already exists',
+        });
+        expect((await manager.get("chosen-id"))!.name).toBe("Chosen");
+        expect(await manager.getOwner("chosen-id")).toBe("alice");
+        expect(await manager.list()).toHaveLength(1);
+        // Two creates of one id at the same moment: one session, one error.
+        const racers = await Promise.allSettled(
+          [store.manager(), store.manager()].map((each, index) =>
+            each.create(`racer ${index}`, { id: "raced-id" }),
+          ),
+        );
+        expect(racers.map((racer) => racer.status).sort()).toEqual([
+          "fulfilled",
+          "rejected",
+        ]);
+        const rejected = racers.find((racer) => racer.status === "rejected");
+        expect(summarizeError(rejected!.reason).code).toBe("SESSION_EXISTS");
+        expect(
+          summarizeError(await caught(() => manager.create("x", { id: "" })))
+            .code,
+        ).toBe("INVALID_ARGUMENT");
+      },
+    );
   });
 
   suite.describe("message helpers", () => {
@@ -268,6 +309,47 @@ export function managerSpec(suite: ManagerSuite): void {
           message: `Message "missing" not found in session "${source.id}"`,
         });
         expect(await manager.list()).toHaveLength(before);
+      },
+    );
+
+    suite.it(
+      "fork with a newId is retryable: the same newId finds its fork, completes an empty one, and refuses another session",
+      async (store) => {
+        const manager = store.manager();
+        const source = await manager.create("source");
+        for (const id of ["m1", "m2", "m3"])
+          await manager.append(source.id, text(id, `text ${id}`));
+        const fork = await manager.fork(source.id, "m2", "forked", {
+          newId: "fork-1",
+        });
+        expect([fork.id, fork.parent_session_id]).toEqual([
+          "fork-1",
+          source.id,
+        ]);
+        const again = await manager.fork(source.id, "m2", "forked", {
+          newId: "fork-1",
+        });
+        expect(again.id).toBe("fork-1");
+        expect(await manager.getMessageCount("fork-1")).toBe(2);
+        // An earlier call that stopped after registering the fork, before copying.
+        await manager.create("forked", {
+          id: "fork-2",
+          parentSessionId: source.id,
+        });
+        const completed = await manager.fork(source.id, "m3", "forked", {
+          newId: "fork-2",
+        });
+        expect(completed.id).toBe("fork-2");
+        expect(
+          (await manager.getHistory("fork-2")).map((m) => m.parts[0]!.text),
+        ).toEqual(["text m1", "text m2", "text m3"]);
+        await manager.create("unrelated", { id: "taken" });
+        const error = await caught(() =>
+          manager.fork(source.id, "m2", "x", { newId: "taken" }),
+        );
+        expect(summarizeError(error).code).toBe("SESSION_EXISTS");
+        expect(await manager.getMessageCount("taken")).toBe(0);
+        expect(await manager.list()).toHaveLength(4);
       },
     );
 

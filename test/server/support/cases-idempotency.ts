@@ -1,8 +1,9 @@
 // Idempotency-Key on the writes without a natural id (docs/server.md#retrying-writes): an append
 // without a message id, a fork, a compaction overlay, compact. A retry with the same key and
 // request answers the first answer and writes nothing; another request under the key answers 422.
-import { expect, it } from "vitest";
+import { expect, it, vi } from "vitest";
 import { createApp } from "../../../src/server/index.js";
+import { ImportIndex } from "../../../src/session/index.js";
 import type { WithStore } from "./api-suite.js";
 import { statusCounts, RACERS } from "./cases-append-races.js";
 import { client, text } from "./client.js";
@@ -108,6 +109,72 @@ export function idempotencyCases(withStore: WithStore): void {
       expect([again.status, again.body.id]).toEqual([201, stored.body.id]);
       // A key names one request, whatever the route: the fork's key is taken.
       expect((await overlay("fork-1")).status).toBe(422);
+      const compactions = await call("GET", `/v1/sessions/${id}/compactions`);
+      expect(compactions.body.compactions).toHaveLength(1);
+    }));
+
+  it("a create, a fork and an overlay whose first answer was lost after the write committed are not written again by their retry", () =>
+    withStore(async (store) => {
+      const call = client(createApp({ manager: store.manager() }));
+      const { id } = (
+        await call("POST", "/v1/sessions", { json: { name: "Source" } })
+      ).body;
+      for (const [messageId, words] of [
+        ["m1", "one"],
+        ["m2", "two"],
+      ] as const)
+        await call("POST", `/v1/sessions/${id}/messages`, {
+          json: { message: text(messageId, words) },
+        });
+      // The process dies between the write and storing its answer (injected: the record's
+      // write fails once), so the client sees no answer it can trust and retries.
+      const lostAnswer = async (request: () => ReturnType<typeof call>) => {
+        const fault = vi
+          .spyOn(ImportIndex.prototype, "recordIdempotent")
+          .mockRejectedValueOnce(new Error("the process died"));
+        try {
+          expect((await request()).status).toBe(500);
+        } finally {
+          fault.mockRestore();
+        }
+        const retry = await request();
+        expect(retry.status).toBe(201);
+        // The retry stored its answer: a third try replays it.
+        const third = await request();
+        expect(third.headers.get("idempotent-replayed")).toBe("true");
+        expect(third.body).toEqual(retry.body);
+        return retry;
+      };
+      const created = await lostAnswer(() =>
+        call("POST", "/v1/sessions", {
+          json: { name: "Once" },
+          headers: { "Idempotency-Key": "lost-create" },
+        }),
+      );
+      expect(created.headers.get("idempotent-replayed")).toBe("true");
+      const forked = await lostAnswer(() =>
+        call("POST", `/v1/sessions/${id}/fork`, {
+          json: { messageId: "m2", name: "Fork" },
+          headers: { "Idempotency-Key": "lost-fork" },
+        }),
+      );
+      const sessions = (await call("GET", "/v1/sessions")).body.sessions;
+      expect(sessions.map((row: { name: string }) => row.name).sort()).toEqual([
+        "Fork",
+        "Once",
+        "Source",
+      ]);
+      const forkHistory = await call(
+        "GET",
+        `/v1/sessions/${forked.body.id}/history`,
+      );
+      expect(forkHistory.body.messages).toHaveLength(2);
+      await lostAnswer(() =>
+        call("POST", `/v1/sessions/${id}/compactions`, {
+          json: { summary: "Counted", fromMessageId: "m1", toMessageId: "m2" },
+          headers: { "Idempotency-Key": "lost-overlay" },
+        }),
+      );
       const compactions = await call("GET", `/v1/sessions/${id}/compactions`);
       expect(compactions.body.compactions).toHaveLength(1);
     }));
