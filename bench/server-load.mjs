@@ -13,7 +13,8 @@
 //
 // The fault runs: two processes over PostgreSQL under the same load; halfway through, one is
 // killed (SIGKILL), or stopped (SIGTERM), or the database is cut off for 3 seconds (through a
-// forwarder in front of it). A client whose request gets no answer or a 5xx retries it on the
+// forwarder in front of it), or PostgreSQL is restarted (a private cluster of the run's own,
+// scripts/private-postgres-cluster.mjs). A client whose request gets no answer or a 5xx retries it on the
 // next live process (after `Retry-After`), a POST with the same message id (the idempotent rule:
 // same id and body answer 200). Afterwards every acknowledged write is read back from the
 // database, and nothing may be stored that no answer acknowledged: nothing lost, nothing
@@ -33,6 +34,7 @@ import { performance } from "node:perf_hooks";
 import { SessionManager, applyPostgresSchema } from "arbor-memory/session";
 import { openSqlite } from "arbor-memory/sqlite";
 import { throwawayDatabase } from "./standalone.mjs";
+import { startPrivateCluster } from "../scripts/private-postgres-cluster.mjs";
 
 const PG =
   process.env.ARBOR_TEST_PG_URL ||
@@ -83,11 +85,16 @@ for (const processes of [1, 2]) {
 }
 
 // 3. The fault runs, each two processes under the same load: one killed (SIGKILL) halfway, one
-// stopped (SIGTERM) halfway, and the database cut for 3 seconds halfway (every connection of
-// both processes goes through a forwarder the run controls; the shared server is never
-// restarted).
-for (const fault of ["SIGKILL", "SIGTERM", "outage"]) {
-  const database = await throwawayDatabase(PG, "arbor_bench_server_fault");
+// stopped (SIGTERM) halfway, the database cut for 3 seconds halfway (every connection of both
+// processes goes through a forwarder the run controls), and PostgreSQL itself restarted halfway
+// (`pg_ctl restart -m fast` of a private cluster the run starts on its own port). The shared
+// server is never restarted.
+for (const fault of ["SIGKILL", "SIGTERM", "outage", "restart"]) {
+  const cluster = fault === "restart" ? await startPrivateCluster() : null;
+  const database = await throwawayDatabase(
+    cluster ? cluster.url : PG,
+    "arbor_bench_server_fault",
+  );
   await applyPostgresSchema(database.pool);
   const ids = await seed(SessionManager.create(database.pool));
   const forwarder =
@@ -105,6 +112,7 @@ for (const fault of ["SIGKILL", "SIGTERM", "outage"]) {
   const timers = [
     setTimeout(() => {
       if (fault === "outage") forwarder.cut();
+      else if (fault === "restart") void cluster.restart();
       else servers[0].child.kill(fault);
     }, halfway),
     ...(forwarder
@@ -119,6 +127,7 @@ for (const fault of ["SIGKILL", "SIGTERM", "outage"]) {
       SIGKILL: "PostgreSQL, 2 processes, one killed (SIGKILL) halfway",
       SIGTERM: "PostgreSQL, 2 processes, one stopped (SIGTERM) halfway",
       outage: `PostgreSQL, 2 processes, database cut for ${OUTAGE_MS / 1000} s halfway`,
+      restart: "PostgreSQL, 2 processes, PostgreSQL restarted halfway",
     }[fault],
     ...run,
     ...(await verify(database.pool, ids, run.acknowledged)),
@@ -127,6 +136,7 @@ for (const fault of ["SIGKILL", "SIGTERM", "outage"]) {
   await stopAll(servers);
   await forwarder?.close();
   await database.drop();
+  cluster?.stop();
 }
 
 report(results);

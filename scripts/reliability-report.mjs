@@ -42,6 +42,10 @@ const AREAS = [
     "Faults: the database cut under load through a TCP proxy (typed 503s, recovery, no acknowledged write lost)",
   ],
   [
+    /server\/postgres-restart/,
+    "Faults: PostgreSQL restarted under writes and a change-feed watch (typed 503s, every acknowledged write stored and watched once)",
+  ],
+  [
     /server\/process-kill/,
     "Faults: one of two servers SIGKILLed under concurrent writes (each acknowledged write stored once)",
   ],
@@ -142,12 +146,14 @@ lines.push(
   "## Under load, with faults",
   "",
   "`npm run bench:server` runs 32 clients of a mixed workload against one and two `arbor serve`",
-  "processes over one PostgreSQL, and kills or stops one of two processes, or cuts the database off for 3 s, halfway through a run; every",
+  "processes over one PostgreSQL, and kills or stops one of two processes, cuts the database off for 3 s, or restarts PostgreSQL",
+  "(a private cluster of its own, `pg_ctl restart -m fast`), halfway through a run; every",
   "acknowledged write is read back afterwards, and a subscriber per watched session follows its",
   "`/events` through each fault, reconnecting with `Last-Event-ID`. Figures, with nothing lost,",
   "nothing duplicated and no event missed,",
   "in [benchmarks.md](benchmarks.md#many-clients-many-processes-and-faults-arbor-serve).",
-  "A database outage under load (through a TCP proxy) is `test/server/storage-outage.int.test.ts` above.",
+  "A database outage under load (through a TCP proxy) is `test/server/storage-outage.int.test.ts` above, and a real",
+  "restart of a private cluster `test/server/postgres-restart.int.test.ts`.",
 );
 
 lines.push("", "## Long run", "");
