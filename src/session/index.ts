@@ -115,7 +115,7 @@ export type {
   WatchChangesOptions,
 } from "./contracts/changes.js";
 /** A bounded in-process change log with resumable positions, for a custom provider's `watchChanges` (docs/custom-providers.md). */
-export { InProcessChangeLog } from "./core/change-feed.js";
+export { InProcessChangeLog } from "./state/change-feed.js";
 export {
   SessionManager,
   type CreateSessionOptions,

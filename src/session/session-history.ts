@@ -1,5 +1,5 @@
 import type { PathEntry } from "./contracts/provider.js";
-import type { SessionTree } from "./core/session-tree.js";
+import type { SessionTree } from "./state/session-tree.js";
 import type { SessionMessage } from "./contracts/types.js";
 import { summaryMessage } from "./core/apply-compactions.js";
 import { historyWindows, type WindowBounds } from "./core/history-windows.js";

@@ -1,5 +1,5 @@
 import type { SessionProvider } from "./contracts/provider.js";
-import type { SessionTree } from "./core/session-tree.js";
+import type { SessionTree } from "./state/session-tree.js";
 import type { RecentHistoryResult, SearchResult } from "./contracts/types.js";
 import {
   normalizeTextSearchOptions,

@@ -5,8 +5,8 @@ import {
 } from "./compaction/session-compaction.js";
 import type { AuditEvent } from "./contracts/audit.js";
 import type { SessionProvider } from "./contracts/provider.js";
-import { runExclusive } from "./core/keyed-mutex.js";
-import { eraseEpoch } from "./core/erase-epoch.js";
+import { runExclusive } from "./state/keyed-mutex.js";
+import { eraseEpoch } from "./state/erase-epoch.js";
 import {
   hasSkillBlocks,
   setUpSession,

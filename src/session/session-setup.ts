@@ -1,5 +1,5 @@
 import { ContextBlocks } from "./context/context-blocks.js";
-import { SessionTree } from "./core/session-tree.js";
+import { SessionTree } from "./state/session-tree.js";
 import type {
   AnyContextProvider,
   WritableContextProvider,

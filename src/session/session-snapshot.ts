@@ -1,5 +1,5 @@
 import type { SessionSnapshot } from "./contracts/session-info.js";
-import type { SessionTree } from "./core/session-tree.js";
+import type { SessionTree } from "./state/session-tree.js";
 import { ArborError } from "./errors/index.js";
 import { warnRestore, type SessionRuntime } from "./session-runtime.js";
 import { assertSnapshot } from "./snapshot/snapshot.js";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ChangeEvent } from "./contracts/changes.js";
 import type { SessionProvider } from "./contracts/provider.js";
 import { InMemorySessionProvider } from "../backends/memory/index.js";
-import { InProcessChangeLog } from "./core/change-feed.js";
+import { InProcessChangeLog } from "./state/change-feed.js";
 import { Session } from "./session.js";
 
 const text = (id: string, value = id) => ({

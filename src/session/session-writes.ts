@@ -6,7 +6,7 @@ import type {
 } from "./contracts/provider.js";
 import type { SessionMessage } from "./contracts/types.js";
 import { encodeMessage } from "./core/message-codec.js";
-import type { SessionTree } from "./core/session-tree.js";
+import type { SessionTree } from "./state/session-tree.js";
 import { utf8Length } from "./core/utf8.js";
 import { inlineDataBytes } from "./core/attachments.js";
 import { ArborTypeError } from "./errors/index.js";

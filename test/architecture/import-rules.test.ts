@@ -1,7 +1,9 @@
 // The layering of src/, checked on the relative imports of every .ts file (type-only imports,
 // `export … from` and dynamic `import()` included, read with TypeScript's own pre-processor):
 // no import cycle; the contracts import nothing outside themselves; a backend (src/backends/)
-// builds only on the contracts, core and errors, and nothing below it imports a backend; src/session/ and src/backends/ never import src/utils/.
+// builds only on the contracts, core, state and errors, and nothing below it imports a backend;
+// the pure core never imports the stateful helpers of state/; src/session/ and src/backends/
+// never import src/utils/.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -42,9 +44,9 @@ describe("import rules of src/", () => {
     expect([...violations, ...external]).toEqual([]);
   });
 
-  it("src/backends/ builds only on the session's contracts, core and errors", () => {
+  it("src/backends/ builds only on the session's contracts, core, state and errors", () => {
     const allowed = (target: string) =>
-      /^session\/(contracts|core|errors)\//.test(target) ||
+      /^session\/(contracts|core|state|errors)\//.test(target) ||
       target.startsWith("backends/");
     const violations = edges()
       .filter(([from]) => name(from).startsWith("backends/"))
@@ -68,10 +70,18 @@ describe("import rules of src/", () => {
     expect(violations).toEqual([]);
   });
 
-  it("the session's contracts and core never import a backend", () => {
+  it("src/session/core/ is pure: it never imports the stateful helpers of src/session/state/", () => {
+    const violations = edges()
+      .filter(([from]) => name(from).startsWith("session/core/"))
+      .filter(([, to]) => name(to).startsWith("session/state/"))
+      .map(describeEdge);
+    expect(violations).toEqual([]);
+  });
+
+  it("the session's contracts, core and state never import a backend", () => {
     const violations = edges()
       .filter(([from]) =>
-        /^session\/(contracts|core|errors)\//.test(name(from)),
+        /^session\/(contracts|core|state|errors)\//.test(name(from)),
       )
       .filter(([, to]) => name(to).startsWith("backends/"))
       .map(describeEdge);

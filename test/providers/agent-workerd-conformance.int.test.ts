@@ -33,7 +33,7 @@ import type {
   StoredCompaction,
 } from "../../src/session/contracts/types.js";
 import { runProviderConformance } from "../../src/testing/index.js";
-import { parseSeqPosition } from "../../src/session/core/change-feed.js";
+import { parseSeqPosition } from "../../src/session/state/change-feed.js";
 import { SRC, transpileGraph } from "./support/transpile-graph.js";
 
 // The deep-path case makes ~10,000 sequential calls over RPC (about 25-40 s on a 2-core machine).

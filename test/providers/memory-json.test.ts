@@ -30,6 +30,20 @@ async function populatedStore(): Promise<InMemorySessionProvider> {
   root.addCompaction("summary of r..x", "r", "x", { summarizer: "test" });
   root.addCompaction("reversed, ignored on read", "z", "r");
   root.setConfig("branch", "z");
+  // Registered before its first message, which would register it as unmanaged otherwise.
+  new InMemorySessionRegistry(root.storeIdentity).insert({
+    id: "b",
+    name: "Session B",
+    parent_session_id: null,
+    model: "m",
+    source: null,
+    input_tokens: 3,
+    output_tokens: 4,
+    estimated_cost: 0.5,
+    end_reason: null,
+    created_at: "2024-05-01T10:00:00.000Z",
+    updated_at: "2024-05-01T10:00:00.000Z",
+  });
   await build(b, tree({ m1: { m2: { m3: {} } } }));
   b.addCompaction("b summary", "m2", "m3");
   b.setConfig("owner", "alice");
@@ -44,19 +58,6 @@ async function populatedStore(): Promise<InMemorySessionProvider> {
     previousContent: "v1",
     source: "tool",
     toolCallId: "call-1",
-  });
-  new InMemorySessionRegistry(root.storeIdentity).insert({
-    id: "b",
-    name: "Session B",
-    parent_session_id: null,
-    model: "m",
-    source: null,
-    input_tokens: 3,
-    output_tokens: 4,
-    estimated_cost: 0.5,
-    end_reason: null,
-    created_at: "2024-05-01T10:00:00.000Z",
-    updated_at: "2024-05-01T10:00:00.000Z",
   });
   return root;
 }

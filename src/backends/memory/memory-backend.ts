@@ -4,13 +4,13 @@
  * its identity.
  */
 import type { Backend } from "../../session/contracts/backend.js";
-import { lazyApiKeys } from "../../session/core/lazy-api-keys.js";
+import { lazyApiKeys } from "../../session/state/lazy-api-keys.js";
 import { InMemorySessionProvider } from "./in-memory-session-provider.js";
 import { memoryChangeFeed } from "./memory-changes.js";
 import { memoryEmbeddings } from "./memory-embedding-access.js";
 import { InMemorySessionRegistry } from "./memory-registry.js";
 import { MemoryStore } from "./memory-store.js";
-import { lazyStreams } from "../../session/core/lazy-streams.js";
+import { lazyStreams } from "../../session/state/lazy-streams.js";
 import { memorySearchIndex } from "./memory-search-index.js";
 
 /** The backend over `store` (a new, empty store when none is given). */

@@ -4,7 +4,7 @@ import type {
   ChangeType,
   Unsubscribe,
 } from "../../session/contracts/changes.js";
-import { InProcessChangeLog } from "../../session/core/change-feed.js";
+import { InProcessChangeLog } from "../../session/state/change-feed.js";
 
 /**
  * The store a change log belongs to: any object, the `MemoryStore` in practice (the store itself

@@ -3,7 +3,7 @@
  * stand-in whose code (memory-backend-embeddings.ts) loads on first call, so a session that never
  * embeds does not carry it.
  */
-import { lazyEmbeddings } from "../../session/core/lazy-embeddings.js";
+import { lazyEmbeddings } from "../../session/state/lazy-embeddings.js";
 import type { BackendEmbeddings } from "../../session/contracts/embedding-store.js";
 import type { MemoryStore } from "./memory-store.js";
 

@@ -4,13 +4,13 @@
  * identity. Erase loads on first use.
  */
 import type { Backend } from "../../session/contracts/backend.js";
-import { lazyApiKeys } from "../../session/core/lazy-api-keys.js";
+import { lazyApiKeys } from "../../session/state/lazy-api-keys.js";
 import { postgresChangeFeed } from "./postgres-changes.js";
 import { checkPostgresClient, type PostgresClient } from "./postgres-client.js";
 import { postgresEmbeddings } from "./postgres-embedding-access.js";
 import { PostgresSessionRegistry } from "./postgres-registry.js";
 import { PostgresSessionProvider } from "./postgres-session-provider.js";
-import { lazyStreams } from "../../session/core/lazy-streams.js";
+import { lazyStreams } from "../../session/state/lazy-streams.js";
 
 /** The backend over a `pg` Pool or Client, a postgres.js `sql`, or an `execute` connection. */
 export function postgresBackend(client: PostgresClient): Backend {

@@ -1,6 +1,6 @@
 import type { ChangeEvent } from "../../session/contracts/changes.js";
-import type { ChangeFeed } from "../../session/core/change-feed.js";
-import { changeFromRow, resetEvent } from "../../session/core/change-feed.js";
+import type { ChangeFeed } from "../../session/state/change-feed.js";
+import { changeFromRow, resetEvent } from "../../session/state/change-feed.js";
 import type { PostgresExecutor } from "./postgres-client.js";
 import {
   CHANGE_CHANNEL,

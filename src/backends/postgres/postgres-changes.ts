@@ -4,7 +4,7 @@ import type {
   ChangeWatchScope,
   Unsubscribe,
 } from "../../session/contracts/changes.js";
-import { ChangeFeed, type HeldWatch } from "../../session/core/change-feed.js";
+import { ChangeFeed, type HeldWatch } from "../../session/state/change-feed.js";
 import type { PostgresClient } from "./postgres-client.js";
 import { postgresOps } from "./postgres-lazy.js";
 import type { ChangeReader } from "./postgres-change-reader.js";

@@ -1,4 +1,4 @@
-import { runExclusive } from "../../session/core/keyed-mutex.js";
+import { runExclusive } from "../../session/state/keyed-mutex.js";
 import { ArborError, ArborTypeError } from "../../session/errors/index.js";
 import {
   checkPostgresClient,

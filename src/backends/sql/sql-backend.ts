@@ -9,11 +9,11 @@ import type { ChangeFeedSource } from "../../session/contracts/changes.js";
 import { watchSqlChanges } from "./sql-changes.js";
 import { ensureAgentSchema } from "./sql-schema.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
-import { lazyApiKeys } from "../../session/core/lazy-api-keys.js";
+import { lazyApiKeys } from "../../session/state/lazy-api-keys.js";
 import { sqlEmbeddings } from "./sql-embedding-access.js";
 import { SqlSessionRegistry } from "./sql-registry.js";
 import { AgentSessionProvider } from "./sql-session-provider.js";
-import { lazyStreams } from "../../session/core/lazy-streams.js";
+import { lazyStreams } from "../../session/state/lazy-streams.js";
 
 /** The backend over a `sql` store: `openSqlite()`, a Durable Object, any `sql` tag. */
 export function sqlBackend(agent: SqlProvider): Backend {

@@ -11,7 +11,7 @@ import {
   changeFromRow,
   parseSeqPosition,
   resetEvent,
-} from "../../session/core/change-feed.js";
+} from "../../session/state/change-feed.js";
 import { nowIso } from "./sql-transaction.js";
 
 export { CHANGE_LOG_RETENTION };

@@ -1,5 +1,5 @@
 import { estimateMessageTokens } from "../core/estimate-tokens.js";
-import type { SessionTree } from "../core/session-tree.js";
+import type { SessionTree } from "../state/session-tree.js";
 import type { MessageTokenCounts, SessionMessage } from "../contracts/types.js";
 
 /**

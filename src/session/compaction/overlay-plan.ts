@@ -6,7 +6,7 @@ import {
   COMPACTION_PREFIX,
   summaryMessage,
 } from "../core/apply-compactions.js";
-import type { SessionTree } from "../core/session-tree.js";
+import type { SessionTree } from "../state/session-tree.js";
 import type {
   CompactResult,
   SessionMessage,

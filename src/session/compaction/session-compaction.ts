@@ -5,7 +5,7 @@ import type {
   StoreTokenEstimate,
 } from "../contracts/provider.js";
 import { multilingualTokenCounter } from "../core/multilingual-tokens.js";
-import type { SessionTree } from "../core/session-tree.js";
+import type { SessionTree } from "../state/session-tree.js";
 import { messageOf, type StatusEmitter } from "../status.js";
 import type { SystemPrompt } from "../context/system-prompt.js";
 import type { ContextBlocks } from "../context/context-blocks.js";

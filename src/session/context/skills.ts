@@ -1,5 +1,5 @@
 import { toolNameOf } from "../core/tool-parts.js";
-import type { SessionTree } from "../core/session-tree.js";
+import type { SessionTree } from "../state/session-tree.js";
 import type { SessionMessage, SessionMessagePart } from "../contracts/types.js";
 
 /** What a skill's tool output becomes once the skill is unloaded (docs/behavior/context-blocks.md). */

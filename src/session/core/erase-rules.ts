@@ -5,7 +5,7 @@
  * epoch a compaction checks in erase-epoch.ts.
  */
 import type { StoredCompaction } from "../contracts/types.js";
-import { ACTIVE_LEAF_KEY } from "./branch-pointer.js";
+import { ACTIVE_LEAF_KEY } from "./stored-branch-pointer.js";
 
 /**
  * The overlays an erase of `doomed` drops: every overlay with an endpoint among them, and every

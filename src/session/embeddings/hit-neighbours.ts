@@ -5,7 +5,7 @@
  * followed child by child: the child on the active branch when there is one, else the newest.
  * A hit on "the event was great" then comes with the turn that names the event.
  */
-import type { SessionTree } from "../core/session-tree.js";
+import type { SessionTree } from "../state/session-tree.js";
 import type { SessionMessage } from "../contracts/types.js";
 import { searchableText } from "../core/message-codec.js";
 import { ArborTypeError } from "../errors/index.js";

@@ -5,7 +5,7 @@
 import type { BackendEmbeddings } from "../contracts/embedding-store.js";
 import { requireEmbeddings } from "./embedding-stores.js";
 import type { SessionProvider } from "../contracts/provider.js";
-import type { SessionTree } from "../core/session-tree.js";
+import type { SessionTree } from "../state/session-tree.js";
 import type {
   SearchResult,
   SessionMessage,

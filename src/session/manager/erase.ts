@@ -12,8 +12,8 @@ import {
   type StoreEraseResult,
   type StoreEraseTarget,
 } from "../contracts/erase.js";
-import { bumpEraseEpoch } from "../core/erase-epoch.js";
-import { runExclusive } from "../core/keyed-mutex.js";
+import { bumpEraseEpoch } from "../state/erase-epoch.js";
+import { runExclusive } from "../state/keyed-mutex.js";
 import { ArborError, ArborTypeError } from "../errors/index.js";
 import {
   countEmbeddings,
@@ -65,7 +65,7 @@ export interface SessionEraseOutcome {
 /**
  * Erases one target of one session, every store it reaches, as one step. For a real erase,
  * `plan` runs and the step holds the session's in-process append lock and bumps its erase epoch
- * (core/erase-epoch.ts), so no append, delete or compaction of this process interleaves and no
+ * (state/erase-epoch.ts), so no append, delete or compaction of this process interleaves and no
  * compaction that read the erased messages stores its summary afterwards. Queued audit events
  * are flushed first, so none lands after the erase. With `dryRun` nothing is locked or written;
  * `pending` carries the attachment references earlier counted targets would release.

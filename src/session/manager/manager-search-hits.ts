@@ -2,7 +2,7 @@
  * `manager.search()` results placed in their sessions (docs/search.md): every hit carries its
  * session's name, and with `context` the turns around it on its branch.
  */
-import type { SessionTree } from "../core/session-tree.js";
+import type { SessionTree } from "../state/session-tree.js";
 import type { SessionRegistry } from "../contracts/registry.js";
 import type { SessionInfo } from "../contracts/session-info.js";
 import { hitNeighbours } from "../embeddings/hit-neighbours.js";

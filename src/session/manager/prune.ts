@@ -11,7 +11,10 @@ import {
   type StoreEraseTarget,
 } from "../contracts/erase.js";
 import type { SessionInfo } from "../contracts/session-info.js";
-import { ACTIVE_LEAF_KEY } from "../core/branch-pointer.js";
+import {
+  ACTIVE_LEAF_KEY,
+  parseBranchPointer,
+} from "../core/stored-branch-pointer.js";
 import { abandonedBranches } from "../core/erase-rules.js";
 import { ArborTypeError } from "../errors/index.js";
 import { Session } from "../session.js";
@@ -102,7 +105,7 @@ function sessionsToDelete(
 
 /**
  * The abandoned branches of one session, from its stored tree and its active leaf. The active
- * leaf is read from storage as the branch pointer defines it (core/branch-pointer.ts), not from a
+ * leaf is read from storage as the branch pointer defines it (state/branch-pointer.ts), not from a
  * Session object, whose pointer may be older than another manager's `switchBranch()`.
  */
 async function planBranches(
@@ -122,7 +125,9 @@ async function planBranches(
   const withChild = new Set(records.map((r) => r.parentId));
   // The latest leaf: the childless message inserted last (records come in insertion order).
   const latest = records.findLast((r) => !withChild.has(r.id))?.id ?? null;
-  const pointer = parsePointer(await provider.getConfig?.(ACTIVE_LEAF_KEY));
+  const pointer = parseBranchPointer(
+    await provider.getConfig?.(ACTIVE_LEAF_KEY),
+  );
   const leaf =
     pointer && parents.has(pointer.leafId) && pointer.newestAtSwitch === latest
       ? pointer.leafId
@@ -135,28 +140,6 @@ async function planBranches(
   )
     activePath.add(at);
   return abandonedBranches(records, activePath, before);
-}
-
-function parsePointer(
-  stored: string | null | undefined,
-): { leafId: string; newestAtSwitch: string | null } | null {
-  try {
-    const value = JSON.parse(stored ?? "null") as {
-      leafId?: unknown;
-      newestAtSwitch?: unknown;
-    } | null;
-    return typeof value?.leafId === "string"
-      ? {
-          leafId: value.leafId,
-          newestAtSwitch:
-            typeof value.newestAtSwitch === "string"
-              ? value.newestAtSwitch
-              : null,
-        }
-      : null;
-  } catch {
-    return null;
-  }
 }
 
 function cutoff(

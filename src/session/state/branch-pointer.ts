@@ -1,15 +1,10 @@
-import { visibleLatestLeafId } from "./overlay-rows.js";
+import { visibleLatestLeafId } from "../core/overlay-rows.js";
+import {
+  ACTIVE_LEAF_KEY,
+  parseBranchPointer,
+  type StoredBranchPointer as Pointer,
+} from "../core/stored-branch-pointer.js";
 import type { SessionProvider } from "../contracts/provider.js";
-
-/** The `assistant_config` key of the explicit active leaf (docs/behavior/messages-and-tree.md). */
-export const ACTIVE_LEAF_KEY = "active_leaf";
-
-interface Pointer {
-  /** The message the active branch ends at. */
-  leafId: string;
-  /** The newest leaf when the pointer was set: any later append (which changes it) ends the pointer. */
-  newestAtSwitch: string | null;
-}
 
 /**
  * The branch `switchBranch()` chose (docs/behavior/messages-and-tree.md): until the next append,
@@ -58,13 +53,6 @@ export class BranchPointer {
   // --- Internal helpers ---
 
   private async load(): Promise<Pointer | null> {
-    const stored = await this.provider.getConfig?.(ACTIVE_LEAF_KEY);
-    if (!stored) return null;
-    try {
-      const value = JSON.parse(stored) as Pointer;
-      return typeof value.leafId === "string" ? value : null;
-    } catch {
-      return null;
-    }
+    return parseBranchPointer(await this.provider.getConfig?.(ACTIVE_LEAF_KEY));
   }
 }

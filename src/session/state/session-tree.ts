@@ -9,7 +9,7 @@ import {
   visiblePathIds,
   visibleRecentHistory,
   visibleRowStats,
-} from "./overlay-rows.js";
+} from "../core/overlay-rows.js";
 import type { PathEntry, SessionProvider } from "../contracts/provider.js";
 import type {
   HistoryRowStat,
