@@ -135,7 +135,10 @@ describeRestart("PostgreSQL restarted under the HTTP API", () => {
         await restarted;
         for (let index = 0; index < 3; index++) await write(`after-${index}`);
 
-        expect(statuses).toContain(503);
+        // pg fails a statement at once while the server is away. postgres.js may instead wait
+        // out a short restart inside its connect timeout and answer late; there a 503 shows
+        // only when a statement was in flight at the shutdown.
+        if (name === "pg") expect(statuses).toContain(503);
         expect((await call("GET", "/ready")).status).toBe(200);
         const history = await call("GET", `/v1/sessions/${id}/history`);
         expect(history.body.messages.map((m: { id: string }) => m.id)).toEqual(
