@@ -1,3 +1,4 @@
+import { sha256Hex } from "../core/sha256.js";
 import { walkToRoot } from "../core/walk-path.js";
 import type { StoredMessageRecord } from "../contracts/provider.js";
 import type { SessionSnapshot } from "../contracts/session-info.js";
@@ -5,13 +6,14 @@ import type { StoredCompaction } from "../contracts/types.js";
 
 /**
  * The records a fork copies (docs/behavior/manager.md): the raw path root → `atMessageId`, chained in path
- * order, and every overlay whose range lies on it, mapped to the new ids. Ids are fresh unless
- * `preserveIds`. `null` when the message is not in the snapshot.
+ * order, and every overlay whose range lies on it, mapped to the new ids. `idFor` names each
+ * copy from its original's id (`copyIds` says how). `null` when the message is not in the
+ * snapshot.
  */
 export function forkPath(
   snapshot: Pick<SessionSnapshot, "messages" | "compactions">,
   atMessageId: string,
-  preserveIds: boolean,
+  idFor: CopyIds,
 ): { messages: StoredMessageRecord[]; compactions: StoredCompaction[] } | null {
   const byId = new Map(
     snapshot.messages.map((record) => [record.message.id, record]),
@@ -22,10 +24,7 @@ export function forkPath(
     (messageId) => byId.get(messageId)?.parentId,
   ).map((messageId) => byId.get(messageId)!);
   const newIds = new Map(
-    path.map((record) => [
-      record.message.id,
-      preserveIds ? record.message.id : crypto.randomUUID(),
-    ]),
+    path.map((record) => [record.message.id, idFor.message(record.message.id)]),
   );
   const messages = path.map((record, index) => ({
     message: { ...record.message, id: newIds.get(record.message.id)! },
@@ -39,9 +38,42 @@ export function forkPath(
     )
     .map((overlay) => ({
       ...overlay,
-      id: crypto.randomUUID(),
+      id: idFor.overlay(overlay.id),
       fromMessageId: newIds.get(overlay.fromMessageId)!,
       toMessageId: newIds.get(overlay.toMessageId)!,
     }));
   return { messages, compactions };
+}
+
+/** How a fork names the copies of messages and overlays, from the originals' ids. */
+export interface CopyIds {
+  message(originalId: string): string;
+  overlay(originalId: string): string;
+}
+
+/**
+ * The copies' ids: derived from the fork's `newId` when it has one (a retried fork that races its
+ * first attempt then writes the same ids, which the store takes once), else fresh UUIDs; messages
+ * keep their originals' ids with `preserveIds`.
+ */
+export function copyIds(options: {
+  preserveIds?: boolean;
+  newId?: string;
+}): CopyIds {
+  const { newId } = options;
+  const fresh = (kind: string) => (id: string) =>
+    newId === undefined
+      ? crypto.randomUUID()
+      : derivedId(`${newId}\u0000${kind}\u0000${id}`);
+  return {
+    message: options.preserveIds ? (id) => id : fresh("message"),
+    overlay: fresh("overlay"),
+  };
+}
+
+/** A UUID-shaped SHA-256 of `text` (version nibble 8, RFC variant bits). */
+function derivedId(text: string): string {
+  const hex = sha256Hex(new TextEncoder().encode(text));
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

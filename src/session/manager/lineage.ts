@@ -1,6 +1,6 @@
 import type { SessionInfo } from "../contracts/session-info.js";
 import { ArborError } from "../errors/index.js";
-import { forkPath } from "./fork-path.js";
+import { copyIds, forkPath } from "./fork-path.js";
 import type { ManagerHost } from "./manager-backend.js";
 import type { ForkOptions } from "./manager-options.js";
 import { requireRow, sessionExists } from "./session-rows.js";
@@ -22,7 +22,7 @@ export async function forkSession(
   const copied = forkPath(
     await host.getSession(sessionId).exportSnapshot(),
     atMessageId,
-    options.preserveIds ?? false,
+    copyIds(options),
   );
   if (!copied) {
     throw new ArborError(
@@ -44,16 +44,26 @@ export async function forkSession(
       ...(owner !== null ? { ownerId: owner } : {}),
     }));
   // One bulk write of the copied records: no auto-compaction, no per-message events.
-  await host.getSession(info.id).importSnapshot(
-    {
-      format: "arbor.session",
-      version: 1,
-      sessionId: info.id,
-      exportedAt: new Date().toISOString(),
-      ...copied,
-    },
-    { replace: false },
-  );
+  try {
+    await host.getSession(info.id).importSnapshot(
+      {
+        format: "arbor.session",
+        version: 1,
+        sessionId: info.id,
+        exportedAt: new Date().toISOString(),
+        ...copied,
+      },
+      { replace: false },
+    );
+  } catch (error) {
+    // Ids derived from newId already stored: an attempt racing this one wrote this very copy
+    // (the import is all or nothing), so the fork is complete.
+    if (
+      options.newId === undefined ||
+      (error as { code?: unknown }).code !== "MESSAGE_EXISTS"
+    )
+      throw error;
+  }
   await host.registry.touch(info.id, new Date().toISOString());
   return (await host.registry.get(info.id))!;
 }

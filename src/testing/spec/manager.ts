@@ -343,13 +343,37 @@ export function managerSpec(suite: ManagerSuite): void {
         expect(
           (await manager.getHistory("fork-2")).map((m) => m.parts[0]!.text),
         ).toEqual(["text m1", "text m2", "text m3"]);
+        // The copies are named from newId: a retry that races its first attempt writes the same
+        // ids, which the store takes once, instead of a second copy.
+        const named = (await manager.getHistory("fork-1")).map((m) => m.id);
+        await manager.delete("fork-1");
+        await manager.fork(source.id, "m2", "forked", { newId: "fork-1" });
+        expect((await manager.getHistory("fork-1")).map((m) => m.id)).toEqual(
+          named,
+        );
+        expect(named.includes("m1")).toBe(false);
+        // Two attempts both past the registration, both copying into the empty fork: one copy.
+        await manager.create("raced", {
+          id: "fork-3",
+          parentSessionId: source.id,
+        });
+        const raced = await Promise.allSettled(
+          [store.manager(), store.manager()].map((each) =>
+            each.fork(source.id, "m3", "raced", { newId: "fork-3" }),
+          ),
+        );
+        expect(raced.map((each) => each.status)).toEqual([
+          "fulfilled",
+          "fulfilled",
+        ]);
+        expect(await manager.getMessageCount("fork-3")).toBe(3);
         await manager.create("unrelated", { id: "taken" });
         const error = await caught(() =>
           manager.fork(source.id, "m2", "x", { newId: "taken" }),
         );
         expect(summarizeError(error).code).toBe("SESSION_EXISTS");
         expect(await manager.getMessageCount("taken")).toBe(0);
-        expect(await manager.list()).toHaveLength(4);
+        expect(await manager.list()).toHaveLength(5);
       },
     );
 
