@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { SessionManager } from "../session/manager/session-manager.js";
 import type { SessionInfo } from "../session/contracts/session-info.js";
+import { uuidFromHex } from "../session/core/hash-uuid.js";
 import { tenantOf, type ServerEnv } from "./context.js";
 import { errorResponse } from "./errors.js";
 
@@ -149,10 +150,7 @@ async function keyedId(
 ): Promise<string | null> {
   const header = idempotencyHeader(c);
   if (header === null) return null;
-  const hex = await sha256(JSON.stringify(parts(tenantOf(c), header)));
-  // Version nibble 8 (RFC 9562 custom) and the RFC variant bits.
-  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  return uuidFromHex(await sha256(JSON.stringify(parts(tenantOf(c), header))));
 }
 
 function idempotencyHeader(c: Context): string | null {

@@ -1,3 +1,4 @@
+import { uuidFromHex } from "../core/hash-uuid.js";
 import { sha256Hex } from "../core/sha256.js";
 import { walkToRoot } from "../core/walk-path.js";
 import type { StoredMessageRecord } from "../contracts/provider.js";
@@ -71,9 +72,7 @@ export function copyIds(options: {
   };
 }
 
-/** A UUID-shaped SHA-256 of `text` (version nibble 8, RFC variant bits). */
+/** A UUID-shaped SHA-256 of `text`. */
 function derivedId(text: string): string {
-  const hex = sha256Hex(new TextEncoder().encode(text));
-  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  return uuidFromHex(sha256Hex(new TextEncoder().encode(text)));
 }
