@@ -15,7 +15,8 @@ import { errorResponse } from "./errors.js";
  *
  * The append route needs none of this: a key there becomes the message's id (`messageIdFor`),
  * and the store's own rule for an id already taken makes the retry exact, even when two
- * processes race.
+ * processes race. A compaction, which can run for as long as its model call, claims its key
+ * before it runs instead (`claimed`), so a retry that arrives while it still runs waits.
  */
 export interface IdempotentRequest {
   /** The hashed `(tenant, key)`. */
@@ -30,6 +31,27 @@ interface IdempotencyRecord {
   status: number;
   body: unknown;
 }
+
+/** What a claimed key holds while its request runs (`claimed`), until the answer replaces it. */
+interface IdempotencyClaim {
+  request: string;
+  /** Names this claim: a takeover of it is claimed under a key derived from it. */
+  claim: string;
+  /** When the claim was made (ms since the epoch). */
+  at: number;
+  /** Set when the request failed: a retry runs again at once. */
+  failed?: true;
+}
+
+/**
+ * After this long a claim whose request neither answered nor failed is taken for dead (its
+ * process stopped): a retry takes it over and runs. A compaction's model call is the longest
+ * request a key guards, and it takes seconds, not minutes.
+ */
+export const CLAIM_STALE_MS = 120_000;
+
+/** Seconds a retry of a request that still runs is asked to wait (`Retry-After`). */
+const IN_PROGRESS_RETRY_SECONDS = 2;
 
 /** The request's key and fingerprint, or `null` without an `Idempotency-Key` header. */
 export async function idempotentRequest(
@@ -61,16 +83,84 @@ export async function replayed(
   if (!idempotent) return null;
   const stored = await manager.importIndex().idempotent(idempotent.key);
   if (stored === null) return null;
-  const record = JSON.parse(stored) as IdempotencyRecord;
-  if (record.request !== idempotent.request) {
-    return errorResponse(
-      c,
-      "IDEMPOTENCY_KEY_REUSED",
-      "This Idempotency-Key was used for another request: use a new key for a new request",
-    );
-  }
+  const record = JSON.parse(stored) as IdempotencyRecord | IdempotencyClaim;
+  if (record.request !== idempotent.request) return keyReused(c);
+  if (!("status" in record)) return inProgress(c);
   c.header("Idempotent-Replayed", "true");
   return c.json(record.body as never, record.status as 200);
+}
+
+/** A claim this request holds (`claimed`): `release` it when the request fails. */
+export interface HeldClaim {
+  release(): Promise<void>;
+}
+
+/**
+ * For a request that may run long: claims the key before it runs, atomically across processes
+ * when the registry can (`setConfigIfAbsent`). Answers the held claim, or the response to send
+ * instead: the stored answer (replay), 422 for another request, the answer `committed` finds
+ * (the first attempt stored its result, its answer was lost: stored now and replayed), or 409
+ * `IDEMPOTENCY_IN_PROGRESS` with `Retry-After` while the first attempt runs. A claim whose
+ * request failed, or older than `CLAIM_STALE_MS`, is taken over by one retry. Without a key:
+ * `null`, and the request runs unguarded.
+ */
+export async function claimed(
+  manager: SessionManager,
+  c: Context<ServerEnv>,
+  idempotent: IdempotentRequest | null,
+  committed: () => Promise<{ status: number; body: unknown } | null>,
+): Promise<HeldClaim | Response | null> {
+  if (!idempotent) return null;
+  const index = manager.importIndex();
+  const hold = (claim: IdempotencyClaim): HeldClaim => ({
+    release: () =>
+      index.recordIdempotent(
+        idempotent.key,
+        JSON.stringify({ ...claim, failed: true } satisfies IdempotencyClaim),
+      ),
+  });
+  const newClaim = (): IdempotencyClaim => ({
+    request: idempotent.request,
+    claim: crypto.randomUUID(),
+    at: Date.now(),
+  });
+  // Twice at most: a claim made between this read and the claim below is read on the second pass.
+  for (let pass = 0; pass < 2; pass++) {
+    const stored = await index.idempotent(idempotent.key);
+    if (stored === null) {
+      const claim = newClaim();
+      if (await index.claimIdempotent(idempotent.key, JSON.stringify(claim)))
+        return hold(claim);
+      continue;
+    }
+    const record = JSON.parse(stored) as IdempotencyRecord | IdempotencyClaim;
+    if (record.request !== idempotent.request) return keyReused(c);
+    if ("status" in record) {
+      c.header("Idempotent-Replayed", "true");
+      return c.json(record.body as never, record.status as 200);
+    }
+    const found = await committed();
+    if (found) {
+      await remember(manager, idempotent, found.status, found.body);
+      c.header("Idempotent-Replayed", "true");
+      return c.json(found.body as never, found.status as 200);
+    }
+    if (!record.failed && Date.now() - record.at < CLAIM_STALE_MS)
+      return inProgress(c);
+    // One retry takes a failed or dead claim over: the takeover itself is claimed by a key that
+    // names the old claim, so two retries racing for it cannot both run.
+    if (
+      !(await index.claimIdempotent(
+        `${idempotent.key}:after:${record.claim}`,
+        "taken",
+      ))
+    )
+      return inProgress(c);
+    const claim = newClaim();
+    await index.recordIdempotent(idempotent.key, JSON.stringify(claim));
+    return hold(claim);
+  }
+  return inProgress(c);
 }
 
 /** Stores the answer under the key (a no-op without one). */
@@ -151,6 +241,23 @@ async function keyedId(
   const header = idempotencyHeader(c);
   if (header === null) return null;
   return uuidFromHex(await sha256(JSON.stringify(parts(tenantOf(c), header))));
+}
+
+function keyReused(c: Context): Response {
+  return errorResponse(
+    c,
+    "IDEMPOTENCY_KEY_REUSED",
+    "This Idempotency-Key was used for another request: use a new key for a new request",
+  );
+}
+
+function inProgress(c: Context): Response {
+  c.header("Retry-After", String(IN_PROGRESS_RETRY_SECONDS));
+  return errorResponse(
+    c,
+    "IDEMPOTENCY_IN_PROGRESS",
+    "A request with this Idempotency-Key is still running: retry after the Retry-After delay",
+  );
 }
 
 function idempotencyHeader(c: Context): string | null {

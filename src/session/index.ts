@@ -49,6 +49,7 @@ export type { StoreEraseResult, StoreEraseTarget } from "./contracts/erase.js";
 export type { SqlProvider } from "./contracts/sql-provider.js";
 export type {
   CompactAfterOptions,
+  CompactCallOptions,
   CompactContext,
   CompactionMeta,
   ContextBlock,

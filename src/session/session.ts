@@ -38,7 +38,7 @@ import {
 } from "./embeddings/session-embeddings.js";
 import type { Embedder, EmbeddingOptions } from "./embeddings/types.js";
 
-import type { CompactResult } from "./contracts/types.js";
+import type { CompactCallOptions, CompactResult } from "./contracts/types.js";
 import type { RecordedContext } from "./contracts/audit.js";
 import type { SessionSnapshot } from "./contracts/session-info.js";
 import { isSqlProvider, type SqlProvider } from "./contracts/sql-provider.js";
@@ -633,11 +633,28 @@ export class Session {
   /**
    * Summarizes older messages of the active branch (or of `leafId`'s branch) with the function
    * given to `onCompaction()`, stores the overlay and refreshes the system prompt. Returns the
-   * stored range, or `null` when there was nothing to compact. Errors are rethrown.
+   * stored range, or `null` when there was nothing to compact. Errors are rethrown. With
+   * `requestKey`, a repeat is safe: when an overlay stored under that key exists, it is returned
+   * and nothing runs (docs/behavior/overlays.md, "Repeating a compaction").
    */
-  async compact(leafId?: string | null): Promise<CompactResult | null> {
+  async compact(
+    leafId?: string | null,
+    options?: CompactCallOptions,
+  ): Promise<CompactResult | null> {
     const parts = await this.runtime.ready();
-    return this.runtime.compaction.compact(this.runtime.host(parts), leafId);
+    if (options?.requestKey !== undefined) {
+      if (typeof options.requestKey !== "string" || options.requestKey === "") {
+        throw new ArborError(
+          "INVALID_ARGUMENT",
+          "compact() needs `requestKey` to be a non-empty string when given",
+        );
+      }
+    }
+    return this.runtime.compaction.compact(
+      this.runtime.host(parts),
+      leafId,
+      options,
+    );
   }
 
   // --- Search ---

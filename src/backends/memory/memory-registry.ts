@@ -115,6 +115,13 @@ export class InMemorySessionRegistry implements SessionRegistry {
     this.store.session(sessionId).config.set(key, value);
   }
 
+  setConfigIfAbsent(sessionId: string, key: string, value: string): boolean {
+    const config = this.store.session(sessionId).config;
+    if (config.has(key)) return false;
+    config.set(key, value);
+    return true;
+  }
+
   listConfig(sessionId: string, prefix: string): Record<string, string> {
     const config =
       this.store.peek(sessionId)?.config ?? new Map<string, string>();

@@ -193,6 +193,20 @@ export class PostgresRegistryStore implements SessionRegistry {
     await writeConfig(this.db, sessionId, key, value);
   }
 
+  async setConfigIfAbsent(
+    sessionId: string,
+    key: string,
+    value: string,
+  ): Promise<boolean> {
+    await this.#ready();
+    const inserted = await this.db.query<{ key: string }>(
+      `INSERT INTO assistant_config (session_id, key, value) VALUES (?, ?, ?)
+      ON CONFLICT (session_id, key) DO NOTHING RETURNING key`,
+      [sessionId, key, value],
+    );
+    return inserted.length > 0;
+  }
+
   async listConfig(
     sessionId: string,
     prefix: string,

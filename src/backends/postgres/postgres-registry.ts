@@ -96,6 +96,14 @@ export class PostgresSessionRegistry implements SessionRegistry {
     return (await this.#store()).setConfig(sessionId, key, value);
   }
 
+  async setConfigIfAbsent(
+    sessionId: string,
+    key: string,
+    value: string,
+  ): Promise<boolean> {
+    return (await this.#store()).setConfigIfAbsent(sessionId, key, value);
+  }
+
   async listConfig(
     sessionId: string,
     prefix: string,

@@ -50,7 +50,8 @@ ${statements.map((statement) => `${statement};\n`).join("\n")}`;
  * The schema with the reference DDL's `'english'` configuration: `postgresSchemaSql()` with no options.
  * Arbor never creates tables implicitly; run this once, or call `applyPostgresSchema()`.
  */
-export const POSTGRES_SCHEMA_SQL: string = postgresSchemaSql();
+// Marked pure so a bundle that does not use the constant drops it, and with it the DDL.
+export const POSTGRES_SCHEMA_SQL: string = /* @__PURE__ */ postgresSchemaSql();
 
 /**
  * Creates or upgrades Arbor's tables in the connected database: runs the pending migrations

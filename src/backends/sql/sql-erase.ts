@@ -18,7 +18,7 @@ import { readCompactions } from "./sql-compactions.js";
 import { ensureContextBlockTable } from "./sql-context-provider.js";
 import { readContentsByIds } from "./sql-message-chunks.js";
 import { loadAncestorLinks } from "./sql-path.js";
-import { SqlSessionRegistry } from "./sql-registry.js";
+import { ensureRegistryTable } from "./sql-registry-table.js";
 import { releaseAttachments } from "./sql-attachments.js";
 import { rewriteStaleIndexRows } from "./sql-search.js";
 import { eraseSqlStreams } from "./sql-streams.js";
@@ -38,7 +38,7 @@ export function eraseSqlTarget(
   dryRun: boolean,
   pending: Map<string, number> = new Map(),
 ): StoreEraseResult {
-  new SqlSessionRegistry(agent).count(); // creates the registry and message tables if new
+  ensureRegistryTable(agent); // creates the registry and message tables if new
   ensureBlockHistoryTable(agent);
   ensureContextBlockTable(agent);
   return atomically(agent, () => {

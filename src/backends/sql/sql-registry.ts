@@ -11,7 +11,7 @@ import {
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import type { SessionInfo } from "../../session/contracts/session-info.js";
 import type { SearchResult } from "../../session/contracts/types.js";
-import { ensureAgentSchema } from "./sql-schema.js";
+import { ensureRegistryTable, registerIfAbsent } from "./sql-registry-table.js";
 import { releaseAttachments } from "./sql-attachments.js";
 import { atomically } from "./sql-transaction.js";
 import { catchUpIndex } from "./sql-search.js";
@@ -31,8 +31,6 @@ import {
   type SummaryHit,
 } from "../../session/contracts/registry.js";
 
-const ready = new WeakSet<object>();
-
 /** The registry in `assistant_sessions` / `assistant_config` of a `sql` store (SQLite, Durable Object). */
 export class SqlSessionRegistry implements SessionRegistry {
   constructor(private readonly agent: SqlProvider) {}
@@ -50,15 +48,9 @@ export class SqlSessionRegistry implements SessionRegistry {
   /**
    * Inserts the row unless the id has one: how a session written without the manager gets
    * registered by its first message (docs/behavior/manager.md#sessions-written-without-the-manager).
-   * Only the columns every `assistant_sessions` has, older and hand-made ones included, are
-   * named; the rest take their defaults.
    */
   insertIfAbsent(info: SessionInfo): void {
-    this.ready();
-    this.agent
-      .sql`INSERT INTO assistant_sessions (id, name, created_at, updated_at)
-      VALUES (${info.id}, ${info.name}, ${info.created_at}, ${info.updated_at})
-      ON CONFLICT (id) DO NOTHING`;
+    registerIfAbsent(this.agent, info);
   }
 
   get(id: string): SessionInfo | null {
@@ -195,6 +187,14 @@ export class SqlSessionRegistry implements SessionRegistry {
     this.agent
       .sql`INSERT INTO assistant_config (session_id, key, value) VALUES (${sessionId}, ${key}, ${value})
       ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value`;
+  }
+
+  setConfigIfAbsent(sessionId: string, key: string, value: string): boolean {
+    this.ready();
+    const inserted = this.agent.sql<{ key: string }>`
+      INSERT INTO assistant_config (session_id, key, value) VALUES (${sessionId}, ${key}, ${value})
+      ON CONFLICT (session_id, key) DO NOTHING RETURNING key`;
+    return inserted.length > 0;
   }
 
   listConfig(sessionId: string, prefix: string): Record<string, string> {
@@ -362,23 +362,6 @@ export class SqlSessionRegistry implements SessionRegistry {
   // --- Internal helpers ---
 
   private ready(): void {
-    if (ready.has(this.agent)) return;
-    ensureAgentSchema(this.agent);
-    this.agent.sql`CREATE TABLE IF NOT EXISTS assistant_sessions (
-      id TEXT PRIMARY KEY,
-      name TEXT NOT NULL,
-      parent_session_id TEXT,
-      model TEXT,
-      source TEXT,
-      input_tokens INTEGER DEFAULT 0,
-      output_tokens INTEGER DEFAULT 0,
-      estimated_cost REAL DEFAULT 0,
-      end_reason TEXT,
-      created_at TEXT,
-      updated_at TEXT
-    )`;
-    this.agent.sql`CREATE INDEX IF NOT EXISTS idx_assistant_sessions_updated
-      ON assistant_sessions (updated_at)`;
-    ready.add(this.agent);
+    ensureRegistryTable(this.agent);
   }
 }

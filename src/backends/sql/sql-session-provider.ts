@@ -40,7 +40,7 @@ import {
 import { readConfig, writeConfig } from "./sql-config.js";
 import { AgentContextProvider } from "./sql-context-provider.js";
 import { importRecords } from "./sql-import.js";
-import { SqlSessionRegistry } from "./sql-registry.js";
+import { registerIfAbsent } from "./sql-registry-table.js";
 import { firstWriteSessionInfo } from "../../session/core/stored-rows.js";
 import { LatestLeafTracker } from "./sql-latest-leaf.js";
 import { splitContent } from "./sql-message-chunks.js";
@@ -448,7 +448,8 @@ export class AgentSessionProvider implements SessionProvider {
     if (this.#registered || this.sessionId === "") return;
     this.#registered = true;
     try {
-      new SqlSessionRegistry(this.#agent).insertIfAbsent(
+      registerIfAbsent(
+        this.#agent,
         firstWriteSessionInfo(this.sessionId, new Date().toISOString()),
       );
     } catch (error) {

@@ -5,7 +5,12 @@ import {
   type ServerDeps,
   type ServerEnv,
 } from "../context.js";
-import { idempotentRequest, remember, replayed } from "../idempotency.js";
+import {
+  claimed,
+  idempotentRequest,
+  remember,
+  replayed,
+} from "../idempotency.js";
 import { errorResponse } from "../errors.js";
 import { errors, json, jsonBody, SessionParams } from "../schemas/common.js";
 import {
@@ -113,18 +118,41 @@ export function compactionRoutes(
     const { leafId } = body;
     const session = await openSession(deps, c, id);
     const idempotent = await idempotentRequest(c, JSON.stringify(body ?? {}));
-    const replay = await replayed(deps.manager, c, idempotent);
-    if (replay) return replay as never;
     if (leafId !== undefined) await requireMessage(session, id, leafId);
-    const result = await session.compact(leafId);
-    const stored = result
-      ? (await session.getCompactions()).findLast(
-          (overlay) =>
-            overlay.fromMessageId === result.fromMessageId &&
-            overlay.toMessageId === result.toMessageId,
-        )
-      : undefined;
-    const answer = { compaction: stored ?? null };
+    // Under a key, the overlay is stamped with it (`requestKey`): a retry after a lost answer
+    // finds it, and a retry while the first attempt runs waits on the claim (docs/server.md).
+    const requestKey = idempotent?.key;
+    const stamped = async () =>
+      requestKey === undefined
+        ? undefined
+        : (await session.getCompactions()).findLast(
+            (overlay) => overlay.meta?.requestKey === requestKey,
+          );
+    const claim = await claimed(deps.manager, c, idempotent, async () => {
+      const overlay = await stamped();
+      return overlay ? { status: 200, body: { compaction: overlay } } : null;
+    });
+    if (claim instanceof Response) return claim as never;
+    let answer;
+    try {
+      const result = await session.compact(
+        leafId,
+        requestKey === undefined ? undefined : { requestKey },
+      );
+      const stored = !result
+        ? undefined
+        : requestKey !== undefined
+          ? await stamped()
+          : (await session.getCompactions()).findLast(
+              (overlay) =>
+                overlay.fromMessageId === result.fromMessageId &&
+                overlay.toMessageId === result.toMessageId,
+            );
+      answer = { compaction: stored ?? null };
+    } catch (error) {
+      await claim?.release().catch(() => undefined);
+      throw error;
+    }
     await remember(deps.manager, idempotent, 200, answer);
     return c.json(answer, 200);
   });

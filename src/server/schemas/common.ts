@@ -71,7 +71,7 @@ const ERROR_DESCRIPTIONS = {
   401: "Missing or invalid API key (UNAUTHORIZED)",
   403: "Refused by a server without API keys: a foreign Host (FORBIDDEN_HOST) or a write from another origin (FORBIDDEN_ORIGIN)",
   404: "Not found (SESSION_NOT_FOUND for a missing or foreign session, MESSAGE_NOT_FOUND, …)",
-  409: "Conflicts with the stored state",
+  409: "Conflicts with the stored state, or a request with this Idempotency-Key still runs (IDEMPOTENCY_IN_PROGRESS)",
   413: "The body is over the limit (PAYLOAD_TOO_LARGE)",
   415: "The body is not JSON (UNSUPPORTED_MEDIA_TYPE)",
   422: "The Idempotency-Key was used for another request (IDEMPOTENCY_KEY_REUSED)",

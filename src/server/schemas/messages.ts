@@ -16,6 +16,10 @@ export const CompactionSchema = z
         tokensBefore: z.number().optional(),
         tokensAfter: z.number().optional(),
         coveredMessages: z.number().optional(),
+        requestKey: z.string().optional().openapi({
+          description:
+            "Set when the overlay was stored by a `POST …/compact` under an `Idempotency-Key`: a hash of the tenant and the key, never the key itself",
+        }),
       })
       .optional(),
   })

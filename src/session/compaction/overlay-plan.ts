@@ -1,5 +1,6 @@
 // The parts of a compaction run that only run when the compaction function returned a
-// result (or an automatic one summarized nothing): where the overlay goes and what it saves.
+// result (or an automatic one summarized nothing): where the overlay goes and what it saves, and
+// the overlay a keyed compaction stored before (`compact(leafId, { requestKey })`).
 // `SessionCompaction` loads them with a dynamic `import()` (docs/behavior/runtime.md).
 import { estimateMessageTokens } from "../core/estimate-tokens.js";
 import {
@@ -7,6 +8,7 @@ import {
   summaryMessage,
 } from "../core/apply-compactions.js";
 import type { SessionTree } from "../state/session-tree.js";
+import type { SessionProvider } from "../contracts/provider.js";
 import type {
   CompactResult,
   SessionMessage,
@@ -168,4 +170,31 @@ function rawIdsFromHistory(
     );
     return overlay ? [overlay.fromMessageId, overlay.toMessageId] : [];
   });
+}
+
+/** The overlay a keyed compaction stored before, as `compact()` returns it, or `null`. */
+export async function storedUnder(
+  provider: SessionProvider,
+  requestKey: string,
+): Promise<CompactResult | null> {
+  const overlays = await provider.getCompactions();
+  const overlay = overlays.findLast(
+    (candidate) => candidate.meta?.requestKey === requestKey,
+  );
+  if (!overlay) return null;
+  // What the first call returned: the function's own provenance, without what the Session added
+  // when it stored the overlay.
+  const {
+    tokensBefore: _before,
+    tokensAfter: _after,
+    coveredMessages: _covered,
+    requestKey: _key,
+    ...meta
+  } = overlay.meta ?? {};
+  return {
+    fromMessageId: overlay.fromMessageId,
+    toMessageId: overlay.toMessageId,
+    summary: overlay.summary,
+    ...(Object.keys(meta).length > 0 ? { meta } : {}),
+  };
 }

@@ -13,6 +13,7 @@ import type {
   CompactAfterOptions,
   CompactContext,
   CompactionErrorHandler,
+  CompactCallOptions,
   CompactResult,
   SessionMessage,
   SessionTokenCounter,
@@ -118,6 +119,7 @@ export class SessionCompaction {
   compact(
     host: CompactionHost,
     leafId?: string | null,
+    options: CompactCallOptions = {},
   ): Promise<CompactResult | null> {
     if (!this.compactFunction) {
       throw new ArborError(
@@ -127,8 +129,8 @@ export class SessionCompaction {
     }
     const previous = this.running ?? Promise.resolve();
     const run = previous.then(
-      () => this.compactOnce(host, leafId),
-      () => this.compactOnce(host, leafId),
+      () => this.compactOnce(host, leafId, options.requestKey),
+      () => this.compactOnce(host, leafId, options.requestKey),
     );
     this.running = run;
     void run.then(
@@ -182,8 +184,15 @@ export class SessionCompaction {
   private async compactOnce(
     host: CompactionHost,
     leafId?: string | null,
+    requestKey?: string,
   ): Promise<CompactResult | null> {
     const compactFunction = this.compactFunction!;
+    // A repeat of a keyed compaction answers what the first stored, before any model call.
+    if (requestKey !== undefined) {
+      const { storedUnder } = await import("./overlay-plan.js");
+      const earlier = await storedUnder(host.tree.provider, requestKey);
+      if (earlier) return earlier;
+    }
     try {
       const epoch = host.eraseEpoch?.();
       const tokensBefore = await this.estimate(host);
@@ -200,7 +209,7 @@ export class SessionCompaction {
       }
       const overlays = await host.tree.provider.getCompactions();
       // Loaded only when a compaction stores something (docs/behavior/runtime.md).
-      const { planOverlay, estimateWithOverlay } =
+      const { planOverlay, estimateWithOverlay, storedUnder } =
         await import("./overlay-plan.js");
       const plan = await planOverlay(
         host.tree,
@@ -224,13 +233,20 @@ export class SessionCompaction {
       );
       // Under the append lock: an erase either ran before (then the epoch moved, or the range is
       // gone) and nothing is stored, or runs after and finds the overlay (erase-and-retention.md).
-      const store = async () => {
+      const store = async (): Promise<StoreOutcome> => {
+        // Checked again under the lock: a repeat that queued behind the first in another Session
+        // object of this process finds its overlay here.
+        const earlier =
+          requestKey === undefined
+            ? null
+            : await storedUnder(host.tree.provider, requestKey);
+        if (earlier) return { earlier };
         const erased =
           host.eraseEpoch?.() !== epoch ||
           (await host.tree.provider.getMessage(plan.from)) === null ||
           (await host.tree.provider.getMessage(plan.to)) === null;
-        if (erased) return null;
-        return host.tree.provider.addCompaction(
+        if (erased) return { erased: true };
+        const overlay = await host.tree.provider.addCompaction(
           result.summary,
           plan.from,
           plan.to,
@@ -239,17 +255,24 @@ export class SessionCompaction {
             tokensBefore,
             tokensAfter,
             coveredMessages: plan.covered,
+            ...(requestKey === undefined ? {} : { requestKey }),
           },
         );
+        return { overlay };
       };
-      const overlay = await (host.exclusive ? host.exclusive(store) : store());
-      if (!overlay) {
+      const outcome = await (host.exclusive ? host.exclusive(store) : store());
+      if ("earlier" in outcome) {
+        this.emitPhase(host, "idle", tokensBefore);
+        return outcome.earlier;
+      }
+      if ("erased" in outcome) {
         console.warn(
           "[arbor] Messages of this compaction were erased or deleted while it ran; its summary was not stored",
         );
         this.emitPhase(host, "idle", tokensBefore);
         return null;
       }
+      const { overlay } = outcome;
       host.onOverlay?.(overlay);
       this.estimator.invalidate();
       await host.prompt.refresh();
@@ -301,3 +324,7 @@ export class SessionCompaction {
 
 /** The counter of stores created with the multilingual default (one instance: `use` compares it). */
 const MULTILINGUAL_COUNTER = multilingualTokenCounter();
+
+/** What the locked store step of a compaction did. */
+type StoreOutcome =
+  { overlay: StoredCompaction } | { earlier: CompactResult } | { erased: true };

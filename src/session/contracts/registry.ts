@@ -90,6 +90,16 @@ export interface SessionRegistry {
   count(): MaybePromise<number>;
   getConfig(sessionId: string, key: string): MaybePromise<string | null>;
   setConfig(sessionId: string, key: string, value: string): MaybePromise<void>;
+  /**
+   * Optional: sets the value only when the key has none, atomically, even against another process
+   * over the same store; answers whether it was set. The server's `Idempotency-Key` claims a
+   * compaction with it, so two attempts never both run (docs/server.md, "Retrying writes").
+   */
+  setConfigIfAbsent?(
+    sessionId: string,
+    key: string,
+    value: string,
+  ): MaybePromise<boolean>;
   /** Every config entry of a session whose key starts with `prefix`. */
   listConfig(
     sessionId: string,

@@ -32,6 +32,21 @@ export interface CompactionMeta {
   tokensBefore?: number;
   tokensAfter?: number;
   coveredMessages?: number;
+  /**
+   * The `requestKey` of the `compact()` call that stored this overlay: a later call with the same
+   * key returns this overlay instead of compacting again (docs/behavior/overlays.md).
+   */
+  requestKey?: string;
+}
+
+/** Options of `session.compact()`. */
+export interface CompactCallOptions {
+  /**
+   * Names this compaction, so that repeating it is safe: when an overlay stored under the same key
+   * exists in the session, it is returned and nothing runs or is stored. A caller that retries
+   * after a lost answer (the server's `Idempotency-Key`) passes the same key each time.
+   */
+  requestKey?: string;
 }
 
 /** A compaction overlay: `summary` replaces the path range `fromMessageId..toMessageId` at read time. */

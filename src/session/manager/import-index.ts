@@ -55,6 +55,21 @@ export class ImportIndex {
   async recordIdempotent(key: string, value: string): Promise<void> {
     await this.registry.setConfig(INDEX_ID, `idempotency:${key}`, value);
   }
+
+  /**
+   * Stores `value` under `key` only when nothing is stored there yet; answers whether it did.
+   * Atomic across processes when the registry declares `setConfigIfAbsent`; over a registry
+   * without it, a read and a write (atomic within one process only).
+   */
+  async claimIdempotent(key: string, value: string): Promise<boolean> {
+    const configKey = `idempotency:${key}`;
+    if (this.registry.setConfigIfAbsent)
+      return this.registry.setConfigIfAbsent(INDEX_ID, configKey, value);
+    if ((await this.registry.getConfig(INDEX_ID, configKey)) !== null)
+      return false;
+    await this.registry.setConfig(INDEX_ID, configKey, value);
+    return true;
+  }
 }
 
 /**

@@ -64,6 +64,8 @@ export interface Compaction {
     tokensBefore?: number;
     tokensAfter?: number;
     coveredMessages?: number;
+    /** Set when the overlay was stored by a `POST …/compact` under an `Idempotency-Key`: a hash of the tenant and the key, never the key itself */
+    requestKey?: string;
   };
 }
 

@@ -6,6 +6,32 @@ import { ISO, type ToolSet, text, ids } from "./manager-support.js";
 export function managerFeaturesSpec(suite: ManagerSuite): void {
   const { expect } = suite;
 
+  suite.describe("idempotency records", () => {
+    suite.it(
+      "the import index claims a key once, even when many claim it at once from two managers",
+      async (store) => {
+        const first = store.manager().importIndex();
+        const second = store.manager().importIndex();
+        const claims = await Promise.all(
+          Array.from({ length: 8 }, (_, index) =>
+            (index % 2 ? second : first).claimIdempotent(
+              "key-1",
+              `claim ${index}`,
+            ),
+          ),
+        );
+        expect(claims.filter(Boolean)).toHaveLength(1);
+        const winner = claims.indexOf(true);
+        expect(await second.idempotent("key-1")).toBe(`claim ${winner}`);
+        // A claimed key is replaced by its answer; a claim on it still fails.
+        await first.recordIdempotent("key-1", "answer");
+        expect(await first.claimIdempotent("key-1", "late")).toBe(false);
+        expect(await second.idempotent("key-1")).toBe("answer");
+        expect(await second.claimIdempotent("key-2", "other")).toBe(true);
+      },
+    );
+  });
+
   suite.describe("search and tools", () => {
     suite.it(
       "searches every registered session, one first written without the manager included, with filters, and names the session of each hit",

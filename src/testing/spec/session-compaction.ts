@@ -33,6 +33,57 @@ export function sessionCompactionSpec(rootSuite: Suite): void {
     );
 
     suite.it(
+      "compact() under a requestKey stores one overlay however often it is repeated, from this Session or another (fake summarizer)",
+      async ({ provider }) => {
+        const summarizer = fakeSummarizer();
+        const compactFunction = createCompactFunction({
+          summarize: summarizer.summarize,
+          protectHead: 2,
+          tailTokenBudget: 30,
+          minTailMessages: 2,
+        });
+        const session = Session.create(provider("a")).onCompaction(
+          compactFunction,
+        );
+        await appendChain(session, 10);
+        const first = await session.compact(null, { requestKey: "nightly-1" });
+        expect([
+          first?.fromMessageId,
+          first?.toMessageId,
+          first?.summary,
+        ]).toEqual(["m3", "m8", "summary 1"]);
+        const [overlay] = await session.getCompactions();
+        expect(overlay!.meta?.requestKey).toBe("nightly-1");
+        // Repeated here and from a new Session over the same store: the first overlay, and the
+        // summarizer is not asked again.
+        const again = await session.compact(null, { requestKey: "nightly-1" });
+        const elsewhere = await Session.create(provider("a"))
+          .onCompaction(compactFunction)
+          .compact(null, { requestKey: "nightly-1" });
+        expect([again, elsewhere]).toEqual([first, first]);
+        expect(summarizer.prompts).toHaveLength(1);
+        expect(await session.getCompactions()).toHaveLength(1);
+        // Two repeats at once from one Session: still one overlay.
+        await appendChain(session, 10, 11);
+        const racing = await Promise.all([
+          session.compact(null, { requestKey: "nightly-2" }),
+          session.compact(null, { requestKey: "nightly-2" }),
+        ]);
+        expect(racing[1]).toEqual(racing[0]);
+        expect(await session.getCompactions()).toHaveLength(2);
+        expect(summarizer.prompts).toHaveLength(2);
+        const error = await caught(() =>
+          session.compact(null, { requestKey: "" }),
+        );
+        expect(summarizeError(error)).toEqual({
+          kind: "Error",
+          code: "INVALID_ARGUMENT",
+          marked: true,
+        });
+      },
+    );
+
+    suite.it(
       "compacts the middle with a fake summarizer, keeping head and tail, with provenance",
       async ({ provider }) => {
         const summarizer = fakeSummarizer();

@@ -3,6 +3,7 @@
 // request answers the first answer and writes nothing; another request under the key answers 422.
 import { expect, it, vi } from "vitest";
 import { createApp } from "../../../src/server/index.js";
+import { CLAIM_STALE_MS } from "../../../src/server/idempotency.js";
 import { ImportIndex } from "../../../src/session/index.js";
 import type { WithStore } from "./api-suite.js";
 import { statusCounts, RACERS } from "./cases-append-races.js";
@@ -177,5 +178,129 @@ export function idempotencyCases(withStore: WithStore): void {
       );
       const compactions = await call("GET", `/v1/sessions/${id}/compactions`);
       expect(compactions.body.compactions).toHaveLength(1);
+    }));
+
+  it("POST …/compact under an Idempotency-Key compacts once: a retry after a lost answer replays, one during the run waits (409), one after a failure or a dead attempt runs (fake summarizer, two managers as two processes)", () =>
+    withStore(async (store) => {
+      let calls = 0;
+      let gate: Promise<void> | null = null;
+      let failNext = false;
+      // A fake summarizer (no LLM): it summarizes the first two messages no overlay covers yet.
+      const compaction = async (messages: { id: string }[]) => {
+        calls++;
+        const [from, to] = messages.filter((m) => /^m\d+$/.test(m.id));
+        if (gate) await gate;
+        if (failNext) {
+          failNext = false;
+          throw new Error("the model is down");
+        }
+        return {
+          fromMessageId: from!.id,
+          toMessageId: to!.id,
+          summary: `summary ${calls}`,
+        };
+      };
+      const app = () =>
+        createApp({
+          manager: store.manager(),
+          compaction,
+          logError: () => undefined,
+        });
+      const call = client(app());
+      const other = client(app());
+      const { id } = (
+        await call("POST", "/v1/sessions", { json: { name: "Long" } })
+      ).body;
+      for (let index = 1; index <= 12; index++)
+        await call("POST", `/v1/sessions/${id}/messages`, {
+          json: { message: text(`m${index}`, `message ${index}`) },
+        });
+      const compact = (key: string, via = call, json: object = {}) =>
+        via("POST", `/v1/sessions/${id}/compact`, {
+          json,
+          headers: { "Idempotency-Key": key },
+        });
+      const overlays = async () =>
+        (await call("GET", `/v1/sessions/${id}/compactions`)).body
+          .compactions as { id: string }[];
+
+      // The answer is lost after the overlay is stored (injected: storing it fails once).
+      const fault = vi
+        .spyOn(ImportIndex.prototype, "recordIdempotent")
+        .mockRejectedValueOnce(new Error("the process died"));
+      try {
+        expect((await compact("lost")).status).toBe(500);
+      } finally {
+        fault.mockRestore();
+      }
+      const retry = await compact("lost", other);
+      expect([retry.status, retry.headers.get("idempotent-replayed")]).toEqual([
+        200,
+        "true",
+      ]);
+      expect(retry.body.compaction.id).toBe((await overlays())[0]!.id);
+      expect((await compact("lost")).body).toEqual(retry.body);
+      expect([calls, (await overlays()).length]).toEqual([1, 1]);
+      expect((await compact("lost", call, { leafId: "m3" })).status).toBe(422);
+
+      // A retry while the first attempt still runs (in the other process) waits.
+      let open!: () => void;
+      gate = new Promise((resolve) => (open = resolve));
+      const running = compact("slow");
+      await vi.waitFor(() => expect(calls).toBe(2));
+      const waiting = await compact("slow", other);
+      expect([
+        waiting.status,
+        waiting.body.error.code,
+        waiting.headers.get("retry-after"),
+      ]).toEqual([409, "IDEMPOTENCY_IN_PROGRESS", "2"]);
+      gate = null;
+      open();
+      const done = await running;
+      expect(done.status).toBe(200);
+      const after = await compact("slow", other);
+      expect([after.status, after.body]).toEqual([200, done.body]);
+      expect([calls, (await overlays()).length]).toEqual([2, 2]);
+
+      // A first attempt that failed: its retry runs at once.
+      failNext = true;
+      expect((await compact("flaky")).status).toBe(500);
+      const rerun = await compact("flaky", other);
+      expect([rerun.status, rerun.headers.get("idempotent-replayed")]).toEqual([
+        200,
+        null,
+      ]);
+      expect([calls, (await overlays()).length]).toEqual([4, 3]);
+
+      // A first attempt that never finishes (its process hangs): after CLAIM_STALE_MS one retry
+      // in another process takes it over. When the hung attempt wakes up, it finds the retry's
+      // overlay and stores nothing. (Where both apps share one manager, as the in-memory suite
+      // does, they are one process, and there a compaction queues behind the one in flight.)
+      const firstManager = store.manager();
+      if (firstManager === store.manager()) return;
+      let wake!: () => void;
+      gate = new Promise((resolve) => (wake = resolve));
+      const hung = compact("hung");
+      await vi.waitFor(() => expect(calls).toBe(5));
+      gate = null;
+      expect((await compact("hung", other)).status).toBe(409);
+      const now = Date.now();
+      const clock = vi
+        .spyOn(Date, "now")
+        .mockReturnValue(now + CLAIM_STALE_MS + 1_000);
+      let takeover;
+      try {
+        takeover = await compact("hung", other);
+      } finally {
+        clock.mockRestore();
+      }
+      expect([takeover.status, calls]).toEqual([200, 6]);
+      wake();
+      const woke = await hung;
+      expect([woke.status, woke.body.compaction.id]).toEqual([
+        200,
+        takeover.body.compaction.id,
+      ]);
+      expect((await overlays()).length).toBe(4);
     }));
 }
