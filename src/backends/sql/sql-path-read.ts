@@ -3,6 +3,7 @@ import {
   decodeMessage,
   reviveMessage,
 } from "../../session/core/message-codec.js";
+import { mayReferenceAttachments } from "../../session/core/attachments.js";
 import { readContentsBySeqs } from "./sql-message-chunks.js";
 import {
   loadPathIdSet,
@@ -60,6 +61,7 @@ export function readPath(
     rootFirstIds: walk.rootFirstIds,
   };
   let keep = walk.split === null;
+  let attachmentFree = true;
   const values: unknown[] = [];
   let size = FIRST_WINDOW_ROWS;
   for (let start = 0; start < walk.rootFirstSeqs.length;) {
@@ -73,6 +75,7 @@ export function readPath(
     if (!row || row.messages === null || row.rows !== seqs.length) return null;
     const text = row.messages;
     if (!parseInto(values, text, seqs.length)) return null;
+    attachmentFree &&= !mayReferenceAttachments(text);
     raw.chars += text.length;
     keep &&= raw.chars <= keepChars;
     if (keep) raw.windows.push(text);
@@ -81,12 +84,16 @@ export function readPath(
   }
   if (walk.split !== null) {
     raw.whole = wholeByIndex(agent, walk.split, walk.rootFirstSeqs.length);
-    for (const [index, json] of raw.whole) values[index] = parseOrNull(json);
+    for (const [index, json] of raw.whole) {
+      values[index] = parseOrNull(json);
+      attachmentFree &&= !mayReferenceAttachments(json);
+    }
   }
   return {
     path: {
       ids: raw.rootFirstIds.slice(),
       messages: values.map(reviveMessage),
+      ...(attachmentFree ? { attachmentFree } : {}),
     },
     raw: keep ? raw : null,
   };
@@ -95,13 +102,21 @@ export function readPath(
 /** Decodes a kept raw path again, root first; `null` when some stored text is not JSON. */
 export function decodeRawPath(raw: RawPath): PathMessages | null {
   const values: unknown[] = [];
+  let attachmentFree = true;
   for (const window of raw.windows) {
     if (!parseInto(values, window, -1)) return null;
+    attachmentFree &&= !mayReferenceAttachments(window);
   }
   if (values.length !== raw.rootFirstIds.length) return null;
-  for (const [index, json] of raw.whole ?? [])
+  for (const [index, json] of raw.whole ?? []) {
     values[index] = parseOrNull(json);
-  return { ids: raw.rootFirstIds.slice(), messages: values.map(reviveMessage) };
+    attachmentFree &&= !mayReferenceAttachments(json);
+  }
+  return {
+    ids: raw.rootFirstIds.slice(),
+    messages: values.map(reviveMessage),
+    ...(attachmentFree ? { attachmentFree } : {}),
+  };
 }
 
 /** The path to `leafId` with its messages, root first, however its rows are stored. */

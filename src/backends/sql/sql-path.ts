@@ -51,6 +51,11 @@ export function loadPathWithContent(
 export interface PathMessages {
   ids: string[];
   messages: Array<SessionMessage | null>;
+  /**
+   * Set when no stored text of the path names an attachment (one native search over the texts
+   * read), so a read restores nothing and skips the per-part scan of every message.
+   */
+  attachmentFree?: true;
 }
 
 /** The rows of the path to `leafId` with role and stored size, root first, without reading content into JS. */

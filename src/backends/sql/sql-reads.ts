@@ -44,14 +44,12 @@ export function loadHistory(
 ): SessionMessage[] {
   if (path.ids.length === 0) return [];
   const { messages } = path;
-  return restoreMessages(
-    agent,
-    historyFromPath(
-      path.ids,
-      (index) => messages[index],
-      readCompactions(agent, sessionId),
-    ),
+  const history = historyFromPath(
+    path.ids,
+    (index) => messages[index],
+    readCompactions(agent, sessionId),
   );
+  return path.attachmentFree ? history : restoreMessages(agent, history);
 }
 
 /** The children of `messageId` in insertion order (unparseable rows skipped). */
