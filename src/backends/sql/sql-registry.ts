@@ -191,10 +191,15 @@ export class SqlSessionRegistry implements SessionRegistry {
 
   setConfigIfAbsent(sessionId: string, key: string, value: string): boolean {
     this.ready();
-    const inserted = this.agent.sql<{ key: string }>`
-      INSERT INTO assistant_config (session_id, key, value) VALUES (${sessionId}, ${key}, ${value})
-      ON CONFLICT (session_id, key) DO NOTHING RETURNING key`;
-    return inserted.length > 0;
+    this.agent
+      .sql`INSERT INTO assistant_config (session_id, key, value) VALUES (${sessionId}, ${key}, ${value})
+      ON CONFLICT (session_id, key) DO NOTHING`;
+    // `changes()` of this connection, read next (a sql store is synchronous, so nothing runs in
+    // between): not `RETURNING`, which a `sql` tag that runs writes without reading rows drops.
+    const [row] = this.agent.sql<{
+      inserted: number;
+    }>`SELECT changes() AS inserted`;
+    return Number(row?.inserted ?? 0) > 0;
   }
 
   listConfig(sessionId: string, prefix: string): Record<string, string> {
