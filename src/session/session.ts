@@ -642,14 +642,6 @@ export class Session {
     options?: CompactCallOptions,
   ): Promise<CompactResult | null> {
     const parts = await this.runtime.ready();
-    if (options?.requestKey !== undefined) {
-      if (typeof options.requestKey !== "string" || options.requestKey === "") {
-        throw new ArborError(
-          "INVALID_ARGUMENT",
-          "compact() needs `requestKey` to be a non-empty string when given",
-        );
-      }
-    }
     return this.runtime.compaction.compact(
       this.runtime.host(parts),
       leafId,

@@ -9,6 +9,7 @@ import {
 } from "../core/apply-compactions.js";
 import type { SessionTree } from "../state/session-tree.js";
 import type { SessionProvider } from "../contracts/provider.js";
+import { ArborError } from "../errors/index.js";
 import type {
   CompactResult,
   SessionMessage,
@@ -197,4 +198,13 @@ export async function storedUnder(
     summary: overlay.summary,
     ...(Object.keys(meta).length > 0 ? { meta } : {}),
   };
+}
+
+/** `compact()`'s `requestKey` rule: a non-empty string when given (`INVALID_ARGUMENT`). */
+export function checkRequestKey(requestKey: unknown): void {
+  if (typeof requestKey !== "string" || requestKey === "")
+    throw new ArborError(
+      "INVALID_ARGUMENT",
+      "compact() needs `requestKey` to be a non-empty string when given",
+    );
 }

@@ -189,7 +189,9 @@ export class SessionCompaction {
     const compactFunction = this.compactFunction!;
     // A repeat of a keyed compaction answers what the first stored, before any model call.
     if (requestKey !== undefined) {
-      const { storedUnder } = await import("./overlay-plan.js");
+      const { storedUnder, checkRequestKey } =
+        await import("./overlay-plan.js");
+      checkRequestKey(requestKey);
       const earlier = await storedUnder(host.tree.provider, requestKey);
       if (earlier) return earlier;
     }
