@@ -21,6 +21,7 @@ import {
   CompactResultSchema,
 } from "../schemas/context.js";
 import { CompactionSchema } from "../schemas/messages.js";
+import type { CompactResult } from "../../session/contracts/types.js";
 
 const tags = ["Compaction"];
 
@@ -122,14 +123,15 @@ export function compactionRoutes(
     // Under a key, the overlay is stamped with it (`requestKey`): a retry after a lost answer
     // finds it, and a retry while the first attempt runs waits on the claim (docs/server.md).
     const requestKey = idempotent?.key;
-    const stamped = async () =>
-      requestKey === undefined
-        ? undefined
-        : (await session.getCompactions()).findLast(
-            (overlay) => overlay.meta?.requestKey === requestKey,
-          );
+    const storedOverlay = async (range?: CompactResult) =>
+      (await session.getCompactions()).findLast((overlay) =>
+        requestKey !== undefined
+          ? overlay.meta?.requestKey === requestKey
+          : overlay.fromMessageId === range?.fromMessageId &&
+            overlay.toMessageId === range?.toMessageId,
+      );
     const claim = await claimed(deps.manager, c, idempotent, async () => {
-      const overlay = await stamped();
+      const overlay = await storedOverlay();
       return overlay ? { status: 200, body: { compaction: overlay } } : null;
     });
     if (claim instanceof Response) return claim as never;
@@ -139,16 +141,9 @@ export function compactionRoutes(
         leafId,
         requestKey === undefined ? undefined : { requestKey },
       );
-      const stored = !result
-        ? undefined
-        : requestKey !== undefined
-          ? await stamped()
-          : (await session.getCompactions()).findLast(
-              (overlay) =>
-                overlay.fromMessageId === result.fromMessageId &&
-                overlay.toMessageId === result.toMessageId,
-            );
-      answer = { compaction: stored ?? null };
+      answer = {
+        compaction: (result && (await storedOverlay(result))) ?? null,
+      };
     } catch (error) {
       await claim?.release().catch(() => undefined);
       throw error;
