@@ -16,6 +16,7 @@ import {
   ANNOUNCE_SQL,
   RECORD_CHANGE_CALL,
 } from "./postgres-change-log.js";
+import { LostStatementGuard } from "./postgres-lost-statements.js";
 import { bindable, readable } from "./postgres-values.js";
 import { StatementNames, worthNaming } from "./postgres-statement-names.js";
 
@@ -283,15 +284,18 @@ function executeExecutor(connection: PostgresConnection): PostgresExecutor {
 
 function postgresJsQueryable(
   sql: PostgresJsTransactionLike,
+  guard: LostStatementGuard,
 ): PostgresQueryable {
   return {
     async query<Row>(text: string, params: readonly unknown[] = []) {
       // postgres.js names and caches the statement itself when asked to, and keeps a client's
       // own `prepare: false` (a pooler in transaction mode) over this request.
-      const rows = await sql.unsafe(
-        params.length > 0 ? numberPlaceholders(text) : text,
-        bindable(params),
-        { prepare: worthNaming(text, params.length) },
+      const rows = await guard.run(() =>
+        sql.unsafe(
+          params.length > 0 ? numberPlaceholders(text) : text,
+          bindable(params),
+          { prepare: worthNaming(text, params.length) },
+        ),
       );
       return readable(rows) as Row[];
     },
@@ -299,18 +303,24 @@ function postgresJsQueryable(
 }
 
 function postgresJsExecutor(sql: PostgresJsLike): PostgresExecutor {
+  // One guard per client: a fault seen by any statement arms the deadline of all the others.
+  const guard = new LostStatementGuard();
   return {
     kind: "postgres-js",
     client: sql,
     supportsTransactions: true,
-    query: postgresJsQueryable(sql).query,
+    query: postgresJsQueryable(sql, guard).query,
     async transaction<T>(work: (tx: PostgresQueryable) => Promise<T>) {
       // The result leaves through the closure: `begin` would await the elements of an array
       // result, and its return type is the driver's.
       let result: { value: T } | undefined;
-      await sql.begin(async (transaction) => {
-        result = { value: await work(postgresJsQueryable(transaction)) };
-      });
+      await guard.run(() =>
+        sql.begin(async (transaction) => {
+          result = {
+            value: await work(postgresJsQueryable(transaction, guard)),
+          };
+        }),
+      );
       return result!.value;
     },
   };
