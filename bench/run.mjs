@@ -1,6 +1,9 @@
 // `npm run bench`: speed figures for the message store, measured side by side in one run.
 // Not a test: it prints a table (and writes .bench/results.json) for docs/benchmarks.md.
-import { mkdirSync, rmSync } from "node:fs";
+// `node bench/run.mjs --own` runs Arbor's own workloads only (sections 1-4 and the write
+// workloads: no reference implementations, ceilings or charts), which is what
+// bench/compare-builds.mjs runs against two builds.
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import {
@@ -23,6 +26,7 @@ import { throwawayDatabase } from "./standalone.mjs";
 import { message, sentence } from "./workload.mjs";
 import { runWriteWorkloads } from "./write-workloads.mjs";
 
+const OWN_ONLY = process.argv.includes("--own");
 const dir = join(process.cwd(), ".bench");
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
@@ -53,6 +57,17 @@ async function appendRun(backend, session, count) {
     total,
     "msg/s",
     `first 10%: ${Math.round(rates[0])}, last 10%: ${Math.round(rates[9])} (last/first ${(rates[9] / rates[0]).toFixed(2)})`,
+  );
+}
+
+function writeResults() {
+  writeFileSync(
+    join(dir, "results.json"),
+    JSON.stringify(
+      { at: new Date().toISOString(), node: process.version, rows },
+      null,
+      2,
+    ),
   );
 }
 
@@ -292,6 +307,13 @@ async function postgresBench(serverUrl) {
   }
 }
 
+if (OWN_ONLY) {
+  // updateMessage / deleteMessages at 100 to 100,000 messages, fork at 10,000, appendAll.
+  await runWriteWorkloads(dir, record);
+  writeResults();
+  process.exit(0);
+}
+
 // 5. Peak memory of a 100,000-message read: the whole path against streamed windows.
 await runHistoryMemory(dir, record);
 
@@ -319,15 +341,7 @@ await runGetHistoryMemory(dir, record);
 // What tool calls cost the text index, with tool outputs off and on (SQLite and PostgreSQL).
 await runIndexSize(dir, record);
 
-const { writeFileSync } = await import("node:fs");
-writeFileSync(
-  join(dir, "results.json"),
-  JSON.stringify(
-    { at: new Date().toISOString(), node: process.version, rows },
-    null,
-    2,
-  ),
-);
+writeResults();
 
 // Charts of this run's rows (docs/benchmarks/*.svg), last.
 writeChartsFrom([join(dir, "results.json")]);

@@ -104,7 +104,11 @@ export function scoreRows(
   const matchers = termMatchers(analyzed);
   if (matchers.length === 0) return [];
   const found: Array<{ row: MemoryRow; counts: number[]; length: number }> = [];
-  const documentFrequency = matchers.map(() => 0);
+  const terms = matchers.length;
+  const documentFrequency = new Array<number>(terms).fill(0);
+  // The scan visits every row of the session: it allocates only for a row that matches.
+  const counts = new Array<number>(terms).fill(0);
+  const timed = options.since !== undefined || options.until !== undefined;
   let documents = 0;
   let totalLength = 0;
   for (const row of rows) {
@@ -113,17 +117,18 @@ export function scoreRows(
     const indexed = (row.searchCache ??= index(text));
     documents++;
     totalLength += indexed.length;
-    if (!withinTimeRange(row.createdAt, options)) continue;
+    if (timed && !withinTimeRange(row.createdAt, options)) continue;
     let matched = false;
-    const counts = matchers.map((matcher, at) => {
-      const count = matcher(indexed);
+    for (let at = 0; at < terms; at++) {
+      const count = matchers[at]!(indexed);
+      counts[at] = count;
       if (count > 0) {
         matched = true;
         documentFrequency[at]!++;
       }
-      return count;
-    });
-    if (matched) found.push({ row, counts, length: indexed.length });
+    }
+    if (matched)
+      found.push({ row, counts: counts.slice(), length: indexed.length });
   }
   const averageLength = documents > 0 ? totalLength / documents : 1;
   // The rarest terms are the ranked ones (`rarestTerms`), as on the other backends.
@@ -147,19 +152,20 @@ export function scoreRows(
   const hits: ScoredRow[] = [];
   for (const match of found) {
     const { row, length } = match;
-    const counts = kept.map((at) => match.counts[at]!);
-    if (counts.every((count) => count === 0)) continue;
-    const every = counts.every((count) => count > 0);
-    if (analyzed.match === "all" && !every) continue;
-    const rare =
-      everyRare ||
-      counts.some((count, at) => count > 0 && rareTerms?.has(at) === true);
+    const norm = K1 * (1 - B + (B * Math.max(length, 1)) / averageLength);
+    let held = 0;
+    let rare = everyRare;
     let score = 0;
-    counts.forEach((count, at) => {
-      if (count === 0) return;
-      const norm = K1 * (1 - B + (B * Math.max(length, 1)) / averageLength);
+    for (let at = 0; at < kept.length; at++) {
+      const count = match.counts[kept[at]!]!;
+      if (count === 0) continue;
+      held++;
+      if (rareTerms?.has(at) === true) rare = true;
       score += (weights[at]! * (count * (K1 + 1))) / (count + norm);
-    });
+    }
+    if (held === 0) continue;
+    const every = held === kept.length;
+    if (analyzed.match === "all" && !every) continue;
     hits.push({ row, score, every, rare });
   }
   return hits;
