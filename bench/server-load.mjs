@@ -24,7 +24,8 @@
 // exactly once: no event missed, none twice.
 //
 //   node bench/server-load.mjs   (after `npm run build`; ARBOR_TEST_PG_URL, default
-//   postgres://postgres@127.0.0.1:5432/postgres; ARBOR_BENCH_SECONDS, ARBOR_BENCH_CLIENTS)
+//   postgres://postgres@127.0.0.1:5432/postgres; ARBOR_BENCH_SECONDS, ARBOR_BENCH_CLIENTS;
+//   ARBOR_BENCH_FAULTS=0 for the throughput runs alone)
 import { spawn } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -41,6 +42,8 @@ const PG =
   "postgres://postgres@127.0.0.1:5432/postgres";
 const SECONDS = Number(process.env.ARBOR_BENCH_SECONDS ?? 15);
 const CLIENTS = Number(process.env.ARBOR_BENCH_CLIENTS ?? 32);
+/** `ARBOR_BENCH_FAULTS=0` skips the fault runs (throughput only). */
+const FAULTS = process.env.ARBOR_BENCH_FAULTS !== "0";
 const SESSIONS = 200;
 const WORDS = ["budget", "travel", "deploy", "garden", "invoice", "kitchen"];
 const WARM_UP_MS = 2_000;
@@ -89,7 +92,7 @@ for (const processes of [1, 2]) {
 // processes goes through a forwarder the run controls), and PostgreSQL itself restarted halfway
 // (`pg_ctl restart -m fast` of a private cluster the run starts on its own port). The shared
 // server is never restarted.
-for (const fault of ["SIGKILL", "SIGTERM", "outage", "restart"]) {
+for (const fault of FAULTS ? ["SIGKILL", "SIGTERM", "outage", "restart"] : []) {
   const cluster = fault === "restart" ? await startPrivateCluster() : null;
   const database = await throwawayDatabase(
     cluster ? cluster.url : PG,
