@@ -57,6 +57,38 @@ export function sessionCases(withStore: WithStore): void {
       expect(gone.body.error.code).toBe("SESSION_NOT_FOUND");
     }));
 
+  it("reads a history: the messages of a session, [] for an empty one, 404 for an unknown or deleted one", () =>
+    withStore(async (store) => {
+      const call = client(createApp({ manager: store.manager() }));
+      const history = (id: string) => call("GET", `/v1/sessions/${id}/history`);
+      const empty = (
+        await call("POST", "/v1/sessions", { json: { name: "E" } })
+      ).body.id as string;
+      expect([
+        (await history(empty)).status,
+        (await history(empty)).body,
+      ]).toEqual([200, { messages: [], leafId: null }]);
+      for (const unknown of [
+        "no-such-session",
+        "00000000-0000-4000-8000-000000000000",
+      ]) {
+        const answer = await history(unknown);
+        expect([answer.status, answer.body.error?.code]).toEqual([
+          404,
+          "SESSION_NOT_FOUND",
+        ]);
+      }
+      const full = (await call("POST", "/v1/sessions", { json: { name: "F" } }))
+        .body.id as string;
+      await call("POST", `/v1/sessions/${full}/messages`, {
+        json: { message: text("h1", "Hello") },
+      });
+      const read = await history(full);
+      expect([read.status, read.body.leafId]).toEqual([200, "h1"]);
+      expect((await call("DELETE", `/v1/sessions/${full}`)).status).toBe(204);
+      expect((await history(full)).status).toBe(404);
+    }));
+
   it("appends messages under the active leaf, a parent, or as a new root", () =>
     withStore(async (store) => {
       const call = client(createApp({ manager: store.manager() }));
