@@ -37,7 +37,20 @@ if (!existsSync(join(ROOT, "dist", "session", "index.js"))) {
 
 const git = (...gitArgs) =>
   execFileSync("git", gitArgs, { cwd: ROOT, encoding: "utf8" }).trim();
-const sha = git("rev-parse", "--verify", `${ref}^{commit}`);
+let sha;
+try {
+  sha = execFileSync(
+    "git",
+    ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`],
+    {
+      cwd: ROOT,
+      encoding: "utf8",
+    },
+  ).trim();
+} catch {
+  console.error(`compare-builds: ${ref} names no commit of this repository`);
+  process.exit(2);
+}
 const head = git("rev-parse", "--short", "HEAD");
 const before = join(tmpdir(), `arbor-before-${sha.slice(0, 12)}`);
 
