@@ -57,7 +57,7 @@ export function sessionCases(withStore: WithStore): void {
       expect(gone.body.error.code).toBe("SESSION_NOT_FOUND");
     }));
 
-  it("reads a history: the messages of a session, [] for an empty one, 404 for an unknown or deleted one", () =>
+  it("reads a history and a recent history: the messages of a session, [] for an empty one, 404 for an unknown or deleted one", () =>
     withStore(async (store) => {
       const call = client(createApp({ manager: store.manager() }));
       const history = (id: string) => call("GET", `/v1/sessions/${id}/history`);
@@ -85,8 +85,19 @@ export function sessionCases(withStore: WithStore): void {
       });
       const read = await history(full);
       expect([read.status, read.body.leafId]).toEqual([200, "h1"]);
+      const recent = (id: string) =>
+        call("GET", `/v1/sessions/${id}/history/recent?maxBytes=10000`);
+      expect((await recent(full)).body.messages.map((m: any) => m.id)).toEqual([
+        "h1",
+      ]);
+      expect([
+        (await recent(empty)).status,
+        (await recent(empty)).body.messages,
+      ]).toEqual([200, []]);
+      expect((await recent("no-such-session")).status).toBe(404);
       expect((await call("DELETE", `/v1/sessions/${full}`)).status).toBe(204);
       expect((await history(full)).status).toBe(404);
+      expect((await recent(full)).status).toBe(404);
     }));
 
   it("appends messages under the active leaf, a parent, or as a new root", () =>
