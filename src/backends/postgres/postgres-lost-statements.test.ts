@@ -88,6 +88,21 @@ describe("LostStatementGuard (statements scripted by the test)", () => {
     expect(await pendingOutcome).toEqual({ value: "rows" });
   });
 
+  it("passes on a statement that throws before it starts, and keeps nothing of it", async () => {
+    const guard = new LostStatementGuard(30);
+    const bad = guard.run<string>(() => {
+      throw new TypeError("bad arguments");
+    });
+    await expect(bad).rejects.toThrow("bad arguments");
+    expect(guard.pending).toBe(0);
+    const settled = statement();
+    const done = guard.run(() => settled.promise);
+    expect(guard.pending).toBe(1);
+    settled.resolve("rows");
+    expect(await done).toBe("rows");
+    expect(guard.pending).toBe(0);
+  });
+
   it("forgets the fault once its window has passed", async () => {
     let now = 0;
     const guard = new LostStatementGuard(30, () => now);

@@ -49,6 +49,11 @@ export class LostStatementGuard {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
+  /** Statements in flight: started through `run` and not settled yet. */
+  get pending(): number {
+    return this.#pending.size;
+  }
+
   /** Runs `statement`, rejecting it if it is lost with a failed connection. */
   run<T>(statement: () => PromiseLike<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -62,7 +67,15 @@ export class LostStatementGuard {
         this.#pending.delete(entry);
         if (entry.timer !== undefined) clearTimeout(entry.timer);
       };
-      statement().then(
+      let running: PromiseLike<T>;
+      try {
+        running = statement();
+      } catch (error) {
+        settle();
+        reject(error);
+        return;
+      }
+      running.then(
         (value) => {
           settle();
           resolve(value);
