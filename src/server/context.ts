@@ -45,6 +45,25 @@ export async function openSession(
   return deps.manager.getSession(id);
 }
 
+/**
+ * `read` of the session behind `{id}`, under the access check of `openSession`. Without auth the
+ * read goes first and only an empty answer is checked: a session is registered by its first
+ * message, so stored messages show it is there, and the common read costs no registry lookup (an
+ * unknown session still answers 404). With auth the tenant's check comes first.
+ */
+export async function readSession<T>(
+  deps: ServerDeps,
+  c: Context<ServerEnv>,
+  id: string,
+  read: (session: Session) => Promise<T>,
+  isEmpty: (answer: T) => boolean,
+): Promise<T> {
+  if (tenantOf(c) !== null) return read(await openSession(deps, c, id));
+  const answer = await read(deps.manager.getSession(id));
+  if (isEmpty(answer)) await openSession(deps, c, id);
+  return answer;
+}
+
 /** The session's row after an access check (see `openSession`). */
 export async function requireInfo(
   deps: ServerDeps,

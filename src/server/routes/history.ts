@@ -4,8 +4,8 @@ import type { SessionMessage } from "../../session/contracts/types.js";
 import { activeHistory, type Session } from "../../session/session.js";
 import {
   openSession,
+  readSession,
   requireMessage,
-  tenantOf,
   toWire,
   type ServerDeps,
   type ServerEnv,
@@ -86,39 +86,28 @@ export function historyRoutes(
   app.openapi(getHistory, async (c) => {
     const { id } = c.req.valid("param");
     const given = c.req.valid("query").leafId;
-    if (given === undefined && tenantOf(c) === null) {
-      // The active branch: its leaf and history in one read where the store can (one statement
-      // on PostgreSQL), so the two agree while other writers append. Without auth the read goes
-      // first: messages prove the session is there, so only an empty answer pays the access
-      // check (an unknown session answers 404 as before), and the common read is one statement.
-      const { messages, leafId } = await activeHistory(
-        deps.manager.getSession(id),
-      );
-      if (messages.length === 0) await openSession(deps, c, id);
-      return c.json({ messages: messages.map(toWire), leafId }, 200);
-    }
-    const session = await openSession(deps, c, id);
+    // The active branch: its leaf and history in one read where the store can (one statement on
+    // PostgreSQL), so the two agree while other writers append.
     const { messages, leafId } =
       given === undefined
-        ? await activeHistory(session)
-        : await historyOf(session, id, given);
+        ? await readSession(deps, c, id, activeHistory, noMessages)
+        : await historyOf(await openSession(deps, c, id), id, given);
     return c.json({ messages: messages.map(toWire), leafId }, 200);
   });
 
   app.openapi(getRecentHistory, async (c) => {
     const { id } = c.req.valid("param");
     const { maxBytes, leafId } = c.req.valid("query");
-    if (leafId === undefined && tenantOf(c) === null) {
-      // As the history above: messages prove the session is there; only an empty answer is checked.
-      const recent = await deps.manager
-        .getSession(id)
-        .getRecentHistory(maxBytes, 1);
-      if (recent.messages.length === 0) await openSession(deps, c, id);
-      return c.json({ ...recent, messages: recent.messages.map(toWire) }, 200);
-    }
-    const session = await openSession(deps, c, id);
-    if (leafId !== undefined) await requireMessage(session, id, leafId);
-    const recent = await session.getRecentHistory(maxBytes, 1, leafId);
+    const recent =
+      leafId === undefined
+        ? await readSession(
+            deps,
+            c,
+            id,
+            (session) => session.getRecentHistory(maxBytes, 1),
+            noMessages,
+          )
+        : await recentOf(await openSession(deps, c, id), id, maxBytes, leafId);
     return c.json({ ...recent, messages: recent.messages.map(toWire) }, 200);
   });
 
@@ -153,6 +142,20 @@ export function historyRoutes(
 }
 
 // --- Internal helpers ---
+
+const noMessages = (answer: { messages: readonly unknown[] }) =>
+  answer.messages.length === 0;
+
+/** The recent history up to the given leaf, which must exist. */
+async function recentOf(
+  session: Session,
+  sessionId: string,
+  maxBytes: number,
+  leafId: string,
+) {
+  await requireMessage(session, sessionId, leafId);
+  return session.getRecentHistory(maxBytes, 1, leafId);
+}
 
 /** The history of the given leaf, which must exist. */
 async function historyOf(
