@@ -1,4 +1,7 @@
-import type { ChangePosition } from "../../session/contracts/changes.js";
+import type {
+  ChangeEvent,
+  ChangePosition,
+} from "../../session/contracts/changes.js";
 import { ArborTypeError } from "../../session/errors/index.js";
 
 /**
@@ -75,6 +78,42 @@ export function cursorAfter(
   last: boolean,
 ): string {
   return last ? next : `${base}/${next}/${seq}`;
+}
+
+/**
+ * How a watch resumed with a catch-up read in snapshot `caughtUp` takes a live event (published
+ * with its transaction id): `null` when the catch-up delivered it, else the event with a cursor
+ * that covers the catch-up too.
+ *
+ * A live event inside a read `A → B` carries `A/B/seq`: "all of A, and B's rows up to seq". The
+ * catch-up may have delivered rows of that same read with a higher seq (those `caughtUp` saw);
+ * resuming from `A/B/seq` would deliver them again. When `caughtUp` is later than `A`, everything
+ * it saw has been delivered, so the cursor becomes `caughtUp/B/seq`.
+ */
+export function followCatchUp(
+  caughtUp: Snapshot,
+  event: ChangeEvent,
+  xid: bigint,
+): ChangeEvent | null {
+  if (visibleIn(caughtUp, xid)) return null;
+  const parts = event.cursor.split("/");
+  if (parts.length !== 3) return event;
+  const base = parseSnapshot(parts[0]!);
+  if (later(base, caughtUp) !== caughtUp || base.text === caughtUp.text)
+    return event;
+  return {
+    ...event,
+    cursor: cursorAfter(caughtUp.text, parts[1]!, parts[2]!, false),
+  };
+}
+
+/**
+ * The later of two snapshots of one cluster: transaction ids are assigned in order, so a later
+ * snapshot's `xmax` is not lower, and with the same `xmax` its running set only shrank.
+ */
+function later(a: Snapshot, b: Snapshot): Snapshot {
+  if (a.xmax !== b.xmax) return a.xmax > b.xmax ? a : b;
+  return a.running.size <= b.running.size ? a : b;
 }
 
 /** Whether the transaction `xid` had ended (committed, for a row that exists) in `snapshot`. */

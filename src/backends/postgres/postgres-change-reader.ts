@@ -78,6 +78,9 @@ export class ChangeReader {
       const [row] = await this.executor.query<{ snap: string }>(
         "SELECT txid_current_snapshot()::text AS snap",
       );
+      // A start that a stop and a newer start overtook must not move the position: its
+      // snapshot, older or newer than the current one, would deliver rows twice or skip them.
+      if (generation !== this.#generation) return;
       this.#snapshot = row?.snap ?? null;
       this.#failing = false;
     } catch (error) {
@@ -385,11 +388,15 @@ export class ChangeReader {
     try {
       await this.#starting;
       if (this.feed.size === 0) return;
+      // A read that a stop and a new start overtake publishes nothing: the new start took its own
+      // position, which this read's rows may fall on either side of.
+      const generation = this.#generation;
       const base = this.#snapshot;
       if (base === null) {
         const [row] = await this.executor.query<{ snap: string }>(
           "SELECT txid_current_snapshot()::text AS snap",
         );
+        if (generation !== this.#generation) return;
         this.#snapshot = row?.snap ?? null;
         this.#recovered();
         return;
@@ -407,7 +414,12 @@ export class ChangeReader {
       );
       this.#recovered();
       const next = rows[0]?.snap;
-      if (next === undefined || this.#snapshot !== base) return;
+      if (
+        next === undefined ||
+        generation !== this.#generation ||
+        this.#snapshot !== base
+      )
+        return;
       const found = rows.filter((row) => row.seq !== null);
       found.forEach((row, index) => {
         const cursor = cursorAfter(

@@ -9,8 +9,8 @@ import type { PostgresClient } from "./postgres-client.js";
 import { postgresOps } from "./postgres-lazy.js";
 import type { ChangeReader } from "./postgres-change-reader.js";
 import {
+  followCatchUp,
   parsePostgresPosition,
-  visibleIn,
   type PostgresPosition,
 } from "./postgres-change-position.js";
 
@@ -129,7 +129,9 @@ class ChangeHub {
           position,
         );
         if (stopped()) return;
-        watch.resume(events, (_event, xid) => visibleIn(snapshot, xid));
+        watch.resume(events, (event, xid) =>
+          followCatchUp(snapshot, event, xid),
+        );
         return;
       } catch (error) {
         if (!warned) {

@@ -19,7 +19,7 @@ export const CHANGE_LOG_RETENTION = 10_000;
  *
  * A resumed watch is added `held`: live events queue up while the backend reads what the watch
  * missed, and `resume()` delivers those first, then the held live events the catch-up did not
- * already cover (`skip`, told by the `token` the backend published each event with).
+ * already cover (`follow`, told by the `token` the backend published each event with).
  */
 export class ChangeFeed<Token = undefined> {
   readonly #watchers = new Set<Watcher<Token>>();
@@ -75,13 +75,17 @@ export interface HeldWatch<Token> {
   stop: Unsubscribe;
   /**
    * Delivers `missed` (the catch-up, oldest first), then the live events held meanwhile and all
-   * later ones, except those `skip` says the catch-up covered.
+   * later ones, each as `follow` returns it: `null` for one the catch-up covered, else the event,
+   * whose cursor `follow` may restate so it also covers what the catch-up delivered.
    */
-  resume(
-    missed: readonly ChangeEvent[],
-    skip?: (event: ChangeEvent, token: Token) => boolean,
-  ): void;
+  resume(missed: readonly ChangeEvent[], follow?: FollowCatchUp<Token>): void;
 }
+
+/** How a resumed watch takes a live event after its catch-up (`HeldWatch.resume`). */
+export type FollowCatchUp<Token> = (
+  event: ChangeEvent,
+  token: Token,
+) => ChangeEvent | null;
 
 /**
  * A bounded change log kept in this process, with the positions of the change feed: what the
@@ -205,7 +209,7 @@ class Watcher<Token> {
   closed = false;
   readonly #queue: ChangeEvent[] = [];
   #held: Array<[ChangeEvent, Token]> | null;
-  #skip: ((event: ChangeEvent, token: Token) => boolean) | undefined;
+  #follow: FollowCatchUp<Token> | undefined;
   #draining = false;
   #warned = false;
 
@@ -222,21 +226,21 @@ class Watcher<Token> {
       this.#held.push([structuredClone(event), token]);
       return;
     }
-    if (this.#skip?.(event, token)) return;
-    this.#queue.push(structuredClone(event));
+    const followed = this.#follow ? this.#follow(event, token) : event;
+    if (followed === null) return;
+    this.#queue.push(structuredClone(followed));
     this.#kick();
   }
 
-  resume(
-    missed: readonly ChangeEvent[],
-    skip?: (event: ChangeEvent, token: Token) => boolean,
-  ): void {
+  resume(missed: readonly ChangeEvent[], follow?: FollowCatchUp<Token>): void {
     const held = this.#held ?? [];
     this.#held = null;
-    this.#skip = skip;
+    this.#follow = follow;
     for (const event of missed) this.#queue.push(structuredClone(event));
-    for (const [event, token] of held)
-      if (!skip?.(event, token)) this.#queue.push(event);
+    for (const [event, token] of held) {
+      const followed = follow ? follow(event, token) : event;
+      if (followed !== null) this.#queue.push(followed);
+    }
     this.#kick();
   }
 
