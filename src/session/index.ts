@@ -166,6 +166,7 @@ export type { ImportRecords } from "./contracts/provider.js";
 /** A path row as streamed history plans its windows (`getPathIds`). */
 export type {
   AppendBatchResult,
+  InsertMessageOptions,
   InsertMessageResult,
   PathEntry,
   StoreTokenEstimate,

@@ -1,6 +1,7 @@
 import { reclaimWithinMessage } from "./context/skills.js";
 import type {
   AppendBatchResult,
+  InsertMessageOptions,
   InsertMessageResult,
   SessionProvider,
 } from "./contracts/provider.js";
@@ -79,12 +80,33 @@ export class SessionWrites {
     return taken(outcome.tree, outcome.stored, outcome.requested);
   }
 
+  /**
+   * `appendWithResult()` that writes only if the session has its registry row, checked by the
+   * insert itself (`insertChecksRegistry`); `null`, with nothing written, when it has none.
+   * Only for a provider that declares the check.
+   */
+  async appendIfRegistered(
+    message: SessionMessage,
+    parentId?: string | null,
+  ): Promise<AppendMessageResult | null> {
+    const outcome = await this.insert(message, parentId, {
+      requireRegistered: true,
+    });
+    if (outcome.unregistered) return null;
+    if (outcome.inserted)
+      return { inserted: true, message: outcome.stored, matchesStored: true };
+    return taken(outcome.tree, outcome.stored, outcome.requested);
+  }
+
   /** The append itself: validation, the locked insert, audit, hooks and auto-compaction. */
   private async insert(
     message: SessionMessage,
     parentId: string | null | undefined,
+    options?: InsertMessageOptions,
   ): Promise<{
     inserted: boolean;
+    /** The session had no registry row (`options.requireRegistered`): nothing was written. */
+    unregistered: boolean;
     stored: SessionMessage;
     requested: string | null | undefined;
     tree: SessionTree;
@@ -98,6 +120,7 @@ export class SessionWrites {
     const requested = requestedParent(message.id, parentId, runtime);
     const estimator = runtime.compaction.estimator;
     let inserted = false;
+    let unregistered = false;
     let registryTouched = false;
     await runtime.exclusive(provider, async () => {
       const before = await this.parentBeforeInsert(tree, requested, message);
@@ -107,8 +130,10 @@ export class SessionWrites {
         stored,
         before.pass,
         prepared.json,
+        options,
       );
-      inserted = outcome.inserted;
+      unregistered = outcome.registered === false;
+      inserted = outcome.inserted && !unregistered;
       registryTouched = outcome.registryTouched === true;
       if (!inserted) return;
       await tree.changed();
@@ -120,7 +145,13 @@ export class SessionWrites {
       else estimator.appended(stored, parent);
       runtime.record("append", { message: stored, parentId: parent ?? null });
     });
-    const outcome = { inserted, stored: prepared.stored, requested, tree };
+    const outcome = {
+      inserted,
+      unregistered,
+      stored: prepared.stored,
+      requested,
+      tree,
+    };
     if (!inserted) {
       // Nothing was written: no hook, no compaction.
       await runtime.emitIdle();
@@ -394,13 +425,26 @@ async function insertOne(
   message: SessionMessage,
   parentId: string | null | undefined,
   json: string | undefined,
+  options: InsertMessageOptions | undefined,
 ): Promise<{
   inserted: boolean;
   parentId: InsertMessageResult["parentId"] | undefined;
   registryTouched?: boolean;
+  registered?: boolean;
 }> {
+  if (
+    options?.requireRegistered &&
+    !(provider.insertChecksRegistry && provider.insertMessage)
+  ) {
+    throw new ArborTypeError(
+      "NOT_SUPPORTED",
+      "[arbor] This provider's insertMessage does not check the registry (insertChecksRegistry)",
+    );
+  }
   if (provider.insertMessage)
-    return provider.insertMessage(message, parentId, json);
+    return options
+      ? provider.insertMessage(message, parentId, json, options)
+      : provider.insertMessage(message, parentId, json);
   const inserted = await provider.appendMessage(message, parentId);
   return { inserted: inserted !== false, parentId: undefined };
 }

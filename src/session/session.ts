@@ -120,6 +120,15 @@ export class Session {
     return session.runtime;
   }
 
+  /**
+   * The message writes of a session (`appendIfRegistered`).
+   *
+   * @internal Not public API: stripped from the published types.
+   */
+  static writesOf(session: Session): SessionWrites {
+    return session.writes;
+  }
+
   /** Uses exactly the given provider and options: no auto-wiring (docs/behavior/session-setup.md). */
   constructor(provider: SessionProvider, options: SessionOptions = {}) {
     assertSessionTarget(provider, "new Session()");
@@ -775,6 +784,25 @@ export async function activeHistory(
 ): Promise<{ messages: SessionMessage[]; leafId: string | null }> {
   const { tree } = await Session.runtimeOf(session).ready();
   return tree.activeHistory();
+}
+
+/** Whether the session's provider checks the registry in its insert (`insertChecksRegistry`; not public API). */
+export async function insertChecksRegistry(session: Session): Promise<boolean> {
+  const { provider } = await Session.runtimeOf(session).ready();
+  return provider.insertChecksRegistry === true && !!provider.insertMessage;
+}
+
+/**
+ * `appendMessageWithResult()` that writes only if the session has its registry row, checked by
+ * the insert itself; `null`, with nothing written, when it has none. For a provider that
+ * declares `insertChecksRegistry` (SessionManager.appendToExisting; not public API).
+ */
+export function appendIfRegistered(
+  session: Session,
+  message: SessionMessage,
+  parentId?: string | null,
+): Promise<AppendMessageResult | null> {
+  return Session.writesOf(session).appendIfRegistered(message, parentId);
 }
 
 /** Lets a SessionManager hear every write of a session it manages (not public API). */

@@ -100,6 +100,43 @@ describe("a custom Backend", () => {
       code: "NOT_SUPPORTED",
     });
   });
+
+  it("whose insert does not check the registry: appendToExisting reads the registry first", async () => {
+    const rows = memoryBackend(new MemoryStore());
+    const lookups: string[] = [];
+    const registry = Object.assign(Object.create(rows.registry), {
+      get: (id: string) => {
+        lookups.push(id);
+        return rows.registry.get(id);
+      },
+    });
+    // A provider that does not declare `insertChecksRegistry`, as a third-party one would not.
+    const plain = (sessionId: string) =>
+      new Proxy(rows.session(sessionId), {
+        get(target, key) {
+          if (key === "insertChecksRegistry") return undefined;
+          const value = Reflect.get(target, key, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+    const manager = SessionManager.create({
+      name: "custom",
+      identity: rows.identity,
+      registry,
+      session: plain,
+    });
+    await expect(
+      manager.appendToExisting("ghost", text("m1", "hello?")),
+    ).rejects.toMatchObject({ code: "SESSION_NOT_FOUND" });
+    expect(lookups).toEqual(["ghost"]);
+    expect(await rows.registry.get("ghost")).toBeNull();
+    expect(await manager.getHistory("ghost")).toEqual([]);
+    const { id } = await manager.create("notes");
+    const result = await manager.appendToExisting(id, text("m1", "hello"));
+    expect(result.inserted).toBe(true);
+    expect(lookups.filter((looked) => looked === id)).toHaveLength(1);
+    expect((await manager.getHistory(id)).map((m) => m.id)).toEqual(["m1"]);
+  });
 });
 
 // The whole erase suite of arbor-memory/testing, as a third-party store would run it: every

@@ -65,6 +65,22 @@ describePostgres("statements per request on PostgreSQL (pg Pool)", () => {
       });
       expect(answer.status).toBe(201);
     });
+    // A session that does not exist gets its 404 from the insert, which wrote nothing (its first
+    // opening reads the session's settings too).
+    const missing = await statementsOf(async () => {
+      const answer = await call("POST", `/v1/sessions/nowhere/messages`, {
+        json: { message: text("lost", "Hello?") },
+      });
+      expect(answer.status).toBe(404);
+      expect(answer.body.error.code).toBe("SESSION_NOT_FOUND");
+    });
+    expect(
+      missing.filter((sql) => sql.includes("assistant_messages")),
+    ).toHaveLength(1);
+    const stored = await database!.pool.query(
+      "SELECT (SELECT count(*) FROM assistant_messages WHERE session_id = 'nowhere')::int AS messages, (SELECT count(*) FROM assistant_sessions WHERE id = 'nowhere')::int AS rows",
+    );
+    expect(stored.rows[0]).toEqual({ messages: 0, rows: 0 });
     const retry = await statementsOf(async () => {
       const answer = await call("POST", `/v1/sessions/${target}/messages`, {
         json: { message: text("second", "Again") },
@@ -87,14 +103,14 @@ describePostgres("statements per request on PostgreSQL (pg Pool)", () => {
       expect(row).toMatchObject({ messageCount: 2, metadata: { n: "0" } });
     });
     // Before: 3 (the access check, the insert, the registry touch), 4 (the access check, the
-    // leaf, the path, the overlays) and 151 (1 + 3 per listed session). Without auth a history
-    // with messages needs no access check: it is one statement.
+    // leaf, the path, the overlays) and 151 (1 + 3 per listed session). Without auth the insert
+    // checks that the session exists, and a history with messages needs no access check.
     expect({
       append: append.length,
       retry: retry.length,
       history: history.length,
       list: list.length,
-    }).toEqual({ append: 2, retry: 3, history: 1, list: 1 });
+    }).toEqual({ append: 1, retry: 2, history: 1, list: 1 });
     // The append's registry touch rides in its insert: the row moved to the top of the list.
     const top = await call("GET", "/v1/sessions?limit=1");
     expect(top.body.sessions[0].id).toBe(target);

@@ -4,6 +4,7 @@ import { utf8Length } from "../../session/core/utf8.js";
 import { memoryEmbeddings } from "./memory-embedding-access.js";
 import type {
   ImportRecords,
+  InsertMessageOptions,
   InsertMessageResult,
   PathEntry,
   SessionProvider,
@@ -75,6 +76,8 @@ export class InMemorySessionProvider implements SessionProvider {
   readonly storeIdentity: MemoryStore;
   /** Inline file data is kept once per store, apart from the rows. */
   readonly storesAttachments = true;
+  /** `insertMessage` honours `requireRegistered` (the registry is in the same store). */
+  readonly insertChecksRegistry = true;
   private readonly store: MemoryStore;
 
   constructor(
@@ -159,7 +162,10 @@ export class InMemorySessionProvider implements SessionProvider {
     message: SessionMessage,
     parentId: string | null | undefined,
     json?: string,
+    options?: InsertMessageOptions,
   ): InsertMessageResult {
+    if (options?.requireRegistered && !this.store.registry.has(this.sessionId))
+      return { inserted: false, parentId: null, registered: false };
     return appendRow(this.store, this.sessionId, message, parentId, json);
   }
 

@@ -7,6 +7,7 @@ import type {
 } from "../../session/contracts/changes.js";
 import type {
   ImportRecords,
+  InsertMessageOptions,
   InsertMessageResult,
   PathEntry,
   SessionProvider,
@@ -76,6 +77,8 @@ export class PostgresSessionProvider implements SessionProvider {
   readonly sessionId: string;
   /** Inline file data is kept once per database in `arbor_attachments`, apart from the rows. */
   readonly storesAttachments = true;
+  /** `insertMessage` honours `requireRegistered` (the registry is in the same database). */
+  readonly insertChecksRegistry = true;
   readonly #client: PostgresClient;
   readonly #options: PostgresSessionProviderOptions;
   #loaded: PostgresSessionStore | undefined;
@@ -166,8 +169,14 @@ export class PostgresSessionProvider implements SessionProvider {
     message: SessionMessage,
     parentId: string | null | undefined,
     json?: string,
+    options?: InsertMessageOptions,
   ): Promise<InsertMessageResult> {
-    return (await this.#store()).insertMessage(message, parentId, json);
+    return (await this.#store()).insertMessage(
+      message,
+      parentId,
+      json,
+      options,
+    );
   }
 
   /** Replaces content, role and search text of the message with this id; a no-op if absent. */

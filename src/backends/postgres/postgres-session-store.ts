@@ -1,5 +1,6 @@
 import type {
   ImportRecords,
+  InsertMessageOptions,
   InsertMessageResult,
   PathEntry,
   StoredMessageRecord,
@@ -103,6 +104,7 @@ export class PostgresSessionStore {
     message: SessionMessage,
     parentId: string | null | undefined,
     json?: string,
+    options?: InsertMessageOptions,
   ): Promise<InsertMessageResult> {
     // Encoded (and so validated) before waiting for the store: an invalid message throws first.
     const encoded = encodeForStorage(message, json);
@@ -116,6 +118,7 @@ export class PostgresSessionStore {
       encoded,
       parentId,
       touch ? new Date().toISOString() : null,
+      options?.requireRegistered === true,
     );
     if (result.inserted && !touch) await this.#registerOnFirstWrite();
     return result;

@@ -35,6 +35,7 @@ export async function insertMessage(
   encoded: EncodedMessage,
   parentId: string | null | undefined,
   touchedAt: string | null = null,
+  requireRegistered = false,
 ): Promise<InsertMessageResult> {
   const touch =
     touchedAt === null
@@ -46,13 +47,24 @@ export async function insertMessage(
       FROM inserted, (SELECT date_trunc('milliseconds', ${TIMESTAMPTZ_PARAM}) AS at) AS stamp
       ON CONFLICT (id) DO UPDATE SET updated_at = EXCLUDED.updated_at
     )`;
+  // With `requireRegistered` the registry row is looked up under the session lock, the insert
+  // happens only with one, and the statement always answers one row saying whether it was there.
+  const registry = requireRegistered
+    ? `,
+    registry AS MATERIALIZED (
+      SELECT EXISTS (SELECT 1 FROM assistant_sessions WHERE id = ?) AS present FROM locked
+    )`
+    : "";
   const rows = await db.query<{
-    seq: string;
+    seq: string | null;
     parent_id: string | null;
+    registered?: boolean;
   }>(
-    `WITH locked AS MATERIALIZED (SELECT ${SESSION_LOCK_SQL} AS locked),
+    `WITH locked AS MATERIALIZED (SELECT ${SESSION_LOCK_SQL} AS locked)${registry},
     parent AS MATERIALIZED (
-      SELECT arbor_resolve_parent(?, ?, ?::boolean) AS id FROM locked
+      SELECT arbor_resolve_parent(?, ?, ?::boolean) AS id FROM ${
+        requireRegistered ? "registry WHERE registry.present" : "locked"
+      }
     ),
     inserted AS (
       INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, created_at)
@@ -60,10 +72,19 @@ export async function insertMessage(
       ON CONFLICT (session_id, id) DO NOTHING
       RETURNING seq, parent_id
     )${touch}
-    SELECT seq, parent_id, ${RECORD_CHANGE_SQL} AS change, ${ATTACH_SQL} AS attached
-    FROM inserted`,
+    SELECT seq, parent_id, ${RECORD_CHANGE_SQL} AS change, ${ATTACH_SQL} AS attached${
+      requireRegistered
+        ? `, true AS registered
+    FROM inserted
+    UNION ALL
+    SELECT NULL, NULL, NULL, NULL, present FROM registry
+    WHERE NOT EXISTS (SELECT 1 FROM inserted)`
+        : `
+    FROM inserted`
+    }`,
     [
       sessionId,
+      ...(requireRegistered ? [sessionId] : []),
       sessionId,
       typeof parentId === "string" ? parentId : null,
       parentId === undefined,
@@ -82,7 +103,10 @@ export async function insertMessage(
     ],
   );
   const [inserted] = rows;
-  if (!inserted) return { inserted: false, parentId: null };
+  if (inserted?.registered === false)
+    return { inserted: false, parentId: null, registered: false };
+  if (!inserted || inserted.seq === null)
+    return { inserted: false, parentId: null };
   return {
     inserted: true,
     parentId: inserted.parent_id ?? null,

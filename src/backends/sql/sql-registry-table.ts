@@ -31,6 +31,18 @@ export function ensureRegistryTable(agent: SqlProvider): void {
   ready.add(agent);
 }
 
+/** Whether the session has its registry row. */
+export function isRegistered(agent: SqlProvider, id: string): boolean {
+  ensureRegistryTable(agent);
+  return (
+    [
+      ...agent.sql<{
+        one: number;
+      }>`SELECT 1 AS one FROM assistant_sessions WHERE id = ${id}`,
+    ].length > 0
+  );
+}
+
 /**
  * Inserts the row unless the id has one. Only the columns every `assistant_sessions` has, older
  * and hand-made ones included, are named; the rest take their defaults.

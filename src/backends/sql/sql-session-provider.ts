@@ -7,6 +7,7 @@ import type {
 import type {
   AppendBatchResult,
   ImportRecords,
+  InsertMessageOptions,
   InsertMessageResult,
   PathEntry,
   SessionProvider,
@@ -40,7 +41,7 @@ import {
 import { readConfig, writeConfig } from "./sql-config.js";
 import { AgentContextProvider } from "./sql-context-provider.js";
 import { importRecords } from "./sql-import.js";
-import { registerIfAbsent } from "./sql-registry-table.js";
+import { isRegistered, registerIfAbsent } from "./sql-registry-table.js";
 import { firstWriteSessionInfo } from "../../session/core/stored-rows.js";
 import { LatestLeafTracker } from "./sql-latest-leaf.js";
 import { splitContent } from "./sql-message-chunks.js";
@@ -96,6 +97,8 @@ export class AgentSessionProvider implements SessionProvider {
   readonly sessionId: string;
   /** Inline file data is kept once per store in `arbor_attachments`, apart from the rows. */
   readonly storesAttachments = true;
+  /** `insertMessage` honours `requireRegistered` (the registry is in the same store). */
+  readonly insertChecksRegistry = true;
   readonly #agent: SqlProvider;
   readonly #latestLeaf: LatestLeafTracker;
   readonly #paths: PathCache;
@@ -191,6 +194,7 @@ export class AgentSessionProvider implements SessionProvider {
     message: SessionMessage,
     parentId: string | null | undefined,
     json?: string,
+    options?: InsertMessageOptions,
   ): InsertMessageResult {
     const { json: content, attachments: extracted } = encodeForStorage(
       message,
@@ -202,7 +206,13 @@ export class AgentSessionProvider implements SessionProvider {
     const sessionId = this.sessionId;
     const latestLeaf = this.#latestLeaf;
     const paths = this.#paths;
+    const requireRegistered = options?.requireRegistered === true;
+    let unregistered = false;
     const write = () => {
+      if (requireRegistered && !isRegistered(agent, sessionId)) {
+        unregistered = true;
+        return null;
+      }
       const before = paths.tokenBeforeWrite();
       const row = appendMessageRow(
         agent,
@@ -223,7 +233,9 @@ export class AgentSessionProvider implements SessionProvider {
     // (the usual append: one statement, no transaction). Chunks, attachments, the first write's
     // registry row or a kept path (whose change token must not miss another process's commit
     // in between) make more statements, and those run in one transaction.
+    // A required registry row is read in the insert's transaction, so no delete slips between.
     const single =
+      !requireRegistered &&
       split.chunkedBytes === null &&
       extracted.length === 0 &&
       (this.#registered || sessionId === "") &&
@@ -231,7 +243,10 @@ export class AgentSessionProvider implements SessionProvider {
     const written = single
       ? writeChecked(agent, write)
       : atomically(agent, write);
-    if (written === null) return { inserted: false, parentId: null };
+    if (written === null)
+      return unregistered
+        ? { inserted: false, parentId: null, registered: false }
+        : { inserted: false, parentId: null };
     latestLeaf.remember(message.id, written.seq);
     return { inserted: true, parentId: written.parentId };
   }

@@ -1,8 +1,10 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { ArborError } from "../../session/errors/index.js";
 import {
+  messageNotFound,
   openSession,
   requireMessage,
+  tenantOf,
   toWire,
   type ServerDeps,
   type ServerEnv,
@@ -89,7 +91,12 @@ export function messageRoutes(
   app.openapi(appendMessage, async (c) => {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
-    const session = await openSession(deps, c, id);
+    // With auth the tenant's check comes first; without, the insert itself checks that the
+    // session exists (`appendToExisting`), so an append is one statement on PostgreSQL.
+    const checked = tenantOf(c) !== null;
+    const session = checked
+      ? await openSession(deps, c, id)
+      : deps.manager.getSession(id);
     // Without an id, an Idempotency-Key names the message: its retry is the same id.
     const keyed =
       body.message.id === undefined ? await messageIdFor(c, id) : null;
@@ -97,15 +104,20 @@ export function messageRoutes(
       ...body.message,
       id: body.message.id ?? keyed ?? crypto.randomUUID(),
     };
-    // A parent from elsewhere (another session, another tenant) is refused, never attached.
-    if (typeof body.parentId === "string")
-      await requireMessage(session, id, body.parentId);
+    // A parent from elsewhere (another session, another tenant) is refused, never attached; a
+    // missing one in a missing session is the session's 404.
+    if (
+      typeof body.parentId === "string" &&
+      !(await session.getMessage(body.parentId))
+    ) {
+      if (!checked) await openSession(deps, c, id);
+      throw messageNotFound(id, body.parentId);
+    }
     // The insert itself says whether it stored the message, so concurrent POSTs of one id get
     // exactly one 201 (docs/server.md#messages); nothing is read before or after it.
-    const result = await session.appendMessageWithResult(
-      message,
-      body.parentId,
-    );
+    const result = checked
+      ? await session.appendMessageWithResult(message, body.parentId)
+      : await deps.manager.appendToExisting(id, message, body.parentId);
     if (result.inserted)
       return c.json({ message: toWire(result.message) }, 201);
     if (keyed !== null && !result.matchesStored)

@@ -70,6 +70,21 @@ export interface InsertMessageResult {
    * round trip fewer per append. Absent or `false`: the manager touches it after the insert.
    */
   registryTouched?: boolean;
+  /**
+   * `false` when `options.requireRegistered` was passed and the session has no registry row:
+   * nothing was written (`inserted` is `false`). Absent otherwise.
+   */
+  registered?: boolean;
+}
+
+/** Options of a provider's `insertMessage`. */
+export interface InsertMessageOptions {
+  /**
+   * Write only if the session has a row in the store's own registry, checked in the same atomic
+   * write; without one, write nothing and report `registered: false`. Passed only to a provider
+   * that declares `insertChecksRegistry`.
+   */
+  requireRegistered?: boolean;
 }
 
 /** The members every `SessionProvider` must have; the rest of the interface is optional. */
@@ -129,7 +144,15 @@ export interface SessionProvider {
     message: SessionMessage,
     parentId: string | null | undefined,
     json?: string,
+    options?: InsertMessageOptions,
   ): MaybePromise<InsertMessageResult>;
+  /**
+   * Optional: `true` when `insertMessage` honours `options.requireRegistered` (the registry lives
+   * in the same store). A SessionManager over that registry then checks that a session exists and
+   * appends to it in one write (`SessionManager.appendToExisting`); otherwise it reads the
+   * registry first.
+   */
+  readonly insertChecksRegistry?: boolean;
   /**
    * Optional: inserts `messages` in one atomic write, in order, each under the message before it and
    * the first under `parentId` (resolved as in `appendMessage`). Ids already taken are skipped like a

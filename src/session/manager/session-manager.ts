@@ -33,13 +33,20 @@ import type {
 } from "../embeddings/types.js";
 import type { ArborTool } from "../context/tools/index.js";
 import type { PostgresClient } from "../contracts/postgres-client.js";
-import { setAfterWrite, watchStore, type Session } from "../session.js";
+import {
+  appendIfRegistered,
+  insertChecksRegistry,
+  setAfterWrite,
+  watchStore,
+  type AppendMessageResult,
+  type Session,
+} from "../session.js";
 import type {
   ChangeListener,
   ChangePosition,
   Unsubscribe,
 } from "../contracts/changes.js";
-import { ArborTypeError } from "../errors/index.js";
+import { ArborTypeError, SessionAccessError } from "../errors/index.js";
 import { configureSearchIndex, searchIndexSettings } from "./search-index.js";
 import {
   inMemoryManagerBackend,
@@ -337,6 +344,31 @@ export class SessionManager {
     parentId?: string | null,
   ): Promise<string> {
     return this.messages.append(id, message, parentId);
+  }
+
+  /**
+   * `appendMessageWithResult()` on a session that exists: a session without a registry row (never
+   * created, or deleted) throws `SessionAccessError` (`SESSION_NOT_FOUND`) and nothing is written,
+   * where `append()` would register it. On the built-in backends the insert itself checks the
+   * registry, so this costs no read more than an append; over another registry it reads the row
+   * first. Ownership is not checked here: `resume(id, ownerId)` does that.
+   */
+  async appendToExisting(
+    id: string,
+    message: SessionMessage,
+    parentId?: string | null,
+  ): Promise<AppendMessageResult> {
+    const session = this.getSession(id);
+    if (
+      this.backend.backend?.registry === this.backend.registry &&
+      (await insertChecksRegistry(session))
+    ) {
+      const result = await appendIfRegistered(session, message, parentId);
+      if (result) return result;
+    } else if (await this.get(id)) {
+      return session.appendMessageWithResult(message, parentId);
+    }
+    throw new SessionAccessError("SESSION_NOT_FOUND", id);
   }
 
   /** Updates the message if it exists in the session (parent unchanged), else appends it. */

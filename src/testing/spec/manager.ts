@@ -254,6 +254,70 @@ export function managerSpec(suite: ManagerSuite): void {
     );
 
     suite.it(
+      "appendToExisting writes only to a session that exists, and says what it did",
+      async (store) => {
+        const manager = store.manager();
+        const notFound = async (id: string) => {
+          const error = await manager
+            .appendToExisting(id, text("x1", "lost"))
+            .then(
+              () => null,
+              (caught: unknown) => caught,
+            );
+          expect((error as { code?: string } | null)?.code).toBe(
+            "SESSION_NOT_FOUND",
+          );
+        };
+        await notFound("never-created");
+        expect(await manager.get("never-created")).toBeNull();
+        expect(await manager.getHistory("never-created")).toEqual([]);
+
+        const info = await manager.create("chat");
+        await pause();
+        const first = await manager.appendToExisting(
+          info.id,
+          text("u1", "one"),
+        );
+        expect([first.inserted, first.matchesStored]).toEqual([true, true]);
+        expect(first.message.id).toBe("u1");
+        const second = await manager.appendToExisting(
+          info.id,
+          text("a1", "two"),
+        );
+        expect(second.inserted).toBe(true);
+        expect(ids(await manager.getHistory(info.id))).toEqual(["u1", "a1"]);
+        expect((await manager.get(info.id))!.updated_at > info.updated_at).toBe(
+          true,
+        );
+        // The same write again, and another body under a taken id.
+        const retry = await manager.appendToExisting(
+          info.id,
+          text("a1", "two"),
+        );
+        expect([retry.inserted, retry.matchesStored]).toEqual([false, true]);
+        const clash = await manager.appendToExisting(
+          info.id,
+          text("a1", "different"),
+        );
+        expect([clash.inserted, clash.matchesStored]).toEqual([false, false]);
+        expect(clash.message.parts[0]!.text).toBe("two");
+        // An explicit parent, and a new root.
+        await manager.appendToExisting(info.id, text("b1", "branch"), "u1");
+        expect(ids(await manager.getBranches(info.id, "u1"))).toEqual([
+          "a1",
+          "b1",
+        ]);
+        await manager.appendToExisting(info.id, text("r1", "root"), null);
+        expect(ids(await manager.getHistory(info.id))).toEqual(["r1"]);
+
+        await manager.delete(info.id);
+        await notFound(info.id);
+        expect(await manager.get(info.id)).toBeNull();
+        expect(await manager.getHistory(info.id)).toEqual([]);
+      },
+    );
+
+    suite.it(
       "writes through getSession() bump updated_at too",
       async (store) => {
         const manager = store.manager();

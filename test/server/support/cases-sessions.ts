@@ -100,6 +100,47 @@ export function sessionCases(withStore: WithStore): void {
       expect((await recent(full)).status).toBe(404);
     }));
 
+  it("refuses an append to an unknown or deleted session with 404 and stores nothing, with or without a parent", () =>
+    withStore(async (store) => {
+      const manager = store.manager();
+      const call = client(createApp({ manager }));
+      const append = (id: string, body: object) =>
+        call("POST", `/v1/sessions/${id}/messages`, { json: body });
+      const codeOf = (answer: { status: number; body: any }) => [
+        answer.status,
+        answer.body.error?.code,
+      ];
+      const { id } = (
+        await call("POST", "/v1/sessions", { json: { name: "Kept" } })
+      ).body;
+      expect((await append(id, { message: text("k1", "Hi") })).status).toBe(
+        201,
+      );
+      // A parent that is not in the session: the message's 404, the session exists.
+      expect(
+        codeOf(
+          await append(id, { message: text("k2", "x"), parentId: "nope" }),
+        ),
+      ).toEqual([404, "MESSAGE_NOT_FOUND"]);
+      expect((await call("DELETE", `/v1/sessions/${id}`)).status).toBe(204);
+      for (const gone of ["never-created", id]) {
+        expect(
+          codeOf(await append(gone, { message: text("z1", "Hi") })),
+        ).toEqual([404, "SESSION_NOT_FOUND"]);
+        expect(
+          codeOf(
+            await append(gone, { message: text("z2", "Hi"), parentId: "k1" }),
+          ),
+        ).toEqual([404, "SESSION_NOT_FOUND"]);
+        expect(await manager.get(gone)).toBeNull();
+        expect(await manager.getHistory(gone)).toEqual([]);
+        expect((await call("GET", `/v1/sessions/${gone}`)).status).toBe(404);
+      }
+      expect(
+        (await call("GET", "/v1/sessions")).body.sessions.map((s: any) => s.id),
+      ).toEqual([]);
+    }));
+
   it("appends messages under the active leaf, a parent, or as a new root", () =>
     withStore(async (store) => {
       const call = client(createApp({ manager: store.manager() }));
