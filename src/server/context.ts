@@ -49,7 +49,8 @@ export async function openSession(
  * `read` of the session behind `{id}`, under the access check of `openSession`. Without auth the
  * read goes first and only an empty answer is checked: a session is registered by its first
  * message, so stored messages show it is there, and the common read costs no registry lookup (an
- * unknown session still answers 404). With auth the tenant's check comes first.
+ * unknown session still answers 404, also when the read itself failed). With auth the tenant's
+ * check comes first.
  */
 export async function readSession<T>(
   deps: ServerDeps,
@@ -59,7 +60,13 @@ export async function readSession<T>(
   isEmpty: (answer: T) => boolean,
 ): Promise<T> {
   if (tenantOf(c) !== null) return read(await openSession(deps, c, id));
-  const answer = await read(deps.manager.getSession(id));
+  let answer: T;
+  try {
+    answer = await read(deps.manager.getSession(id));
+  } catch (error) {
+    await openSession(deps, c, id);
+    throw error;
+  }
   if (isEmpty(answer)) await openSession(deps, c, id);
   return answer;
 }

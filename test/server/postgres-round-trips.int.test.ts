@@ -94,6 +94,12 @@ describePostgres("statements per request on PostgreSQL (pg Pool)", () => {
         "second",
       ]);
     });
+    const search = await statementsOf(async () => {
+      const answer = await call("GET", `/v1/sessions/${target}/search?q=hello`);
+      expect(answer.body.results.map((m: { id: string }) => m.id)).toEqual([
+        "m0",
+      ]);
+    });
     const list = await statementsOf(async () => {
       const answer = await call("GET", "/v1/sessions");
       expect(answer.body.sessions).toHaveLength(PAGE);
@@ -109,8 +115,9 @@ describePostgres("statements per request on PostgreSQL (pg Pool)", () => {
       append: append.length,
       retry: retry.length,
       history: history.length,
+      search: search.length,
       list: list.length,
-    }).toEqual({ append: 1, retry: 2, history: 1, list: 1 });
+    }).toEqual({ append: 1, retry: 2, history: 1, search: 1, list: 1 });
     // The append's registry touch rides in its insert: the row moved to the top of the list.
     const top = await call("GET", "/v1/sessions?limit=1");
     expect(top.body.sessions[0].id).toBe(target);

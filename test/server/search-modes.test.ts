@@ -74,6 +74,15 @@ describe("search modes over HTTP (fake embedder)", () => {
     );
     expect(semantic.status).toBe(501);
     expect(semantic.body.error.code).toBe("NOT_SUPPORTED");
+    // A session that does not exist is a 404 first, whatever the mode.
+    const elsewhere = await call(
+      "GET",
+      `/v1/sessions/no-such-session/search?q=car&mode=semantic`,
+    );
+    expect([elsewhere.status, elsewhere.body.error.code]).toEqual([
+      404,
+      "SESSION_NOT_FOUND",
+    ]);
     const unknown = await call("GET", `/v1/search?q=car&mode=fuzzy`);
     expect(unknown.status).toBe(400);
     const plain = await call("GET", `/v1/sessions/${id}/search?q=car`);

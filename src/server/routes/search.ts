@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import {
-  openSession,
+  readSession,
   tenantOf,
   type ServerDeps,
   type ServerEnv,
@@ -47,14 +47,21 @@ export function searchRoutes(
 ): void {
   app.openapi(searchSession, async (c) => {
     const { q, limit, mode, scope, leafId, ...rest } = c.req.valid("query");
-    const session = await openSession(deps, c, c.req.valid("param").id);
-    const results = await session.search(q, {
-      ...(limit ? { limit } : {}),
-      ...(mode ? { mode } : {}),
-      ...(scope ? { scope } : {}),
-      ...(leafId ? { leafId } : {}),
-      ...timeAndContext(rest),
-    });
+    // Hits show the session is there: only no hits (or an error) costs the access check.
+    const results = await readSession(
+      deps,
+      c,
+      c.req.valid("param").id,
+      (session) =>
+        session.search(q, {
+          ...(limit ? { limit } : {}),
+          ...(mode ? { mode } : {}),
+          ...(scope ? { scope } : {}),
+          ...(leafId ? { leafId } : {}),
+          ...timeAndContext(rest),
+        }),
+      (hits) => hits.length === 0,
+    );
     return c.json({ results }, 200);
   });
 

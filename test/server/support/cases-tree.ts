@@ -232,5 +232,16 @@ export function treeCases(withStore: WithStore): void {
       ]);
       const limited = await call("GET", "/v1/search?q=lisbon&limit=1");
       expect(limited.body.results).toHaveLength(1);
+      // No hits: [] in a session that exists, 404 in one that does not (any more).
+      const none = await call("GET", `/v1/sessions/${first}/search?q=zanzibar`);
+      expect([none.status, none.body.results]).toEqual([200, []]);
+      expect((await call("DELETE", `/v1/sessions/${second}`)).status).toBe(204);
+      for (const gone of ["no-such-session", second]) {
+        const answer = await call("GET", `/v1/sessions/${gone}/search?q=porto`);
+        expect([answer.status, answer.body.error?.code]).toEqual([
+          404,
+          "SESSION_NOT_FOUND",
+        ]);
+      }
     }));
 }
