@@ -6,6 +6,7 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createApp } from "../../src/server/index.js";
 import { SessionManager } from "../../src/session/index.js";
+import { PostgresApiKeyStore } from "../../src/backends/postgres/postgres-api-keys.js";
 import {
   createTestDatabase,
   describePostgres,
@@ -133,6 +134,56 @@ describePostgres("statements per request on PostgreSQL (pg Pool)", () => {
     });
     expect(next).toHaveLength(2);
   }, 120_000);
+
+  it("with auth: the tenant's check is one read of the session's owner", async () => {
+    const keys = new PostgresApiKeyStore(pool);
+    const { key } = await keys.create("tenant-a");
+    const { key: other } = await keys.create("tenant-b");
+    const tenant = client(
+      createApp({ manager: SessionManager.create(pool), auth: keys }),
+      key,
+    );
+    const { id } = (
+      await tenant("POST", "/v1/sessions", { json: { name: "Owned" } })
+    ).body;
+    await tenant("POST", `/v1/sessions/${id}/messages`, {
+      json: { message: text("o1", "Hello") },
+    });
+    const append = await statementsOf(async () => {
+      const answer = await tenant("POST", `/v1/sessions/${id}/messages`, {
+        json: { message: text("o2", "Again") },
+      });
+      expect(answer.status).toBe(201);
+    });
+    const history = await statementsOf(async () => {
+      const answer = await tenant("GET", `/v1/sessions/${id}/history`);
+      expect(answer.body.messages).toHaveLength(2);
+    });
+    // The key, the session's owner and the request's own statement. Before: 4 each (the
+    // registry row was read too).
+    expect({ append: append.length, history: history.length }).toEqual({
+      append: 3,
+      history: 3,
+    });
+    // Another tenant's session and a missing one answer the same 404, and nothing is written.
+    for (const [as, session] of [
+      [other, id],
+      [key, "no-such-session"],
+    ] as const) {
+      const answer = await tenant("POST", `/v1/sessions/${session}/messages`, {
+        json: { message: text("x1", "Hi") },
+        key: as,
+      });
+      expect([answer.status, answer.body.error.code]).toEqual([
+        404,
+        "SESSION_NOT_FOUND",
+      ]);
+    }
+    const stored = await pool.query(
+      "SELECT count(*)::int AS n FROM assistant_messages WHERE id = 'x1'",
+    );
+    expect(stored.rows[0].n).toBe(0);
+  }, 60_000);
 });
 
 // --- Internal helpers ---

@@ -32,16 +32,20 @@ export async function getOwner(
 /**
  * Throws `SessionAccessError` unless the session exists and belongs to `ownerId`, with the same
  * message whether missing or foreign, so existence does not leak.
+ *
+ * The owner is read first: an owner entry is deleted with its session (`deleteSession` removes
+ * the session's config in the same write), so the tenant's own is proof enough that the session
+ * exists, and the common check is one read. Only a refusal reads the row, to say which it is.
  */
 export async function assertAccessible(
   registry: SessionRegistry,
   sessionId: string,
   ownerId: string,
 ): Promise<void> {
+  if ((await getOwner(registry, sessionId)) === ownerId) return;
   if (!(await registry.get(sessionId)))
     throw new SessionAccessError("SESSION_NOT_FOUND", sessionId);
-  if ((await getOwner(registry, sessionId)) !== ownerId)
-    throw new SessionAccessError("SESSION_FORBIDDEN", sessionId);
+  throw new SessionAccessError("SESSION_FORBIDDEN", sessionId);
 }
 
 export async function setMetadata(
