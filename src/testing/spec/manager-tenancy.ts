@@ -43,6 +43,11 @@ export function managerTenancySpec(suite: ManagerSuite): void {
           "svc-123",
         );
         expect(await manager.getMetadata(mine.id, "missing")).toBeNull();
+        // A deleted session takes its owner with it: its owner can no longer resume it.
+        await manager.delete(mine.id);
+        const deleted = await caught(() => manager.resume(mine.id, "alice"));
+        expect(summarizeError(deleted).code).toBe("SESSION_NOT_FOUND");
+        expect(await manager.getOwner(mine.id)).toBeNull();
       },
     );
   });
