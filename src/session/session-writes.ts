@@ -416,6 +416,11 @@ function canonicalJson(value: unknown): string {
   );
 }
 
+/** Whether the provider's insert honours `requireRegistered` (it declares `insertChecksRegistry`). */
+export function checksRegistry(provider: SessionProvider): boolean {
+  return provider.insertChecksRegistry === true && !!provider.insertMessage;
+}
+
 /**
  * One insert: `insertMessage` (with the JSON, reporting the stored parent) when the provider has
  * it, else `appendMessage` (the parent unknown: `undefined`).
@@ -432,10 +437,7 @@ async function insertOne(
   registryTouched?: boolean;
   registered?: boolean;
 }> {
-  if (
-    options?.requireRegistered &&
-    !(provider.insertChecksRegistry && provider.insertMessage)
-  ) {
+  if (options?.requireRegistered && !checksRegistry(provider)) {
     throw new ArborTypeError(
       "NOT_SUPPORTED",
       "[arbor] This provider's insertMessage does not check the registry (insertChecksRegistry)",

@@ -29,7 +29,7 @@ import {
 } from "./session-checks.js";
 import { SessionRuntime, warnRestore } from "./session-runtime.js";
 import { providerForRuntimeBlock } from "./session-setup.js";
-import { SessionWrites } from "./session-writes.js";
+import { checksRegistry, SessionWrites } from "./session-writes.js";
 import { assertRowSizeLimit } from "./session-row-size.js";
 import type { SessionEventListener } from "./status.js";
 import {
@@ -789,7 +789,7 @@ export async function activeHistory(
 /** Whether the session's provider checks the registry in its insert (`insertChecksRegistry`; not public API). */
 export async function insertChecksRegistry(session: Session): Promise<boolean> {
   const { provider } = await Session.runtimeOf(session).ready();
-  return provider.insertChecksRegistry === true && !!provider.insertMessage;
+  return checksRegistry(provider);
 }
 
 /**
