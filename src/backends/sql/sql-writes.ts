@@ -91,15 +91,17 @@ export function appendMessageRow(
   let rows: Array<{ seq: number; parent_id: string | null }>;
   if (parentId === undefined) {
     const cached = latestLeaf.candidate();
-    // COALESCE evaluates its second argument only when the cached leaf no longer holds.
+    // COALESCE evaluates its second argument only when the cached leaf no longer holds. It holds
+    // while it is still the session's newest row and childless. `seq` is AUTOINCREMENT, never
+    // reused, so the session's `MAX(seq)` equal to the cached `seq` is the cached row itself: no
+    // lookup of that row (about a tenth of an append in a Durable Object).
     rows = agent.sql`
       INSERT INTO assistant_messages (id, session_id, parent_id, role, content, chunked_bytes, created_at)
       SELECT ${id}, ${sessionId}, COALESCE(
-        (SELECT c.id FROM assistant_messages AS c
-          WHERE c.seq = ${cached?.seq ?? -1} AND c.session_id = ${sessionId} AND c.id = ${cached?.id ?? null}
-            AND c.seq = (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+        (SELECT ${cached?.id ?? null}
+          WHERE (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId}) = ${cached?.seq ?? -1}
             AND NOT EXISTS (SELECT 1 FROM assistant_messages AS k
-              WHERE k.session_id = ${sessionId} AND k.parent_id = c.id)),
+              WHERE k.session_id = ${sessionId} AND k.parent_id = ${cached?.id ?? null})),
         (SELECT m.id FROM assistant_messages AS m
           WHERE m.session_id = ${sessionId}
             AND NOT EXISTS (SELECT 1 FROM assistant_messages AS k
