@@ -83,6 +83,29 @@ export class Store {
     return { length: provider.getHistory().length, latest: provider.getLatestLeaf().id };
   }
 
+  large() {
+    // 200 messages of 20 KB: the first chunk of the path read (128 rows) is 2.5 MB of text,
+    // over the 2 MB a Durable Object allows any string value.
+    const body = (index) => "m" + index + " " + "z".repeat(20000);
+    const linear = new AgentSessionProvider(this, "large");
+    for (let index = 0; index < 200; index++) linear.appendMessage(text("m" + index, body(index)));
+    // The same texts on a path whose parents were written after their children, so the read
+    // takes the recursive query and its windows.
+    const reversed = new AgentSessionProvider(this, "reversed");
+    for (let index = 199; index >= 0; index--) {
+      this.sql\`INSERT INTO assistant_messages (id, session_id, parent_id, role, content)
+        VALUES (\${"r" + index}, 'reversed', \${index ? "r" + (index - 1) : null}, 'user', \${JSON.stringify(text("r" + index, body(index)))})\`;
+    }
+    const check = (provider, leaf) => {
+      const history = provider.getHistory(leaf);
+      return { length: history.length, intact: history.every((m, i) => m.parts[0].text === body(i)) };
+    };
+    return {
+      linear: check(new AgentSessionProvider(this, "large")),
+      reversed: check(reversed, "r199"),
+    };
+  }
+
   legacy() {
     this.sql\`CREATE TABLE assistant_messages (id TEXT PRIMARY KEY, session_id TEXT NOT NULL DEFAULT '',
       parent_id TEXT, role TEXT NOT NULL, content TEXT NOT NULL, created_at DATETIME DEFAULT CURRENT_TIMESTAMP)\`;
@@ -181,6 +204,13 @@ describe("AgentSessionProvider inside workerd (Durable Object SQLite)", () => {
 
   it("reads a path deeper than the reference's 10,000-step cap", async () => {
     expect(await run("deep")).toEqual({ length: 12_000, latest: "m11999" });
+  });
+
+  it("reads a path of large messages: chunks over the 2 MB a DO allows a string are read in fewer rows (SQLITE_TOOBIG before)", async () => {
+    expect(await run("large")).toEqual({
+      linear: { length: 200, intact: true },
+      reversed: { length: 200, intact: true },
+    });
   });
 
   it("migrates a reference database in place", async () => {

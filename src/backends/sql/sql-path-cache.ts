@@ -152,7 +152,7 @@ export class PathCache {
     const token = keepPath || keepIds ? changeToken(this.agent) : null;
     if (keepPath && token !== null) {
       raw.rootFirstIds.push(id);
-      raw.windows.push(json);
+      raw.segments.push({ text: json });
       raw.chars += json.length;
       this.entry = { leafId: id, token, raw };
     } else this.entry = null;

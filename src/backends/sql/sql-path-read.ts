@@ -12,27 +12,39 @@ import {
 } from "./sql-path.js";
 
 /*
- * The hot path read behind getHistory(): first the walk over the links alone (a backward scan of
- * the session's links by `seq`, finished by a recursive query when the path is heavily branched or
- * a parent is younger than its child; no content travels through either), then the stored texts
- * in windows of rows fetched by `seq`, each window one comma-joined string and one JSON.parse.
- * Carrying content through the walk cost about twice as much, and one string for the whole path held every byte of it
- * twice (in SQLite and in JS) at the peak; a window holds a few MiB at most.
+ * The hot path read behind getHistory(): one backward scan of the session's rows by `seq` from the
+ * leaf, each statement returning a chunk's links and its stored texts (one comma-joined string,
+ * one JSON.parse), taking the rows that continue the parent chain and skipping rows of other
+ * branches. A heavily branched path, or a parent younger than its child, hands the rest to the
+ * recursive query over the links alone, whose texts then come in windows of rows fetched by `seq`.
+ * Chunks and windows stay near `WINDOW_CHARS` of text, so a read's peak memory stays near the
+ * messages it returns. Reading the links first and the texts in a second pass cost a fifth more
+ * in a Durable Object (a third more on the first read after a restart): every row was found twice.
  */
 
 /**
- * A path's stored texts as read: root-first windows of comma-joined JSON texts (a message split
- * over continuation rows stands as `null`, its JSON in `whole`), and the ids. Cheap to keep for a
- * re-read and to extend by one appended message.
+ * A path's stored texts as read, in segments of comma-joined JSON texts, and its ids. Cheap to
+ * keep for a re-read and to extend by one appended message. Only a path without split messages
+ * (stored over continuation rows) is kept.
  */
 export interface RawPath {
-  windows: string[];
-  /** Characters in `windows`. */
+  /** Root first. */
+  segments: RawSegment[];
+  /** Characters in `segments`. */
   chars: number;
   /** Root first, so an appended message is one `push`. */
   rootFirstIds: string[];
-  /** The whole JSON of split messages by root-first index; absent when none is split. */
-  whole?: Map<number, string>;
+}
+
+/**
+ * Comma-joined stored texts of path rows. A window or an appended message holds path rows root
+ * first. A chunk of the backward scan holds rows leaf first, and may hold rows of other branches:
+ * `pick` names the path rows' positions root first; absent, every row is on the path.
+ */
+export interface RawSegment {
+  text: string;
+  leafFirst?: true;
+  pick?: number[];
 }
 
 /** The path read, and its raw form when it is within `keepChars` and may be cached. */
@@ -44,7 +56,7 @@ export interface PathRead {
 /**
  * Reads the path to `leafId` (see above). Keeps the raw texts for the cache while they stay within
  * `keepChars`. `null` when the rows do not form one parent chain (a cycle written by raw SQL), a
- * row changed between the walk and the windows, or some text is not JSON: use
+ * row changed between the recursive query and its windows, or some text is not JSON: use
  * `loadPathMessages`, which falls back to row-by-row loading.
  */
 export function readPath(
@@ -53,65 +65,165 @@ export function readPath(
   leafId: string,
   keepChars: number,
 ): PathRead | null {
-  const walk = walkPath(agent, sessionId, leafId);
-  if (walk === null) return null;
-  const raw: RawPath = {
-    windows: [],
-    chars: 0,
-    rootFirstIds: walk.rootFirstIds,
-  };
-  let keep = walk.split === null;
-  let attachmentFree = true;
-  const values: unknown[] = [];
-  let size = FIRST_WINDOW_ROWS;
-  for (let start = 0; start < walk.rootFirstSeqs.length;) {
-    const seqs = walk.rootFirstSeqs.slice(start, start + size);
-    start += seqs.length;
-    const [row] = agent.sql<{ messages: string | null; rows: number }>`
-      SELECT group_concat(CASE WHEN m.chunked_bytes IS NULL THEN m.content ELSE 'null' END, ',')
-        AS messages, COUNT(*) AS rows
-      FROM json_each(${JSON.stringify(seqs)}) AS j
-        CROSS JOIN assistant_messages AS m ON m.seq = j.value`;
-    if (!row || row.messages === null || row.rows !== seqs.length) return null;
-    const text = row.messages;
-    if (!parseInto(values, text, seqs.length)) return null;
-    attachmentFree &&= !mayReferenceAttachments(text);
-    raw.chars += text.length;
-    keep &&= raw.chars <= keepChars;
-    if (keep) raw.windows.push(text);
-    else raw.windows = [];
-    size = nextWindowRows(size, text.length);
+  const [leaf] = agent.sql<{
+    seq: number;
+    parent_id: string | null;
+    chunked: number;
+    text: string;
+  }>`SELECT seq, parent_id, chunked_bytes IS NOT NULL AS chunked,
+      CASE WHEN chunked_bytes IS NULL THEN content ELSE 'null' END AS text
+    FROM assistant_messages WHERE session_id = ${sessionId} AND id = ${leafId}`;
+  if (!leaf) return null;
+  const read = new ReadState(keepChars);
+  const leafValue = parseList(leaf.text, 1);
+  if (leafValue === null) return null;
+  const walk: LeafFirst = { seqs: [], ids: [], split: [] };
+  take(walk, leaf.seq, leafId, leaf.chunked);
+  // The scanned part's values and segments, leaf first as the scan finds them.
+  const values: unknown[] = [leafValue[0]];
+  const scanned: RawSegment[] = [];
+  read.note({ text: leaf.text }, scanned);
+  let expected = leaf.parent_id;
+  let before = leaf.seq;
+  let rows = FIRST_WINDOW_ROWS;
+  let seen = 0;
+  while (expected !== null) {
+    const [chunk] = withinValueLimit(rows, (fewer) => {
+      rows = fewer;
+      return agent.sql<{
+        seqs: string;
+        ids: string;
+        parents: string;
+        chunked: string;
+        texts: string | null;
+      }>`SELECT json_group_array(seq) AS seqs, json_group_array(id) AS ids,
+            json_group_array(parent_id) AS parents, json_group_array(chunked) AS chunked,
+            group_concat(text, ',') AS texts
+          FROM (SELECT seq, id, parent_id, chunked_bytes IS NOT NULL AS chunked,
+              CASE WHEN chunked_bytes IS NULL THEN content ELSE 'null' END AS text
+            FROM assistant_messages WHERE session_id = ${sessionId} AND seq < ${before}
+            ORDER BY seq DESC LIMIT ${fewer})`;
+    });
+    const seqs = JSON.parse(chunk?.seqs ?? "[]") as number[];
+    if (seqs.length === 0) break;
+    const texts = chunk!.texts ?? "";
+    const parsed = parseList(texts, seqs.length);
+    if (parsed === null) return null;
+    const ids = JSON.parse(chunk!.ids) as string[];
+    const parents = JSON.parse(chunk!.parents) as Array<string | null>;
+    const chunked = JSON.parse(chunk!.chunked) as number[];
+    const taken: number[] = [];
+    for (let index = 0; index < seqs.length && expected !== null; index++) {
+      if (ids[index] !== expected) continue;
+      take(walk, seqs[index]!, expected, chunked[index]!);
+      values.push(parsed[index]);
+      taken.push(index);
+      expected = parents[index] ?? null;
+    }
+    read.note(
+      taken.length === seqs.length
+        ? { text: texts, leafFirst: true }
+        : { text: texts, pick: taken.reverse() },
+      scanned,
+    );
+    seen += seqs.length;
+    before = seqs[seqs.length - 1]!;
+    // Mostly other branches' rows: following the links costs less from here.
+    if (walk.seqs.length * SCAN_MIN_SHARE < seen) break;
+    rows = nextRows(rows, texts.length);
   }
-  if (walk.split !== null) {
-    raw.whole = wholeByIndex(agent, walk.split, walk.rootFirstSeqs.length);
-    for (const [index, json] of raw.whole) {
-      values[index] = parseOrNull(json);
-      attachmentFree &&= !mayReferenceAttachments(json);
+  // What the scan left toward the root: its links by the recursive query, its texts in windows
+  // by `seq`, root first.
+  const older: unknown[] = [];
+  const windows: RawSegment[] = [];
+  if (expected !== null) {
+    const scannedRows = walk.seqs.length;
+    if (!walkRest(agent, sessionId, expected, walk)) return null;
+    const rootFirstSeqs = walk.seqs.slice(scannedRows).reverse();
+    let size = FIRST_WINDOW_ROWS;
+    for (let start = 0; start < rootFirstSeqs.length;) {
+      let seqs: number[] = [];
+      const [row] = withinValueLimit(size, (fewer) => {
+        seqs = rootFirstSeqs.slice(start, start + fewer);
+        return agent.sql<{ messages: string | null; rows: number }>`
+          SELECT group_concat(CASE WHEN m.chunked_bytes IS NULL THEN m.content ELSE 'null' END, ',')
+            AS messages, COUNT(*) AS rows
+          FROM json_each(${JSON.stringify(seqs)}) AS j
+            CROSS JOIN assistant_messages AS m ON m.seq = j.value`;
+      });
+      start += seqs.length;
+      if (!row || row.messages === null || row.rows !== seqs.length)
+        return null;
+      const parsed = parseList(row.messages, seqs.length);
+      if (parsed === null) return null;
+      for (const value of parsed) older.push(value);
+      read.note({ text: row.messages }, windows);
+      size = nextRows(size, row.messages.length);
+    }
+  }
+  const rootFirstIds = walk.ids.reverse();
+  const messages = older;
+  for (let index = values.length - 1; index >= 0; index--)
+    messages.push(values[index]);
+  let whole: Map<number, string> | undefined;
+  if (walk.split.length > 0) {
+    whole = wholeByIndex(agent, walk.split.join(","), rootFirstIds.length);
+    for (const [index, json] of whole) {
+      messages[index] = parseOrNull(json);
+      read.attachmentFree &&= !mayReferenceAttachments(json);
     }
   }
   return {
     path: {
-      ids: raw.rootFirstIds.slice(),
-      messages: values.map(reviveMessage),
-      ...(attachmentFree ? { attachmentFree } : {}),
+      ids: rootFirstIds.slice(),
+      messages: messages.map(reviveMessage),
+      ...(read.attachmentFree ? { attachmentFree: true } : {}),
     },
-    raw: keep ? raw : null,
+    // A path with split messages is not kept: their whole texts are read apart, per read.
+    raw:
+      read.keep && !whole
+        ? {
+            segments: [...windows, ...scanned.reverse()],
+            chars: read.chars,
+            rootFirstIds,
+          }
+        : null,
   };
+}
+
+/** What a read has seen of the texts: their size, whether they stay kept, whether they may reference attachments. */
+class ReadState {
+  chars = 0;
+  keep = true;
+  attachmentFree = true;
+
+  constructor(private readonly keepChars: number) {}
+
+  /** Counts `segment`'s text and keeps it in `into` while the read stays within `keepChars`. */
+  note(segment: RawSegment, into: RawSegment[]): void {
+    this.chars += segment.text.length;
+    this.attachmentFree &&= !mayReferenceAttachments(segment.text);
+    this.keep &&= this.chars <= this.keepChars;
+    if (this.keep) into.push(segment);
+  }
 }
 
 /** Decodes a kept raw path again, root first; `null` when some stored text is not JSON. */
 export function decodeRawPath(raw: RawPath): PathMessages | null {
   const values: unknown[] = [];
   let attachmentFree = true;
-  for (const window of raw.windows) {
-    if (!parseInto(values, window, -1)) return null;
-    attachmentFree &&= !mayReferenceAttachments(window);
+  for (const segment of raw.segments) {
+    const parsed = parseList(segment.text, -1);
+    if (parsed === null) return null;
+    if (segment.pick)
+      for (const index of segment.pick) values.push(parsed[index]);
+    else if (segment.leafFirst)
+      for (let index = parsed.length - 1; index >= 0; index--)
+        values.push(parsed[index]);
+    else for (const value of parsed) values.push(value);
+    attachmentFree &&= !mayReferenceAttachments(segment.text);
   }
   if (values.length !== raw.rootFirstIds.length) return null;
-  for (const [index, json] of raw.whole ?? []) {
-    values[index] = parseOrNull(json);
-    attachmentFree &&= !mayReferenceAttachments(json);
-  }
   return {
     ids: raw.rootFirstIds.slice(),
     messages: values.map(reviveMessage),
@@ -162,18 +274,39 @@ export function pathLength(
 // --- Internal helpers ---
 
 /**
- * Rows in the first content window; later windows grow or shrink to stay near `WINDOW_CHARS`.
- * Small windows are the point: each window's text is garbage once parsed, and below V8's
- * large-object size it dies young, so a read's peak memory stays near the messages it returns.
+ * Rows in the first scan chunk and the first window; later ones are sized from the last one's
+ * average row to hold about `WINDOW_CHARS` of text. Small chunks are the point: each one's text
+ * is garbage once parsed, and below V8's large-object size it dies young, so a read's peak memory
+ * stays near the messages it returns.
  */
 const FIRST_WINDOW_ROWS = 128;
 const WINDOW_CHARS = 65_536;
 const MAX_WINDOW_ROWS = 4096;
 
-function nextWindowRows(rows: number, chars: number): number {
-  if (chars > WINDOW_CHARS) return Math.max(1, rows >> 1);
-  if (chars < WINDOW_CHARS / 4) return Math.min(MAX_WINDOW_ROWS, rows * 2);
-  return rows;
+/**
+ * Runs `read` over `rows` rows, and over half as many again while the host refuses the joined
+ * text as too big. A Durable Object's SQLite refuses any string over 2 MB (SQLITE_TOOBIG), and
+ * a chunk's rows are sized before their texts are seen: 128 messages of 20 KB are over it. One
+ * message's row is at most 1.5 MiB (longer ones are split), so one row always fits.
+ */
+function withinValueLimit<T>(rows: number, read: (rows: number) => T): T {
+  for (;;) {
+    try {
+      return read(rows);
+    } catch (error) {
+      if (rows <= 1 || !TOO_BIG.test(String((error as Error)?.message)))
+        throw error;
+      rows >>= 1;
+    }
+  }
+}
+
+const TOO_BIG = /too big|TOOBIG/i;
+
+/** The next chunk's rows: about `WINDOW_CHARS` of text at this one's average row, growing at most fourfold. */
+function nextRows(rows: number, chars: number): number {
+  const aimed = Math.floor((rows * WINDOW_CHARS) / Math.max(chars, 1));
+  return Math.max(1, Math.min(MAX_WINDOW_ROWS, rows * 4, aimed));
 }
 
 interface Walk {
@@ -314,21 +447,15 @@ function walkRest(
   return true;
 }
 
-/** Parses a comma-joined window onto `values`; `false` when it is not JSON or not `expected` values long. */
-function parseInto(
-  values: unknown[],
-  window: string,
-  expected: number,
-): boolean {
+/** Parses comma-joined JSON texts; `null` when they are not JSON or not `expected` values (any count for -1). */
+function parseList(texts: string, expected: number): unknown[] | null {
   let parsed: unknown[];
   try {
-    parsed = JSON.parse(`[${window}]`) as unknown[];
+    parsed = JSON.parse(`[${texts}]`) as unknown[];
   } catch {
-    return false;
+    return null;
   }
-  if (expected >= 0 && parsed.length !== expected) return false;
-  for (const value of parsed) values.push(value);
-  return true;
+  return expected >= 0 && parsed.length !== expected ? null : parsed;
 }
 
 /** The whole JSON of the split messages of a path, by root-first index. */
