@@ -103,6 +103,8 @@ export class Store {
     return {
       linear: check(new AgentSessionProvider(this, "large")),
       reversed: check(reversed, "r199"),
+      // The index catch-up joins texts the same way (500 rows, 10 MB, at first).
+      search: linear.searchMessages("m150").map((hit) => hit.id),
     };
   }
 
@@ -210,6 +212,7 @@ describe("AgentSessionProvider inside workerd (Durable Object SQLite)", () => {
     expect(await run("large")).toEqual({
       linear: { length: 200, intact: true },
       reversed: { length: 200, intact: true },
+      search: ["m150"],
     });
   });
 

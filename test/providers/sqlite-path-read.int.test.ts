@@ -166,4 +166,27 @@ describe("the SQL path read", () => {
     expect(chunks.count).toBeLessThan(10);
     db.close();
   });
+
+  it("indexes what a catch-up reads joined: a row that is not JSON is skipped, its neighbours and a split message found", () => {
+    const db = openSqlite(":memory:");
+    const session = new AgentSessionProvider(db, "s");
+    for (let index = 0; index < 50; index++)
+      session.appendMessage(message(`m${index}`, `plain ${index} walrus`));
+    db.sql`INSERT INTO assistant_messages (id, session_id, parent_id, role, content)
+      VALUES ('broken', 's', 'm49', 'user', '{not json walrus')`;
+    // Over 1.5 MiB of JSON: stored over continuation rows.
+    session.appendMessage(
+      message("huge", `narwhal ${"w".repeat(1_700_000)}`),
+      "m49",
+    );
+    session.appendMessage(message("after", "after walrus"), "huge");
+    const found = session.searchMessages("walrus", 100).map((hit) => hit.id);
+    expect(found).toHaveLength(51);
+    expect(found).toContain("after");
+    expect(found).not.toContain("broken");
+    expect(session.searchMessages("narwhal").map((hit) => hit.id)).toEqual([
+      "huge",
+    ]);
+    db.close();
+  });
 });

@@ -8,6 +8,30 @@ import { utf8Length } from "../../session/core/utf8.js";
  */
 export const CHUNK_MAX_BYTES = 1_572_864;
 
+/**
+ * Runs `read` over `rows` rows, and over half as many again while the host refuses the joined
+ * text as too big. A Durable Object's SQLite refuses any string over 2 MB (SQLITE_TOOBIG), and
+ * reads that join many rows' texts size their rows before the texts are seen: 128 messages of
+ * 20 KB are over it. One message's row is at most `CHUNK_MAX_BYTES` (longer ones are split), so
+ * one row always fits.
+ */
+export function withinValueLimit<T>(
+  rows: number,
+  read: (rows: number) => T,
+): T {
+  for (;;) {
+    try {
+      return read(rows);
+    } catch (error) {
+      if (rows <= 1 || !TOO_BIG.test(String((error as Error)?.message)))
+        throw error;
+      rows >>= 1;
+    }
+  }
+}
+
+const TOO_BIG = /too big|TOOBIG/i;
+
 /** A stored row whose `content` may be the first piece of a split message. */
 export interface StoredContentRow {
   seq: number;

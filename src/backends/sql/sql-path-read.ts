@@ -4,7 +4,7 @@ import {
   reviveMessage,
 } from "../../session/core/message-codec.js";
 import { mayReferenceAttachments } from "../../session/core/attachments.js";
-import { readContentsBySeqs } from "./sql-message-chunks.js";
+import { readContentsBySeqs, withinValueLimit } from "./sql-message-chunks.js";
 import {
   loadPathIdSet,
   loadPathWithContent,
@@ -282,26 +282,6 @@ export function pathLength(
 const FIRST_WINDOW_ROWS = 128;
 const WINDOW_CHARS = 65_536;
 const MAX_WINDOW_ROWS = 4096;
-
-/**
- * Runs `read` over `rows` rows, and over half as many again while the host refuses the joined
- * text as too big. A Durable Object's SQLite refuses any string over 2 MB (SQLITE_TOOBIG), and
- * a chunk's rows are sized before their texts are seen: 128 messages of 20 KB are over it. One
- * message's row is at most 1.5 MiB (longer ones are split), so one row always fits.
- */
-function withinValueLimit<T>(rows: number, read: (rows: number) => T): T {
-  for (;;) {
-    try {
-      return read(rows);
-    } catch (error) {
-      if (rows <= 1 || !TOO_BIG.test(String((error as Error)?.message)))
-        throw error;
-      rows >>= 1;
-    }
-  }
-}
-
-const TOO_BIG = /too big|TOOBIG/i;
 
 /** The next chunk's rows: about `WINDOW_CHARS` of text at this one's average row, growing at most fourfold. */
 function nextRows(rows: number, chars: number): number {

@@ -4,6 +4,7 @@ import {
 } from "../../session/core/stored-rows.js";
 import {
   decodeMessage,
+  reviveMessage,
   searchableText,
 } from "../../session/core/message-codec.js";
 import { spaceCjk } from "../../session/core/search-terms.js";
@@ -17,6 +18,8 @@ import { rankedExpressions } from "./sql-rare-terms.js";
 import { atomically } from "./sql-transaction.js";
 import {
   prefixWithinBytes,
+  readContentsBySeqs,
+  withinValueLimit,
   withWholeContent,
   type StoredContentRow,
 } from "./sql-message-chunks.js";
@@ -366,25 +369,96 @@ function indexNewRows(agent: SqlProvider, state: IndexState): void {
     rowid: number | null;
   }>`SELECT MAX(rowid) AS rowid FROM assistant_fts`;
   const defensive = (top?.rowid ?? 0) > after;
+  let rows = CATCH_UP_BATCH;
   for (;;) {
-    const rows = withWholeContent(
-      agent,
-      agent.sql<StoredContentRow>`
-        SELECT seq, content, chunked_bytes FROM assistant_messages
-        WHERE seq > ${after} ORDER BY seq LIMIT ${CATCH_UP_BATCH}`,
-    );
+    const read = readNewMessages(agent, after, rows);
+    if (read.seqs.length === 0) break;
     const batch = new IndexBatch(agent, state.toolOutputs);
-    for (const row of rows) {
-      const message = decodeMessage(row.content);
-      if (defensive) unindexMessage(agent, row.seq);
-      if (message) batch.add(row.seq, message);
-    }
+    read.seqs.forEach((seq, index) => {
+      const message = read.messages[index] ?? null;
+      if (defensive) unindexMessage(agent, seq);
+      if (message) batch.add(seq, message);
+    });
     batch.flush();
-    if (rows.length === 0) break;
-    after = rows.at(-1)!.seq;
+    after = read.seqs.at(-1)!;
+    rows = Math.max(
+      1,
+      Math.min(
+        CATCH_UP_BATCH * 4,
+        Math.floor(
+          (read.seqs.length * CATCH_UP_CHARS) / Math.max(read.chars, 1),
+        ),
+      ),
+    );
   }
   agent.sql`INSERT INTO arbor_meta (key, value) VALUES (${INDEXED_SEQ_KEY}, ${String(after)})
     ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+}
+
+/** Stored JSON characters a catch-up read aims at: its rows are sized from the last read's. */
+const CATCH_UP_CHARS = 256 * 1024;
+
+/**
+ * The messages stored after `after`, at most `rows`, in `seq` order (`null` for a row that is not
+ * a message). One statement returns their texts joined in one string, parsed at once: a row per
+ * message cost a third of the catch-up's reading in a Durable Object, where every row returned is
+ * an object built by the runtime. Split messages are read whole apart; a chunk whose texts are not
+ * one JSON list (a row written by raw SQL) is read again row by row.
+ */
+function readNewMessages(
+  agent: SqlProvider,
+  after: number,
+  rows: number,
+): { seqs: number[]; messages: Array<SessionMessage | null>; chars: number } {
+  const [chunk] = withinValueLimit(
+    rows,
+    (fewer) =>
+      agent.sql<{ seqs: string; chunked: string; texts: string | null }>`
+      SELECT json_group_array(seq) AS seqs, json_group_array(chunked) AS chunked,
+        group_concat(text, ',') AS texts
+      FROM (SELECT seq, chunked_bytes IS NOT NULL AS chunked,
+          CASE WHEN chunked_bytes IS NULL THEN content ELSE 'null' END AS text
+        FROM assistant_messages WHERE seq > ${after} ORDER BY seq LIMIT ${fewer})`,
+  );
+  const seqs = JSON.parse(chunk?.seqs ?? "[]") as number[];
+  const texts = chunk?.texts ?? "";
+  let values: unknown[] | null = null;
+  try {
+    values = JSON.parse(`[${texts}]`) as unknown[];
+  } catch {
+    values = null;
+  }
+  if (values === null || values.length !== seqs.length) {
+    const stored = withWholeContent(
+      agent,
+      agent.sql<StoredContentRow>`
+        SELECT seq, content, chunked_bytes FROM assistant_messages
+        WHERE seq > ${after} AND seq <= ${seqs.at(-1) ?? after} ORDER BY seq`,
+    );
+    return {
+      seqs: stored.map((row) => row.seq),
+      messages: stored.map((row) => decodeMessage(row.content)),
+      chars: texts.length,
+    };
+  }
+  const parsed = values;
+  const chunked = JSON.parse(chunk!.chunked) as number[];
+  const split = seqs.filter((_, index) => chunked[index]);
+  if (split.length > 0) {
+    const whole = readContentsBySeqs(agent, split);
+    seqs.forEach((seq, index) => {
+      if (chunked[index]) parsed[index] = parseOrNull(whole.get(seq) ?? "");
+    });
+  }
+  return { seqs, messages: parsed.map(reviveMessage), chars: texts.length };
+}
+
+function parseOrNull(json: string): unknown {
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return null;
+  }
 }
 
 /** JSON characters gathered before one multi-row insert; a message longer than a quarter goes alone. */
