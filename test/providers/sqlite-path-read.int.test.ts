@@ -29,10 +29,10 @@ function expectedPath(
 function counting(db: SqliteHandle, pattern: RegExp): { count: number } {
   const counter = { count: 0 };
   const sql = db.sql.bind(db);
-  db.sql = ((strings: TemplateStringsArray, ...values: unknown[]) => {
+  db.sql = (strings: TemplateStringsArray, ...values: unknown[]) => {
     if (pattern.test(strings.join("?"))) counter.count++;
     return sql(strings, ...values);
-  }) as SqliteHandle["sql"];
+  };
   return counter;
 }
 
