@@ -65,81 +65,16 @@ export function readPath(
   leafId: string,
   keepChars: number,
 ): PathRead | null {
-  const [leaf] = agent.sql<{
-    seq: number;
-    parent_id: string | null;
-    chunked: number;
-    text: string;
-  }>`SELECT seq, parent_id, chunked_bytes IS NOT NULL AS chunked,
-      CASE WHEN chunked_bytes IS NULL THEN content ELSE 'null' END AS text
-    FROM assistant_messages WHERE session_id = ${sessionId} AND id = ${leafId}`;
-  if (!leaf) return null;
   const read = new ReadState(keepChars);
-  const leafValue = parseList(leaf.text, 1);
-  if (leafValue === null) return null;
-  const walk: LeafFirst = { seqs: [], ids: [], split: [] };
-  take(walk, leaf.seq, leafId, leaf.chunked);
-  // The scanned part's values and segments, leaf first as the scan finds them.
-  const values: unknown[] = [leafValue[0]];
-  const scanned: RawSegment[] = [];
-  read.note({ text: leaf.text }, scanned);
-  let expected = leaf.parent_id;
-  let before = leaf.seq;
-  let rows = FIRST_WINDOW_ROWS;
-  let seen = 0;
-  while (expected !== null) {
-    const [chunk] = withinValueLimit(rows, (fewer) => {
-      rows = fewer;
-      return agent.sql<{
-        seqs: string;
-        ids: string;
-        parents: string;
-        chunked: string;
-        texts: string | null;
-      }>`SELECT json_group_array(seq) AS seqs, json_group_array(id) AS ids,
-            json_group_array(parent_id) AS parents, json_group_array(chunked) AS chunked,
-            group_concat(text, ',') AS texts
-          FROM (SELECT seq, id, parent_id, chunked_bytes IS NOT NULL AS chunked,
-              CASE WHEN chunked_bytes IS NULL THEN content ELSE 'null' END AS text
-            FROM assistant_messages WHERE session_id = ${sessionId} AND seq < ${before}
-            ORDER BY seq DESC LIMIT ${fewer})`;
-    });
-    const seqs = JSON.parse(chunk?.seqs ?? "[]") as number[];
-    if (seqs.length === 0) break;
-    const texts = chunk!.texts ?? "";
-    const parsed = parseList(texts, seqs.length);
-    if (parsed === null) return null;
-    const ids = JSON.parse(chunk!.ids) as string[];
-    const parents = JSON.parse(chunk!.parents) as Array<string | null>;
-    const chunked = JSON.parse(chunk!.chunked) as number[];
-    const taken: number[] = [];
-    for (let index = 0; index < seqs.length && expected !== null; index++) {
-      if (ids[index] !== expected) continue;
-      take(walk, seqs[index]!, expected, chunked[index]!);
-      values.push(parsed[index]);
-      taken.push(index);
-      expected = parents[index] ?? null;
-    }
-    read.note(
-      taken.length === seqs.length
-        ? { text: texts, leafFirst: true }
-        : { text: texts, pick: taken.reverse() },
-      scanned,
-    );
-    seen += seqs.length;
-    before = seqs[seqs.length - 1]!;
-    // Mostly other branches' rows: following the links costs less from here.
-    if (walk.seqs.length * SCAN_MIN_SHARE < seen) break;
-    rows = nextRows(rows, texts.length);
-  }
+  const scan = scanPath(agent, sessionId, leafId, read);
+  if (scan === null) return null;
+  const { walk, values, scanned } = scan;
   // What the scan left toward the root: its links by the recursive query, its texts in windows
   // by `seq`, root first.
   const older: unknown[] = [];
   const windows: RawSegment[] = [];
-  if (expected !== null) {
-    const scannedRows = walk.seqs.length;
-    if (!walkRest(agent, sessionId, expected, walk)) return null;
-    const rootFirstSeqs = walk.seqs.slice(scannedRows).reverse();
+  if (scan.scannedRows < walk.seqs.length) {
+    const rootFirstSeqs = walk.seqs.slice(scan.scannedRows).reverse();
     let size = FIRST_WINDOW_ROWS;
     for (let start = 0; start < rootFirstSeqs.length;) {
       let seqs: number[] = [];
@@ -252,10 +187,10 @@ export function pathIdSet(
   sessionId: string,
   leafId: string,
 ): Set<string> {
-  const walk = walkPath(agent, sessionId, leafId);
+  const scan = scanPath(agent, sessionId, leafId, null);
   // No single chain (a cycle written by raw SQL): the recursive query visits each id once.
-  return walk
-    ? new Set(walk.rootFirstIds)
+  return scan
+    ? new Set(scan.walk.ids)
     : loadPathIdSet(agent, sessionId, leafId);
 }
 
@@ -265,9 +200,9 @@ export function pathLength(
   sessionId: string,
   leafId: string,
 ): number {
-  const walk = walkPath(agent, sessionId, leafId);
-  return walk
-    ? walk.rootFirstIds.length
+  const scan = scanPath(agent, sessionId, leafId, null);
+  return scan
+    ? scan.walk.ids.length
     : loadPathIdSet(agent, sessionId, leafId).size;
 }
 
@@ -289,81 +224,109 @@ function nextRows(rows: number, chars: number): number {
   return Math.max(1, Math.min(MAX_WINDOW_ROWS, rows * 4, aimed));
 }
 
-interface Walk {
-  rootFirstSeqs: number[];
-  rootFirstIds: string[];
-  /** "depth:seq" of split messages (depth 0 = the leaf), comma-joined; `null` when none. */
-  split: string | null;
+/** A path found by `scanPath`. */
+interface Scan {
+  /** The whole path, leaf first. */
+  walk: LeafFirst;
+  /** The first `scannedRows` of `walk` came from the scan; the rest from the recursive query. */
+  scannedRows: number;
+  /** With texts: the scanned rows' values and their segments, leaf first. */
+  values: unknown[];
+  scanned: RawSegment[];
 }
 
 /**
- * The links of the path, leaf first while walking; `null` when they do not form one parent chain
- * or the id is absent.
+ * The path to `leafId`, with the scanned rows' texts when `read` is given; `null` when the rows do
+ * not form one parent chain, the id is absent, or a text is not JSON.
  *
- * A parent is nearly always older than its child, so the walk first reads the session's links
- * backwards from the leaf in `seq` order through the `(session_id, seq)` index, taking each row
- * that is the parent it expects and skipping rows of other branches. That is one ordered index
- * scan instead of two B-tree lookups per step, about a third of the recursive query's time at
- * depth 10,000. When the scan finds mostly other branches' rows, or a parent is younger than its
- * child (an import can write a child first), it hands the rest to the recursive query.
+ * A parent is nearly always older than its child, so the scan reads the session's rows backwards
+ * from the leaf in `seq` order through the `(session_id, seq)` index, taking each row that is the
+ * parent it expects and skipping rows of other branches: one ordered index scan instead of two
+ * B-tree lookups per step. When it finds mostly other branches' rows, or a parent is younger than
+ * its child (an import can write a child first), it hands the rest to the recursive query.
  */
-function walkPath(
+function scanPath(
   agent: SqlProvider,
   sessionId: string,
   leafId: string,
-): Walk | null {
+  read: ReadState | null,
+): Scan | null {
+  // 1 or 0: a Durable Object binds numbers, not booleans.
+  const texts = read !== null ? 1 : 0;
   const [leaf] = agent.sql<{
     seq: number;
     parent_id: string | null;
     chunked: number;
-  }>`SELECT seq, parent_id, chunked_bytes IS NOT NULL AS chunked FROM assistant_messages
-    WHERE session_id = ${sessionId} AND id = ${leafId}`;
+    text: string | null;
+  }>`SELECT seq, parent_id, chunked_bytes IS NOT NULL AS chunked,
+      CASE WHEN NOT ${texts} THEN NULL WHEN chunked_bytes IS NULL THEN content ELSE 'null' END AS text
+    FROM assistant_messages WHERE session_id = ${sessionId} AND id = ${leafId}`;
   if (!leaf) return null;
   const walk: LeafFirst = { seqs: [], ids: [], split: [] };
+  const values: unknown[] = [];
+  const scanned: RawSegment[] = [];
   take(walk, leaf.seq, leafId, leaf.chunked);
+  if (read) {
+    const parsed = parseList(leaf.text ?? "", 1);
+    if (parsed === null) return null;
+    values.push(parsed[0]);
+    read.note({ text: leaf.text ?? "" }, scanned);
+  }
   let expected = leaf.parent_id;
   let before = leaf.seq;
-  let rows = SCAN_FIRST_ROWS;
-  let scanned = 0;
+  let rows = FIRST_WINDOW_ROWS;
+  let seen = 0;
   while (expected !== null) {
-    const [chunk] = agent.sql<{
-      seqs: string;
-      ids: string;
-      parents: string;
-      chunked: string;
-    }>`SELECT json_group_array(seq) AS seqs, json_group_array(id) AS ids,
-        json_group_array(parent_id) AS parents, json_group_array(chunked) AS chunked
-      FROM (SELECT seq, id, parent_id, chunked_bytes IS NOT NULL AS chunked
-        FROM assistant_messages WHERE session_id = ${sessionId} AND seq < ${before}
-        ORDER BY seq DESC LIMIT ${rows})`;
+    const [chunk] = withinValueLimit(rows, (fewer) => {
+      rows = fewer;
+      return agent.sql<{
+        seqs: string;
+        ids: string;
+        parents: string;
+        chunked: string;
+        texts: string | null;
+      }>`SELECT json_group_array(seq) AS seqs, json_group_array(id) AS ids,
+            json_group_array(parent_id) AS parents, json_group_array(chunked) AS chunked,
+            group_concat(text, ',') AS texts
+          FROM (SELECT seq, id, parent_id, chunked_bytes IS NOT NULL AS chunked,
+              CASE WHEN NOT ${texts} THEN NULL WHEN chunked_bytes IS NULL THEN content ELSE 'null' END AS text
+            FROM assistant_messages WHERE session_id = ${sessionId} AND seq < ${before}
+            ORDER BY seq DESC LIMIT ${fewer})`;
+    });
     const seqs = JSON.parse(chunk?.seqs ?? "[]") as number[];
     if (seqs.length === 0) break;
+    const text = chunk!.texts ?? "";
+    const parsed = read ? parseList(text, seqs.length) : [];
+    if (parsed === null) return null;
     const ids = JSON.parse(chunk!.ids) as string[];
     const parents = JSON.parse(chunk!.parents) as Array<string | null>;
     const chunked = JSON.parse(chunk!.chunked) as number[];
+    const taken: number[] = [];
     for (let index = 0; index < seqs.length && expected !== null; index++) {
       if (ids[index] !== expected) continue;
       take(walk, seqs[index]!, expected, chunked[index]!);
+      if (read) values.push(parsed[index]);
+      taken.push(index);
       expected = parents[index] ?? null;
     }
-    scanned += seqs.length;
+    read?.note(
+      taken.length === seqs.length
+        ? { text, leafFirst: true }
+        : { text, pick: taken.reverse() },
+      scanned,
+    );
+    seen += seqs.length;
     before = seqs[seqs.length - 1]!;
     // Mostly other branches' rows: following the links costs less from here.
-    if (walk.seqs.length * SCAN_MIN_SHARE < scanned) break;
-    rows = Math.min(SCAN_MAX_ROWS, rows * 2);
+    if (walk.seqs.length * SCAN_MIN_SHARE < seen) break;
+    rows = nextRows(rows, text.length);
   }
+  const scannedRows = walk.seqs.length;
   if (expected !== null && !walkRest(agent, sessionId, expected, walk))
     return null;
-  return {
-    rootFirstSeqs: walk.seqs.reverse(),
-    rootFirstIds: walk.ids.reverse(),
-    split: walk.split.length === 0 ? null : walk.split.join(","),
-  };
+  return { walk, scannedRows, values, scanned };
 }
 
-/** Rows of the first backward scan; each later scan doubles, up to `SCAN_MAX_ROWS`. */
-const SCAN_FIRST_ROWS = 256;
-const SCAN_MAX_ROWS = 4096;
 /** The scan goes on while at least one row in this many is on the path. */
 const SCAN_MIN_SHARE = 3;
 
