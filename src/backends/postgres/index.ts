@@ -1,7 +1,9 @@
 /**
- * @module The PostgreSQL backend (docs/behavior/storage.md): message store, context and knowledge providers and
- * the schema. Takes a `pg` Pool or Client, a postgres.js `sql` or a Hyperdrive-style `execute`
- * connection; imports no driver, so it loads in workerd.
+ * @module The PostgreSQL backend (docs/behavior/storage.md): message store, context and knowledge providers,
+ * registry, block history, the database as a `Backend`, and the schema. Takes a `pg` Pool or
+ * Client, a postgres.js `sql` or a Hyperdrive-style `execute` connection; imports no driver, so it
+ * loads in workerd. arbor-memory/session's stand-ins load this module on first use
+ * (src/session/postgres-seed.ts).
  */
 export {
   PostgresSessionProvider,
@@ -10,6 +12,8 @@ export {
 export { PostgresContextProvider } from "./postgres-context-provider.js";
 export { PostgresSearchProvider } from "./postgres-search-provider.js";
 export { PostgresBlockHistory } from "./postgres-block-history.js";
+export { PostgresSessionRegistry } from "./postgres-registry.js";
+export { postgresBackend } from "./postgres-backend.js";
 export {
   applyPostgresSchema,
   postgresSchemaSql,

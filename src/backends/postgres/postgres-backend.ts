@@ -31,6 +31,8 @@ function createBackend(client: PostgresClient): Backend {
   let registry: PostgresSessionRegistry | undefined;
   // Its sessions' appends touch the registry row in the insert statement (docs/postgres.md).
   const root = new PostgresSessionProvider(client, "", { touchRegistry: true });
+  // Every capability, checked by `satisfies`: arbor-memory/session's stand-in of this backend
+  // (postgres-seed.ts) delegates to each.
   return {
     name: "postgres",
     identity: client,
@@ -64,5 +66,5 @@ function createBackend(client: PostgresClient): Backend {
           await import("./postgres-search-index.js")
         ).configurePostgresSearchIndex(client, settings),
     },
-  };
+  } satisfies Required<Backend>;
 }

@@ -6,7 +6,6 @@ import type {
 } from "../../session/contracts/changes.js";
 import { ChangeFeed, type HeldWatch } from "../../session/state/change-feed.js";
 import type { PostgresClient } from "./postgres-client.js";
-import { postgresOps } from "./postgres-lazy.js";
 import type { ChangeReader } from "./postgres-change-reader.js";
 import {
   followCatchUp,
@@ -57,7 +56,7 @@ const CATCH_UP_RETRY_MAX_MS = 5_000;
 
 /**
  * The watchers of one client: their listeners (`ChangeFeed`) and one reader of the change log
- * (`ChangeReader`, loaded with the other queries), started with the first listener and stopped
+ * (`ChangeReader`, loaded on first use), started with the first listener and stopped
  * with the last. A resumed watcher is held until the reader has read what it missed; a failed
  * catch-up is retried, never skipped.
  */
@@ -153,9 +152,14 @@ class ChangeHub {
   async #start(): Promise<void> {
     try {
       if (!this.#reader) {
-        const ops = await postgresOps();
-        this.#reader ??= new ops.ChangeReader(
-          ops.postgresExecutor(this.client),
+        // Loaded with the first watch: arbor-memory/session's stand-ins (postgres-seed.ts) watch
+        // through this hub synchronously, so what it imports statically is in that entry's bundle.
+        const [{ ChangeReader }, { postgresExecutor }] = await Promise.all([
+          import("./postgres-change-reader.js"),
+          import("./postgres-executor.js"),
+        ]);
+        this.#reader ??= new ChangeReader(
+          postgresExecutor(this.client),
           this.#feed,
         );
       }

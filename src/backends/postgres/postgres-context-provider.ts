@@ -1,8 +1,8 @@
 import type { WritableContextProvider } from "../../session/contracts/context-provider.js";
-import { ArborTypeError } from "../../session/errors/index.js";
-import { checkPostgresClient, type PostgresClient } from "./postgres-client.js";
-import type { PostgresContextStore } from "./postgres-context-store.js";
-import { postgresOps } from "./postgres-lazy.js";
+import { checkBlockLabel } from "./postgres-arguments.js";
+import type { PostgresClient, PostgresExecutor } from "./postgres-client.js";
+import { postgresExecutor } from "./postgres-executor.js";
+import { postgresSettings } from "./postgres-settings.js";
 
 /**
  * A writable context block stored as one row of `cf_agents_context_blocks`, keyed by `label`
@@ -19,30 +19,35 @@ import { postgresOps } from "./postgres-lazy.js";
  * ```
  */
 export class PostgresContextProvider implements WritableContextProvider {
-  readonly #client: PostgresClient;
-  #loaded: PostgresContextStore | undefined;
+  readonly #db: PostgresExecutor;
 
   constructor(
     client: PostgresClient,
     private readonly label: string,
   ) {
-    if (typeof label !== "string" || label.length === 0) {
-      throw new ArborTypeError(
-        "INVALID_ARGUMENT",
-        "[arbor] [postgres] PostgresContextProvider needs a non-empty row label, e.g. `memory_<sessionId>`",
-      );
-    }
-    this.#client = checkPostgresClient(client);
+    checkBlockLabel(label);
+    this.#db = postgresExecutor(client);
   }
 
   /** The block content, or `null` when the row does not exist. */
   async get(): Promise<string | null> {
-    return (await this.#store()).get();
+    await postgresSettings(this.#db);
+    const [row] = await this.#db.query<{ content: string }>(
+      "SELECT content FROM cf_agents_context_blocks WHERE label = ?",
+      [this.label],
+    );
+    return row?.content ?? null;
   }
 
   /** Upserts the row and bumps `updated_at`. */
   async set(content: string): Promise<void> {
-    return (await this.#store()).set(content);
+    await postgresSettings(this.#db);
+    await this.#db.query(
+      `INSERT INTO cf_agents_context_blocks (label, content, updated_at)
+      VALUES (?, ?, clock_timestamp())
+      ON CONFLICT (label) DO UPDATE SET content = EXCLUDED.content, updated_at = EXCLUDED.updated_at`,
+      [this.label, content],
+    );
   }
 
   /**
@@ -51,20 +56,20 @@ export class PostgresContextProvider implements WritableContextProvider {
    * try again. Lets appends from several processes lose nothing.
    */
   async replaceIf(expected: string | null, content: string): Promise<boolean> {
-    return (await this.#store()).replaceIf(expected, content);
-  }
-
-  // --- Internal helpers ---
-
-  /** The queries, loaded on the first call (docs/behavior/runtime.md, "Bundle size on Workers"). */
-  async #store(): Promise<PostgresContextStore> {
-    if (!this.#loaded) {
-      const ops = await postgresOps();
-      this.#loaded ??= new ops.PostgresContextStore(
-        ops.postgresExecutor(this.#client),
-        this.label,
-      );
-    }
-    return this.#loaded;
+    await postgresSettings(this.#db);
+    const rows =
+      expected === null
+        ? await this.#db.query(
+            `INSERT INTO cf_agents_context_blocks (label, content, updated_at)
+            VALUES (?, ?, clock_timestamp())
+            ON CONFLICT (label) DO NOTHING RETURNING label`,
+            [this.label, content],
+          )
+        : await this.#db.query(
+            `UPDATE cf_agents_context_blocks SET content = ?, updated_at = clock_timestamp()
+            WHERE label = ? AND content = ? RETURNING label`,
+            [content, this.label, expected],
+          );
+    return rows.length > 0;
   }
 }

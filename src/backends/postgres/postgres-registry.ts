@@ -1,16 +1,42 @@
+import {
+  sessionInfoFromRow,
+  type SessionInfoRow,
+} from "../../session/core/stored-rows.js";
+import { ArborTypeError } from "../../session/errors/index.js";
+import type {
+  PostgresClient,
+  PostgresExecutor,
+  PostgresQueryable,
+} from "./postgres-client.js";
+import { postgresExecutor } from "./postgres-executor.js";
+import {
+  LOCKED_WRITE_PREFIX,
+  lockedWriteParams,
+  sessionWrite,
+  type WriteAttempt,
+} from "./postgres-locking.js";
+import { readConfig, writeConfig } from "./postgres-config.js";
+import { postgresSettings } from "./postgres-settings.js";
+import { searchMessageRows } from "./postgres-search.js";
+import { searchSummaryRows } from "./postgres-summary-search.js";
+import {
+  isoSql,
+  sessionScopeSql,
+  TEXT_ARRAY_SQL,
+  TIMESTAMPTZ_PARAM,
+  toCount,
+} from "./postgres-sql.js";
 import type { SessionInfo } from "../../session/contracts/session-info.js";
 import type { SearchResult } from "../../session/contracts/types.js";
-import type {
-  RegistryListOptions,
-  RegistrySearchOptions,
-  SessionInfoPatch,
-  SessionListing,
-  SessionRegistry,
-  SummaryHit,
+import {
+  compareListOrder,
+  type RegistryListOptions,
+  type RegistrySearchOptions,
+  type SessionInfoPatch,
+  type SessionListing,
+  type SessionRegistry,
+  type SummaryHit,
 } from "../../session/contracts/registry.js";
-import { checkPostgresClient, type PostgresClient } from "./postgres-client.js";
-import { postgresOps } from "./postgres-lazy.js";
-import type { PostgresRegistryStore } from "./postgres-registry-store.js";
 
 /**
  * The SessionManager registry on PostgreSQL (docs/behavior/manager.md, docs/behavior/storage.md): rows in `assistant_sessions`,
@@ -24,36 +50,102 @@ import type { PostgresRegistryStore } from "./postgres-registry-store.js";
  * keyset continuation match `compareListOrder` exactly.
  */
 export class PostgresSessionRegistry implements SessionRegistry {
-  readonly #client: PostgresClient;
-  #loaded: PostgresRegistryStore | undefined;
+  readonly #db: PostgresExecutor;
 
   constructor(client: PostgresClient) {
-    this.#client = checkPostgresClient(client);
+    this.#db = postgresExecutor(client);
   }
 
   async insert(info: SessionInfo): Promise<void> {
-    return (await this.#store()).insert(info);
+    await this.#ready();
+    await insertSessionRow(this.#db, info, "");
   }
 
   async get(id: string): Promise<SessionInfo | null> {
-    return (await this.#store()).get(id);
+    await this.#ready();
+    const [row] = await this.#db.query<SessionInfoRow>(
+      `SELECT ${COLUMNS} FROM assistant_sessions AS s WHERE s.id = ?`,
+      [id],
+    );
+    return row ? sessionInfoFromRow(row) : null;
   }
 
   async getMany(ids: readonly string[]): Promise<SessionInfo[]> {
-    return (await this.#store()).getMany(ids);
+    await this.#ready();
+    const rows = await this.#db.query<SessionInfoRow>(
+      `SELECT ${COLUMNS} FROM assistant_sessions AS s WHERE s.id = ANY(${TEXT_ARRAY_SQL})`,
+      [JSON.stringify(ids)],
+    );
+    return rows.map(sessionInfoFromRow);
   }
 
   async list(options: RegistryListOptions): Promise<SessionInfo[]> {
-    return (await this.#store()).list(options);
+    await this.#ready();
+    const { sql, params } = listQuery(options);
+    return (await this.#db.query<SessionInfoRow>(sql, params)).map(
+      sessionInfoFromRow,
+    );
   }
 
   /** The page of `list()` with owner, metadata and message count per row, in one statement. */
   async listDetailed(options: RegistryListOptions): Promise<SessionListing[]> {
-    return (await this.#store()).listDetailed(options);
+    await this.#ready();
+    // The page is cut first, so the per-row lookups (by primary key, and a COUNT over the
+    // `(session_id, id)` key) run only for the rows listed.
+    const { sql, params } = listQuery(options);
+    const rows = await this.#db.query<
+      SessionInfoRow & {
+        owner_id: string | null;
+        metadata: string | null;
+        message_count: string | number;
+      }
+    >(
+      `SELECT page.*,
+        (SELECT c.value FROM assistant_config AS c
+          WHERE c.session_id = page.id AND c.key = 'owner') AS owner_id,
+        (SELECT json_object_agg(substr(c.key, ${METADATA_PREFIX.length + 1}), c.value
+            ORDER BY c.key COLLATE "C")::text
+          FROM assistant_config AS c
+          WHERE c.session_id = page.id
+            AND left(c.key, ${METADATA_PREFIX.length}) = '${METADATA_PREFIX}') AS metadata,
+        (SELECT count(*) FROM assistant_messages AS m
+          WHERE m.session_id = page.id) AS message_count
+      FROM (${sql}) AS page`,
+      params,
+    );
+    // The outer query keeps no order of its own: the page's, restored by the same comparator.
+    const listings = rows.map((row) => ({
+      info: sessionInfoFromRow(row),
+      ownerId: row.owner_id ?? null,
+      metadata: row.metadata
+        ? (JSON.parse(row.metadata) as Record<string, string>)
+        : {},
+      messageCount: toCount(row.message_count),
+    }));
+    return listings.sort((a, b) => compareListOrder(a.info, b.info));
   }
 
   async update(id: string, patch: SessionInfoPatch): Promise<boolean> {
-    return (await this.#store()).update(id, patch);
+    await this.#ready();
+    const sets: string[] = [];
+    const params: unknown[] = [];
+    for (const field of PATCHABLE) {
+      const value = patch[field];
+      if (value === undefined) continue;
+      if (field === "updated_at") {
+        sets.push(`updated_at = ${TIMESTAMP_PARAM}`);
+        params.push(timestamp(value, field));
+      } else {
+        sets.push(`${field} = ?`);
+        params.push(value);
+      }
+    }
+    const rows = await this.#db.query(
+      `UPDATE assistant_sessions SET ${sets.length > 0 ? sets.join(", ") : "id = id"}
+      WHERE id = ? RETURNING id`,
+      [...params, id],
+    );
+    return rows.length > 0;
   }
 
   /**
@@ -67,25 +159,36 @@ export class PostgresSessionRegistry implements SessionRegistry {
     cost: number,
     at: string,
   ): Promise<boolean> {
-    return (await this.#store()).addUsage(
-      id,
-      inputTokens,
-      outputTokens,
-      cost,
-      at,
+    await this.#ready();
+    const rows = await this.#db.query(
+      `UPDATE assistant_sessions
+      SET input_tokens = input_tokens + ?::numeric, output_tokens = output_tokens + ?::numeric,
+        estimated_cost = estimated_cost + ?::double precision, updated_at = ${TIMESTAMP_PARAM}
+      WHERE id = ? RETURNING id`,
+      [inputTokens, outputTokens, cost, timestamp(at, "at"), id],
     );
+    return rows.length > 0;
   }
 
   async touch(id: string, at: string): Promise<void> {
-    return (await this.#store()).touch(id, at);
+    await this.#ready();
+    await this.#db.query(
+      `UPDATE assistant_sessions SET updated_at = ${TIMESTAMP_PARAM} WHERE id = ?`,
+      [timestamp(at, "at"), id],
+    );
   }
 
   async count(): Promise<number> {
-    return (await this.#store()).count();
+    await this.#ready();
+    const [row] = await this.#db.query<{ count: string }>(
+      "SELECT count(*) AS count FROM assistant_sessions",
+    );
+    return toCount(row?.count);
   }
 
   async getConfig(sessionId: string, key: string): Promise<string | null> {
-    return (await this.#store()).getConfig(sessionId, key);
+    await this.#ready();
+    return readConfig(this.#db, sessionId, key);
   }
 
   async setConfig(
@@ -93,7 +196,8 @@ export class PostgresSessionRegistry implements SessionRegistry {
     key: string,
     value: string,
   ): Promise<void> {
-    return (await this.#store()).setConfig(sessionId, key, value);
+    await this.#ready();
+    await writeConfig(this.#db, sessionId, key, value);
   }
 
   async setConfigIfAbsent(
@@ -101,14 +205,27 @@ export class PostgresSessionRegistry implements SessionRegistry {
     key: string,
     value: string,
   ): Promise<boolean> {
-    return (await this.#store()).setConfigIfAbsent(sessionId, key, value);
+    await this.#ready();
+    const inserted = await this.#db.query<{ key: string }>(
+      `INSERT INTO assistant_config (session_id, key, value) VALUES (?, ?, ?)
+      ON CONFLICT (session_id, key) DO NOTHING RETURNING key`,
+      [sessionId, key, value],
+    );
+    return inserted.length > 0;
   }
 
   async listConfig(
     sessionId: string,
     prefix: string,
   ): Promise<Record<string, string>> {
-    return (await this.#store()).listConfig(sessionId, prefix);
+    await this.#ready();
+    const rows = await this.#db.query<{ key: string; value: string }>(
+      `SELECT key, value FROM assistant_config
+      WHERE session_id = ? AND left(key, length(?::text)) = ?::text
+      ORDER BY key COLLATE "C"`,
+      [sessionId, prefix, prefix],
+    );
+    return Object.fromEntries(rows.map((row) => [row.key, row.value]));
   }
 
   /**
@@ -120,7 +237,37 @@ export class PostgresSessionRegistry implements SessionRegistry {
     query: string,
     options: RegistrySearchOptions,
   ): Promise<SearchResult[]> {
-    return (await this.#store()).search(query, options);
+    const { textSearchConfig } = await this.#ready();
+    const listed = sessionScopeSql("m.session_id", {
+      ...(options.sessionIds ? { sessionIds: options.sessionIds } : {}),
+    });
+    const owned = sessionScopeSql("m.session_id", {
+      ...(options.ownerId !== undefined ? { ownerId: options.ownerId } : {}),
+    });
+    // Registered and owned are probes, checked row by row in the order the search reads its
+    // matches (a late check): a join would hash the whole registry on every search (about 3 ms
+    // at 10,000 sessions, growing with them).
+    return searchMessageRows(
+      this.#db,
+      textSearchConfig,
+      query,
+      options.limit,
+      {
+        sql:
+          listed.conditions.length > 0
+            ? listed.conditions.join(" AND ")
+            : "TRUE",
+        params: listed.params,
+        late: {
+          sql: [
+            "(SELECT TRUE FROM assistant_sessions AS s WHERE s.id = m.session_id)",
+            ...owned.conditions,
+          ].join(" AND "),
+          params: owned.params,
+        },
+      },
+      options,
+    );
   }
 
   /** Overlays whose summary matches the query, newest first (explained manager search). */
@@ -128,7 +275,8 @@ export class PostgresSessionRegistry implements SessionRegistry {
     query: string,
     options: RegistrySearchOptions,
   ): Promise<SummaryHit[]> {
-    return (await this.#store()).searchSummaries(query, options);
+    await this.#ready();
+    return searchSummaryRows(this.#db, query, options);
   }
 
   /**
@@ -143,19 +291,179 @@ export class PostgresSessionRegistry implements SessionRegistry {
     id: string,
     contextKeys: readonly string[],
   ): Promise<boolean> {
-    return (await this.#store()).deleteSession(id, contextKeys);
+    await this.#ready();
+    return sessionWrite(this.#db, id, (db, fingerprint) =>
+      deleteSessionRows(db, id, contextKeys, fingerprint),
+    );
   }
 
   // --- Internal helpers ---
 
-  /** The queries, loaded on the first call (docs/behavior/runtime.md, "Bundle size on Workers"). */
-  async #store(): Promise<PostgresRegistryStore> {
-    if (!this.#loaded) {
-      const ops = await postgresOps();
-      this.#loaded ??= new ops.PostgresRegistryStore(
-        ops.postgresExecutor(this.#client),
-      );
-    }
-    return this.#loaded;
+  #ready() {
+    return postgresSettings(this.#db);
   }
+}
+
+/**
+ * Inserts the registry row unless the id has one: how a session written without the manager gets
+ * registered by its first message (docs/behavior/manager.md#sessions-written-without-the-manager).
+ */
+export async function insertSessionRowIfAbsent(
+  db: PostgresQueryable,
+  info: SessionInfo,
+): Promise<void> {
+  await insertSessionRow(db, info, "ON CONFLICT (id) DO NOTHING");
+}
+
+// --- Internal helpers ---
+
+/** A bound ISO timestamp as stored: `timestamptz` at millisecond precision. */
+const TIMESTAMP_PARAM = `date_trunc('milliseconds', ${TIMESTAMPTZ_PARAM})`;
+
+const COLUMNS = `s.id, s.name, s.parent_session_id, s.model, s.source, s.input_tokens,
+  s.output_tokens, s.estimated_cost, s.end_reason, ${isoSql("s.created_at")} AS created_at,
+  ${isoSql("s.updated_at")} AS updated_at`;
+
+const PATCHABLE = [
+  "name",
+  "end_reason",
+  "model",
+  "source",
+  "updated_at",
+] as const satisfies ReadonlyArray<keyof SessionInfoPatch>;
+
+/** The config key prefix of metadata entries (the manager's `meta:`). */
+const METADATA_PREFIX = "meta:";
+
+/** The statement of a `list()` page. */
+function listQuery(options: RegistryListOptions): {
+  sql: string;
+  params: unknown[];
+} {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  if (options.ownerId !== undefined) {
+    conditions.push(`EXISTS (SELECT 1 FROM assistant_config AS c
+      WHERE c.session_id = s.id AND c.key = 'owner' AND c.value = ?)`);
+    params.push(options.ownerId);
+  }
+  const after = options.after;
+  if (after) {
+    const updated = cursorTimestamp(after.updated_at);
+    const created = cursorTimestamp(after.created_at);
+    // The keyset of ORDER BY updated_at DESC, created_at DESC, id ASC (byte order, like JS).
+    conditions.push(`(s.updated_at < ${TIMESTAMP_PARAM}
+      OR (s.updated_at = ${TIMESTAMP_PARAM} AND (s.created_at < ${TIMESTAMP_PARAM}
+        OR (s.created_at = ${TIMESTAMP_PARAM} AND s.id COLLATE "C" > ?::text))))`);
+    params.push(updated, updated, created, created, after.id);
+  }
+  let sql = `SELECT ${COLUMNS} FROM assistant_sessions AS s
+    ${conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : ""}
+    ORDER BY s.updated_at DESC, s.created_at DESC, s.id COLLATE "C" ASC`;
+  if (options.limit !== undefined) {
+    sql += " LIMIT ?";
+    params.push(Math.max(0, Math.floor(options.limit)));
+  }
+  return { sql, params };
+}
+
+/** A timestamp to bind, as ISO-8601 UTC; `INVALID_ARGUMENT` for one that is not a date. */
+function timestamp(value: unknown, name: string): string {
+  const time = typeof value === "string" ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(time)) {
+    throw new ArborTypeError(
+      "INVALID_ARGUMENT",
+      `[arbor] [postgres] Session \`${name}\` must be an ISO-8601 timestamp, got ${JSON.stringify(value)}`,
+    );
+  }
+  return new Date(time).toISOString();
+}
+
+function cursorTimestamp(value: string): string {
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) {
+    throw new ArborTypeError(
+      "INVALID_ARGUMENT",
+      "[arbor] Invalid list cursor; pass the nextCursor of listPage()",
+    );
+  }
+  return new Date(time).toISOString();
+}
+
+/**
+ * One attempt of `deleteSession`: the registry row first, then (only if it was there) messages,
+ * overlays, config, block history, change-log rows and the context rows under `contextKeys`, all in one
+ * statement under the session lock (`LOCKED_WRITE_PREFIX`). Resolves to whether the row existed.
+ */
+async function deleteSessionRows(
+  db: PostgresQueryable,
+  id: string,
+  contextKeys: readonly string[],
+  fingerprint: string | null,
+): Promise<WriteAttempt<boolean>> {
+  const [result] = await db.query<{ ok: boolean; deleted: string | number }>(
+    `WITH ${LOCKED_WRITE_PREFIX},
+    registry AS (
+      DELETE FROM assistant_sessions WHERE id = ? AND (SELECT ok FROM checked) RETURNING id
+    ),
+    messages AS (
+      DELETE FROM assistant_messages WHERE session_id = ? AND EXISTS (SELECT 1 FROM registry)
+    ),
+    overlays AS (
+      DELETE FROM assistant_compactions WHERE session_id = ? AND EXISTS (SELECT 1 FROM registry)
+    ),
+    config AS (
+      DELETE FROM assistant_config WHERE session_id = ? AND EXISTS (SELECT 1 FROM registry)
+    ),
+    history AS (
+      DELETE FROM arbor_block_history WHERE session_id = ? AND EXISTS (SELECT 1 FROM registry)
+    ),
+    changes AS (
+      DELETE FROM arbor_changes WHERE session_id = ? AND EXISTS (SELECT 1 FROM registry)
+    ),
+    blocks AS (
+      DELETE FROM cf_agents_context_blocks
+      WHERE label = ANY(${TEXT_ARRAY_SQL}) AND EXISTS (SELECT 1 FROM registry)
+    )
+    SELECT (SELECT ok FROM checked) AS ok, (SELECT count(*) FROM registry) AS deleted`,
+    [
+      ...lockedWriteParams(id, fingerprint),
+      id,
+      id,
+      id,
+      id,
+      id,
+      id,
+      JSON.stringify(contextKeys),
+    ],
+  );
+  if (!result?.ok) return { done: false };
+  return { done: true, value: toCount(result.deleted) > 0 };
+}
+
+/** Inserts the registry row of `info`, `onConflict` deciding what happens when the id has one. */
+async function insertSessionRow(
+  db: PostgresQueryable,
+  info: SessionInfo,
+  onConflict: string,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO assistant_sessions (id, name, parent_session_id, model, source,
+        input_tokens, output_tokens, estimated_cost, end_reason, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?::numeric, ?::numeric, ?::double precision, ?,
+        ${TIMESTAMP_PARAM}, ${TIMESTAMP_PARAM}) ${onConflict}`,
+    [
+      info.id,
+      info.name,
+      info.parent_session_id ?? null,
+      info.model ?? null,
+      info.source ?? null,
+      info.input_tokens ?? 0,
+      info.output_tokens ?? 0,
+      info.estimated_cost ?? 0,
+      info.end_reason ?? null,
+      timestamp(info.created_at, "created_at"),
+      timestamp(info.updated_at, "updated_at"),
+    ],
+  );
 }

@@ -4,8 +4,8 @@ import {
   DEFAULT_TEXT_SEARCH_CONFIG,
   versionStatement,
 } from "./postgres-ddl.js";
-import { postgresOps } from "./postgres-lazy.js";
 import { MIGRATIONS, POSTGRES_SCHEMA_VERSION } from "./postgres-migrations.js";
+import { migrateSchema } from "./postgres-settings.js";
 
 export { POSTGRES_SCHEMA_VERSION };
 
@@ -82,5 +82,5 @@ export async function applyPostgresSchema(
     options.textSearchConfig === undefined
       ? undefined
       : checkTextSearchConfig(options.textSearchConfig);
-  return (await postgresOps()).migrateSchema(client, requested);
+  return migrateSchema(client, requested);
 }

@@ -1,10 +1,10 @@
 import type { BlockHistoryStore } from "../../session/contracts/block-history.js";
-import { postgresEmbeddings } from "./postgres-embedding-access.js";
 import type {
   ChangeListener,
   Unsubscribe,
   WatchChangesOptions,
 } from "../../session/contracts/changes.js";
+import type { BackendEmbeddings } from "../../session/contracts/embedding-store.js";
 import type {
   ImportRecords,
   InsertMessageOptions,
@@ -14,7 +14,6 @@ import type {
   StoredMessageRecord,
   StoreTokenEstimate,
 } from "../../session/contracts/provider.js";
-import type { BackendEmbeddings } from "../../session/contracts/embedding-store.js";
 import type {
   CompactionMeta,
   HistoryRowStat,
@@ -24,16 +23,52 @@ import type {
   SessionMessage,
   StoredCompaction,
 } from "../../session/contracts/types.js";
-import { ArborTypeError } from "../../session/errors/index.js";
+import { encodeForStorage } from "../../session/core/attachments.js";
+import { firstWriteSessionInfo } from "../../session/core/stored-rows.js";
+import { checkSessionId } from "./postgres-arguments.js";
 import { PostgresBlockHistory } from "./postgres-block-history.js";
 import {
   changeWatchersReady,
   watchPostgresChanges,
 } from "./postgres-changes.js";
-import { checkPostgresClient, type PostgresClient } from "./postgres-client.js";
+import {
+  checkPostgresClient,
+  type PostgresClient,
+  type PostgresExecutor,
+} from "./postgres-client.js";
+import {
+  deleteCompactionRow,
+  insertCompaction,
+  readCompactions,
+} from "./postgres-compactions.js";
+import { readConfig, writeConfig } from "./postgres-config.js";
 import { PostgresContextProvider } from "./postgres-context-provider.js";
-import { postgresOps } from "./postgres-lazy.js";
-import type { PostgresSessionStore } from "./postgres-session-store.js";
+import { postgresEmbeddings } from "./postgres-embedding-access.js";
+import { postgresExecutor } from "./postgres-executor.js";
+import { importSessionRecords } from "./postgres-import.js";
+import { sessionWrite } from "./postgres-locking.js";
+import { countPath, loadPathIdSet } from "./postgres-path.js";
+import {
+  exportSessionMessages,
+  loadBranches,
+  loadHistory,
+  loadLatestLeaf,
+  loadMessage,
+} from "./postgres-reads.js";
+import { insertSessionRowIfAbsent } from "./postgres-registry.js";
+import { searchSessionMessages } from "./postgres-search.js";
+import {
+  postgresSettings,
+  type PostgresSettings,
+} from "./postgres-settings.js";
+import { clearSession, deleteWithRepair } from "./postgres-tree-repair.js";
+import {
+  loadHistoryRowStats,
+  loadMessagesByIds,
+  loadPathEntries,
+  loadRecentHistory,
+} from "./postgres-windows.js";
+import { insertMessage, updateStoredMessage } from "./postgres-writes.js";
 
 /** Options of `PostgresSessionProvider`. */
 export interface PostgresSessionProviderOptions {
@@ -59,10 +94,14 @@ export interface PostgresSessionProviderOptions {
  * with a recursive query of any depth over `(id, parent_id)` only, and search follows SQLite's
  * semantics (ranked any-term matching, literal operators, CJK words inside sentences).
  *
+ * `arbor-memory/session` exports a stand-in of the same name that loads this class with its first
+ * call, a class of its own (`instanceof` does not cross the two entries).
+ *
  * @example
  * ```ts
  * import pg from "pg";
- * import { applyPostgresSchema, PostgresSessionProvider, Session } from "arbor-memory/session";
+ * import { Session } from "arbor-memory/session";
+ * import { applyPostgresSchema, PostgresSessionProvider } from "arbor-memory/postgres";
  *
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
  * await applyPostgresSchema(pool);
@@ -80,22 +119,19 @@ export class PostgresSessionProvider implements SessionProvider {
   /** `insertMessage` honours `requireRegistered` (the registry is in the same database). */
   readonly insertChecksRegistry = true;
   readonly #client: PostgresClient;
+  readonly #db: PostgresExecutor;
   readonly #options: PostgresSessionProviderOptions;
-  #loaded: PostgresSessionStore | undefined;
+  /** Set once this provider has made sure the session has a registry row. */
+  #registered = false;
 
   constructor(
     client: PostgresClient,
     sessionId = "",
     options: PostgresSessionProviderOptions = {},
   ) {
-    if (typeof sessionId !== "string") {
-      throw new ArborTypeError(
-        "INVALID_ARGUMENT",
-        "[arbor] [postgres] PostgresSessionProvider session id must be a string",
-      );
-    }
+    this.sessionId = checkSessionId(sessionId);
     this.#client = checkPostgresClient(client);
-    this.sessionId = sessionId;
+    this.#db = postgresExecutor(this.#client);
     this.#options = { touchRegistry: options.touchRegistry === true };
   }
 
@@ -125,30 +161,35 @@ export class PostgresSessionProvider implements SessionProvider {
   }
 
   async getMessage(id: string): Promise<SessionMessage | null> {
-    return (await this.#store()).getMessage(id);
+    await this.#ready();
+    return loadMessage(this.#db, this.sessionId, id);
   }
 
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
-    return (await this.#store()).getHistory(leafId);
+    return (await this.getHistoryAndLeaf(leafId)).messages;
   }
 
   /** `getHistory` and the id of the leaf its path ends at, in one statement. */
   async getHistoryAndLeaf(
     leafId?: string | null,
   ): Promise<{ messages: SessionMessage[]; leafId: string | null }> {
-    return (await this.#store()).getHistoryAndLeaf(leafId);
+    await this.#ready();
+    return loadHistory(this.#db, this.sessionId, target(leafId));
   }
 
   async getLatestLeaf(): Promise<SessionMessage | null> {
-    return (await this.#store()).getLatestLeaf();
+    await this.#ready();
+    return loadLatestLeaf(this.#db, this.sessionId);
   }
 
   async getBranches(messageId: string): Promise<SessionMessage[]> {
-    return (await this.#store()).getBranches(messageId);
+    await this.#ready();
+    return loadBranches(this.#db, this.sessionId, messageId);
   }
 
   async getPathLength(leafId?: string | null): Promise<number> {
-    return (await this.#store()).getPathLength(leafId);
+    await this.#ready();
+    return countPath(this.#db, this.sessionId, target(leafId));
   }
 
   /**
@@ -160,8 +201,7 @@ export class PostgresSessionProvider implements SessionProvider {
     message: SessionMessage,
     parentId?: string | null,
   ): Promise<boolean> {
-    const store = await this.#store();
-    return (await store.insertMessage(message, parentId)).inserted;
+    return (await this.insertMessage(message, parentId)).inserted;
   }
 
   /** `appendMessage` that says under which parent the row went (the Session's append). */
@@ -171,27 +211,46 @@ export class PostgresSessionProvider implements SessionProvider {
     json?: string,
     options?: InsertMessageOptions,
   ): Promise<InsertMessageResult> {
-    return (await this.#store()).insertMessage(
+    // Encoded (and so validated) before waiting for the database: an invalid message throws first.
+    const encoded = encodeForStorage(message, json);
+    await this.#ready();
+    // The registry row of "" (no namespace) is never written.
+    const touch = this.#options.touchRegistry === true && this.sessionId !== "";
+    const result = await insertMessage(
+      this.#db,
+      this.sessionId,
       message,
+      encoded,
       parentId,
-      json,
-      options,
+      touch ? new Date().toISOString() : null,
+      options?.requireRegistered === true,
     );
+    if (result.inserted && !touch) await this.#registerOnFirstWrite();
+    return result;
   }
 
   /** Replaces content, role and search text of the message with this id; a no-op if absent. */
   async updateMessage(message: SessionMessage, json?: string): Promise<void> {
-    return (await this.#store()).updateMessage(message, json);
+    const encoded = encodeForStorage(message, json);
+    await this.#ready();
+    await updateStoredMessage(this.#db, this.sessionId, message, encoded);
   }
 
   /** Deletes with tree and overlay repair (docs/behavior/messages-and-tree.md), atomically under the session lock. */
   async deleteMessages(ids: readonly string[]): Promise<void> {
-    return (await this.#store()).deleteMessages(ids);
+    if (!Array.isArray(ids) || ids.length === 0) return;
+    await this.#ready();
+    await sessionWrite(this.#db, this.sessionId, (db, fingerprint) =>
+      deleteWithRepair(db, this.sessionId, ids, fingerprint),
+    );
   }
 
   /** Deletes the session's messages and overlays in one statement under the session lock. */
   async clearMessages(): Promise<void> {
-    return (await this.#store()).clearMessages();
+    await this.#ready();
+    await sessionWrite(this.#db, this.sessionId, (db, fingerprint) =>
+      clearSession(db, this.sessionId, fingerprint),
+    );
   }
 
   async addCompaction(
@@ -200,7 +259,10 @@ export class PostgresSessionProvider implements SessionProvider {
     toMessageId: string,
     meta?: CompactionMeta,
   ): Promise<StoredCompaction> {
-    return (await this.#store()).addCompaction(
+    await this.#ready();
+    return insertCompaction(
+      this.#db,
+      this.sessionId,
       summary,
       fromMessageId,
       toMessageId,
@@ -209,11 +271,13 @@ export class PostgresSessionProvider implements SessionProvider {
   }
 
   async getCompactions(): Promise<StoredCompaction[]> {
-    return (await this.#store()).getCompactions();
+    await this.#ready();
+    return readCompactions(this.#db, this.sessionId);
   }
 
   async deleteCompaction(id: string): Promise<boolean> {
-    return (await this.#store()).deleteCompaction(id);
+    await this.#ready();
+    return deleteCompactionRow(this.#db, this.sessionId, id);
   }
 
   async searchMessages(
@@ -221,7 +285,15 @@ export class PostgresSessionProvider implements SessionProvider {
     limit?: number,
     options?: TextSearchOptions,
   ): Promise<SearchResult[]> {
-    return (await this.#store()).searchMessages(query, limit, options);
+    const { textSearchConfig } = await this.#ready();
+    return searchSessionMessages(
+      this.#db,
+      textSearchConfig,
+      this.sessionId,
+      query,
+      limit,
+      options,
+    );
   }
 
   /** The byte-budgeted suffix of the path (docs/behavior/history.md); content is read for the chosen rows only. */
@@ -230,8 +302,11 @@ export class PostgresSessionProvider implements SessionProvider {
     maxContentBytes: number,
     minRecentMessages = 1,
   ): Promise<RecentHistoryResult> {
-    return (await this.#store()).getRecentHistory(
-      leafId,
+    await this.#ready();
+    return loadRecentHistory(
+      this.#db,
+      this.sessionId,
+      target(leafId),
       maxContentBytes,
       minRecentMessages,
     );
@@ -239,39 +314,49 @@ export class PostgresSessionProvider implements SessionProvider {
 
   /** `{ id, role, bytes }` per stored row on the path, without reading content. */
   async getHistoryRowStats(leafId?: string | null): Promise<HistoryRowStat[]> {
-    return (await this.#store()).getHistoryRowStats(leafId);
+    await this.#ready();
+    return loadHistoryRowStats(this.#db, this.sessionId, target(leafId));
   }
 
   /** Streamed history: `{ id, bytes }` per row of the path, root first, without content. */
   async getPathIds(leafId?: string | null): Promise<PathEntry[]> {
-    return (await this.#store()).getPathIds(leafId);
+    await this.#ready();
+    return loadPathEntries(this.#db, this.sessionId, target(leafId));
   }
 
   /** The ids on the path, in no order (explained search). */
   async getPathIdSet(leafId?: string | null): Promise<ReadonlySet<string>> {
-    return (await this.#store()).getPathIdSet(leafId);
+    await this.#ready();
+    return loadPathIdSet(this.#db, this.sessionId, target(leafId));
   }
 
   /** The stored messages with these ids, in the given order; `null` for unknown ids. */
   async getMessagesByIds(
     ids: readonly string[],
   ): Promise<Array<SessionMessage | null>> {
-    return (await this.#store()).getMessagesByIds(ids);
+    await this.#ready();
+    return loadMessagesByIds(this.#db, this.sessionId, ids);
   }
 
   /** The token estimate recorded when the database was created (docs/token-estimation.md). */
   async getTokenEstimate(): Promise<StoreTokenEstimate> {
-    return (await this.#store()).getTokenEstimate();
+    return (await this.#ready()).tokenEstimate;
   }
 
   /** How many messages the session stores, every branch counted (one COUNT). */
   async countMessages(): Promise<number> {
-    return (await this.#store()).countMessages();
+    await this.#ready();
+    const [row] = await this.#db.query<{ n: string | number }>(
+      `SELECT COUNT(*) AS n FROM assistant_messages WHERE session_id = ?`,
+      [this.sessionId],
+    );
+    return Number(row?.n ?? 0);
   }
 
   /** Every message of the session, all branches, in insertion order (unparseable rows skipped). */
   async exportMessages(): Promise<StoredMessageRecord[]> {
-    return (await this.#store()).exportMessages();
+    await this.#ready();
+    return exportSessionMessages(this.#db, this.sessionId);
   }
 
   /**
@@ -279,17 +364,23 @@ export class PostgresSessionProvider implements SessionProvider {
    * lock; `MESSAGE_EXISTS` and nothing written when an id is taken (without `replace`).
    */
   async importRecords(records: ImportRecords): Promise<void> {
-    return (await this.#store()).importRecords(records);
+    await this.#ready();
+    await sessionWrite(this.#db, this.sessionId, (db, fingerprint) =>
+      importSessionRecords(db, this.sessionId, records, fingerprint),
+    );
+    if (records.messages.length > 0) await this.#registerOnFirstWrite();
   }
 
   /** A per-session value from `assistant_config`, or `null`. */
   async getConfig(key: string): Promise<string | null> {
-    return (await this.#store()).getConfig(key);
+    await this.#ready();
+    return readConfig(this.#db, this.sessionId, key);
   }
 
   /** Sets (or with `null` deletes) a per-session value in `assistant_config`. */
   async setConfig(key: string, value: string | null): Promise<void> {
-    return (await this.#store()).setConfig(key, value);
+    await this.#ready();
+    await writeConfig(this.#db, this.sessionId, key, value);
   }
 
   /** Calls `listener` once per committed write to this session (every session with `allSessions`), from any client. */
@@ -307,18 +398,38 @@ export class PostgresSessionProvider implements SessionProvider {
 
   // --- Internal helpers ---
 
-  /** The queries, loaded on the first call (docs/behavior/runtime.md, "Bundle size on Workers"). */
-  async #store(): Promise<PostgresSessionStore> {
+  /** What every call waits for: the change watchers' start, then the database's settings. */
+  async #ready(): Promise<PostgresSettings> {
     // A write issued after watch() returned waits until the watchers know where they start.
     await changeWatchersReady(this.#client);
-    if (!this.#loaded) {
-      const ops = await postgresOps();
-      this.#loaded ??= new ops.PostgresSessionStore(
-        ops.postgresExecutor(this.#client),
-        this.sessionId,
-        this.#options.touchRegistry === true,
+    return postgresSettings(this.#db);
+  }
+
+  /**
+   * After a write that stored a message: gives the session its registry row unless it has one,
+   * once per provider object (docs/behavior/manager.md#sessions-written-without-the-manager), so
+   * `arbor sessions list`, the server and the studio see sessions written without the manager.
+   */
+  async #registerOnFirstWrite(): Promise<void> {
+    if (this.#registered || this.sessionId === "") return;
+    this.#registered = true;
+    try {
+      await insertSessionRowIfAbsent(
+        this.#db,
+        firstWriteSessionInfo(this.sessionId, new Date().toISOString()),
+      );
+    } catch (error) {
+      // The message is stored; a registry row that cannot be written must not fail the append.
+      console.warn(
+        `[arbor] Session "${this.sessionId}" could not be registered, so the manager will not list it: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
-    return this.#loaded;
   }
+}
+
+// --- Internal helpers ---
+
+/** The message a read starts from: the given id, or `null` (= the latest leaf) for null/undefined/"". */
+function target(leafId: string | null | undefined): string | null {
+  return typeof leafId === "string" && leafId.length > 0 ? leafId : null;
 }

@@ -15,8 +15,8 @@ import type { SessionRegistry } from "../contracts/registry.js";
 import { isSqlProvider, type SqlProvider } from "../contracts/sql-provider.js";
 import { ArborError, ArborTypeError } from "../errors/index.js";
 import { memoryBackend } from "../../backends/memory/memory-backend.js";
-import { postgresBackend } from "../../backends/postgres/postgres-backend.js";
 import { sqlBackend } from "../../backends/sql/sql-backend.js";
+import { lazyPostgresBackend } from "../postgres-seed.js";
 import { Session } from "../session.js";
 import type { CreateSessionOptions } from "./manager-options.js";
 
@@ -73,8 +73,10 @@ export function managerBackendFor(
       openSession: (sessionId) => Session.create(target.session(sessionId)),
     };
   }
+  // The PostgreSQL code loads with the first call (postgres-seed.ts), so a Worker that never
+  // talks to PostgreSQL does not carry it.
   if (isPostgresClient(target))
-    return managerBackendFor(postgresBackend(target));
+    return managerBackendFor(lazyPostgresBackend(target));
   throw new ArborTypeError(
     "INVALID_TARGET",
     "[arbor] SessionManager.create() needs a `sql` store (openSqlite(), a Durable Object), a PostgreSQL client (pg Pool or Client, or a connection with `execute`) or a Backend; use SessionManager.inMemory() for tests",
