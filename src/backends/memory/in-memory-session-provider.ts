@@ -33,7 +33,7 @@ import {
   type MemoryRow,
   type MemorySessionData,
 } from "./memory-store.js";
-import { searchRows } from "./memory-search.js";
+import { searchText } from "./memory-search.js";
 import { memoryChangeFeed } from "./memory-changes.js";
 import { latestLeafRow, pathRows } from "./memory-tree.js";
 import {
@@ -212,12 +212,14 @@ export class InMemorySessionProvider implements SessionProvider {
   ): SearchResult[] {
     const data = this.data();
     if (!data) return [];
-    return searchRows(data.ordered, query, limit, options).map((row) => ({
-      id: row.id,
-      role: row.role,
-      content: row.text,
-      createdAt: row.createdAt,
-    }));
+    return searchText(data.textIndex.current(), query, limit, options).map(
+      ({ row }) => ({
+        id: row.id,
+        role: row.role,
+        content: row.text,
+        createdAt: row.createdAt,
+      }),
+    );
   }
 
   getHistoryRowStats(leafId?: string | null): HistoryRowStat[] {

@@ -1,8 +1,8 @@
 import { ArborError } from "../../session/errors/index.js";
 import { queryTerms } from "../../session/core/search-terms.js";
-import { normalizeSearchLimit } from "../../session/core/search-limit.js";
-import type { MemoryRow, MemoryStore } from "./memory-store.js";
-import { rankHits, scoreRows } from "./memory-search.js";
+import type { MemoryStore } from "./memory-store.js";
+import { searchText } from "./memory-search.js";
+import { combinedCorpus, type MemoryTextIndex } from "./memory-text-index.js";
 import type { SessionInfo } from "../../session/contracts/session-info.js";
 import type { SearchResult } from "../../session/contracts/types.js";
 import {
@@ -135,9 +135,7 @@ export class InMemorySessionRegistry implements SessionRegistry {
   search(query: string, options: RegistrySearchOptions): SearchResult[] {
     if (queryTerms(query).length === 0) return [];
     const wanted = options.sessionIds ? new Set(options.sessionIds) : null;
-    // One BM25 over the rows of every searched session, so term weights compare across them.
-    const rows: MemoryRow[] = [];
-    const sessionOf = new Map<MemoryRow, string>();
+    const sessionOf = new Map<MemoryTextIndex, string>();
     for (const sessionId of this.store.registry.keys()) {
       if (wanted && !wanted.has(sessionId)) continue;
       if (
@@ -145,23 +143,22 @@ export class InMemorySessionRegistry implements SessionRegistry {
         this.getConfig(sessionId, "owner") !== options.ownerId
       )
         continue;
-      for (const row of this.store.peek(sessionId)?.ordered ?? []) {
-        rows.push(row);
-        sessionOf.set(row, sessionId);
-      }
+      const data = this.store.peek(sessionId);
+      if (data) sessionOf.set(data.textIndex, sessionId);
     }
-    const limit = normalizeSearchLimit(options.limit);
-    const hits = scoreRows(rows, query, options, limit).map((hit) => ({
-      ...hit,
-      sessionId: sessionOf.get(hit.row) ?? "",
-    }));
-    return rankHits(hits, limit).map(({ sessionId, row }) => ({
-      id: row.id,
-      role: row.role,
-      content: row.text,
-      createdAt: row.createdAt,
-      sessionId,
-    }));
+    // One BM25 over the rows of every searched session, so term weights compare across them.
+    const corpus = combinedCorpus(
+      [...sessionOf.keys()].map((index) => index.current()),
+    );
+    return searchText(corpus, query, options.limit, options).map(
+      ({ row, index }) => ({
+        id: row.id,
+        role: row.role,
+        content: row.text,
+        createdAt: row.createdAt,
+        sessionId: sessionOf.get(index) ?? "",
+      }),
+    );
   }
 
   /**

@@ -30,7 +30,7 @@ export function memorySearchIndex(store: MemoryStore): BackendSearchIndex {
           const message = decodeMessage(row.json);
           if (!message?.parts.some(isToolPart)) continue;
           row.indexed = indexedText(store, message, row.text);
-          row.searchCache = undefined;
+          data.textIndex.changed(row);
           reindexed++;
         }
       }

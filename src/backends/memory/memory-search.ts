@@ -1,12 +1,6 @@
 import {
-  foldText,
-  hasCjk,
-  wordTokens,
-} from "../../session/core/search-terms.js";
-import {
   analyzeQuery,
   rarestIndexes,
-  type AnalyzedQuery,
 } from "../../session/core/query-analysis.js";
 import {
   normalizeSearchLimit,
@@ -14,161 +8,56 @@ import {
 } from "../../session/core/search-limit.js";
 import { rareTermArm } from "../../session/core/rare-terms.js";
 import { withinTimeRange } from "../../session/core/search-options.js";
-import type { TextSearchOptions } from "../../session/contracts/types.js";
-import type { MemoryRow } from "./memory-store.js";
+import type {
+  MatchMode,
+  TextSearchOptions,
+} from "../../session/contracts/types.js";
+import {
+  termPlans,
+  type Counter,
+  type TermPlan,
+} from "./memory-search-terms.js";
+import type { IndexedRow, TextCorpus } from "./memory-text-index.js";
 
 /**
- * The in-memory search of docs/behavior/search.md. A CJK term matches as a substring of the
- * text; other terms match word tokens after folding and Porter stemming. Ranked any-term by
- * default: messages holding every term first, then those holding some, each group by BM25 over
- * the searched rows (rarer terms weigh more), ties newest first; `match: "all"` keeps only the
- * first group. As on SQLite, each group ranks its newest matches within the rank window.
+ * The in-memory search of docs/behavior/search.md over a text index (`MemoryTextIndex`, or
+ * several sessions' together). A CJK term matches as a substring of the text; other terms match
+ * word tokens after folding and Porter stemming. Ranked any-term by default: messages holding
+ * every term first, then those holding some, each group by BM25 over the searched rows (rarer
+ * terms weigh more), ties newest first; `match: "all"` keeps only the first group.
  *
- * @param rows the session's rows in insertion order.
+ * As on SQLite, the candidates are the newest `rankWindow(limit)` hits holding every term and the
+ * newest `rankWindow(limit)` of all hits; a hit holding a rare term (`rareTermArm`) is a scored
+ * candidate however old. Only those are scored (on SQLite the score's term statistics are paid
+ * once that way): every-term hits older than the window follow the scored every-term hits,
+ * newest first. The postings are sorted by seq, so the newest hits are read from their ends and a
+ * search costs the postings of its terms, not the session.
+ *
  * @param limit normalized with `normalizeSearchLimit`.
  */
-export function searchRows(
-  rows: readonly MemoryRow[],
+export function searchText(
+  corpus: TextCorpus,
   query: string,
   limit: number | undefined,
   options: TextSearchOptions = {},
-): MemoryRow[] {
+): IndexedRow[] {
   const count = normalizeSearchLimit(limit);
-  return rankHits(scoreRows(rows, query, options, count), count).map(
-    (hit) => hit.row,
-  );
-}
-
-/** A matching row: its BM25 score and whether it holds every term. */
-export interface ScoredRow {
-  row: MemoryRow;
-  score: number;
-  every: boolean;
-  /** True when it holds one of the query's rare terms (core/rare-terms.ts): always a candidate. */
-  rare: boolean;
-}
-
-/**
- * The best `count` hits, as the SQL backends rank them: candidates are the newest
- * `rankWindow(count)` hits holding every term and the newest `rankWindow(count)` of all hits;
- * every-term hits first, then by score, ties newest first. A hit holding a rare term
- * (`rareTermArm`, for the rank window of `rareWindow`) is a scored candidate however old, as on
- * SQLite. Only those
- * are scored (on SQLite the score's term statistics are paid once that way): every-term hits
- * older than the window follow the scored every-term hits, newest first.
- */
-export function rankHits<T extends ScoredRow>(hits: T[], count: number): T[] {
+  const analyzed = analyzeQuery(query, options.match ?? "any");
+  if (analyzed === null) return [];
+  const terms = termPlans(analyzed);
+  if (terms.length === 0) return [];
   const window = rankWindow(count);
-  const scored = new Set<T>(newestWithin([...hits], window));
-  for (const hit of hits) if (hit.rare) scored.add(hit);
-  const chosen = new Set<T>(scored);
-  for (const hit of newestWithin(
-    hits.filter((hit) => hit.every),
-    window,
-  ))
-    chosen.add(hit);
-  return [...chosen]
+  const ranked = rankedTerms(corpus, analyzed.match, terms, window, options);
+  return candidates(ranked, analyzed.match, window)
     .sort(
       (a, b) =>
         Number(b.every) - Number(a.every) ||
-        Number(scored.has(b)) - Number(scored.has(a)) ||
-        (scored.has(a) ? b.score - a.score : 0) ||
-        b.row.seq - a.row.seq,
+        Number(b.scored) - Number(a.scored) ||
+        (a.scored ? b.score - a.score : 0) ||
+        b.entry.row.seq - a.entry.row.seq,
     )
-    .slice(0, count);
-}
-
-/** The `window` hits with the highest `seq` (docs/behavior/search.md#ranking-limits-and-results). */
-export function newestWithin<T extends { row: { seq: number } }>(
-  hits: T[],
-  window: number,
-): T[] {
-  if (hits.length <= window) return hits;
-  return hits.sort((a, b) => b.row.seq - a.row.seq).slice(0, window);
-}
-
-/**
- * Every row matching the query under `options.match` (default any-term) and `since`/`until`,
- * scored by BM25 with statistics over all of `rows` (unsorted). Under `match: "all"` only rows
- * holding every term are returned. `limit` (normalized) sets the rank window the rare terms are
- * chosen for (`rareTermArm`).
- */
-export function scoreRows(
-  rows: readonly MemoryRow[],
-  query: string,
-  options: TextSearchOptions = {},
-  limit?: number,
-): ScoredRow[] {
-  const analyzed = analyzeQuery(query, options.match ?? "any");
-  if (analyzed === null) return [];
-  const matchers = termMatchers(analyzed);
-  if (matchers.length === 0) return [];
-  const found: Array<{ row: MemoryRow; counts: number[]; length: number }> = [];
-  const terms = matchers.length;
-  const documentFrequency = new Array<number>(terms).fill(0);
-  // The scan visits every row of the session: it allocates only for a row that matches.
-  const counts = new Array<number>(terms).fill(0);
-  const timed = options.since !== undefined || options.until !== undefined;
-  let documents = 0;
-  let totalLength = 0;
-  for (const row of rows) {
-    const text = row.indexed ?? row.text;
-    if (text.length === 0) continue;
-    const indexed = (row.searchCache ??= index(text));
-    documents++;
-    totalLength += indexed.length;
-    if (timed && !withinTimeRange(row.createdAt, options)) continue;
-    let matched = false;
-    for (let at = 0; at < terms; at++) {
-      const count = matchers[at]!(indexed);
-      counts[at] = count;
-      if (count > 0) {
-        matched = true;
-        documentFrequency[at]!++;
-      }
-    }
-    if (matched)
-      found.push({ row, counts: counts.slice(), length: indexed.length });
-  }
-  const averageLength = documents > 0 ? totalLength / documents : 1;
-  // The rarest terms are the ranked ones (`rarestTerms`), as on the other backends.
-  const kept =
-    analyzed.match === "any"
-      ? rarestIndexes(matchers.length, documentFrequency)
-      : matchers.map((_, at) => at);
-  const rankedFrequency = kept.map((at) => documentFrequency[at]!);
-  const weights = rankedFrequency.map((frequency) =>
-    Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5)),
-  );
-  const arm = rareTermArm(
-    analyzed.match,
-    rankedFrequency,
-    rankWindow(normalizeSearchLimit(limit)),
-  );
-  const rareTerms = arm.rare === null ? null : new Set(arm.rare);
-  const everyRare =
-    arm.rare === null &&
-    arm.anyWindow > rankWindow(normalizeSearchLimit(limit));
-  const hits: ScoredRow[] = [];
-  for (const match of found) {
-    const { row, length } = match;
-    const norm = K1 * (1 - B + (B * Math.max(length, 1)) / averageLength);
-    let held = 0;
-    let rare = everyRare;
-    let score = 0;
-    for (let at = 0; at < kept.length; at++) {
-      const count = match.counts[kept[at]!]!;
-      if (count === 0) continue;
-      held++;
-      if (rareTerms?.has(at) === true) rare = true;
-      score += (weights[at]! * (count * (K1 + 1))) / (count + norm);
-    }
-    if (held === 0) continue;
-    const every = held === kept.length;
-    if (analyzed.match === "all" && !every) continue;
-    hits.push({ row, score, every, rare });
-  }
-  return hits;
+    .slice(0, count)
+    .map(({ entry }) => entry);
 }
 
 // --- Internal helpers ---
@@ -177,71 +66,173 @@ export function scoreRows(
 const K1 = 1.2;
 const B = 0.75;
 
-type Indexed = NonNullable<MemoryRow["searchCache"]>;
-type Matcher = (indexed: Indexed) => number;
-
-function index(text: string): Indexed {
-  const folded = foldText(text);
-  const tokens = new Map<string, number>();
-  let length = 0;
-  for (const token of wordTokens(folded)) {
-    tokens.set(token, (tokens.get(token) ?? 0) + 1);
-    length++;
-  }
-  return { folded, tokens, length };
+/** A candidate: its BM25 score, whether it holds every ranked term, whether it is scored. */
+interface Hit {
+  entry: IndexedRow;
+  score: number;
+  every: boolean;
+  scored: boolean;
 }
 
-/** One matcher per term: how often any of its forms occurs in a row (0: not at all). */
-function termMatchers(analyzed: AnalyzedQuery): Matcher[] {
-  const matchers: Matcher[] = [];
-  for (const term of analyzed.terms) {
-    // Forms one stem apart ("buys", "buying", "buy") are one token here: each is counted once.
-    const forms = [
-      ...new Map(
-        term.forms.map((form) => [
-          wordTokens(foldText(form)).join(" ") || form,
-          form,
-        ]),
-      ).values(),
-    ].flatMap(formMatcher);
-    // A term with no letter or digit can never be a token; it is ignored, as FTS5 ignores it.
-    if (forms.length === 0) continue;
-    matchers.push((indexed) => {
-      let count = 0;
-      for (const form of forms) count += form(indexed);
-      return count;
-    });
-  }
-  return matchers;
+/** The terms a search ranks by (`kept`), each with its matches and what scoring needs of it. */
+interface RankedTerms {
+  /** Each term's matching rows, by ascending seq. */
+  lists: ReadonlyArray<readonly IndexedRow[]>;
+  counters: readonly Counter[];
+  weights: readonly number[];
+  /** Positions of the rare terms (`rareTermArm`): every hit holding one is scored. */
+  rare: readonly number[];
+  /** Every term is rare: every hit is a scored candidate. */
+  everyRare: boolean;
+  averageLength: number;
 }
 
-function formMatcher(form: string): Matcher[] {
-  const folded = foldText(form);
-  if (hasCjk(folded))
-    return [(indexed) => countOccurrences(indexed.folded, folded)];
-  const tokens = wordTokens(folded);
-  if (tokens.length === 0) return [];
-  return [
-    (indexed) => {
-      let count = 0;
-      for (const token of tokens) {
-        const found = indexed.tokens.get(token) ?? 0;
-        if (found === 0) return 0;
-        count += found;
-      }
-      return count;
-    },
-  ];
+/**
+ * The matches of every term, and the ranked ones among them: under `match: "any"` the rarest
+ * (`rarestIndexes`, as the other backends rank), with BM25 weights from the corpus statistics.
+ */
+function rankedTerms(
+  corpus: TextCorpus,
+  match: MatchMode,
+  terms: readonly TermPlan[],
+  window: number,
+  options: TextSearchOptions,
+): RankedTerms {
+  const timed = options.since !== undefined || options.until !== undefined;
+  const matches = terms.map((term) =>
+    termMatches(corpus, term, timed ? options : null),
+  );
+  const documentFrequency = matches.map((list) => list.length);
+  const kept =
+    match === "any"
+      ? rarestIndexes(terms.length, documentFrequency)
+      : terms.map((_, at) => at);
+  const rankedFrequency = kept.map((at) => documentFrequency[at]!);
+  const documents = corpus.documents;
+  const arm = rareTermArm(match, rankedFrequency, window);
+  return {
+    lists: kept.map((at) => matches[at]!),
+    counters: kept.map((at) => terms[at]!.count),
+    weights: rankedFrequency.map((frequency) =>
+      Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5)),
+    ),
+    rare: arm.rare ?? [],
+    everyRare: arm.rare === null && arm.anyWindow > window,
+    averageLength: documents > 0 ? corpus.totalLength / documents : 1,
+  };
 }
 
-function countOccurrences(text: string, needle: string): number {
-  let count = 0;
-  for (
-    let at = text.indexOf(needle);
-    at !== -1;
-    at = text.indexOf(needle, at + needle.length)
-  ) {
-    count++;
+/**
+ * The candidates, scored: the newest `window` hits (scored), the hits holding a rare term
+ * (scored), and the newest `window` hits holding every term. Under `match: "all"` only those
+ * are hits.
+ */
+function candidates(
+  ranked: RankedTerms,
+  match: MatchMode,
+  window: number,
+): Hit[] {
+  const { lists, counters } = ranked;
+  const rare = new Set(ranked.rare);
+  const hits = new Map<IndexedRow, Hit>();
+  const hit = (entry: IndexedRow): Hit => {
+    let found = hits.get(entry);
+    if (!found) {
+      found = scoreEntry(entry, ranked, rare);
+      hits.set(entry, found);
+    }
+    return found;
+  };
+  const newestEvery = newestHoldingAll(lists, counters, window);
+  const newest =
+    match === "all" ? newestEvery : newestHoldingAny(lists, window);
+  for (const entry of newest) hit(entry).scored = true;
+  const holdingRare = ranked.everyRare
+    ? newestHoldingAny(lists, Number.POSITIVE_INFINITY)
+    : [...rare].flatMap((at) => lists[at]!);
+  for (const entry of holdingRare) hit(entry).scored = true;
+  for (const entry of newestEvery) hit(entry);
+  return [...hits.values()];
+}
+
+/** BM25 of `entry` over the ranked terms; scored when it holds a rare term. */
+function scoreEntry(
+  entry: IndexedRow,
+  ranked: RankedTerms,
+  rare: ReadonlySet<number>,
+): Hit {
+  const { counters, weights } = ranked;
+  const norm =
+    K1 * (1 - B + (B * Math.max(entry.length, 1)) / ranked.averageLength);
+  let held = 0;
+  let scored = ranked.everyRare;
+  let score = 0;
+  for (let at = 0; at < counters.length; at++) {
+    const count = counters[at]!(entry);
+    if (count === 0) continue;
+    held++;
+    if (rare.has(at)) scored = true;
+    score += (weights[at]! * (count * (K1 + 1))) / (count + norm);
   }
-  return count;
+  return { entry, score, every: held === counters.length, scored };
+}
+
+/**
+ * The rows holding `term`, by ascending seq, within `range` when one is given. A term whose
+ * postings are exactly its matches (`TermPlan.exact`) and no range: its postings themselves.
+ */
+function termMatches(
+  corpus: TextCorpus,
+  term: TermPlan,
+  range: TextSearchOptions | null,
+): readonly IndexedRow[] {
+  const rows = term.candidates(corpus);
+  if (term.exact && range === null) return rows;
+  return rows.filter(
+    (entry) =>
+      (term.exact || term.count(entry) > 0) &&
+      (range === null || withinTimeRange(entry.row.createdAt, range)),
+  );
+}
+
+/** The newest `window` rows of any of `lists` (each by ascending seq): a merge from their ends. */
+function newestHoldingAny(
+  lists: ReadonlyArray<readonly IndexedRow[]>,
+  window: number,
+): IndexedRow[] {
+  const heads = lists.map((list) => list.length - 1);
+  const found: IndexedRow[] = [];
+  while (found.length < window) {
+    let newest: IndexedRow | undefined;
+    for (let at = 0; at < lists.length; at++) {
+      const entry = lists[at]![heads[at]!];
+      if (entry && (!newest || entry.row.seq > newest.row.seq)) newest = entry;
+    }
+    if (!newest) break;
+    found.push(newest);
+    for (let at = 0; at < lists.length; at++)
+      if (lists[at]![heads[at]!] === newest) heads[at]!--;
+  }
+  return found;
+}
+
+/**
+ * The newest `window` rows in every one of `lists`: the shortest list read from its end, each of
+ * its rows checked against the other terms' counters (its rows are within the time range).
+ */
+function newestHoldingAll(
+  lists: ReadonlyArray<readonly IndexedRow[]>,
+  counters: readonly Counter[],
+  window: number,
+): IndexedRow[] {
+  let shortest = 0;
+  for (let at = 1; at < lists.length; at++)
+    if (lists[at]!.length < lists[shortest]!.length) shortest = at;
+  const list = lists[shortest]!;
+  const found: IndexedRow[] = [];
+  for (let at = list.length - 1; at >= 0 && found.length < window; at--) {
+    const entry = list[at]!;
+    if (counters.every((counter) => counter(entry) > 0)) found.push(entry);
+  }
+  return found;
 }

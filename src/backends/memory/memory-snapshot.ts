@@ -151,6 +151,7 @@ export function restoreStore(input: unknown): {
       row.indexed = indexedText(store, entry.message, row.text);
       data.rows.set(row.id, row);
       data.ordered.push(row);
+      data.textIndex.add(row);
       if (row.parentId !== null) {
         const siblings = data.children.get(row.parentId);
         if (siblings) siblings.push(row);

@@ -3,26 +3,10 @@ import { MemoryAttachments } from "./memory-attachments.js";
 import { publishMemoryChange } from "./memory-changes.js";
 import type { SessionInfo } from "../../session/contracts/session-info.js";
 import type { StoredCompaction } from "../../session/contracts/types.js";
+import { MemoryTextIndex } from "./memory-text-index.js";
+import type { MemoryRow } from "./memory-row.js";
 
-/** One stored message row: the JSON text is what is stored, so callers cannot mutate it. */
-export interface MemoryRow {
-  seq: number;
-  id: string;
-  parentId: string | null;
-  role: string;
-  json: string;
-  createdAt: string;
-  /** The searchable text, and the `content` of hits (docs/behavior/search.md). */
-  text: string;
-  /**
-   * What is indexed when it differs from `text`: the text with tool outputs, when the store
-   * indexes them (`MemoryStore.toolOutputs`).
-   */
-  indexed?: string | undefined;
-  /** Folded text and tokens, computed on the first search after a write. */
-  searchCache?:
-    { folded: string; tokens: Map<string, number>; length: number } | undefined;
-}
+export type { MemoryRow } from "./memory-row.js";
 
 /** Everything stored for one session id. */
 export class MemorySessionData {
@@ -33,6 +17,8 @@ export class MemorySessionData {
   compactions: StoredCompaction[] = [];
   readonly config = new Map<string, string>();
   latestLeaf: MemoryRow | null | undefined = undefined;
+  /** The rows' text index: every write that adds, changes or removes a row tells it. */
+  readonly textIndex = new MemoryTextIndex();
 
   childCount(id: string): number {
     return this.children.get(id)?.length ?? 0;

@@ -62,11 +62,12 @@ export function removeRows(
     overlays: data.compactions,
   });
 
-  for (const id of deleted) {
-    const row = data.rows.get(id)!;
-    data.rows.delete(id);
-    data.children.delete(id);
-    if (row.parentId !== null) data.removeChild(row.parentId, id);
+  const rows = [...deleted].map((id) => data.rows.get(id)!);
+  data.textIndex.remove(rows);
+  for (const row of rows) {
+    data.rows.delete(row.id);
+    data.children.delete(row.id);
+    if (row.parentId !== null) data.removeChild(row.parentId, row.id);
   }
   for (const { id, parentId } of plan.reparent) {
     const row = data.rows.get(id)!;

@@ -61,15 +61,16 @@ export function updateRow(
   known?: string,
 ): void {
   const { json, attachments } = encodeForStorage(message, known);
-  const row = store.peek(sessionId)?.rows.get(message.id);
-  if (!row) return;
+  const data = store.peek(sessionId);
+  const row = data?.rows.get(message.id);
+  if (!data || !row) return;
   store.attachments.release(sessionId, [message.id]);
   store.attachments.add(sessionId, message.id, attachments);
   row.json = json;
   row.role = message.role;
   row.text = searchableText(message);
   row.indexed = indexedText(store, message, row.text);
-  row.searchCache = undefined;
+  data.textIndex.changed(row);
   publishMemoryChange(store, sessionId, "update", [row.id]);
 }
 
@@ -162,6 +163,7 @@ function insertRow(
   row.indexed = indexedText(store, message, row.text);
   data.rows.set(row.id, row);
   data.ordered.push(row);
+  data.textIndex.add(row);
   if (row.parentId !== null) pushChild(data, row.parentId, row);
   // A session written without the manager is registered by its first message (docs/behavior/manager.md#sessions-written-without-the-manager).
   if (sessionId !== "" && !store.registry.has(sessionId))
@@ -180,6 +182,7 @@ function clearSessionRows(store: MemoryStore, sessionId: string): void {
   data.rows.clear();
   data.children.clear();
   data.ordered = [];
+  data.textIndex.clear();
   data.compactions = [];
   data.latestLeaf = null;
 }

@@ -1,0 +1,130 @@
+import {
+  foldText,
+  hasCjk,
+  wordTokens,
+} from "../../session/core/search-terms.js";
+import type { AnalyzedQuery } from "../../session/core/query-analysis.js";
+import {
+  cjkCharacters,
+  occurrences,
+  type IndexedRow,
+  type TextCorpus,
+} from "./memory-text-index.js";
+
+/** How often a term, or one form of it, occurs in an indexed row (0: not at all). */
+export type Counter = (entry: IndexedRow) => number;
+
+/** One searchable term of a query: how to count it in a row, and where its rows are. */
+export interface TermPlan {
+  count: Counter;
+  /** Rows that may hold the term, by ascending seq: every row that does, and maybe others. */
+  candidates(corpus: TextCorpus): readonly IndexedRow[];
+  /** Every candidate holds the term (each form is one word token): nothing to check. */
+  exact: boolean;
+}
+
+/**
+ * One plan per searchable term of `analyzed`, in its order. A term with no letter or digit can
+ * never be a token; it is left out, as FTS5 ignores it, so plans and terms may differ in number.
+ */
+export function termPlans(analyzed: AnalyzedQuery): TermPlan[] {
+  const plans: TermPlan[] = [];
+  for (const term of analyzed.terms) {
+    // Forms one stem apart ("buys", "buying", "buy") are one token here: each is counted once.
+    const forms = [
+      ...new Map(
+        term.forms.map((form) => [
+          wordTokens(foldText(form)).join(" ") || form,
+          form,
+        ]),
+      ).values(),
+    ].flatMap(formPlan);
+    if (forms.length === 0) continue;
+    const only = forms.length === 1 ? forms[0]! : null;
+    plans.push({
+      count: only
+        ? only.count
+        : (entry) => {
+            let count = 0;
+            for (const form of forms) count += form.count(entry);
+            return count;
+          },
+      candidates: (corpus) =>
+        only
+          ? only.candidates(corpus)
+          : union(forms.map((form) => form.candidates(corpus))),
+      exact: forms.every((form) => form.exact),
+    });
+  }
+  return plans;
+}
+
+// --- Internal helpers ---
+
+/**
+ * A CJK form matches as a substring of the folded text, found among the rows holding its rarest
+ * CJK character; any other form, as word tokens that must all be there (each counted), found
+ * among the rows holding its rarest token.
+ */
+function formPlan(form: string): TermPlan[] {
+  const folded = foldText(form);
+  if (hasCjk(folded)) {
+    const characters = [...cjkCharacters(folded)];
+    return [
+      {
+        // A row without a CJK character keeps no folded text: it cannot hold the form.
+        count: (entry) =>
+          entry.folded === null ? 0 : countOccurrences(entry.folded, folded),
+        candidates: (corpus) =>
+          shortest(characters.map((c) => corpus.withCharacter(c))),
+        exact: false,
+      },
+    ];
+  }
+  const tokens = wordTokens(folded);
+  if (tokens.length === 0) return [];
+  return [
+    {
+      count: (entry) => {
+        let count = 0;
+        for (const token of tokens) {
+          const found = occurrences(entry, token);
+          if (found === 0) return 0;
+          count += found;
+        }
+        return count;
+      },
+      candidates: (corpus) =>
+        shortest(tokens.map((token) => corpus.withToken(token))),
+      exact: tokens.length === 1,
+    },
+  ];
+}
+
+function shortest(
+  lists: ReadonlyArray<readonly IndexedRow[]>,
+): readonly IndexedRow[] {
+  return lists.reduce((best, list) =>
+    list.length < best.length ? list : best,
+  );
+}
+
+/** The rows of any of `lists` (each by ascending seq), once each, by ascending seq. */
+function union(
+  lists: ReadonlyArray<readonly IndexedRow[]>,
+): readonly IndexedRow[] {
+  const all = lists.flat().sort((a, b) => a.row.seq - b.row.seq);
+  return all.filter((entry, at) => at === 0 || all[at - 1] !== entry);
+}
+
+function countOccurrences(text: string, needle: string): number {
+  let count = 0;
+  for (
+    let at = text.indexOf(needle);
+    at !== -1;
+    at = text.indexOf(needle, at + needle.length)
+  ) {
+    count++;
+  }
+  return count;
+}
