@@ -10,6 +10,7 @@ import type {
 import type { SessionMessage } from "../../session/contracts/types.js";
 import { firstWriteSessionInfo } from "../../session/core/stored-rows.js";
 import { ArborError } from "../../session/errors/index.js";
+import { nowIso } from "../../session/state/now-iso.js";
 import { publishMemoryChange } from "./memory-changes.js";
 import type {
   MemoryRow,
@@ -46,7 +47,7 @@ export function appendRow(
 
   const row = insertRow(store, sessionId, data, message, encoded, {
     parentId: parent,
-    createdAt: new Date().toISOString(),
+    createdAt: nowIso(),
   });
   data.latestLeaf = row;
   publishMemoryChange(store, sessionId, "append", [row.id]);

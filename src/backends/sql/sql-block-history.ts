@@ -9,7 +9,8 @@ import type {
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import { recordChange } from "./sql-changes.js";
 import { ensureAgentSchema } from "./sql-schema.js";
-import { atomically, nowIso } from "./sql-transaction.js";
+import { nowIso } from "../../session/state/now-iso.js";
+import { atomically } from "./sql-transaction.js";
 
 const tablesReady = new WeakSet<object>();
 

@@ -12,7 +12,7 @@ import {
   parseSeqPosition,
   resetEvent,
 } from "../../session/state/change-feed.js";
-import { nowIso } from "./sql-transaction.js";
+import { nowIso } from "../../session/state/now-iso.js";
 
 export { CHANGE_LOG_RETENTION };
 

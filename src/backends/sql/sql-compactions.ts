@@ -8,7 +8,8 @@ import type {
   CompactionMeta,
   StoredCompaction,
 } from "../../session/contracts/types.js";
-import { atomically, nowIso } from "./sql-transaction.js";
+import { nowIso } from "../../session/state/now-iso.js";
+import { atomically } from "./sql-transaction.js";
 import { recordChange } from "./sql-changes.js";
 
 /** Stores an overlay of this session and records the change atomically, and returns it (docs/behavior/overlays.md). */

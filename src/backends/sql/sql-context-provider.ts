@@ -1,7 +1,7 @@
 import { ArborError } from "../../session/errors/index.js";
 import type { WritableContextProvider } from "../../session/contracts/context-provider.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
-import { nowIso } from "./sql-transaction.js";
+import { nowIso } from "../../session/state/now-iso.js";
 
 const tablesReady = new WeakSet<object>();
 

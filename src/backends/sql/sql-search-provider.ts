@@ -8,7 +8,8 @@ import { spaceCjk } from "../../session/core/search-terms.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import { createSearchEntryTables } from "./sql-ddl.js";
 import { ensureAgentSchema } from "./sql-schema.js";
-import { atomically, nowIso } from "./sql-transaction.js";
+import { nowIso } from "../../session/state/now-iso.js";
+import { atomically } from "./sql-transaction.js";
 
 const MAX_RESULTS = 10;
 

@@ -20,7 +20,8 @@ import {
 } from "./sql-message-chunks.js";
 import { markSessionStale, markUpdatedStale } from "./sql-search.js";
 import { deleteWithRepair } from "./sql-tree-repair.js";
-import { atomically, nowIso, sqlTemplate } from "./sql-transaction.js";
+import { nowIso } from "../../session/state/now-iso.js";
+import { atomically, sqlTemplate } from "./sql-transaction.js";
 
 /*
  * The message writes of one session (docs/behavior/messages-and-tree.md). Each writes the row, its

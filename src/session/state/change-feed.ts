@@ -1,3 +1,4 @@
+import { nowIso } from "./now-iso.js";
 import type {
   ChangeEvent,
   ChangeListener,
@@ -109,7 +110,7 @@ export class InProcessChangeLog {
       type,
       sessionId,
       ids: [...ids],
-      at: new Date().toISOString(),
+      at: nowIso(),
       seq,
       cursor: String(seq),
     };
