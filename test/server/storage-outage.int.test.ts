@@ -247,7 +247,12 @@ function outagesOn(
           requestTimeoutMs: 300,
         },
       );
-      expect((await call("GET", "/v1/sessions")).status).toBe(200);
+      // A connection the last case's cut left behind may answer its first request 503: wait until
+      // the app is served before stalling the network.
+      await eventually(
+        async () => (await call("GET", "/v1/sessions")).status === 200,
+        "served before the stall",
+      );
       proxy!.stall();
       try {
         const slow = Array.from({ length: 3 }, () =>
