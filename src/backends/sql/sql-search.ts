@@ -441,24 +441,16 @@ function readNewMessages(
       chars: texts.length,
     };
   }
-  const parsed = values;
+  const messages = values.map(reviveMessage);
   const chunked = JSON.parse(chunk!.chunked) as number[];
   const split = seqs.filter((_, index) => chunked[index]);
   if (split.length > 0) {
     const whole = readContentsBySeqs(agent, split);
     seqs.forEach((seq, index) => {
-      if (chunked[index]) parsed[index] = parseOrNull(whole.get(seq) ?? "");
+      if (chunked[index]) messages[index] = decodeMessage(whole.get(seq) ?? "");
     });
   }
-  return { seqs, messages: parsed.map(reviveMessage), chars: texts.length };
-}
-
-function parseOrNull(json: string): unknown {
-  try {
-    return JSON.parse(json) as unknown;
-  } catch {
-    return null;
-  }
+  return { seqs, messages, chars: texts.length };
 }
 
 /** JSON characters gathered before one multi-row insert; a message longer than a quarter goes alone. */
