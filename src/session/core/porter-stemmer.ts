@@ -109,40 +109,19 @@ function step1c(word: string): string {
   return word;
 }
 
-/** Step 2's and 3's suffixes, longest first where one ends another. */
-const STEP2: ReadonlyArray<readonly [string, string]> = [
-  ["ational", "ate"],
-  ["tional", "tion"],
-  ["enci", "ence"],
-  ["anci", "ance"],
-  ["izer", "ize"],
-  ["logi", "log"],
-  ["bli", "ble"],
-  ["alli", "al"],
-  ["entli", "ent"],
-  ["eli", "e"],
-  ["ousli", "ous"],
-  ["ization", "ize"],
-  ["ation", "ate"],
-  ["ator", "ate"],
-  ["alism", "al"],
-  ["iveness", "ive"],
-  ["fulness", "ful"],
-  ["ousness", "ous"],
-  ["aliti", "al"],
-  ["iviti", "ive"],
-  ["biliti", "ble"],
-];
+/**
+ * Step 2's and 3's suffixes, longest first where one ends another, each as `suffix=replacement`
+ * (an empty replacement drops the suffix).
+ */
+const STEP2 = suffixTable(
+  "ational=ate tional=tion enci=ence anci=ance izer=ize logi=log bli=ble alli=al entli=ent " +
+    "eli=e ousli=ous ization=ize ation=ate ator=ate alism=al iveness=ive fulness=ful " +
+    "ousness=ous aliti=al iviti=ive biliti=ble",
+);
 
-const STEP3: ReadonlyArray<readonly [string, string]> = [
-  ["icate", "ic"],
-  ["ative", ""],
-  ["alize", "al"],
-  ["iciti", "ic"],
-  ["ical", "ic"],
-  ["ful", ""],
-  ["ness", ""],
-];
+const STEP3 = suffixTable(
+  "icate=ic ative= alize=al iciti=ic ical=ic ful= ness=",
+);
 
 /**
  * The first suffix of `table` the word ends with is replaced when the stem before it has
@@ -202,4 +181,8 @@ function step5(word: string): string {
   }
   if (out.endsWith("ll") && measure(out) > 1) out = out.slice(0, -1);
   return out;
+}
+
+function suffixTable(pairs: string): ReadonlyArray<readonly [string, string]> {
+  return pairs.split(" ").map((pair) => pair.split("=") as [string, string]);
 }

@@ -17,60 +17,22 @@ import type {
   TimeLanguage,
 } from "./search-time-language.js";
 
-const MONTHS = new Map<string, number>([
-  ["january", 1],
-  ["jan", 1],
-  ["february", 2],
-  ["feb", 2],
-  ["march", 3],
-  ["mar", 3],
-  ["april", 4],
-  ["apr", 4],
-  ["may", 5],
-  ["june", 6],
-  ["jun", 6],
-  ["july", 7],
-  ["jul", 7],
-  ["august", 8],
-  ["aug", 8],
-  ["september", 9],
-  ["sept", 9],
-  ["sep", 9],
-  ["october", 10],
-  ["oct", 10],
-  ["november", 11],
-  ["nov", 11],
-  ["december", 12],
-  ["dec", 12],
-]);
+// Each as `|`-separated groups of `,`-separated names, numbered from the first group's number.
+const MONTHS = numbered(
+  "january,jan|february,feb|march,mar|april,apr|may|june,jun|july,jul|august,aug|" +
+    "september,sept,sep|october,oct|november,nov|december,dec",
+  1,
+);
 
-const WEEKDAYS = new Map<string, number>([
-  ["monday", 0],
-  ["tuesday", 1],
-  ["wednesday", 2],
-  ["thursday", 3],
-  ["friday", 4],
-  ["saturday", 5],
-  ["sunday", 6],
-]);
+const WEEKDAYS = numbered(
+  "monday|tuesday|wednesday|thursday|friday|saturday|sunday",
+  0,
+);
 
-const COUNTS = new Map<string, number>([
-  ["a", 1],
-  ["an", 1],
-  ["one", 1],
-  ["two", 2],
-  ["a couple of", 2],
-  ["three", 3],
-  ["four", 4],
-  ["five", 5],
-  ["six", 6],
-  ["seven", 7],
-  ["eight", 8],
-  ["nine", 9],
-  ["ten", 10],
-  ["eleven", 11],
-  ["twelve", 12],
-]);
+const COUNTS = numbered(
+  "a,an,one|two,a couple of|three|four|five|six|seven|eight|nine|ten|eleven|twelve",
+  1,
+);
 
 /** Hours of the parts of a day, local time: [start, end), an end past 24 runs into the next day. */
 const PARTS_OF_DAY = new Map<string, [number, number]>([
@@ -220,6 +182,17 @@ export const ENGLISH_TIME: TimeLanguage = {
 };
 
 // --- Internal helpers ---
+
+/** A map from each name in `groups` to its group's number (see `MONTHS`), in the order written. */
+function numbered(groups: string, first: number): Map<string, number> {
+  return new Map(
+    groups
+      .split("|")
+      .flatMap((names, index) =>
+        names.split(",").map((name) => [name, first + index] as const),
+      ),
+  );
+}
 
 function re(source: string): RegExp {
   return new RegExp(`(?<![\\p{L}\\p{N}])${source}(?![\\p{L}\\p{N}])`, "giu");
