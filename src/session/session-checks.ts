@@ -3,7 +3,7 @@ import type { ContextConfig, SessionContextOptions } from "./context/types.js";
 import { isSqlProvider } from "./contracts/sql-provider.js";
 import type { SessionMessage } from "./contracts/types.js";
 import { REQUIRED_PROVIDER_METHODS } from "./contracts/provider.js";
-import { ArborError, ArborTypeError } from "./errors/index.js";
+import { ArborError, ArborTypeError, invalidArgument } from "./errors/index.js";
 import { isPostgresClient } from "./contracts/postgres-client.js";
 import { assertNewLabel } from "./session-setup.js";
 import { unstorableReason } from "./core/storable-text.js";
@@ -69,16 +69,12 @@ export function assertBuilder(initialized: boolean): void {
 
 export function assertSessionId(sessionId: unknown): string {
   if (typeof sessionId !== "string") {
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      "[arbor] forSession() takes a string id",
-    );
+    throw invalidArgument("forSession() takes a string id");
   }
   const reason = unstorableReason(sessionId);
   if (reason)
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      `[arbor] forSession() takes an id a database keeps exactly; ${JSON.stringify(sessionId.slice(0, 80))} ${reason}`,
+    throw invalidArgument(
+      `forSession() takes an id a database keeps exactly; ${JSON.stringify(sessionId.slice(0, 80))} ${reason}`,
     );
   return sessionId;
 }
@@ -103,19 +99,15 @@ export function assertContextConfigs(configs: readonly ContextConfig[]): void {
 
 export function assertAuditSink(sink: unknown): void {
   if (typeof (sink as { record?: unknown } | null)?.record !== "function") {
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      "[arbor] withAudit() needs a sink with a record(event) method",
+    throw invalidArgument(
+      "withAudit() needs a sink with a record(event) method",
     );
   }
 }
 
 export function assertCompactionFunction(compactFunction: unknown): void {
   if (typeof compactFunction !== "function") {
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      "[arbor] onCompaction() takes a function",
-    );
+    throw invalidArgument("onCompaction() takes a function");
   }
 }
 
@@ -125,19 +117,15 @@ export function assertThreshold(threshold: unknown): void {
     !Number.isFinite(threshold) ||
     threshold < 0
   ) {
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      "[arbor] compactAfter() takes a finite, non-negative token threshold",
+    throw invalidArgument(
+      "compactAfter() takes a finite, non-negative token threshold",
     );
   }
 }
 
 export function assertContent(content: unknown): string {
   if (typeof content !== "string") {
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      "[arbor] Block content must be a string",
-    );
+    throw invalidArgument("Block content must be a string");
   }
   return content;
 }

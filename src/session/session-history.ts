@@ -4,7 +4,7 @@ import type { SessionMessage } from "./contracts/types.js";
 import { summaryMessage } from "./core/apply-compactions.js";
 import { historyWindows, type WindowBounds } from "./core/history-windows.js";
 import { utf8Length } from "./core/utf8.js";
-import { ArborTypeError } from "./errors/index.js";
+import { invalidArgument } from "./errors/index.js";
 
 /** Default most messages per streamed batch. */
 export const DEFAULT_HISTORY_BATCH_SIZE = 50;
@@ -142,5 +142,5 @@ function positive(name: string, value: unknown, fallback: number): number {
 }
 
 function invalid(problem: string): never {
-  throw new ArborTypeError("INVALID_ARGUMENT", `[arbor] history(): ${problem}`);
+  throw invalidArgument(`history(): ${problem}`);
 }

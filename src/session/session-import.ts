@@ -1,7 +1,7 @@
 import { inlineDataBytes } from "./core/attachments.js";
 import type { SessionMessage } from "./contracts/types.js";
 import { encodeMessage } from "./core/message-codec.js";
-import { ArborTypeError, isArborError } from "./errors/index.js";
+import { invalidArgument, isArborError } from "./errors/index.js";
 import { assertMessageRole } from "./session-checks.js";
 import type { SessionRuntime } from "./session-runtime.js";
 import type { SessionWrites } from "./session-writes.js";
@@ -152,8 +152,5 @@ function warnUnknownParent(
 }
 
 function invalid(problem: string): never {
-  throw new ArborTypeError(
-    "INVALID_ARGUMENT",
-    `[arbor] importMessage(): ${problem}`,
-  );
+  throw invalidArgument(`importMessage(): ${problem}`);
 }

@@ -1,4 +1,4 @@
-import { ArborTypeError } from "./errors/index.js";
+import { invalidArgument } from "./errors/index.js";
 
 /**
  * Checks a row-size limit (`withRowSizeLimit()` on Session and SessionManager): a positive whole
@@ -9,9 +9,8 @@ export function assertRowSizeLimit(limit: unknown): number | false {
   if (limit === false) return false;
   if (typeof limit === "number" && Number.isSafeInteger(limit) && limit > 0)
     return limit;
-  throw new ArborTypeError(
-    "INVALID_ARGUMENT",
-    `[arbor] withRowSizeLimit() takes a positive whole number of bytes or false, got ${describe(limit)}`,
+  throw invalidArgument(
+    `withRowSizeLimit() takes a positive whole number of bytes or false, got ${describe(limit)}`,
   );
 }
 

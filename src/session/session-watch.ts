@@ -1,4 +1,4 @@
-import { ArborError, ArborTypeError } from "./errors/index.js";
+import { ArborError, invalidArgument } from "./errors/index.js";
 import type {
   ChangeListener,
   Unsubscribe,
@@ -20,10 +20,7 @@ export function watchSession(
   options: WatchChangesOptions = {},
 ): Unsubscribe {
   if (typeof listener !== "function") {
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      "[arbor] watch() needs a listener function",
-    );
+    throw invalidArgument("watch() needs a listener function");
   }
   const { provider } = runtime.setUp();
   if (typeof provider.watchChanges !== "function") {

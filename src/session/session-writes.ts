@@ -10,7 +10,7 @@ import { encodeMessage } from "./core/message-codec.js";
 import type { SessionTree } from "./state/session-tree.js";
 import { utf8Length } from "./core/utf8.js";
 import { inlineDataBytes } from "./core/attachments.js";
-import { ArborTypeError } from "./errors/index.js";
+import { ArborTypeError, invalidArgument } from "./errors/index.js";
 import { assertMessageRole } from "./session-checks.js";
 import type { SessionRuntime } from "./session-runtime.js";
 import { enforceRowSizeLimit } from "./core/row-size-limit.js";
@@ -176,10 +176,7 @@ export class SessionWrites {
     parentId?: string | null,
   ): Promise<number> {
     if (!Array.isArray(messages)) {
-      throw new ArborTypeError(
-        "INVALID_ARGUMENT",
-        "[arbor] appendAll() takes an array of messages",
-      );
+      throw invalidArgument("appendAll() takes an array of messages");
     }
     const jsons = messages.map((message) => {
       const json = encodeMessage(message);
@@ -249,10 +246,7 @@ export class SessionWrites {
 
   async delete(ids: readonly string[]): Promise<void> {
     if (!Array.isArray(ids)) {
-      throw new ArborTypeError(
-        "INVALID_ARGUMENT",
-        "[arbor] deleteMessages() takes an array of ids",
-      );
+      throw invalidArgument("deleteMessages() takes an array of ids");
     }
     const runtime = this.runtime;
     const { provider } = await runtime.ready();

@@ -3,14 +3,13 @@
  * one place because `arbor-memory/session`'s stand-ins (src/session/postgres-seed.ts) make them
  * too: they must refuse the same arguments when constructed, before any query code has loaded.
  */
-import { ArborTypeError } from "../../session/errors/index.js";
+import { invalidArgument } from "../../session/errors/index.js";
 
 /** `PostgresSessionProvider`'s session id: a string ("" = no namespace). */
 export function checkSessionId(sessionId: unknown): string {
   if (typeof sessionId !== "string") {
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      "[arbor] [postgres] PostgresSessionProvider session id must be a string",
+    throw invalidArgument(
+      "[postgres] PostgresSessionProvider session id must be a string",
     );
   }
   return sessionId;
@@ -19,9 +18,8 @@ export function checkSessionId(sessionId: unknown): string {
 /** `PostgresContextProvider`'s row label: a non-empty string. */
 export function checkBlockLabel(label: unknown): string {
   if (typeof label !== "string" || label.length === 0) {
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      "[arbor] [postgres] PostgresContextProvider needs a non-empty row label, e.g. `memory_<sessionId>`",
+    throw invalidArgument(
+      "[postgres] PostgresContextProvider needs a non-empty row label, e.g. `memory_<sessionId>`",
     );
   }
   return label;

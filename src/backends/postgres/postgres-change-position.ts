@@ -2,7 +2,7 @@ import type {
   ChangeEvent,
   ChangePosition,
 } from "../../session/contracts/changes.js";
-import { ArborTypeError } from "../../session/errors/index.js";
+import { ArborTypeError, invalidArgument } from "../../session/errors/index.js";
 
 /**
  * Positions in PostgreSQL's change feed (docs/behavior/events-and-audit.md, "Resuming").
@@ -49,9 +49,8 @@ export function parsePostgresPosition(
     const seq = typeof after === "number" ? after : Number(after);
     if (!Number.isSafeInteger(seq) || seq < 0) throw badPosition(after);
     if (!sessionScoped) {
-      throw new ArborTypeError(
-        "INVALID_ARGUMENT",
-        "[arbor] A store-wide watch on PostgreSQL resumes from an event's cursor, not its seq: seqs of different sessions can commit out of order",
+      throw invalidArgument(
+        "A store-wide watch on PostgreSQL resumes from an event's cursor, not its seq: seqs of different sessions can commit out of order",
       );
     }
     return { seq: BigInt(seq) };
@@ -140,8 +139,7 @@ export function parseSnapshot(text: string, whole = text): Snapshot {
 // --- Internal helpers ---
 
 function badPosition(after: unknown): ArborTypeError {
-  return new ArborTypeError(
-    "INVALID_ARGUMENT",
-    `[arbor] watch({ after }) needs a position from an earlier event of this store (its cursor, or its seq for a watch of one session), not ${JSON.stringify(after)}`,
+  return invalidArgument(
+    `watch({ after }) needs a position from an earlier event of this store (its cursor, or its seq for a watch of one session), not ${JSON.stringify(after)}`,
   );
 }

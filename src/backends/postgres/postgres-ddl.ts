@@ -1,4 +1,4 @@
-import { ArborTypeError } from "../../session/errors/index.js";
+import { invalidArgument } from "../../session/errors/index.js";
 
 /**
  * First key of Arbor's two-key advisory locks ("ARBR"), so they never collide with an
@@ -172,9 +172,8 @@ export function checkTextSearchConfig(config: unknown): string {
     typeof config !== "string" ||
     !/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/.test(config)
   ) {
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      `[arbor] [postgres] textSearchConfig must be the name of a text search configuration such as "english" or "simple", got ${JSON.stringify(config)}`,
+    throw invalidArgument(
+      `[postgres] textSearchConfig must be the name of a text search configuration such as "english" or "simple", got ${JSON.stringify(config)}`,
     );
   }
   return config;

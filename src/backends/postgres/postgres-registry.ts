@@ -2,7 +2,7 @@ import {
   sessionInfoFromRow,
   type SessionInfoRow,
 } from "../../session/core/stored-rows.js";
-import { ArborTypeError } from "../../session/errors/index.js";
+import { invalidArgument } from "../../session/errors/index.js";
 import type {
   PostgresClient,
   PostgresExecutor,
@@ -371,9 +371,8 @@ function listQuery(options: RegistryListOptions): {
 function timestamp(value: unknown, name: string): string {
   const time = typeof value === "string" ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(time)) {
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      `[arbor] [postgres] Session \`${name}\` must be an ISO-8601 timestamp, got ${JSON.stringify(value)}`,
+    throw invalidArgument(
+      `[postgres] Session \`${name}\` must be an ISO-8601 timestamp, got ${JSON.stringify(value)}`,
     );
   }
   return new Date(time).toISOString();
@@ -382,9 +381,8 @@ function timestamp(value: unknown, name: string): string {
 function cursorTimestamp(value: string): string {
   const time = Date.parse(value);
   if (Number.isNaN(time)) {
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      "[arbor] Invalid list cursor; pass the nextCursor of listPage()",
+    throw invalidArgument(
+      "Invalid list cursor; pass the nextCursor of listPage()",
     );
   }
   return new Date(time).toISOString();

@@ -1,4 +1,4 @@
-import { ArborTypeError } from "../../session/errors/index.js";
+import { invalidArgument } from "../../session/errors/index.js";
 import type { AuditEvent, AuditSink } from "../../session/contracts/audit.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import type { AuditEraseTarget } from "../../session/contracts/erase.js";
@@ -21,9 +21,8 @@ export class SqlAuditSink implements AuditSink {
   ) {
     const table = options.table ?? "arbor_audit_log";
     if (!TABLE_NAME.test(table)) {
-      throw new ArborTypeError(
-        "INVALID_ARGUMENT",
-        `[arbor] [audit] Invalid table name "${table}": use letters, digits and _`,
+      throw invalidArgument(
+        `[audit] Invalid table name "${table}": use letters, digits and _`,
       );
     }
     this.table = table;

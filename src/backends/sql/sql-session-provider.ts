@@ -29,7 +29,7 @@ import type {
   StoredCompaction,
 } from "../../session/contracts/types.js";
 import { encodeForStorage } from "../../session/core/attachments.js";
-import { ArborTypeError } from "../../session/errors/index.js";
+import { ArborTypeError, invalidArgument } from "../../session/errors/index.js";
 import { AgentBlockHistory } from "./sql-block-history.js";
 import { watchSqlChanges } from "./sql-changes.js";
 import { sqlEmbeddings } from "./sql-embedding-access.js";
@@ -113,9 +113,8 @@ export class AgentSessionProvider implements SessionProvider {
       );
     }
     if (typeof sessionId !== "string") {
-      throw new ArborTypeError(
-        "INVALID_ARGUMENT",
-        "[arbor] [sqlite] AgentSessionProvider session id must be a string",
+      throw invalidArgument(
+        "[sqlite] AgentSessionProvider session id must be a string",
       );
     }
     this.#agent = agent;

@@ -1,4 +1,4 @@
-import { ArborError, ArborTypeError } from "../errors/index.js";
+import { ArborError, invalidArgument } from "../errors/index.js";
 import { estimateStringTokens } from "../core/estimate-tokens.js";
 import {
   isSearchProvider,
@@ -276,9 +276,8 @@ export function assertMaxTokens(label: string, maxTokens: unknown): void {
     !Number.isFinite(maxTokens) ||
     maxTokens <= 0
   ) {
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      `[arbor] Block "${label}" needs a positive number of maxTokens (got ${String(maxTokens)}); omit maxTokens for no budget`,
+    throw invalidArgument(
+      `Block "${label}" needs a positive number of maxTokens (got ${String(maxTokens)}); omit maxTokens for no budget`,
     );
   }
 }

@@ -1,5 +1,5 @@
 import type { ApiKeyRecord } from "../contracts/api-keys.js";
-import { ArborTypeError } from "../errors/index.js";
+import { invalidArgument } from "../errors/index.js";
 
 /** Every key starts with this, so a leaked one is easy to find in code and logs. */
 export const API_KEY_PREFIX = "arbor_sk_";
@@ -33,10 +33,7 @@ export function newKeyRecord(
   options: { name?: string } = {},
 ): ApiKeyRecord {
   if (typeof tenant !== "string" || tenant.trim() === "")
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      "[arbor] [keys] The tenant must be a non-empty string",
-    );
+    throw invalidArgument("[keys] The tenant must be a non-empty string");
   return {
     id: `key_${crypto.randomUUID()}`,
     tenant,

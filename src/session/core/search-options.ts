@@ -1,5 +1,5 @@
 import type { MatchMode, TextSearchOptions } from "../contracts/types.js";
-import { ArborTypeError } from "../errors/index.js";
+import { invalidArgument } from "../errors/index.js";
 
 /** What a caller may pass for the text options of `session.search()` and `manager.search()`. */
 export interface TextSearchInput {
@@ -69,5 +69,5 @@ const ISO_INSTANT =
 const HAS_ZONE = /(?:Z|[+-]\d{2}:?\d{2})$/i;
 
 function invalid(message: string): never {
-  throw new ArborTypeError("INVALID_ARGUMENT", `[arbor] search: ${message}`);
+  throw invalidArgument(`search: ${message}`);
 }

@@ -5,7 +5,7 @@
  * zone, and removes those words from the query's terms. Pure: no clock of its own unless `now`
  * is left out, no I/O. A language is a list of patterns (`TimeLanguage`); English is the first.
  */
-import { ArborTypeError } from "../errors/index.js";
+import { invalidArgument } from "../errors/index.js";
 import { ENGLISH_TIME } from "./search-time-english.js";
 import type { TimeCalendar, TimeLanguage } from "./search-time-language.js";
 import { DAY_MS, fromLocal, toLocal } from "./search-time-zone.js";
@@ -62,10 +62,7 @@ export function readQueryTime(
   const now = instantOption(options.now, "now") ?? Date.now();
   const timeZone = options.timeZone ?? "UTC";
   if (typeof timeZone !== "string")
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      "[arbor] search: timeZone must be a string",
-    );
+    throw invalidArgument("search: timeZone must be a string");
   const nowLocal = toLocal(now, timeZone);
   const calendar: TimeCalendar = {
     now,
@@ -135,9 +132,8 @@ export function instantOption(
         ? Date.parse(value)
         : Number.NaN;
   if (Number.isNaN(time))
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      `[arbor] search: ${name} must be a valid Date or ISO-8601 string, got ${JSON.stringify(value)}`,
+    throw invalidArgument(
+      `search: ${name} must be a valid Date or ISO-8601 string, got ${JSON.stringify(value)}`,
     );
   return time;
 }
@@ -160,9 +156,8 @@ function languagesOf(codes: readonly string[] | undefined): TimeLanguage[] {
   return list.map((code) => {
     const language = TIME_LANGUAGES.get(code);
     if (!language)
-      throw new ArborTypeError(
-        "INVALID_ARGUMENT",
-        `[arbor] search: no time expressions for language ${JSON.stringify(code)} (known: ${[...TIME_LANGUAGES.keys()].join(", ")})`,
+      throw invalidArgument(
+        `search: no time expressions for language ${JSON.stringify(code)} (known: ${[...TIME_LANGUAGES.keys()].join(", ")})`,
       );
     return language;
   });

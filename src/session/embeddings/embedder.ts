@@ -1,4 +1,4 @@
-import { ArborTypeError } from "../errors/index.js";
+import { invalidArgument } from "../errors/index.js";
 import type {
   EmbedFunction,
   Embedder,
@@ -71,5 +71,5 @@ function positiveInteger(value: unknown): value is number {
 }
 
 function invalid(message: string): never {
-  throw new ArborTypeError("INVALID_ARGUMENT", `[arbor] ${message}`);
+  throw invalidArgument(`${message}`);
 }

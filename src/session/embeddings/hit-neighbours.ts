@@ -8,7 +8,7 @@
 import type { SessionTree } from "../state/session-tree.js";
 import type { SessionMessage } from "../contracts/types.js";
 import { searchableText } from "../core/message-codec.js";
-import { ArborTypeError } from "../errors/index.js";
+import { invalidArgument } from "../errors/index.js";
 import { streamHistoryBatches } from "../session-history.js";
 import type { ContextTurn, HitContext } from "./types.js";
 
@@ -26,9 +26,8 @@ export function checkHitContext(context: unknown): number {
     context < 0 ||
     context > MAX_HIT_CONTEXT
   )
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      `[arbor] search: context must be an integer from 0 to ${MAX_HIT_CONTEXT}, got ${JSON.stringify(context)}`,
+    throw invalidArgument(
+      `search: context must be an integer from 0 to ${MAX_HIT_CONTEXT}, got ${JSON.stringify(context)}`,
     );
   return context;
 }

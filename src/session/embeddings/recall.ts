@@ -5,7 +5,7 @@
  */
 import type { SearchResult } from "../contracts/types.js";
 import { rankWindow } from "../core/search-limit.js";
-import { ArborError, ArborTypeError } from "../errors/index.js";
+import { ArborError, invalidArgument } from "../errors/index.js";
 import type { EmbeddingIndex } from "./embedding-index.js";
 import { reciprocalRankFusion } from "./fusion.js";
 import { snippetOf } from "./snippet.js";
@@ -195,5 +195,5 @@ function rankedKeys(
 }
 
 function invalid(message: string): never {
-  throw new ArborTypeError("INVALID_ARGUMENT", `[arbor] search: ${message}`);
+  throw invalidArgument(`search: ${message}`);
 }

@@ -47,6 +47,14 @@ export class ArborTypeError extends TypeError implements ArborErrorLike {
   }
 }
 
+/**
+ * The `INVALID_ARGUMENT` error of a bad call: an `ArborTypeError` whose message is `detail`
+ * after the `[arbor] ` prefix. The most common error, so the code and prefix are written once.
+ */
+export function invalidArgument(detail: string): ArborTypeError {
+  return new ArborTypeError("INVALID_ARGUMENT", `[arbor] ${detail}`);
+}
+
 /** True for any error created by any copy of Arbor. */
 export function isArborError(error: unknown): error is ArborErrorLike {
   return (

@@ -3,6 +3,7 @@ export {
   ArborError,
   ArborTypeError,
   ARBOR_ERROR_MARKER,
+  invalidArgument,
   isArborError,
   type ArborErrorLike,
   type ArborErrorOptions,

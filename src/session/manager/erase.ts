@@ -14,7 +14,7 @@ import {
 } from "../contracts/erase.js";
 import { bumpEraseEpoch } from "../state/erase-epoch.js";
 import { runExclusive } from "../state/keyed-mutex.js";
-import { ArborError, ArborTypeError } from "../errors/index.js";
+import { ArborError, invalidArgument } from "../errors/index.js";
 import {
   countEmbeddings,
   eraseEmbeddings,
@@ -185,9 +185,8 @@ function checkTarget(target: EraseTarget): void {
           (Array.isArray(value.messageIds) &&
             value.messageIds.every((id) => typeof id === "string"))));
   if (!ok) {
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      "[arbor] erase() takes { sessionId }, { ownerId } or { sessionId, messageIds: string[] }",
+    throw invalidArgument(
+      "erase() takes { sessionId }, { ownerId } or { sessionId, messageIds: string[] }",
     );
   }
 }

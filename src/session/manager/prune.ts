@@ -16,7 +16,7 @@ import {
   parseBranchPointer,
 } from "../core/stored-branch-pointer.js";
 import { abandonedBranches } from "../core/erase-rules.js";
-import { ArborTypeError } from "../errors/index.js";
+import { invalidArgument } from "../errors/index.js";
 import { Session } from "../session.js";
 import { eraseInSession, requireErase } from "./erase.js";
 import type { ManagerHost } from "./manager-backend.js";
@@ -155,9 +155,8 @@ function cutoff(
         ? now - value
         : Number.NaN;
   if (!Number.isFinite(time)) {
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      `[arbor] prune() needs \`${name}\` as a Date or an age in milliseconds (>= 0), got ${String(value)}`,
+    throw invalidArgument(
+      `prune() needs \`${name}\` as a Date or an age in milliseconds (>= 0), got ${String(value)}`,
     );
   }
   return new Date(time).toISOString();
@@ -166,8 +165,7 @@ function cutoff(
 function checkKeepLatest(value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (Number.isInteger(value) && value >= 0) return value;
-  throw new ArborTypeError(
-    "INVALID_ARGUMENT",
-    `[arbor] prune() needs \`keepLatest\` as a whole number >= 0, got ${String(value)}`,
+  throw invalidArgument(
+    `prune() needs \`keepLatest\` as a whole number >= 0, got ${String(value)}`,
   );
 }

@@ -3,7 +3,7 @@ import type {
   SearchIndexChange,
   SearchIndexSettings,
 } from "../contracts/backend.js";
-import { ArborError, ArborTypeError } from "../errors/index.js";
+import { ArborError, invalidArgument } from "../errors/index.js";
 import { requireBackend, type ManagerHost } from "./manager-backend.js";
 
 /*
@@ -47,18 +47,16 @@ function checkSettings(settings: unknown): SearchIndexSettings {
     settings === null ||
     typeof (settings as { toolOutputs?: unknown }).toolOutputs !== "boolean"
   ) {
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      "[arbor] configureSearchIndex() needs `{ toolOutputs: true }` or `{ toolOutputs: false }`",
+    throw invalidArgument(
+      "configureSearchIndex() needs `{ toolOutputs: true }` or `{ toolOutputs: false }`",
     );
   }
   const unknownKeys = Object.keys(settings).filter(
     (key) => key !== "toolOutputs",
   );
   if (unknownKeys.length > 0) {
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      `[arbor] configureSearchIndex() has no option ${unknownKeys.map((key) => `\`${key}\``).join(", ")}; it takes \`toolOutputs\``,
+    throw invalidArgument(
+      `configureSearchIndex() has no option ${unknownKeys.map((key) => `\`${key}\``).join(", ")}; it takes \`toolOutputs\``,
     );
   }
   return { toolOutputs: (settings as SearchIndexSettings).toolOutputs };

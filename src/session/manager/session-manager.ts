@@ -46,7 +46,7 @@ import type {
   ChangePosition,
   Unsubscribe,
 } from "../contracts/changes.js";
-import { ArborTypeError, SessionAccessError } from "../errors/index.js";
+import { invalidArgument, SessionAccessError } from "../errors/index.js";
 import { configureSearchIndex, searchIndexSettings } from "./search-index.js";
 import {
   inMemoryManagerBackend,
@@ -610,10 +610,7 @@ export class SessionManager {
     const changes = this.backend.backend?.changes;
     if (changes) {
       if (typeof listener !== "function") {
-        throw new ArborTypeError(
-          "INVALID_ARGUMENT",
-          "[arbor] watch() needs a listener function",
-        );
+        throw invalidArgument("watch() needs a listener function");
       }
       return changes.watch(listener, {
         sessionId: null,

@@ -5,7 +5,7 @@ import type {
 } from "../contracts/registry.js";
 import type { SessionInfo } from "../contracts/session-info.js";
 import { unstorableReason } from "../core/storable-text.js";
-import { ArborError, ArborTypeError } from "../errors/index.js";
+import { ArborError, invalidArgument } from "../errors/index.js";
 import type {
   CreateSessionOptions,
   ListSessionsOptions,
@@ -18,10 +18,7 @@ export function newSessionInfo(
 ): SessionInfo {
   assertText(name, "create() needs the session name");
   if (typeof options !== "object" || options === null)
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      "[arbor] create() takes its options as an object",
-    );
+    throw invalidArgument("create() takes its options as an object");
   for (const key of [
     "id",
     "parentSessionId",
@@ -33,19 +30,15 @@ export function newSessionInfo(
       assertText(options[key], `create() needs \`${key}\``);
   if (options.metadata !== undefined) {
     if (typeof options.metadata !== "object" || options.metadata === null)
-      throw new ArborTypeError(
-        "INVALID_ARGUMENT",
-        "[arbor] create() needs `metadata` as an object of strings",
+      throw invalidArgument(
+        "create() needs `metadata` as an object of strings",
       );
     for (const value of Object.values(options.metadata))
       assertText(value, "create() needs every `metadata` value");
   }
   const now = new Date().toISOString();
   if (options.id === "")
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      "[arbor] create() needs `id` as a non-empty string",
-    );
+    throw invalidArgument("create() needs `id` as a non-empty string");
   return {
     id: options.id ?? crypto.randomUUID(),
     name,
@@ -70,15 +63,13 @@ export function assertText(
   what: string,
 ): asserts value is string {
   if (typeof value !== "string")
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      `[arbor] ${what} as a string, got ${value === null ? "null" : typeof value}`,
+    throw invalidArgument(
+      `${what} as a string, got ${value === null ? "null" : typeof value}`,
     );
   const reason = unstorableReason(value);
   if (reason)
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      `[arbor] ${what} as a string a database keeps exactly; ${JSON.stringify(value.slice(0, 80))} ${reason}`,
+    throw invalidArgument(
+      `${what} as a string a database keeps exactly; ${JSON.stringify(value.slice(0, 80))} ${reason}`,
     );
 }
 
@@ -118,9 +109,8 @@ export async function addUsage(
     ["cost", cost],
   ] as const) {
     if (typeof value !== "number" || !Number.isFinite(value)) {
-      throw new ArborTypeError(
-        "INVALID_ARGUMENT",
-        `[arbor] addUsage() needs a finite number for \`${name}\`, got ${String(value)}`,
+      throw invalidArgument(
+        `addUsage() needs a finite number for \`${name}\`, got ${String(value)}`,
       );
     }
   }
@@ -195,8 +185,7 @@ function decodeCursor(cursor: string): ListPosition {
   } catch {
     // A malformed cursor gets the same error as a well-formed one of the wrong shape.
   }
-  throw new ArborTypeError(
-    "INVALID_ARGUMENT",
-    "[arbor] Invalid list cursor; pass the nextCursor of listPage()",
+  throw invalidArgument(
+    "Invalid list cursor; pass the nextCursor of listPage()",
   );
 }

@@ -7,7 +7,7 @@ import type {
   ChangeWatchScope,
   Unsubscribe,
 } from "../contracts/changes.js";
-import { ArborTypeError } from "../errors/index.js";
+import { invalidArgument } from "../errors/index.js";
 
 /** Change-log entries a store keeps for resumed watches; older ones are trimmed. */
 export const CHANGE_LOG_RETENTION = 10_000;
@@ -156,9 +156,8 @@ export function parseSeqPosition(after: ChangePosition): number {
       ? Number(after)
       : after;
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      `[arbor] watch({ after }) needs a position from an earlier event of this store (its cursor or seq), not ${JSON.stringify(after)}`,
+    throw invalidArgument(
+      `watch({ after }) needs a position from an earlier event of this store (its cursor or seq), not ${JSON.stringify(after)}`,
     );
   }
   return value;
