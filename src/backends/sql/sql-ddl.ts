@@ -8,16 +8,7 @@ export function createMessageTables(agent: SqlProvider): void {
     ON assistant_messages (session_id, parent_id)`;
   agent.sql`CREATE INDEX IF NOT EXISTS idx_assistant_messages_session_seq
     ON assistant_messages (session_id, seq)`;
-  agent.sql`CREATE TABLE IF NOT EXISTS assistant_compactions (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    id TEXT NOT NULL UNIQUE,
-    session_id TEXT NOT NULL DEFAULT '',
-    summary TEXT NOT NULL,
-    from_message_id TEXT NOT NULL,
-    to_message_id TEXT NOT NULL,
-    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-    meta TEXT
-  )`;
+  createCompactionTable(agent, "assistant_compactions");
   agent.sql`CREATE INDEX IF NOT EXISTS idx_assistant_compactions_session_seq
     ON assistant_compactions (session_id, seq)`;
   createMessageIndexTable(agent);
@@ -68,15 +59,7 @@ export function secureDeleteIndex(agent: SqlProvider): boolean {
  * database is migrated; the search provider creates them otherwise.
  */
 export function createSearchEntryTables(agent: SqlProvider): void {
-  agent.sql`CREATE TABLE IF NOT EXISTS cf_agents_search_entries (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    label TEXT NOT NULL,
-    key TEXT NOT NULL,
-    content TEXT NOT NULL,
-    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-    updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-    UNIQUE (label, key)
-  )`;
+  createSearchEntryTable(agent, "cf_agents_search_entries");
   agent.sql`CREATE VIRTUAL TABLE IF NOT EXISTS cf_agents_search_fts USING fts5(
     label UNINDEXED, key UNINDEXED, content, tokenize = 'porter unicode61'
   )`;
@@ -101,6 +84,43 @@ export function createMessageTable(
     content TEXT NOT NULL,
     created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
     UNIQUE (session_id, id)
+  )`),
+  );
+}
+
+/** The compaction table, declared once like the message table (`createMessageTable`). */
+export function createCompactionTable(
+  agent: SqlProvider,
+  name: "assistant_compactions" | "arbor_migrating_compactions",
+): void {
+  agent.sql(
+    sqlTemplate(`CREATE TABLE IF NOT EXISTS ${name} (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    session_id TEXT NOT NULL DEFAULT '',
+    summary TEXT NOT NULL,
+    from_message_id TEXT NOT NULL,
+    to_message_id TEXT NOT NULL,
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    meta TEXT
+  )`),
+  );
+}
+
+/** The search entry table, declared once like the message table (`createMessageTable`). */
+export function createSearchEntryTable(
+  agent: SqlProvider,
+  name: "cf_agents_search_entries" | "arbor_migrating_search_entries",
+): void {
+  agent.sql(
+    sqlTemplate(`CREATE TABLE IF NOT EXISTS ${name} (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    label TEXT NOT NULL,
+    key TEXT NOT NULL,
+    content TEXT NOT NULL,
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    UNIQUE (label, key)
   )`),
   );
 }

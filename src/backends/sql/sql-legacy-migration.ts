@@ -5,8 +5,10 @@ import {
 import { spaceCjk } from "../../session/core/search-terms.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import {
+  createCompactionTable,
   createMessageIndexTable,
   createMessageTable,
+  createSearchEntryTable,
   createSearchEntryTables,
 } from "./sql-ddl.js";
 
@@ -114,16 +116,7 @@ function migrateMessages(agent: SqlProvider): void {
 
 function migrateCompactions(agent: SqlProvider): void {
   agent.sql`DROP TABLE IF EXISTS arbor_migrating_compactions`;
-  agent.sql`CREATE TABLE arbor_migrating_compactions (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    id TEXT NOT NULL UNIQUE,
-    session_id TEXT NOT NULL DEFAULT '',
-    summary TEXT NOT NULL,
-    from_message_id TEXT NOT NULL,
-    to_message_id TEXT NOT NULL,
-    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-    meta TEXT
-  )`;
+  createCompactionTable(agent, "arbor_migrating_compactions");
   agent.sql`INSERT INTO arbor_migrating_compactions
       (id, session_id, summary, from_message_id, to_message_id, created_at)
     SELECT id, COALESCE(session_id, ''), COALESCE(summary, ''), from_message_id, to_message_id,
@@ -137,15 +130,7 @@ function migrateCompactions(agent: SqlProvider): void {
 
 function migrateSearchEntries(agent: SqlProvider): void {
   agent.sql`DROP TABLE IF EXISTS arbor_migrating_search_entries`;
-  agent.sql`CREATE TABLE arbor_migrating_search_entries (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    label TEXT NOT NULL,
-    key TEXT NOT NULL,
-    content TEXT NOT NULL,
-    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-    updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-    UNIQUE (label, key)
-  )`;
+  createSearchEntryTable(agent, "arbor_migrating_search_entries");
   agent.sql`INSERT INTO arbor_migrating_search_entries (label, key, content, created_at, updated_at)
     SELECT label, key, COALESCE(content, ''),
       COALESCE(strftime('%Y-%m-%dT%H:%M:%fZ', created_at), created_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
