@@ -1,7 +1,8 @@
 // Bundles `arbor-memory/session` from the build (dist/session/index.js: run the build first) the
-// way a Worker bundler does: browser platform, everything inlined, minified. It measures two
-// bundles (docs/behavior/runtime.md): the whole entry with every export kept, and what a
-// Durable Object worker ships when it imports `Session` and `AgentSessionProvider`. Prints the
+// way a Worker bundler does: browser platform, everything inlined, minified. It measures three
+// bundles (docs/behavior/runtime.md): the whole entry with every export kept, what a Durable
+// Object worker loads at start when it imports `Session` and `AgentSessionProvider`, and that
+// worker written as one file. Prints the
 // minified and gzipped sizes and exits 1 when a bundle is over its budget. Code reached only
 // through a dynamic `import()` (the PostgreSQL queries, the manager's fork and snapshots, a
 // compaction's overlay planning) becomes separate chunks: a bundle's size is its entry chunk with
@@ -31,6 +32,17 @@ export const SESSION_BUNDLES = [
     // Lowered to 142 KB (2026-12-05, 141.0 KB measured) with the computed SHA-256 constants, the
     // compact search word tables, one INVALID_ARGUMENT constructor and the DDL declared once.
     budgetBytes: 142 * 1024,
+  },
+  {
+    name: "worker-one-file",
+    description:
+      "the same Durable Object worker in one file, lazy chunks inlined, as wrangler's esbuild writes it",
+    source: `export { Session, AgentSessionProvider, AgentContextProvider } from ${JSON.stringify(ENTRY)};`,
+    oneFile: true,
+    // The aim is 150 KB. Measured first at 183.9 KB (2026-12-05); docs/behavior/runtime.md says
+    // what each feature costs here and why meeting 150 KB needs separate imports. The budget
+    // keeps it from growing unnoticed.
+    budgetBytes: 185 * 1024,
   },
   {
     // Every export kept. The aim is 150 KB; the budget is what the entry reaches today plus
@@ -78,7 +90,7 @@ export const SESSION_BUNDLES = [
 export async function measureSessionBundles() {
   const sizes = [];
   for (const bundle of SESSION_BUNDLES) {
-    const { code, lazy } = await bundleMinified(bundle.source);
+    const { code, lazy } = await bundleMinified(bundle.source, bundle.oneFile);
     sizes.push({
       name: bundle.name,
       description: bundle.description,
@@ -115,7 +127,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
 
 // --- Internal helpers ---
 
-async function bundleMinified(source) {
+async function bundleMinified(source, oneFile = false) {
   const virtualEntry = "\0arbor-bundle-size-entry";
   const bundle = await rolldown({
     input: virtualEntry,
@@ -130,7 +142,11 @@ async function bundleMinified(source) {
     ],
   });
   try {
-    const { output } = await bundle.generate({ format: "esm", minify: true });
+    const { output } = await bundle.generate({
+      format: "esm",
+      minify: true,
+      ...(oneFile ? { codeSplitting: false } : {}),
+    });
     const chunks = new Map(
       output
         .filter((chunk) => chunk.type === "chunk")
