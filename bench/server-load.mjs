@@ -9,7 +9,7 @@
 // its own id), 25% history reads, 10% searches in the session, 5% list pages. Each run lasts
 // `ARBOR_BENCH_SECONDS` (default 15) after a warm-up. Per route: requests, p50 / p95 / p99 ms; per run:
 // requests/s, and the server processes' CPU time per request (their own counters, from
-// /proc/<pid>/stat, over the measured seconds).
+// /proc/<pid>/stat, over the measured seconds), beside the load generator's own (this process).
 //
 // The fault runs: two processes over PostgreSQL under the same load; halfway through, one is
 // killed (SIGKILL), or stopped (SIGTERM), or the database is cut off for 3 seconds (through a
@@ -25,10 +25,32 @@
 //
 //   node bench/server-load.mjs   (after `npm run build`; ARBOR_TEST_PG_URL, default
 //   postgres://postgres@127.0.0.1:5432/postgres; ARBOR_BENCH_SECONDS, ARBOR_BENCH_CLIENTS;
-//   ARBOR_BENCH_FAULTS=0 for the throughput runs alone)
+//   ARBOR_BENCH_FAULTS=0 for the throughput runs alone; ARBOR_BENCH_SERVER_CPU, default 0.25,
+//   the CPU budget of each server in the scale-out pair, 0 to skip that pair)
+//
+// One more PostgreSQL run has its commits not flushed one by one (`synchronous_commit=off`), the
+// durability closest to the SQLite run's (`synchronous=NORMAL` in WAL mode flushes at
+// checkpoints, not per commit): the difference between the two PostgreSQL rows is what the flush
+// per commit costs on the machine's disk.
+//
+// The scale-out pair: one and two processes over one PostgreSQL again, each server held to
+// `ARBOR_BENCH_SERVER_CPU` of a core by a cgroup CPU quota of its own (as a container's CPU limit
+// holds it). Without a budget, on a machine whose few cores also run PostgreSQL and the clients, a
+// second server only competes with them for the same cores, and the run measures the machine, not
+// the servers. With a budget each server has its own share, as each would on its own machine, so
+// the pair shows what a second process adds. It needs a writable cgroup CPU controller (v1 or v2,
+// as root); without one the pair is reported as skipped.
 import { spawn } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  rmdirSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
+import http from "node:http";
 import net from "node:net";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -50,7 +72,11 @@ const WARM_UP_MS = 2_000;
 const OUTAGE_MS = 3_000;
 /** Sessions whose `/events` a subscriber follows through each fault run. */
 const WATCHED = 4;
+/** Each server's CPU budget in the scale-out pair, in cores; 0 skips the pair. */
+const SERVER_CPU = Number(process.env.ARBOR_BENCH_SERVER_CPU ?? 0.25);
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+/** The clients' connections: kept alive, one per client at most per server. */
+const CLIENT_AGENT = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
 
 const results = [];
 
@@ -70,22 +96,44 @@ const results = [];
 }
 
 // 2. One and two processes over one PostgreSQL.
-for (const processes of [1, 2]) {
-  const database = await throwawayDatabase(PG, "arbor_bench_server");
-  await applyPostgresSchema(database.pool);
-  const ids = await seed(SessionManager.create(database.pool));
-  const servers = [];
-  for (let index = 0; index < processes; index++)
-    servers.push(await serve(["--postgres", database.url]));
-  const run = await load(servers, ids);
-  results.push({
-    name: `PostgreSQL, ${processes} process${processes > 1 ? "es" : ""}`,
-    ...run,
-    ...(await verify(database.pool, ids, run.acknowledged)),
-  });
-  await stopAll(servers);
-  await database.drop();
-}
+for (const processes of [1, 2])
+  results.push(
+    await postgresRun(processes, `PostgreSQL, ${plural(processes)}`),
+  );
+
+// 2b. One process whose commits are not flushed to disk one by one (`synchronous_commit=off`):
+// the durability of SQLite's `synchronous=NORMAL` in WAL mode, which the SQLite run has, closer
+// than PostgreSQL's default flush per commit (a crash of the machine can lose the last commits;
+// a crash of PostgreSQL itself can too, where SQLite's page cache would keep them). What the
+// flush per commit costs on this disk, not a setting Arbor makes.
+results.push(
+  await postgresRun(
+    1,
+    "PostgreSQL, 1 process, synchronous_commit=off",
+    (url) => {
+      const unflushed = new URL(url);
+      unflushed.searchParams.set("options", "-c synchronous_commit=off");
+      return unflushed.toString();
+    },
+  ),
+);
+
+// 2c. The scale-out pair: one and two processes again, each held to SERVER_CPU of a core.
+const budget = SERVER_CPU > 0 ? cpuBudget(SERVER_CPU) : null;
+if (SERVER_CPU > 0 && !budget)
+  console.log(
+    "scale-out pair skipped: no writable cgroup CPU controller (needs root and cgroup v1 or v2)",
+  );
+for (const processes of budget ? [1, 2] : [])
+  results.push(
+    await postgresRun(
+      processes,
+      `PostgreSQL, ${plural(processes)}, ${SERVER_CPU} core each`,
+      (url) => url,
+      (pid) => budget.hold(pid),
+    ),
+  );
+budget?.remove();
 
 // 3. The fault runs, each two processes under the same load: one killed (SIGKILL) halfway, one
 // stopped (SIGTERM) halfway, the database cut for 3 seconds halfway (every connection of both
@@ -144,6 +192,34 @@ for (const fault of FAULTS ? ["SIGKILL", "SIGTERM", "outage", "restart"] : []) {
 
 report(results);
 
+// --- The runs ---
+
+/**
+ * `processes` servers over a new PostgreSQL database under the load, then every acknowledged
+ * write checked; `connect` turns the database's URL into the servers' one, `hold` is given each
+ * server's pid.
+ */
+async function postgresRun(processes, name, connect = (url) => url, hold) {
+  const database = await throwawayDatabase(PG, "arbor_bench_server");
+  await applyPostgresSchema(database.pool);
+  const ids = await seed(SessionManager.create(database.pool));
+  const servers = [];
+  for (let index = 0; index < processes; index++) {
+    const server = await serve(["--postgres", connect(database.url)]);
+    hold?.(server.child.pid);
+    servers.push(server);
+  }
+  const run = await load(servers, ids);
+  const checked = await verify(database.pool, ids, run.acknowledged);
+  await stopAll(servers);
+  await database.drop();
+  return { name, ...run, ...checked };
+}
+
+function plural(processes) {
+  return `${processes} process${processes > 1 ? "es" : ""}`;
+}
+
 // --- The load ---
 
 /** 200 sessions of 4 turns; returns their ids. */
@@ -188,11 +264,10 @@ async function load(servers, ids, { retry = false } = {}) {
       const server = pool[next++ % pool.length];
       let wait = 200;
       try {
-        const response = await fetch(server.url + make.path, make.init);
-        await response.arrayBuffer();
+        const response = await request(server.url + make.path, make.init);
         if (response.status < 500 || !retry) return response.status;
         retried.set(response.status, (retried.get(response.status) ?? 0) + 1);
-        const after = Number(response.headers.get("retry-after"));
+        const after = Number(response.retryAfter);
         if (after > 0) wait = Math.min(after * 1000, 1000);
       } catch (error) {
         if (!retry) throw error;
@@ -268,12 +343,14 @@ async function load(servers, ids, { retry = false } = {}) {
   );
   await delay(WARM_UP_MS);
   const cpuBefore = servers.map(cpuTicks);
+  const clientCpuBefore = process.cpuUsage();
   measuring = true;
   const started = performance.now();
   await delay(SECONDS * 1000);
   measuring = false;
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = servers.map(cpuTicks);
+  const clientCpu = process.cpuUsage(clientCpuBefore);
   stop = true;
   await Promise.all(clients);
   const requests = [...routes.values()].reduce(
@@ -289,6 +366,8 @@ async function load(servers, ids, { retry = false } = {}) {
     requests,
     perSecond: requests / seconds,
     cpuMsPerRequest: (cpuSeconds * 1000) / Math.max(requests, 1),
+    clientCpuMsPerRequest:
+      (clientCpu.user + clientCpu.system) / 1000 / Math.max(requests, 1),
     routes: Object.fromEntries(
       [...routes].map(([route, { times, statuses }]) => [
         route,
@@ -493,6 +572,74 @@ function cpuTicks(server) {
 }
 
 /**
+ * A CPU quota of `cores` for each process handed to `hold(pid)`, each in a cgroup of its own (v2:
+ * `cpu.max`; v1: `cpu.cfs_quota_us`), or `null` when no cgroup CPU controller is writable here.
+ */
+function cpuBudget(cores) {
+  const period = 100_000;
+  const quota = Math.round(cores * period);
+  const layouts = [
+    {
+      root: "/sys/fs/cgroup",
+      check: "/sys/fs/cgroup/cgroup.controllers",
+      limit: (dir) => writeFileSync(join(dir, "cpu.max"), `${quota} ${period}`),
+    },
+    {
+      root: "/sys/fs/cgroup/cpu",
+      check: "/sys/fs/cgroup/cpu/cpu.cfs_quota_us",
+      limit: (dir) => {
+        writeFileSync(join(dir, "cpu.cfs_period_us"), String(period));
+        writeFileSync(join(dir, "cpu.cfs_quota_us"), String(quota));
+      },
+    },
+  ];
+  for (const layout of layouts) {
+    if (!existsSync(layout.check)) continue;
+    if (layout.root === "/sys/fs/cgroup") {
+      const controllers = readFileSync(layout.check, "utf8");
+      if (!controllers.split(/\s+/).includes("cpu")) continue;
+    }
+    const made = [];
+    const open = () => {
+      const dir = join(
+        layout.root,
+        `arbor-bench-${process.pid}-${made.length}`,
+      );
+      mkdirSync(dir);
+      made.push(dir);
+      layout.limit(dir);
+      return dir;
+    };
+    try {
+      rmdirSync(open());
+      made.pop();
+    } catch {
+      // not writable here (not root, or the controller is not delegated): try the next layout
+      for (const dir of made.splice(0)) removeGroup(dir);
+      continue;
+    }
+    return {
+      hold(pid) {
+        writeFileSync(join(open(), "cgroup.procs"), String(pid));
+      },
+      remove() {
+        // A cgroup can be removed once its processes have exited (stopAll waits for that).
+        for (const dir of made) removeGroup(dir);
+      },
+    };
+  }
+  return null;
+}
+
+function removeGroup(dir) {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // never made, or a process still in it: nothing more to do
+  }
+}
+
+/**
  * A TCP forwarder in front of PostgreSQL: `cut()` drops every connection and refuses new ones (a
  * stopped database), `restore()` forwards again on the same port.
  */
@@ -559,6 +706,36 @@ function percentile(values, share) {
   return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))];
 }
 
+/**
+ * One request over a keep-alive connection of `CLIENT_AGENT`: its status and `Retry-After`, the
+ * body read to the end. node:http rather than `fetch`: the load generator shares the machine's
+ * cores with the servers and PostgreSQL, and `fetch` costs it about twice the CPU per request.
+ */
+function request(url, init = {}) {
+  return new Promise((resolve, reject) => {
+    const outgoing = http.request(
+      url,
+      {
+        method: init.method ?? "GET",
+        headers: init.headers,
+        agent: CLIENT_AGENT,
+      },
+      (response) => {
+        response.on("data", () => {});
+        response.on("end", () =>
+          resolve({
+            status: response.statusCode,
+            retryAfter: response.headers["retry-after"],
+          }),
+        );
+        response.on("error", reject);
+      },
+    );
+    outgoing.on("error", reject);
+    outgoing.end(init.body);
+  });
+}
+
 function delay(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -569,12 +746,12 @@ function report(runs) {
     `\nserver-load: ${CLIENTS} clients, ${SECONDS} s per run, 200 sessions; 60% POST message, 25% history, 10% search, 5% list\n`,
   );
   console.log(
-    "| Run | requests/s | vs SQLite | CPU ms / request | vs SQLite | lost | duplicates | stored, not acknowledged | retried (no answer or 5xx) | failed (after retries) |",
+    "| Run | requests/s | vs SQLite | CPU ms / request | vs SQLite | load generator CPU ms / request | lost | duplicates | stored, not acknowledged | retried (no answer or 5xx) | failed (after retries) |",
   );
-  console.log("|---|---|---|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
   for (const run of runs)
     console.log(
-      `| ${run.name} | ${run.perSecond.toFixed(0)} | ${(run.perSecond / sqlite.perSecond).toFixed(2)}x | ${run.cpuMsPerRequest.toFixed(2)} | ${(run.cpuMsPerRequest / sqlite.cpuMsPerRequest).toFixed(2)}x | ${run.lost ?? "-"} | ${run.duplicates ?? "-"} | ${run.unacknowledged ?? "-"} | ${statusList(run.retried)} | ${statusList(run.failed)} |`,
+      `| ${run.name} | ${run.perSecond.toFixed(0)} | ${(run.perSecond / sqlite.perSecond).toFixed(2)}x | ${run.cpuMsPerRequest.toFixed(2)} | ${(run.cpuMsPerRequest / sqlite.cpuMsPerRequest).toFixed(2)}x | ${run.clientCpuMsPerRequest.toFixed(2)} | ${run.lost ?? "-"} | ${run.duplicates ?? "-"} | ${run.unacknowledged ?? "-"} | ${statusList(run.retried)} | ${statusList(run.failed)} |`,
     );
   console.log("\np50 / p95 / p99 ms per route\n");
   const names = [...new Set(runs.flatMap((run) => Object.keys(run.routes)))];
@@ -610,5 +787,10 @@ function report(runs) {
   if (one && two)
     console.log(
       `\ntwo processes over one PostgreSQL: ${(two.perSecond / one.perSecond).toFixed(2)}x one process`,
+    );
+  const held = runs.filter((run) => run.name.endsWith(" core each"));
+  if (held.length === 2)
+    console.log(
+      `two processes over one PostgreSQL, ${SERVER_CPU} core each: ${(held[1].perSecond / held[0].perSecond).toFixed(2)}x one process`,
     );
 }
