@@ -8,7 +8,7 @@ import type {
 import type { SessionMessage } from "./contracts/types.js";
 import { encodeMessage } from "./core/message-codec.js";
 import type { SessionTree } from "./state/session-tree.js";
-import { utf8Length } from "./core/utf8.js";
+import { fitsUtf8 } from "./core/utf8.js";
 import { inlineDataBytes } from "./core/attachments.js";
 import { ArborTypeError, invalidArgument } from "./errors/index.js";
 import { assertMessageRole } from "./session-checks.js";
@@ -294,8 +294,7 @@ export class SessionWrites {
     const inline = provider.storesAttachments ? inlineDataBytes(message) : 0;
     const unchanged =
       reclaimed === message &&
-      (this.maxRowBytes === false ||
-        utf8Length(json) - inline <= this.maxRowBytes);
+      (this.maxRowBytes === false || fitsUtf8(json, this.maxRowBytes + inline));
     if (unchanged) return { stored: { ...message }, json };
     const stored =
       this.maxRowBytes === false

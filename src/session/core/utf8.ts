@@ -15,3 +15,15 @@ export function utf8Length(text: string): number {
   }
   return bytes;
 }
+
+/**
+ * Whether `text` takes at most `maxBytes` in UTF-8. A UTF-16 unit is 1 to 3 bytes (a surrogate
+ * pair 4 for two), so the exact count, a pass over every character, is needed only when the
+ * length is within a factor of three of the bound: an append checks the row limit this way, and
+ * nearly every message is far under it.
+ */
+export function fitsUtf8(text: string, maxBytes: number): boolean {
+  if (text.length * 3 <= maxBytes) return true;
+  if (text.length > maxBytes) return false;
+  return utf8Length(text) <= maxBytes;
+}
