@@ -167,6 +167,48 @@ describe("the SQL path read", () => {
     db.close();
   });
 
+  it("walks the table by rowid where the session has it to itself and through the session index where sessions interleave, reading the same path", () => {
+    // One database, three sessions: "alone" written in one stretch, "a" and "b" alternating.
+    const db = openSqlite(":memory:");
+    const alone = new AgentSessionProvider(db, "alone");
+    for (let index = 0; index < 1_500; index++)
+      alone.appendMessage(message(`s${index}`, `alone ${index}`));
+    const a = new AgentSessionProvider(db, "a");
+    const b = new AgentSessionProvider(db, "b");
+    for (let index = 0; index < 1_500; index++) {
+      a.appendMessage(message(`a${index}`, `a ${index}`));
+      b.appendMessage(message(`b${index}`, `b ${index}`));
+    }
+    // A branch in the alone session, so its path skips rows of its own.
+    alone.appendMessage(message("fork", "fork"), "s700");
+    for (let index = 0; index < 300; index++)
+      alone.appendMessage(message(`f${index}`, `fork ${index}`));
+    const rowidWalks = counting(db, /assistant_messages NOT INDEXED/);
+    const read = (sessionId: string) =>
+      new AgentSessionProvider(db, sessionId).getHistory().map((m) => m.id);
+
+    const alonePath = read("alone");
+    expect(alonePath.slice(0, 701)).toEqual(
+      Array.from({ length: 701 }, (_, index) => `s${index}`),
+    );
+    expect(alonePath.slice(701)).toEqual([
+      "fork",
+      ...Array.from({ length: 300 }, (_, index) => `f${index}`),
+    ]);
+    const afterAlone = rowidWalks.count;
+    expect(afterAlone).toBeGreaterThan(0);
+
+    for (const id of ["a", "b"]) {
+      const path = read(id);
+      expect(path).toHaveLength(1_500);
+      expect(path.at(-1)).toBe(`${id}1499`);
+      expect(path[0]).toBe(`${id}0`);
+    }
+    // Every other row is another session's: the index, never the rowid walk.
+    expect(rowidWalks.count).toBe(afterAlone);
+    db.close();
+  });
+
   it("indexes what a catch-up reads joined: a row that is not JSON is skipped, its neighbours and a split message found", () => {
     const db = openSqlite(":memory:");
     const session = new AgentSessionProvider(db, "s");
