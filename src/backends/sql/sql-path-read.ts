@@ -5,6 +5,7 @@ import {
 } from "../../session/core/message-codec.js";
 import { mayReferenceAttachments } from "../../session/core/attachments.js";
 import { readContentsBySeqs, withinValueLimit } from "./sql-message-chunks.js";
+import { sqlTemplate } from "./sql-transaction.js";
 import {
   loadPathIdSet,
   loadPathWithContent,
@@ -284,22 +285,14 @@ function scanPath(
     const [chunk] = withinValueLimit(rows, (fewer) => {
       rows = fewer;
       floor = before - Math.ceil(fewer * DENSE_SHARE);
-      return dense
-        ? agent.sql<ScanChunk>`SELECT json_group_array(seq) AS seqs, json_group_array(id) AS ids,
-            json_group_array(parent_id) AS parents, json_group_array(chunked) AS chunked,
-            group_concat(text, ',') AS texts
-          FROM (SELECT seq, id, parent_id, chunked_bytes IS NOT NULL AS chunked,
-              CASE WHEN NOT ${texts} THEN NULL WHEN chunked_bytes IS NULL THEN content ELSE 'null' END AS text
-            FROM assistant_messages NOT INDEXED
-            WHERE session_id = ${sessionId} AND seq < ${before} AND seq >= ${floor}
-            ORDER BY seq DESC LIMIT ${fewer})`
-        : agent.sql<ScanChunk>`SELECT json_group_array(seq) AS seqs, json_group_array(id) AS ids,
-            json_group_array(parent_id) AS parents, json_group_array(chunked) AS chunked,
-            group_concat(text, ',') AS texts
-          FROM (SELECT seq, id, parent_id, chunked_bytes IS NOT NULL AS chunked,
-              CASE WHEN NOT ${texts} THEN NULL WHEN chunked_bytes IS NULL THEN content ELSE 'null' END AS text
-            FROM assistant_messages WHERE session_id = ${sessionId} AND seq < ${before}
-            ORDER BY seq DESC LIMIT ${fewer})`;
+      return agent.sql<ScanChunk>(
+        dense ? SCAN_BY_ROWID : SCAN_BY_INDEX,
+        texts,
+        sessionId,
+        before,
+        dense ? floor : -Number.MAX_SAFE_INTEGER,
+        fewer,
+      );
     });
     const seqs = JSON.parse(chunk?.seqs ?? "[]") as number[];
     // No row of the session in the walked stretch: it is not the end; the index goes on below it.
@@ -363,7 +356,22 @@ const SCAN_MIN_SHARE = 3;
 const DENSE_SHARE = 10 / 9;
 const DENSE_MIN_ROWS = 32;
 
-/** One chunk of the backward scan: the rows' links as JSON lists and their texts comma-joined. */
+/**
+ * One chunk of the backward scan: the rows' links as JSON lists and their texts comma-joined
+ * (`?`s: texts wanted, session, below this `seq`, from this `seq`, rows), through the session
+ * index or by rowid (see above); the same statement but for the plan.
+ */
+const scanChunk = (plan: "" | "NOT INDEXED") =>
+  sqlTemplate(`SELECT json_group_array(seq) AS seqs, json_group_array(id) AS ids,
+      json_group_array(parent_id) AS parents, json_group_array(chunked) AS chunked,
+      group_concat(text, ',') AS texts
+    FROM (SELECT seq, id, parent_id, chunked_bytes IS NOT NULL AS chunked,
+        CASE WHEN NOT ? THEN NULL WHEN chunked_bytes IS NULL THEN content ELSE 'null' END AS text
+      FROM assistant_messages ${plan} WHERE session_id = ? AND seq < ? AND seq >= ?
+      ORDER BY seq DESC LIMIT ?)`);
+const SCAN_BY_INDEX = scanChunk("");
+const SCAN_BY_ROWID = scanChunk("NOT INDEXED");
+
 interface ScanChunk {
   seqs: string;
   ids: string;
