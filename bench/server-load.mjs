@@ -1,5 +1,6 @@
 // `npm run bench:server`: the HTTP server under load, one process on a SQLite file beside one and
-// two processes over one PostgreSQL, then a fault run. Loopback only, bounded in time (about
+// two processes over one PostgreSQL (taking turns: one, two, two, one, so the machine's drift
+// weighs on both alike), then a fault run. Loopback only, bounded in time (about
 // 2 minutes with the defaults). Not a test: the figures go in docs/benchmarks.md and
 // docs/reliability.md; the fault runs that assert are tests (test/server/storage-outage.int.test.ts,
 // test/server/process-kill-postgres.int.test.ts, test/cli/graceful-shutdown.test.ts).
@@ -95,11 +96,8 @@ const results = [];
     rmSync(file + suffix, { force: true });
 }
 
-// 2. One and two processes over one PostgreSQL.
-for (const processes of [1, 2])
-  results.push(
-    await postgresRun(processes, `PostgreSQL, ${plural(processes)}`),
-  );
+// 2. One and two processes over one PostgreSQL, taking turns (see `pairRun`).
+results.push(...(await pairRun("PostgreSQL")));
 
 // 2b. One process whose commits are not flushed to disk one by one (`synchronous_commit=off`):
 // the durability of SQLite's `synchronous=NORMAL` in WAL mode, which the SQLite run has, closer
@@ -124,14 +122,11 @@ if (SERVER_CPU > 0 && !budget)
   console.log(
     "scale-out pair skipped: no writable cgroup CPU controller (needs root and cgroup v1 or v2)",
   );
-for (const processes of budget ? [1, 2] : [])
+if (budget)
   results.push(
-    await postgresRun(
-      processes,
-      `PostgreSQL, ${plural(processes)}, ${SERVER_CPU} core each`,
-      (url) => url,
-      (pid) => budget.hold(pid),
-    ),
+    ...(await pairRun("PostgreSQL", `, ${SERVER_CPU} core each`, (pid) =>
+      budget.hold(pid),
+    )),
   );
 budget?.remove();
 
@@ -214,6 +209,43 @@ async function postgresRun(processes, name, connect = (url) => url, hold) {
   await stopAll(servers);
   await database.drop();
   return { name, ...run, ...checked };
+}
+
+/**
+ * One and two processes over one new PostgreSQL database, taking turns: one, two, two, one, a
+ * whole run each. A drift of the machine's speed during the run (other tenants, a busy
+ * neighbour) then weighs on both alike; run one after the other, the ratio of two processes to
+ * one swung 0.94-1.17x between runs of one build. Each turn loads 200 new sessions, seeded as
+ * for a run of its own, so every turn's histories grow from the same start as the SQLite run's.
+ * Two servers run throughout; in a turn of one, the second gets no requests. Every acknowledged
+ * write is checked at the end. `hold` is given each server's pid.
+ */
+async function pairRun(label, suffix = "", hold) {
+  const database = await throwawayDatabase(PG, "arbor_bench_server");
+  await applyPostgresSchema(database.pool);
+  const manager = SessionManager.create(database.pool);
+  const servers = [];
+  for (let index = 0; index < 2; index++) {
+    const server = await serve(["--postgres", database.url]);
+    hold?.(server.child.pid);
+    servers.push(server);
+  }
+  const turns = { 1: [], 2: [] };
+  const everyId = [];
+  for (const processes of [1, 2, 2, 1]) {
+    const ids = await seed(manager);
+    everyId.push(...ids);
+    turns[processes].push(await load(servers.slice(0, processes), ids));
+  }
+  const runs = [1, 2].map((processes) => ({
+    name: `${label}, ${plural(processes)}${suffix}`,
+    ...merge(turns[processes], everyId),
+  }));
+  const acknowledged = merge([...turns[1], ...turns[2]], everyId).acknowledged;
+  const checked = await verify(database.pool, everyId, acknowledged);
+  await stopAll(servers);
+  await database.drop();
+  return runs.map((run) => ({ ...run, ...checked }));
 }
 
 function plural(processes) {
@@ -362,12 +394,36 @@ async function load(servers, ids, { retry = false } = {}) {
       (sum, _, at) => sum + ((cpuAfter[at] ?? cpuBefore[at]) - cpuBefore[at]),
       0,
     ) / TICKS_PER_SECOND;
+  return summarize({
+    seconds,
+    cpuMs: cpuSeconds * 1000,
+    clientCpuMs: (clientCpu.user + clientCpu.system) / 1000,
+    routes,
+    failed: errors,
+    retried,
+    acknowledged,
+  });
+}
+
+/** The figures of a load, or of several loads of one configuration taken together (`merge`). */
+function summarize({
+  seconds,
+  cpuMs,
+  clientCpuMs,
+  routes,
+  failed,
+  retried,
+  acknowledged,
+}) {
+  const requests = [...routes.values()].reduce(
+    (sum, entry) => sum + entry.times.length,
+    0,
+  );
   return {
     requests,
     perSecond: requests / seconds,
-    cpuMsPerRequest: (cpuSeconds * 1000) / Math.max(requests, 1),
-    clientCpuMsPerRequest:
-      (clientCpu.user + clientCpu.system) / 1000 / Math.max(requests, 1),
+    cpuMsPerRequest: cpuMs / Math.max(requests, 1),
+    clientCpuMsPerRequest: clientCpuMs / Math.max(requests, 1),
     routes: Object.fromEntries(
       [...routes].map(([route, { times, statuses }]) => [
         route,
@@ -380,10 +436,43 @@ async function load(servers, ids, { retry = false } = {}) {
         },
       ]),
     ),
-    failed: Object.fromEntries(errors),
+    failed: Object.fromEntries(failed),
     retried: Object.fromEntries(retried),
     acknowledged,
+    raw: { seconds, cpuMs, clientCpuMs, routes, failed, retried },
   };
+}
+
+/** Loads of one configuration as one: their seconds, CPU, requests and latencies together. */
+function merge(parts, ids) {
+  const routes = new Map();
+  const failed = new Map();
+  const retried = new Map();
+  const acknowledged = new Map(ids.map((id) => [id, new Set()]));
+  const add = (into, key, count) => into.set(key, (into.get(key) ?? 0) + count);
+  for (const { raw, acknowledged: acked } of parts) {
+    for (const [route, { times, statuses }] of raw.routes) {
+      const entry = routes.get(route) ?? { times: [], statuses: {} };
+      for (const ms of times) entry.times.push(ms);
+      for (const [status, count] of Object.entries(statuses))
+        entry.statuses[status] = (entry.statuses[status] ?? 0) + count;
+      routes.set(route, entry);
+    }
+    for (const [status, count] of raw.failed) add(failed, status, count);
+    for (const [status, count] of raw.retried) add(retried, status, count);
+    for (const [id, messages] of acked)
+      for (const message of messages) acknowledged.get(id)?.add(message);
+  }
+  const sum = (key) => parts.reduce((total, part) => total + part.raw[key], 0);
+  return summarize({
+    seconds: sum("seconds"),
+    cpuMs: sum("cpuMs"),
+    clientCpuMs: sum("clientCpuMs"),
+    routes,
+    failed,
+    retried,
+    acknowledged,
+  });
 }
 
 /** Every acknowledged message is stored, and no session holds more than it acknowledged. */
