@@ -345,13 +345,14 @@ const SCAN_MIN_SHARE = 3;
 /*
  * The next chunk walks the table itself backwards by `seq` (its rowid), skipping other sessions'
  * rows, when this chunk's rows took at least 9 of every 10 `seq`s of its stretch: the session
- * has the table (nearly) to itself, as in a Durable Object. That walk stops at a floor about one
- * chunk's worth of `seq`s below, so a stretch of other sessions' rows (a session taken up again
- * after a long pause) costs one chunk of them, after which the index takes over again. Through the `(session_id, seq)` index
+ * has the table (nearly) to itself, as in a Durable Object. Through the `(session_id, seq)` index
  * each row costs an index step and a lookup of the row; the rowid walk reads the rows in place,
  * which took a fifth to a quarter off the scan's statements (10,000 rows: 6.4 → 4.8 ms on Node,
- * 12.2 → 10.3 ms on a restarted Durable Object; 2026-12-05). The rows, their order and the limit
- * are the same either way; only the plan differs. A chunk below DENSE_MIN_ROWS says too little.
+ * 12.2 → 10.3 ms on a restarted Durable Object; 2026-12-05). The walk stops at a floor about one
+ * chunk's worth of `seq`s below its start, so a stretch of other sessions' rows (a session taken
+ * up again after a long pause) costs one chunk of them, and the index takes over again. The rows,
+ * their order and the limit are the same either way; only the plan differs. A chunk below
+ * DENSE_MIN_ROWS says too little.
  */
 const DENSE_SHARE = 10 / 9;
 const DENSE_MIN_ROWS = 32;
