@@ -42,6 +42,17 @@ async function step(design, url) {
       return repeat(async () => ({
         length: (await design.session.getHistory()).length,
       }));
+    case "/bare-history": {
+      // No library: one SELECT of the object's stored texts in `seq` order, the array's brackets
+      // written by SQLite, one JSON.parse. The floor of any design that keeps a message per row
+      // and returns them parsed (on ArborBench's table; see the restart rows).
+      const [row] = [
+        ...design.ctx.storage.sql.exec(
+          "SELECT '[' || group_concat(content, ',') || ']' AS texts FROM (SELECT content FROM assistant_messages ORDER BY seq)",
+        ),
+      ];
+      return { length: JSON.parse(row.texts).length };
+    }
     case "/history-fresh":
       return repeat(async () => ({
         length: (await (await design.open()).getHistory()).length,

@@ -152,8 +152,9 @@ export class PathCache {
     const token = keepPath || keepIds ? changeToken(this.agent) : null;
     if (keepPath && token !== null) {
       raw.rootFirstIds.push(id);
-      raw.segments.push({ text: json });
-      raw.chars += json.length;
+      const text = `[${json}]`;
+      raw.segments.push({ text });
+      raw.chars += text.length;
       this.entry = { leafId: id, token, raw };
     } else this.entry = null;
     // The set grows in place: a caller still holding it sees a message that is on the path now.
