@@ -104,6 +104,15 @@ export class SessionRuntime {
     };
   }
 
+  /** Whether `emitIdle()` has anything to do: a broadcaster or observer hears it, or auto-compaction needs its estimate. */
+  get idleHeard(): boolean {
+    return (
+      this.status.hasBroadcaster ||
+      this.compaction.isAutomatic ||
+      this.status.isObserved
+    );
+  }
+
   /**
    * Emits `idle` (docs/behavior/events-and-audit.md). The estimate is computed only when a broadcaster hears it or
    * auto-compaction needs it; it is returned so the automatic check does not compute it twice.

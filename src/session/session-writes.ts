@@ -123,20 +123,28 @@ export class SessionWrites {
     let unregistered = false;
     let registryTouched = false;
     await runtime.exclusive(provider, async () => {
-      const before = await this.parentBeforeInsert(tree, requested, message);
+      // The usual append (no chosen branch, a provider that resolves and reports the parent, a
+      // synchronous store) takes no await here: each is a turn of the microtask queue, a share of
+      // an append's cost in a Durable Object.
+      const chosen = tree.pointer.mayHoldBranch;
+      const before =
+        requested !== null && provider.insertMessage && !chosen
+          ? { pass: requested, parent: undefined, warned: false }
+          : await this.parentBeforeInsert(tree, requested, message);
       const { stored } = prepared;
-      const outcome = await insertOne(
+      const pending = insertOne(
         provider,
         stored,
         before.pass,
         prepared.json,
         options,
       );
+      const outcome = isThenable(pending) ? await pending : pending;
       unregistered = outcome.registered === false;
       inserted = outcome.inserted && !unregistered;
       registryTouched = outcome.registryTouched === true;
       if (!inserted) return;
-      await tree.changed();
+      if (tree.pointer.mayHoldBranch) await tree.changed();
       const parent =
         outcome.parentId !== undefined ? outcome.parentId : before.parent;
       if (typeof requested === "string" && parent === null && !before.warned)
@@ -157,11 +165,14 @@ export class SessionWrites {
       await runtime.emitIdle();
       return outcome;
     }
-    await runtime.afterWrite?.(
-      registryTouched ? { registryTouched } : undefined,
-    );
-    const estimate = await runtime.emitIdle();
-    await runtime.compaction.afterInsert(runtime.host(parts), estimate);
+    // Each await below is a turn of the microtask queue, a share of a Durable Object append's
+    // cost: none is taken for a hook, listener or auto-compaction that is not there.
+    const afterWrite = runtime.afterWrite;
+    if (afterWrite)
+      await afterWrite(registryTouched ? { registryTouched } : undefined);
+    const estimate = runtime.idleHeard ? await runtime.emitIdle() : undefined;
+    if (runtime.compaction.threshold !== null)
+      await runtime.compaction.afterInsert(runtime.host(parts), estimate);
     return outcome;
   }
 
@@ -418,18 +429,13 @@ export function checksRegistry(provider: SessionProvider): boolean {
  * One insert: `insertMessage` (with the JSON, reporting the stored parent) when the provider has
  * it, else `appendMessage` (the parent unknown: `undefined`).
  */
-async function insertOne(
+function insertOne(
   provider: SessionProvider,
   message: SessionMessage,
   parentId: string | null | undefined,
   json: string | undefined,
   options: InsertMessageOptions | undefined,
-): Promise<{
-  inserted: boolean;
-  parentId: InsertMessageResult["parentId"] | undefined;
-  registryTouched?: boolean;
-  registered?: boolean;
-}> {
+): InsertOutcome | Promise<InsertOutcome> {
   if (options?.requireRegistered && !checksRegistry(provider)) {
     throw new ArborTypeError(
       "NOT_SUPPORTED",
@@ -440,8 +446,21 @@ async function insertOne(
     return options
       ? provider.insertMessage(message, parentId, json, options)
       : provider.insertMessage(message, parentId, json);
-  const inserted = await provider.appendMessage(message, parentId);
-  return { inserted: inserted !== false, parentId: undefined };
+  return Promise.resolve(provider.appendMessage(message, parentId)).then(
+    (inserted) => ({ inserted: inserted !== false, parentId: undefined }),
+  );
+}
+
+/** What one insert reports (`insertOne`). */
+interface InsertOutcome {
+  inserted: boolean;
+  parentId: InsertMessageResult["parentId"] | undefined;
+  registryTouched?: boolean;
+  registered?: boolean;
+}
+
+function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
 }
 
 /** `appendAll()` on a provider without `appendMessages`: one `appendMessage` per message, in order. */

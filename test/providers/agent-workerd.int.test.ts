@@ -83,6 +83,25 @@ export class Store {
     return { length: provider.getHistory().length, latest: provider.getLatestLeaf().id };
   }
 
+  leafMoved() {
+    // Two providers over one object: the second's append moves the first's cached leaf, so the
+    // first's leaf statement refuses (json() raises inside CASE) and the full one chains on.
+    const a = new AgentSessionProvider(this, "moved");
+    const b = new AgentSessionProvider(this, "moved");
+    a.appendMessage(text("a1", "one"));
+    a.appendMessage(text("a2", "two"));
+    b.appendMessage(text("b1", "three"));
+    const after = a.insertMessage(text("a3", "four"), undefined);
+    const duplicate = a.insertMessage(text("a3", "again"), undefined);
+    return {
+      after,
+      duplicate,
+      parents: this.sql\`SELECT id, parent_id FROM assistant_messages WHERE session_id = 'moved' ORDER BY seq\`
+        .map((row) => [row.id, row.parent_id]),
+      changes: this.sql\`SELECT COUNT(*) AS n FROM arbor_changes WHERE session_id = 'moved'\`[0].n,
+    };
+  }
+
   large() {
     // 200 messages of 20 KB: the first chunk of the path read (128 rows) is 2.5 MB of text,
     // over the 2 MB a Durable Object allows any string value.
@@ -201,6 +220,20 @@ describe("AgentSessionProvider inside workerd (Durable Object SQLite)", () => {
       question:
         "[both]\nThe billing service owner is Mira.\n\n[billing]\nInvoices are sent monthly by the billing service.",
       none: null,
+    });
+  });
+
+  it("appends on the cached leaf, and when another writer moved it, refuses and chains onto the new leaf", async () => {
+    expect(await run("leafMoved")).toEqual({
+      after: { inserted: true, parentId: "b1" },
+      duplicate: { inserted: false, parentId: null },
+      parents: [
+        ["a1", null],
+        ["a2", "a1"],
+        ["b1", "a2"],
+        ["a3", "b1"],
+      ],
+      changes: 4,
     });
   });
 

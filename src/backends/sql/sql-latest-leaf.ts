@@ -7,7 +7,11 @@ import type { SqlProvider } from "../../session/contracts/sql-provider.js";
  * so rows written by raw SQL or by another process are picked up.
  */
 export class LatestLeafTracker {
-  #cached: { id: string; seq: number; maxSeq: number } | null = null;
+  /** `seq` and `maxSeq` are `null` after an append that did not report its `seq` (`appendOnLeaf`). */
+  #cached: { id: string; seq: number | null; maxSeq: number | null } | null =
+    null;
+  /** Appends `appendOnLeaf` refused: another writer keeps moving the leaf, so stop trying. */
+  #refused = 0;
 
   constructor(
     private readonly agent: SqlProvider,
@@ -18,8 +22,9 @@ export class LatestLeafTracker {
   current(): string | null {
     const { agent, sessionId } = this;
     const cached = this.#cached;
-    // Nothing to validate (a new provider, the first request after a restart): one statement.
-    if (!cached) return this.#find();
+    // Nothing to validate (a new provider, the first request after a restart, or a cached leaf
+    // without its `seq`): one statement.
+    if (!cached || cached.seq === null) return this.#find();
     const [state] = agent.sql<{
       max_seq: number | null;
       present: number;
@@ -47,13 +52,29 @@ export class LatestLeafTracker {
     return this.#find();
   }
 
-  /** The cached answer to re-validate inside an insert (`insertAutoParented`), or `null`. */
-  candidate(): { id: string; seq: number } | null {
+  /** The cached answer to re-validate inside an insert (`appendMessageRow`), or `null`. */
+  candidate(): { id: string; seq: number | null } | null {
     return this.#cached;
   }
 
-  /** Records a freshly inserted message: with the highest `seq` and no child, it is the latest leaf. */
-  remember(id: string, seq: number): void {
+  /**
+   * Whether an append may try the cached leaf alone (`appendOnLeaf`). After
+   * `MAX_REFUSED_LEAF_APPENDS` refusals (another writer moves the leaf, or ids are retried) this
+   * provider stops trying: each refusal costs a failed statement before the full one.
+   */
+  leafAppends(): boolean {
+    return this.#refused < MAX_REFUSED_LEAF_APPENDS;
+  }
+
+  leafAppendRefused(): void {
+    this.#refused++;
+  }
+
+  /**
+   * Records a freshly inserted message: with the highest `seq` and no child, it is the latest leaf.
+   * `seq` is `null` when the insert did not report it.
+   */
+  remember(id: string, seq: number | null): void {
     this.#cached = { id, seq, maxSeq: seq };
   }
 
@@ -80,3 +101,6 @@ export class LatestLeafTracker {
     return leaf?.id ?? null;
   }
 }
+
+/** Refused `appendOnLeaf` attempts after which a tracker's provider no longer tries them. */
+const MAX_REFUSED_LEAF_APPENDS = 8;

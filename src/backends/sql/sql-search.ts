@@ -400,9 +400,10 @@ const CATCH_UP_CHARS = 256 * 1024;
 
 /**
  * The messages stored after `after`, at most `rows`, in `seq` order (`null` for a row that is not
- * a message). One statement returns their texts joined in one string, parsed at once: a row per
+ * a message). One statement returns their texts as one JSON array, parsed at once: a row per
  * message cost a third of the catch-up's reading in a Durable Object, where every row returned is
- * an object built by the runtime. Split messages are read whole apart; a chunk whose texts are not
+ * an object built by the runtime. SQLite writes the brackets, as in the history scan
+ * (sql-path-read.ts): wrapped in JavaScript, each read's text was copied once more. Split messages are read whole apart; a chunk whose texts are not
  * one JSON list (a row written by raw SQL) is read again row by row.
  */
 function readNewMessages(
@@ -415,20 +416,20 @@ function readNewMessages(
     (fewer) =>
       agent.sql<{ seqs: string; chunked: string; texts: string | null }>`
       SELECT json_group_array(seq) AS seqs, json_group_array(chunked) AS chunked,
-        group_concat(text, ',') AS texts
+        '[' || group_concat(text, ',') || ']' AS texts
       FROM (SELECT seq, chunked_bytes IS NOT NULL AS chunked,
           CASE WHEN chunked_bytes IS NULL THEN content ELSE 'null' END AS text
         FROM assistant_messages WHERE seq > ${after} ORDER BY seq LIMIT ${fewer})`,
   );
   const seqs = JSON.parse(chunk?.seqs ?? "[]") as number[];
-  const texts = chunk?.texts ?? "";
-  let values: unknown[] | null = null;
+  const texts = chunk?.texts ?? "[]";
+  let values: unknown = null;
   try {
-    values = JSON.parse(`[${texts}]`) as unknown[];
+    values = JSON.parse(texts);
   } catch {
     values = null;
   }
-  if (values === null || values.length !== seqs.length) {
+  if (!Array.isArray(values) || values.length !== seqs.length) {
     const stored = withWholeContent(
       agent,
       agent.sql<StoredContentRow>`

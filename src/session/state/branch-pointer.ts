@@ -18,6 +18,11 @@ export class BranchPointer {
 
   constructor(private readonly provider: SessionProvider) {}
 
+  /** `false` once the pointer is known to be absent, so an append needs no await to ask it. */
+  get mayHoldBranch(): boolean {
+    return this.pointer !== null;
+  }
+
   /** Points the active branch at `leafId`. */
   async set(leafId: string): Promise<void> {
     this.pointer = {

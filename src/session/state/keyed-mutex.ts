@@ -15,16 +15,25 @@ export function runExclusive<T>(
     byKey = new Map();
     queues.set(store, byKey);
   }
-  const previous = byKey.get(key) ?? Promise.resolve();
-  const result = previous.then(task, task);
-  const tail = result.then(
-    () => undefined,
-    () => undefined,
-  );
-  byKey.set(key, tail);
-  // Drop the entry once the queue drains, so idle sessions cost nothing.
-  void tail.then(() => {
-    if (byKey.get(key) === tail) byKey.delete(key);
-  });
+  const queue = byKey;
+  const previous = queue.get(key);
+  // A key with nothing queued starts the task at once, not a turn of the microtask queue later:
+  // an append awaits this lock every time, and each turn is a share of its cost.
+  const result = previous ? previous.then(task, task) : start(task);
+  // Drops the entry once the queue drains, so idle sessions cost nothing.
+  const release = (): void => {
+    if (queue.get(key) === tail) queue.delete(key);
+  };
+  const tail: Promise<void> = result.then(release, release);
+  queue.set(key, tail);
   return result;
+}
+
+/** `task()`, with a synchronous throw turned into a rejection as `then` would. */
+function start<T>(task: () => Promise<T>): Promise<T> {
+  try {
+    return task();
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
