@@ -31,7 +31,10 @@ export const SESSION_BUNDLES = [
     // fewer rows where a Durable Object refuses a joined text over 2 MB (SQLITE_TOOBIG).
     // Lowered to 142 KB (2026-12-05, 141.0 KB measured) with the computed SHA-256 constants, the
     // compact search word tables, one INVALID_ARGUMENT constructor and the DDL declared once.
-    budgetBytes: 142 * 1024,
+    // Raised to 143 KB (2026-12-05, 142.5 KB measured) with the append on the cached leaf (its
+    // statement, the tracker's refusal count, the append's skipped awaits): 1.17× faster appends
+    // in a Durable Object, docs/benchmarks.md.
+    budgetBytes: 143 * 1024,
   },
   {
     name: "worker-one-file",
@@ -41,8 +44,9 @@ export const SESSION_BUNDLES = [
     oneFile: true,
     // The aim is 150 KB. Measured first at 183.9 KB (2026-12-05); docs/behavior/runtime.md says
     // what each feature costs here and why meeting 150 KB needs separate imports. The budget
-    // keeps it from growing unnoticed.
-    budgetBytes: 185 * 1024,
+    // keeps it from growing unnoticed. Raised to 186 KB (2026-12-05, 185.5 KB measured) with the
+    // append on the cached leaf, as the worker above.
+    budgetBytes: 186 * 1024,
   },
   {
     // Every export kept. The aim is 150 KB; the budget is what the entry reaches today plus
@@ -82,7 +86,8 @@ export const SESSION_BUNDLES = [
     // Raised to 221 KB (2026-12-05, 219.8 KB measured) with the in-memory store's inverted text
     // index (3.5 KB, synchronous like its searchMessages) and the sql store's reads above.
     // Lowered to 219 KB (2026-12-05, 217.2 KB measured) with the worker's reductions above.
-    budgetBytes: 219 * 1024,
+    // Raised to 220 KB (2026-12-05, 218.7 KB measured) with the append on the cached leaf.
+    budgetBytes: 220 * 1024,
   },
 ];
 
