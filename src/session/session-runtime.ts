@@ -118,8 +118,8 @@ export class SessionRuntime {
    * auto-compaction needs it; it is returned so the automatic check does not compute it twice.
    */
   async emitIdle(): Promise<number | undefined> {
+    if (!this.idleHeard) return undefined;
     const needed = this.status.hasBroadcaster || this.compaction.isAutomatic;
-    if (!needed && !this.status.isObserved) return undefined;
     let tokenEstimate = 0;
     let computed: number | undefined;
     if (needed) {
