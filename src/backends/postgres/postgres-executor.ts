@@ -145,6 +145,9 @@ interface PgPoolLike extends PgClientLike {
 
 interface PgPoolClientLike extends PgClientLike {
   release(error?: Error | boolean): void;
+  /** pg's event emitter; optional, for pool-like objects that are not pg's. */
+  on?(event: "error", listener: (error: Error) => void): unknown;
+  removeListener?(event: "error", listener: (error: Error) => void): unknown;
 }
 
 function createExecutor(client: PostgresClient): PostgresExecutor {
@@ -228,6 +231,14 @@ function poolExecutor(pool: PgPoolLike): PostgresExecutor {
     async transaction(work) {
       const connection = await pool.connect();
       let broken: Error | undefined;
+      // A checked-out pg client emits `error` itself when its backend goes (57P01 when
+      // PostgreSQL restarts); the pool listens only on idle ones, and an unheard error event
+      // crashes the process. The statement in flight fails with the same error, so here it only
+      // marks the connection for the pool to discard.
+      const onError = (error: Error) => {
+        broken ??= error;
+      };
+      connection.on?.("error", onError);
       try {
         return await runTransaction(
           pgQueryable(connection, names, true),
@@ -237,7 +248,10 @@ function poolExecutor(pool: PgPoolLike): PostgresExecutor {
           },
         );
       } finally {
-        // A connection whose ROLLBACK failed is in an unknown state: the pool discards it.
+        // A discarded connection keeps the listener: it may still report its end.
+        if (!broken) connection.removeListener?.("error", onError);
+        // A connection whose ROLLBACK failed, or whose backend went, is in an unknown state: the
+        // pool discards it.
         connection.release(broken);
       }
     },
