@@ -11,7 +11,12 @@ import {
   Session,
   SessionManager,
 } from "../../src/session/index.js";
-import type { PostgresClient } from "../../src/backends/postgres/index.js";
+import type {
+  PostgresClient,
+  PostgresConnection,
+} from "../../src/backends/postgres/index.js";
+import { WRITE_RETRY } from "../../src/backends/postgres/postgres-locking.js";
+import { isArborError } from "../../src/session/errors/index.js";
 import {
   createTestDatabase,
   describePostgres,
@@ -181,6 +186,33 @@ describePostgres("PostgreSQL races", () => {
     TIMEOUT,
   );
 
+  /**
+   * Runs `write`; over an `execute`-style connection a delete or clear that kept losing to the
+   * appends may fail with the documented, retryable `WRITE_CONFLICT` (docs/errors.md), having
+   * written nothing. Any other error, and any error over a Pool or Client, fails the test.
+   */
+  async function conflictOrDone(
+    kind: Kind,
+    write: () => Promise<void>,
+  ): Promise<"done" | "conflict"> {
+    try {
+      await write();
+      return "done";
+    } catch (error) {
+      if (kind !== "execute" || !isArborError(error)) throw error;
+      expect(error.code).toBe("WRITE_CONFLICT");
+      expect(error.message).toContain(`${WRITE_RETRY.attempts} attempts`);
+      return "conflict";
+    }
+  }
+
+  /** Awaits every promise, then throws the first failure: nothing keeps running after the test. */
+  async function settleAll(promises: Promise<unknown>[]): Promise<void> {
+    const results = await Promise.allSettled(promises);
+    const failed = results.find((result) => result.status === "rejected");
+    if (failed) throw failed.reason;
+  }
+
   for (const kind of ["pool", "client", "execute"] as const) {
     it(
       `keeps one chain while deletes and clears race with appends (${kind})`,
@@ -190,12 +222,18 @@ describePostgres("PostgreSQL races", () => {
         const clearer = new PostgresSessionProvider(clients[5]!, "churn");
         let appended = 0;
         let writing = true;
-        const writers = clients.slice(0, 4).map(async (client, writer) => {
-          const provider = new PostgresSessionProvider(client, "churn");
-          for (let index = 0; index < 150; index++) {
-            await provider.appendMessage(text(`w${writer}-${index}`));
-            appended++;
-          }
+        const outcomes: Array<"done" | "conflict"> = [];
+        const writers = Promise.all(
+          clients.slice(0, 4).map(async (client, writer) => {
+            const provider = new PostgresSessionProvider(client, "churn");
+            for (let index = 0; index < 150; index++) {
+              await provider.appendMessage(text(`w${writer}-${index}`));
+              appended++;
+            }
+          }),
+        ).finally(() => {
+          // Also when a writer failed: the deleter and the clearer stop, and are awaited.
+          writing = false;
         });
         const deletes = (async () => {
           while (writing) {
@@ -203,19 +241,25 @@ describePostgres("PostgreSQL races", () => {
             const victims = current
               .filter((_, index) => index % 7 === 3)
               .map((row) => row.id);
-            await deleter.deleteMessages(victims.slice(0, 3));
+            outcomes.push(
+              await conflictOrDone(kind, () =>
+                deleter.deleteMessages(victims.slice(0, 3)),
+              ),
+            );
           }
         })();
         const clears = (async () => {
           for (let round = 0; round < 3 && writing; round++) {
+            // Lets some messages accumulate between clears; no outcome depends on this wait.
             await new Promise((resolve) => setTimeout(resolve, 150));
-            await clearer.clearMessages();
+            outcomes.push(
+              await conflictOrDone(kind, () => clearer.clearMessages()),
+            );
           }
         })();
-        await Promise.all(writers);
-        writing = false;
-        await Promise.all([deletes, clears]);
+        await settleAll([writers, deletes, clears]);
         expect(appended).toBe(600);
+        expect(outcomes.length).toBeGreaterThan(0);
         const left = await expectIntactChain("churn");
         const history = await new PostgresSessionProvider(
           database.pool,
@@ -226,6 +270,50 @@ describePostgres("PostgreSQL races", () => {
       TIMEOUT,
     );
   }
+
+  it(
+    `a delete over an execute connection that loses every round fails with WRITE_CONFLICT after ${WRITE_RETRY.attempts} attempts and writes nothing`,
+    async () => {
+      const pool = executeConnection(database.pool);
+      const appender = new PostgresSessionProvider(pool, "starved");
+      for (let index = 0; index < 5; index++)
+        await appender.appendMessage(text(`m${index}`));
+      // A connection on which another writer always gets the session lock first: before each
+      // locked write statement, an append from elsewhere commits, so the fingerprint never holds.
+      let rounds = 0;
+      let extra = 0;
+      const losing: PostgresConnection = {
+        execute: async (query, args) => {
+          if (query.includes("locked AS MATERIALIZED")) {
+            rounds++;
+            await appender.appendMessage(text(`extra${extra++}`));
+          }
+          return pool.execute(query, args);
+        },
+      };
+      const deleter = new PostgresSessionProvider(losing, "starved");
+      const before = await rows("starved");
+      const failure = await deleter.deleteMessages(["m1", "m2"]).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(isArborError(failure)).toBe(true);
+      expect(failure).toMatchObject({ code: "WRITE_CONFLICT" });
+      expect(rounds).toBe(WRITE_RETRY.attempts);
+      // Nothing deleted or re-parented: the rows before, then the appends that won.
+      const after = await rows("starved");
+      expect(after.slice(0, before.length)).toEqual(before);
+      expect(after).toHaveLength(before.length + extra);
+      await expectChain("starved", before.length + extra);
+      // The caller's retry, once the other writer is gone, goes through.
+      await new PostgresSessionProvider(pool, "starved").deleteMessages([
+        "m1",
+        "m2",
+      ]);
+      expect(await expectIntactChain("starved")).toBe(after.length - 2);
+    },
+    TIMEOUT,
+  );
 
   it(
     "loses no appendContextBlock from concurrent sessions on separate connections",

@@ -36,7 +36,9 @@ export type WriteAttempt<T> = { done: true; value: T } | { done: false };
  * - `execute`-style connection (no transaction across statements): optimistic. The session's
  *   fingerprint is read first, `attempt` reads and plans, then writes in one statement that takes
  *   the same lock and applies only if the fingerprint is unchanged (`LOCKED_WRITE_PREFIX`);
- *   otherwise it retries with backoff. Writers on every connection kind share the lock.
+ *   otherwise it retries after `writeRetryDelay`, at most `WRITE_RETRY.attempts` rounds, then
+ *   fails with `WRITE_CONFLICT` having written nothing. Writers on every connection kind share
+ *   the lock.
  */
 export async function sessionWrite<T>(
   executor: PostgresExecutor,
@@ -59,24 +61,49 @@ export async function sessionWrite<T>(
       return result.value;
     });
   }
-  for (let round = 0; round < MAX_ATTEMPTS; round++) {
+  for (let round = 0; round < WRITE_RETRY.attempts; round++) {
     const [row] = await executor.query<{ fingerprint: string }>(
       "SELECT arbor_session_fingerprint(?) AS fingerprint",
       [sessionId],
     );
     const result = await attempt(executor, row?.fingerprint ?? "");
     if (result.done) return result.value;
-    await sleep(Math.min(100, 2 ** round) * (0.5 + Math.random()));
+    if (round + 1 < WRITE_RETRY.attempts)
+      await sleep(writeRetryDelay(round, Math.random()));
   }
   throw new ArborError(
     "WRITE_CONFLICT",
-    `[arbor] [postgres] Session "${sessionId}" kept changing during a delete or clear (${MAX_ATTEMPTS} attempts); retry, or use a pg Pool for this write`,
+    `[arbor] [postgres] Session "${sessionId}" kept changing while a delete, clear or import was planned (${WRITE_RETRY.attempts} attempts); nothing was written: retry, or use a pg Pool for this write`,
   );
 }
 
-// --- Internal helpers ---
+/**
+ * The retry policy of an optimistic write (docs/postgres.md, "Concurrency"). Bounded twice: by
+ * attempts, and by delays that grow so a loaded machine (where every round is slow and a few
+ * immediate retries all lose) still spreads them over seconds, not milliseconds. The worst case
+ * waits about `attempts × maxDelayMs`, under ten seconds, before `WRITE_CONFLICT`.
+ */
+export const WRITE_RETRY = {
+  attempts: 40,
+  baseDelayMs: 4,
+  maxDelayMs: 200,
+} as const;
 
-const MAX_ATTEMPTS = 50;
+/**
+ * The wait after the failed round `round` (0-based): exponential from `baseDelayMs`, capped at
+ * `maxDelayMs`, with "equal jitter" (half fixed, half random). The fixed half keeps the wait
+ * growing whatever the random draw; the random half keeps writers that lost together from
+ * retrying together. `random` is a draw in [0, 1), a parameter so the policy can be tested.
+ */
+export function writeRetryDelay(round: number, random: number): number {
+  const ceiling = Math.min(
+    WRITE_RETRY.maxDelayMs,
+    WRITE_RETRY.baseDelayMs * 2 ** Math.min(round, 30),
+  );
+  return ceiling / 2 + (ceiling / 2) * random;
+}
+
+// --- Internal helpers ---
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
