@@ -47,7 +47,7 @@ describe("imports of src/server", () => {
   });
 
   it("is exported as arbor-memory/server", () => {
-    expect(pkg.exports["./server"]).toEqual({
+    expect(pkg.exports["./server"]).toMatchObject({
       types: "./dist/server/index.d.ts",
       import: "./dist/server/index.js",
     });

@@ -1,6 +1,8 @@
 // Installs the packed package the way a user does, into a fresh project with only typescript and
 // none of the optional peers, then type-checks a file that uses every entry point (strict,
 // skipLibCheck off) and checks that each optional peer is asked for by name when it is missing.
+// It also checks the tarball as a user meets it: the root entry, the ES-modules-only answer to
+// require(), no dangling source maps, no screenshots or generated API docs, the repository links.
 // `npm test` builds first; run `npm run build` before running this file alone.
 import { execFileSync, spawnSync } from "node:child_process";
 import {
@@ -13,7 +15,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -223,6 +225,97 @@ describe("the packed package in a project with only typescript", () => {
     });
     expect(list.status).toBe(1);
     expect(list.stderr).toContain("better-sqlite3");
+  });
+
+  it('is imported as "arbor-memory": the same entry as arbor-memory/session', () => {
+    const run = spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `const root = await import("arbor-memory"); const session = await import("arbor-memory/session");
+        console.log(JSON.stringify({ same: root === session, keys: Object.keys(root).length, session: typeof root.Session }));`,
+      ],
+      { cwd: project, encoding: "utf8" },
+    );
+    expect(run.stderr).toBe("");
+    const answer = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(answer).toMatchObject({ same: true, session: "function" });
+    expect(answer["keys"]).toBeGreaterThan(10);
+  });
+
+  it.each(["arbor-memory", "arbor-memory/session", "arbor-memory/server"])(
+    "require(%j) says the package is ES modules only and to use import",
+    (entry) => {
+      const run = spawnSync(
+        process.execPath,
+        [
+          "--input-type=commonjs",
+          "-e",
+          `try { require(${JSON.stringify(entry)}); console.log("{}"); } catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message })); }`,
+        ],
+        { cwd: project, encoding: "utf8" },
+      );
+      expect(run.stderr).toBe("");
+      const failure = JSON.parse(run.stdout) as {
+        code?: string;
+        message?: string;
+      };
+      expect(failure.code).toBe("ERR_REQUIRE_ESM");
+      expect(failure.message).toContain("ES module package");
+      expect(failure.message).toContain('await import("arbor-memory/session")');
+    },
+  );
+
+  it("ships no source map or sourceMappingURL pointing at a missing file, and no screenshots or generated API docs", () => {
+    const installed = join(project, "node_modules", "arbor-memory");
+    const files = readdirSync(installed, {
+      recursive: true,
+      encoding: "utf8",
+    }).map((file) => file.split(sep).join("/"));
+    const dangling: string[] = [];
+    for (const file of files) {
+      const full = join(installed, file);
+      if (file.endsWith(".map")) {
+        const map = JSON.parse(readFileSync(full, "utf8")) as {
+          sources?: string[];
+          sourceRoot?: string;
+        };
+        for (const source of map.sources ?? []) {
+          const target = join(dirname(full), map.sourceRoot ?? "", source);
+          if (!existsSync(target)) dangling.push(`${file} -> ${source}`);
+        }
+      } else if (/\.(c|m)?js$/.test(file)) {
+        const url = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(
+          readFileSync(full, "utf8"),
+        )?.[1];
+        if (url && !url.startsWith("data:")) {
+          if (!existsSync(join(dirname(full), url)))
+            dangling.push(`${file} -> ${url}`);
+        }
+      }
+    }
+    expect(dangling).toEqual([]);
+    expect(files.filter((file) => /\.png$/i.test(file))).toEqual([]);
+    expect(files.filter((file) => file.startsWith("docs/api"))).toEqual([]);
+    // The prose docs do ship: they are what the README and the errors link to.
+    expect(files).toContain("docs/errors.md");
+  });
+
+  it("names the repository, homepage and issue tracker", () => {
+    const manifest = JSON.parse(
+      readFileSync(
+        join(project, "node_modules", "arbor-memory", "package.json"),
+        "utf8",
+      ),
+    ) as Record<string, unknown>;
+    expect(manifest["repository"]).toMatchObject({
+      url: expect.stringMatching(/^git\+https:\/\/github\.com\//),
+    });
+    expect(manifest["homepage"]).toMatch(/^https:\/\//);
+    expect(manifest["bugs"]).toMatchObject({
+      url: expect.stringMatching(/^https:\/\/.*\/issues$/),
+    });
   });
 
   it("loads the entries that need no optional peer", () => {
