@@ -5,15 +5,22 @@
 #   - Chromium at /usr/bin/chromium (the studio's browser tests)
 # A quick no-op when both are present. A service that stays missing is a warning on a laptop (the
 # suites that need it skip with a reason) and, under CI=true, a failure here, before any test runs.
+# Every change it makes to the machine is said when it is made and listed again at the end
+# ("changed this machine: ..."), with how to undo it. The one temporary change, an apt source
+# for Debian's pgvector source package, is removed again before the script ends.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 CHROMIUM=/usr/bin/chromium
+APT_SOURCE=/etc/apt/sources.list.d/arbor-pgvector-src.list
 PG_URL="${ARBOR_TEST_PG_URL:-}"
 missing=()
 present=()
+changes=()
 
 say() { echo "[test services] $*" >&2; }
+# Records a change to this machine, to list at the end.
+changed() { changes+=("$*"); }
 
 # Runs apt-get as root (directly, or through passwordless sudo); its output goes to a log that is
 # shown only when it fails.
@@ -44,6 +51,16 @@ apt_update() {
   say "apt-get update (package lists, for the installs below)"
   run_apt_get update -qq && apt_updated=true
 }
+# Writes (content $2) or deletes (no $2) a root-owned file $1, directly or through sudo.
+root_file() {
+  if [ $# -eq 1 ]; then
+    if [ "$(id -u)" = 0 ]; then rm -f "$1"; else sudo -n rm -f "$1"; fi
+  elif [ "$(id -u)" = 0 ]; then
+    echo "$2" >"$1"
+  else
+    echo "$2" | sudo -n tee "$1" >/dev/null
+  fi
+}
 
 # One SQL value from the test server, through the pg driver npm ci installed (no psql needed).
 pg_value() {
@@ -65,22 +82,33 @@ vector_available() {
 # postgresql-$1-pgvector when the release has it (bookworm does not), otherwise built from
 # Debian's source package (trixie's) against the server's headers.
 install_pgvector() {
-  local version=$1 source_list=/etc/apt/sources.list.d/arbor-pgvector-src.list folder archive
+  local version=$1 source_list=$APT_SOURCE folder archive
   say "installing pgvector for PostgreSQL $version: apt-get install postgresql-$version-pgvector"
   apt_update || return 1
-  run_apt_get install -y -qq "postgresql-$version-pgvector" && return 0
+  if run_apt_get install -y -qq "postgresql-$version-pgvector"; then
+    changed "installed the apt package postgresql-$version-pgvector (undo: apt-get remove postgresql-$version-pgvector)"
+    return 0
+  fi
   say "no postgresql-$version-pgvector package here; building pgvector from Debian's source package (trixie's) with postgresql-server-dev-$version, gcc and make"
   archive=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Identifier: Packages' |
     awk -v release="$(. /etc/os-release && echo "$VERSION_CODENAME")" '$2 == release { print $1; exit }')
   [ -n "$archive" ] || { say "no Debian archive configured for apt"; return 1; }
-  if [ ! -f "$source_list" ]; then
-    echo "deb-src $archive trixie main" | { if [ "$(id -u)" = 0 ]; then cat >"$source_list"; else sudo -n tee "$source_list" >/dev/null; fi; } || return 1
-    apt_updated=false
-  fi
-  apt_update &&
-    run_apt_get install -y -qq "postgresql-server-dev-$version" dpkg-dev gcc make || return 1
+  run_apt_get install -y -qq "postgresql-server-dev-$version" dpkg-dev gcc make || return 1
+  changed "installed the apt packages postgresql-server-dev-$version dpkg-dev gcc make, to build pgvector (undo: apt-get remove postgresql-server-dev-$version dpkg-dev; gcc and make may have been there before)"
+  # Debian's source package is fetched through a temporary deb-src line, removed right after, so
+  # no trixie source stays configured on this (older) release. The file name is this script's:
+  # one already there was left by an earlier version, and goes the same way.
+  say "adding the apt source $source_list (deb-src $archive trixie main), removed again after the download"
+  root_file "$source_list" "deb-src $archive trixie main" || return 1
+  apt_updated=false
   folder=$(mktemp -d)
-  (cd "$folder" && apt-get source -qq pgvector >/dev/null 2>&1) || {
+  local fetched=true
+  apt_update && (cd "$folder" && apt-get source -qq pgvector >/dev/null 2>&1) || fetched=false
+  root_file "$source_list"
+  say "removed the apt source $source_list again; apt-get update drops its package lists"
+  apt_updated=false
+  apt_update || say "apt-get update failed: the lists of $source_list stay until the next apt-get update"
+  $fetched || {
     say "apt-get source pgvector failed"
     rm -rf "$folder"
     return 1
@@ -97,6 +125,7 @@ install_pgvector() {
     sudo -n "${build[@]}" install >/dev/null || status=1
   fi
   rm -rf "$folder"
+  [ $status -eq 0 ] && changed "built pgvector from source and installed it into /usr/lib/postgresql/$version and /usr/share/postgresql/$version/extension (make install; undo: delete vector.so and vector*.sql / vector.control there)"
   return $status
 }
 
@@ -142,6 +171,7 @@ else
     missing+=("Chromium")
   elif apt_update && run_apt_get install -y -qq chromium && [ -x "$CHROMIUM" ]; then
     say "Chromium installed: $("$CHROMIUM" --version 2>/dev/null || echo "$CHROMIUM")"
+    changed "installed the apt package chromium (undo: apt-get remove chromium)"
     present+=("Chromium")
   else
     say "installing Chromium failed"
@@ -149,7 +179,15 @@ else
   fi
 fi
 
+# Versions of this script before it cleaned up after itself left their apt source behind.
+if [ -f "$APT_SOURCE" ]; then
+  say "note: $APT_SOURCE (a deb-src line for Debian trixie) was left by an earlier version of this script and is not needed: remove it with rm $APT_SOURCE, then apt-get update"
+fi
 [ ${#present[@]} -gt 0 ] && say "present: ${present[*]}"
+if $apt_updated; then
+  changed "refreshed apt's package lists (apt-get update)"
+fi
+for change in "${changes[@]}"; do say "changed this machine: $change"; done
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "${CI:-}" = "true" ]; then
     say "FAILED under CI=true: missing ${missing[*]}; the tests that need it would fail, so none run"

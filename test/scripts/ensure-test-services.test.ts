@@ -1,6 +1,7 @@
 // scripts/ensure-test-services.sh, which npm test runs before vitest: on a machine that has
-// pgvector and Chromium it only checks (quickly, installing nothing), and it names what it could
-// not check. The install paths change the machine, so they are not run here.
+// pgvector and Chromium it only checks (installing and changing nothing), and it names what it
+// could not check. The install paths change the machine, so they are not run here; they list
+// every change they make ("changed this machine: ...").
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -9,13 +10,10 @@ const SCRIPT = "scripts/ensure-test-services.sh";
 const PG_URL = process.env.ARBOR_TEST_PG_URL || undefined;
 
 function run(env: Record<string, string | undefined>) {
-  const started = Date.now();
-  const result = spawnSync("bash", [SCRIPT], {
+  return spawnSync("bash", [SCRIPT], {
     encoding: "utf8",
     env: { ...process.env, ...env },
-    timeout: 60_000,
   });
-  return { ...result, milliseconds: Date.now() - started };
 }
 
 describe("ensure-test-services.sh", () => {
@@ -24,11 +22,15 @@ describe("ensure-test-services.sh", () => {
     () => {
       const result = run({ ARBOR_TEST_PG_URL: PG_URL, CI: "true" });
       expect(result.status).toBe(0);
-      expect(result.stderr).toBe(
-        "[test services] present: pgvector Chromium\n",
+      // Only the present services, after a note about an apt source that an earlier version of
+      // the script left behind, when the machine has one (the script says it, and changes nothing).
+      expect(result.stderr).toMatch(
+        /^(\[test services\] note: \/etc\/apt\/sources\.list\.d\/arbor-pgvector-src\.list [^\n]*\n)?\[test services\] present: pgvector Chromium\n$/,
       );
+      // Quick because it installs, updates and changes nothing (no wall-clock bound: a loaded
+      // machine is slow, and that is not this script's fault).
       expect(result.stderr).not.toContain("install");
-      expect(result.milliseconds).toBeLessThan(10_000);
+      expect(result.stderr).not.toContain("changed this machine");
     },
   );
 
