@@ -1,5 +1,6 @@
-// Checks the package's `exports` map against the build: every entry is built, and every public
-// entry folder (src/<name>/index.ts) is exported. Also checks that the published declarations
+// Checks the package's `exports` map against the build: every entry is built, every public
+// entry folder (src/<name>/index.ts) is exported, every entry answers require() with the
+// ES-modules-only error, and "." is the session entry. Also checks that the published declarations
 // import no other package (not even `node:` modules) but the regular `dependencies` (hono, zod…,
 // installed with arbor-memory): they must compile in a project that has only arbor-memory and
 // typescript, whatever optional peers it skipped. Run by `npm run build`.
@@ -11,6 +12,9 @@ const pkg = JSON.parse(
 const problems = [];
 const exported = new Set();
 
+// What require() of any entry loads: an error saying the package is ES modules only (Node 20
+// would otherwise answer ERR_PACKAGE_PATH_NOT_EXPORTED, which does not say to use import).
+const REQUIRE_ANSWER = "./cjs/esm-only.cjs";
 for (const [entry, target] of Object.entries(pkg.exports)) {
   if (typeof target === "string") continue;
   for (const file of [target.import, target.types]) {
@@ -18,7 +22,16 @@ for (const [entry, target] of Object.entries(pkg.exports)) {
       problems.push(`${entry}: ${file} was not built`);
     }
   }
+  if (target.require !== REQUIRE_ANSWER) {
+    problems.push(
+      `${entry}: its "require" condition must be ${REQUIRE_ANSWER}, which says to use import`,
+    );
+  }
   exported.add(target.import);
+}
+// `import "arbor-memory"` is the session entry.
+if (pkg.exports["."]?.import !== pkg.exports["./session"]?.import) {
+  problems.push(`"." must export the same module as "./session"`);
 }
 
 for (const folder of readdirSync(new URL("../src", import.meta.url))) {
