@@ -292,7 +292,7 @@ describePostgres("resuming the PostgreSQL change feed", () => {
       });
       try {
         await watcher.getMessage("none");
-        const before = await until(() => listeners(), 5000);
+        const before = await until(() => listeners(), 20_000);
         expect(before).toHaveLength(1);
         await database.pool.query("SELECT pg_terminate_backend($1)", [
           before[0],
@@ -303,7 +303,7 @@ describePostgres("resuming the PostgreSQL change feed", () => {
         const after = await until(async () => {
           const now = await listeners();
           return now?.length === 1 && now[0] !== before[0] ? now : null;
-        }, 5000);
+        }, 20_000);
         expect(after[0]).not.toBe(before[0]);
         await writer.appendMessage(text("d2"));
         await until(() => events.length >= 2);

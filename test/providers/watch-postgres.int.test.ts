@@ -66,7 +66,7 @@ describePostgres("change feed across PostgreSQL clients", () => {
         );
         // Waits for the events, not for a time: a loaded machine delivers them late, not never.
         // The deadline only turns a lost event into a failure before the test's own timeout.
-        const deadline = Date.now() + 30_000;
+        const deadline = Date.now() + 20_000;
         while (arrivals.size < commits.size && Date.now() < deadline)
           await new Promise((resolve) => setTimeout(resolve, 20));
         await new Promise((resolve) => setTimeout(resolve, 300));

@@ -65,7 +65,7 @@ describe("change feed across processes on one SQLite file", () => {
       const expected = commits.flatMap((lines) => [...lines.keys()]);
       // Waits for the events, not for a time: a loaded machine delivers them late, not never.
       // The deadline only turns a lost event into a failure before the test's own timeout.
-      const deadline = Date.now() + 30_000;
+      const deadline = Date.now() + 20_000;
       while (events.length < expected.length && Date.now() < deadline)
         await new Promise((resolve) => setTimeout(resolve, 20));
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -106,7 +106,7 @@ describe("resuming the change feed across processes on one SQLite file", () => {
       role: "user",
       parts: [{ type: "text", text: "before" }],
     });
-    const deadline = Date.now() + 2000;
+    const deadline = Date.now() + 20_000;
     while (seen.length < 1 && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 10));
     stop();

@@ -101,7 +101,7 @@ describe.skipIf(!available)("studio regressions in Chromium", () => {
         .replaceContextBlock("memory", "Written elsewhere, shown live.");
       await page.waitForSelector(
         '.block-content:has-text("Written elsewhere, shown live.")',
-        { timeout: 5_000 },
+        { timeout: 20_000 },
       );
       expect(blockReads.length).toBeGreaterThanOrEqual(1);
     } finally {
