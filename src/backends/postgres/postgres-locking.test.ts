@@ -29,6 +29,6 @@ describe("writeRetryDelay", () => {
       .slice(0, -1)
       .reduce((sum, round) => sum + writeRetryDelay(round, 1), 0);
     expect(worst).toBeGreaterThan(1_000);
-    expect(worst).toBeLessThan(10_000);
+    expect(worst).toBeLessThan(7_000);
   });
 });
