@@ -46,10 +46,11 @@ can_apt() {
 }
 # A fresh image has no package lists: fetch them once, before the first install.
 apt_updated=false
+apt_refreshed=false
 apt_update() {
   $apt_updated && return 0
   say "apt-get update (package lists, for the installs below)"
-  run_apt_get update -qq && apt_updated=true
+  run_apt_get update -qq && apt_updated=true && apt_refreshed=true
 }
 # Writes (content $2) or deletes (no $2) a root-owned file $1, directly or through sudo.
 root_file() {
@@ -184,7 +185,7 @@ if [ -f "$APT_SOURCE" ]; then
   say "note: $APT_SOURCE (a deb-src line for Debian trixie) was left by an earlier version of this script and is not needed: remove it with rm $APT_SOURCE, then apt-get update"
 fi
 [ ${#present[@]} -gt 0 ] && say "present: ${present[*]}"
-if $apt_updated; then
+if $apt_refreshed; then
   changed "refreshed apt's package lists (apt-get update)"
 fi
 for change in "${changes[@]}"; do say "changed this machine: $change"; done

@@ -80,8 +80,8 @@ export async function sessionWrite<T>(
 /**
  * The retry policy of an optimistic write (docs/postgres.md, "Concurrency"). Bounded twice: by
  * attempts, and by delays that grow so a loaded machine (where every round is slow and a few
- * immediate retries all lose) still spreads them over seconds, not milliseconds. The worst case
- * waits under `attempts × maxDelayMs` (under 7 s) before `WRITE_CONFLICT`.
+ * immediate retries all lose) still spreads them over seconds, not milliseconds. The waits add
+ * up to about 5 s, under 7 s in the worst case, before `WRITE_CONFLICT`.
  */
 export const WRITE_RETRY = {
   attempts: 40,
