@@ -1,4 +1,8 @@
-import { ArborError, isCompactionMessage } from "../../session/index.js";
+import {
+  ArborError,
+  isCompactionMessage,
+  searchableTerms,
+} from "../../session/index.js";
 import {
   integerOption,
   JSON_OPTION,
@@ -127,7 +131,12 @@ const search: CommandSpec = {
         ...(sessionId ? { sessionIds: [sessionId] } : {}),
       });
       if (command.values.json) return printJson({ results });
-      if (results.length === 0) return console.log("No results.");
+      if (results.length === 0)
+        return console.log(
+          searchableTerms(command.positionals[0]).length === 0
+            ? `Nothing to search for in ${JSON.stringify(command.positionals[0])}: a search matches words (letters or digits), and the query has none.`
+            : "No results.",
+        );
       console.log(
         table(
           ["SESSION", "MESSAGE", "ROLE", "TEXT"],
