@@ -55,6 +55,7 @@ export function applySqlSchema(agent: SqlProvider): {
  * Arbor's (at some version); `arbor_meta` records the version since Arbor's first schema.
  */
 const ARBOR_TABLES = [
+  "arbor_api_keys",
   "arbor_meta",
   "assistant_messages",
   "assistant_sessions",
