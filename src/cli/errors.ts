@@ -13,6 +13,8 @@ export const CLI_ERROR_CODES = [
   "PORT_IN_USE",
   /** `--out` cannot be written: a folder where a file is wanted, a file where a folder is, no permission. */
   "OUTPUT_UNAVAILABLE",
+  /** `--db` names no file, for a command that reads or changes a store rather than creating one. */
+  "DATABASE_NOT_FOUND",
 ] as const;
 
 export type CliErrorCode = (typeof CLI_ERROR_CODES)[number];

@@ -107,7 +107,12 @@ function report(error: unknown): number {
   }
   if (!process.env.ARBOR_DEBUG) {
     const code = (error as { code?: unknown } | null)?.code;
-    const hint = typeof code === "string" ? HINTS.get(code) : undefined;
+    const message = error instanceof Error ? error.message : "";
+    // A message that already names the command to run (a SQLite file's) needs no hint.
+    const hint =
+      typeof code === "string" && !message.includes("arbor migrate")
+        ? HINTS.get(code)
+        : undefined;
     console.error(`arbor: ${codedMessage(error)}${hint ? `\n${hint}` : ""}`);
   }
   return EXIT.failed;

@@ -67,14 +67,37 @@ export async function readTree(manager: SessionManager, id: string) {
 }
 
 /**
- * `withStore` for the commands that read or change what is there: a SQLite file that does not
- * exist is `STORAGE_UNAVAILABLE`, never created empty.
+ * `withStore` for the commands that change what is there: a SQLite file that does not exist is
+ * `DATABASE_NOT_FOUND`, never created empty, and one without Arbor's tables is refused untouched.
  */
 export function withExistingStore<T>(
   command: ParsedCommand,
   work: (store: CliStore) => Promise<T>,
 ): Promise<T> {
-  return withStore(command, work, { mustExist: true });
+  return withStore(command, work, { access: "change" });
+}
+
+/**
+ * `withStore` for the commands that only read: as `withExistingStore`, and the file is opened
+ * read-only after a check that it needs no schema step (`arbor migrate --db` takes it), so a
+ * reading command never writes.
+ */
+export function withReadStore<T>(
+  command: ParsedCommand,
+  work: (store: CliStore) => Promise<T>,
+): Promise<T> {
+  return withStore(command, work, { access: "read" });
+}
+
+/**
+ * `withReadStore` for `arbor search`: checked the same way, but opened for writing, since a search
+ * first brings the store's own full-text index up to date (docs/behavior/search.md).
+ */
+export function withSearchStore<T>(
+  command: ParsedCommand,
+  work: (store: CliStore) => Promise<T>,
+): Promise<T> {
+  return withStore(command, work, { access: "search" });
 }
 
 /** Ids of the sessions without an owner, in list order; at most `limit` when given. */

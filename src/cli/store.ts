@@ -1,9 +1,15 @@
-import { closeSync, openSync, readSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { closeSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { readModelEnv, type ConfiguredModels } from "../agent/model-config.js";
 import { ArborError, SessionManager } from "../session/index.js";
 import type { PgClientLike } from "../session/index.js";
-import { openSqlite } from "../sqlite/index.js";
+import {
+  applySqliteSchema,
+  inspectSqliteSchema,
+  openSqlite,
+  type SqliteSchemaState,
+} from "../sqlite/index.js";
+import { CliError } from "./errors.js";
 import type { ApiKeyStore } from "../server/index.js";
 
 /** The block every CLI session gets: what the agent decides to remember. */
@@ -51,15 +57,26 @@ export function storeLocation(
   return { kind: "sqlite", target: resolve(env.ARBOR_DB || "./arbor.db") };
 }
 
-/** How `openStore` opens: with the models (chat, serve), and whether the store must exist. */
+/**
+ * What a command may do to a SQLite file (PostgreSQL has its schema applied by `arbor migrate`):
+ *
+ * - `create`: commands that write (import, serve, mcp, chat, keys create): the file and its
+ *   folder are created when missing, and the schema is set up or migrated on first use.
+ * - `change`: commands that change what is there (rename, delete, prune…): the file must exist
+ *   and hold Arbor's tables; an older schema is migrated, as by any write.
+ * - `read`: commands that only read (list, show, tree, history, export): the file must exist
+ *   and be at this Arbor's schema; it is opened read-only, so nothing in it can change.
+ * - `search`: checked as `read`, then opened for writing, because a search first brings the
+ *   store's own full-text index up to date with the messages appended since the last one.
+ */
+export type StoreAccess = "create" | "change" | "read" | "search";
+
+/** How `openStore` opens: with the models (chat, serve), and what the command may do. */
 export interface OpenStoreOptions {
   /** Load the models of the environment and their compaction. */
   withModels?: boolean;
-  /**
-   * Fail with `STORAGE_UNAVAILABLE` when the SQLite file does not exist, instead of creating
-   * an empty database: for the commands that only read or change what is there.
-   */
-  mustExist?: boolean;
+  /** Default `create`. */
+  access?: StoreAccess;
   /** The PostgreSQL pool's size and timeouts (`arbor serve`); other commands use 4 connections. */
   pool?: PgPoolOptions;
 }
@@ -83,14 +100,20 @@ export async function openStore(
   location: StoreLocation,
   {
     withModels = false,
-    mustExist = false,
+    access = "create",
     pool: poolOptions,
   }: OpenStoreOptions = {},
 ): Promise<CliStore> {
-  if (location.kind === "sqlite") checkSqliteFile(location.target, mustExist);
+  if (location.kind === "sqlite") {
+    if (checkSqliteFile(location.target, access === "create") === "missing")
+      mkdirSync(dirname(location.target), { recursive: true });
+    if (access !== "create") checkSqliteSchema(location.target, access);
+  }
   const models = withModels ? await loadModels() : null;
   if (location.kind === "sqlite") {
-    const database = openSqlite(location.target);
+    const database = openSqlite(location.target, {
+      readonly: access === "read",
+    });
     return {
       location,
       manager: configure(SessionManager.create(database), models),
@@ -107,6 +130,24 @@ export async function openStore(
     models,
     close: () => pool.end(),
   };
+}
+
+/**
+ * `arbor migrate --db`: brings an existing SQLite file to this Arbor's schema (an older Arbor's
+ * file, or one of agents@0.22 / agents@0.32, is converted in place), as the first write of a
+ * writing command would. Answers the state it found and the version it left.
+ */
+export function migrateSqliteFile(file: string): {
+  before: SqliteSchemaState;
+  version: number;
+} {
+  checkSqliteFile(file, false);
+  const database = openSqlite(file);
+  try {
+    return applySqliteSchema(database);
+  } finally {
+    database.close();
+  }
 }
 
 /**
@@ -169,25 +210,26 @@ export async function openPostgresPool(
 const SQLITE_HEADER = "SQLite format 3\0";
 
 /**
- * A missing file is created unless `mustExist`; an existing one must be SQLite (an empty file
- * is: SQLite writes the header on first use). Directories are left to `openSqlite`'s message.
+ * `missing` when there is no file (an error unless the command may `create` one); an existing
+ * one must be SQLite (an empty file is: SQLite writes the header on first use). Directories are
+ * left to `openSqlite`'s message.
  */
-function checkSqliteFile(file: string, mustExist: boolean): void {
+function checkSqliteFile(file: string, create: boolean): "missing" | "found" {
   let size: number;
   try {
     const stats = statSync(file);
-    if (!stats.isFile()) return;
+    if (!stats.isFile()) return "found";
     size = stats.size;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") return;
-    if (!mustExist) return;
-    throw new ArborError(
-      "STORAGE_UNAVAILABLE",
-      `No database at ${file}: check --db (or ARBOR_DB); arbor import and arbor serve create one`,
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") return "found";
+    if (create) return "missing";
+    throw new CliError(
+      "DATABASE_NOT_FOUND",
+      `No database at ${file}: check --db (or ARBOR_DB); arbor import, arbor serve and arbor mcp create one`,
       { cause: error },
     );
   }
-  if (size === 0) return;
+  if (size === 0) return "found";
   const header = Buffer.alloc(SQLITE_HEADER.length);
   let descriptor: number | undefined;
   try {
@@ -195,7 +237,7 @@ function checkSqliteFile(file: string, mustExist: boolean): void {
     readSync(descriptor, header, 0, header.length, 0);
   } catch {
     // Unreadable: openSqlite names the reason.
-    return;
+    return "found";
   } finally {
     if (descriptor !== undefined) closeSync(descriptor);
   }
@@ -203,6 +245,36 @@ function checkSqliteFile(file: string, mustExist: boolean): void {
     throw new ArborError(
       "STORAGE_UNAVAILABLE",
       `${file} is not a SQLite database: pass Arbor's database file with --db (or ARBOR_DB), or a path where a new one may be created`,
+    );
+  }
+  return "found";
+}
+
+/**
+ * Refuses, before anything is written, a file without Arbor's tables (another application's
+ * database) for every command that does not create a store, and for reading commands a store that
+ * needs a schema step (an older Arbor's, or one of agents@0.22 / agents@0.32): its first write
+ * would migrate it, which only `arbor migrate --db` (or a writing command) is asked to do. The
+ * check runs on a read-only connection, so the file stays byte for byte as it was.
+ */
+function checkSqliteSchema(file: string, access: StoreAccess): void {
+  const database = openSqlite(file, { readonly: true, sqliteVec: false });
+  let state: ReturnType<typeof inspectSqliteSchema>;
+  try {
+    state = inspectSqliteSchema(database);
+  } finally {
+    database.close();
+  }
+  if (state === "absent") {
+    throw new ArborError(
+      "SCHEMA_MISSING",
+      `${file} holds no Arbor tables: it is not an Arbor database (or an empty one), and was left as it is. Pass Arbor's database with --db (or ARBOR_DB); arbor import writes sessions into a new file, and arbor migrate --db ${file} adds Arbor's tables to this one`,
+    );
+  }
+  if (state === "outdated" && (access === "read" || access === "search")) {
+    throw new ArborError(
+      "SCHEMA_MISSING",
+      `${file} is an Arbor database of an older schema (or one written by agents@0.22 or agents@0.32) and needs a schema step before this Arbor can read it; a reading command leaves it as it is. Run: arbor migrate --db ${file}`,
     );
   }
 }

@@ -2,7 +2,10 @@ import type {
   SessionInfo,
   SessionSnapshot,
 } from "../session/contracts/session-info.js";
-import { IMPORT_KEY_METADATA } from "../session/manager/import-index.js";
+import {
+  IMPORT_KEY_METADATA,
+  IMPORTED_AT_METADATA,
+} from "../session/manager/import-index.js";
 import type { SessionManager } from "../session/manager/session-manager.js";
 import type {
   ConversationTimes,
@@ -78,7 +81,7 @@ export async function importConversations(
  * `importConversations()`, answering what it did: the sessions created, updated and the
  * conversations skipped. Each session keeps its source in its metadata (`import.format`,
  * `import.sourceId`, `import.fileName`, and `import.key`, the hashed identity the import index
- * looks up); the identity is per owner, so another tenant's import never matches.
+ * looks up) and `import.importedAt`, when it entered this store (retention counts from it); the identity is per owner, so another tenant's import never matches.
  */
 export async function importConversationsWithReport(
   manager: SessionManager,
@@ -195,6 +198,7 @@ const SOURCE_METADATA = [
   "import.sourceId",
   "import.fileName",
   IMPORT_KEY_METADATA,
+  IMPORTED_AT_METADATA,
 ];
 
 interface Identity {
@@ -284,6 +288,8 @@ function prepare(
   if (identity.source.fileName)
     metadata["import.fileName"] = identity.source.fileName;
   metadata[IMPORT_KEY_METADATA] = identity.key;
+  // The conversation keeps its own dates; retention counts from when it entered this store.
+  metadata[IMPORTED_AT_METADATA] = new Date().toISOString();
   return {
     ...snapshot,
     metadata,

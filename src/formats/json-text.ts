@@ -38,6 +38,14 @@ export function parseJsonl(text: string): JsonlLine[] {
     try {
       value = JSON.parse(source);
     } catch (error) {
+      // A pretty-printed JSON file breaks on its first line: name what it is, not the syntax error.
+      const document = lines.length === 0 ? jsonDocumentKind(text) : null;
+      if (document)
+        throw invalidImport(
+          null,
+          `the file is one JSON ${document} over several lines, not JSON Lines (one JSON object per line), which this format reads; --format auto names the format of a file`,
+          error,
+        );
       throw invalidImport(
         `line ${line}`,
         `invalid JSON (${(error as Error).message})`,
@@ -45,11 +53,25 @@ export function parseJsonl(text: string): JsonlLine[] {
       );
     }
     const record = asRecord(value);
-    if (!record) throw invalidImport(`line ${line}`, "expected a JSON object");
+    if (!record)
+      throw invalidImport(
+        `line ${line}`,
+        `expected a JSON object, got ${Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`}`,
+      );
     lines.push({ line, value: record });
   });
   if (lines.length === 0) throw invalidImport(null, "the file is empty");
   return lines;
+}
+
+/** What the whole text is as one JSON document, or `null` when it is not one. */
+function jsonDocumentKind(text: string): string | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? "array" : typeof value;
+  } catch {
+    return null;
+  }
 }
 
 /** An ISO time from an ISO string or epoch milliseconds, else `fallback`. */

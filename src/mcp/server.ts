@@ -172,11 +172,14 @@ function describeError(error: unknown): { code: string; message: string } {
 }
 
 /**
- * Resources have no `isError` result: their failures are JSON-RPC errors with a clear message
- * (invalid params for a bad URI or an unknown id, internal for the store), never a crash.
+ * Resources have no `isError` result: their failures are JSON-RPC errors (invalid params for a bad
+ * URI or an unknown id, internal for the store), never a crash. The error's `data` carries Arbor's
+ * code and message as a tool's `structuredContent.error` does, and the message reads `CODE: …`.
+ * A plain error with the JSON-RPC code, not the SDK's `McpError`, whose message already holds an
+ * "MCP error -32602:" prefix the client adds a second time.
  */
 async function protocolErrors<T>(
-  { McpError, ErrorCode }: McpSdk,
+  { ErrorCode }: McpSdk,
   work: () => Promise<T>,
 ): Promise<T> {
   try {
@@ -187,6 +190,9 @@ async function protocolErrors<T>(
       code === "STORAGE_ERROR" || code === "INTERNAL"
         ? ErrorCode.InternalError
         : ErrorCode.InvalidParams;
-    throw new McpError(kind, `${code}: ${message}`);
+    throw Object.assign(new Error(`${code}: ${message}`), {
+      code: kind,
+      data: { code, message },
+    });
   }
 }

@@ -135,7 +135,12 @@ export type {
   SessionSearchInput,
 } from "./manager/session-search-tool.js";
 /** The import index of `SessionManager.importIndex()` (docs/formats.md, re-imports). */
-export { ImportIndex, IMPORT_KEY_METADATA } from "./manager/import-index.js";
+export {
+  ImportIndex,
+  IMPORT_KEY_METADATA,
+  IMPORTED_AT_METADATA,
+} from "./manager/import-index.js";
+export { searchableTerms } from "./core/search-terms.js";
 /** `SessionManager.erase()` and `prune()`: targets, options and receipts (docs/behavior/erase-and-retention.md). */
 export type {
   AuditEraseTarget,
@@ -145,6 +150,7 @@ export type {
   PruneCutoff,
   PruneOptions,
   PruneReceipt,
+  PrunedSession,
 } from "./contracts/erase.js";
 export type {
   ListPosition,

@@ -38,7 +38,10 @@ export interface SqliteTransaction<Result> {
   exclusive(): Result;
 }
 
-type SqliteConstructor = new (filename: string) => SqliteDatabase;
+type SqliteConstructor = new (
+  filename: string,
+  options?: { readonly?: boolean; fileMustExist?: boolean },
+) => SqliteDatabase;
 
 /** The install command every "better-sqlite3 is missing" message names. */
 export const BETTER_SQLITE3_INSTALL = "npm install better-sqlite3@12";

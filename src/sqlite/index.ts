@@ -15,3 +15,8 @@ export type {
   SqliteStatement,
   SqliteTransaction,
 } from "./_better-sqlite3.js";
+export {
+  applySqlSchema as applySqliteSchema,
+  inspectSqlSchema as inspectSqliteSchema,
+  type SqlSchemaState as SqliteSchemaState,
+} from "../backends/sql/index.js";

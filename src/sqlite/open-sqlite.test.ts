@@ -1,5 +1,11 @@
 // openSqlite() argument and path checks against real better-sqlite3 files in a temporary directory.
-import { mkdtempSync, rmSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -77,5 +83,39 @@ describe("openSqlite()", () => {
         message: expect.stringContaining(file),
       }),
     );
+  });
+
+  describe("{ readonly: true }", () => {
+    it("reads a file without changing it: the journal mode stays, a write fails", () => {
+      const file = join(directory, "notes.db");
+      const writer = openSqlite(file);
+      writer.sql`PRAGMA journal_mode = DELETE`;
+      writer.sql`CREATE TABLE notes (text TEXT)`;
+      writer.sql`INSERT INTO notes VALUES (${"kept"})`;
+      writer.close();
+      const before = readFileSync(file);
+      const reader = openSqlite(file, { readonly: true });
+      expect(reader.sql`SELECT text FROM notes`).toEqual([{ text: "kept" }]);
+      expect(reader.database.pragma("journal_mode", { simple: true })).toBe(
+        "delete",
+      );
+      expect(() => reader.sql`INSERT INTO notes VALUES (${"no"})`).toThrow(
+        expect.objectContaining({ code: "SQLITE_READONLY" }),
+      );
+      reader.close();
+      expect(readFileSync(file).equals(before)).toBe(true);
+      expect(readdirSync(directory)).toEqual(["notes.db"]);
+    });
+
+    it("never creates a missing file: STORAGE_UNAVAILABLE naming it", () => {
+      const file = join(directory, "missing.db");
+      expect(() => openSqlite(file, { readonly: true })).toThrow(
+        expect.objectContaining({
+          code: "STORAGE_UNAVAILABLE",
+          message: expect.stringContaining(file),
+        }),
+      );
+      expect(existsSync(file)).toBe(false);
+    });
   });
 });

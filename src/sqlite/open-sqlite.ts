@@ -26,6 +26,13 @@ export interface SqliteHandle extends SqlProvider {
 export interface OpenSqliteOptions {
   /** Load the optional peer `sqlite-vec` when it is installed (default `true`). */
   sqliteVec?: boolean;
+  /**
+   * Open an existing file for reading only (default `false`): nothing is created, the journal
+   * mode is left as it is, and any write fails with SQLite's `SQLITE_READONLY`. For tools that
+   * must not change a file they were only asked to read (another application's database, say).
+   * A file that does not exist is `STORAGE_UNAVAILABLE`.
+   */
+  readonly?: boolean;
 }
 
 /**
@@ -56,7 +63,7 @@ export function openSqlite(
 ): SqliteHandle {
   assertFilename(filename);
   const Database = loadBetterSqlite3();
-  const database = openDatabase(Database, filename);
+  const database = openDatabase(Database, filename, options.readonly === true);
   if (options.sqliteVec !== false) loadSqliteVec(database);
   // A call site passes the same strings array every time, so it keys the fast path.
   let bySite = new WeakMap<TemplateStringsArray, SqliteStatement>();
@@ -113,9 +120,22 @@ function assertFilename(filename: unknown): asserts filename is string {
 function openDatabase(
   Database: ReturnType<typeof loadBetterSqlite3>,
   filename: string,
+  readonly: boolean,
 ): SqliteDatabase {
   let database: SqliteDatabase | undefined;
   try {
+    if (readonly) {
+      database = new Database(filename, {
+        readonly: true,
+        fileMustExist: true,
+      });
+      // Switching to WAL writes the file's header: a read-only handle keeps the file's mode.
+      // busy_timeout is the connection's own setting and writes nothing.
+      database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      // The first read, so a file that is not a database fails here rather than mid-command.
+      database.prepare("SELECT COUNT(*) FROM sqlite_master").get();
+      return database;
+    }
     database = new Database(filename);
     // The first pragma writes (WAL), so an unwritable file fails here rather than on a later write.
     database.pragma("journal_mode = WAL");
@@ -126,7 +146,9 @@ function openDatabase(
     database?.close();
     throw new ArborError(
       "STORAGE_UNAVAILABLE",
-      `[arbor] [sqlite] openSqlite() cannot open "${filename}" (${reasonOf(error)}): pass a writable file path in an existing directory`,
+      readonly
+        ? `[arbor] [sqlite] openSqlite() cannot read "${filename}" (${reasonOf(error)}): pass an existing SQLite database file`
+        : `[arbor] [sqlite] openSqlite() cannot open "${filename}" (${reasonOf(error)}): pass a writable file path in an existing directory`,
       { cause: error },
     );
   }

@@ -4,6 +4,7 @@ import {
   startFakeOpenAIServer,
   type FakeOpenAIServer,
 } from "../agent/support/fake-openai-server.js";
+import { SessionManager } from "../../src/session/index.js";
 import { openSqlite } from "../../src/sqlite/index.js";
 import { runCli, temporaryFolder } from "./support/cli.js";
 
@@ -177,8 +178,10 @@ describe("arbor chat against a fake LLM (a scripted OpenAI-compatible server)", 
     const chat = await runCli(["chat", "--db", db], { env });
     expect(chat.code).toBe(1);
     expect(chat.stderr).toContain("Set ARBOR_MODEL too");
-    // The failed chat created nothing, and sessions list only reads an existing database.
-    openSqlite(db).close();
+    // The failed chat created nothing, and sessions list only reads an existing Arbor database.
+    const database = openSqlite(db);
+    await SessionManager.create(database).list();
+    database.close();
     const list = await runCli(["sessions", "list", "--db", db], { env });
     expect(list.code).toBe(0);
   });

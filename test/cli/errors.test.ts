@@ -1,6 +1,6 @@
 // Every failure prints `arbor: <CODE>: <message>` (docs/cli.md), in-process through the CLI's
 // main(): bad ids, bad --out paths, unreachable or malformed PostgreSQL URLs, files that are
-// not SQLite, and read-only commands on a database that does not exist.
+// not SQLite, and reading commands on a database that does not exist or has no Arbor tables.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -131,22 +131,32 @@ describe("arbor errors name their code", () => {
     [["tree", "some-session"]],
     [["history", "some-session"]],
   ])(
-    "%j on a path that does not exist says so and creates nothing",
+    "%j on a path that does not exist: DATABASE_NOT_FOUND, and nothing created",
     async (command) => {
       const missing = join(folder, "typo.db");
       const run = await arbor([...command, "--db", missing]);
-      expectCoded(run, "STORAGE_UNAVAILABLE");
+      expectCoded(run, "DATABASE_NOT_FOUND");
       expect(run.stderr).toContain(`No database at ${missing}`);
       expect(existsSync(missing)).toBe(false);
       expect(existsSync(`${missing}-wal`)).toBe(false);
     },
   );
 
-  it("an empty file is still a database to open (SQLite writes the header on first use)", async () => {
+  it("an empty file is a database without Arbor's tables: a reading command leaves it empty, an import writes into it", async () => {
     const empty = join(folder, "empty.db");
     writeFileSync(empty, "");
     const run = await arbor(["sessions", "list", "--db", empty]);
-    expect(run.stderr).toBe("");
-    expect(run.stdout).toBe("No sessions.\n");
+    expectCoded(run, "SCHEMA_MISSING");
+    expect(run.stderr).toContain(`${empty} holds no Arbor tables`);
+    expect(readFileSync(empty, "utf8")).toBe("");
+    const imported = await arbor([
+      "import",
+      "examples/sample/sample.arbor.jsonl",
+      "--db",
+      empty,
+    ]);
+    expect(imported.code).toBe(0);
+    const listed = await arbor(["sessions", "list", "--db", empty]);
+    expect(listed.code).toBe(0);
   });
 });

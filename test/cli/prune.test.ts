@@ -123,7 +123,9 @@ describe("arbor prune", () => {
     );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain("Removed 1 session and 0 abandoned branches.");
-    expect(run.stdout).toContain(`Sessions: ${ids.otherSessionId}`);
+    expect(run.stdout).toMatch(
+      new RegExp(`^${ids.otherSessionId}\\s+\\d{4}-\\d{2}-\\d{2} `, "m"),
+    );
     const left = await arbor("sessions", "list", "--json");
     const { sessions } = JSON.parse(left.stdout) as {
       sessions: Array<{ id: string }>;

@@ -158,8 +158,11 @@ function sessionContent(snapshot: SessionSnapshot) {
     ...rest
   } = plain(snapshot);
   const { id: _rowId, updated_at: _updated, ...row } = info!;
+  // Each import records when it wrote the session: the one field a round trip changes.
+  const { "import.importedAt": _importedAt, ...metadata } = rest.metadata ?? {};
   return {
     ...rest,
+    metadata,
     info: row,
     compactions: compactions.map(({ id: _overlay, ...other }) => other),
   };

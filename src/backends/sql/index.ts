@@ -3,3 +3,8 @@
  * `openSqlite()`). Safe to load in workerd: it imports no Node module.
  */
 export { AgentSessionProvider } from "./sql-session-provider.js";
+export {
+  applySqlSchema,
+  inspectSqlSchema,
+  type SqlSchemaState,
+} from "./sql-schema-state.js";

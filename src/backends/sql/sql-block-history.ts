@@ -11,6 +11,7 @@ import { recordChange } from "./sql-changes.js";
 import { ensureAgentSchema } from "./sql-schema.js";
 import { nowIso } from "../../session/state/now-iso.js";
 import { atomically } from "./sql-transaction.js";
+import { lazyTableExists } from "./sql-lazy-table.js";
 
 const tablesReady = new WeakSet<object>();
 
@@ -52,7 +53,8 @@ export class AgentBlockHistory implements BlockHistoryStore {
   }
 
   list(label: string): BlockVersion[] {
-    ensureBlockHistoryTable(this.agent);
+    if (!lazyTableExists(this.agent, tablesReady, "arbor_block_history"))
+      return [];
     return this.agent.sql<BlockVersionRow>`
       SELECT version, content, previous_content, source, tool_call_id, at
       FROM arbor_block_history WHERE session_id = ${this.sessionId} AND label = ${label}

@@ -2,6 +2,7 @@ import { ArborError } from "../../session/errors/index.js";
 import type { WritableContextProvider } from "../../session/contracts/context-provider.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import { nowIso } from "../../session/state/now-iso.js";
+import { lazyTableExists } from "./sql-lazy-table.js";
 
 const tablesReady = new WeakSet<object>();
 
@@ -26,7 +27,8 @@ export class AgentContextProvider implements WritableContextProvider {
   }
 
   async get(): Promise<string | null> {
-    ensureContextBlockTable(this.agent);
+    if (!lazyTableExists(this.agent, tablesReady, "cf_agents_context_blocks"))
+      return null;
     const rows = this.agent.sql<{ content: string }>`
       SELECT content FROM cf_agents_context_blocks WHERE label = ${this.requireKey()}`;
     return rows[0]?.content ?? null;

@@ -1,4 +1,8 @@
-import { ArborError, isCompactionMessage } from "../../session/index.js";
+import {
+  ArborError,
+  isCompactionMessage,
+  searchableTerms,
+} from "../../session/index.js";
 import {
   integerOption,
   JSON_OPTION,
@@ -9,7 +13,8 @@ import {
 import {
   readTree,
   requireSession,
-  withExistingStore,
+  withReadStore,
+  withSearchStore,
 } from "../session-data.js";
 import { messageText, oneLine, printJson, table } from "../text.js";
 import { renderTree } from "../tree-view.js";
@@ -33,7 +38,7 @@ const tree: CommandSpec = {
   run: (command) => {
     // Options are checked before the store opens: a typo is a usage error, whatever the store.
     const width = integerOption(command, "width", 72);
-    return withExistingStore(command, async ({ manager }) => {
+    return withReadStore(command, async ({ manager }) => {
       const data = await readTree(manager, command.positionals[0]!);
       if (command.values.json) return printJson(data);
       if (data.nodes.length === 0) return console.log("(no messages)");
@@ -64,7 +69,7 @@ const history: CommandSpec = {
     ...STORE_OPTIONS,
   },
   run: (command) =>
-    withExistingStore(command, async ({ manager }) => {
+    withReadStore(command, async ({ manager }) => {
       const id = command.positionals[0]!;
       await requireSession(manager, id);
       const session = manager.getSession(id);
@@ -118,7 +123,7 @@ const search: CommandSpec = {
   run: (command) => {
     // Checked before the store opens, as in tree.
     const limit = integerOption(command, "limit", 20);
-    return withExistingStore(command, async ({ manager }) => {
+    return withSearchStore(command, async ({ manager }) => {
       const sessionId = stringOption(command, "session");
       if (sessionId) await requireSession(manager, sessionId);
       const results = await manager.search(command.positionals[0]!, {
@@ -126,7 +131,12 @@ const search: CommandSpec = {
         ...(sessionId ? { sessionIds: [sessionId] } : {}),
       });
       if (command.values.json) return printJson({ results });
-      if (results.length === 0) return console.log("No results.");
+      if (results.length === 0)
+        return console.log(
+          searchableTerms(command.positionals[0]).length === 0
+            ? `Nothing to search for in ${JSON.stringify(command.positionals[0])}: a search matches words (letters or digits), and the query has none.`
+            : "No results.",
+        );
       console.log(
         table(
           ["SESSION", "MESSAGE", "ROLE", "TEXT"],

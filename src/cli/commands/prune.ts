@@ -45,12 +45,12 @@ export const pruneCommand: CommandSpec = {
     "[--older-than <age|date>] [--keep-latest <n>] [--abandoned-branches-older-than <age|date>]",
   positionals: { min: 0, max: 0 },
   details:
-    "An age is a number and a unit: 45s, 90m, 12h, 30d, 2w; a date is ISO 8601 (2026-06-01 or\n2026-06-01T12:00:00Z). Sessions go when they were last updated before --older-than and are not\namong the newest --keep-latest (alone, --keep-latest removes all others). Branches off the\nactive path go when all their messages are older than --abandoned-branches-older-than.\nEverything derived from what goes (search rows, overlays, block history, attachments) goes too.",
+    "An age is a number and a unit: 45s, 90m, 12h, 30d, 2w; a date is ISO 8601 (2026-06-01 or\n2026-06-01T12:00:00Z). Sessions go when they were last active before --older-than and are not\namong the newest --keep-latest (alone, --keep-latest removes all others). Last active is the\nlater of the last update and when the session entered this store: an imported conversation\nkeeps its own dates, but counts as new on the day of its import. The receipt lists each session\nwith that date. Branches off the active path go when all their messages are older than\n--abandoned-branches-older-than. Everything derived from what goes (search rows, overlays, block history, attachments) goes too.",
   options: {
     "older-than": {
       type: "string",
       value: "age|date",
-      description: "sessions last updated before this",
+      description: "sessions last active (updated or imported) before this",
     },
     "keep-latest": {
       type: "string",
@@ -123,8 +123,20 @@ export function describeReceipt(receipt: PruneReceipt): string {
       ),
     );
   }
-  if (receipt.sessionIds.length > 0)
-    lines.push("", `Sessions: ${receipt.sessionIds.join(", ")}`);
+  if (receipt.prunedSessions.length > 0) {
+    // Each with the date its age counted from, so a dry run shows why it would go.
+    lines.push(
+      "",
+      table(
+        ["SESSION", "LAST ACTIVE", "NAME"],
+        receipt.prunedSessions.map((session) => [
+          session.id,
+          session.activeAt.slice(0, 19).replace("T", " "),
+          session.name,
+        ]),
+      ),
+    );
+  }
   if (receipt.notCovered.length > 0)
     lines.push(
       "",

@@ -5,7 +5,7 @@ import {
   UsageError,
   type CommandSpec,
 } from "../args.js";
-import { withExistingStore } from "../session-data.js";
+import { withExistingStore, withReadStore } from "../session-data.js";
 import { printJson } from "../text.js";
 
 /** `arbor search-index`: shows or sets what the store's text index holds (tool outputs). */
@@ -29,13 +29,15 @@ export const searchIndexCommand: CommandSpec = {
     const raw = stringOption(command, "tool-outputs");
     if (raw !== undefined && raw !== "on" && raw !== "off")
       throw new UsageError(`--tool-outputs takes on or off, got "${raw}"`);
-    await withExistingStore(command, async ({ manager }) => {
-      if (raw === undefined) {
+    if (raw === undefined) {
+      // Showing the settings only reads: the store is opened read-only.
+      return withReadStore(command, async ({ manager }) => {
         const settings = await manager.searchIndexSettings();
         if (command.values.json) return printJson(settings);
         console.log(`Tool outputs: ${settings.toolOutputs ? "on" : "off"}`);
-        return;
-      }
+      });
+    }
+    await withExistingStore(command, async ({ manager }) => {
       const change = await manager.configureSearchIndex({
         toolOutputs: raw === "on",
       });

@@ -10,6 +10,7 @@ import {
   requireSession,
   unownedSessions,
   withExistingStore,
+  withReadStore,
 } from "../session-data.js";
 import { printJson, table } from "../text.js";
 
@@ -35,7 +36,7 @@ const list: CommandSpec = {
   run: (command) => {
     // Options are checked before the store opens: a typo is a usage error, whatever the store.
     const limit = integerOption(command, "limit", 50);
-    return withExistingStore(command, async ({ manager }) => {
+    return withReadStore(command, async ({ manager }) => {
       const owner = stringOption(command, "owner");
       const sessions = await manager.list({
         limit,
@@ -72,7 +73,7 @@ const show: CommandSpec = {
   positionals: { min: 1, max: 1 },
   options: { ...JSON_OPTION, ...STORE_OPTIONS },
   run: (command) =>
-    withExistingStore(command, async ({ manager }) => {
+    withReadStore(command, async ({ manager }) => {
       const id = command.positionals[0]!;
       const info = await requireSession(manager, id);
       const session = manager.getSession(id);

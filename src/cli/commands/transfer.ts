@@ -24,11 +24,7 @@ import {
   importStreamed,
   streamedKind,
 } from "./import-stream.js";
-import {
-  requireSession,
-  withExistingStore,
-  withStore,
-} from "../session-data.js";
+import { requireSession, withReadStore, withStore } from "../session-data.js";
 
 const EXPORT_FORMATS = ["jsonl", "snapshot", "markdown"] as const;
 type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -102,7 +98,7 @@ const exportCommand: CommandSpec = {
     }
     // Checked before the store opens: a wrong --out costs nothing.
     if (out !== undefined) checkOutput(out, all ? "folder" : "file");
-    return withExistingStore(command, async ({ manager }) => {
+    return withReadStore(command, async ({ manager }) => {
       if (!all) {
         const text = await exportText(
           manager,

@@ -1,5 +1,6 @@
 import {
   isArborError,
+  searchableTerms,
   type SearchHit,
   type SearchMode,
   type SearchScope,
@@ -231,7 +232,9 @@ function render(
   nextCursor: string | null,
 ): string {
   if (results.length === 0)
-    return `No memory matches "${query}". Try other words, or a wider since/until.`;
+    return searchableTerms(query).length === 0
+      ? `Nothing to search for in "${query}": a text search matches words (letters or digits), and the query has none. Ask with words.`
+      : `No memory matches "${query}". Try other words, or a wider since/until.`;
   const lines = results.map((hit, index) => {
     const why = [
       hit.matched.text ? "words" : null,

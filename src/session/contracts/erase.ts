@@ -53,7 +53,11 @@ export type PruneCutoff = Date | number;
 
 /** What `prune()` deletes (docs/behavior/erase-and-retention.md#prune). */
 export interface PruneOptions {
-  /** Sessions last updated before this go (unless kept by `keepLatest`). */
+  /**
+   * Sessions whose age date is before this go (unless kept by `keepLatest`): the later of their
+   * last update and when they entered this store, so a conversation imported today with its old
+   * dates is kept as new.
+   */
   olderThan?: PruneCutoff;
   /** The newest this many sessions (list order) are always kept; alone, every other session goes. */
   keepLatest?: number;
@@ -72,9 +76,22 @@ export interface PruneReceipt extends EraseCounts {
   dryRun: boolean;
   /** Ids of the whole sessions deleted. */
   sessionIds: string[];
+  /**
+   * The sessions deleted, in `sessionIds` order, each with the date its age counted from: the
+   * later of its last update and when it entered this store (an import's `import.importedAt`).
+   */
+  prunedSessions: PrunedSession[];
   /** Abandoned branches deleted (each a subtree off an active path). */
   branches: number;
   notCovered: string[];
+}
+
+/** A session a prune deleted (or, in a dry run, would delete). */
+export interface PrunedSession {
+  id: string;
+  name: string;
+  /** ISO 8601 UTC: the later of the session's last update and when it entered this store. */
+  activeAt: string;
 }
 
 /** What a backend erases in one step: a whole session (`messageIds: null`) or some messages. */

@@ -24,6 +24,15 @@ export function queryTerms(query: unknown): string[] {
   return query.split(/[\s\u0000]+/u).filter((term) => term.length > 0);
 }
 
+/**
+ * The terms of a query a text search can match: those with a letter or a digit. Empty for a
+ * query of emoji or punctuation only, which a text search answers with no hits because nothing in
+ * it was searchable (not because nothing matched): tools say so instead of "no results".
+ */
+export function searchableTerms(query: unknown): string[] {
+  return queryTerms(query).filter((term) => WORD_CHARACTER.test(term));
+}
+
 /** True when the text holds a Han, Hiragana, Katakana or Hangul character. */
 export function hasCjk(text: string): boolean {
   return CJK_TEST.test(text);
@@ -40,9 +49,9 @@ export function spaceCjk(text: string): string {
  * be an indexed token and are ignored. `null` when nothing searchable is left.
  */
 export function toFts5Query(query: unknown): string | null {
-  const phrases = queryTerms(query)
-    .filter((term) => WORD_CHARACTER.test(term))
-    .map((term) => `"${spaceCjk(term).replaceAll('"', '""')}"`);
+  const phrases = searchableTerms(query).map(
+    (term) => `"${spaceCjk(term).replaceAll('"', '""')}"`,
+  );
   return phrases.length > 0 ? phrases.join(" ") : null;
 }
 

@@ -13,6 +13,13 @@ const INDEX_ID = "arbor/import-index";
 /** The session metadata key that holds a session's hashed import identity. */
 export const IMPORT_KEY_METADATA = "import.key";
 
+/**
+ * The session metadata key that holds when an import wrote the session (ISO 8601 UTC). An imported
+ * conversation keeps its own dates; this one is the time it entered this store, from which
+ * retention counts (`prune({ olderThan })`, docs/behavior/erase-and-retention.md#prune).
+ */
+export const IMPORTED_AT_METADATA = "import.importedAt";
+
 /** The config key of session metadata (tenancy.ts writes metadata under `meta:`). */
 const METADATA_CONFIG_KEY = `meta:${IMPORT_KEY_METADATA}`;
 

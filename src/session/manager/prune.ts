@@ -8,6 +8,7 @@ import {
   type PruneCutoff,
   type PruneOptions,
   type PruneReceipt,
+  type PrunedSession,
   type StoreEraseTarget,
 } from "../contracts/erase.js";
 import type { SessionInfo } from "../contracts/session-info.js";
@@ -19,7 +20,9 @@ import { abandonedBranches } from "../core/erase-rules.js";
 import { invalidArgument } from "../errors/index.js";
 import { Session } from "../session.js";
 import { eraseInSession, requireErase } from "./erase.js";
+import { IMPORTED_AT_METADATA } from "./import-index.js";
 import type { ManagerHost } from "./manager-backend.js";
+import { getMetadata } from "./tenancy.js";
 
 /** Prunes as `options` say and returns the receipt; with `dryRun`, what it would remove. */
 export async function prune(
@@ -39,7 +42,12 @@ export async function prune(
   const sessions = await host.registry.list(
     options.ownerId !== undefined ? { ownerId: options.ownerId } : {},
   );
-  const doomed = sessionsToDelete(sessions, sessionCutoff, keepLatest);
+  const doomed = await sessionsToDelete(
+    host,
+    sessions,
+    sessionCutoff,
+    keepLatest,
+  );
   const doomedIds = new Set(doomed.map((info) => info.id));
   const total = zeroCounts();
   const notCovered = new Set<string>();
@@ -82,6 +90,7 @@ export async function prune(
     prunedAt: new Date().toISOString(),
     dryRun,
     sessionIds: doomed.map((info) => info.id),
+    prunedSessions: doomed,
     branches,
     notCovered: [...notCovered],
   };
@@ -89,18 +98,43 @@ export async function prune(
 
 // --- Internal helpers ---
 
-/** Sessions (in list order, newest first) older than the cutoff and beyond the newest `keepLatest`. */
-function sessionsToDelete(
+/**
+ * Sessions (in list order, newest first) older than the cutoff and beyond the newest `keepLatest`,
+ * each with the date its age counts from. An imported conversation keeps its own (old) dates, so
+ * that date is the later of its last update and when it entered this store: a prune right after an
+ * import keeps what was just imported. The entry time is read only for sessions whose last update
+ * is already past the cutoff, one metadata read each.
+ */
+async function sessionsToDelete(
+  host: ManagerHost,
   sessions: readonly SessionInfo[],
   olderThan: string | undefined,
   keepLatest: number | undefined,
-): SessionInfo[] {
+): Promise<PrunedSession[]> {
   if (olderThan === undefined && keepLatest === undefined) return [];
-  return sessions.filter(
-    (info, index) =>
-      (keepLatest === undefined || index >= keepLatest) &&
-      (olderThan === undefined || info.updated_at < olderThan),
-  );
+  const doomed: PrunedSession[] = [];
+  for (const [index, info] of sessions.entries()) {
+    if (keepLatest !== undefined && index < keepLatest) continue;
+    if (olderThan !== undefined && !(info.updated_at < olderThan)) continue;
+    const importedAt = await getMetadata(
+      host.registry,
+      info.id,
+      IMPORTED_AT_METADATA,
+    );
+    const activeAt = laterOf(info.updated_at, importedAt);
+    if (olderThan !== undefined && !(activeAt < olderThan)) continue;
+    doomed.push({ id: info.id, name: info.name, activeAt });
+  }
+  return doomed;
+}
+
+/** The later of two ISO 8601 UTC times; a metadata value that is not one is ignored. */
+function laterOf(updatedAt: string, importedAt: string | null): string {
+  if (importedAt === null) return updatedAt;
+  const time = Date.parse(importedAt);
+  if (!Number.isFinite(time)) return updatedAt;
+  const iso = new Date(time).toISOString();
+  return iso > updatedAt ? iso : updatedAt;
 }
 
 /**

@@ -410,6 +410,39 @@ export function mcpCases(options: {
     ).rejects.toThrow(/SESSION_NOT_FOUND/);
   });
 
+  it("a resource error carries Arbor's code in its data, and its message says it once", async () => {
+    for (const [uri, code] of [
+      ["arbor://sessions/nope", "SESSION_NOT_FOUND"],
+      ["arbor://elsewhere", "INVALID_ARGUMENT"],
+      ["arbor://sessions/nope/blocks/memory", "SESSION_NOT_FOUND"],
+    ] as const) {
+      const error = (await client()
+        .readResource({ uri })
+        .then(
+          () => null,
+          (caught: unknown) => caught,
+        )) as { code: number; message: string; data?: unknown } | null;
+      expect(error, uri).not.toBeNull();
+      // -32602: invalid params, the JSON-RPC code for a bad URI or id.
+      expect(error!.code).toBe(-32602);
+      expect(error!.data).toEqual({ code, message: expect.any(String) });
+      expect(error!.message).toMatch(
+        new RegExp(`^MCP error -32602: ${code}: \\S`),
+      );
+    }
+  });
+
+  it("search_memory with a query of emoji only says nothing in it was searchable, not that nothing matched", async () => {
+    const result = await call(client(), "search_memory", {
+      query: "🎉🚀",
+      mode: "text",
+    });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent.results).toEqual([]);
+    expect(textOf(result)).toContain('Nothing to search for in "🎉🚀"');
+    expect(textOf(result)).not.toContain("No memory matches");
+  });
+
   it("answers bad arguments, unknown ids and unknown tools with isError results", async () => {
     expect((await failure(client(), "search_memory", {})).message).toContain(
       '"query" is required',
