@@ -69,6 +69,37 @@ export async function* streamChatGpt(
 interface ReadContent {
   text: string;
   reasoning: string[];
+  /** The images it shows, each standing as `[image]` in `text`. */
+  images: ChatGptImage[];
+}
+
+/**
+ * An image a message shows, kept by reference in `metadata.images` (conversations.json holds
+ * no image data; the export's zip does, and then the image is also a file part).
+ */
+export interface ChatGptImage {
+  /** `file-service://file-…` or `sediment://file_…`: names the file in the export's zip. */
+  assetPointer: string;
+  width?: number;
+  height?: number;
+  sizeBytes?: number;
+  /** The file of the export's zip the image was read from. */
+  fileName?: string;
+}
+
+/**
+ * A source a message cites, kept in `metadata.citations`: what the `【n†source】` marks of its
+ * text point at. From ChatGPT's `metadata.citations` (`start_ix`/`end_ix` into the text) and
+ * `metadata.content_references` (`matched_text`, `start_idx`/`end_idx`).
+ */
+export interface ChatGptCitation {
+  url: string;
+  title?: string;
+  /** The mark in the text, `【3:0†source】`. */
+  mark?: string;
+  /** Where the mark is in the text, as the export gives it. */
+  start?: number;
+  end?: number;
 }
 
 function readConversation(
@@ -172,17 +203,25 @@ function foldToolOutputs(
     const name = asRecord(source!.author)?.name;
     const tool = typeof name === "string" && name !== "" ? name : "tool";
     const content = asRecord(source!.content);
-    const { text } = readContent(content, where, skipped);
+    const { text, images } = readContent(content, where, skipped);
     if (text === "") continue;
-    const call = findCall(node, byId, tool, nodes.length);
-    if (!call) {
+    const found = findCall(node, byId, tool, nodes.length);
+    if (!found) {
       node.message = {
         id: node.id,
         role: "assistant",
         parts: textParts(`Output of ${tool}:\n${text}`),
+        ...(images.length > 0 ? { metadata: { images } } : {}),
       };
       continue;
     }
+    const call = found.part;
+    // An image a tool made (an image generation) belongs to the message of its call.
+    if (images.length > 0)
+      found.message.metadata = {
+        ...(found.message.metadata as Record<string, unknown> | undefined),
+        images: [...imagesOf(found.message), ...images],
+      };
     if (content?.content_type === "system_error") {
       call.state = "output-error";
       call.errorText =
@@ -198,14 +237,15 @@ function foldToolOutputs(
   }
 }
 
-/** The tool part a tool message answers, looking back to the user's message. */
+/** The tool part a tool message answers (and its message), looking back to the user's message. */
 function findCall(
   node: SourceNode,
   byId: ReadonlyMap<string, SourceNode>,
   tool: string,
   limit: number,
-): SessionMessagePart | null {
-  let fallback: SessionMessagePart | null = null;
+): { part: SessionMessagePart; message: SessionMessage } | null {
+  let fallback: { part: SessionMessagePart; message: SessionMessage } | null =
+    null;
   let ancestor = byId.get(node.parentId ?? "");
   // Bounded: a cycle in the mapping is reported by buildTree, not looped on here.
   for (let steps = 0; ancestor && steps < limit; steps++) {
@@ -214,9 +254,10 @@ function findCall(
     for (const part of [...(message?.parts ?? [])].reverse()) {
       const name = toolNameOf(part);
       if (name === null) continue;
-      if (sameTool(name, tool)) return part;
+      if (sameTool(name, tool)) return { part, message: message! };
       // Another tool's call is this output's only while it still waits for one.
-      if (part.state === "input-available") fallback ??= part;
+      if (part.state === "input-available")
+        fallback ??= { part, message: message! };
     }
     ancestor = byId.get(ancestor.parentId ?? "");
   }
@@ -262,12 +303,98 @@ function toMessage(
       : textParts(content.text)),
   ];
   const partial = partialReason(source, metadata);
+  const citations = citationsOf(metadata, content.text);
+  const kept = {
+    ...(partial ? { partial: true, partialReason: partial } : {}),
+    ...(citations.length > 0 ? { citations } : {}),
+    ...(content.images.length > 0 ? { images: content.images } : {}),
+  };
   return {
     id,
     role,
     parts,
-    ...(partial ? { metadata: { partial: true, partialReason: partial } } : {}),
+    ...(Object.keys(kept).length > 0 ? { metadata: kept } : {}),
   };
+}
+
+/** The `metadata.images` of a message built here. */
+export function imagesOf(message: SessionMessage): ChatGptImage[] {
+  const images = (message.metadata as { images?: unknown } | undefined)?.images;
+  return Array.isArray(images) ? (images as ChatGptImage[]) : [];
+}
+
+/** A citation mark as ChatGPT writes it in the text: `【3:0†source】`, `【12†L5-L9】`. */
+const CITATION_MARK = /^【[^【】]*】$/;
+
+/**
+ * The sources a message cites: each of `metadata.citations` (its mark read from the text at
+ * `start_ix`..`end_ix` when one is there) and each source of `metadata.content_references`
+ * (the reference itself, its `items`, `sources` and `fallback_items`), once per mark and URL.
+ */
+function citationsOf(
+  metadata: Record<string, unknown> | null,
+  text: string,
+): ChatGptCitation[] {
+  const citations: ChatGptCitation[] = [];
+  const seen = new Set<string>();
+  const add = (
+    source: Record<string, unknown> | null,
+    at: Omit<ChatGptCitation, "url" | "title">,
+  ) => {
+    const url = typeof source?.url === "string" ? source.url.trim() : "";
+    if (url === "") return;
+    const key = `${at.mark ?? ""} ${at.start ?? ""} ${url}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    const title = typeof source?.title === "string" ? source.title.trim() : "";
+    citations.push({ url, ...(title !== "" ? { title } : {}), ...at });
+  };
+  for (const raw of listOf(metadata?.citations)) {
+    const citation = asRecord(raw);
+    const start = indexOf(citation?.start_ix);
+    const end = indexOf(citation?.end_ix);
+    const mark =
+      start !== undefined && end !== undefined ? text.slice(start, end) : "";
+    add(asRecord(citation?.metadata), {
+      ...(CITATION_MARK.test(mark) ? { mark } : {}),
+      ...(start !== undefined ? { start } : {}),
+      ...(end !== undefined ? { end } : {}),
+    });
+  }
+  for (const raw of listOf(metadata?.content_references)) {
+    const reference = asRecord(raw);
+    if (!reference) continue;
+    const mark =
+      typeof reference.matched_text === "string" &&
+      reference.matched_text.trim() !== ""
+        ? reference.matched_text
+        : undefined;
+    const start = indexOf(reference.start_idx);
+    const end = indexOf(reference.end_idx);
+    const at = {
+      ...(mark !== undefined ? { mark } : {}),
+      ...(start !== undefined ? { start } : {}),
+      ...(end !== undefined ? { end } : {}),
+    };
+    for (const source of [
+      reference,
+      ...listOf(reference.items),
+      ...listOf(reference.sources),
+      ...listOf(reference.fallback_items),
+    ])
+      add(asRecord(source), at);
+  }
+  return citations;
+}
+
+function listOf(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function indexOf(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0
+    ? value
+    : undefined;
 }
 
 /**
@@ -308,14 +435,19 @@ function readContent(
   where: string,
   skipped: SkippedContent[],
 ): ReadContent {
-  const none: ReadContent = { text: "", reasoning: [] };
+  const none: ReadContent = { text: "", reasoning: [], images: [] };
   if (!content) return none;
+  const images: ChatGptImage[] = [];
   const type = String(content.content_type ?? "text");
   const skip = (what: string, reason: string): ReadContent => {
     skipped.push({ where, what, reason });
     return none;
   };
-  const text = (value: string): ReadContent => ({ text: value, reasoning: [] });
+  const text = (value: string): ReadContent => ({
+    text: value,
+    reasoning: [],
+    images,
+  });
   const string = (value: unknown) => (typeof value === "string" ? value : "");
   switch (type) {
     case "user_editable_context":
@@ -382,6 +514,7 @@ function readContent(
       const thoughts = Array.isArray(content.thoughts) ? content.thoughts : [];
       return {
         text: "",
+        images,
         reasoning: thoughts
           .map((thought) => {
             const item = asRecord(thought);
@@ -394,10 +527,10 @@ function readContent(
     }
     case "text":
     case "multimodal_text":
-      return text(partsText(content.parts, where, skipped));
+      return text(partsText(content.parts, where, skipped, images));
     default:
       if (Array.isArray(content.parts))
-        return text(partsText(content.parts, where, skipped));
+        return text(partsText(content.parts, where, skipped, images));
       if (typeof content.text === "string") return text(content.text);
       return skip(type, "a content type this import does not read");
   }
@@ -407,10 +540,11 @@ function partsText(
   parts: unknown,
   where: string,
   skipped: SkippedContent[],
+  images: ChatGptImage[],
 ): string {
   if (!Array.isArray(parts)) return "";
   return parts
-    .map((part) => partText(part, where, skipped))
+    .map((part) => partText(part, where, skipped, images))
     .filter((text) => text !== "")
     .join("\n");
 }
@@ -419,12 +553,20 @@ function partText(
   part: unknown,
   where: string,
   skipped: SkippedContent[],
+  images: ChatGptImage[],
 ): string {
   if (typeof part === "string") return part;
   const object = asRecord(part);
   if (!object) return "";
   const type = String(object.content_type ?? "");
   if (type === "image_asset_pointer") {
+    if (typeof object.asset_pointer === "string")
+      images.push({
+        assetPointer: object.asset_pointer,
+        ...numberField("width", object.width),
+        ...numberField("height", object.height),
+        ...numberField("sizeBytes", object.size_bytes),
+      });
     skipped.push({
       where,
       what: "image",
@@ -443,6 +585,12 @@ function partText(
         : "a content part this import does not read",
   });
   return "";
+}
+
+function numberField(name: string, value: unknown): Record<string, number> {
+  return typeof value === "number" && Number.isFinite(value)
+    ? { [name]: value }
+    : {};
 }
 
 function epochIso(value: unknown): string | undefined {

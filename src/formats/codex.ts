@@ -38,20 +38,48 @@ const ASSISTANT_ITEMS = new Set([
   "web_search_call",
 ]);
 
-/** User messages Codex writes itself (environment, AGENTS.md): they name no conversation. */
-const CONTEXT_MESSAGE =
-  /^\s*(<environment_context>|<user_instructions>|<INSTRUCTIONS>|# AGENTS\.md instructions)/;
+/**
+ * The context Codex writes into the conversation itself, by the text it starts with, and the
+ * kind each is marked with (`metadata.injectedContext`): the user did not type it, so it names
+ * no session and a reader can fold it away.
+ */
+const INJECTED_KINDS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^# AGENTS\.md instructions\b/, "agents-md"],
+  [/^<INSTRUCTIONS>/, "agents-md"],
+  [/^<environment_context>/, "environment-context"],
+  [/^<permissions instructions>/, "permissions"],
+  [/^<user_instructions>/, "user-instructions"],
+  [/^<developer_instructions>/, "developer-instructions"],
+  [/^<collaboration_mode>/, "collaboration-mode"],
+  [/^<skills_instructions>/, "skills"],
+  [/^<plugins_instructions>/, "plugins"],
+];
+
+/** What a `developer` message holds when its text starts with none of the known tags. */
+const DEVELOPER_CONTEXT = "developer-instructions";
+
+/**
+ * The request in a prompt of Codex's IDE extension and desktop app, which put the files the
+ * user mentioned before it under their own heading.
+ */
+const IDE_REQUEST =
+  /^\s*# Files mentioned by the user:[\s\S]*?## My request for Codex:\s*/;
 
 /**
  * Reads a Codex CLI rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`): one
  * `{ timestamp, type, payload }` per line. `session_meta` gives the session id; each
  * `response_item` is read in order: a user message starts a user message, the model's items
  * (assistant text, reasoning summaries, `function_call`, `custom_tool_call`, `local_shell_call`,
- * `web_search_call`) form one assistant message per step (a new one after tool outputs), calls
- * as AI SDK tool parts whose `*_output` items are their outputs; `developer` and `system`
- * messages become system messages. A `compacted` line becomes an overlay over every message
- * before it. `event_msg` and `turn_context` lines repeat response items or hold settings and
- * are not read. Older rollouts without the `payload` wrapper are read the same way.
+ * `web_search_call`) form one assistant message per turn, from one prompt to the next, each
+ * step (one model call: a new one after tool outputs) opened by a `step-start` part; calls are
+ * AI SDK tool parts whose `*_output` items are their outputs; `developer` and
+ * `system` messages become system messages. The context Codex writes itself (AGENTS.md, the
+ * environment, permissions) is kept, marked `metadata.injectedContext`. A `user_message` event
+ * is a prompt unless a user message item repeats it: the desktop app and IDE extension
+ * (`source: "vscode"`) write their prompts only as events. A `compacted` line becomes an overlay
+ * over every message before it. Other `event_msg` lines and `turn_context` lines repeat response
+ * items or hold settings and are not read. Older rollouts without the `payload` wrapper are
+ * read the same way.
  */
 export function parseCodex(
   text: string,
@@ -95,10 +123,20 @@ class RolloutReader {
   private sessionId: string | null = null;
   private start: string | null = null;
   private time = new Date(0).toISOString();
-  /** The assistant message of the step being read, and whether a tool output closed the step. */
-  private assistant: SessionMessage | null = null;
-  private afterOutput = false;
+  /**
+   * The assistant message of the turn being read (all the model does between two prompts), and
+   * whether its next part opens a step: the turn's first, or one after a tool output.
+   */
+  private turn: SessionMessage | null = null;
+  private stepOpen = false;
   private encryptedReasoning = 0;
+  /**
+   * The prompts read since the model last wrote, as `promptKey()`s: from user message items and
+   * from `user_message` events. The CLI writes each prompt both ways, one right after the other;
+   * the desktop app only as an event. A prompt the other source already gave is not read again.
+   */
+  private readonly itemPrompts: string[] = [];
+  private readonly eventPrompts: string[] = [];
 
   read({ line, value }: JsonlLine): void {
     const where = `line ${line}`;
@@ -115,6 +153,8 @@ class RolloutReader {
     }
     this.start ??= this.time;
     if (kind === "compacted") return this.compact(payload, where);
+    if (kind === "event_msg" && payload.type === "user_message")
+      return this.eventPrompt(payload, line, where);
     if (kind !== "response_item") return;
     this.item(payload, line, where);
   }
@@ -140,7 +180,7 @@ class RolloutReader {
       title: firstUserWords(
         tree.messages,
         fileName ?? "Codex session",
-        (text) => (CONTEXT_MESSAGE.test(text) ? "" : text),
+        (text) => (injectedKindOf(text) ? "" : text.replace(IDE_REQUEST, "")),
       ),
       format: "codex",
       source: { format: "codex", id: this.sessionId },
@@ -169,7 +209,7 @@ class RolloutReader {
     if (type === "message") return this.message(payload, line, where);
     if (type === "function_call_output" || type === "custom_tool_call_output") {
       this.calls.resolve(payload.call_id, outputOf(payload.output), where);
-      this.afterOutput = true;
+      this.stepOpen = false;
       return;
     }
     if (!ASSISTANT_ITEMS.has(type)) {
@@ -180,9 +220,7 @@ class RolloutReader {
       });
       return;
     }
-    const message = this.assistantMessage(line);
-    message.parts.push(...this.assistantParts(payload, type, where));
-    this.calls.register(message);
+    this.addToTurn(line, this.assistantParts(payload, type, where));
   }
 
   private message(
@@ -192,31 +230,83 @@ class RolloutReader {
   ): void {
     const role = payload.role;
     const parts = contentParts(payload.content, where, this.skipped);
-    if (role === "assistant") {
-      this.assistantMessage(line).parts.push(...parts);
-      return;
-    }
+    if (role === "assistant") return this.addToTurn(line, parts);
     if (role !== "user" && role !== "developer" && role !== "system")
       throw invalidImport(
         where,
         `a message needs the role user, assistant, developer or system; got ${JSON.stringify(role)}`,
       );
-    this.assistant = null;
+    this.turn = null;
     if (parts.length === 0) return;
+    const injected = injectedContext(parts, role);
+    if (role === "user" && injected === null) {
+      const key = promptKey(parts);
+      if (takePrompt(this.eventPrompts, key)) return;
+      this.itemPrompts.push(key);
+    }
     this.push({
       id: `codex-${line}`,
       role: role === "user" ? "user" : "system",
       parts,
+      ...(injected !== null ? { metadata: { injectedContext: injected } } : {}),
     });
   }
 
-  /** The assistant message of this step: the open one, or a new one after a tool output. */
-  private assistantMessage(line: number): SessionMessage {
-    if (this.assistant && !this.afterOutput) return this.assistant;
-    this.afterOutput = false;
-    this.assistant = { id: `codex-${line}`, role: "assistant", parts: [] };
-    this.push(this.assistant);
-    return this.assistant;
+  /** A `user_message` event: the prompt itself where no user message item repeats it. */
+  private eventPrompt(
+    payload: Record<string, unknown>,
+    line: number,
+    where: string,
+  ): void {
+    const message = typeof payload.message === "string" ? payload.message : "";
+    // Some versions also sent the context they wrote as events (`kind` other than `plain`),
+    // always after its message item: it is no prompt.
+    if (
+      (typeof payload.kind === "string" && payload.kind !== "plain") ||
+      injectedKindOf(message) !== null
+    )
+      return;
+    const parts = textParts(message);
+    const key = promptKey(parts);
+    if (takePrompt(this.itemPrompts, key)) return;
+    const images = [payload.images, payload.local_images].flatMap((list) =>
+      Array.isArray(list) ? list : [],
+    );
+    images.forEach(() => {
+      this.skipped.push({
+        where,
+        what: "image",
+        reason: '"[image]" stands in for an image sent to the model',
+      });
+      parts.push(...textParts(IMAGE_PLACEHOLDER));
+    });
+    if (parts.length === 0) return;
+    this.eventPrompts.push(key);
+    this.turn = null;
+    this.push({ id: `codex-${line}`, role: "user", parts });
+  }
+
+  /**
+   * Adds what the model wrote to the turn's message, which the turn's first item starts: its id
+   * is that line's, the id the first step's message had when each step was a message, so a
+   * file imported before is still recognised message by message.
+   */
+  private addToTurn(line: number, parts: SessionMessagePart[]): void {
+    // The model answers: a prompt repeated after this is a new one.
+    this.itemPrompts.length = 0;
+    this.eventPrompts.length = 0;
+    if (this.turn === null) {
+      this.turn = { id: `codex-${line}`, role: "assistant", parts: [] };
+      this.stepOpen = false;
+      this.push(this.turn);
+    }
+    if (parts.length === 0) return;
+    // Each step opens with `step-start`, as the AI SDK streams it: converting the message back
+    // to model messages splits it there, so each call's results come before the next step.
+    if (!this.stepOpen) this.turn.parts.push({ type: "step-start" });
+    this.stepOpen = true;
+    this.turn.parts.push(...parts);
+    this.calls.register(this.turn);
   }
 
   private assistantParts(
@@ -283,7 +373,8 @@ class RolloutReader {
       createdAt: this.time,
       meta: { summarizer: "codex" },
     });
-    this.assistant = null;
+    // The overlay ends at the turn's message: what the model writes next is a message after it.
+    this.turn = null;
   }
 
   private push(message: SessionMessage): void {
@@ -318,6 +409,62 @@ function contentParts(
     }
     return [];
   });
+}
+
+/** The kind of context Codex wrote a text as, or `null` for anything else. */
+function injectedKindOf(text: string): string | null {
+  const start = text.trimStart();
+  return INJECTED_KINDS.find(([pattern]) => pattern.test(start))?.[1] ?? null;
+}
+
+/**
+ * The `injectedContext` of a message: the kind of its first text when every text of it is
+ * context Codex wrote (a user message can hold AGENTS.md and the environment together); every
+ * `developer` message is Codex's own. `null` for what the user wrote.
+ */
+function injectedContext(
+  parts: readonly SessionMessagePart[],
+  role: unknown,
+): string | null {
+  const kinds = parts.map((part) =>
+    part.type === "text" && typeof part.text === "string"
+      ? injectedKindOf(part.text)
+      : null,
+  );
+  if (kinds.length > 0 && kinds.every((kind) => kind !== null))
+    return kinds[0]!;
+  return role === "developer" ? DEVELOPER_CONTEXT : null;
+}
+
+/** What identifies a prompt across its item and its event: its words, images left out. */
+function promptKey(parts: readonly SessionMessagePart[]): string {
+  return parts
+    .map((part) =>
+      part.type === "text" && part.text !== IMAGE_PLACEHOLDER
+        ? String(part.text)
+        : "",
+    )
+    .join(" ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/**
+ * Whether a prompt of `prompts` is the one `key` names; if so it and every prompt before it are
+ * taken out. One holding the other's words is the same prompt: the CLI's item wraps a pasted
+ * image in `<image>` tags its event does not have.
+ */
+function takePrompt(prompts: string[], key: string): boolean {
+  const index = prompts.findIndex(
+    (prompt) =>
+      prompt === key ||
+      (key !== "" &&
+        prompt !== "" &&
+        (prompt.includes(key) || key.includes(prompt))),
+  );
+  if (index === -1) return false;
+  prompts.splice(0, index + 1);
+  return true;
 }
 
 /** A tool's output: its JSON parsed when it is JSON text (`{ output, metadata }`), else as is. */

@@ -26,10 +26,12 @@ import type { ParsedConversation } from "./types.js";
  * Reads a Pi coding-agent session (JSONL: a `session` header, then entries linked by
  * `id`/`parentId`, versions 2 and 3; a version 1 file, a linear list, is first migrated as Pi
  * migrates it on load). `user` and `assistant` messages are kept (thinking as reasoning
- * parts, `toolCall` blocks as tool parts); a `toolResult` becomes the output of its call. Every
- * other entry is skipped with its children re-attached, except that a `compaction` becomes an
- * overlay over the messages before its `firstKeptEntryId`, and `session_info` names the session.
- * The last entry is the active leaf.
+ * parts, `toolCall` blocks as tool parts); a `toolResult` becomes the output of its call; a
+ * `bashExecution` (a command the user ran with `!`) is a user message holding what Pi gives the
+ * model for it, its command and exit status in `metadata.bashExecution`. Every other entry is
+ * skipped with its children re-attached, except that a `compaction` becomes an overlay over the
+ * messages before its `firstKeptEntryId`, and `session_info` names the session. The last entry
+ * is the active leaf.
  */
 export function parsePi(
   text: string,
@@ -169,8 +171,54 @@ function readMessage(
     );
     return null;
   }
-  // bashExecution, custom, branchSummary, compactionSummary: not part of the conversation proper.
+  if (source.role === "bashExecution") return bashExecution(id, source, where);
+  // custom, branchSummary, compactionSummary: not part of the conversation proper.
   return null;
+}
+
+/**
+ * A command the user ran (`!cmd`, or `!!cmd` to keep it from the model): a user message with the
+ * text Pi gives the model for it (the command, its output, how it ended), which is what the
+ * conversation went on from; the command and its status stay readable in
+ * `metadata.bashExecution`.
+ */
+function bashExecution(
+  id: string,
+  source: Record<string, unknown>,
+  where: string,
+): SessionMessage {
+  if (typeof source.command !== "string")
+    throw invalidImport(where, "a bashExecution needs a string `command`");
+  const output = typeof source.output === "string" ? source.output : "";
+  const exitCode = typeof source.exitCode === "number" ? source.exitCode : null;
+  const lines = [
+    `Ran \`${source.command}\``,
+    output ? `\`\`\`\n${output}\n\`\`\`` : "(no output)",
+  ];
+  if (source.cancelled === true) lines.push("", "(command cancelled)");
+  else if (exitCode !== null && exitCode !== 0)
+    lines.push("", `Command exited with code ${exitCode}`);
+  if (source.truncated === true && typeof source.fullOutputPath === "string")
+    lines.push("", `[Output truncated. Full output: ${source.fullOutputPath}]`);
+  return {
+    id,
+    role: "user",
+    parts: [{ type: "text", text: lines.join("\n") }],
+    metadata: {
+      bashExecution: {
+        command: source.command,
+        exitCode,
+        cancelled: source.cancelled === true,
+        truncated: source.truncated === true,
+        ...(typeof source.fullOutputPath === "string"
+          ? { fullOutputPath: source.fullOutputPath }
+          : {}),
+        ...(source.excludeFromContext === true
+          ? { excludeFromContext: true }
+          : {}),
+      },
+    },
+  };
 }
 
 function assistantParts(content: unknown, where: string): SessionMessagePart[] {

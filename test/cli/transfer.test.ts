@@ -137,7 +137,7 @@ describe("arbor import and export", () => {
       ]);
       expect(run.code).toBe(0);
       expect(run.stderr).toContain(
-        "Imported 1 session(s), 8 message(s) (codex).",
+        "Imported 1 session(s), 5 message(s) (codex).",
       );
       expect(run.stderr).toContain("Created 1, updated 0, skipped 0.");
       expect(run.stderr).toContain(

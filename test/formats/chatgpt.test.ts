@@ -3,12 +3,25 @@
 import { describe, expect, it } from "vitest";
 import {
   importConversations,
+  parseChatGptZip,
   parseConversations,
 } from "../../src/formats/index.js";
 import type { SessionMessage } from "../../src/session/index.js";
-import { fixture, sqliteManager } from "./support.js";
+import { fixture, sqliteManager, textOf } from "./support.js";
+import { writeZip } from "./zip-writer.js";
 
 const BROWSING = fixture("chatgpt-browsing.json");
+// Written by hand in the layout of a real export (fixtures/README.md): a browsing answer whose
+// marks `metadata.citations` resolves, then an answer in the newer `content_references` layout.
+const CITATIONS = fixture("chatgpt-citations.json");
+const CITING = "4d7e0f93-b2a1-4c58-9e6d-0a1b2c3d4e5f";
+const REFERENCING = "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d";
+const CONVERSATIONS = fixture("chatgpt-conversations.json");
+/** A 1×1 PNG: the image file of the export's zip. */
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+  "base64",
+);
 
 /** Every text a message shows: text and reasoning parts, tool inputs and outputs. */
 function allText(messages: readonly SessionMessage[]): string {
@@ -140,5 +153,205 @@ describe("ChatGPT content types", () => {
     expect(parsed!.skipped![2]!.reason).toContain(
       "file-service://file-7Hq2bike",
     );
+  });
+});
+
+describe("ChatGPT citations and images", () => {
+  it("keeps the URL and title each citation mark points at (metadata.citations)", async () => {
+    const [parsed] = parseConversations(CITATIONS);
+    const citationsOf = (id: string) =>
+      (
+        parsed!.snapshot.messages.find((item) => item.message.id === id)!
+          .message.metadata as {
+          citations: Array<{ mark: string; start: number; end: number }>;
+        }
+      ).citations;
+    const citations = citationsOf(CITING);
+    expect(citations).toEqual([
+      {
+        mark: "【3:0†source】",
+        start: 92,
+        end: 104,
+        url: "https://lanternfish.example.org/",
+        title: "Lanternfish tile server - Project page",
+      },
+      {
+        mark: "【3:1†source】",
+        start: 191,
+        end: 203,
+        url: "https://lanternfish.example.org/releases/2.0",
+        title: "Release 2.0 notes | Lanternfish",
+      },
+      {
+        mark: "【3:2†source】",
+        start: 203,
+        end: 215,
+        url: "https://docs.lanternfish.example.org/cache",
+        title: "Tile caching in Lanternfish - Docs",
+      },
+      {
+        mark: "【3:3†source】",
+        start: 333,
+        end: 345,
+        url: "https://blog.lanternfish.example.org/2025/yearly-releases",
+        title: "Lanternfish moves to a yearly release cycle - Dev blog",
+      },
+      {
+        mark: "【3:4†source】",
+        start: 345,
+        end: 357,
+        url: "https://labs.example.com/posts/lanternfish-cache-benchmark",
+        title: "Benchmarking the Lanternfish cache - Example Labs",
+      },
+    ]);
+    // The newer layout: each reference's `items` give the source of its `matched_text`.
+    const references = citationsOf(REFERENCING);
+    expect(references).toEqual([
+      {
+        mark: "【7†L12-L18】",
+        start: 64,
+        end: 75,
+        url: "https://docs.lanternfish.example.org/cache",
+        title: "Tile caching in Lanternfish - Docs",
+      },
+      {
+        mark: "【9†L3-L5】",
+        start: 112,
+        end: 121,
+        url: "https://docs.lanternfish.example.org/config#cache",
+        title: "Configuration reference | Lanternfish",
+      },
+    ]);
+    // Every mark resolves from the stored message alone: it is in the text where it says.
+    const manager = sqliteManager();
+    const [info] = await importConversations(manager, [parsed!]);
+    for (const [id, expected] of [
+      [CITING, citations],
+      [REFERENCING, references],
+    ] as const) {
+      const stored = await manager.getSession(info!.id).getMessage(id);
+      const text = textOf(stored!);
+      for (const citation of expected)
+        expect(text.slice(citation.start, citation.end)).toBe(citation.mark);
+      expect(stored!.metadata).toEqual({ citations: expected });
+    }
+  });
+
+  it("keeps each image's reference (metadata.images) when the export holds no image file", () => {
+    const [trip] = parseConversations(CONVERSATIONS);
+    const image = trip!.snapshot.messages.find(
+      (record) => record.message.id === "u-0003",
+    )!.message;
+    expect(image.metadata).toEqual({
+      images: [
+        {
+          assetPointer: "file-service://file-AbC123",
+          width: 1024,
+          height: 768,
+          sizeBytes: 183202,
+        },
+      ],
+    });
+    expect(textOf(image)).toBe(
+      "[image]\nSkip Sintra. Is this restaurant near Chiado?",
+    );
+  });
+
+  it("stores the images of an export zip as attachments of their messages", async () => {
+    // The browsing conversation beside the two that show an image.
+    const conversations = [
+      ...(JSON.parse(CITATIONS) as unknown[]),
+      ...(JSON.parse(CONVERSATIONS) as unknown[]),
+    ];
+    const zip = writeZip([
+      {
+        name: "conversations.json",
+        data: Buffer.from(JSON.stringify(conversations)),
+      },
+      { name: "file-AbC123-Chiado.png", data: PNG, store: true },
+      { name: "file-Unused99-other.png", data: PNG },
+    ]);
+    const [cited, trip] = await parseChatGptZip(zip);
+    expect(
+      (
+        cited!.snapshot.messages.find((record) => record.message.id === CITING)!
+          .message.metadata as { citations: unknown[] }
+      ).citations,
+    ).toHaveLength(5);
+    const dataUrl = `data:image/png;base64,${PNG.toString("base64")}`;
+    const image = trip!.snapshot.messages.find(
+      (record) => record.message.id === "u-0003",
+    )!.message;
+    expect(image.parts).toEqual([
+      {
+        type: "file",
+        mediaType: "image/png",
+        filename: "file-AbC123-Chiado.png",
+        url: dataUrl,
+      },
+      { type: "text", text: "Skip Sintra. Is this restaurant near Chiado?" },
+    ]);
+    expect(image.metadata).toMatchObject({
+      images: [{ fileName: "file-AbC123-Chiado.png" }],
+    });
+    expect(trip!.skipped!.filter((item) => item.what === "image")).toEqual([]);
+    const manager = sqliteManager();
+    const [info] = await importConversations(manager, [trip!]);
+    const stored = await manager.getSession(info!.id).getMessage("u-0003");
+    expect(stored!.parts[0]).toMatchObject({ type: "file", url: dataUrl });
+  });
+
+  it("reads the newer content_references the same way (layout of a real export, values cut)", () => {
+    const text = "Multiple points of view work【446346422802141†L175-L190】.";
+    const conversation = {
+      title: "POV",
+      mapping: {
+        a: {
+          id: "a",
+          parent: null,
+          message: {
+            id: "a",
+            author: { role: "assistant" },
+            content: { content_type: "text", parts: [text] },
+            metadata: {
+              content_references: [
+                {
+                  alt: null,
+                  attribution: "savannahgilbo.com",
+                  end_idx: 53,
+                  matched_text: "【446346422802141†L175-L190】",
+                  start_idx: 27,
+                  title:
+                    "\n      \n        The Pros and Cons of Writing A Novel With Multiple Points of View\n    ",
+                  type: "webpage_extended",
+                  url: "https://www.savannahgilbo.com/blog/multiple-pov",
+                },
+                {
+                  end_idx: 53,
+                  invalid: true,
+                  matched_text: "【812026214788406†screenshot】",
+                  start_idx: 27,
+                  type: "hidden",
+                },
+              ],
+            },
+          },
+        },
+      },
+      current_node: "a",
+    };
+    const [parsed] = parseConversations(JSON.stringify([conversation]));
+    expect(parsed!.snapshot.messages[0]!.message.metadata).toEqual({
+      citations: [
+        {
+          mark: "【446346422802141†L175-L190】",
+          start: 27,
+          end: 53,
+          url: "https://www.savannahgilbo.com/blog/multiple-pov",
+          title:
+            "The Pros and Cons of Writing A Novel With Multiple Points of View",
+        },
+      ],
+    });
   });
 });

@@ -9,6 +9,9 @@ import {
 import { fixture, ids, sqliteManager, textOf } from "./support.js";
 
 const V1 = fixture("pi-v1-session.jsonl");
+// Written by hand in the layout of a real Pi 1 session: two commands the user ran with `!`, the
+// second the file's last entry.
+const BASH = fixture("pi-v1-bash-execution.jsonl");
 
 describe("Pi version 1 sessions", () => {
   it("are migrated to a chain with stable ids, tool results folded", () => {
@@ -73,5 +76,63 @@ describe("Pi version 1 sessions", () => {
       "v1-15",
       "v1-17",
     ]);
+  });
+
+  it("keeps the commands the user ran (bashExecution), and the leaf on the last one", async () => {
+    // Written by hand in the layout of a real Pi 1 session (fixtures/README.md): an aborted
+    // empty answer, a thinking-level change, and a command as the file's last entry.
+    const [parsed] = parseConversations(BASH);
+    const messages = parsed!.snapshot.messages;
+    expect(
+      messages.map((record) => [record.message.id, record.message.role]),
+    ).toEqual([
+      ["v1-1", "assistant"],
+      ["v1-2", "user"],
+      ["v1-4", "user"],
+      ["v1-5", "user"],
+      ["v1-6", "assistant"],
+      ["v1-8", "user"],
+      ["v1-9", "assistant"],
+      ["v1-10", "user"],
+    ]);
+    // The file ends with the second command: it is the leaf.
+    expect(parsed!.activeLeafId).toBe("v1-10");
+    const status = messages[2]!;
+    expect(status.parentId).toBe("v1-2");
+    expect(status.createdAt).toBe("2026-02-17T14:21:04.260Z");
+    expect(status.message.metadata).toEqual({
+      bashExecution: {
+        command: "git status --short",
+        exitCode: 0,
+        cancelled: false,
+        truncated: false,
+      },
+    });
+    // What Pi gives the model for it: the command and its output.
+    expect(textOf(status.message)).toBe(
+      "Ran `git status --short`\n```\n M src/cache.ts\n M test/cache.test.ts\n?? notes.txt\n\n```",
+    );
+    const find = messages[7]!;
+    expect(find.parentId).toBe("v1-9");
+    expect(find.message.metadata).toEqual({
+      bashExecution: {
+        command: "find src/tiles -name '*.png'",
+        exitCode: 0,
+        cancelled: false,
+        truncated: true,
+        fullOutputPath: "/tmp/pi-bash-5e1f0c2b9d7a3846.log",
+      },
+    });
+    expect(textOf(find.message)).toMatch(
+      /^Ran `find src\/tiles -name '\*\.png'`\n```\nsrc\/tiles\/z0\/x0\.png\n/,
+    );
+    expect(textOf(find.message)).toMatch(
+      /\[Output truncated\. Full output: \/tmp\/pi-bash-5e1f0c2b9d7a3846\.log\]$/,
+    );
+    // Imported, the session continues from the last command.
+    const manager = sqliteManager();
+    const [info] = await importConversations(manager, [parsed!]);
+    const history = await manager.getSession(info!.id).getHistory();
+    expect(ids(history)).toEqual(messages.map((record) => record.message.id));
   });
 });

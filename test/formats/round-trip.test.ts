@@ -115,6 +115,10 @@ const SOURCES: Array<[string, string]> = [
     "codex",
     "rollout-2025-12-28T12-18-30-019b64e5-57fa-7463-b644-fba7e456f905.jsonl",
   ],
+  ["codex", "codex-desktop-rollout.jsonl"],
+  ["codex", "codex-cli-first-turn.jsonl"],
+  ["pi", "pi-v1-bash-execution.jsonl"],
+  ["chatgpt", "chatgpt-citations.json"],
 ];
 
 describe.each(BACKENDS)(
