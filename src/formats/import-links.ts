@@ -29,6 +29,8 @@ export async function linkAcrossFiles(
     const parentId = await index.findSession(parentKey);
     if (parentId !== null) await index.linkChildren(parentKey, parentId);
   }
+  // One read spares a store that never saw a subagent file a look-up per imported session.
+  if (created.length === 0 || !(await index.hasChildren())) return;
   for (const { sessionId, key } of created)
     await index.linkChildren(key, sessionId);
 }

@@ -60,11 +60,10 @@ describe.skipIf(!available)("studio imports in Chromium", () => {
     await page.dispatchEvent("main", "dragenter", { dataTransfer: transfer });
     await page.dispatchEvent("main", "drop", { dataTransfer: transfer });
     const lines = page.locator(".import-panel .import-file");
+    // Both lines report (the second file's import starts when the first one's ends).
     await page.waitForFunction(
-      () =>
-        [...document.querySelectorAll(".import-panel .import-file")].filter(
-          (line) => line.textContent?.includes("Imported"),
-        ).length === 2,
+      `[...document.querySelectorAll(".import-panel .import-file")]
+        .filter((line) => line.textContent.includes("Imported")).length === 2`,
     );
     expect(await lines.count()).toBe(2);
     expect(await lines.nth(0).innerText()).toContain(

@@ -42,11 +42,17 @@ export class ImportIndex {
   async rememberChild(parentKey: string, childId: string): Promise<void> {
     const children = await this.childrenOf(parentKey);
     if (children.includes(childId)) return;
+    await this.registry.setConfig(INDEX_ID, "children", "1");
     await this.registry.setConfig(
       INDEX_ID,
       `children:${parentKey}`,
       JSON.stringify([...children, childId]),
     );
+  }
+
+  /** Whether any child was ever remembered: an import of no subagent files looks no further. */
+  async hasChildren(): Promise<boolean> {
+    return (await this.registry.getConfig(INDEX_ID, "children")) === "1";
   }
 
   /**
