@@ -31,12 +31,13 @@ import type { ImportSource, ParsedConversation } from "./types.js";
  * is a node of the tree (`parentUuid`), sidechains included; `user` and `assistant` lines are
  * kept (thinking as reasoning parts, `tool_use` as tool parts), a `tool_result` becomes the
  * output of its call, and other lines (`system`, `progress`, meta lines of the assistant) are
- * skipped with their children re-attached. Claude Code writes one line per content block of a response and hangs the line
- * after parallel tool calls under whichever result it wrote last; a result line is therefore
- * re-attached under the last line of the response that made its call, so every call of that
- * response stays on the path. Lines without a `uuid` are skipped. The session is named by a
- * `summary` whose `leafUuid` is a line of this file, else by the first user prompt that is not
- * injected context or a slash command. The last kept line outside a sidechain is the active leaf.
+ * skipped with their children re-attached. Claude Code writes one line per content block of a
+ * response and hangs the line after parallel tool calls under whichever result it wrote last; a
+ * result line is therefore re-attached under the last line of the response that made its call,
+ * so every call of that response stays on the path. Lines without a `uuid` are skipped. The
+ * session is named by a `summary` whose `leafUuid` is a line of this file, else by the first
+ * user prompt that is not injected context or a slash command. The last kept line outside a
+ * sidechain is the active leaf.
  *
  * Subagent runs (`isSidechain` lines) are not part of the main conversation: each run (a tree of
  * sidechain lines) is a conversation of its own after the main one, with `parentIndex: 0`, so
