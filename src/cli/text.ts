@@ -1,3 +1,5 @@
+import { injectedContextKind } from "../formats/injected-context.js";
+import { partMarkdown } from "../formats/markdown.js";
 import type { SessionMessage } from "../session/index.js";
 
 /** The text parts of a message, joined by blank lines; tools, files and reasoning are named in brackets. */
@@ -16,6 +18,35 @@ export function messageText(message: Pick<SessionMessage, "parts">): string {
     })
     .filter((text) => text !== "")
     .join("\n\n");
+}
+
+/**
+ * A message as `arbor history` prints it: its parts as `export --format markdown` writes them
+ * (tool calls with their input and a bounded output, reasoning quoted), and injected context
+ * (`metadata.injectedContext`) folded to one line naming its kind and length. `full` shows the
+ * context and each tool call's input and output whole.
+ */
+export function transcriptText(
+  message: Pick<SessionMessage, "parts"> & { metadata?: unknown },
+  full = false,
+): string {
+  const text = (message.parts ?? [])
+    .map((part) => {
+      const shown = partMarkdown(part, full);
+      if (shown !== "") return shown;
+      // Markers and data parts carry nothing a reader of the transcript needs.
+      if (part.type === "step-start" || part.type.startsWith("data-"))
+        return "";
+      return part.type === "text" || part.type === "reasoning"
+        ? ""
+        : `[${part.type}]`;
+    })
+    .filter((piece) => piece !== "")
+    .join("\n\n");
+  const kind = injectedContextKind(message);
+  if (kind === null || full) return text;
+  const lines = text === "" ? 0 : text.split("\n").length;
+  return `[context: ${kind}, ${lines} line${lines === 1 ? "" : "s"} folded]`;
 }
 
 /** Splits text into user-perceived characters (grapheme clusters): an emoji with its ZWJ parts is one. */

@@ -7,6 +7,7 @@ import {
   IMPORTED_AT_METADATA,
 } from "../session/manager/import-index.js";
 import type { SessionManager } from "../session/manager/session-manager.js";
+import { linkAcrossFiles, type CreatedLink } from "./import-links.js";
 import type {
   ConversationTimes,
   ImportSource,
@@ -104,6 +105,7 @@ export async function importConversationsWithReport(
   const placed: Array<string | undefined> = [];
   const created: SessionInfo[] = [];
   const replaced: string[] = [];
+  const links: CreatedLink[] = [];
   let done = 0;
   options.onProgress?.(0, total);
   try {
@@ -127,6 +129,8 @@ export async function importConversationsWithReport(
           sessionId: existing,
         });
         placed.push(existing);
+        // Imported before, maybe before its subagent's session (or parent) was: link it now.
+        links.push({ conversation, sessionId: existing, key: identity.key });
       } else if (existing !== null && mode === "update") {
         const messagesAdded = await appendMissing(
           manager,
@@ -138,6 +142,7 @@ export async function importConversationsWithReport(
         report.sessions.push(info);
         report.messagesWritten += messagesAdded;
         placed.push(existing);
+        links.push({ conversation, sessionId: existing, key: identity.key });
       } else {
         const parent =
           conversation.parentIndex === undefined
@@ -163,6 +168,7 @@ export async function importConversationsWithReport(
         await index.recordSession(identity.key, info.id);
         if (erased !== null) await index.clearErased(identity.key);
         placed.push(info.id);
+        links.push({ conversation, sessionId: info.id, key: identity.key });
         if (existing !== null) {
           replaced.push(existing);
           report.updated.push({
@@ -183,6 +189,13 @@ export async function importConversationsWithReport(
   }
   // Replaced sessions go once every new one is written: a failed import leaves them in place.
   for (const sessionId of replaced) await manager.delete(sessionId);
+  await linkAcrossFiles(
+    index,
+    links,
+    async (source) =>
+      (await identityOf({ ...links[0]!.conversation, source }, options.ownerId))
+        .key,
+  );
   const fresh = async (info: SessionInfo) =>
     (await manager.get(info.id)) ?? info;
   report.sessions = await Promise.all(report.sessions.map(fresh));

@@ -55,6 +55,12 @@ export { parseClaudeCode } from "./claude-code.js";
 export { parseCodex } from "./codex.js";
 export { toMarkdown, type MarkdownOptions } from "./markdown.js";
 export {
+  INJECTED_CONTEXT_METADATA,
+  injectedContextKind,
+  isInjectedContext,
+  type InjectedContextKind,
+} from "./injected-context.js";
+export {
   importConversations,
   importConversationsWithReport,
   type ExistingConversation,

@@ -43,9 +43,12 @@ export function toMarkdown(
   return `${sections.join("\n\n")}\n`;
 }
 
-// --- Internal helpers ---
-
-function partMarkdown(part: SessionMessagePart, full: boolean): string {
+/**
+ * One part as the transcript shows it: text as written, reasoning quoted, a tool call as one line
+ * with its input and output cut to 200 characters (`full`: each whole, fenced), a file named;
+ * `""` for parts a reader does not need (step markers, data parts).
+ */
+export function partMarkdown(part: SessionMessagePart, full: boolean): string {
   if (part.type === "text" && typeof part.text === "string") return part.text;
   if (part.type === "reasoning") {
     const text =
@@ -84,6 +87,8 @@ function partMarkdown(part: SessionMessagePart, full: boolean): string {
     return `[file: ${String(part.filename ?? part.mediaType ?? "attachment")}]`;
   return "";
 }
+
+// --- Internal helpers ---
 
 function asText(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value ?? null);

@@ -6,6 +6,7 @@ import type {
 import { assertValidMessage } from "../session/core/message-codec.js";
 import { assertMessageRole } from "../session/session-checks.js";
 import { invalidImport } from "./import-error.js";
+import { injectedContextKind, isSlashCommand } from "./injected-context.js";
 import type { ConversationTimes, ImportWarning } from "./types.js";
 
 /** One entry of a source tree. A `null` message is skipped and its children re-attached. */
@@ -160,14 +161,21 @@ export function conversationTimes(
     : { createdAt, updatedAt };
 }
 
-/** The first words of the first user message: a fallback title. */
+/**
+ * The first words of the first real prompt: a fallback title. Injected context (messages marked
+ * with `metadata.injectedContext`) never names a conversation; a slash command (`/init`) does
+ * only when no prompt follows it, and the fallback (the file name) only when there is neither.
+ */
 export function firstUserWords(
   messages: SessionSnapshot["messages"],
   fallback: string,
   clean: (text: string) => string = (text) => text,
 ): string {
+  let command: string | null = null;
   for (const { message } of messages) {
-    if (message.role !== "user") continue;
+    const kind = injectedContextKind(message);
+    if (message.role !== "user" || (kind !== null && kind !== "slash-command"))
+      continue;
     const text = message.parts
       .map((part) =>
         part.type === "text" && typeof part.text === "string"
@@ -177,12 +185,22 @@ export function firstUserWords(
       .join(" ")
       .replace(/\s+/g, " ")
       .trim();
-    if (text) return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+    if (!text) continue;
+    if (isSlashCommand(text)) {
+      command ??= text;
+      continue;
+    }
+    // A command's wrapper or expansion is the tool's text, not a prompt.
+    if (kind === null) return words(text);
   }
-  return fallback;
+  return command === null ? fallback : words(command);
 }
 
 // --- Internal helpers ---
+
+function words(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
 
 function checkMessage(node: SourceNode): void {
   try {

@@ -86,6 +86,13 @@ export interface ParsedConversation {
    * subagent run's main session): the import sets this session's `parent_session_id` to it.
    */
   parentIndex?: number;
+  /**
+   * The source of the conversation this one belongs to when that is in another file (a Claude
+   * Code 2.x subagent file, `agent-*.jsonl`, names its session by id). Whichever of the two is
+   * imported second, the import sets this session's `parent_session_id` to the session imported
+   * from that source, once both are in the store.
+   */
+  parentSource?: ImportSource;
   /** What `lenient` repaired (entries attached to the root); absent or empty when nothing. */
   warnings?: ImportWarning[];
 }

@@ -5,6 +5,7 @@ import {
   importConversations,
   parseConversations,
 } from "../../src/formats/index.js";
+import { firstUserWords } from "../../src/formats/tree.js";
 import { fixture, ids, sqliteManager } from "./support.js";
 
 const PARALLEL = fixture("claude-code-parallel-tools.jsonl");
@@ -115,5 +116,153 @@ describe("Claude Code subagent runs", () => {
     expect(conversations[0]!.parentIndex).toBeUndefined();
     expect(conversations[0]!.title).toMatch(/^Subagent: /);
     expect(conversations[0]!.snapshot.messages).toHaveLength(2);
+  });
+});
+
+describe("Claude Code 2.x subagent files (agent-*.jsonl beside the session)", () => {
+  const SESSION_FILE = "5b0e7c1d-3f2a-4c8e-9d61-0a7e4f2b9c35.jsonl";
+  const AGENT_FILE = "agent-a7c31f0.jsonl";
+  const session = fixture(`claude-code-2x/${SESSION_FILE}`);
+  const agent = fixture(`claude-code-2x/${AGENT_FILE}`);
+  const importFile = (
+    manager: ReturnType<typeof sqliteManager>,
+    text: string,
+    fileName: string,
+  ) => importConversations(manager, parseConversations(text, { fileName }));
+
+  /** The session's Task call prompt and the subagent session's first message. */
+  async function linked(
+    manager: ReturnType<typeof sqliteManager>,
+    parentId: string,
+    childId: string,
+  ) {
+    const child = await manager.get(childId);
+    expect(child!.parent_session_id).toBe(parentId);
+    const task = (await manager.getSession(parentId).getHistory())
+      .flatMap((message) => message.parts)
+      .find((part) => part.type === "tool-Task");
+    const [first] = await manager.getSession(childId).getHistory();
+    // The studio links a Task call to the child session that starts with its prompt.
+    expect((task!.input as { prompt: string }).prompt).toBe(
+      first!.parts[0]!.text,
+    );
+  }
+
+  it("links the subagent to its session when the session was imported first", async () => {
+    const manager = sqliteManager();
+    const [main] = await importFile(manager, session, SESSION_FILE);
+    const [sub] = await importFile(manager, agent, AGENT_FILE);
+    expect(main!.parent_session_id).toBeNull();
+    await linked(manager, main!.id, sub!.id);
+  });
+
+  it("links the subagent to its session when the subagent file was imported first", async () => {
+    const manager = sqliteManager();
+    const [sub] = await importFile(manager, agent, AGENT_FILE);
+    expect(sub!.parent_session_id).toBeNull();
+    const [main] = await importFile(manager, session, SESSION_FILE);
+    await linked(manager, main!.id, sub!.id);
+    // Importing both again adds nothing and keeps the link.
+    await importFile(manager, agent, AGENT_FILE);
+    await importFile(manager, session, SESSION_FILE);
+    expect(await manager.list()).toHaveLength(2);
+    await linked(manager, main!.id, sub!.id);
+  });
+
+  it("links a subagent to the session of its owner only", async () => {
+    const manager = sqliteManager();
+    const [main] = await importConversations(
+      manager,
+      parseConversations(session, { fileName: SESSION_FILE }),
+      { ownerId: "alice" },
+    );
+    const [sub] = await importConversations(
+      manager,
+      parseConversations(agent, { fileName: AGENT_FILE }),
+      { ownerId: "bob" },
+    );
+    expect(main!.parent_session_id).toBeNull();
+    expect((await manager.get(sub!.id))!.parent_session_id).toBeNull();
+  });
+});
+
+describe("Claude Code injected context and names", () => {
+  const text = fixture(
+    "claude-code-2x/5b0e7c1d-3f2a-4c8e-9d61-0a7e4f2b9c35.jsonl",
+  );
+
+  it("keeps the caveat, the slash command and its output whole, marked as context, and names the session after the prompt", async () => {
+    const [parsed] = parseConversations(text, {
+      fileName: "5b0e7c1d-3f2a-4c8e-9d61-0a7e4f2b9c35.jsonl",
+    });
+    expect(parsed!.title).toBe(
+      "Totals on the invoice export are off by a cent now and th...",
+    );
+    const manager = sqliteManager();
+    const [info] = await importConversations(manager, [parsed!]);
+    const users = (await manager.getSession(info!.id).getHistory()).filter(
+      (message) => message.role === "user",
+    );
+    expect(
+      users.map((message) => [
+        (message.metadata as { injectedContext?: string } | undefined)
+          ?.injectedContext ?? null,
+        message.parts[0]!.text!.slice(0, 24),
+      ]),
+    ).toEqual([
+      ["system-reminder", "Caveat: The messages bel"],
+      ["slash-command", "<command-name>/clear</co"],
+      ["command-output", "<local-command-stdout></"],
+      [null, "Totals on the invoice ex"],
+    ]);
+    // Stored whole: the wrapper's text is the line's text.
+    expect(users[1]!.parts[0]!.text).toContain(
+      "<command-message>clear</command-message>",
+    );
+  });
+
+  it("names a session after its slash command when no prompt follows, never after the file", () => {
+    // The caveat, `/clear` and its (empty) output: the lines before the first prompt.
+    const only = text.split("\n").slice(0, 5).join("\n");
+    const [parsed] = parseConversations(only, { fileName: "session.jsonl" });
+    expect(parsed!.title).toBe("/clear");
+  });
+});
+
+describe("firstUserWords", () => {
+  const user = (id: string, text: string, injectedContext?: string) => ({
+    parentId: null,
+    createdAt: "2026-02-03T09:00:00.000Z",
+    message: {
+      id,
+      role: "user",
+      parts: [{ type: "text", text }],
+      ...(injectedContext ? { metadata: { injectedContext } } : {}),
+    },
+  });
+
+  it("skips messages marked as injected context and slash commands typed as text", () => {
+    expect(
+      firstUserWords(
+        [
+          user(
+            "1",
+            "# AGENTS.md instructions for /repo\n\nAlways run the tests.",
+            "agents-md",
+          ),
+          user(
+            "2",
+            "<environment_context>cwd /repo</environment_context>",
+            "environment-context",
+          ),
+          user("3", "/review src/parser.ts"),
+          user("4", "Why does the parser drop the last line?"),
+        ],
+        "rollout.jsonl",
+      ),
+    ).toBe("Why does the parser drop the last line?");
+    expect(
+      firstUserWords([user("1", "/usr/local/bin is not on PATH")], "x.jsonl"),
+    ).toBe("/usr/local/bin is not on PATH");
   });
 });

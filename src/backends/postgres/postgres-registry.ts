@@ -326,6 +326,7 @@ const COLUMNS = `s.id, s.name, s.parent_session_id, s.model, s.source, s.input_t
 
 const PATCHABLE = [
   "name",
+  "parent_session_id",
   "end_reason",
   "model",
   "source",

@@ -139,8 +139,8 @@ export class SqlSessionRegistry implements SessionRegistry {
     const current = this.get(id);
     if (!current) return false;
     const next = { ...current, ...patch };
-    this.agent
-      .sql`UPDATE assistant_sessions SET name = ${next.name}, end_reason = ${next.end_reason},
+    this.agent.sql`UPDATE assistant_sessions SET name = ${next.name},
+        parent_session_id = ${next.parent_session_id}, end_reason = ${next.end_reason},
         model = ${next.model}, source = ${next.source}, updated_at = ${next.updated_at}
       WHERE id = ${id}`;
     return true;

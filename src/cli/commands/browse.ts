@@ -16,7 +16,7 @@ import {
   withReadStore,
   withSearchStore,
 } from "../session-data.js";
-import { messageText, oneLine, printJson, table } from "../text.js";
+import { oneLine, printJson, table, transcriptText } from "../text.js";
 import { renderTree } from "../tree-view.js";
 
 const tree: CommandSpec = {
@@ -57,13 +57,20 @@ const history: CommandSpec = {
   name: "history",
   summary:
     "Print the history of a branch (the active one unless --leaf), overlays applied.",
-  usage: "<session> [--leaf <id>]",
+  usage: "<session> [--leaf <id>] [--full]",
   positionals: { min: 1, max: 1 },
+  details:
+    "Tool calls show their input and output cut to 200 characters; injected context (an AGENTS.md,\nthe environment, a slash command's wrapper) is folded to one line. --full shows both whole.",
   options: {
     leaf: {
       type: "string",
       value: "id",
       description: "the message the branch ends at",
+    },
+    full: {
+      type: "boolean",
+      description:
+        "show injected context, and tool calls' input and output, whole",
     },
     ...JSON_OPTION,
     ...STORE_OPTIONS,
@@ -94,7 +101,7 @@ const history: CommandSpec = {
             const kind = isCompactionMessage(message)
               ? "summary"
               : message.role;
-            return `── ${kind} · ${message.id}\n${messageText(message)}`;
+            return `── ${kind} · ${message.id}\n${transcriptText(message, command.values.full === true)}`;
           })
           .join("\n\n"),
       );

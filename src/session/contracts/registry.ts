@@ -43,9 +43,20 @@ export interface SessionListing {
   messageCount: number;
 }
 
-/** Fields `update()` may change. */
+/**
+ * Fields `update()` may change (`parent_session_id`: an import links a subagent session to its
+ * session when that one arrives later).
+ */
 export type SessionInfoPatch = Partial<
-  Pick<SessionInfo, "name" | "end_reason" | "model" | "source" | "updated_at">
+  Pick<
+    SessionInfo,
+    | "name"
+    | "parent_session_id"
+    | "end_reason"
+    | "model"
+    | "source"
+    | "updated_at"
+  >
 >;
 
 /**

@@ -42,6 +42,69 @@ export class ImportIndex {
     await this.registry.setConfig(INDEX_ID, `source:${key}`, sessionId);
   }
 
+  /**
+   * Remembers that the session `childId` belongs to the source `parentKey` (a subagent file that
+   * names its session): `linkChildren()` links it when that source is imported, now or later.
+   */
+  async rememberChild(parentKey: string, childId: string): Promise<void> {
+    const children = await this.childrenOf(parentKey);
+    if (children.includes(childId)) return;
+    await this.registry.setConfig(INDEX_ID, "children", "1");
+    await this.registry.setConfig(
+      INDEX_ID,
+      `children:${parentKey}`,
+      JSON.stringify([...children, childId]),
+    );
+  }
+
+  /** Whether any child was ever remembered: an import of no subagent files looks no further. */
+  async hasChildren(): Promise<boolean> {
+    return (await this.registry.getConfig(INDEX_ID, "children")) === "1";
+  }
+
+  /**
+   * Sets the `parent_session_id` of every remembered child of the source `parentKey` that still
+   * exists to `parentId`; returns how many changed.
+   */
+  async linkChildren(parentKey: string, parentId: string): Promise<number> {
+    const children = await this.childrenOf(parentKey);
+    const alive: string[] = [];
+    let linked = 0;
+    for (const childId of children) {
+      const child = await this.registry.get(childId);
+      if (!child) continue;
+      alive.push(childId);
+      if (child.parent_session_id === parentId || childId === parentId)
+        continue;
+      await this.registry.update(childId, { parent_session_id: parentId });
+      linked++;
+    }
+    // Children erased or replaced since go, so the list stays as long as the living ones.
+    if (alive.length !== children.length)
+      await this.registry.setConfig(
+        INDEX_ID,
+        `children:${parentKey}`,
+        JSON.stringify(alive),
+      );
+    return linked;
+  }
+
+  private async childrenOf(parentKey: string): Promise<string[]> {
+    const value = await this.registry.getConfig(
+      INDEX_ID,
+      `children:${parentKey}`,
+    );
+    if (!value) return [];
+    try {
+      const list: unknown = JSON.parse(value);
+      return Array.isArray(list)
+        ? list.filter((id): id is string => typeof id === "string")
+        : [];
+    } catch {
+      return [];
+    }
+  }
+
   /** When the session imported from this source was erased, or `null`. */
   async erasedAt(key: string): Promise<string | null> {
     const value = await this.registry.getConfig(INDEX_ID, `erased:${key}`);

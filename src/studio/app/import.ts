@@ -1,6 +1,8 @@
 /**
- * Import by dropping a file anywhere on the page (or choosing one): POST /v1/import with the file
- * as the body, through XHR so the upload reports progress.
+ * Import by dropping files anywhere on the page (or choosing them): POST /v1/import with each
+ * file as the body, one after the other, through XHR so each upload reports progress. Several
+ * files at once are all imported (a Claude Code session with its subagent files links them,
+ * whichever comes first), each with its own line in the panel.
  */
 import { ApiError } from "./api.js";
 import { onEvent } from "./events.js";
@@ -16,14 +18,15 @@ export function setUpImport(
 ): () => void {
   const picker = h("input", {
     type: "file",
+    multiple: true,
     hidden: true,
     "aria-hidden": "true",
     tabindex: -1,
   });
   picker.addEventListener("change", () => {
-    const file = picker.files?.[0];
+    const files = [...(picker.files ?? [])];
     picker.value = "";
-    if (file) void importFile(file, panel, onImported);
+    if (files.length > 0) void importFiles(files, panel, onImported);
   });
   document.body.append(picker);
   let depth = 0;
@@ -43,8 +46,8 @@ export function setUpImport(
     event.preventDefault();
     depth = 0;
     document.body.classList.remove("dropping");
-    const file = event.dataTransfer?.files[0];
-    if (file) void importFile(file, panel, onImported);
+    const files = [...(event.dataTransfer?.files ?? [])];
+    if (files.length > 0) void importFiles(files, panel, onImported);
   });
   return () => picker.click();
 }
@@ -55,17 +58,16 @@ function hasFiles(event: DragEvent): boolean {
   return event.dataTransfer?.types.includes("Files") ?? false;
 }
 
-async function importFile(
-  file: File,
+/**
+ * Imports the files one after the other (in order, so the server never races two imports of one
+ * conversation), each with its own line. Opens the new session when one file made one; the panel
+ * closes itself only when every file went through cleanly.
+ */
+async function importFiles(
+  files: readonly File[],
   panel: HTMLElement,
   onImported: () => void,
 ): Promise<void> {
-  const bar = h("progress", {
-    max: 100,
-    value: 0,
-    "aria-label": "Upload progress",
-  });
-  const status = h("span", {}, `Uploading ${file.name}…`);
   const close = h(
     "button",
     {
@@ -75,9 +77,58 @@ async function importFile(
     },
     "×",
   );
-  replace(panel, h("div", { class: "import-row" }, status, close), bar);
+  const list = h("div", { class: "import-files" });
+  replace(
+    panel,
+    h(
+      "div",
+      { class: "import-row" },
+      h(
+        "strong",
+        {},
+        files.length === 1 ? "Import" : `Import of ${files.length} files`,
+      ),
+      close,
+    ),
+    list,
+  );
   panel.hidden = false;
   panel.className = "import-panel";
+  let quiet = true;
+  let opened: string | null = null;
+  for (const file of files) {
+    const line = h("div", { class: "import-file" });
+    list.append(line);
+    const result = await importFile(file, line, onImported);
+    if (result.failed) panel.classList.add("failed");
+    quiet &&= !result.needsAttention;
+    opened = files.length === 1 ? result.opens : null;
+  }
+  if (opened !== null) navigate(sessionHref(opened));
+  // A clean success needs no attention for long; one with skips, and a failure, stay until closed.
+  if (quiet)
+    setTimeout(() => {
+      if (panel.contains(list)) panel.hidden = true;
+    }, 8000);
+}
+
+/** One file's upload and import, shown in `line`; what the panel does next. */
+async function importFile(
+  file: File,
+  line: HTMLElement,
+  onImported: () => void,
+): Promise<{ failed: boolean; needsAttention: boolean; opens: string | null }> {
+  const bar = h("progress", {
+    max: 100,
+    value: 0,
+    "aria-label": `Upload progress of ${file.name}`,
+  });
+  const status = h(
+    "span",
+    { class: "import-status" },
+    `Uploading ${file.name}…`,
+  );
+  replace(line, status, bar);
   try {
     const report = await upload(file, (fraction) => {
       bar.value = Math.round(fraction * 100);
@@ -101,19 +152,21 @@ async function importFile(
         ]),
     );
     const details = reportDetails(report);
-    panel.append(details.element);
+    line.append(details.element);
     onImported();
-    if (sessions.length === 1 && report.created.length === 1)
-      navigate(sessionHref(sessions[0]!.id));
-    // A clean success needs no attention for long; one with skips, and a failure, stay until closed.
-    if (!details.needsAttention)
-      setTimeout(() => {
-        if (panel.contains(status)) panel.hidden = true;
-      }, 8000);
+    return {
+      failed: false,
+      needsAttention: details.needsAttention,
+      opens:
+        sessions.length === 1 && report.created.length === 1
+          ? sessions[0]!.id
+          : null,
+    };
   } catch (error) {
-    panel.className = "import-panel failed";
+    line.classList.add("failed");
     bar.remove();
     status.textContent = `Import of ${file.name} failed: ${error instanceof Error ? error.message : String(error)}`;
+    return { failed: true, needsAttention: true, opens: null };
   }
 }
 

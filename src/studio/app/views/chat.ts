@@ -2,7 +2,8 @@
  * The conversation of one leaf as a transcript. It opens at the newest message and loads older
  * ones (windowed history reads) as the reader scrolls up; only what is near the screen is drawn
  * (chat-window.ts), so a 10,000-message session costs what a screenful costs. A run of
- * tool-only messages shows as one collapsed line per run; a subagent call links to the
+ * tool-only messages shows as one collapsed line per run, injected context (an AGENTS.md, a
+ * slash command's wrapper) as one collapsed line naming its kind; a subagent call links to the
  * subagent's own session.
  *
  * Each message at a branch point carries a sibling switcher (← 2/3 →) that shows the chosen
@@ -16,6 +17,7 @@ import { api } from "../api.js";
 import type { Compaction, Message } from "../api-types.js";
 import { h, replace } from "../dom.js";
 import { formatDate, formatNumber } from "../format.js";
+import { injectedContextKind, textLines } from "../injected-context.js";
 import { navigate, sessionHref } from "../router.js";
 import type { TreeModel } from "../tree-model.js";
 import { ChatWindow, type WindowItem } from "./chat-window.js";
@@ -321,8 +323,39 @@ function messageItem(message: Message, options: ChatOptions): HTMLElement {
       partialMark(message),
       siblingSwitcher(message.id, options),
     ),
-    h("div", { class: "parts" }, renderParts(message.parts, options.links)),
+    injectedContext(message, options) ??
+      h("div", { class: "parts" }, renderParts(message.parts, options.links)),
   );
+}
+
+/**
+ * Injected context folded: one line naming its kind and length, which opens to the message
+ * whole (drawn on the first opening: a policy can run to hundreds of lines).
+ */
+function injectedContext(
+  message: Message,
+  options: ChatOptions,
+): HTMLElement | null {
+  const kind = injectedContextKind(message);
+  if (kind === null) return null;
+  const lines = textLines(message);
+  const body = h("div", { class: "parts" });
+  const details = h(
+    "details",
+    { class: "injected-context", "data-kind": kind },
+    h(
+      "summary",
+      {},
+      h("span", { class: "tool-badge" }, "context"),
+      ` ${kind} · ${lines} line${lines === 1 ? "" : "s"}`,
+    ),
+    body,
+  );
+  details.addEventListener("toggle", () => {
+    if (details.open && body.childElementCount === 0)
+      replace(body, renderParts(message.parts, options.links));
+  });
+  return details;
 }
 
 /**
