@@ -126,7 +126,11 @@ export function messageRoutes(
         "IDEMPOTENCY_KEY_REUSED",
         "This Idempotency-Key was used for another message: use a new key for a new message",
       ) as never;
-    if (keyed !== null) c.header("Idempotent-Replayed", "true");
+    // Under a key a retry answers what the first attempt answered: 201 and the message.
+    if (keyed !== null) {
+      c.header("Idempotent-Replayed", "true");
+      return c.json({ message: toWire(result.message) }, 201);
+    }
     if (result.matchesStored)
       return c.json({ message: toWire(result.message) }, 200);
     throw new ArborError(
