@@ -125,9 +125,9 @@ function reimportCases(makeManager: () => SessionManager): void {
       update.updated.map((entry) => [entry.session.id, entry.messagesAdded]),
     ).toEqual([[trip!.id, 1]]);
     // The other conversation has nothing new: skipped, its session left as it was.
-    expect(update.skipped.map((entry) => [entry.title, entry.reason])).toEqual(
-      [["Regex for dates", "exists"]],
-    );
+    expect(update.skipped.map((entry) => [entry.title, entry.reason])).toEqual([
+      ["Regex for dates", "exists"],
+    ]);
     const session = manager.getSession(trip!.id);
     expect(await session.countMessages()).toBe(before + 1);
     expect(ids(await session.getHistory()).at(-1)).toBe("u-0009");
