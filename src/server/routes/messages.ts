@@ -32,7 +32,7 @@ export const appendMessage = createRoute({
   path: "/v1/sessions/{id}/messages",
   tags,
   summary:
-    "Append a message (after the active leaf, under `parentId`, or as a root); a retry of the same id and body answers 200, a different body 409",
+    "Append a message (after the active leaf, under `parentId`, or as a root); a retry of the same id and body answers 200, a different body 409; under an Idempotency-Key a retry answers 201 as the first attempt",
   request: { params: SessionParams, body: jsonBody(AppendBody) },
   responses: {
     201: json(MessageEnvelope, "The stored message"),
