@@ -257,8 +257,9 @@ const CONCURRENT_IMPORT_WAIT_MS = 10_000;
  * the index entry. With `derivedId` the session's id comes from the conversation's identity, so
  * when another import of the same conversation holds it (SESSION_EXISTS) this one waits for that
  * import to finish and answers its session as `existing` (it goes again when that import failed
- * and left nothing). An id that stays taken but not by a finished import of this conversation
- * (its metadata was changed) gets a random id, as an import did before ids were derived.
+ * and left nothing, and adopts the session when that import stopped without recording it). An id
+ * taken by any other session (its metadata was changed) gives way to a random id, as an import
+ * had before ids were derived.
  */
 async function writeSession(
   manager: SessionManager,
@@ -301,6 +302,12 @@ async function writeSession(
       const other = await finishedImport(manager, identity.key, id, deadline);
       if (other === "gone") continue;
       if (other !== null) return { existing: other };
+      // Still not recorded: an import that stopped half way (its process died) left the session
+      // with this conversation's key, and a merge completes it; any other session keeps the id.
+      if ((await importKeyOf(manager, id)) === identity.key) {
+        await index.recordSession(identity.key, id);
+        return { existing: id };
+      }
       id = undefined;
       continue;
     }
@@ -338,6 +345,14 @@ async function finishedImport(
     if (performance.now() >= deadline) return null;
     await new Promise((resolve) => setTimeout(resolve, pause));
   }
+}
+
+/** The import key in the session's metadata, or `null`. */
+async function importKeyOf(
+  manager: SessionManager,
+  sessionId: string,
+): Promise<string | null> {
+  return (await manager.getMetadata(sessionId, IMPORT_KEY_METADATA)) ?? null;
 }
 
 /** Adds the messages the session lacks, parents first, as they were; returns how many. */
