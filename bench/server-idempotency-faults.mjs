@@ -215,6 +215,8 @@ function request(base, method, path, body, headers) {
     body === undefined ? undefined : raw ? body : JSON.stringify(body);
   return http.request(url, {
     method,
+    // A connection per request: none is left open to hold up the servers' shutdown.
+    agent: false,
     headers: {
       ...(payload !== undefined
         ? {
