@@ -6,8 +6,8 @@
 // process with its key, and an import cut and retried without one; then `AT_ONCE` imports of one
 // file at once without a key. Each check counts what the database holds afterwards: one effect
 // per key or per file, and one answer (status and body) for every request with one key. Exits
-// non-zero when a check fails. The assertions that guard this in CI are the API suite's
-// (test/server/support/cases-idempotency-races.ts); this run shows it over real processes.
+// non-zero when a check fails. test/server/idempotency-processes.int.test.ts runs these checks in
+// CI, beside the API suite's (test/server/support/cases-idempotency-races.ts).
 import { spawn } from "node:child_process";
 import http from "node:http";
 import { pathToFileURL } from "node:url";
