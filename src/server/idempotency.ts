@@ -105,10 +105,10 @@ export interface IdempotentOptions {
  * Runs `run` once per key: without a key it just runs. With one, the key is claimed atomically
  * first; the request that holds the claim runs and stores its answer, every other request with
  * the key waits for that answer and replays it (or answers 422 for another request, or 409 when
- * the wait, `deps.idempotencyWaitMs`, ends first). A claim whose request failed, or older than `CLAIM_STALE_MS`, is taken
- * over by one retry, which runs again: each write finds what an earlier attempt committed (ids
- * from the key, the import's conversation identity, the overlay's range or `meta.requestKey`), so
- * a takeover never writes twice.
+ * the wait, `deps.idempotencyWaitMs`, ends first). A claim whose request failed, or older than
+ * `CLAIM_STALE_MS`, is taken over by one retry, which runs again: each write finds what an
+ * earlier attempt committed (ids from the key, the import's conversation identity, the overlay's
+ * range or `meta.requestKey`), so a takeover never writes twice.
  */
 export async function idempotently(
   deps: ServerDeps,
