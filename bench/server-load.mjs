@@ -22,7 +22,9 @@
 // duplicated. Meanwhile a subscriber per watched session (`WATCHED` of them) streams its
 // `/events`; when its process goes away or the stream breaks it reconnects to a live one with
 // `Last-Event-ID`, and afterwards every acknowledged append of its session must have reached it
-// exactly once: no event missed, none twice.
+// exactly once: no event missed, none twice. Last, the idempotency checks of
+// bench/server-idempotency-faults.mjs (requests with one Idempotency-Key at once on both
+// processes, answers dropped and retried).
 //
 //   node bench/server-load.mjs   (after `npm run build`; ARBOR_TEST_PG_URL, default
 //   postgres://postgres@127.0.0.1:5432/postgres; ARBOR_BENCH_SECONDS, ARBOR_BENCH_CLIENTS;
@@ -58,6 +60,10 @@ import { performance } from "node:perf_hooks";
 import { SessionManager, applyPostgresSchema } from "arbor-memory/session";
 import { openSqlite } from "arbor-memory/sqlite";
 import { throwawayDatabase } from "./standalone.mjs";
+import {
+  idempotencyFaults,
+  reportIdempotency,
+} from "./server-idempotency-faults.mjs";
 import { startPrivateCluster } from "../scripts/private-postgres-cluster.mjs";
 
 const PG =
@@ -186,6 +192,14 @@ for (const fault of FAULTS ? ["SIGKILL", "SIGTERM", "outage", "restart"] : []) {
 }
 
 report(results);
+
+// 4. Idempotency under races and dropped answers: one key sent at once to two processes, an
+// answer dropped and retried with and without a key (bench/server-idempotency-faults.mjs).
+if (
+  FAULTS &&
+  !reportIdempotency(await idempotencyFaults({ pg: PG, serve, stopAll }))
+)
+  process.exitCode = 1;
 
 // --- The runs ---
 

@@ -2,6 +2,7 @@ import type {
   SessionInfo,
   SessionSnapshot,
 } from "../session/contracts/session-info.js";
+import { uuidFromHex } from "../session/core/hash-uuid.js";
 import {
   IMPORT_KEY_METADATA,
   IMPORTED_AT_METADATA,
@@ -24,9 +25,10 @@ export interface ImportConversationsOptions {
   /** Keep the snapshots' session and overlay ids (default `false`: fresh ids). */
   keepIds?: boolean;
   /**
-   * A conversation imported before into a session of the same owner: `"skip"` it (default),
-   * `"replace"` that session with a new one, or `"update"` it (the messages it lacks are added;
-   * none is written twice).
+   * A conversation imported before into a session of the same owner: `"update"` it (default:
+   * merged by message id, the messages it lacks are added under their parents, none is written
+   * twice; with nothing new it is reported as skipped), `"skip"` it, or `"replace"` that session
+   * with a new one.
    */
   existing?: ExistingConversation;
   /**
@@ -82,7 +84,8 @@ export async function importConversations(
  * `importConversations()`, answering what it did: the sessions created, updated and the
  * conversations skipped. Each session keeps its source in its metadata (`import.format`,
  * `import.sourceId`, `import.fileName`, and `import.key`, the hashed identity the import index
- * looks up) and `import.importedAt`, when it entered this store (retention counts from it); the identity is per owner, so another tenant's import never matches.
+ * looks up) and `import.importedAt`, when it entered this store (retention counts from it); the
+ * identity is per owner, so another tenant's import never matches.
  */
 export async function importConversationsWithReport(
   manager: SessionManager,
@@ -111,10 +114,15 @@ export async function importConversationsWithReport(
   try {
     for (const conversation of conversations) {
       const identity = await identityOf(conversation, options.ownerId);
-      const existing = await index.findSession(identity.key);
+      const mode = options.existing ?? "update";
+      let existing = await index.findSession(identity.key);
       const erased =
         existing === null ? await index.erasedAt(identity.key) : null;
-      const mode = options.existing ?? "skip";
+      const parent =
+        conversation.parentIndex === undefined
+          ? undefined
+          : placed[conversation.parentIndex];
+      let info: SessionInfo | null = null;
       if (erased !== null && options.restoreErased !== true) {
         report.skipped.push({
           title: conversation.title,
@@ -122,50 +130,23 @@ export async function importConversationsWithReport(
           sessionId: null,
         });
         placed.push(undefined);
-      } else if (existing !== null && mode === "skip") {
-        report.skipped.push({
-          title: conversation.title,
-          reason: "exists",
-          sessionId: existing,
+        continue;
+      }
+      if (existing === null || mode === "replace") {
+        const written = await writeSession(manager, conversation, {
+          keepIds: options.keepIds === true,
+          ownerId: options.ownerId,
+          parent,
+          identity,
+          // A first import takes the id its identity gives: concurrent imports of one
+          // conversation then meet at one session instead of making one each.
+          derivedId: existing === null && erased === null,
         });
-        placed.push(existing);
-        // Imported before, maybe before its subagent's session (or parent) was: link it now.
-        links.push({ conversation, sessionId: existing, key: identity.key });
-      } else if (existing !== null && mode === "update") {
-        const messagesAdded = await appendMissing(
-          manager,
-          existing,
-          conversation,
-        );
-        const info = (await manager.get(existing))!;
-        report.updated.push({ session: info, messagesAdded });
-        report.sessions.push(info);
-        report.messagesWritten += messagesAdded;
-        placed.push(existing);
-        links.push({ conversation, sessionId: existing, key: identity.key });
-      } else {
-        const parent =
-          conversation.parentIndex === undefined
-            ? undefined
-            : placed[conversation.parentIndex];
-        const info = await manager.importSession(
-          prepare(conversation, options.keepIds === true, parent, identity),
-          {
-            newId: options.keepIds !== true,
-            ...(options.ownerId !== undefined
-              ? { ownerId: options.ownerId }
-              : {}),
-            name: conversation.title,
-          },
-        );
+        if ("session" in written) info = written.session;
+        else existing = written.existing;
+      }
+      if (info) {
         created.push(info);
-        await writeBlockVersions(
-          manager,
-          info.id,
-          conversation.blockVersions ?? {},
-        );
-        await restoreActiveLeaf(manager, info.id, conversation.activeLeafId);
-        await index.recordSession(identity.key, info.id);
         if (erased !== null) await index.clearErased(identity.key);
         placed.push(info.id);
         links.push({ conversation, sessionId: info.id, key: identity.key });
@@ -178,6 +159,37 @@ export async function importConversationsWithReport(
         } else report.created.push(info);
         report.sessions.push(info);
         report.messagesWritten += conversation.snapshot.messages.length;
+      } else if (existing !== null && mode === "update") {
+        // Merged by message id: what the session holds is skipped, the rest goes under its
+        // parent, whichever of two files of the conversation came first.
+        const messagesAdded = await appendMissing(
+          manager,
+          existing,
+          conversation,
+        );
+        placed.push(existing);
+        // Imported before, maybe before its subagent's session (or parent) was: link it now.
+        links.push({ conversation, sessionId: existing, key: identity.key });
+        if (messagesAdded === 0)
+          report.skipped.push({
+            title: conversation.title,
+            reason: "exists",
+            sessionId: existing,
+          });
+        else {
+          const session = (await manager.get(existing))!;
+          report.updated.push({ session, messagesAdded });
+          report.sessions.push(session);
+          report.messagesWritten += messagesAdded;
+        }
+      } else if (existing !== null) {
+        report.skipped.push({
+          title: conversation.title,
+          reason: "exists",
+          sessionId: existing,
+        });
+        placed.push(existing);
+        links.push({ conversation, sessionId: existing, key: identity.key });
       }
       done += conversation.snapshot.messages.length;
       options.onProgress?.(done, total);
@@ -255,6 +267,112 @@ async function sha256(text: string): Promise<string> {
     .join("");
 }
 
+/** How long an import waits for a concurrent import of the same conversation to finish. */
+const CONCURRENT_IMPORT_WAIT_MS = 10_000;
+
+/**
+ * Writes the conversation as a new session: its snapshot, block versions and active branch, then
+ * the index entry. With `derivedId` the session's id comes from the conversation's identity, so
+ * when another import of the same conversation holds it (SESSION_EXISTS) this one waits for that
+ * import to finish and answers its session as `existing` (it goes again when that import failed
+ * and left nothing, and adopts the session when that import stopped without recording it). An id
+ * taken by any other session (its metadata was changed) gives way to a random id, as an import
+ * had before ids were derived.
+ */
+async function writeSession(
+  manager: SessionManager,
+  conversation: ParsedConversation,
+  options: {
+    keepIds: boolean;
+    ownerId: string | undefined;
+    parent: string | undefined;
+    identity: Identity;
+    derivedId: boolean;
+  },
+): Promise<{ session: SessionInfo } | { existing: string }> {
+  const index = manager.importIndex();
+  const { identity } = options;
+  const derived =
+    options.derivedId && !options.keepIds
+      ? uuidFromHex(await sha256(JSON.stringify(["session", identity.key])))
+      : undefined;
+  const deadline = performance.now() + CONCURRENT_IMPORT_WAIT_MS;
+  let id = derived;
+  for (;;) {
+    let info: SessionInfo;
+    try {
+      info = await manager.importSession(
+        prepare(conversation, options.keepIds, options.parent, identity),
+        {
+          ...(id !== undefined ? { id } : { newId: !options.keepIds }),
+          ...(options.ownerId !== undefined
+            ? { ownerId: options.ownerId }
+            : {}),
+          name: conversation.title,
+        },
+      );
+    } catch (error) {
+      if (
+        id === undefined ||
+        (error as { code?: unknown }).code !== "SESSION_EXISTS"
+      )
+        throw error;
+      const other = await finishedImport(manager, identity.key, id, deadline);
+      if (other === "gone") continue;
+      if (other !== null) return { existing: other };
+      // Still not recorded: an import that stopped half way (its process died) left the session
+      // with this conversation's key, and a merge completes it; any other session keeps the id.
+      if ((await importKeyOf(manager, id)) === identity.key) {
+        await index.recordSession(identity.key, id);
+        return { existing: id };
+      }
+      id = undefined;
+      continue;
+    }
+    try {
+      await writeBlockVersions(
+        manager,
+        info.id,
+        conversation.blockVersions ?? {},
+      );
+      await restoreActiveLeaf(manager, info.id, conversation.activeLeafId);
+      await index.recordSession(identity.key, info.id);
+    } catch (error) {
+      await manager.delete(info.id).catch(() => false);
+      throw error;
+    }
+    return { session: info };
+  }
+}
+
+/**
+ * Waits for the import that holds `id` to record it: its session id, `"gone"` when it failed
+ * (the id is free again), or `null` when the deadline passes first.
+ */
+async function finishedImport(
+  manager: SessionManager,
+  key: string,
+  id: string,
+  deadline: number,
+): Promise<string | "gone" | null> {
+  const index = manager.importIndex();
+  for (let pause = 5; ; pause = Math.min(pause * 2, 200)) {
+    const found = await index.findSession(key);
+    if (found !== null) return found;
+    if ((await manager.get(id)) === null) return "gone";
+    if (performance.now() >= deadline) return null;
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+}
+
+/** The import key in the session's metadata, or `null`. */
+async function importKeyOf(
+  manager: SessionManager,
+  sessionId: string,
+): Promise<string | null> {
+  return (await manager.getMetadata(sessionId, IMPORT_KEY_METADATA)) ?? null;
+}
+
 /** Adds the messages the session lacks, parents first, as they were; returns how many. */
 async function appendMissing(
   manager: SessionManager,
@@ -271,7 +389,9 @@ async function appendMissing(
       })
     )
       added++;
-  await restoreActiveLeaf(manager, sessionId, conversation.activeLeafId);
+  // Nothing new leaves the session as it is, its active branch included.
+  if (added > 0)
+    await restoreActiveLeaf(manager, sessionId, conversation.activeLeafId);
   return added;
 }
 

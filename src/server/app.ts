@@ -95,6 +95,11 @@ export interface CreateAppOptions {
    * it `/mcp` is not a route.
    */
   mcp?: McpEndpoint;
+  /**
+   * Milliseconds a request with an `Idempotency-Key` waits for the answer of the request with
+   * that key that still runs (then 409 `IDEMPOTENCY_IN_PROGRESS`). Default 10 000.
+   */
+  idempotencyWaitMs?: number;
 }
 
 const health = createRoute({
@@ -170,7 +175,12 @@ export function createApp(options: CreateAppOptions): OpenAPIHono<ServerEnv> {
 
   app.openapi(health, (c) => c.json({ status: "ok" as const }, 200));
   readinessRoute(app, { manager });
-  const deps = { manager };
+  const deps = {
+    manager,
+    ...(options.idempotencyWaitMs !== undefined
+      ? { idempotencyWaitMs: options.idempotencyWaitMs }
+      : {}),
+  };
   sessionRoutes(app, deps);
   historyRoutes(app, deps);
   messageRoutes(app, deps);

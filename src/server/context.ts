@@ -15,6 +15,8 @@ export interface ServerEnv {
 /** What every route works on. */
 export interface ServerDeps {
   manager: SessionManager;
+  /** Milliseconds a request waits for the one with its `Idempotency-Key` that still runs. */
+  idempotencyWaitMs?: number;
 }
 
 /** The registry row plus owner, metadata and the number of stored messages (all branches). */

@@ -2,27 +2,36 @@ import type { Context } from "hono";
 import type { SessionManager } from "../session/manager/session-manager.js";
 import type { SessionInfo } from "../session/contracts/session-info.js";
 import { uuidFromHex } from "../session/core/hash-uuid.js";
-import { tenantOf, type ServerEnv } from "./context.js";
+import { tenantOf, type ServerDeps, type ServerEnv } from "./context.js";
 import { errorResponse } from "./errors.js";
 
 /**
- * `Idempotency-Key` for the writes that have no natural id: import, fork, compaction overlays,
- * compact. The first request with a key runs and its answer is stored (in the import index,
- * beside the registry, so every process over the store sees it); a retry with the same key and
- * the same request gets that answer again with `Idempotent-Replayed: true` and writes nothing,
- * and the same key with another request answers 422 `IDEMPOTENCY_KEY_REUSED`. Keys are per
- * tenant, and one key names one request, whatever its route.
+ * `Idempotency-Key` for the writes that have no natural id: create, import, fork, compaction
+ * overlays, compact, block writes. The first request with a key claims it in the store before it
+ * runs (`setConfigIfAbsent`: an INSERT … ON CONFLICT DO NOTHING on the built-in backends, so one
+ * request runs even when several processes share the store), and its answer replaces the claim
+ * when it is done. A request with the same key and the same request that arrives meanwhile waits
+ * for that answer (up to `idempotencyWaitMs`, then 409 `IDEMPOTENCY_IN_PROGRESS`), and one that
+ * arrives later gets it at once; both with `Idempotent-Replayed: true` and without writing. The
+ * same key with another request answers 422 `IDEMPOTENCY_KEY_REUSED`. Keys are per tenant, and
+ * one key names one request, whatever its route.
  *
- * The append route needs none of this: a key there becomes the message's id (`messageIdFor`),
- * and the store's own rule for an id already taken makes the retry exact, even when two
- * processes race. A compaction, which can run for as long as its model call, claims its key
- * before it runs instead (`claimed`), so a retry that arrives while it still runs waits.
+ * The append route needs no claim: a key there becomes the message's id (`messageIdFor`), and
+ * the store's own rule for an id already taken makes the retry exact, even when two processes
+ * race.
  */
 export interface IdempotentRequest {
   /** The hashed `(tenant, key)`. */
   key: string;
   /** The hashed method, path, query and body: what a retry must repeat. */
   request: string;
+}
+
+/** What a guarded request answers; `replayed` when it found its own earlier write. */
+export interface IdempotentAnswer {
+  status: number;
+  body: unknown;
+  replayed?: boolean;
 }
 
 /** What is kept per key: the request's hash and the answer. */
@@ -32,7 +41,7 @@ interface IdempotencyRecord {
   body: unknown;
 }
 
-/** What a claimed key holds while its request runs (`claimed`), until the answer replaces it. */
+/** What a claimed key holds while its request runs, until the answer replaces it. */
 interface IdempotencyClaim {
   request: string;
   /** Names this claim: a takeover of it is claimed under a key derived from it. */
@@ -50,8 +59,17 @@ interface IdempotencyClaim {
  */
 export const CLAIM_STALE_MS = 120_000;
 
+/**
+ * How long a request waits for the answer of the request with its key that still runs, by
+ * default: long enough for an import or a compaction, well under the request timeout.
+ */
+export const DEFAULT_IDEMPOTENCY_WAIT_MS = 10_000;
+
 /** Seconds a retry of a request that still runs is asked to wait (`Retry-After`). */
 const IN_PROGRESS_RETRY_SECONDS = 2;
+
+/** The longest pause between two looks at a claim that another request holds. */
+const MAX_POLL_MS = 200;
 
 /** The request's key and fingerprint, or `null` without an `Idempotency-Key` header. */
 export async function idempotentRequest(
@@ -74,93 +92,51 @@ export async function idempotentRequest(
   };
 }
 
-/** The stored answer of an earlier request with this key, 422 for another request, or `null`. */
-export async function replayed(
-  manager: SessionManager,
-  c: Context<ServerEnv>,
-  idempotent: IdempotentRequest | null,
-): Promise<Response | null> {
-  if (!idempotent) return null;
-  const stored = await manager.importIndex().idempotent(idempotent.key);
-  if (stored === null) return null;
-  const record = JSON.parse(stored) as IdempotencyRecord | IdempotencyClaim;
-  if (record.request !== idempotent.request) return keyReused(c);
-  if (!("status" in record)) return inProgress(c);
-  c.header("Idempotent-Replayed", "true");
-  return c.json(record.body as never, record.status as 200);
-}
-
-/** A claim this request holds (`claimed`): `release` it when the request fails. */
-export interface HeldClaim {
-  release(): Promise<void>;
+/** What a takeover of a failed or dead claim looks for first. */
+export interface IdempotentOptions {
+  /**
+   * Before a retry takes over a claim whose request failed or died: the answer its write left,
+   * if it committed (so a compaction's model is not called twice), else `null` and it runs.
+   */
+  committed?: () => Promise<IdempotentAnswer | null>;
 }
 
 /**
- * For a request that may run long: claims the key before it runs, atomically across processes
- * when the registry can (`setConfigIfAbsent`). Answers the held claim, or the response to send
- * instead: the stored answer (replay), 422 for another request, the answer `committed` finds
- * (the first attempt stored its result, its answer was lost: stored now and replayed), or 409
- * `IDEMPOTENCY_IN_PROGRESS` with `Retry-After` while the first attempt runs. A claim whose
- * request failed, or older than `CLAIM_STALE_MS`, is taken over by one retry. Without a key:
- * `null`, and the request runs unguarded.
+ * Runs `run` once per key: without a key it just runs. With one, the key is claimed atomically
+ * first; the request that holds the claim runs and stores its answer, every other request with
+ * the key waits for that answer and replays it (or answers 422 for another request, or 409 when
+ * the wait, `deps.idempotencyWaitMs`, ends first). A claim whose request failed, or older than
+ * `CLAIM_STALE_MS`, is taken over by one retry, which runs again: each write finds what an
+ * earlier attempt committed (ids from the key, the import's conversation identity, the overlay's
+ * range or `meta.requestKey`), so a takeover never writes twice.
  */
-export async function claimed(
-  manager: SessionManager,
+export async function idempotently(
+  deps: ServerDeps,
   c: Context<ServerEnv>,
   idempotent: IdempotentRequest | null,
-  committed: () => Promise<{ status: number; body: unknown } | null>,
-): Promise<HeldClaim | Response | null> {
-  if (!idempotent) return null;
-  const index = manager.importIndex();
-  const hold = (claim: IdempotencyClaim): HeldClaim => ({
-    release: () =>
-      index.recordIdempotent(
-        idempotent.key,
-        JSON.stringify({ ...claim, failed: true } satisfies IdempotencyClaim),
-      ),
-  });
-  const newClaim = (): IdempotencyClaim => ({
-    request: idempotent.request,
-    claim: crypto.randomUUID(),
-    at: Date.now(),
-  });
-  // Twice at most: a claim made between this read and the claim below is read on the second pass.
-  for (let pass = 0; pass < 2; pass++) {
-    const stored = await index.idempotent(idempotent.key);
-    if (stored === null) {
-      const claim = newClaim();
-      if (await index.claimIdempotent(idempotent.key, JSON.stringify(claim)))
-        return hold(claim);
-      continue;
-    }
-    const record = JSON.parse(stored) as IdempotencyRecord | IdempotencyClaim;
-    if (record.request !== idempotent.request) return keyReused(c);
-    if ("status" in record) {
-      c.header("Idempotent-Replayed", "true");
-      return c.json(record.body as never, record.status as 200);
-    }
-    const found = await committed();
-    if (found) {
-      await remember(manager, idempotent, found.status, found.body);
-      c.header("Idempotent-Replayed", "true");
-      return c.json(found.body as never, found.status as 200);
-    }
-    if (!record.failed && Date.now() - record.at < CLAIM_STALE_MS)
-      return inProgress(c);
-    // One retry takes a failed or dead claim over: the takeover itself is claimed by a key that
-    // names the old claim, so two retries racing for it cannot both run.
-    if (
-      !(await index.claimIdempotent(
-        `${idempotent.key}:after:${record.claim}`,
-        "taken",
-      ))
-    )
-      return inProgress(c);
-    const claim = newClaim();
-    await index.recordIdempotent(idempotent.key, JSON.stringify(claim));
-    return hold(claim);
+  run: () => Promise<IdempotentAnswer>,
+  options: IdempotentOptions = {},
+): Promise<Response> {
+  if (!idempotent) return answer(c, await run());
+  const { manager } = deps;
+  const held = await claim(
+    manager,
+    c,
+    idempotent,
+    deps.idempotencyWaitMs ?? DEFAULT_IDEMPOTENCY_WAIT_MS,
+    options,
+  );
+  if (held instanceof Response) return held;
+  let result: IdempotentAnswer;
+  try {
+    result = await run();
+    await remember(manager, idempotent, result.status, result.body);
+  } catch (error) {
+    // Failed, or its answer could not be stored: a retry runs again (and finds what committed).
+    await held.release().catch(() => undefined);
+    throw error;
   }
-  return inProgress(c);
+  return answer(c, result);
 }
 
 /** Stores the answer under the key (a no-op without one). */
@@ -241,6 +217,81 @@ async function keyedId(
   const header = idempotencyHeader(c);
   if (header === null) return null;
   return uuidFromHex(await sha256(JSON.stringify(parts(tenantOf(c), header))));
+}
+
+/** A claim this request holds: `release` it when the request fails. */
+interface HeldClaim {
+  release(): Promise<void>;
+}
+
+/**
+ * Claims the key, or answers instead: the stored answer (replay), 422 for another request, the
+ * answer `committed` finds behind a failed or dead claim, or 409 when the request holding the
+ * claim is still running after `waitMs`.
+ */
+async function claim(
+  manager: SessionManager,
+  c: Context<ServerEnv>,
+  idempotent: IdempotentRequest,
+  waitMs: number,
+  options: IdempotentOptions,
+): Promise<HeldClaim | Response> {
+  const index = manager.importIndex();
+  const hold = (held: IdempotencyClaim): HeldClaim => ({
+    release: () =>
+      index.recordIdempotent(
+        idempotent.key,
+        JSON.stringify({ ...held, failed: true } satisfies IdempotencyClaim),
+      ),
+  });
+  const newClaim = (): IdempotencyClaim => ({
+    request: idempotent.request,
+    claim: crypto.randomUUID(),
+    at: Date.now(),
+  });
+  // The wait is measured on the monotonic clock: `Date.now()` only dates claims.
+  const deadline = performance.now() + waitMs;
+  for (let pause = 5; ; pause = Math.min(pause * 2, MAX_POLL_MS)) {
+    const stored = await index.idempotent(idempotent.key);
+    const record =
+      stored === null
+        ? null
+        : (JSON.parse(stored) as IdempotencyRecord | IdempotencyClaim);
+    if (record === null) {
+      const fresh = newClaim();
+      if (await index.claimIdempotent(idempotent.key, JSON.stringify(fresh)))
+        return hold(fresh);
+      // Another request claimed it between the read and the claim: it is read after the pause.
+    } else if (record.request !== idempotent.request) return keyReused(c);
+    else if ("status" in record)
+      return answer(c, { ...record, replayed: true });
+    else if (record.failed || Date.now() - record.at >= CLAIM_STALE_MS) {
+      const found = await options.committed?.();
+      if (found) {
+        await remember(manager, idempotent, found.status, found.body);
+        return answer(c, { ...found, replayed: true });
+      }
+      // One retry takes a failed or dead claim over: the takeover itself is claimed by a key
+      // that names the old claim, so two retries racing for it cannot both run.
+      if (
+        await index.claimIdempotent(
+          `${idempotent.key}:after:${record.claim}`,
+          "taken",
+        )
+      ) {
+        const fresh = newClaim();
+        await index.recordIdempotent(idempotent.key, JSON.stringify(fresh));
+        return hold(fresh);
+      }
+    }
+    if (performance.now() >= deadline) return inProgress(c);
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+}
+
+function answer(c: Context, result: IdempotentAnswer): Response {
+  if (result.replayed) c.header("Idempotent-Replayed", "true");
+  return c.json(result.body as never, result.status as 200);
 }
 
 function keyReused(c: Context): Response {

@@ -96,24 +96,24 @@ describe("arbor import and export", () => {
       expect(run.stdout).toMatch(/^\S+ {2}Bread\n$/);
     });
 
-    it("skips the conversation when imported again, and updates or replaces on request", async () => {
+    it("skips the conversation when imported again with nothing new, and skips or replaces on request", async () => {
       const again = await runCli(["import", CHATGPT, "--db", db]);
       expect(again.code).toBe(0);
       expect(again.stdout).toBe("");
       expect(again.stderr).toContain("Created 0, updated 0, skipped 1.");
       expect(again.stderr).toContain(
-        `Skipped "Sourdough starter": imported before as ${sessionId} (--existing update or replace)`,
+        `Skipped "Sourdough starter": imported before as ${sessionId}, nothing new (--existing replace writes it again)`,
       );
-      const update = await runCli([
+      const skip = await runCli([
         "import",
         CHATGPT,
         "--existing",
-        "update",
+        "skip",
         "--db",
         db,
       ]);
-      expect(update.stderr).toContain("Created 0, updated 1, skipped 0.");
-      expect(update.stdout).toBe(`${sessionId}  Sourdough starter\n`);
+      expect(skip.stderr).toContain("Created 0, updated 0, skipped 1.");
+      expect(skip.stdout).toBe("");
       const bad = await runCli(["import", CHATGPT, "--existing", "merge"]);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toContain("--existing takes skip, replace, update");

@@ -1,7 +1,10 @@
 // Re-imports: the same source conversation imported again is skipped (or replaced, or brought up
 // to date), per owner; forks and compact-and-split do not inherit the identity; an erased
 // conversation stays erased unless asked. On SQLite, in memory and on PostgreSQL (pg, postgres).
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { runCli, temporaryFolder } from "../cli/support/cli.js";
 import {
   importConversations,
   importConversationsWithReport,
@@ -13,7 +16,14 @@ import {
   describePostgres,
   type TestDatabase,
 } from "../providers/postgres-database.js";
-import { fixture, ids, memoryManager, sqliteManager } from "./support.js";
+import {
+  branchesOf,
+  fixture,
+  FIXTURES,
+  ids,
+  memoryManager,
+  sqliteManager,
+} from "./support.js";
 
 const BACKENDS: Array<[string, () => SessionManager]> = [
   ["SQLite", sqliteManager],
@@ -46,6 +56,29 @@ function extended(): string {
   trip.current_node = "u-0009";
   expect(leaf).toBe("a-0006");
   return JSON.stringify(conversations);
+}
+
+/** Real session files whose first half is a fragment of the same conversation (same id). */
+const SESSION_FILES = [
+  "claude-code-session.jsonl",
+  "pi-session.jsonl",
+  "codex-rollout-tools.jsonl",
+];
+
+/** The file cut after half its lines: what an earlier copy of a session still running holds. */
+function firstHalf(text: string): string {
+  const lines = text.split("\n").filter((line) => line.trim() !== "");
+  return `${lines.slice(0, Math.ceil(lines.length / 2)).join("\n")}\n`;
+}
+
+/** Every session's root-to-leaf paths, by source conversation: the trees the store holds. */
+async function treesOf(manager: SessionManager) {
+  const trees: Record<string, string[][]> = {};
+  for (const info of await manager.list()) {
+    const source = (await manager.listMetadata(info.id))["import.sourceId"]!;
+    trees[source] = await branchesOf(manager, info.id);
+  }
+  return trees;
 }
 
 describe.each(BACKENDS)("re-imports on %s", (_name, makeManager) =>
@@ -123,9 +156,10 @@ function reimportCases(makeManager: () => SessionManager): void {
     );
     expect(
       update.updated.map((entry) => [entry.session.id, entry.messagesAdded]),
-    ).toEqual([
-      [trip!.id, 1],
-      [expect.any(String), 0],
+    ).toEqual([[trip!.id, 1]]);
+    // The other conversation has nothing new: skipped, its session left as it was.
+    expect(update.skipped.map((entry) => [entry.title, entry.reason])).toEqual([
+      ["Regex for dates", "exists"],
     ]);
     const session = manager.getSession(trip!.id);
     expect(await session.countMessages()).toBe(before + 1);
@@ -216,6 +250,64 @@ function reimportCases(makeManager: () => SessionManager): void {
       ),
     ).toEqual(["exists", "exists"]);
   });
+
+  it.each(SESSION_FILES)(
+    "a fragment of %s imported first does not hide the conversation: the rest is merged by message id, whichever file comes first",
+    async (file) => {
+      const full = fixture(file);
+      const parse = (text: string) =>
+        parseConversations(text, { fileName: file });
+      const reference = memoryManager();
+      await importConversations(reference, parse(full));
+      const expected = await treesOf(reference);
+
+      const manager = makeManager();
+      const first = await importConversationsWithReport(
+        manager,
+        parse(firstHalf(full)),
+      );
+      expect(first.created.length).toBeGreaterThan(0);
+      const second = await importConversationsWithReport(manager, parse(full));
+      // The fragment's session is brought up to date, not skipped, and nothing is written twice.
+      expect(second.updated.map((entry) => entry.session.id)).toEqual([
+        first.created[0]!.id,
+      ]);
+      expect(second.updated[0]!.messagesAdded).toBeGreaterThan(0);
+      expect(await treesOf(manager)).toEqual(expected);
+      // One root per conversation, as in the file.
+      for (const paths of Object.values(await treesOf(manager)))
+        expect(new Set(paths.map((path) => path[0])).size).toBe(1);
+
+      // The other order: the whole file first, then the fragment adds nothing.
+      const other = makeManager();
+      await importConversations(other, parse(full));
+      const fragment = await importConversationsWithReport(
+        other,
+        parse(firstHalf(full)),
+      );
+      expect([fragment.messagesWritten, fragment.created]).toEqual([0, []]);
+      expect(await treesOf(other)).toEqual(expected);
+    },
+  );
+
+  it("ten imports of one file at once make one session per conversation (no key: the conversation's identity)", async () => {
+    const manager = makeManager();
+    const reports = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        importConversationsWithReport(manager, parse()),
+      ),
+    );
+    const sessions = await manager.list();
+    expect(sessions.map((info) => info.name).sort()).toEqual([
+      "Lisbon weekend plan",
+      "Regex for dates",
+    ]);
+    expect(reports.flatMap((report) => report.created)).toHaveLength(2);
+    // Every other import names the sessions the first one made.
+    for (const report of reports)
+      for (const skipped of report.skipped)
+        expect(sessions.map((info) => info.id)).toContain(skipped.sessionId);
+  });
 }
 
 describe("the tombstone on SQLite", () => {
@@ -233,4 +325,43 @@ describe("the tombstone on SQLite", () => {
     expect(text).not.toContain(sourceId);
     expect(text).not.toContain("Lisbon");
   });
+});
+
+// The same through the CLI, `arbor import` as users run it (a subprocess of the built bin).
+describe("arbor import of a fragment, then the whole file", () => {
+  const folder = temporaryFolder();
+  afterAll(() => folder.remove());
+
+  it.each(["pi-session.jsonl", "codex-rollout-tools.jsonl"])(
+    "%s: one session with every message, whichever file comes first",
+    async (file) => {
+      const full = join(FIXTURES, file);
+      const half = join(folder.path, `half-${file}`);
+      writeFileSync(half, firstHalf(fixture(file)));
+      const expected = (
+        await importConversationsWithReport(
+          memoryManager(),
+          parseConversations(fixture(file), { fileName: file }),
+        )
+      ).messagesWritten;
+      for (const [order, files] of [
+        ["fragment first", [half, full]],
+        ["whole first", [full, half]],
+      ] as const) {
+        const db = join(folder.path, `${order}-${file}.db`);
+        for (const path of files) {
+          const run = await runCli(["import", path, "--db", db]);
+          expect(run.code, run.stderr).toBe(0);
+        }
+        const list = await runCli(["sessions", "list", "--db", db, "--json"]);
+        const { sessions } = JSON.parse(list.stdout) as {
+          sessions: Array<{ id: string; messageCount: number }>;
+        };
+        expect({ order, counts: sessions.map((s) => s.messageCount) }).toEqual({
+          order,
+          counts: [expected],
+        });
+      }
+    },
+  );
 });

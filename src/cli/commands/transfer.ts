@@ -161,7 +161,7 @@ and leaves the database unchanged.`,
       type: "string",
       value: "mode",
       description:
-        "a conversation imported before: skip (default), replace, or update (add its new messages)",
+        "a conversation imported before: update (default: add the messages it lacks, by message id), skip, or replace",
     },
     "restore-erased": {
       type: "boolean",
@@ -182,7 +182,7 @@ and leaves the database unchanged.`,
         `--format takes ${IMPORT_CHOICES.join(", ")}; got "${format}"`,
       );
     }
-    const existing = stringOption(command, "existing") ?? "skip";
+    const existing = stringOption(command, "existing") ?? "update";
     if (!EXISTING_CHOICES.includes(existing)) {
       throw new UsageError(
         `--existing takes ${EXISTING_CHOICES.join(", ")}; got "${existing}"`,
@@ -328,7 +328,7 @@ function printReport(
   for (const skipped of report.skipped)
     console.error(
       skipped.reason === "exists"
-        ? `Skipped "${skipped.title}": imported before as ${skipped.sessionId} (--existing update or replace)`
+        ? `Skipped "${skipped.title}": imported before as ${skipped.sessionId}, nothing new (--existing replace writes it again)`
         : `Skipped "${skipped.title}": it was erased (--restore-erased brings it back)`,
     );
 }

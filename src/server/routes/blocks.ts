@@ -2,6 +2,7 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { renderSystemPrompt } from "../../session/context/render-prompt.js";
 import { ArborError } from "../../session/errors/index.js";
 import { openSession, type ServerDeps, type ServerEnv } from "../context.js";
+import { idempotentRequest, idempotently } from "../idempotency.js";
 import { errors, json, jsonBody, SessionParams } from "../schemas/common.js";
 import {
   BlockContentBody,
@@ -111,11 +112,14 @@ export function blockRoutes(
     const { id, label } = c.req.valid("param");
     const session = await openSession(deps, c, id);
     await requireBlock(session, label);
-    const block = await session.replaceContextBlock(
-      label,
-      c.req.valid("json").content,
-    );
-    return c.json(block, 200);
+    const body = c.req.valid("json");
+    // Each write is a version in the block's history: under a key, one request writes it.
+    const idempotent = await idempotentRequest(c, JSON.stringify(body));
+    const response = await idempotently(deps, c, idempotent, async () => ({
+      status: 200,
+      body: await session.replaceContextBlock(label, body.content),
+    }));
+    return response as never;
   });
 
   app.openapi(blockHistory, async (c) => {
@@ -132,11 +136,13 @@ export function blockRoutes(
     const { id, label } = c.req.valid("param");
     const session = await openSession(deps, c, id);
     await requireBlock(session, label);
-    const block = await session.revertContextBlock(
-      label,
-      c.req.valid("json").version,
-    );
-    return c.json(block, 200);
+    const body = c.req.valid("json");
+    const idempotent = await idempotentRequest(c, JSON.stringify(body));
+    const response = await idempotently(deps, c, idempotent, async () => ({
+      status: 200,
+      body: await session.revertContextBlock(label, body.version),
+    }));
+    return response as never;
   });
 
   app.openapi(getPrompt, async (c) => {

@@ -5,12 +5,7 @@ import {
   type ServerDeps,
   type ServerEnv,
 } from "../context.js";
-import {
-  claimed,
-  idempotentRequest,
-  remember,
-  replayed,
-} from "../idempotency.js";
+import { idempotentRequest, idempotently } from "../idempotency.js";
 import { errorResponse } from "../errors.js";
 import { errors, json, jsonBody, SessionParams } from "../schemas/common.js";
 import {
@@ -91,26 +86,28 @@ export function compactionRoutes(
     const { summary, fromMessageId, toMessageId } = body;
     const session = await openSession(deps, c, id);
     const idempotent = await idempotentRequest(c, JSON.stringify(body));
-    const replay = await replayed(deps.manager, c, idempotent);
-    if (replay) return replay as never;
-    await requireMessage(session, id, fromMessageId);
-    await requireMessage(session, id, toMessageId);
-    // Under a key, an overlay that is this one already (the first attempt committed, its answer
-    // was lost) is answered instead of being added twice.
-    const earlier = idempotent
-      ? (await session.getCompactions()).find(
-          (overlay) =>
-            overlay.summary === summary &&
-            overlay.fromMessageId === fromMessageId &&
-            overlay.toMessageId === toMessageId,
-        )
-      : undefined;
-    const stored =
-      earlier ??
-      (await session.addCompaction(summary, fromMessageId, toMessageId));
-    await remember(deps.manager, idempotent, 201, stored);
-    if (earlier) c.header("Idempotent-Replayed", "true");
-    return c.json(stored, 201);
+    const response = await idempotently(deps, c, idempotent, async () => {
+      await requireMessage(session, id, fromMessageId);
+      await requireMessage(session, id, toMessageId);
+      // Under a key, an overlay that is this one already (an earlier attempt committed, its
+      // answer was not stored) is answered instead of being added twice.
+      const earlier = idempotent
+        ? (await session.getCompactions()).find(
+            (overlay) =>
+              overlay.summary === summary &&
+              overlay.fromMessageId === fromMessageId &&
+              overlay.toMessageId === toMessageId,
+          )
+        : undefined;
+      return {
+        status: 201,
+        body:
+          earlier ??
+          (await session.addCompaction(summary, fromMessageId, toMessageId)),
+        replayed: earlier !== undefined,
+      };
+    });
+    return response as never;
   });
 
   app.openapi(compact, async (c) => {
@@ -120,8 +117,8 @@ export function compactionRoutes(
     const session = await openSession(deps, c, id);
     const idempotent = await idempotentRequest(c, JSON.stringify(body ?? {}));
     if (leafId !== undefined) await requireMessage(session, id, leafId);
-    // Under a key, the overlay is stamped with it (`requestKey`): a retry after a lost answer
-    // finds it, and a retry while the first attempt runs waits on the claim (docs/server.md).
+    // Under a key, the overlay is stamped with it (`requestKey`): a retry that takes over a
+    // failed or dead attempt finds it instead of calling the model again (docs/server.md).
     const requestKey = idempotent?.key;
     const storedOverlay = async (range?: CompactResult) =>
       (await session.getCompactions()).findLast((overlay) =>
@@ -130,26 +127,32 @@ export function compactionRoutes(
           : overlay.fromMessageId === range?.fromMessageId &&
             overlay.toMessageId === range?.toMessageId,
       );
-    const claim = await claimed(deps.manager, c, idempotent, async () => {
-      const overlay = await storedOverlay();
-      return overlay ? { status: 200, body: { compaction: overlay } } : null;
-    });
-    if (claim instanceof Response) return claim as never;
-    let answer;
-    try {
-      const result = await session.compact(
-        leafId,
-        requestKey === undefined ? undefined : { requestKey },
-      );
-      answer = {
-        compaction: (result && (await storedOverlay(result))) ?? null,
-      };
-    } catch (error) {
-      await claim?.release().catch(() => undefined);
-      throw error;
-    }
-    await remember(deps.manager, idempotent, 200, answer);
-    return c.json(answer, 200);
+    const response = await idempotently(
+      deps,
+      c,
+      idempotent,
+      async () => {
+        const result = await session.compact(
+          leafId,
+          requestKey === undefined ? undefined : { requestKey },
+        );
+        return {
+          status: 200,
+          body: {
+            compaction: (result && (await storedOverlay(result))) ?? null,
+          },
+        };
+      },
+      {
+        committed: async () => {
+          const overlay = await storedOverlay();
+          return overlay
+            ? { status: 200, body: { compaction: overlay } }
+            : null;
+        },
+      },
+    );
+    return response as never;
   });
 
   app.openapi(removeCompaction, async (c) => {

@@ -32,7 +32,7 @@ export const appendMessage = createRoute({
   path: "/v1/sessions/{id}/messages",
   tags,
   summary:
-    "Append a message (after the active leaf, under `parentId`, or as a root); a retry of the same id and body answers 200, a different body 409",
+    "Append a message (after the active leaf, under `parentId`, or as a root); a retry of the same id and body answers 200, a different body 409; under an Idempotency-Key a retry answers 201 as the first attempt",
   request: { params: SessionParams, body: jsonBody(AppendBody) },
   responses: {
     201: json(MessageEnvelope, "The stored message"),
@@ -126,7 +126,11 @@ export function messageRoutes(
         "IDEMPOTENCY_KEY_REUSED",
         "This Idempotency-Key was used for another message: use a new key for a new message",
       ) as never;
-    if (keyed !== null) c.header("Idempotent-Replayed", "true");
+    // Under a key a retry answers what the first attempt answered: 201 and the message.
+    if (keyed !== null) {
+      c.header("Idempotent-Replayed", "true");
+      return c.json({ message: toWire(result.message) }, 201);
+    }
     if (result.matchesStored)
       return c.json({ message: toWire(result.message) }, 200);
     throw new ArborError(

@@ -9,8 +9,7 @@ import {
 } from "../context.js";
 import {
   idempotentRequest,
-  remember,
-  replayed,
+  idempotently,
   retried,
   sessionIdFor,
 } from "../idempotency.js";
@@ -119,28 +118,30 @@ export function sessionRoutes(
   app.openapi(createSession, async (c) => {
     const body = c.req.valid("json");
     const idempotent = await idempotentRequest(c, JSON.stringify(body));
-    const replay = await replayed(manager, c, idempotent);
-    if (replay) return replay as never;
     const ownerId = tenantOf(c) ?? body.ownerId;
     // Under a key the id comes from it: a retry whose first attempt committed without storing
     // its answer meets that session (SESSION_EXISTS) and answers it.
     const id = await sessionIdFor(c);
-    const info = await retried(
-      () =>
-        manager.create(body.name, {
-          ...(id !== null ? { id } : {}),
-          ...(ownerId !== undefined ? { ownerId } : {}),
-          ...(body.metadata ? { metadata: body.metadata } : {}),
-          ...(body.model !== undefined ? { model: body.model } : {}),
-          ...(body.source !== undefined ? { source: body.source } : {}),
-        }),
-      id,
-      (existing) => requireInfo(deps, c, existing),
-    );
-    const view = await sessionView(manager, info.session);
-    await remember(manager, idempotent, 201, view);
-    if (info.replayed) c.header("Idempotent-Replayed", "true");
-    return c.json(view, 201);
+    const response = await idempotently(deps, c, idempotent, async () => {
+      const info = await retried(
+        () =>
+          manager.create(body.name, {
+            ...(id !== null ? { id } : {}),
+            ...(ownerId !== undefined ? { ownerId } : {}),
+            ...(body.metadata ? { metadata: body.metadata } : {}),
+            ...(body.model !== undefined ? { model: body.model } : {}),
+            ...(body.source !== undefined ? { source: body.source } : {}),
+          }),
+        id,
+        (existing) => requireInfo(deps, c, existing),
+      );
+      return {
+        status: 201,
+        body: await sessionView(manager, info.session),
+        replayed: info.replayed,
+      };
+    });
+    return response as never;
   });
 
   app.openapi(getSession, async (c) => {
@@ -170,19 +171,18 @@ export function sessionRoutes(
     const body = c.req.valid("json");
     const source = await requireInfo(deps, c, id);
     const idempotent = await idempotentRequest(c, JSON.stringify(body));
-    const replay = await replayed(manager, c, idempotent);
-    if (replay) return replay as never;
-    // Under a key the fork's id comes from it, and `fork` finds (and completes) the fork a lost
-    // answer's first attempt made.
+    // Under a key the fork's id comes from it, and `fork` finds (and completes) the fork an
+    // earlier attempt made, so a retry after an ambiguous failure answers that fork.
     const newId = await sessionIdFor(c, id);
-    const info = await manager.fork(
-      id,
-      body.messageId,
-      body.name ?? `${source.name} (fork)`,
-      newId !== null ? { newId } : {},
-    );
-    const view = await sessionView(manager, info);
-    await remember(manager, idempotent, 201, view);
-    return c.json(view, 201);
+    const response = await idempotently(deps, c, idempotent, async () => {
+      const info = await manager.fork(
+        id,
+        body.messageId,
+        body.name ?? `${source.name} (fork)`,
+        newId !== null ? { newId } : {},
+      );
+      return { status: 201, body: await sessionView(manager, info) };
+    });
+    return response as never;
   });
 }

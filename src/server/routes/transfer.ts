@@ -17,7 +17,7 @@ import {
   type ServerDeps,
   type ServerEnv,
 } from "../context.js";
-import { idempotentRequest, remember, replayed } from "../idempotency.js";
+import { idempotentRequest, idempotently } from "../idempotency.js";
 import { errors, json, SessionParams } from "../schemas/common.js";
 import {
   ExportQuery,
@@ -112,63 +112,68 @@ export function transferRoutes(
     const tenant = tenantOf(c);
     const bytes = new Uint8Array(await c.req.arrayBuffer());
     const idempotency = await idempotentRequest(c, bytes);
-    const replay = await replayed(manager, c, idempotency);
-    if (replay) return replay as never;
-    // A ChatGPT export arrives as downloaded: a zip holding conversations.json.
-    const parsed = isZip(bytes)
-      ? await parseChatGptZip(bytes, {
-          lenient: lenient === "true",
-          ...(fileName ? { fileName } : {}),
-        })
-      : parseConversations(new TextDecoder().decode(bytes), {
-          format,
-          ...(fileName ? { fileName } : {}),
-          lenient: lenient === "true",
-        });
-    const conversations = parsed.map((conversation) => ({
-      ...conversation,
-      ...(name ? { title: name } : {}),
-      // With auth the file's own owner is dropped: the uploading tenant owns the copy.
-      ...(tenant !== null
-        ? { snapshot: { ...conversation.snapshot, ownerId: undefined } }
-        : {}),
-    }));
-    const report = await importConversationsWithReport(manager, conversations, {
-      // With auth the tenant owns what it imports, under fresh ids.
-      ...(tenant !== null ? { ownerId: tenant } : {}),
-      keepIds: tenant === null && keepIds === "true",
-      existing: query.existing,
-      restoreErased: query.restoreErased === "true",
+    // Under a key one request runs; without one the conversations' identity keeps a repeated or
+    // concurrent import of the same file from writing them twice (docs/formats.md#re-imports).
+    const response = await idempotently(deps, c, idempotency, async () => {
+      // A ChatGPT export arrives as downloaded: a zip holding conversations.json.
+      const parsed = isZip(bytes)
+        ? await parseChatGptZip(bytes, {
+            lenient: lenient === "true",
+            ...(fileName ? { fileName } : {}),
+          })
+        : parseConversations(new TextDecoder().decode(bytes), {
+            format,
+            ...(fileName ? { fileName } : {}),
+            lenient: lenient === "true",
+          });
+      const conversations = parsed.map((conversation) => ({
+        ...conversation,
+        ...(name ? { title: name } : {}),
+        // With auth the file's own owner is dropped: the uploading tenant owns the copy.
+        ...(tenant !== null
+          ? { snapshot: { ...conversation.snapshot, ownerId: undefined } }
+          : {}),
+      }));
+      const report = await importConversationsWithReport(
+        manager,
+        conversations,
+        {
+          // With auth the tenant owns what it imports, under fresh ids.
+          ...(tenant !== null ? { ownerId: tenant } : {}),
+          keepIds: tenant === null && keepIds === "true",
+          existing: query.existing,
+          restoreErased: query.restoreErased === "true",
+        },
+      );
+      const sessions = await Promise.all(
+        report.sessions.map((info) => sessionView(manager, info)),
+      );
+      const skipped = parsed.flatMap((conversation, index) =>
+        (conversation.skipped ?? []).map((item) => ({
+          conversation: index,
+          ...item,
+        })),
+      );
+      const warnings = parsed.flatMap((conversation, index) =>
+        (conversation.warnings ?? []).map((item) => ({
+          conversation: index,
+          ...item,
+        })),
+      );
+      const body = {
+        sessions,
+        created: report.created.map((info) => info.id),
+        updated: report.updated.map((entry) => ({
+          sessionId: entry.session.id,
+          messagesAdded: entry.messagesAdded,
+        })),
+        skippedConversations: report.skipped,
+        skipped,
+        warnings,
+      };
+      return { status: report.created.length > 0 ? 201 : 200, body };
     });
-    const sessions = await Promise.all(
-      report.sessions.map((info) => sessionView(manager, info)),
-    );
-    const skipped = parsed.flatMap((conversation, index) =>
-      (conversation.skipped ?? []).map((item) => ({
-        conversation: index,
-        ...item,
-      })),
-    );
-    const warnings = parsed.flatMap((conversation, index) =>
-      (conversation.warnings ?? []).map((item) => ({
-        conversation: index,
-        ...item,
-      })),
-    );
-    const body = {
-      sessions,
-      created: report.created.map((info) => info.id),
-      updated: report.updated.map((entry) => ({
-        sessionId: entry.session.id,
-        messagesAdded: entry.messagesAdded,
-      })),
-      skippedConversations: report.skipped,
-      skipped,
-      warnings,
-    };
-    const status = report.created.length > 0 ? 201 : 200;
-    await remember(manager, idempotency, status, body);
-    return c.json(body, status);
+    return response as never;
   });
 }
 

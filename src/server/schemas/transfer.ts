@@ -39,9 +39,9 @@ export const ImportQuery = z.object({
     description:
       "Import a trimmed file: entries whose parent is missing go under the root, with a warning",
   }),
-  existing: z.enum(["skip", "replace", "update"]).default("skip").openapi({
+  existing: z.enum(["skip", "replace", "update"]).default("update").openapi({
     description:
-      "A conversation imported before (same source, same owner): skip it, replace its session, or update it with the messages it lacks",
+      "A conversation imported before (same source, same owner): update it with the messages it lacks (default: merged by message id, skipped when nothing is new), skip it, or replace its session",
   }),
   restoreErased: z.enum(["true", "false"]).optional().openapi({
     description:

@@ -104,7 +104,7 @@ export interface SessionRegistry {
   /**
    * Optional: sets the value only when the key has none, atomically, even against another process
    * over the same store; answers whether it was set. The server's `Idempotency-Key` claims a
-   * compaction with it, so two attempts never both run (docs/server.md, "Retrying writes").
+   * write with it, so two attempts never both run (docs/server.md, "Retrying writes").
    */
   setConfigIfAbsent?(
     sessionId: string,

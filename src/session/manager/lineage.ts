@@ -36,13 +36,26 @@ export async function forkSession(
       : await earlierFork(host, options.newId, sessionId);
   if (earlier?.complete) return earlier.info;
   const owner = await getOwner(host.registry, sessionId);
-  const info =
-    earlier?.info ??
-    (await host.create(newName, {
-      ...(options.newId !== undefined ? { id: options.newId } : {}),
-      parentSessionId: sessionId,
-      ...(owner !== null ? { ownerId: owner } : {}),
-    }));
+  let info = earlier?.info;
+  if (!info) {
+    try {
+      info = await host.create(newName, {
+        ...(options.newId !== undefined ? { id: options.newId } : {}),
+        parentSessionId: sessionId,
+        ...(owner !== null ? { ownerId: owner } : {}),
+      });
+    } catch (error) {
+      // An attempt racing this one made the row first: it is this fork (else SESSION_EXISTS).
+      const raced =
+        options.newId !== undefined &&
+        (error as { code?: unknown }).code === "SESSION_EXISTS"
+          ? await earlierFork(host, options.newId, sessionId)
+          : null;
+      if (!raced) throw error;
+      if (raced.complete) return raced.info;
+      info = raced.info;
+    }
+  }
   // One bulk write of the copied records: no auto-compaction, no per-message events.
   try {
     await host.getSession(info.id).importSnapshot(

@@ -88,6 +88,13 @@ export interface ImportSessionOptions {
   name?: string;
   /** Give the session a fresh id instead of the snapshot's. */
   newId?: boolean;
+  /**
+   * The id to give the session instead of the snapshot's (wins over `newId`). A taken id throws
+   * `SESSION_EXISTS`, also when another process takes it at the same moment; the import pipeline
+   * derives it from the conversation's identity, so concurrent imports of one conversation make
+   * one session.
+   */
+  id?: string;
   /** Allow binding a snapshot of another owner to `ownerId`. */
   rebind?: boolean;
 }

@@ -2,7 +2,7 @@ import type {
   SessionInfo,
   SessionSnapshot,
 } from "../contracts/session-info.js";
-import { ArborError, SessionAccessError } from "../errors/index.js";
+import { SessionAccessError } from "../errors/index.js";
 import {
   assertSnapshot,
   signSnapshot,
@@ -10,7 +10,7 @@ import {
 } from "../snapshot/snapshot.js";
 import type { ManagerHost } from "./manager-backend.js";
 import type { ImportSessionOptions } from "./manager-options.js";
-import { requireRow } from "./session-rows.js";
+import { requireRow, sessionExists } from "./session-rows.js";
 import { getOwner, listMetadata, writeTenancy } from "./tenancy.js";
 
 /** The whole session with its registry row, owner and metadata; signed when a key is given. */
@@ -46,10 +46,9 @@ export async function importSession(
 ): Promise<SessionInfo> {
   assertSnapshot(snapshot);
   if (snapshotKey) await verifySnapshot(snapshot, snapshotKey);
-  const id = options.newId ? crypto.randomUUID() : snapshot.sessionId;
-  if (await host.registry.get(id)) {
-    throw new ArborError("SESSION_EXISTS", `Session "${id}" already exists`);
-  }
+  const id =
+    options.id ?? (options.newId ? crypto.randomUUID() : snapshot.sessionId);
+  if (await host.registry.get(id)) throw sessionExists(id);
   if (
     snapshot.ownerId !== undefined &&
     options.ownerId !== undefined &&
@@ -59,7 +58,13 @@ export async function importSession(
     throw new SessionAccessError("SESSION_FORBIDDEN", id);
   }
   const info = importedInfo(snapshot, id, options.name);
-  await host.registry.insert(info);
+  try {
+    await host.registry.insert(info);
+  } catch (error) {
+    // Another import took the id since the check: the key's own error differs per driver.
+    if (await host.registry.get(id)) throw sessionExists(id);
+    throw error;
+  }
   try {
     await writeTenancy(
       host.registry,

@@ -431,13 +431,25 @@ export function managerSpec(suite: ManagerSuite): void {
           "fulfilled",
         ]);
         expect(await manager.getMessageCount("fork-3")).toBe(3);
+        // Two attempts from the start, neither finding the row: the one that registers it second
+        // meets SESSION_EXISTS, finds the fork and returns it (a retry after an ambiguous failure).
+        const both = await Promise.allSettled(
+          [store.manager(), store.manager()].map((each) =>
+            each.fork(source.id, "m3", "both", { newId: "fork-4" }),
+          ),
+        );
+        expect(both.map((each) => each.status)).toEqual([
+          "fulfilled",
+          "fulfilled",
+        ]);
+        expect(await manager.getMessageCount("fork-4")).toBe(3);
         await manager.create("unrelated", { id: "taken" });
         const error = await caught(() =>
           manager.fork(source.id, "m2", "x", { newId: "taken" }),
         );
         expect(summarizeError(error).code).toBe("SESSION_EXISTS");
         expect(await manager.getMessageCount("taken")).toBe(0);
-        expect(await manager.list()).toHaveLength(5);
+        expect(await manager.list()).toHaveLength(6);
       },
     );
 

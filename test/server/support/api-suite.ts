@@ -8,6 +8,7 @@ import { appendRaceCases } from "./cases-append-races.js";
 import { authCases } from "./cases-auth.js";
 import { contextCases } from "./cases-context.js";
 import { idempotencyCases } from "./cases-idempotency.js";
+import { idempotencyRaceCases } from "./cases-idempotency-races.js";
 import { isolationCases } from "./cases-isolation.js";
 import { malformedCases } from "./cases-malformed.js";
 import { sessionCases } from "./cases-sessions.js";
@@ -55,6 +56,7 @@ export function runApiSuite(factory: ApiFactory): void {
     contextCases(withStore);
     transferCases(withStore);
     idempotencyCases(withStore);
+    idempotencyRaceCases(withStore);
     authCases(withStore);
     malformedCases(withStore);
     isolationCases(withStore);

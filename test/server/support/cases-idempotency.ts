@@ -22,10 +22,12 @@ export function idempotencyCases(withStore: WithStore): void {
       const first = await call("POST", path, { json: { message }, headers });
       expect(first.status).toBe(201);
       const retry = await call("POST", path, { json: { message }, headers });
+      // The retry answers what the first attempt answered.
       expect([retry.status, retry.headers.get("idempotent-replayed")]).toEqual([
-        200,
+        201,
         "true",
       ]);
+      expect(retry.body).toEqual(first.body);
       expect(retry.body.message.id).toBe(first.body.message.id);
       // Retried at once from many clients (a second process is another manager): still one.
       const other = client(createApp({ manager: store.manager() }));
@@ -37,7 +39,10 @@ export function idempotencyCases(withStore: WithStore): void {
           }),
         ),
       );
-      expect(statusCounts(racers)).toEqual({ 201: 1, 200: RACERS - 1 });
+      expect(statusCounts(racers)).toEqual({ 201: RACERS });
+      expect(
+        racers.filter((a) => a.headers.get("idempotent-replayed") === "true"),
+      ).toHaveLength(RACERS - 1);
       const reused = await call("POST", path, {
         json: {
           message: { role: "user", parts: [{ type: "text", text: "Other" }] },
@@ -200,14 +205,17 @@ export function idempotencyCases(withStore: WithStore): void {
           summary: `summary ${calls}`,
         };
       };
-      const app = () =>
+      const app = (idempotencyWaitMs?: number) =>
         createApp({
           manager: store.manager(),
           compaction,
           logError: () => undefined,
+          ...(idempotencyWaitMs !== undefined ? { idempotencyWaitMs } : {}),
         });
       const call = client(app());
       const other = client(app());
+      // A process that answers at once instead of waiting for a request that still runs.
+      const impatient = client(app(0));
       const { id } = (
         await call("POST", "/v1/sessions", { json: { name: "Long" } })
       ).body;
@@ -243,21 +251,26 @@ export function idempotencyCases(withStore: WithStore): void {
       expect([calls, (await overlays()).length]).toEqual([1, 1]);
       expect((await compact("lost", call, { leafId: "m3" })).status).toBe(422);
 
-      // A retry while the first attempt still runs (in the other process) waits.
+      // A retry while the first attempt still runs (in the other process) waits for its
+      // answer; one that may not wait (`idempotencyWaitMs: 0`) answers 409 with Retry-After.
       let open!: () => void;
       gate = new Promise((resolve) => (open = resolve));
       const running = compact("slow");
       await vi.waitFor(() => expect(calls).toBe(2));
-      const waiting = await compact("slow", other);
+      const waiting = compact("slow", other);
+      const refused = await compact("slow", impatient);
       expect([
-        waiting.status,
-        waiting.body.error.code,
-        waiting.headers.get("retry-after"),
+        refused.status,
+        refused.body.error.code,
+        refused.headers.get("retry-after"),
       ]).toEqual([409, "IDEMPOTENCY_IN_PROGRESS", "2"]);
       gate = null;
       open();
       const done = await running;
       expect(done.status).toBe(200);
+      const waited = await waiting;
+      expect([waited.status, waited.body]).toEqual([200, done.body]);
+      expect(waited.headers.get("idempotent-replayed")).toBe("true");
       const after = await compact("slow", other);
       expect([after.status, after.body]).toEqual([200, done.body]);
       expect([calls, (await overlays()).length]).toEqual([2, 2]);
@@ -283,7 +296,7 @@ export function idempotencyCases(withStore: WithStore): void {
       const hung = compact("hung");
       await vi.waitFor(() => expect(calls).toBe(5));
       gate = null;
-      expect((await compact("hung", other)).status).toBe(409);
+      expect((await compact("hung", impatient)).status).toBe(409);
       const now = Date.now();
       const clock = vi
         .spyOn(Date, "now")

@@ -95,14 +95,19 @@ export function transferCases(withStore: WithStore): void {
       expect(auto.body.skippedConversations).toEqual([
         { title: "Trip to Lisbon", reason: "exists", sessionId: copy.id },
       ]);
-      // ...unless asked to bring it up to date: it has every message already.
-      const update = await call("POST", "/v1/import?existing=update", {
-        raw: snapshot.text,
-      });
-      expect(update.body.updated).toEqual([
-        { sessionId: copy.id, messagesAdded: 0 },
-      ]);
-      expect(update.body.sessions[0].messageCount).toBe(4);
+      // ...whether asked to bring it up to date (the default) or to skip it: it has every
+      // message already.
+      for (const existing of ["update", "skip"]) {
+        const again = await call("POST", `/v1/import?existing=${existing}`, {
+          raw: snapshot.text,
+        });
+        expect([again.status, again.body.updated]).toEqual([200, []]);
+        expect(again.body.skippedConversations).toEqual(
+          auto.body.skippedConversations,
+        );
+      }
+      const tree2 = await call("GET", `/v1/sessions/${copy.id}/tree`);
+      expect(tree2.body.nodes).toHaveLength(4);
     }));
 
   it("imports an OpenAI message array and refuses a broken file whole", () =>
