@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { cors as corsMiddleware } from "hono/cors";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { CompactionFunction } from "../session/compaction/session-compaction.js";
 import type { SessionManager } from "../session/manager/session-manager.js";
 import type { KeyVerifier } from "../session/contracts/api-keys.js";
@@ -148,17 +148,20 @@ export function createApp(options: CreateAppOptions): OpenAPIHono<ServerEnv> {
   const app = new OpenAPIHono<ServerEnv>({ defaultHook: validationHook });
   const logError = options.logError ?? defaultLogger;
   const outage = new OutageLog((line) => logError(line, undefined));
-  app.onError(handleError(logError, outage));
+  /** When each request began: its outcome speaks for the storage from then on (OutageLog). */
+  const started = new WeakMap<Context, number>();
+  app.onError(handleError(logError, outage, (c) => started.get(c)));
   app.notFound((c) =>
     errorResponse(c, "NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`),
   );
   app.use("*", async (c, next) => {
     c.set("tenant", null);
+    started.set(c, Date.now());
     await next();
     // A success past the storage: an outage, if there was one, is over. (A 4xx may never have
     // asked the storage, so it proves nothing.)
     if (outage.inOutage && c.res.status < 300 && c.req.path !== "/health")
-      outage.succeeded();
+      outage.succeeded(started.get(c));
   });
   const trustedOrigins = corsOrigins(options.cors);
   if (trustedOrigins.length > 0) app.use("*", cors(trustedOrigins));

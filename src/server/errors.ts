@@ -106,12 +106,17 @@ export function errorResponse(
 /**
  * The `app.onError` handler: a storage outage (any driver's words for it) is 503
  * `STORAGE_UNAVAILABLE`, logged once per outage; Arbor codes by the map; transport errors by
- * status; the rest 500.
+ * status; the rest 500. A client error (4xx) logs nothing, a 501 one line, and only a fault of
+ * the server (500) its stack. `startedAt` says when the request began (for the outage log).
  */
-export function handleError(log: ErrorLogger, outage: OutageLog) {
+export function handleError(
+  log: ErrorLogger,
+  outage: OutageLog,
+  startedAt: (c: Context) => number | undefined = () => undefined,
+) {
   return (error: unknown, c: Context): Response => {
     if (isStorageFault(error)) {
-      outage.failed(error);
+      outage.failed(error, startedAt(c));
       return errorResponse(
         c,
         "STORAGE_UNAVAILABLE",
@@ -120,7 +125,14 @@ export function handleError(log: ErrorLogger, outage: OutageLog) {
     }
     if (isArborError(error) && error.code in STATUS_BY_CODE) {
       const status = STATUS_BY_CODE[error.code];
-      if (status >= 500) log(`[arbor] [server] ${routeOf(c)}`, error);
+      // 501 is the client asking for what this server does not offer (semantic search without
+      // embeddings): one line, worth an operator's look, but no stack; it is not a fault.
+      if (status === 501)
+        log(
+          `[arbor] [server] ${routeOf(c)}: 501 ${error.code}: ${error.message.split("\n")[0]!.slice(0, 300)}`,
+          undefined,
+        );
+      else if (status >= 500) log(`[arbor] [server] ${routeOf(c)}`, error);
       return errorResponse(c, error.code, error.message);
     }
     if (error instanceof HTTPException) return httpError(c, error);
