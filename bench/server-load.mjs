@@ -24,6 +24,10 @@
 // `Last-Event-ID`, and afterwards every acknowledged append of its session must have reached it
 // exactly once: no event missed, none twice.
 //
+// Then the faults that come from clients (bench/server-client-faults.mjs, about 15 s): 100
+// uploads trickling past the request timeout beside a normal client, and SIGTERM with
+// keep-alive clients writing (answered or refused, never reset; nothing acknowledged lost).
+//
 //   node bench/server-load.mjs   (after `npm run build`; ARBOR_TEST_PG_URL, default
 //   postgres://postgres@127.0.0.1:5432/postgres; ARBOR_BENCH_SECONDS, ARBOR_BENCH_CLIENTS;
 //   ARBOR_BENCH_FAULTS=0 for the throughput runs alone; ARBOR_BENCH_SERVER_CPU, default 0.25,
@@ -59,6 +63,7 @@ import { SessionManager, applyPostgresSchema } from "arbor-memory/session";
 import { openSqlite } from "arbor-memory/sqlite";
 import { throwawayDatabase } from "./standalone.mjs";
 import { startPrivateCluster } from "../scripts/private-postgres-cluster.mjs";
+import { clientFaultRuns } from "./server-client-faults.mjs";
 
 const PG =
   process.env.ARBOR_TEST_PG_URL ||
@@ -186,6 +191,10 @@ for (const fault of FAULTS ? ["SIGKILL", "SIGTERM", "outage", "restart"] : []) {
 }
 
 report(results);
+
+// 4. Faults that come from clients (bench/server-client-faults.mjs): uploads trickling past the
+// request timeout, and SIGTERM with keep-alive clients writing.
+if (FAULTS) await clientFaultRuns();
 
 // --- The runs ---
 
