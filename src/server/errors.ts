@@ -87,15 +87,16 @@ export const STATUS_BY_CODE: Readonly<
 /** Receives unexpected errors (5xx); never the request's headers. Default: `console.error`. */
 export type ErrorLogger = (message: string, error: unknown) => void;
 
-/** An error answer with the mapped status. */
+/** An error answer with the mapped status; a 503 says when to retry (default 1 s). */
 export function errorResponse(
   c: Context,
   code: ArborErrorCode | ServerErrorCode,
   message: string,
+  retryAfterSeconds = RETRY_AFTER_SECONDS,
 ): Response {
   const status = STATUS_BY_CODE[code];
   // Every 503 is temporary: say when to come back.
-  if (status === 503) c.header("Retry-After", String(RETRY_AFTER_SECONDS));
+  if (status === 503) c.header("Retry-After", String(retryAfterSeconds));
   const body: ErrorBody =
     code === "SESSION_FORBIDDEN"
       ? { error: { code: "SESSION_NOT_FOUND", message } }

@@ -237,4 +237,69 @@ describe("request turns on a real socket", () => {
     controller.abort();
     expect((await call(port, "GET", "/v1/sessions")).code).toBe("OVERLOADED");
   });
+
+  it("sheds at once, with a Retry-After from the observed service time, a request that could not get a turn before its queue deadline", async () => {
+    // A fake summarizer (injected): the first compaction takes 400 ms, the next never ends.
+    const manager = SessionManager.inMemory();
+    let calls = 0;
+    let entered: () => void = () => undefined;
+    const holding = new Promise<void>((resolve) => (entered = resolve));
+    manager.onCompaction(() => {
+      if (calls++ === 0)
+        return new Promise((resolve) => setTimeout(() => resolve(null), 400));
+      entered();
+      return new Promise(() => undefined);
+    });
+    const { port } = await start({
+      manager,
+      maxInFlight: 1,
+      maxQueued: 50,
+      queueTimeoutMs: 3_000,
+      requestTimeoutMs: 0,
+    });
+    // Written past the API, so the only turns observed are the compactions'.
+    const ids: string[] = [];
+    for (let index = 0; index < 2; index++) {
+      const { id } = await manager.create(`Shed ${index}`);
+      const session = manager.getSession(id);
+      for (const [turn, role] of (
+        ["user", "assistant", "user"] as const
+      ).entries())
+        await session.appendMessage({
+          id: `m${turn}`,
+          role,
+          parts: [{ type: "text", text: `turn ${turn}` }],
+        });
+      ids.push(id);
+    }
+    // A turn is held for 400 ms or more: observed.
+    expect(
+      (await call(port, "POST", `/v1/sessions/${ids[0]}/compact`, {})).status,
+    ).toBe(200);
+    // The only turn is held for ever.
+    const controller = new AbortController();
+    void fetch(`http://127.0.0.1:${port}/v1/sessions/${ids[1]}/compact`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "{}",
+      signal: controller.signal,
+    }).catch(() => undefined);
+    await holding;
+    // Ten more: a few can be served within the 3 s queue deadline at 400 ms each, the rest
+    // cannot, and hear so at once (before any queued one times out), told to come back once the
+    // queue has drained: more than the constant 1 s.
+    const answers = Array.from({ length: 10 }, () =>
+      fetch(`http://127.0.0.1:${port}/v1/sessions`, {
+        signal: controller.signal,
+      }),
+    );
+    const first = await Promise.race(answers);
+    expect(first.status).toBe(503);
+    expect(
+      ((await first.json()) as { error: { code: string } }).error.code,
+    ).toBe("OVERLOADED");
+    expect(Number(first.headers.get("retry-after"))).toBeGreaterThanOrEqual(2);
+    controller.abort();
+    await Promise.allSettled(answers);
+  });
 });

@@ -20,8 +20,10 @@ export interface LoadLimits {
 /**
  * Bounds the work in progress instead of letting it pile up: at most `maxInFlight` requests run
  * (they hold storage connections and answers in memory); up to `maxQueued` more wait for a turn,
- * first come first served; a request that finds the queue full, or waits longer than
- * `queueTimeoutMs`, answers 503 `OVERLOADED`. The body is read before the turn is asked for
+ * first come first served; a request that finds the queue full, or would wait longer than
+ * `queueTimeoutMs` (by the observed time a turn is held), answers 503 `OVERLOADED` at once, with
+ * a `Retry-After` of the time the queue takes to drain; one that waits longer than
+ * `queueTimeoutMs` after all answers the same. The body is read before the turn is asked for
  * (`readBodies`), so a turn is only ever held by work the server does itself.
  *
  * Every turn is given back, on every path: when the route's work ends (answer or error); when a
@@ -38,6 +40,8 @@ export class LoadLimiter {
   /** When a turn was last given back, or the last turn was taken (whichever is later). */
   #lastProgress = Date.now();
   #stallLogged = false;
+  /** How long a turn is held, on average (an exponentially weighted mean, ms); 0 before any. */
+  #serviceMs = 0;
 
   constructor(private readonly limits: LoadLimits) {}
 
@@ -51,14 +55,20 @@ export class LoadLimiter {
         c,
         "OVERLOADED",
         `The server is running ${this.#running} requests and ${this.#waiting.length} more wait: retry after the Retry-After delay`,
+        this.retryAfterSeconds(),
       );
     }
     let given = false;
     let linger: ReturnType<typeof setTimeout> | undefined;
+    const took = Date.now();
     const giveBack = () => {
       clearTimeout(linger);
       if (given) return;
       given = true;
+      // A turn held past the request timeout is a stuck handler, not the service time.
+      this.#observe(
+        Math.min(Date.now() - took, this.limits.requestTimeoutMs || Infinity),
+      );
       this.#release();
     };
     const work = next().finally(giveBack);
@@ -95,6 +105,28 @@ export class LoadLimiter {
   }
 
   /**
+   * The expected wait, in ms, of a request that would join the queue now: the requests ahead of
+   * it, served `maxInFlight` at a time, each holding its turn for the observed mean. 0 before
+   * any turn was given back (nothing observed yet).
+   */
+  expectedWaitMs(): number {
+    const { maxInFlight } = this.limits;
+    if (!(maxInFlight > 0)) return 0;
+    return ((this.#waiting.length + 1) * this.#serviceMs) / maxInFlight;
+  }
+
+  /**
+   * When a refused client should come back, in whole seconds (at least 1, at most
+   * `queueTimeoutMs`): the time the queue now takes to drain, from the observed service time.
+   * A constant one second sent every refused client back at once, into a queue still full.
+   */
+  retryAfterSeconds(): number {
+    const drain = this.expectedWaitMs();
+    const cap = Math.max(1, Math.ceil(this.limits.queueTimeoutMs / 1000));
+    return Math.min(cap, Math.max(1, Math.ceil(drain / 1000)));
+  }
+
+  /**
    * Milliseconds every turn has been held with none given back, once that is at least
    * `stallMs`; otherwise 0. Logs one line when a stall is first seen.
    */
@@ -127,6 +159,9 @@ export class LoadLimiter {
       return "turn";
     }
     if (this.#waiting.length >= maxQueued) return "refused";
+    // Shed at once a request that could not get a turn before its queue deadline: waiting
+    // `queueTimeoutMs` only to be refused then wastes the client's time and fills the queue.
+    if (this.expectedWaitMs() > queueTimeoutMs) return "refused";
     if (signal.aborted) return "aborted";
     return new Promise((resolve) => {
       const leave = (outcome: "refused" | "aborted") => {
@@ -146,6 +181,14 @@ export class LoadLimiter {
       signal.addEventListener("abort", onAbort, { once: true });
       this.#waiting.push(wake);
     });
+  }
+
+  /** Folds one turn's duration into the mean (weight 1/16: a few slow requests move it little). */
+  #observe(ms: number): void {
+    this.#serviceMs =
+      this.#serviceMs === 0
+        ? ms
+        : this.#serviceMs + (ms - this.#serviceMs) / 16;
   }
 
   #release(): void {
