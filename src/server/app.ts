@@ -59,8 +59,10 @@ export interface CreateAppOptions {
    */
   compaction?: CompactionFunction;
   /**
-   * Receives unexpected (5xx) errors, never request headers, and one line (with no error) when
-   * a storage outage starts and when it ends. Default `console.error`.
+   * Receives unexpected (500) errors, never request headers; and one line (with no error) per
+   * 501 `NOT_SUPPORTED`, when a storage outage starts and when it ends, and when every request
+   * turn stays held and when one comes back. Client errors (4xx) are not logged. Default
+   * `console.error`.
    */
   logError?: ErrorLogger;
   /**
@@ -81,9 +83,10 @@ export interface CreateAppOptions {
    */
   maxInFlight?: number;
   /**
-   * Requests that may wait for a turn (before their body is read) when `maxInFlight` run; one
-   * more, or one waiting longer than `queueTimeoutMs`, answers 503 `OVERLOADED`. Default four
-   * times `maxInFlight`.
+   * Requests that may wait for a turn (their body already read) when `maxInFlight` run; one
+   * more, one that could not get a turn within `queueTimeoutMs` by the observed time a turn is
+   * held, or one waiting longer, answers 503 `OVERLOADED` with a `Retry-After` of the time the
+   * queue takes to drain. Default four times `maxInFlight`.
    */
   maxQueued?: number;
   /** Milliseconds a request may wait for a turn. Default 5000. */
