@@ -41,6 +41,9 @@ export const DEFAULT_LOAD_LIMITS = {
 /** The body read timeout when the request timeout is off. */
 const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
+/** Bytes of request bodies held at once by default: 64 MiB. */
+const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+
 /** Options of `createApp()`. */
 export interface CreateAppOptions {
   /** The sessions the API serves. Its builder settings (blocks, compaction…) apply to them. */
@@ -102,6 +105,13 @@ export interface CreateAppOptions {
    * `BODY_TIMEOUT`. Default `requestTimeoutMs` (30 000 when that is 0); 0 for none.
    */
   bodyTimeoutMs?: number;
+  /**
+   * Bytes of request bodies held at once, across all requests (arriving, waiting for a turn, or
+   * in use by their route); a body that would pass it answers 503 `OVERLOADED`. Bodies are read
+   * before a turn, so this, not `maxInFlight`, bounds their memory. Default 64 MiB; 0 for no
+   * limit.
+   */
+  maxBodyBytes?: number;
   /**
    * `GET /ready` answers 503 `OVERLOADED` once all `maxInFlight` turns are held and none has
    * been given back for this many milliseconds: the server is wedged, not busy (a busy one gives
@@ -188,6 +198,7 @@ export function createApp(options: CreateAppOptions): OpenAPIHono<ServerEnv> {
     bodyReading(
       options.bodyLimit,
       options.bodyTimeoutMs ?? (requestTimeoutMs || DEFAULT_BODY_TIMEOUT_MS),
+      options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     ),
   );
   app.use("/v1/*", bodies);
@@ -239,6 +250,7 @@ export function createApp(options: CreateAppOptions): OpenAPIHono<ServerEnv> {
 function bodyReading(
   given: CreateAppOptions["bodyLimit"],
   timeoutMs: number,
+  budget: number,
 ): BodyReading {
   const limits =
     typeof given === "number"
@@ -253,6 +265,7 @@ function bodyReading(
         ? "; import a larger file with `arbor import <file>`, which streams it with bounded memory"
         : "",
     timeoutMs,
+    budget,
   };
 }
 

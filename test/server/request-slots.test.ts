@@ -161,6 +161,39 @@ describe("request turns on a real socket", () => {
       expect((await call(port, "GET", "/v1/sessions")).status).toBe(200);
   });
 
+  it("bodies held at once stay within maxBodyBytes: one more answers 503 OVERLOADED, and a client gone away gives its bytes back", async () => {
+    const { port } = await start({
+      maxBodyBytes: 100_000,
+      bodyTimeoutMs: 60_000,
+    });
+    // 60 000 bytes of an 80 000-byte body, then nothing.
+    const held = net.connect(port, "127.0.0.1");
+    sockets.push(held);
+    held.on("error", () => undefined);
+    held.write(
+      `POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 80000\r\n\r\n{"name":"${"a".repeat(60_000)}`,
+    );
+    const post = async () => {
+      const response = await fetch(`http://127.0.0.1:${port}/v1/sessions`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ name: "b".repeat(50_000) }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      const body = (await response.json()) as { error?: { code: string } };
+      return `${response.status} ${body.error?.code ?? ""}`.trim();
+    };
+    await eventually(
+      async () => (await post()) === "503 OVERLOADED",
+      "a body over the budget answers 503 OVERLOADED",
+    );
+    held.destroy();
+    await eventually(
+      async () => !(await post()).startsWith("503"),
+      "the budget is free again once the client went away",
+    );
+  });
+
   it("a handler that never ends answers 503 REQUEST_TIMEOUT and gives its turn back one timeout later", async () => {
     // A fake summarizer (injected) that never answers: compaction hangs for ever.
     const manager = SessionManager.inMemory();

@@ -10,6 +10,11 @@ export interface BodyReading {
   hint(path: string): string;
   /** Milliseconds the whole body may take to arrive (→ 408 `BODY_TIMEOUT`); 0 for no limit. */
   timeoutMs: number;
+  /**
+   * Bytes of bodies held at once, across requests (arriving, waiting for a turn or in use); a
+   * body that would pass it answers 503 `OVERLOADED`. 0 for no limit.
+   */
+  budget: number;
 }
 
 /**
@@ -25,6 +30,9 @@ export interface BodyReading {
  * answers 408 `BODY_TIMEOUT`, and a client that goes away releases everything at once.
  */
 export function readBodies(options: BodyReading): MiddlewareHandler<ServerEnv> {
+  // Read before a turn, bodies are no longer bounded by the turns: without a budget a thousand
+  // connections each sending a body just under its limit would hold a thousand of them.
+  const held = { bytes: 0 };
   return async (c, next) => {
     const raw = c.req.raw;
     if (raw.method === "GET" || raw.method === "HEAD" || raw.body === null)
@@ -41,8 +49,16 @@ export function readBodies(options: BodyReading): MiddlewareHandler<ServerEnv> {
     };
     const declared = Number(raw.headers.get("content-length") ?? Number.NaN);
     if (declared > limit) return tooLarge();
-    const read = await readWithin(raw.body, limit, options.timeoutMs, raw);
+    const read = await readWithin(raw.body, limit, options, raw, held);
     if (read === "too-large") return tooLarge();
+    if (read === "over-budget") {
+      c.header("Connection", "close");
+      return errorResponse(
+        c,
+        "OVERLOADED",
+        `Request bodies being received hold ${sizeText(options.budget)}, this server's budget: retry after the Retry-After delay`,
+      );
+    }
     if (read === "timeout") {
       c.header("Connection", "close");
       return errorResponse(
@@ -54,13 +70,18 @@ export function readBodies(options: BodyReading): MiddlewareHandler<ServerEnv> {
     // The client went away mid-body: nobody reads this answer, and no route runs for it.
     if (read === "aborted") return new Response(null, { status: 499 });
     c.req.raw = new Request(raw, { body: read });
-    return next();
+    try {
+      await next();
+    } finally {
+      held.bytes -= read.byteLength;
+    }
   };
 }
 
 // --- Internal helpers ---
 
-type ReadOutcome = Uint8Array | "too-large" | "timeout" | "aborted";
+type ReadOutcome =
+  Uint8Array | "too-large" | "over-budget" | "timeout" | "aborted";
 
 /**
  * The body's bytes, or why there are none. Never waits past `timeoutMs` or the request's abort,
@@ -72,12 +93,14 @@ type ReadOutcome = Uint8Array | "too-large" | "timeout" | "aborted";
 async function readWithin(
   body: ReadableStream<Uint8Array>,
   limit: number,
-  timeoutMs: number,
+  { timeoutMs, budget }: BodyReading,
   request: Request,
+  held: { bytes: number },
 ): Promise<ReadOutcome> {
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
+  let kept = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort: (() => void) | undefined;
   const stopped = new Promise<"timeout" | "aborted">((resolve) => {
@@ -100,11 +123,18 @@ async function readWithin(
         return next;
       }
       if (next.done) break;
-      size += next.value.byteLength;
-      if (size > limit) return "too-large";
+      const chunk = next.value.byteLength;
+      if (size + chunk > limit) return "too-large";
+      if (budget > 0 && held.bytes + chunk > budget) return "over-budget";
+      size += chunk;
+      held.bytes += chunk;
       chunks.push(next.value);
     }
+    kept = true;
   } finally {
+    // A read that failed gives its bytes back now; one that succeeded keeps them counted until
+    // its request is done (readBodies).
+    if (!kept) held.bytes -= size;
     clearTimeout(timer);
     if (onAbort) request.signal.removeEventListener("abort", onAbort);
   }
