@@ -185,7 +185,6 @@ describe("GracefulShutdown", () => {
       // longer listens. Either way it knows its request was not processed; a reset does not.
       for (const end of ends)
         expect(["503 SHUTTING_DOWN", "ECONNREFUSED"]).toContain(end.last);
-      expect(ends.some((end) => end.last === "503 SHUTTING_DOWN")).toBe(true);
     } finally {
       for (const agent of clients) agent.destroy();
     }
