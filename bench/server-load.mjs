@@ -26,6 +26,10 @@
 // bench/server-idempotency-faults.mjs (requests with one Idempotency-Key at once on both
 // processes, answers dropped and retried).
 //
+// Then the faults that come from clients (bench/server-client-faults.mjs, about 15 s): 100
+// uploads trickling past the request timeout beside a normal client, and SIGTERM with
+// keep-alive clients writing (answered or refused, never reset; nothing acknowledged lost).
+//
 //   node bench/server-load.mjs   (after `npm run build`; ARBOR_TEST_PG_URL, default
 //   postgres://postgres@127.0.0.1:5432/postgres; ARBOR_BENCH_SECONDS, ARBOR_BENCH_CLIENTS;
 //   ARBOR_BENCH_FAULTS=0 for the throughput runs alone; ARBOR_BENCH_SERVER_CPU, default 0.25,
@@ -65,6 +69,7 @@ import {
   reportIdempotency,
 } from "./server-idempotency-faults.mjs";
 import { startPrivateCluster } from "../scripts/private-postgres-cluster.mjs";
+import { clientFaultRuns } from "./server-client-faults.mjs";
 
 const PG =
   process.env.ARBOR_TEST_PG_URL ||
@@ -200,6 +205,10 @@ if (
   !reportIdempotency(await idempotencyFaults({ pg: PG, serve, stopAll }))
 )
   process.exitCode = 1;
+
+// 5. Faults that come from clients (bench/server-client-faults.mjs): uploads trickling past the
+// request timeout, and SIGTERM with keep-alive clients writing.
+if (FAULTS) await clientFaultRuns();
 
 // --- The runs ---
 

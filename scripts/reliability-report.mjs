@@ -46,6 +46,10 @@ const AREAS = [
     "Faults: PostgreSQL restarted under writes and a change-feed watch (typed 503s, every acknowledged write stored and watched once)",
   ],
   [
+    /server\/request-slots/,
+    "Faults: uploads trickling, stopping or vanishing, and handlers that never end, on a real socket (every request turn given back)",
+  ],
+  [
     /server\/process-kill/,
     "Faults: one of two servers SIGKILLed under concurrent writes (each acknowledged write stored once)",
   ],
@@ -154,6 +158,25 @@ lines.push(
   "in [benchmarks.md](benchmarks.md#many-clients-many-processes-and-faults-arbor-serve).",
   "A database outage under load (through a TCP proxy) is `test/server/storage-outage.int.test.ts` above, and a real",
   "restart of a private cluster `test/server/postgres-restart.int.test.ts`.",
+  "",
+  "The same command then runs the faults that come from clients (`bench/server-client-faults.mjs`):",
+  "100 uploads trickling past the request timeout beside a normal client (each upload answers 408",
+  "`BODY_TIMEOUT`, the normal client is served throughout and after, `/ready` stays 200), and",
+  "SIGTERM with keep-alive clients writing back to back (each request answered, 503",
+  "`SHUTTING_DOWN` or refused, none reset; nothing acknowledged lost). The server's guarantees,",
+  "each pinned by a test that failed before it held:",
+  "",
+  "- every request turn is given back on every path: completion, error, timeout, a client gone",
+  "  away, a body that never ends (`test/server/request-slots.test.ts`);",
+  "- a body is read, within its size limit and `bodyTimeoutMs`, before the request takes a turn, so",
+  "  trickling uploads never hold the API (same file);",
+  "- `/ready` answers 503 `OVERLOADED` once every turn has been held for `readyStallMs` (10 s) with",
+  "  none given back, not while the server is merely busy (same file);",
+  "- SIGTERM answers `Connection: close` on requests in flight and 503 `SHUTTING_DOWN` to requests",
+  "  arriving on open keep-alive connections until they close; no request is reset",
+  "  (`test/cli/graceful-shutdown.test.ts`, `test/cli/serve.int.test.ts`);",
+  "- a client error logs nothing (4xx) or one line (501), and an outage logs its start and its end",
+  "  once each (`test/server/server-logs.test.ts`). See [server.md](server.md#load-timeouts-and-outages).",
 );
 
 lines.push("", "## Long run", "");

@@ -13,6 +13,10 @@ export interface ServeTuning {
   maxInFlight: number;
   /** A request running longer answers 503 `REQUEST_TIMEOUT`. */
   requestTimeoutMs: number;
+  /** A request body still arriving after this long answers 408 `BODY_TIMEOUT`. */
+  bodyTimeoutMs: number;
+  /** `/ready` answers 503 once every request turn has been held this long with none given back. */
+  readyStallMs: number;
   /** How long requests in flight may finish after SIGTERM before their connections are cut. */
   shutdownGraceMs: number;
   /** CORS origins (none: CORS off). */
@@ -48,6 +52,14 @@ const TUNABLES = {
   "request-timeout": {
     env: "ARBOR_REQUEST_TIMEOUT_MS",
     help: "ms a request may run before 503 REQUEST_TIMEOUT (default 30000; 0: none)",
+  },
+  "body-timeout": {
+    env: "ARBOR_BODY_TIMEOUT_MS",
+    help: "ms a request body may take to arrive, read before the request takes a turn (default: the request timeout, else 30000; 0: none)",
+  },
+  "ready-stall": {
+    env: "ARBOR_READY_STALL_MS",
+    help: "ms every request turn may stay held with none given back before /ready answers 503 (default 10000; 0: never)",
   },
   "max-in-flight": {
     env: "ARBOR_MAX_IN_FLIGHT",
@@ -114,6 +126,7 @@ export function serveTuning(
       .split(",")
       .map((item) => item.trim())
       .filter(Boolean);
+  const requestTimeoutMs = read("request-timeout", 30_000);
   return {
     pool: {
       max,
@@ -121,7 +134,9 @@ export function serveTuning(
       statementTimeoutMs: read("statement-timeout", 15_000),
     },
     maxInFlight: read("max-in-flight", 4 * max, 1),
-    requestTimeoutMs: read("request-timeout", 30_000),
+    requestTimeoutMs,
+    bodyTimeoutMs: read("body-timeout", requestTimeoutMs || 30_000),
+    readyStallMs: read("ready-stall", 10_000),
     shutdownGraceMs: read("shutdown-grace", 10_000),
     cors: list("cors", "ARBOR_CORS"),
     hosts: list("allow-host", "ARBOR_ALLOWED_HOSTS"),

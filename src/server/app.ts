@@ -1,7 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { bodyLimit as limitBody } from "hono/body-limit";
 import { cors as corsMiddleware } from "hono/cors";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { CompactionFunction } from "../session/compaction/session-compaction.js";
 import type { SessionManager } from "../session/manager/session-manager.js";
 import type { KeyVerifier } from "../session/contracts/api-keys.js";
@@ -18,7 +17,8 @@ import { messageRoutes } from "./routes/messages.js";
 import { searchRoutes } from "./routes/search.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { transferRoutes } from "./routes/transfer.js";
-import { loadLimits } from "./reliability/load-limits.js";
+import { readBodies, type BodyReading } from "./reliability/body-reading.js";
+import { LoadLimiter } from "./reliability/load-limits.js";
 import { readinessRoute } from "./reliability/readiness.js";
 import { OutageLog } from "./reliability/storage-faults.js";
 import { json } from "./schemas/common.js";
@@ -35,7 +35,14 @@ export const DEFAULT_LOAD_LIMITS = {
   maxInFlight: 256,
   queueTimeoutMs: 5_000,
   requestTimeoutMs: 30_000,
+  readyStallMs: 10_000,
 };
+
+/** The body read timeout when the request timeout is off. */
+const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+
+/** Bytes of request bodies held at once by default: 64 MiB. */
+const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 /** Options of `createApp()`. */
 export interface CreateAppOptions {
@@ -55,8 +62,10 @@ export interface CreateAppOptions {
    */
   compaction?: CompactionFunction;
   /**
-   * Receives unexpected (5xx) errors, never request headers, and one line (with no error) when
-   * a storage outage starts and when it ends. Default `console.error`.
+   * Receives unexpected (500) errors, never request headers; and one line (with no error) per
+   * 501 `NOT_SUPPORTED`, when a storage outage starts and when it ends, and when every request
+   * turn stays held and when one comes back. Client errors (4xx) are not logged. Default
+   * `console.error`.
    */
   logError?: ErrorLogger;
   /**
@@ -77,9 +86,10 @@ export interface CreateAppOptions {
    */
   maxInFlight?: number;
   /**
-   * Requests that may wait for a turn (before their body is read) when `maxInFlight` run; one
-   * more, or one waiting longer than `queueTimeoutMs`, answers 503 `OVERLOADED`. Default four
-   * times `maxInFlight`.
+   * Requests that may wait for a turn (their body already read) when `maxInFlight` run; one
+   * more, one that could not get a turn within `queueTimeoutMs` by the observed time a turn is
+   * held, or one waiting longer, answers 503 `OVERLOADED` with a `Retry-After` of the time the
+   * queue takes to drain. Default four times `maxInFlight`.
    */
   maxQueued?: number;
   /** Milliseconds a request may wait for a turn. Default 5000. */
@@ -89,6 +99,26 @@ export interface CreateAppOptions {
    * not cut: their handler returns at once). Default 30 000; 0 for none.
    */
   requestTimeoutMs?: number;
+  /**
+   * Milliseconds a request body may take to arrive, read in full (within `bodyLimit`) before the
+   * request asks for a turn, so a slow upload never holds one; a body still arriving answers 408
+   * `BODY_TIMEOUT`. Default `requestTimeoutMs` (30 000 when that is 0); 0 for none.
+   */
+  bodyTimeoutMs?: number;
+  /**
+   * Bytes of request bodies held at once, across all requests (arriving, waiting for a turn, or
+   * in use by their route); a body that would pass it answers 503 `OVERLOADED`. Bodies are read
+   * before a turn, so this, not `maxInFlight`, bounds their memory. Default 64 MiB; 0 for no
+   * limit.
+   */
+  maxBodyBytes?: number;
+  /**
+   * `GET /ready` answers 503 `OVERLOADED` once all `maxInFlight` turns are held and none has
+   * been given back for this many milliseconds: the server is wedged, not busy (a busy one gives
+   * turns back all the time), and a load balancer should stop sending it requests. Default
+   * 10 000; 0 for never.
+   */
+  readyStallMs?: number;
   /**
    * The Model Context Protocol endpoint to serve at `/mcp` (Streamable HTTP, stateless), behind
    * the same API keys as `/v1`: `mcpEndpoint()` from `arbor-memory/mcp` (docs/mcp.md). Without
@@ -136,17 +166,20 @@ export function createApp(options: CreateAppOptions): OpenAPIHono<ServerEnv> {
   const app = new OpenAPIHono<ServerEnv>({ defaultHook: validationHook });
   const logError = options.logError ?? defaultLogger;
   const outage = new OutageLog((line) => logError(line, undefined));
-  app.onError(handleError(logError, outage));
+  /** When each request began: its outcome speaks for the storage from then on (OutageLog). */
+  const started = new WeakMap<Context, number>();
+  app.onError(handleError(logError, outage, (c) => started.get(c)));
   app.notFound((c) =>
     errorResponse(c, "NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`),
   );
   app.use("*", async (c, next) => {
     c.set("tenant", null);
+    started.set(c, Date.now());
     await next();
     // A success past the storage: an outage, if there was one, is over. (A 4xx may never have
     // asked the storage, so it proves nothing.)
     if (outage.inOutage && c.res.status < 300 && c.req.path !== "/health")
-      outage.succeeded();
+      outage.succeeded(started.get(c));
   });
   const trustedOrigins = corsOrigins(options.cors);
   if (trustedOrigins.length > 0) app.use("*", cors(trustedOrigins));
@@ -154,27 +187,38 @@ export function createApp(options: CreateAppOptions): OpenAPIHono<ServerEnv> {
     app.use("*", browserGuard({ hosts: options.hosts ?? [], trustedOrigins }));
   }
   const maxInFlight = options.maxInFlight ?? DEFAULT_LOAD_LIMITS.maxInFlight;
-  const limits = loadLimits({
+  const requestTimeoutMs =
+    options.requestTimeoutMs ?? DEFAULT_LOAD_LIMITS.requestTimeoutMs;
+  const limiter = new LoadLimiter({
     maxInFlight,
     maxQueued: options.maxQueued ?? 4 * maxInFlight,
     queueTimeoutMs:
       options.queueTimeoutMs ?? DEFAULT_LOAD_LIMITS.queueTimeoutMs,
-    requestTimeoutMs:
-      options.requestTimeoutMs ?? DEFAULT_LOAD_LIMITS.requestTimeoutMs,
+    requestTimeoutMs,
+    stallMs: options.readyStallMs ?? DEFAULT_LOAD_LIMITS.readyStallMs,
+    log: (line) => logError(line, undefined),
   });
-  app.use("/v1/*", limits);
-  app.use("/mcp", limits);
+  // The body first, then a turn: a slow upload never holds a turn (body-reading.ts).
+  const bodies = readBodies(
+    bodyReading(
+      options.bodyLimit,
+      options.bodyTimeoutMs ?? (requestTimeoutMs || DEFAULT_BODY_TIMEOUT_MS),
+      options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    ),
+  );
+  app.use("/v1/*", bodies);
+  app.use("/v1/*", limiter.middleware);
   if (auth) app.use("/v1/*", bearerAuth(auth));
-  app.use("/v1/*", bodyLimits(options.bodyLimit));
   const mcp = options.mcp;
   if (mcp) {
+    app.use("/mcp", bodies);
+    app.use("/mcp", limiter.middleware);
     if (auth) app.use("/mcp", bearerAuth(auth));
-    app.use("/mcp", bodyLimits(options.bodyLimit));
     app.all("/mcp", (c) => mcp(c.req.raw, { manager, tenant: tenantOf(c) }));
   }
 
   app.openapi(health, (c) => c.json({ status: "ok" as const }, 200));
-  readinessRoute(app, { manager });
+  readinessRoute(app, { manager }, limiter);
   const deps = {
     manager,
     ...(options.idempotencyWaitMs !== undefined
@@ -212,41 +256,27 @@ export function createApp(options: CreateAppOptions): OpenAPIHono<ServerEnv> {
 
 // --- Internal helpers ---
 
-function bodyLimits(
+/** The body limits of the `bodyLimit` option, per path. */
+function bodyReading(
   given: CreateAppOptions["bodyLimit"],
-): MiddlewareHandler<ServerEnv> {
+  timeoutMs: number,
+  budget: number,
+): BodyReading {
   const limits =
     typeof given === "number"
       ? { api: given, import: given }
       : { ...DEFAULT_BODY_LIMIT, ...given };
-  const onError =
-    (limit: number, hint: string) => (c: Parameters<MiddlewareHandler>[0]) =>
-      errorResponse(
-        c,
-        "PAYLOAD_TOO_LARGE",
-        `The request body is over this route's limit of ${sizeText(limit)}${hint}`,
-      );
-  const api = limitBody({
-    maxSize: limits.api,
-    onError: onError(limits.api, ""),
-  });
-  // A file over the limit imports through `arbor import`, which streams it from disk.
-  const imports = limitBody({
-    maxSize: limits.import,
-    onError: onError(
-      limits.import,
-      "; import a larger file with `arbor import <file>`, which streams it with bounded memory",
-    ),
-  });
-  return (c, next) => (c.req.path === "/v1/import" ? imports : api)(c, next);
-}
-
-/** Bytes as people read them: `10 MiB`, `512 KiB`, `900 bytes`. */
-function sizeText(bytes: number): string {
-  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0)
-    return `${bytes / (1024 * 1024)} MiB`;
-  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
-  return `${bytes} bytes`;
+  const isImport = (path: string) => path === "/v1/import";
+  return {
+    limit: (path) => (isImport(path) ? limits.import : limits.api),
+    // A file over the limit imports through `arbor import`, which streams it from disk.
+    hint: (path) =>
+      isImport(path)
+        ? "; import a larger file with `arbor import <file>`, which streams it with bounded memory"
+        : "",
+    timeoutMs,
+    budget,
+  };
 }
 
 /** The origins of the `cors` option; `*` stays `*`. */

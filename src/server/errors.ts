@@ -25,6 +25,7 @@ export type ServerErrorCode =
   | "FORBIDDEN_HOST"
   | "OVERLOADED"
   | "REQUEST_TIMEOUT"
+  | "BODY_TIMEOUT"
   | "SHUTTING_DOWN"
   | "INTERNAL";
 
@@ -53,6 +54,7 @@ export const STATUS_BY_CODE: Readonly<
   INTERNAL: 500,
   OVERLOADED: 503,
   REQUEST_TIMEOUT: 503,
+  BODY_TIMEOUT: 408,
   SHUTTING_DOWN: 503,
   INVALID_MESSAGE: 400,
   INVALID_ARGUMENT: 400,
@@ -85,15 +87,16 @@ export const STATUS_BY_CODE: Readonly<
 /** Receives unexpected errors (5xx); never the request's headers. Default: `console.error`. */
 export type ErrorLogger = (message: string, error: unknown) => void;
 
-/** An error answer with the mapped status. */
+/** An error answer with the mapped status; a 503 says when to retry (default 1 s). */
 export function errorResponse(
   c: Context,
   code: ArborErrorCode | ServerErrorCode,
   message: string,
+  retryAfterSeconds = RETRY_AFTER_SECONDS,
 ): Response {
   const status = STATUS_BY_CODE[code];
   // Every 503 is temporary: say when to come back.
-  if (status === 503) c.header("Retry-After", String(RETRY_AFTER_SECONDS));
+  if (status === 503) c.header("Retry-After", String(retryAfterSeconds));
   const body: ErrorBody =
     code === "SESSION_FORBIDDEN"
       ? { error: { code: "SESSION_NOT_FOUND", message } }
@@ -104,12 +107,17 @@ export function errorResponse(
 /**
  * The `app.onError` handler: a storage outage (any driver's words for it) is 503
  * `STORAGE_UNAVAILABLE`, logged once per outage; Arbor codes by the map; transport errors by
- * status; the rest 500.
+ * status; the rest 500. A client error (4xx) logs nothing, a 501 one line, and only a fault of
+ * the server (500) its stack. `startedAt` says when the request began (for the outage log).
  */
-export function handleError(log: ErrorLogger, outage: OutageLog) {
+export function handleError(
+  log: ErrorLogger,
+  outage: OutageLog,
+  startedAt: (c: Context) => number | undefined = () => undefined,
+) {
   return (error: unknown, c: Context): Response => {
     if (isStorageFault(error)) {
-      outage.failed(error);
+      outage.failed(error, startedAt(c));
       return errorResponse(
         c,
         "STORAGE_UNAVAILABLE",
@@ -118,7 +126,14 @@ export function handleError(log: ErrorLogger, outage: OutageLog) {
     }
     if (isArborError(error) && error.code in STATUS_BY_CODE) {
       const status = STATUS_BY_CODE[error.code];
-      if (status >= 500) log(`[arbor] [server] ${routeOf(c)}`, error);
+      // 501 is the client asking for what this server does not offer (semantic search without
+      // embeddings): one line, worth an operator's look, but no stack; it is not a fault.
+      if (status === 501)
+        log(
+          `[arbor] [server] ${routeOf(c)}: 501 ${error.code}: ${error.message.split("\n")[0]!.slice(0, 300)}`,
+          undefined,
+        );
+      else if (status >= 500) log(`[arbor] [server] ${routeOf(c)}`, error);
       return errorResponse(c, error.code, error.message);
     }
     if (error instanceof HTTPException) return httpError(c, error);

@@ -16,6 +16,8 @@ describe("serveTuning", () => {
       pool: { max: 6, acquireTimeoutMs: 5_000, statementTimeoutMs: 15_000 },
       maxInFlight: 24,
       requestTimeoutMs: 30_000,
+      bodyTimeoutMs: 30_000,
+      readyStallMs: 10_000,
       shutdownGraceMs: 10_000,
       cors: [],
       hosts: [],

@@ -226,7 +226,7 @@ describe("arbor keys and arbor serve", () => {
     server = undefined;
   });
 
-  it("on SIGTERM under load, finishes what it accepted, refuses the rest, and loses no acknowledged write", async () => {
+  it("on SIGTERM under load, finishes what it accepted, refuses the rest (503 SHUTTING_DOWN or a refused connection, never a reset), and loses no acknowledged write", async () => {
     const db = path("sigterm-load.db");
     server = await startServe(["--db", db, "--skip-sample"]);
     const base = server.url;
@@ -238,6 +238,7 @@ describe("arbor keys and arbor serve", () => {
     const { id } = (await created.json()) as { id: string };
     const acknowledged: string[] = [];
     const outcomes = new Set<string>();
+    const resets: string[] = [];
     let signalled = false;
     let sent = 0;
     // Keep-alive clients writing without pause (fetch keeps its connections open).
@@ -262,10 +263,16 @@ describe("arbor keys and arbor serve", () => {
           sent++;
           if (answer.status === 201) acknowledged.push(messageId);
           outcomes.add(String(answer.status));
-        } catch {
-          // Refused or closed once the server stops accepting: the end of this client.
-          if (after || signalled) return;
-          throw new Error(`[test] ${messageId} failed before the signal`);
+        } catch (error) {
+          if (!(after || signalled))
+            throw new Error(`[test] ${messageId} failed before the signal`);
+          // Refused once the server stops accepting: the end of this client. A reset instead
+          // would leave it unable to tell whether its POST was processed.
+          const code = String(
+            (error as { cause?: { code?: string } }).cause?.code,
+          );
+          if (code !== "ECONNREFUSED") resets.push(`${messageId}: ${code}`);
+          return;
         }
       }
     };
@@ -275,7 +282,8 @@ describe("arbor keys and arbor serve", () => {
     expect(await server.stop("SIGTERM")).toBe(0);
     server = undefined;
     await Promise.all(writers);
-    // Every answer was a success or a typed refusal; never a 500.
+    // Every answer was a success or a typed refusal; never a 500, never a reset.
+    expect(resets).toEqual([]);
     expect(
       [...outcomes].filter((status) => !["201", "503"].includes(status)),
     ).toEqual([]);

@@ -51,8 +51,9 @@ export const serveCommand: CommandSpec = {
 same store at /mcp (Streamable HTTP, with the same keys; docs/mcp.md). An empty database gets
 the sample conversation. Without keys only loopback Host names are answered (--allow-host adds
 more) and writes from other origins are refused (--cors lets origins in). GET /ready reports
-whether the database answers. On SIGINT or SIGTERM it stops accepting connections, lets requests
-in flight finish within --shutdown-grace, then closes the database.`,
+whether the database answers and request turns come back. On SIGINT or SIGTERM it stops accepting
+connections, answers requests still arriving on open ones 503 SHUTTING_DOWN, lets requests in
+flight finish within --shutdown-grace, then closes the database.`,
   options: {
     port: {
       type: "string",
@@ -129,6 +130,8 @@ in flight finish within --shutdown-grace, then closes the database.`,
         // A turn is a connection's worth of work: wait for one as long as for a connection.
         queueTimeoutMs: tuning.pool.acquireTimeoutMs,
         requestTimeoutMs: tuning.requestTimeoutMs,
+        bodyTimeoutMs: tuning.bodyTimeoutMs,
+        readyStallMs: tuning.readyStallMs,
       });
       const studio = await studioFiles(STUDIO_FOLDER);
       let shutdown: GracefulShutdown | undefined;

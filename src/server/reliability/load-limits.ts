@@ -8,59 +8,75 @@ export interface LoadLimits {
   maxQueued: number;
   queueTimeoutMs: number;
   requestTimeoutMs: number;
+  /**
+   * `/ready` answers 503 once every turn has been taken and none has been given back for this
+   * long (a wedged server, not a busy one: a busy server gives turns back all the time).
+   */
+  stallMs: number;
+  /** One line when the turns stall and one when they move again. */
+  log: (line: string) => void;
 }
 
 /**
  * Bounds the work in progress instead of letting it pile up: at most `maxInFlight` requests run
- * (they hold connections, bodies and answers); up to `maxQueued` more wait for a turn, first come
- * first served, before their body is read, so waiting costs little; a request that finds the
- * queue full, or waits longer than `queueTimeoutMs`, answers 503 `OVERLOADED`. One running past
- * `requestTimeoutMs` answers 503 `REQUEST_TIMEOUT`, but keeps its turn until its work really
- * ends, since it still holds a connection and memory; whether it committed is unknown to the
- * client, which retries with the same message id or `Idempotency-Key`.
+ * (they hold storage connections and answers in memory); up to `maxQueued` more wait for a turn,
+ * first come first served; a request that finds the queue full, or would wait longer than
+ * `queueTimeoutMs` (by the observed time a turn is held), answers 503 `OVERLOADED` at once, with
+ * a `Retry-After` of the time the queue takes to drain; one that waits longer than
+ * `queueTimeoutMs` after all answers the same. The body is read before the turn is asked for
+ * (`readBodies`), so a turn is only ever held by work the server does itself.
+ *
+ * Every turn is given back, on every path: when the route's work ends (answer or error); when a
+ * waiting client goes away (it leaves the queue); and when the work never ends. A request running
+ * past `requestTimeoutMs` answers 503 `REQUEST_TIMEOUT` but keeps its turn while its work goes
+ * on (it still holds a storage connection and memory, and may still commit: the client retries
+ * the idempotent way); if the work is still not done after another `requestTimeoutMs`, the turn
+ * is given back anyway, so a handler that hangs for ever costs its memory, never the server's
+ * capacity.
  */
-export function loadLimits(limits: LoadLimits): MiddlewareHandler<ServerEnv> {
-  let running = 0;
-  const waiting: Array<() => void> = [];
-  const release = () => {
-    const next = waiting.shift();
-    if (next) next();
-    else running--;
-  };
-  /** Resolves true with a turn, or false when none came in time. */
-  const turn = (): Promise<boolean> | boolean => {
-    if (!(limits.maxInFlight > 0) || running < limits.maxInFlight) {
-      running++;
-      return true;
-    }
-    if (waiting.length >= limits.maxQueued) return false;
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-      const timer = setTimeout(() => {
-        waiting.splice(waiting.indexOf(wake), 1);
-        resolve(false);
-      }, limits.queueTimeoutMs);
-      waiting.push(wake);
-    });
-  };
-  return async (c, next) => {
-    if (!(await turn())) {
+export class LoadLimiter {
+  #running = 0;
+  readonly #waiting: Array<() => void> = [];
+  /** When a turn was last given back, or the last turn was taken (whichever is later). */
+  #lastProgress = Date.now();
+  #stallLogged = false;
+  /** How long a turn is held, on average (an exponentially weighted mean, ms); 0 before any. */
+  #serviceMs = 0;
+
+  constructor(private readonly limits: LoadLimits) {}
+
+  /** The middleware in front of `/v1` and `/mcp`. */
+  readonly middleware: MiddlewareHandler<ServerEnv> = async (c, next) => {
+    const turn = await this.#turn(c.req.raw.signal);
+    if (turn === "aborted") return new Response(null, { status: 499 });
+    if (turn === "refused") {
+      this.stalled();
       return errorResponse(
         c,
         "OVERLOADED",
-        `The server is running ${running} requests and ${waiting.length} more wait: retry after the Retry-After delay`,
+        `The server is running ${this.#running} requests and ${this.#waiting.length} more wait: retry after the Retry-After delay`,
+        this.retryAfterSeconds(),
       );
     }
-    const work = next().finally(() => {
-      if (limits.maxInFlight > 0) release();
-    });
-    if (!(limits.requestTimeoutMs > 0)) return work;
+    let given = false;
+    let linger: ReturnType<typeof setTimeout> | undefined;
+    const took = Date.now();
+    const giveBack = () => {
+      clearTimeout(linger);
+      if (given) return;
+      given = true;
+      // A turn held past the request timeout is a stuck handler, not the service time.
+      this.#observe(
+        Math.min(Date.now() - took, this.limits.requestTimeoutMs || Infinity),
+      );
+      this.#release();
+    };
+    const work = next().finally(giveBack);
+    const timeoutMs = this.limits.requestTimeoutMs;
+    if (!(timeoutMs > 0)) return work;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<"timeout">((resolve) => {
-      timer = setTimeout(() => resolve("timeout"), limits.requestTimeoutMs);
+      timer = setTimeout(() => resolve("timeout"), timeoutMs);
     });
     const outcome = await Promise.race([
       work.then(() => "done" as const),
@@ -70,10 +86,129 @@ export function loadLimits(limits: LoadLimits): MiddlewareHandler<ServerEnv> {
     if (outcome === "done") return;
     // The handler's own answer, when it comes, goes nowhere; its failure is logged by onError.
     work.catch(() => undefined);
+    if (!given) linger = unref(setTimeout(giveBack, timeoutMs));
     return errorResponse(
       c,
       "REQUEST_TIMEOUT",
-      `The request did not finish within ${limits.requestTimeoutMs} ms; it may still complete, so retry it the idempotent way (docs/server.md#retrying-writes)`,
+      `The request did not finish within ${timeoutMs} ms; it may still complete, so retry it the idempotent way (docs/server.md#retrying-writes)`,
     );
   };
+
+  /** Requests running now. */
+  get running(): number {
+    return this.#running;
+  }
+
+  /** Requests waiting for a turn now. */
+  get waiting(): number {
+    return this.#waiting.length;
+  }
+
+  /**
+   * The expected wait, in ms, of a request that would join the queue now: the requests ahead of
+   * it, served `maxInFlight` at a time, each holding its turn for the observed mean. 0 before
+   * any turn was given back (nothing observed yet).
+   */
+  expectedWaitMs(): number {
+    const { maxInFlight } = this.limits;
+    if (!(maxInFlight > 0)) return 0;
+    return ((this.#waiting.length + 1) * this.#serviceMs) / maxInFlight;
+  }
+
+  /**
+   * When a refused client should come back, in whole seconds (at least 1, at most
+   * `queueTimeoutMs`): the time the queue now takes to drain, from the observed service time.
+   * A constant one second sent every refused client back at once, into a queue still full.
+   */
+  retryAfterSeconds(): number {
+    const drain = this.expectedWaitMs();
+    const cap = Math.max(1, Math.ceil(this.limits.queueTimeoutMs / 1000));
+    return Math.min(cap, Math.max(1, Math.ceil(drain / 1000)));
+  }
+
+  /**
+   * Milliseconds every turn has been held with none given back, once that is at least
+   * `stallMs`; otherwise 0. Logs one line when a stall is first seen.
+   */
+  stalled(): number {
+    const { maxInFlight, stallMs } = this.limits;
+    if (!(maxInFlight > 0) || !(stallMs > 0) || this.#running < maxInFlight)
+      return 0;
+    const held = Date.now() - this.#lastProgress;
+    if (held < stallMs) return 0;
+    if (!this.#stallLogged) {
+      this.#stallLogged = true;
+      this.limits.log(
+        `[arbor] [server] all ${maxInFlight} request turns held for ${(held / 1000).toFixed(1)} s with none given back: /ready answers 503 until one is`,
+      );
+    }
+    return held;
+  }
+
+  // --- Internal helpers ---
+
+  /** A turn, or why none came: the queue was full or too slow, or the client went away. */
+  #turn(
+    signal: AbortSignal,
+  ): Promise<"turn" | "refused" | "aborted"> | "turn" | "refused" | "aborted" {
+    const { maxInFlight, maxQueued, queueTimeoutMs } = this.limits;
+    if (!(maxInFlight > 0)) return "turn";
+    if (this.#running < maxInFlight) {
+      this.#running++;
+      if (this.#running === maxInFlight) this.#lastProgress = Date.now();
+      return "turn";
+    }
+    if (this.#waiting.length >= maxQueued) return "refused";
+    // Shed at once a request that could not get a turn before its queue deadline: waiting
+    // `queueTimeoutMs` only to be refused then wastes the client's time and fills the queue.
+    if (this.expectedWaitMs() > queueTimeoutMs) return "refused";
+    if (signal.aborted) return "aborted";
+    return new Promise((resolve) => {
+      const leave = (outcome: "refused" | "aborted") => {
+        const index = this.#waiting.indexOf(wake);
+        if (index >= 0) this.#waiting.splice(index, 1);
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        resolve(outcome);
+      };
+      const onAbort = () => leave("aborted");
+      const wake = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        resolve("turn");
+      };
+      const timer = setTimeout(() => leave("refused"), queueTimeoutMs);
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#waiting.push(wake);
+    });
+  }
+
+  /** Folds one turn's duration into the mean (weight 1/16: a few slow requests move it little). */
+  #observe(ms: number): void {
+    this.#serviceMs =
+      this.#serviceMs === 0
+        ? ms
+        : this.#serviceMs + (ms - this.#serviceMs) / 16;
+  }
+
+  #release(): void {
+    if (!(this.limits.maxInFlight > 0)) return;
+    this.#lastProgress = Date.now();
+    if (this.#stallLogged) {
+      this.#stallLogged = false;
+      this.limits.log(
+        "[arbor] [server] a request turn was given back: /ready answers 200 again",
+      );
+    }
+    // The turn passes to the first waiter, so `running` stays as it is.
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#running--;
+  }
+}
+
+/** A timer that does not keep a Node process alive (Workers have no `unref`). */
+function unref<T>(timer: T): T {
+  (timer as { unref?: () => void }).unref?.();
+  return timer;
 }

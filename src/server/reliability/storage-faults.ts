@@ -82,10 +82,18 @@ export function faultReason(error: unknown): string {
 /**
  * Remembers whether the storage is in an outage, so an outage logs one line when it starts and
  * one when it ends (with the number of requests it failed), not a stack trace per request.
+ *
+ * A request's outcome speaks only for the time after it started. A request that began before
+ * the outage and succeeds during it (its query got through just before the cut) does not end
+ * it; and a request that began before the recovery and fails after it (it waited for a
+ * connection through the outage, then timed out) belongs to the outage just logged as over and
+ * does not start another. Without this rule one outage under load logged its recovery three
+ * times, each followed by a new "unavailable".
  */
 export class OutageLog {
   #failed = 0;
   #since = 0;
+  #recoveredAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly log: (message: string) => void) {}
 
@@ -94,22 +102,28 @@ export class OutageLog {
     return this.#failed > 0;
   }
 
-  /** A request failed on the storage. */
-  failed(error: unknown): void {
-    if (this.#failed++ === 0) {
-      this.#since = Date.now();
-      this.log(
-        `[arbor] [server] storage unavailable (${faultReason(error)}): answering 503 STORAGE_UNAVAILABLE until it is back`,
-      );
+  /** A request that started at `startedAt` (`Date.now()` then) failed on the storage. */
+  failed(error: unknown, startedAt: number = Date.now()): void {
+    if (this.#failed > 0) {
+      this.#failed++;
+      return;
     }
+    if (startedAt < this.#recoveredAt) return;
+    this.#failed = 1;
+    this.#since = Date.now();
+    this.log(
+      `[arbor] [server] storage unavailable (${faultReason(error)}): answering 503 STORAGE_UNAVAILABLE until it is back`,
+    );
   }
 
-  /** A request reached the storage and succeeded. */
-  succeeded(): void {
-    if (this.#failed === 0) return;
+  /** A request that started at `startedAt` reached the storage and succeeded. */
+  succeeded(startedAt: number = Date.now()): void {
+    if (this.#failed === 0 || startedAt < this.#since) return;
+    const now = Date.now();
     this.log(
-      `[arbor] [server] storage available again after ${((Date.now() - this.#since) / 1000).toFixed(1)} s; ${this.#failed} request(s) answered 503`,
+      `[arbor] [server] storage available again after ${((now - this.#since) / 1000).toFixed(1)} s; ${this.#failed} request(s) answered 503`,
     );
     this.#failed = 0;
+    this.#recoveredAt = now;
   }
 }
