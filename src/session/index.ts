@@ -136,6 +136,7 @@ export type {
 } from "./manager/session-search-tool.js";
 /** The import index of `SessionManager.importIndex()` (docs/formats.md, re-imports). */
 export { ImportIndex, IMPORT_KEY_METADATA } from "./manager/import-index.js";
+export { METADATA_LIMITS } from "./manager/metadata-limits.js";
 /** `SessionManager.erase()` and `prune()`: targets, options and receipts (docs/behavior/erase-and-retention.md). */
 export type {
   AuditEraseTarget,
