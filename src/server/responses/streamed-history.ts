@@ -1,6 +1,7 @@
 import type { SessionMessage } from "../../session/contracts/types.js";
 import type { Session } from "../../session/session.js";
 import { toWire } from "../context.js";
+import type { ReadGate } from "./read-gate.js";
 import { STREAMED_PIECE_BYTES, streamedJson } from "./streamed-json.js";
 
 /** Most messages one piece of a streamed history holds. */
@@ -10,13 +11,16 @@ const PIECE_MESSAGES = 50;
  * `{ messages, leafId }` for the path root → `leafId`, read window by window
  * (`session.historyBatches()`) and written one window per piece as the client reads: a history
  * of any length costs one window of memory per connection, and a client that disconnects stops
- * the reads. The first window is read before the answer starts, so a missing session or a
- * storage outage still answers its own status.
+ * the reads. The caller read the leaf (in the request's slot), so a missing session or an outage
+ * has answered its own status already; every window read after that passes `gate`, so the
+ * request's own work stays one read however long the history, and the reads of many streamed
+ * answers together hold only a few database connections.
  */
-export async function streamedHistory(
+export function streamedHistory(
   session: Session,
   leafId: string,
-): Promise<Response> {
+  gate: ReadGate,
+): Response {
   const abort = new AbortController();
   const batches = session
     .historyBatches({
@@ -26,21 +30,28 @@ export async function streamedHistory(
       maxBatchBytes: STREAMED_PIECE_BYTES,
     })
     [Symbol.asyncIterator]();
-  const head = await batches.next();
-  const tail = `],"leafId":${JSON.stringify(leafId)}}`;
-  let state: "reading" | "tail" | "done" = head.done ? "tail" : "reading";
-  const first = `{"messages":[${head.done ? "" : piece(head.value)}`;
+  let state: "first" | "more" | "tail" | "done" = "first";
+  let windows = 0;
   return streamedJson(
-    first,
+    '{"messages":[',
     async () => {
-      if (state === "reading") {
-        const next = await batches.next();
-        if (!next.done) return `,${piece(next.value)}`;
+      if (state === "first" || state === "more") {
+        // The window's read and its serialization both inside the gate: the CPU they take is
+        // what new requests would otherwise wait behind.
+        const text = await gate.run(async () => {
+          const next = await batches.next();
+          return next.done ? undefined : piece(next.value);
+        }, windows++);
+        if (text !== undefined) {
+          const comma = state === "more" ? "," : "";
+          state = "more";
+          return comma + text;
+        }
         state = "tail";
       }
       if (state === "tail") {
         state = "done";
-        return tail;
+        return `],"leafId":${JSON.stringify(leafId)}}`;
       }
       return undefined;
     },

@@ -10,6 +10,7 @@ import {
   type ServerDeps,
   type ServerEnv,
 } from "../context.js";
+import { ReadGate } from "../responses/read-gate.js";
 import { streamedHistory } from "../responses/streamed-history.js";
 import { errors, json, jsonBody, SessionParams } from "../schemas/common.js";
 import {
@@ -24,6 +25,11 @@ import {
 } from "../schemas/messages.js";
 
 const tags = ["History"];
+/**
+ * Window reads of streamed histories running at once, per app, after their answers started:
+ * few, so a new request never waits behind many of them for a database connection.
+ */
+const STREAMED_READS_AT_ONCE = 2;
 /** Characters of text a tree node previews. */
 const PREVIEW_LENGTH = 120;
 
@@ -84,6 +90,7 @@ export function historyRoutes(
   app: OpenAPIHono<ServerEnv>,
   deps: ServerDeps,
 ): void {
+  const streamedReads = new ReadGate(STREAMED_READS_AT_ONCE);
   app.openapi(getHistory, async (c) => {
     const { id } = c.req.valid("param");
     const given = c.req.valid("query").leafId;
@@ -104,7 +111,7 @@ export function historyRoutes(
         await openSession(deps, c, id);
       return c.json({ messages: [], leafId }, 200);
     }
-    return (await streamedHistory(session, leafId)) as never;
+    return streamedHistory(session, leafId, streamedReads) as never;
   });
 
   app.openapi(getRecentHistory, async (c) => {
