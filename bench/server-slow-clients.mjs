@@ -1,25 +1,53 @@
 // `node bench/server-slow-clients.mjs` (after `npm run build`; ARBOR_TEST_PG_URL or
-// postgres://postgres@127.0.0.1:5432/postgres): one `arbor serve` process over PostgreSQL, then
-// SLOW clients that each ask for a page of sessions and never read the answer, while one normal
-// client keeps reading histories. Prints the server's idle and peak RSS, the slow requests'
-// statuses, and how many of the normal client's requests were served and how fast. Loopback
-// only, bounded in time. Not a test: the figures go in the report, not in assertions.
+// postgres://postgres@127.0.0.1:5432/postgres): one `arbor serve` process, then SLOW clients that
+// each ask for a large answer and never read it, while one normal client keeps reading small
+// histories. First the normal client runs alone (its unloaded latency), then beside the slow
+// clients; the figure that matters is its p99 beside them over its p99 alone (target: at most
+// 2×). Prints the server's idle and peak RSS, the slow requests' statuses, and the CPU the server
+// spent in the two seconds after the slow clients left (work for readers that are gone).
+// Loopback only, bounded in time. Not a test: the figures go in the report, not in assertions.
+//
+// Environment: BACKEND=postgres|sqlite (default postgres), SLOW (default 500), SLOW_READ=
+// history|sessions (a 3 MB history, the default, or a page of 100 sessions), HOLD_MS (the loaded
+// phase, default 8000), ALONE_MS (the unloaded phase, default 3000).
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { SessionManager, applyPostgresSchema } from "arbor-memory/session";
+import { openSqlite } from "arbor-memory/sqlite";
 import { throwawayDatabase } from "./standalone.mjs";
 
 const SERVER =
   process.env.ARBOR_TEST_PG_URL ||
   "postgres://postgres@127.0.0.1:5432/postgres";
+const BACKEND = process.env.BACKEND ?? "postgres";
 const SLOW = Number(process.env.SLOW ?? 500);
-const SESSIONS = 200;
-const HOLD_MS = Number(process.env.HOLD_MS ?? 15_000);
+const SLOW_READ = process.env.SLOW_READ ?? "history";
+const SESSIONS = 50;
+const HOLD_MS = Number(process.env.HOLD_MS ?? 8_000);
+const ALONE_MS = Number(process.env.ALONE_MS ?? 3_000);
+/** The large history: 300 messages of 10 KB, about 3 MB of JSON. */
+const LARGE_MESSAGES = 300;
+const LARGE_TEXT = 10_000;
 
-const database = await throwawayDatabase(SERVER, "arbor_bench_slow");
-await applyPostgresSchema(database.pool);
-const manager = SessionManager.create(database.pool);
+let database;
+let dir;
+let store;
+let serveArgs;
+if (BACKEND === "sqlite") {
+  dir = mkdtempSync(join(tmpdir(), "arbor-bench-slow-"));
+  const file = join(dir, "arbor.db");
+  store = openSqlite(file);
+  serveArgs = ["--db", file];
+} else {
+  database = await throwawayDatabase(SERVER, "arbor_bench_slow");
+  await applyPostgresSchema(database.pool);
+  store = database.pool;
+  serveArgs = ["--postgres", database.url];
+}
+const manager = SessionManager.create(store);
 const ids = [];
 for (let index = 0; index < SESSIONS; index++) {
   const info = await manager.create(
@@ -34,20 +62,19 @@ for (let index = 0; index < SESSIONS; index++) {
     });
   ids.push(info.id);
 }
-const url = new URL(SERVER);
-url.pathname = `/${(await database.pool.query("SELECT current_database() AS name")).rows[0].name}`;
+const large = (await manager.create("Large")).id;
+const largeSession = manager.getSession(large);
+for (let index = 0; index < LARGE_MESSAGES; index++)
+  await largeSession.appendMessage({
+    id: `l${index}`,
+    role: index % 2 ? "assistant" : "user",
+    parts: [{ type: "text", text: `${index} `.padEnd(LARGE_TEXT, "words ") }],
+  });
+if (BACKEND === "sqlite") store.close();
 
 const child = spawn(
   process.execPath,
-  [
-    "dist/cli/main.js",
-    "serve",
-    "--postgres",
-    url.toString(),
-    "--port",
-    "0",
-    "--skip-sample",
-  ],
+  ["dist/cli/main.js", "serve", ...serveArgs, "--port", "0", "--skip-sample"],
   { stdio: ["ignore", "pipe", "pipe"] },
 );
 let stderr = "";
@@ -63,72 +90,102 @@ const port = await new Promise((resolve, reject) => {
     reject(new Error(`serve exited ${code}: ${stderr}`)),
   );
 });
-const rss = () =>
-  Number(
-    /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))[1],
-  ) / 1024;
+const status = () => readFileSync(`/proc/${child.pid}/status`, "utf8");
+const rss = () => Number(/VmRSS:\s+(\d+)/.exec(status())[1]) / 1024;
+/** The server's CPU seconds so far (user + system, from /proc/<pid>/stat). */
+const cpuSeconds = () => {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8")
+    .split(") ")[1]
+    .split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
 const base = `http://127.0.0.1:${port}`;
 for (let index = 0; index < 20; index++)
-  await fetch(`${base}/v1/sessions`).then((r) => r.text());
+  await fetch(`${base}/v1/sessions/${ids[index % SESSIONS]}/history`).then(
+    (r) => r.text(),
+  );
 const idle = rss();
 
+/** The normal client: small histories one after another for `ms`; latencies and statuses. */
+async function normalClient(ms) {
+  const latencies = [];
+  const statuses = {};
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const start = performance.now();
+    const answer = await fetch(
+      `${base}/v1/sessions/${ids[latencies.length % SESSIONS]}/history`,
+    );
+    await answer.arrayBuffer();
+    latencies.push(performance.now() - start);
+    statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  latencies.sort((a, b) => a - b);
+  const pct = (p) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))];
+  return { statuses, served: latencies.length, p50: pct(0.5), p99: pct(0.99) };
+}
+
+const alone = await normalClient(ALONE_MS);
+
 // The slow clients: a raw socket each, the request sent, the answer never read.
+const slowPath =
+  SLOW_READ === "sessions"
+    ? "/v1/sessions?limit=100"
+    : `/v1/sessions/${large}/history`;
 const statuses = {};
 const sockets = [];
 for (let index = 0; index < SLOW; index++) {
   const socket = net.connect(port, "127.0.0.1");
   socket.on("error", () => {});
   socket.once("connect", () => {
-    socket.write(
-      `GET /v1/sessions?limit=100 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`,
-    );
+    socket.write(`GET ${slowPath} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
     socket.once("data", (chunk) => {
-      const status =
+      const code =
         /^HTTP\/1\.1 (\d+)/.exec(chunk.toString("latin1"))?.[1] ?? "?";
-      statuses[status] = (statuses[status] ?? 0) + 1;
+      statuses[code] = (statuses[code] ?? 0) + 1;
       socket.pause();
     });
   });
   sockets.push(socket);
 }
 
-// The normal client, meanwhile.
 let peak = idle;
-const latencies = [];
-const normal = {};
-const until = Date.now() + HOLD_MS;
 const sampler = setInterval(() => (peak = Math.max(peak, rss())), 100);
-while (Date.now() < until) {
-  const start = performance.now();
-  const answer = await fetch(
-    `${base}/v1/sessions/${ids[latencies.length % SESSIONS]}/history`,
-  );
-  await answer.arrayBuffer();
-  latencies.push(performance.now() - start);
-  normal[answer.status] = (normal[answer.status] ?? 0) + 1;
-  await new Promise((resolve) => setTimeout(resolve, 20));
-}
+const loaded = await normalClient(HOLD_MS);
 clearInterval(sampler);
 for (const socket of sockets) socket.destroy();
-await new Promise((resolve) => setTimeout(resolve, 1_000));
+const leftAt = cpuSeconds();
+await new Promise((resolve) => setTimeout(resolve, 2_000));
+const cpuAfterLeaving = cpuSeconds() - leftAt;
 const after = rss();
-latencies.sort((a, b) => a - b);
-const pct = (p) =>
-  latencies[
-    Math.min(latencies.length - 1, Math.floor(latencies.length * p))
-  ].toFixed(1);
+const ms = (value) => Number(value.toFixed(1));
 console.log(
   JSON.stringify(
     {
+      backend: BACKEND,
       slowClients: SLOW,
-      holdSeconds: HOLD_MS / 1000,
+      slowRead:
+        SLOW_READ === "sessions" ? "page of 100 sessions" : "3 MB history",
+      seconds: { alone: ALONE_MS / 1000, loaded: HOLD_MS / 1000 },
       rssMiB: {
-        idle: idle.toFixed(0),
-        peak: peak.toFixed(0),
-        afterRelease: after.toFixed(0),
+        idle: Math.round(idle),
+        peak: Math.round(peak),
+        afterRelease: Math.round(after),
       },
       slowStatuses: statuses,
-      normalClient: { statuses: normal, p50ms: pct(0.5), p99ms: pct(0.99) },
+      serverCpuSecondsAfterSlowClientsLeft: cpuAfterLeaving,
+      normalClient: {
+        alone: { ...alone, p50: ms(alone.p50), p99: ms(alone.p99) },
+        besideSlowClients: {
+          ...loaded,
+          p50: ms(loaded.p50),
+          p99: ms(loaded.p99),
+        },
+        p99Ratio: Number((loaded.p99 / alone.p99).toFixed(2)),
+        target: "p99 beside the slow clients at most 2× its p99 alone",
+      },
     },
     null,
     2,
@@ -136,4 +193,5 @@ console.log(
 );
 child.kill("SIGTERM");
 await new Promise((resolve) => child.once("exit", resolve));
-await database.drop();
+if (database) await database.drop();
+if (dir) rmSync(dir, { recursive: true, force: true });

@@ -141,6 +141,7 @@ export {
   IMPORTED_AT_METADATA,
 } from "./manager/import-index.js";
 export { searchableTerms } from "./core/search-terms.js";
+export { METADATA_LIMITS } from "./manager/metadata-limits.js";
 /** `SessionManager.erase()` and `prune()`: targets, options and receipts (docs/behavior/erase-and-retention.md). */
 export type {
   AuditEraseTarget,

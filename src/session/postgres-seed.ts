@@ -583,6 +583,13 @@ class RegistryStandIn implements SessionRegistry {
     return (await this.#real()).insert(info);
   }
 
+  async insertWithConfig(
+    info: SessionInfo,
+    config: Readonly<Record<string, string>>,
+  ): Promise<void> {
+    return (await this.#real()).insertWithConfig(info, config);
+  }
+
   async get(id: string): Promise<SessionInfo | null> {
     return (await this.#real()).get(id);
   }

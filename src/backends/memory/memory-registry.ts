@@ -32,6 +32,16 @@ export class InMemorySessionRegistry implements SessionRegistry {
     this.store.registry.set(info.id, { ...info });
   }
 
+  /** The row and its config entries: `insert` refuses before anything is set, so all or nothing. */
+  insertWithConfig(
+    info: SessionInfo,
+    config: Readonly<Record<string, string>>,
+  ): void {
+    this.insert(info);
+    for (const [key, value] of Object.entries(config))
+      this.setConfig(info.id, key, value);
+  }
+
   get(id: string): SessionInfo | null {
     const row = this.store.registry.get(id);
     return row ? { ...row } : null;

@@ -61,6 +61,18 @@ export class PostgresSessionRegistry implements SessionRegistry {
     await insertSessionRow(this.#db, info, "");
   }
 
+  /**
+   * The row and its config entries in one statement (the row's insert feeds the entries'), so
+   * it is atomic over every connection kind: all or nothing, and never seen half written.
+   */
+  async insertWithConfig(
+    info: SessionInfo,
+    config: Readonly<Record<string, string>>,
+  ): Promise<void> {
+    await this.#ready();
+    await insertSessionRow(this.#db, info, "", JSON.stringify(config));
+  }
+
   async get(id: string): Promise<SessionInfo | null> {
     await this.#ready();
     const [row] = await this.#db.query<SessionInfoRow>(
@@ -445,12 +457,20 @@ async function insertSessionRow(
   db: PostgresQueryable,
   info: SessionInfo,
   onConflict: string,
+  configJson?: string,
 ): Promise<void> {
-  await db.query(
-    `INSERT INTO assistant_sessions (id, name, parent_session_id, model, source,
+  const row = `INSERT INTO assistant_sessions (id, name, parent_session_id, model, source,
         input_tokens, output_tokens, estimated_cost, end_reason, created_at, updated_at)
       VALUES (?, ?, ?, ?, ?, ?::numeric, ?::numeric, ?::double precision, ?,
-        ${TIMESTAMP_PARAM}, ${TIMESTAMP_PARAM}) ${onConflict}`,
+        ${TIMESTAMP_PARAM}, ${TIMESTAMP_PARAM}) ${onConflict}`;
+  await db.query(
+    configJson === undefined
+      ? row
+      : `WITH inserted AS (${row} RETURNING id)
+        INSERT INTO assistant_config (session_id, key, value)
+        SELECT inserted.id, entry.key, entry.value
+        FROM inserted CROSS JOIN json_each_text(?::text::json) AS entry (key, value)
+        ON CONFLICT (session_id, key) DO UPDATE SET value = EXCLUDED.value`,
     [
       info.id,
       info.name,
@@ -463,6 +483,7 @@ async function insertSessionRow(
       info.end_reason ?? null,
       timestamp(info.created_at, "created_at"),
       timestamp(info.updated_at, "updated_at"),
+      ...(configJson === undefined ? [] : [configJson]),
     ],
   );
 }

@@ -45,6 +45,19 @@ export class SqlSessionRegistry implements SessionRegistry {
         ${info.created_at}, ${info.updated_at})`;
   }
 
+  /** The row and its config entries in one transaction (`atomically`): all or nothing. */
+  insertWithConfig(
+    info: SessionInfo,
+    config: Readonly<Record<string, string>>,
+  ): void {
+    this.ready();
+    atomically(this.agent, () => {
+      this.insert(info);
+      for (const [key, value] of Object.entries(config))
+        this.setConfig(info.id, key, value);
+    });
+  }
+
   /**
    * Inserts the row unless the id has one: how a session written without the manager gets
    * registered by its first message (docs/behavior/manager.md#sessions-written-without-the-manager).

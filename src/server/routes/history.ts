@@ -1,15 +1,17 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { SessionSnapshot } from "../../session/contracts/session-info.js";
-import type { SessionMessage } from "../../session/contracts/types.js";
-import { activeHistory, type Session } from "../../session/session.js";
+import type { Session } from "../../session/session.js";
 import {
   openSession,
   readSession,
   requireMessage,
+  tenantOf,
   toWire,
   type ServerDeps,
   type ServerEnv,
 } from "../context.js";
+import { ReadGate } from "../responses/read-gate.js";
+import { streamedHistory } from "../responses/streamed-history.js";
 import { errors, json, jsonBody, SessionParams } from "../schemas/common.js";
 import {
   HistorySchema,
@@ -23,6 +25,11 @@ import {
 } from "../schemas/messages.js";
 
 const tags = ["History"];
+/**
+ * Window reads of streamed histories running at once, per app, after their answers started:
+ * few, so a new request never waits behind many of them for a database connection.
+ */
+const STREAMED_READS_AT_ONCE = 2;
 /** Characters of text a tree node previews. */
 const PREVIEW_LENGTH = 120;
 
@@ -83,16 +90,28 @@ export function historyRoutes(
   app: OpenAPIHono<ServerEnv>,
   deps: ServerDeps,
 ): void {
+  const streamedReads = new ReadGate(STREAMED_READS_AT_ONCE);
   app.openapi(getHistory, async (c) => {
     const { id } = c.req.valid("param");
     const given = c.req.valid("query").leafId;
-    // The active branch: its leaf and history in one read where the store can (one statement on
-    // PostgreSQL), so the two agree while other writers append.
-    const { messages, leafId } =
+    // The leaf first, then its path streamed window by window as the client reads
+    // (docs/server.md#large-answers): a path of a fixed leaf does not change while others
+    // append, so the answer is one consistent path however long the client takes.
+    const session =
+      given !== undefined || tenantOf(c) !== null
+        ? await openSession(deps, c, id)
+        : deps.manager.getSession(id);
+    const leafId =
       given === undefined
-        ? await readSession(deps, c, id, activeHistory, noMessages)
-        : await historyOf(await openSession(deps, c, id), id, given);
-    return c.json({ messages: messages.map(toWire), leafId }, 200);
+        ? ((await session.getLatestLeaf())?.id ?? null)
+        : (await requireMessage(session, id, given)).id;
+    if (leafId === null) {
+      // No message: an unknown session (or another tenant's) answers 404, a new one its empty path.
+      if (given === undefined && tenantOf(c) === null)
+        await openSession(deps, c, id);
+      return c.json({ messages: [], leafId }, 200);
+    }
+    return streamedHistory(session, leafId, streamedReads) as never;
   });
 
   app.openapi(getRecentHistory, async (c) => {
@@ -155,16 +174,6 @@ async function recentOf(
 ) {
   await requireMessage(session, sessionId, leafId);
   return session.getRecentHistory(maxBytes, 1, leafId);
-}
-
-/** The history of the given leaf, which must exist. */
-async function historyOf(
-  session: Session,
-  sessionId: string,
-  given: string,
-): Promise<{ messages: SessionMessage[]; leafId: string }> {
-  const leafId = (await requireMessage(session, sessionId, given)).id;
-  return { messages: await session.getHistory(leafId), leafId };
 }
 
 function treeNodes(snapshot: SessionSnapshot) {

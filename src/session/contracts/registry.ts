@@ -67,6 +67,16 @@ export type SessionInfoPatch = Partial<
 export interface SessionRegistry {
   /** Inserts a row. */
   insert(info: SessionInfo): MaybePromise<void>;
+  /**
+   * Optional: inserts the row and these config entries (a new session's owner and metadata) as
+   * one atomic write: should it fail, neither the row nor any entry is stored, and no reader
+   * ever sees the row with part of them. Without it the manager inserts the row, then sets each
+   * entry.
+   */
+  insertWithConfig?(
+    info: SessionInfo,
+    config: Readonly<Record<string, string>>,
+  ): MaybePromise<void>;
   get(id: string): MaybePromise<SessionInfo | null>;
   /**
    * Optional: the rows of those ids that exist, in any order, read together: what a search reads

@@ -22,11 +22,17 @@ export function encodeMessage(message: unknown): string {
   }
 }
 
-/** Throws `TypeError` (`INVALID_MESSAGE`) unless `message` has a non-empty string id, a string role and a parts array of objects. */
+/**
+ * Throws `TypeError` (`INVALID_MESSAGE`) unless `message` has a non-empty string id, a string
+ * role, a parts array of objects, and a string `text` in every text part.
+ */
 export function assertValidMessage(
   message: unknown,
 ): asserts message is SessionMessage {
-  const problem = describeProblem(message) ?? describeUnstorableId(message);
+  const problem =
+    describeProblem(message) ??
+    describeUnstorableId(message) ??
+    describeTextParts(message as SessionMessage);
   if (problem)
     throw new ArborTypeError(
       "INVALID_MESSAGE",
@@ -156,6 +162,25 @@ function describeUnstorableId(message: unknown): string | null {
   const id = (message as SessionMessage).id;
   const reason = unstorableReason(id);
   return reason && `\`id\` ${JSON.stringify(id)} ${reason}`;
+}
+
+/**
+ * A text part's `text` is what the model is sent, searched and previewed: a number, `null` or an
+ * object there would be stored and read back as something no reader expects. Checked on writes
+ * only, so rows stored before stay readable.
+ */
+function describeTextParts(message: SessionMessage): string | null {
+  let index = 0;
+  for (const part of message.parts as ReadonlyArray<Record<string, unknown>>) {
+    const text = part.text;
+    if (part.type === "text" && typeof text !== "string") {
+      const got =
+        text === null ? "null" : Array.isArray(text) ? "an array" : typeof text;
+      return `\`text\` of text part ${index} of message "${message.id}" must be a string (got ${got})`;
+    }
+    index++;
+  }
+  return null;
 }
 
 function describeProblem(message: unknown): string | null {

@@ -55,6 +55,8 @@ export const ARBOR_ERROR_CODES = [
   "STORAGE_UNAVAILABLE",
   /** A file or body that cannot be imported (unknown format, bad JSON, a broken tree); the message names the line or node. */
   "INVALID_IMPORT",
+  /** Session metadata over a limit (entries, key or value length, total bytes); the message names it. Nothing is written. */
+  "METADATA_TOO_LARGE",
 ] as const;
 
 export type ArborErrorCode = (typeof ARBOR_ERROR_CODES)[number];

@@ -1,3 +1,4 @@
+import { assertMetadata } from "./metadata-limits.js";
 import type {
   SessionInfo,
   SessionSnapshot,
@@ -57,6 +58,8 @@ export async function importSession(
   ) {
     throw new SessionAccessError("SESSION_FORBIDDEN", id);
   }
+  if (snapshot.metadata !== undefined)
+    assertMetadata(snapshot.metadata, "importSession()");
   const info = importedInfo(snapshot, id, options.name);
   try {
     await host.registry.insert(info);

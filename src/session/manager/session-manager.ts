@@ -1,3 +1,4 @@
+import { assertMetadata } from "./metadata-limits.js";
 import type { CompactionFunction } from "../compaction/session-compaction.js";
 import type { AuditOptions, AuditSink } from "../contracts/audit.js";
 import type { WritableContextProvider } from "../contracts/context-provider.js";
@@ -260,23 +261,32 @@ export class SessionManager {
     options: CreateSessionOptions = {},
   ): Promise<SessionInfo> {
     const info = newSessionInfo(name, options);
+    if (options.metadata !== undefined)
+      assertMetadata(options.metadata, "create()");
     const registry = this.backend.registry;
     if (options.id !== undefined && (await registry.get(info.id)))
       throw sessionExists(info.id);
+    // The row, owner and metadata in one atomic write where the registry can: a failure leaves
+    // no session, and no reader sees one with part of its metadata.
+    const config = tenancy.tenancyConfig(options.ownerId, options.metadata);
+    const atomic =
+      registry.insertWithConfig !== undefined && Object.keys(config).length > 0;
     try {
-      await registry.insert(info);
+      if (atomic) await registry.insertWithConfig!(info, config);
+      else await registry.insert(info);
     } catch (error) {
       // The key's own error differs per driver; the row now being there is what it means.
       if (options.id !== undefined && (await registry.get(info.id)))
         throw sessionExists(info.id);
       throw error;
     }
-    await tenancy.writeTenancy(
-      this.backend.registry,
-      info.id,
-      options.ownerId,
-      options.metadata,
-    );
+    if (!atomic)
+      await tenancy.writeTenancy(
+        registry,
+        info.id,
+        options.ownerId,
+        options.metadata,
+      );
     return info;
   }
 

@@ -1,5 +1,6 @@
 import type { SessionRegistry } from "../contracts/registry.js";
 import { SessionAccessError } from "../errors/index.js";
+import { assertMetadataEntry } from "./metadata-limits.js";
 import { assertText, requireRow } from "./session-rows.js";
 
 /** Config keys in the registry: the owner, and one key per metadata entry. */
@@ -57,6 +58,8 @@ export async function setMetadata(
   assertText(key, "setMetadata() needs the key");
   assertText(value, "setMetadata() needs the value");
   await requireRow(registry, sessionId);
+  // Checked against the entries before the write: two writers racing may each pass alone.
+  assertMetadataEntry(await listMetadata(registry, sessionId), key, value);
   await registry.setConfig(sessionId, METADATA_PREFIX + key, value);
 }
 
@@ -82,7 +85,19 @@ export async function listMetadata(
   );
 }
 
-/** Writes the owner (when given) and metadata of a newly registered session. */
+/** The config entries (owner, `meta:*`) of a new session's owner and metadata, by config key. */
+export function tenancyConfig(
+  ownerId: string | undefined,
+  metadata: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
+  const config: Record<string, string> = {};
+  if (ownerId !== undefined) config[OWNER_KEY] = ownerId;
+  for (const [key, value] of Object.entries(metadata ?? {}))
+    config[METADATA_PREFIX + key] = value;
+  return config;
+}
+
+/** Writes the owner (when given) and metadata of a newly registered session, entry by entry. */
 export async function writeTenancy(
   registry: SessionRegistry,
   sessionId: string,

@@ -1,0 +1,76 @@
+// The gate of streamed answers' store reads: at most `limit` at once, a lower priority (fewer
+// windows read so far) first, then first come first served; and a streamed body that is
+// cancelled aborts its signal and produces nothing more.
+import { describe, expect, it } from "vitest";
+import { ReadGate } from "../../src/server/responses/read-gate.js";
+import { streamedJson } from "../../src/server/responses/streamed-json.js";
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
+describe("ReadGate", () => {
+  it("runs at most `limit` reads at once and lets a lower priority go first", async () => {
+    const gate = new ReadGate(1);
+    const order: string[] = [];
+    let running = 0;
+    let most = 0;
+    const first = deferred();
+    const read = (name: string, wait?: Promise<void>) => async () => {
+      running++;
+      most = Math.max(most, running);
+      order.push(name);
+      await wait;
+      running--;
+    };
+    const all = [
+      gate.run(read("long-0", first.promise), 0),
+      gate.run(read("long-5"), 5),
+      gate.run(read("long-3"), 3),
+      gate.run(read("short-0"), 0),
+      gate.run(read("long-3b"), 3),
+    ];
+    first.resolve();
+    await Promise.all(all);
+    expect(most).toBe(1);
+    expect(order).toEqual(["long-0", "short-0", "long-3", "long-3b", "long-5"]);
+  });
+
+  it("passes the turn on after a failed read", async () => {
+    const gate = new ReadGate(1);
+    const failed = gate.run(async () => {
+      throw new Error("boom");
+    });
+    const next = gate.run(async () => "ran");
+    await expect(failed).rejects.toThrow("boom");
+    await expect(next).resolves.toBe("ran");
+  });
+});
+
+describe("streamedJson", () => {
+  it("produces a piece only when one is read, and nothing after the body is cancelled", async () => {
+    let produced = 0;
+    const abort = new AbortController();
+    let ended = 0;
+    const response = streamedJson(
+      "[",
+      async () => {
+        produced++;
+        return produced > 100 ? undefined : `${produced},`;
+      },
+      { abort, onEnd: () => ended++ },
+    );
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    expect(decoder.decode((await reader.read()).value)).toBe("[");
+    expect(decoder.decode((await reader.read()).value)).toBe("1,");
+    expect(produced).toBe(1);
+    await reader.cancel();
+    expect(abort.signal.aborted).toBe(true);
+    expect(ended).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(produced).toBe(1);
+  });
+});
