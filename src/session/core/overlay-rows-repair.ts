@@ -7,10 +7,10 @@ import {
   applyOverlaySpans,
   COMPACTION_PREFIX,
   isOverlayRowId,
+  type HiddenRowTest,
 } from "./apply-compactions.js";
 import { messagesFromSpans } from "./path-history.js";
 import { chooseRecentWindow } from "./recent-window.js";
-import type { HiddenRowTest } from "./overlay-rows.js";
 import type { SessionProvider } from "../contracts/provider.js";
 import type {
   RecentHistoryResult,

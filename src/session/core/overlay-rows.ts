@@ -1,4 +1,8 @@
-import { COMPACTION_PREFIX, isOverlayRowId } from "./apply-compactions.js";
+import {
+  COMPACTION_PREFIX,
+  isOverlayRowId,
+  type HiddenRowTest,
+} from "./apply-compactions.js";
 import type { PathEntry, SessionProvider } from "../contracts/provider.js";
 import type {
   HistoryRowStat,
@@ -6,7 +10,7 @@ import type {
   SessionMessage,
 } from "../contracts/types.js";
 
-export { isOverlayRowId };
+export { isOverlayRowId, type HiddenRowTest };
 
 /*
  * A stored row that carries the id of one of this session's overlays (`compaction_<overlay id>`)
@@ -24,9 +28,6 @@ export { isOverlayRowId };
  * A read pays for the rule only when its result holds a `compaction_` id: then the overlays are
  * read to tell which rows they hide, and the raw path is checked without content.
  */
-
-/** Whether an id names a row this session hides: true for `compaction_<id>` of its overlays. */
-export type HiddenRowTest = (id: unknown) => id is string;
 
 /** The hidden-row test of this session, from its overlays (read when a result holds a `compaction_` id). */
 export async function hiddenRowTest(
