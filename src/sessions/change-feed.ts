@@ -65,8 +65,8 @@ export class SessionsFeed {
   }
 
   /** Drops a parent noted for a write that stored nothing. */
-  forgetParent(sessionId: string, id: string): void {
-    this.#parents.delete(key(sessionId, id));
+  forgetParent(sessionId: string, id: unknown): void {
+    if (typeof id === "string") this.#parents.delete(key(sessionId, id));
   }
 
   /** Remembers what a write through this adapter stored, in case it is gone when its event is read. */

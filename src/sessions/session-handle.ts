@@ -155,10 +155,12 @@ export class SessionHandle {
     await this.#noteParent(input, options.parentId);
     // The write itself says whether it stored the message, so of two concurrent appends of one
     // id exactly one reports `inserted: true` (a read before the write could not tell).
-    const result = await this.#session.appendMessageWithResult(
-      input,
-      options.parentId,
-    );
+    const result = await this.#session
+      .appendMessageWithResult(input, options.parentId)
+      .catch((error: unknown) => {
+        this.#feed.forgetParent(this.sessionId, input?.id);
+        throw error;
+      });
     // Nothing is written, so Arbor's feed, which reports committed writes only, has no event.
     if (!result.inserted) {
       this.#feed.forgetParent(this.sessionId, input.id);
@@ -196,7 +198,12 @@ export class SessionHandle {
     if (stored && sameContent(stored, input))
       return { inserted: false, message: stored };
     if (!stored) await this.#noteParent(input, options.parentId);
-    const outcome = await this.#session.upsertMessage(input, options.parentId);
+    const outcome = await this.#session
+      .upsertMessage(input, options.parentId)
+      .catch((error: unknown) => {
+        this.#feed.forgetParent(this.sessionId, input?.id);
+        throw error;
+      });
     const written = (await this.#session.getMessage(input.id)) ?? input;
     const inserted = outcome === "inserted";
     if (!inserted) this.#feed.forgetParent(this.sessionId, input.id);
@@ -296,7 +303,13 @@ export class SessionHandle {
     message: SessionMessage,
     parentId: string | null | undefined,
   ): Promise<void> {
-    if (!this.#feed.active || parentId === undefined) return;
+    // A malformed message is left to the write, which rejects it with its typed error.
+    if (
+      !this.#feed.active ||
+      parentId === undefined ||
+      typeof message?.id !== "string"
+    )
+      return;
     this.#feed.noteParent(
       this.sessionId,
       message.id,
