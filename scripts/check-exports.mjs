@@ -3,7 +3,8 @@
 // ES-modules-only error, and "." is the session entry. Also checks that the published declarations
 // import no other package (not even `node:` modules) but the regular `dependencies` (hono, zod…,
 // installed with arbor-memory): they must compile in a project that has only arbor-memory and
-// typescript, whatever optional peers it skipped. Run by `npm run build`.
+// typescript, whatever optional peers it skipped; only an entry that needs a peer to run may name
+// that peer's types (PEER_TYPES). Run by `npm run build`.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 
 const pkg = JSON.parse(
@@ -56,6 +57,18 @@ const isDependency = (specifier) =>
   dependencies.some(
     (name) => specifier === name || specifier.startsWith(`${name}/`),
   );
+/**
+ * The one exception: an entry that cannot run without an optional peer may name that peer's
+ * types. `arbor-memory/ai-sdk` answers chats with `ai` and hands `respond` the AI SDK's own
+ * `ModelMessage[]` and `ToolSet`, so `streamText()` takes them as they are under strict
+ * TypeScript. A project without `ai` never imports that entry's types.
+ */
+const PEER_TYPES = { "ai-sdk/": ["ai"] };
+const isEntryPeer = (file, specifier) =>
+  Object.entries(PEER_TYPES).some(
+    ([folder, peers]) =>
+      String(file).startsWith(folder) && peers.includes(specifier),
+  );
 for (const file of readdirSync(dist, { recursive: true })) {
   if (!String(file).endsWith(".d.ts")) continue;
   const lines = readFileSync(new URL(String(file), dist), "utf8").split("\n");
@@ -63,7 +76,7 @@ for (const file of readdirSync(dist, { recursive: true })) {
     const found = /^\s*(\*|\/\*\*)/.test(line)
       ? null
       : PACKAGE_IMPORT.exec(line);
-    if (found && !isDependency(found[1])) {
+    if (found && !isDependency(found[1]) && !isEntryPeer(file, found[1])) {
       problems.push(
         `dist/${file} imports "${found[1]}": published types must not need another package`,
       );

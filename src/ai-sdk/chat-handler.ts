@@ -1,3 +1,4 @@
+import type { ToolSet } from "ai";
 import {
   ArborError,
   ArborTypeError,
@@ -126,13 +127,15 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
           : {}),
         ...(options.filters ? { filters: options.filters } : {}),
       });
-      const tools = {
-        ...((await session.tools()) as Record<string, unknown>),
+      // The session's memory tools are AI SDK tools in a structural type of their own (the
+      // session entry point does not depend on `ai`'s types).
+      const tools: ToolSet = {
+        ...((await session.tools()) as unknown as ToolSet),
         ...options.tools,
       };
       const modelMessages = await ai.convertToModelMessages(
         uiMessages as never,
-        { tools: tools as never, ignoreIncompleteToolCalls: true },
+        { tools, ignoreIncompleteToolCalls: true },
       );
       const result = await options.respond({
         system,

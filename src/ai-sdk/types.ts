@@ -1,3 +1,6 @@
+// Type-only: nothing of `ai` is loaded by these; `streamText()` takes `ctx.messages` and
+// `ctx.tools` as they are under strict TypeScript.
+import type { ModelMessage, ToolSet } from "ai";
 import type {
   Session,
   SessionManager,
@@ -6,8 +9,9 @@ import type {
 import type { HistoryFilter, TruncateOptions } from "../utils/index.js";
 
 /**
- * The AI SDK values the route helper takes and returns, as small structural types of our own:
- * the published declarations compile without `ai` installed. The real values satisfy them.
+ * The AI SDK values the route helper takes and returns. The context handed to `respond` uses
+ * the AI SDK's own types (`ModelMessage[]`, `ToolSet`), imported as types only; the chunks and
+ * the `streamText()` result are small structural types, which the real values satisfy.
  */
 
 /** An AI SDK UI message chunk (`start`, `text-delta`, `finish`, …). */
@@ -33,11 +37,11 @@ export interface ChatRespondContext {
   /** The frozen system prompt (or the fallback when the session has none). */
   system: string;
   /** The branch up to the new message as model messages (overlays, truncation, filters applied). */
-  messages: unknown[];
+  messages: ModelMessage[];
   /** The same branch as UI messages. */
   uiMessages: SessionMessage[];
   /** The session's memory tools merged with the handler's `tools`. */
-  tools: Record<string, unknown>;
+  tools: ToolSet;
   /** Aborts only on a stop (the stop route, from any process); a disconnect does not. */
   abortSignal: AbortSignal;
   session: Session;
@@ -61,7 +65,7 @@ export interface ChatHandlerOptions {
   /** The path the routes of `fetch()` live under; default `"/api/chat"`. */
   basePath?: string;
   /** Tools of the app, merged over the session's, and used to validate incoming tool parts. */
-  tools?: Record<string, unknown>;
+  tools?: ToolSet;
   /** A metadata schema (zod, Standard Schema) for `validateUIMessages`. */
   metadataSchema?: unknown;
   /** Data part schemas for `validateUIMessages`. */

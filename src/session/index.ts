@@ -66,7 +66,11 @@ export type {
   StoredCompaction,
   TextSearchOptions,
 } from "./contracts/types.js";
-export type { ContextConfig, SessionContextOptions } from "./context/types.js";
+export type {
+  ContextConfig,
+  SessionContextOptions,
+  SystemPromptReading,
+} from "./context/types.js";
 export type {
   BlockHistoryStore,
   BlockVersion,

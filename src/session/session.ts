@@ -7,7 +7,11 @@ import type { CompactionFunction } from "./compaction/session-compaction.js";
 import type { WriteSource } from "./context/context-blocks.js";
 import { reclaimSkill } from "./context/skills.js";
 import { buildContextTools, type ArborToolSet } from "./context/tools/index.js";
-import type { ContextBlock, SessionContextOptions } from "./context/types.js";
+import type {
+  ContextBlock,
+  SessionContextOptions,
+  SystemPromptReading,
+} from "./context/types.js";
 import type { AuditOptions, AuditSink } from "./contracts/audit.js";
 import type { BlockVersion } from "./contracts/block-history.js";
 import {
@@ -352,6 +356,17 @@ export class Session {
   async freezeSystemPrompt(): Promise<string> {
     const { prompt } = await this.runtime.ready();
     return prompt.freeze();
+  }
+
+  /**
+   * Reads the system prompt without freezing or persisting anything: `frozen` is the prompt the
+   * next turn sends (`null` until something froze one) and `current` is what the blocks render
+   * now, re-read from their providers (what `refreshSystemPrompt()` would freeze). A viewer such
+   * as the studio's Prompt tab uses this, so looking never decides what the agent is told.
+   */
+  async readSystemPrompt(): Promise<SystemPromptReading> {
+    const { prompt } = await this.runtime.ready();
+    return prompt.read();
   }
 
   /** Reloads every block, re-renders, persists and returns the new prompt. Call between turns. */

@@ -19,7 +19,7 @@ import type { SessionChangeEvent, SessionChangeListener } from "./types.js";
  */
 export class SessionsFeed {
   readonly #listeners = new Set<SessionChangeListener>();
-  readonly #importParents = new Map<string, string | null>();
+  readonly #parents = new Map<string, string | null>();
   readonly #written = new Map<string, SessionMessage | StoredCompaction>();
   #queue: Promise<void> = Promise.resolve();
   #stop: Unsubscribe | null = null;
@@ -47,7 +47,7 @@ export class SessionsFeed {
       this.#stop();
       this.#stop = null;
       this.#written.clear();
-      this.#importParents.clear();
+      this.#parents.clear();
     };
   }
 
@@ -56,10 +56,17 @@ export class SessionsFeed {
     return this.#listeners.size > 0;
   }
 
-  /** Remembers the parent an import stored its message under, for its `import` event. */
-  noteImport(sessionId: string, id: string, parentId: string | null): void {
-    if (this.active)
-      remember(this.#importParents, key(sessionId, id), parentId);
+  /**
+   * Remembers the parent a write stored its message under, for its event: an import's, and an
+   * append's with an explicit `parentId`, so a host can tell which branch the message joined.
+   */
+  noteParent(sessionId: string, id: string, parentId: string | null): void {
+    if (this.active) remember(this.#parents, key(sessionId, id), parentId);
+  }
+
+  /** Drops a parent noted for a write that stored nothing. */
+  forgetParent(sessionId: string, id: unknown): void {
+    if (typeof id === "string") this.#parents.delete(key(sessionId, id));
   }
 
   /** Remembers what a write through this adapter stored, in case it is gone when its event is read. */
@@ -128,8 +135,9 @@ export class SessionsFeed {
     const session = this.open(sessionId);
     const events: SessionChangeEvent[] = [];
     for (const id of ids) {
-      const parentId = this.#importParents.get(key(sessionId, id)) ?? null;
-      this.#importParents.delete(key(sessionId, id));
+      const noted = this.#parents.get(key(sessionId, id));
+      const parentId = noted ?? null;
+      this.#parents.delete(key(sessionId, id));
       // A write through this adapter: what it stored (the row may have changed or gone since);
       // another writer's: the row as it is now.
       const message =
@@ -137,7 +145,13 @@ export class SessionsFeed {
         (await session.getMessage(id));
       if (!message) continue;
       if (type === "append")
-        events.push({ type, sessionId, message, inserted: true });
+        events.push({
+          type,
+          sessionId,
+          message,
+          ...(noted !== undefined ? { parentId: noted } : {}),
+          inserted: true,
+        });
       else if (type === "update") events.push({ type, sessionId, message });
       else events.push({ type, sessionId, message, parentId });
     }

@@ -151,14 +151,21 @@ export class SessionHandle {
   ): Promise<AppendResult> {
     if (isOverlayId(message)) return { inserted: false, message };
     const input = this.#incoming(message, options);
+    // Noted before the write: its event may be read as soon as the write commits.
+    await this.#noteParent(input, options.parentId);
     // The write itself says whether it stored the message, so of two concurrent appends of one
     // id exactly one reports `inserted: true` (a read before the write could not tell).
-    const result = await this.#session.appendMessageWithResult(
-      input,
-      options.parentId,
-    );
+    const result = await this.#session
+      .appendMessageWithResult(input, options.parentId)
+      .catch((error: unknown) => {
+        this.#feed.forgetParent(this.sessionId, input?.id);
+        throw error;
+      });
     // Nothing is written, so Arbor's feed, which reports committed writes only, has no event.
-    if (!result.inserted) return { inserted: false, message: result.message };
+    if (!result.inserted) {
+      this.#feed.forgetParent(this.sessionId, input.id);
+      return { inserted: false, message: result.message };
+    }
     const stored = (await this.#session.getMessage(input.id)) ?? result.message;
     this.#feed.note("append", this.sessionId, stored);
     return { inserted: true, message: stored };
@@ -190,9 +197,16 @@ export class SessionHandle {
     const stored = await this.#session.getMessage(input.id);
     if (stored && sameContent(stored, input))
       return { inserted: false, message: stored };
-    const outcome = await this.#session.upsertMessage(input, options.parentId);
+    if (!stored) await this.#noteParent(input, options.parentId);
+    const outcome = await this.#session
+      .upsertMessage(input, options.parentId)
+      .catch((error: unknown) => {
+        this.#feed.forgetParent(this.sessionId, input?.id);
+        throw error;
+      });
     const written = (await this.#session.getMessage(input.id)) ?? input;
     const inserted = outcome === "inserted";
+    if (!inserted) this.#feed.forgetParent(this.sessionId, input.id);
     this.#feed.note(inserted ? "append" : "update", this.sessionId, written);
     return { inserted, message: written };
   }
@@ -208,14 +222,12 @@ export class SessionHandle {
     options: { parentId: string | null; createdAt: number | Date | string },
   ): Promise<void> {
     const { parentId, createdAt } = options ?? {};
-    if (this.#feed.active && message && typeof message.id === "string") {
-      const parent =
-        typeof parentId === "string" &&
-        (await this.#session.getMessage(parentId))
-          ? parentId
-          : null;
-      this.#feed.noteImport(this.sessionId, message.id, parent);
-    }
+    if (this.#feed.active && message && typeof message.id === "string")
+      this.#feed.noteParent(
+        this.sessionId,
+        message.id,
+        await this.#storedParent(parentId),
+      );
     const time =
       typeof createdAt === "number" ? new Date(createdAt) : createdAt;
     // The package stores the message as given; the time is the row's (search results carry it).
@@ -282,6 +294,38 @@ export class SessionHandle {
   }
 
   // --- Internal helpers ---
+
+  /**
+   * For an append's event: the parent an explicit `parentId` stores the message under. Omitted,
+   * the message goes after the active leaf, which the event leaves out.
+   */
+  async #noteParent(
+    message: SessionMessage,
+    parentId: string | null | undefined,
+  ): Promise<void> {
+    // A malformed message is left to the write, which rejects it with its typed error.
+    if (
+      !this.#feed.active ||
+      parentId === undefined ||
+      typeof message?.id !== "string"
+    )
+      return;
+    this.#feed.noteParent(
+      this.sessionId,
+      message.id,
+      await this.#storedParent(parentId),
+    );
+  }
+
+  /** The parent a write under `parentId` stores its message under: a foreign id makes a root. */
+  async #storedParent(
+    parentId: string | null | undefined,
+  ): Promise<string | null> {
+    return typeof parentId === "string" &&
+      (await this.#session.getMessage(parentId))
+      ? parentId
+      : null;
+  }
 
   #incoming(message: SessionMessage, options: WriteOptions): SessionMessage {
     return options.source === "client"

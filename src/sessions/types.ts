@@ -74,6 +74,11 @@ export type SessionChangeEvent =
       type: "append";
       sessionId: string;
       message: SessionMessage;
+      /**
+       * For an append through this adapter with an explicit `parentId`: the parent the message was
+       * stored under (`null` = a root, also for a parent not in the session). Absent for an append
+       * after the active leaf, and for another writer's append.
+       */
       parentId?: string | null;
       /** Always `true`: an append of an id already stored writes nothing and reports nothing. */
       inserted: boolean;

@@ -120,4 +120,33 @@ describe("assembleContext (docs/behavior/agent-turns.md)", () => {
       await assembleContext(source, { fallbackSystemPrompt: "Fallback." }),
     ).toMatchObject({ system: "Fallback." });
   });
+
+  it("freezes the prompt it sends by default; { freeze: false } writes nothing", async () => {
+    const soul = { value: "one", get: async () => soul.value };
+    const session = await sessionWith([text("u1", "user", "Hi")], (s) =>
+      s.withContext("soul", { provider: soul }).withCachedPrompt(),
+    );
+    const preview = await assembleContext(session, { freeze: false });
+    expect(preview.system).toContain("one");
+    expect(await session.readSystemPrompt()).toMatchObject({ frozen: null });
+
+    const sent = await assembleContext(session);
+    expect((await session.readSystemPrompt()).frozen).toBe(sent.system);
+    soul.value = "two";
+    // The preview shows what the next turn sends: the frozen prompt, not the new render.
+    expect((await assembleContext(session, { freeze: false })).system).toBe(
+      sent.system,
+    );
+  });
+
+  it("{ freeze: false } on a source without readSystemPrompt is an INVALID_ARGUMENT", async () => {
+    const source = {
+      freezeSystemPrompt: async () => "x",
+      getHistory: async () => [text("u1", "user", "Hi")],
+    };
+    const error = await assembleContext(source, { freeze: false }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(isArborError(error) && error.code).toBe("INVALID_ARGUMENT");
+  });
 });

@@ -13,9 +13,13 @@ import {
 /** The message docs/behavior/agent-turns.md gives when a turn has nothing to send. */
 export const NO_MESSAGES_ERROR = "No messages to send to the model.";
 
-/** What `assembleContext` reads from a session: any object with these two methods will do. */
+/**
+ * What `assembleContext` reads from a session: any object with these methods will do.
+ * `readSystemPrompt` is needed only for `{ freeze: false }`.
+ */
 export interface ContextSource {
   freezeSystemPrompt(): Promise<string>;
+  readSystemPrompt?(): Promise<{ current: string; frozen: string | null }>;
   getHistory(leafId?: string | null): Promise<SessionMessage[]>;
 }
 
@@ -28,6 +32,12 @@ export interface AssembleContextOptions {
   filters?: readonly HistoryFilter[];
   /** Read the path to this message instead of the active branch (a regenerate, an edit). */
   leafId?: string;
+  /**
+   * `true` (the default): freeze the system prompt if none is frozen yet, because what is built
+   * here is sent, and later turns must send the same prompt. `false`: write nothing and use the
+   * frozen prompt, or what the blocks render now while none is frozen (a preview of the next turn).
+   */
+  freeze?: boolean;
 }
 
 /** The system prompt and the messages to send, still as `SessionMessage`s (AI SDK `UIMessage`s). */
@@ -40,7 +50,10 @@ export interface AssembledContext {
  * Builds what a turn sends to the model (docs/behavior/agent-turns.md): the frozen system prompt (or the fallback
  * when it is empty), the history of the active branch with overlays applied, older messages
  * truncated, the history filters, then `sanitizeToolPairs` so no tool call or result is left
- * without its partner. Conversion to model messages is left to the host. Never writes.
+ * without its partner. Conversion to model messages is left to the host.
+ *
+ * Its one write is the prompt's freeze on a session with none frozen yet (the prompt sent is the
+ * one later turns keep); `{ freeze: false }` writes nothing, for a view of what a turn would send.
  *
  * Truncation runs before the filters, so a token-budget filter measures what is actually sent.
  *
@@ -62,7 +75,7 @@ export async function assembleContext(
   session: ContextSource,
   options: AssembleContextOptions = {},
 ): Promise<AssembledContext> {
-  const frozen = await session.freezeSystemPrompt();
+  const frozen = await systemPrompt(session, options.freeze !== false);
   const system =
     frozen.trim() === "" ? (options.fallbackSystemPrompt ?? frozen) : frozen;
   let messages = await session.getHistory(options.leafId);
@@ -74,4 +87,18 @@ export async function assembleContext(
   if (messages.length === 0)
     throw new ArborError("EMPTY_CONTEXT", NO_MESSAGES_ERROR);
   return { system, messages };
+}
+
+async function systemPrompt(
+  session: ContextSource,
+  freeze: boolean,
+): Promise<string> {
+  if (freeze) return session.freezeSystemPrompt();
+  if (!session.readSystemPrompt)
+    throw new ArborError(
+      "INVALID_ARGUMENT",
+      "assembleContext({ freeze: false }) needs a session with readSystemPrompt()",
+    );
+  const { frozen, current } = await session.readSystemPrompt();
+  return frozen ?? current;
 }

@@ -74,15 +74,19 @@ describe("docs/ai-sdk.md (scripted fake model in place of OpenAI)", () => {
   });
 
   it("the Hono wiring creates a chat for the signed-in user and serves its routes", async () => {
+    // The block makes the app; what the app's authentication does (the signed-in user on the
+    // context) goes right after, before its routes.
+    const made = /^const app = new Hono.*;.*$/mu;
+    expect(hono).toMatch(made);
     const code = `${withScriptedModel(route)}
-import { Hono } from "hono";
-const app = new Hono();
-// What the app's authentication does: the signed-in user on the context.
+${hono.replace(
+  made,
+  (line) => `${line}
 app.use(async (c, next) => {
   c.set("userId", "user-1");
   await next();
-});
-${hono}
+});`,
+)}
 export { app };`;
     const { app } = (await runModule("hono", code)) as {
       app: { request(path: string, init?: RequestInit): Promise<Response> };

@@ -55,19 +55,35 @@ describe.each(PROVIDERS)("overlay rows on %s", (_name, create) => {
 
   it("a hidden row's children read as children of its parent", async () => {
     const session = Session.create(create());
+    // An overlay of this session over u1: its summary, written back under u1, is a hidden row.
     await session.appendMessage(text("u1"));
-    await session.appendMessage(text("compaction_legacy", "assistant"), "u1");
-    await session.appendMessage(text("a1"), "compaction_legacy");
+    const overlay = await session.addCompaction("u1", "u1", "u1");
+    const hidden = `compaction_${overlay.id}`;
+    await session.appendMessage(text(hidden, "assistant"), "u1");
+    await session.appendMessage(text("a1"), hidden);
     await session.appendMessage(text("a2"), "u1");
     expect(
       (await session.getBranches("u1")).map((message) => message.id),
     ).toEqual(["a1", "a2"]);
     expect(
       (await session.getHistory("a1")).map((message) => message.id),
-    ).toEqual(["u1", "a1"]);
+    ).toEqual([hidden, "a1"]);
     expect((await session.getLatestLeaf())?.id).toBe("a2");
-    expect(await session.getMessage("compaction_legacy")).toMatchObject({
-      id: "compaction_legacy",
-    });
+    expect(await session.getMessage(hidden)).toMatchObject({ id: hidden });
+  });
+
+  it("a compaction_ row no overlay of this session stands for reads as a message", async () => {
+    const session = Session.create(create());
+    await session.appendMessage(text("u1"));
+    await session.appendMessage(text("compaction_elsewhere", "assistant"));
+    await session.appendMessage(text("a1"));
+    expect((await session.getHistory()).map((message) => message.id)).toEqual([
+      "u1",
+      "compaction_elsewhere",
+      "a1",
+    ]);
+    expect(
+      (await session.getBranches("u1")).map((message) => message.id),
+    ).toEqual(["compaction_elsewhere"]);
   });
 });

@@ -343,7 +343,7 @@ export function runSessionsSpec(backend: SessionsBackend): void {
     );
 
     withSessions(
-      "importMessage stores a compaction_ id as given, and reads keep the row hidden",
+      "importMessage stores a compaction_ id as given; with no overlay of its own here, the row reads as a message",
       async (sessions) => {
         const session = sessions.session();
         const summary = text(
@@ -360,7 +360,57 @@ export function runSessionsSpec(backend: SessionsBackend): void {
           createdAt: Date.now(),
         });
         expect(await session.getMessage(summary.id)).toEqual(summary);
-        expect(ids(await session.getHistory())).toEqual(["after"]);
+        // The only copy of that summary: it stays in the history.
+        expect(ids(await session.getHistory())).toEqual([summary.id, "after"]);
+        expect(ids(await session.getBranches(summary.id))).toEqual(["after"]);
+        expect((await session.getLatestLeaf())?.id).toBe("after");
+      },
+    );
+
+    withSessions(
+      "a compaction_ row is hidden where an overlay of this session stands for it",
+      async (sessions) => {
+        const session = sessions.session();
+        for (const id of ["u1", "a1", "u2"])
+          await session.appendMessage(text(id));
+        const overlay = await session.addCompaction("u1 and a1", "u1", "a1");
+        const written = text(`${COMPACTION_PREFIX}${overlay.id}`, "u1 and a1", {
+          role: "assistant",
+        });
+        await session.importMessage(written, {
+          parentId: "u2",
+          createdAt: Date.now(),
+        });
+        expect(ids(await session.getHistory())).toEqual([written.id, "u2"]);
+        expect((await session.getLatestLeaf())?.id).toBe("u2");
+        expect(await session.getBranches("u2")).toEqual([]);
+        expect(await session.getMessage(written.id)).toEqual(written);
+      },
+    );
+
+    withSessions(
+      "getBranches lists a hidden row's child in its own place among its siblings",
+      async (sessions) => {
+        const session = sessions.session();
+        await session.appendMessage(text("u1"));
+        const overlay = await session.addCompaction("u1", "u1", "u1");
+        const hiddenId = `${COMPACTION_PREFIX}${overlay.id}`;
+        await session.importMessage(text(hiddenId, "u1"), {
+          parentId: "u1",
+          createdAt: Date.now(),
+        });
+        await session.appendMessage(text("first"), { parentId: "u1" });
+        await session.importMessage(text("second"), {
+          parentId: hiddenId,
+          createdAt: Date.now(),
+        });
+        await session.appendMessage(text("third"), { parentId: "u1" });
+        // Oldest first, the hidden row's child where it was written, not where the row was.
+        expect(ids(await session.getBranches("u1"))).toEqual([
+          "first",
+          "second",
+          "third",
+        ]);
       },
     );
 
@@ -805,11 +855,17 @@ export function runSessionsSpec(backend: SessionsBackend): void {
     // --- Overlay rows written as messages ---
 
     withSessions(
-      "an overlay row written as a message stays hidden: not the latest leaf, not twice in a read, not among siblings; its children are re-parented",
+      "an overlay row of this session written as a message stays hidden: not the latest leaf, not twice in a read, not among siblings; its children are re-parented",
       async (sessions) => {
         const session = sessions.session();
         for (const id of ["u1", "a1", "u2", "a2"])
           await session.appendMessage(text(id));
+        // Two overlays of one range: the newer one shows, the older one's summary was written back.
+        const older = await session.addCompaction(
+          "an earlier take",
+          "u1",
+          "a1",
+        );
         const overlay = await session.addCompaction("u1 and a1", "u1", "a1");
         const [summary] = await session.getHistory();
         expect(summary!.id).toBe(`${COMPACTION_PREFIX}${overlay.id}`);
@@ -831,7 +887,7 @@ export function runSessionsSpec(backend: SessionsBackend): void {
         expect(ids(await session.getBranches("a2"))).toEqual([]);
 
         // An older version's overlay row beside a2, with a child of its own.
-        const legacy = text(`${COMPACTION_PREFIX}legacy`, "old summary", {
+        const legacy = text(`${COMPACTION_PREFIX}${older.id}`, "old summary", {
           role: "assistant",
         });
         await session.importMessage(legacy, { parentId: "u2", createdAt: at });
@@ -920,6 +976,45 @@ export function runSessionsSpec(backend: SessionsBackend): void {
         expect(events[5]).toMatchObject({
           compaction: { summary: "s", fromMessageId: "b" },
         });
+        stop();
+      },
+    );
+
+    withSessions(
+      "an append with a parentId reports the parent it was stored under, so a mirror tells branches apart",
+      async (sessions) => {
+        const session = sessions.session("branches");
+        await session.appendMessage(text("u1"));
+        await session.appendMessage(text("a1"));
+        const seen: SessionChangeEvent[] = [];
+        const stop = session.mirror({
+          get: () => [] as SessionMessage[],
+          set: () => undefined,
+          intercept: (event) => {
+            seen.push(event);
+            return true;
+          },
+        });
+        open.push(stop);
+        await session.appendMessage(text("a2"), { parentId: "u1" });
+        await session.appendMessage(text("r"), { parentId: null });
+        await session.appendMessage(text("f"), { parentId: "elsewhere" });
+        await session.upsertMessage(text("a3"), { parentId: "u1" });
+        await session.appendMessage(text("next"));
+        await eventually(() => expect(seen).toHaveLength(5));
+        expect(
+          seen.map((event) =>
+            event.type === "append"
+              ? [event.message.id, event.parentId]
+              : [event.type],
+          ),
+        ).toEqual([
+          ["a2", "u1"],
+          ["r", null],
+          ["f", null],
+          ["a3", "u1"],
+          ["next", undefined],
+        ]);
         stop();
       },
     );

@@ -109,6 +109,26 @@ describe.skipIf(!available)("studio regressions in Chromium", () => {
     }
   });
 
+  it("opening the Prompt tab freezes no prompt", async () => {
+    const { id } = await server.manager.create("Never prompted");
+    await server.manager
+      .getSession(id)
+      .replaceContextBlock("memory", "Written before any turn.");
+    await open(`#/s/${id}/prompt`);
+    await page.waitForSelector(".prompt-view");
+    expect(await mainText(page)).toContain(
+      "No prompt has been frozen for this session yet.",
+    );
+    expect(
+      (await page.locator(".diff .diff-line.add").allInnerTexts()).join("\n"),
+    ).toContain("Written before any turn.");
+    // Another process reading the file sees no frozen prompt: the page wrote none.
+    const reader = configuredManager(dbFile());
+    expect(await reader.getSession(id).readSystemPrompt()).toMatchObject({
+      frozen: null,
+    });
+  });
+
   it("labels every node of the sample tree, also beside another column", async () => {
     await open(`#/s/${tripId}/tree`);
     await page.waitForSelector(".graph-canvas .node");

@@ -1,5 +1,4 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { renderSystemPrompt } from "../../session/context/render-prompt.js";
 import { ArborError } from "../../session/errors/index.js";
 import { openSession, type ServerDeps, type ServerEnv } from "../context.js";
 import { idempotentRequest, idempotently } from "../idempotency.js";
@@ -73,7 +72,8 @@ export const getPrompt = createRoute({
   method: "get",
   path: "/v1/sessions/{id}/prompt",
   tags,
-  summary: "The frozen system prompt, and the one the blocks render now",
+  summary:
+    "The frozen system prompt (null if none) and the one the blocks render now; writes nothing",
   request: { params: SessionParams },
   responses: { 200: json(PromptSchema, "The prompts"), ...errors(404) },
 });
@@ -146,10 +146,11 @@ export function blockRoutes(
   });
 
   app.openapi(getPrompt, async (c) => {
+    // A read must not freeze: the frozen prompt is what the agent's next turn sends, and a
+    // viewer (the studio's Prompt tab) opening the session must not decide it.
     const session = await openSession(deps, c, c.req.valid("param").id);
-    const prompt = await session.freezeSystemPrompt();
-    const current = renderSystemPrompt(await storedBlocks(session));
-    return c.json({ prompt, current }, 200);
+    const { frozen, current } = await session.readSystemPrompt();
+    return c.json({ prompt: frozen, current }, 200);
   });
 
   app.openapi(refreshPrompt, async (c) => {

@@ -95,7 +95,15 @@ export const RevertBody = z
   .openapi("RevertBlock", { example: { version: 1 } });
 
 export const PromptSchema = z
-  .object({ prompt: z.string(), current: z.string() })
+  .object({
+    prompt: z.string().nullable().openapi({
+      description:
+        "The frozen prompt the next turn sends; null while none has been frozen",
+    }),
+    current: z.string().openapi({
+      description: "What the blocks render now (what a refresh would freeze)",
+    }),
+  })
   .openapi("Prompt");
 
 export const RefreshedPromptSchema = z

@@ -1,6 +1,6 @@
 import type { ContextBlocks } from "./context-blocks.js";
 import { renderSystemPrompt } from "./render-prompt.js";
-import type { PromptStore } from "./types.js";
+import type { PromptStore, SystemPromptReading } from "./types.js";
 
 /**
  * The frozen system prompt (docs/behavior/context-blocks.md): rendered once and kept identical through a conversation,
@@ -54,6 +54,21 @@ export class SystemPrompt {
     await this.store?.set(this.frozen);
     this.onRendered?.(this.frozen, "refresh");
     return this.frozen;
+  }
+
+  /**
+   * Both prompts without writing anything (docs/behavior/context-blocks.md): `frozen`, the stored
+   * prompt or this object's snapshot (`null` when none was frozen), and `current`, a render of the
+   * blocks as their providers hold them now (what a `refresh()` would freeze). Reading must never
+   * freeze: a freeze decides what the next turn sends, so only the turn (or an explicit call) may.
+   */
+  async read(): Promise<SystemPromptReading> {
+    const stored = this.store ? await this.store.get() : null;
+    await this.blocks.load(true);
+    return {
+      current: renderSystemPrompt(this.blocks.loadedBlocks()),
+      frozen: stored ?? this.frozen,
+    };
   }
 
   /**

@@ -21,3 +21,11 @@ export type SessionContextOptions = Omit<ContextConfig, "label">;
 
 /** Where the frozen system prompt persists (`withCachedPrompt`). */
 export type PromptStore = WritableContextProvider;
+
+/** `session.readSystemPrompt()`: both prompts, read without freezing or persisting anything. */
+export interface SystemPromptReading {
+  /** What the blocks render now, re-read from their providers (what a refresh would freeze). */
+  current: string;
+  /** The frozen prompt the next turn sends, or `null` while none has been frozen. */
+  frozen: string | null;
+}

@@ -12,6 +12,12 @@ export function isOverlayRowId(id: unknown): id is string {
   return typeof id === "string" && id.startsWith(COMPACTION_PREFIX);
 }
 
+/**
+ * Whether an id names a row a session hides: `compaction_<id>` of one of its own overlays
+ * (core/overlay-rows.ts).
+ */
+export type HiddenRowTest = (id: unknown) => id is string;
+
 /** One step of a path after overlays: a stored row (by index) or a summary covering a range. */
 export type OverlaySpan =
   | { kind: "row"; index: number }

@@ -7,6 +7,7 @@ import {
   applyOverlaySpans,
   COMPACTION_PREFIX,
   isOverlayRowId,
+  type HiddenRowTest,
 } from "./apply-compactions.js";
 import { messagesFromSpans } from "./path-history.js";
 import { chooseRecentWindow } from "./recent-window.js";
@@ -16,22 +17,53 @@ import type {
   SessionMessage,
 } from "../contracts/types.js";
 
-/** Children with hidden rows replaced by their own visible children, in order. */
-export async function visibleChildren(
+/**
+ * Children with each hidden row replaced by its own visible children, every child in its own
+ * place: siblings read oldest first, so a hidden row's child inserted after a sibling comes after
+ * it, not where the hidden row was. The order is the session's insertion order (its export);
+ * without an export, the children stand where the hidden row stood.
+ */
+export async function visibleBranches(
   base: SessionProvider,
   children: SessionMessage[],
+  hidden: HiddenRowTest,
+): Promise<SessionMessage[]> {
+  const visible = await visibleChildren(base, children, hidden, new Set());
+  if (!base.exportMessages) return visible;
+  const order = new Map(
+    (await base.exportMessages()).map((record, index) => [
+      record.message.id,
+      index,
+    ]),
+  );
+  return visible
+    .map((message, index) => ({ message, index }))
+    .sort(
+      (a, b) =>
+        (order.get(a.message.id) ?? a.index) -
+        (order.get(b.message.id) ?? b.index),
+    )
+    .map(({ message }) => message);
+}
+
+/** Children with hidden rows replaced by their own visible children, in the rows' places. */
+async function visibleChildren(
+  base: SessionProvider,
+  children: SessionMessage[],
+  hidden: HiddenRowTest,
   seen: Set<string>,
 ): Promise<SessionMessage[]> {
-  if (!children.some((child) => isOverlayRowId(child.id))) return children;
+  if (!children.some((child) => hidden(child.id))) return children;
   const visible: SessionMessage[] = [];
   for (const child of children) {
-    if (!isOverlayRowId(child.id)) visible.push(child);
+    if (!hidden(child.id)) visible.push(child);
     else if (!seen.has(child.id)) {
       seen.add(child.id);
       visible.push(
         ...(await visibleChildren(
           base,
           await base.getBranches(child.id),
+          hidden,
           seen,
         )),
       );
@@ -63,10 +95,13 @@ export async function visibleHistory(
   leafId: string | undefined,
   history: SessionMessage[],
   latestLeafId: () => Promise<string | null>,
+  hiddenTest: () => Promise<HiddenRowTest>,
 ): Promise<SessionMessage[]> {
   const raw = await rawPathIds(base, leafId);
   if (raw !== null && !raw.some(isOverlayRowId)) return history;
-  if (leafId === undefined && (raw === null || isOverlayRowId(raw.at(-1)))) {
+  const hidden = await hiddenTest();
+  if (raw !== null && !raw.some(hidden)) return history;
+  if (leafId === undefined && (raw === null || hidden(raw.at(-1)))) {
     const leaf = await latestLeafId();
     if (leaf === null) return [];
     return visibleHistory(
@@ -74,11 +109,12 @@ export async function visibleHistory(
       leaf,
       await base.getHistory(leaf),
       latestLeafId,
+      async () => hidden,
     );
   }
   if (raw === null || !base.getMessagesByIds)
     return withoutStrayRows(base, history);
-  const ids = raw.filter((id) => !isOverlayRowId(id));
+  const ids = raw.filter((id) => !hidden(id));
   const [messages, overlays] = await Promise.all([
     base.getMessagesByIds(ids),
     base.getCompactions(),
@@ -98,6 +134,7 @@ export async function visibleRecent(
   leafId: string | undefined,
   result: RecentHistoryResult,
   latestLeafId: () => Promise<string | null>,
+  hiddenTest: () => Promise<HiddenRowTest>,
   budget: { maxContentBytes: number; minRecent: number | undefined },
 ): Promise<RecentHistoryResult> {
   if (!base.getHistoryRowStats || !base.getMessagesByIds)
@@ -107,11 +144,13 @@ export async function visibleRecent(
     };
   let stats = await base.getHistoryRowStats(leafId);
   if (!stats.some((row) => isOverlayRowId(row.id))) return result;
-  if (leafId === undefined && isOverlayRowId(stats.at(-1)?.id)) {
+  const hidden = await hiddenTest();
+  if (!stats.some((row) => hidden(row.id))) return result;
+  if (leafId === undefined && hidden(stats.at(-1)?.id)) {
     const leaf = await latestLeafId();
     stats = leaf === null ? [] : await base.getHistoryRowStats(leaf);
   }
-  const rows = stats.filter((row) => !isOverlayRowId(row.id));
+  const rows = stats.filter((row) => !hidden(row.id));
   if (rows.length === 0)
     return { messages: [], truncated: false, totalContentBytes: 0 };
   const window = chooseRecentWindow(
@@ -135,8 +174,9 @@ export async function visibleRecent(
 }
 
 /**
- * Without the raw path: keeps a `compaction_` message only as an overlay's summary, once. A stored
- * row carrying the id of a summary shown before it is the one dropped.
+ * Without the raw path: a `compaction_` message of one of this session's overlays is kept once
+ * (a stored row carrying the id of a summary shown before it is the one dropped); any other
+ * `compaction_` message is a row no overlay stands for, and stays.
  */
 async function withoutStrayRows(
   base: SessionProvider,
@@ -149,8 +189,8 @@ async function withoutStrayRows(
   );
   const seen = new Set<string>();
   return messages.filter((message) => {
-    if (!isOverlayRowId(message.id)) return true;
-    if (!summaries.has(message.id) || seen.has(message.id)) return false;
+    if (!isOverlayRowId(message.id) || !summaries.has(message.id)) return true;
+    if (seen.has(message.id)) return false;
     seen.add(message.id);
     return true;
   });
@@ -166,8 +206,10 @@ async function withoutStrayRows(
 export async function newestVisibleLeaf(
   base: SessionProvider,
   hiddenLeafId: string,
+  hidden: HiddenRowTest,
 ): Promise<string | null> {
-  if (!base.exportMessages) return nearestVisibleAncestor(base, hiddenLeafId);
+  if (!base.exportMessages)
+    return nearestVisibleAncestor(base, hiddenLeafId, hidden);
   const records = await base.exportMessages();
   const parentOf = new Map(
     records.map((record) => [record.message.id, record.parentId]),
@@ -175,21 +217,21 @@ export async function newestVisibleLeaf(
   const visibleParent = (id: string): string | null => {
     const seen = new Set<string>();
     let parent = parentOf.get(id) ?? null;
-    while (isOverlayRowId(parent) && !seen.has(parent)) {
+    while (hidden(parent) && !seen.has(parent)) {
       seen.add(parent);
       parent = parentOf.get(parent) ?? null;
     }
-    return isOverlayRowId(parent) ? null : parent;
+    return hidden(parent) ? null : parent;
   };
   const parents = new Set<string>();
   for (const { message } of records) {
-    if (isOverlayRowId(message.id)) continue;
+    if (hidden(message.id)) continue;
     const parent = visibleParent(message.id);
     if (parent !== null) parents.add(parent);
   }
   for (let index = records.length - 1; index >= 0; index--) {
     const id = records[index]!.message.id;
-    if (!isOverlayRowId(id) && !parents.has(id)) return id;
+    if (!hidden(id) && !parents.has(id)) return id;
   }
   return null;
 }
@@ -198,10 +240,10 @@ export async function newestVisibleLeaf(
 async function nearestVisibleAncestor(
   base: SessionProvider,
   hiddenId: string,
+  hidden: HiddenRowTest,
 ): Promise<string | null> {
   const raw = await rawPathIds(base, hiddenId);
-  if (raw !== null)
-    return raw.filter((id) => !isOverlayRowId(id)).at(-1) ?? null;
+  if (raw !== null) return raw.filter((id) => !hidden(id)).at(-1) ?? null;
   const [history, overlays] = await Promise.all([
     base.getHistory(hiddenId),
     base.getCompactions(),
@@ -216,6 +258,8 @@ async function nearestVisibleAncestor(
       (entry) => COMPACTION_PREFIX + entry.id === id,
     );
     if (overlay) return overlay.toMessageId;
+    // A `compaction_` row no overlay stands for reads as any message.
+    return id;
   }
   return null;
 }

@@ -1,4 +1,8 @@
-import { isOverlayRowId } from "./apply-compactions.js";
+import {
+  COMPACTION_PREFIX,
+  isOverlayRowId,
+  type HiddenRowTest,
+} from "./apply-compactions.js";
 import type { PathEntry, SessionProvider } from "../contracts/provider.js";
 import type {
   HistoryRowStat,
@@ -6,19 +10,36 @@ import type {
   SessionMessage,
 } from "../contracts/types.js";
 
-export { isOverlayRowId };
+export { isOverlayRowId, type HiddenRowTest };
 
 /*
- * Stored overlay rows stay out of every read of the Session (docs/behavior/overlays.md): such a
- * row is never the latest leaf, never on a path (so never twice beside the overlay's own
- * summary), never among a message's children; its children read as children of its parent. The
- * rows stay stored: `getMessage()`, search and exports see them as they are.
+ * A stored row that carries the id of one of this session's overlays (`compaction_<overlay id>`)
+ * stays out of every read of the Session (docs/behavior/overlays.md): it is a summary written back
+ * as a message (older versions of the `agents/sessions` package, a mirror that stored what it
+ * read), and the overlay already shows it. Such a row is never the latest leaf, never on a path
+ * (so never twice beside the overlay's own summary), never among a message's children; its
+ * children read as children of its parent, in their own place among them. A `compaction_` row
+ * that no overlay of this session stands for (a summary imported from another session) is the
+ * only copy of its text and reads as any message. Hidden rows stay stored: `getMessage()`,
+ * search and exports see them as they are.
  *
  * Each function below is one provider read with the rule applied, the same for every backend.
  * `leafId` is the leaf the caller resolved (`SessionTree`), `undefined` for the provider's latest.
- * A read pays for the rule only when its result holds a `compaction_` id: then the raw path is
- * checked without content, and only a path that really holds such a row is read again.
+ * A read pays for the rule only when its result holds a `compaction_` id: then the overlays are
+ * read to tell which rows they hide, and the raw path is checked without content.
  */
+
+/** The hidden-row test of this session, from its overlays (read when a result holds a `compaction_` id). */
+export async function hiddenRowTest(
+  provider: SessionProvider,
+): Promise<HiddenRowTest> {
+  const ids = new Set(
+    (await provider.getCompactions()).map(
+      (overlay) => COMPACTION_PREFIX + overlay.id,
+    ),
+  );
+  return (id): id is string => typeof id === "string" && ids.has(id);
+}
 
 /** The provider's latest leaf id, without decoding the message when the provider can tell. */
 export async function latestLeafId(
@@ -34,8 +55,10 @@ export async function visibleLatestLeafId(
   provider: SessionProvider,
 ): Promise<string | null> {
   const id = await latestLeafId(provider);
-  return isOverlayRowId(id)
-    ? (await repair()).newestVisibleLeaf(provider, id)
+  if (!isOverlayRowId(id)) return id;
+  const hidden = await hiddenRowTest(provider);
+  return hidden(id)
+    ? (await repair()).newestVisibleLeaf(provider, id, hidden)
     : id;
 }
 
@@ -45,7 +68,11 @@ export async function visibleLatestLeaf(
 ): Promise<SessionMessage | null> {
   const leaf = (await provider.getLatestLeaf()) ?? null;
   if (!leaf || !isOverlayRowId(leaf.id)) return leaf;
-  const id = await (await repair()).newestVisibleLeaf(provider, leaf.id);
+  const hidden = await hiddenRowTest(provider);
+  if (!hidden(leaf.id)) return leaf;
+  const id = await (
+    await repair()
+  ).newestVisibleLeaf(provider, leaf.id, hidden);
   return id === null ? null : provider.getMessage(id);
 }
 
@@ -56,7 +83,9 @@ export async function visibleBranches(
 ): Promise<SessionMessage[]> {
   const children = await provider.getBranches(messageId);
   if (!children.some((child) => isOverlayRowId(child.id))) return children;
-  return (await repair()).visibleChildren(provider, children, new Set());
+  const hidden = await hiddenRowTest(provider);
+  if (!children.some((child) => hidden(child.id))) return children;
+  return (await repair()).visibleBranches(provider, children, hidden);
 }
 
 /** `getHistory(leafId)` without hidden rows. */
@@ -66,8 +95,12 @@ export async function visibleHistory(
 ): Promise<SessionMessage[]> {
   const history = await provider.getHistory(leafId);
   if (!history.some((message) => isOverlayRowId(message.id))) return history;
-  return (await repair()).visibleHistory(provider, leafId, history, () =>
-    visibleLatestLeafId(provider),
+  return (await repair()).visibleHistory(
+    provider,
+    leafId,
+    history,
+    () => visibleLatestLeafId(provider),
+    () => hiddenRowTest(provider),
   );
 }
 
@@ -91,6 +124,7 @@ export async function visibleRecentHistory(
     leafId,
     result,
     () => visibleLatestLeafId(provider),
+    () => hiddenRowTest(provider),
     { maxContentBytes, minRecent },
   );
 }
@@ -132,9 +166,11 @@ export async function visiblePathIdSet(
   }
   const ids = await provider.getPathIdSet(leafId);
   if (![...ids].some(isOverlayRowId)) return ids;
+  const hidden = await hiddenRowTest(provider);
+  if (![...ids].some(hidden)) return ids;
   const leaf = leafId ?? (await visibleLatestLeafId(provider)) ?? undefined;
   const path = leaf === leafId ? ids : await provider.getPathIdSet(leaf);
-  return new Set([...path].filter((id) => !isOverlayRowId(id)));
+  return new Set([...path].filter((id) => !hidden(id)));
 }
 
 // --- Internal helpers ---
@@ -152,10 +188,12 @@ async function visibleRows<Row extends PathEntry | HistoryRowStat>(
   read: (leafId?: string | null) => Promise<Row[]> | Row[],
 ): Promise<Row[]> {
   if (!rows.some((row) => isOverlayRowId(row.id))) return rows;
+  const hidden = await hiddenRowTest(provider);
+  if (!rows.some((row) => hidden(row.id))) return rows;
   let path = rows;
-  if (leafId === undefined && isOverlayRowId(rows.at(-1)?.id)) {
+  if (leafId === undefined && hidden(rows.at(-1)?.id)) {
     const leaf = (await visibleLatestLeafId(provider)) ?? undefined;
     path = leaf === undefined ? [] : await read(leaf);
   }
-  return path.filter((row) => !isOverlayRowId(row.id));
+  return path.filter((row) => !hidden(row.id));
 }

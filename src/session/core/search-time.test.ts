@@ -214,7 +214,17 @@ describe("readQueryTime", () => {
   it("leaves a query without time words unchanged", () => {
     expect(readQueryTime("deployment  pipeline", { now: NOW })).toEqual({
       text: "deployment pipeline",
+      names: [],
       ranges: [],
     });
+  });
+
+  it("names the weekday, month and year words of what it read; relative words name nothing", () => {
+    const names = (query: string) => readQueryTime(query, { now: NOW }).names;
+    expect(names("when do we deploy on Friday?")).toEqual(["Friday"]);
+    expect(names("What did Caroline do in May 2023?")).toEqual(["May", "2023"]);
+    expect(names("on 7 May")).toEqual(["May"]);
+    expect(names("deploy 2023-05-07")).toEqual(["2023"]);
+    expect(names("what did we decide last week, or two days ago?")).toEqual([]);
   });
 });

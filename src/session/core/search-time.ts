@@ -31,6 +31,12 @@ export interface QueryTimeRange {
 export interface QueryTime {
   /** The query without its time expressions, spaces collapsed. */
   text: string;
+  /**
+   * The words of those expressions that name a calendar day, month or year (a weekday, a month's
+   * name, a year: "friday" in "on friday", "May" and "2023" in "in May 2023"), as written. They
+   * stay search terms: a message that holds the word matches it whenever it was written.
+   */
+  names: string[];
   /** The spans named, in the order they appear in the query. */
   ranges: QueryTimeRange[];
 }
@@ -74,6 +80,7 @@ export function readQueryTime(
   let masked = query;
   const found: Array<{ at: number; range: QueryTimeRange }> = [];
   const removed: Array<[number, number]> = [];
+  const names: string[] = [];
   for (const language of languagesOf(options.languages)) {
     for (const { pattern, resolve } of language.patterns) {
       pattern.lastIndex = 0;
@@ -90,6 +97,7 @@ export function readQueryTime(
         if (span === null || !(span.end > span.start)) continue;
         const end = groups.since !== undefined ? nowLocal + 1 : span.end;
         removed.push([at, at + phrase.length]);
+        names.push(...namingWords(match.groups ?? {}));
         found.push({
           at,
           range: {
@@ -112,8 +120,21 @@ export function readQueryTime(
   text += query.slice(from);
   return {
     text: text.replace(/\s+/gu, " ").trim(),
+    names,
     ranges: found.map((entry) => entry.range),
   };
+}
+
+/**
+ * The words of a matched expression that name a day, month or year: a weekday, a month written
+ * as a word, a year. Prepositions, relative words ("last", "ago", "yesterday") and day numbers
+ * are not: they say when, not what a message would hold.
+ */
+function namingWords(groups: Record<string, string | undefined>): string[] {
+  return [groups.weekday, groups.month, groups.year].filter(
+    (word): word is string =>
+      word !== undefined && /^(?:\p{L}+\.?|\d{4})$/u.test(word),
+  );
 }
 
 /**

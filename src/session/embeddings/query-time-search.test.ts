@@ -52,8 +52,15 @@ describe("searchWithQueryTime", () => {
         since: "2023-05-01T00:00:00.000Z",
         until: "2023-06-01T00:00:00.000Z",
       },
-      { query: "Caroline" },
+      // Without the time, the words that name it stay terms: a message holding "May" matches.
+      { query: "Caroline May 2023" },
     ]);
+  });
+
+  it('keeps the named words out of a match: "all" search, where every term must match', async () => {
+    const { run, calls } = fakeSearch(HITS);
+    await searchWithQueryTime("deploy on friday", { match: "all" }, run);
+    expect(calls.map((call) => call.query)).toEqual(["deploy", "deploy"]);
   });
 
   it("runs once, as given, when the query names no time", async () => {

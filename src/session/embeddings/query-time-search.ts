@@ -15,11 +15,14 @@ import {
 } from "../core/search-options.js";
 import { queryTerms } from "../core/search-terms.js";
 import { readQueryTime, type QueryTimeRange } from "../core/search-time.js";
+import type { MatchMode } from "../contracts/types.js";
 import type { SearchHit } from "./types.js";
 
 /** The options the boost reads; the rest pass through to the search unchanged. */
 export interface QueryTimeSearchOptions {
   limit?: number;
+  /** `"all"` needs every term: the named words then stay out, or they would drop matches. */
+  match?: MatchMode;
   since?: string | Date;
   until?: string | Date;
   now?: string | Date;
@@ -56,6 +59,14 @@ export async function searchWithQueryTime<Hit extends SearchHit>(
     );
   // A query of time words alone ("yesterday?") keeps them as its terms.
   const text = queryTerms(read.text).length > 0 ? read.text : query;
+  // The search without the time keeps the words that name a day, month or year: "when do we
+  // deploy on friday?" must still find "Yes, Friday." (the time only ranks, it never removes a
+  // text match). Inside the named time those words say nothing more, so they leave the terms;
+  // with `match: "all"` they stay out of both, as every term there must match.
+  const plain =
+    text === query || read.names.length === 0 || options.match === "all"
+      ? text
+      : `${text} ${read.names.join(" ")}`;
   const lists: Array<{ hits: Hit[]; weight: number }> = [];
   for (const range of read.ranges) {
     const window = intersect(range, explicit);
@@ -71,7 +82,7 @@ export async function searchWithQueryTime<Hit extends SearchHit>(
     });
   }
   lists.push({
-    hits: (await search(text, { ...explicit, limit })).filter((hit) =>
+    hits: (await search(plain, { ...explicit, limit })).filter((hit) =>
       passes(hit, explicit),
     ),
     weight: 1,

@@ -175,7 +175,9 @@ export interface NewMessage {
 }
 
 export interface Prompt {
-  prompt: string;
+  /** The frozen prompt the next turn sends; null while none has been frozen */
+  prompt: string | null;
+  /** What the blocks render now (what a refresh would freeze) */
   current: string;
 }
 

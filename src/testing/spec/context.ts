@@ -261,6 +261,32 @@ export function contextSpec(rootSuite: Suite): void {
     );
 
     suite.it(
+      "readSystemPrompt reads both prompts and freezes nothing",
+      async ({ provider }) => {
+        const open = () =>
+          Session.create(provider("a"))
+            .withContext("memory")
+            .withCachedPrompt();
+        const session = open();
+        await session.replaceContextBlock("memory", "likes tea");
+        const first = await session.readSystemPrompt();
+        expect(first.frozen).toBe(null);
+        expect(first.current).toContain("likes tea");
+        await session.replaceContextBlock("memory", "likes coffee");
+        // Nothing was frozen by the read: a new session object freezes today's blocks.
+        expect((await open().readSystemPrompt()).frozen).toBe(null);
+        const frozen = await open().freezeSystemPrompt();
+        expect(frozen).toContain("likes coffee");
+        await session.replaceContextBlock("memory", "likes juice");
+        const later = await session.readSystemPrompt();
+        expect(later.frozen).toBe(frozen);
+        expect(later.current).toContain("likes juice");
+        expect(await session.freezeSystemPrompt()).toBe(frozen);
+      },
+      { requires },
+    );
+
+    suite.it(
       "withCachedPrompt serves the stored prompt after a restart without rendering",
       async ({ provider }) => {
         const soul = writableProvider("version one");

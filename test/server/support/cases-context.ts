@@ -5,7 +5,7 @@ import type { WithStore } from "./api-suite.js";
 import { client } from "./client.js";
 
 export function contextCases(withStore: WithStore): void {
-  it("reads, writes, versions and reverts blocks; freezes and refreshes the prompt", () =>
+  it("reads, writes, versions and reverts blocks; reads the prompt without freezing it, and refreshes it", () =>
     withStore(async (store) => {
       const manager = store
         .manager()
@@ -19,8 +19,11 @@ export function contextCases(withStore: WithStore): void {
 
       const listed = await call("GET", `${base}/blocks`);
       expect(listed.body.blocks.map((b: any) => b.label)).toEqual(["memory"]);
-      const frozen = (await call("GET", `${base}/prompt`)).body;
-      expect(frozen.prompt).toBe(frozen.current);
+      // A read freezes nothing; the refresh is the explicit freeze.
+      const unfrozen = (await call("GET", `${base}/prompt`)).body;
+      expect(unfrozen.prompt).toBe(null);
+      const frozen = (await call("POST", `${base}/prompt/refresh`)).body;
+      expect(frozen.prompt).toBe(unfrozen.current);
 
       const put = await call("PUT", `${base}/blocks/memory`, {
         json: { content: "Likes trains" },
