@@ -9,27 +9,31 @@ interface BundleSize {
   name: string;
   minifiedBytes: number;
   gzippedBytes: number;
-  budgetBytes: number;
+  budgetBytes: number | null;
   includesZod: boolean;
 }
 
 describe("session bundle size", () => {
-  it("the Worker bundle is at most 150 KB minified; the one-file Worker and the whole entry stay within their budgets; none carries zod", async () => {
+  it("the Worker bundle is at most 150 KB minified and in one file at most 200 KB; the whole entry is measured; none carries zod", async () => {
     const sizes = (await measureSessionBundles()) as BundleSize[];
     const byName = new Map(sizes.map((size) => [size.name, size]));
     const worker = byName.get("worker")!;
 
     expect(worker.minifiedBytes).toBeLessThanOrEqual(150 * 1024);
+    expect(byName.get("worker-one-file")!.minifiedBytes).toBeLessThanOrEqual(
+      200 * 1024,
+    );
     expect([...byName.keys()].sort()).toEqual([
       "entry",
       "worker",
       "worker-one-file",
     ]);
     for (const size of sizes)
-      expect(
-        size.minifiedBytes,
-        `${size.name} over its budget`,
-      ).toBeLessThanOrEqual(size.budgetBytes);
+      if (size.budgetBytes !== null)
+        expect(
+          size.minifiedBytes,
+          `${size.name} over its budget`,
+        ).toBeLessThanOrEqual(size.budgetBytes);
     for (const size of sizes) {
       expect(size.includesZod, `${size.name} bundles zod`).toBe(false);
       expect(size.gzippedBytes).toBeLessThan(size.minifiedBytes);
