@@ -12,7 +12,6 @@
 //    longer listens), never reset; every acknowledged write is read back from the file.
 // The assertions live in tests (test/server/request-slots.test.ts,
 // test/cli/graceful-shutdown.test.ts, test/cli/serve.int.test.ts); this prints the counts.
-import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
@@ -21,6 +20,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { performance } from "node:perf_hooks";
 import { openSqlite } from "arbor-memory/sqlite";
+import { startServe as serve } from "./serve-process.mjs";
 
 const TRICKLES = Number(process.env.ARBOR_BENCH_TRICKLES ?? 100);
 const KEEP_ALIVE = Number(process.env.ARBOR_BENCH_KEEP_ALIVE ?? 16);
@@ -180,38 +180,6 @@ async function sigtermRun() {
 }
 
 // --- Helpers ---
-
-/** One `arbor serve` on a free port. */
-async function serve(args) {
-  const child = spawn(
-    process.execPath,
-    ["dist/cli/main.js", "serve", ...args, "--port", "0", "--skip-sample"],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let stderr = "";
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  const port = await new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      const match = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
-      if (match) resolve(Number(match[1]));
-    });
-    child.once("exit", (code) =>
-      reject(new Error(`serve exited ${code}: ${stderr}`)),
-    );
-  });
-  return {
-    child,
-    port,
-    exited,
-    stop: async () => {
-      if (child.exitCode === null) child.kill("SIGTERM");
-      await exited;
-    },
-  };
-}
 
 /** A POST whose body trickles and never completes: the answer's status, or 0 for none. */
 function trickle(port) {

@@ -8,7 +8,6 @@
 // per key or per file, and one answer (status and body) for every request with one key. Exits
 // non-zero when a check fails. test/server/idempotency-processes.int.test.ts runs these checks in
 // CI, beside the API suite's (test/server/support/cases-idempotency-races.ts).
-import { spawn } from "node:child_process";
 import http from "node:http";
 import { pathToFileURL } from "node:url";
 import { applyPostgresSchema } from "arbor-memory/session";
@@ -279,43 +278,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const pg =
     process.env.ARBOR_TEST_PG_URL ||
     "postgres://postgres@127.0.0.1:5432/postgres";
-  const serve = async (storeArgs) => {
-    const child = spawn(
-      process.execPath,
-      [
-        "dist/cli/main.js",
-        "serve",
-        ...storeArgs,
-        "--port",
-        "0",
-        "--skip-sample",
-      ],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    const port = await new Promise((resolve, reject) => {
-      let out = "";
-      child.stdout.on("data", (chunk) => {
-        out += chunk;
-        const match = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
-        if (match) resolve(Number(match[1]));
-      });
-      child.once("exit", (code) => reject(new Error(`serve exited ${code}`)));
-    });
-    const server = { child, url: `http://127.0.0.1:${port}`, alive: true };
-    child.once("exit", () => (server.alive = false));
-    return server;
-  };
-  const stopAll = (servers) =>
-    Promise.all(
-      servers.map(
-        (server) =>
-          new Promise((resolve) => {
-            if (!server.alive) return resolve();
-            server.child.once("exit", resolve);
-            server.child.kill("SIGTERM");
-          }),
-      ),
-    );
+  const { startServe: serve, stopAll } = await import("./serve-process.mjs");
   const ok = reportIdempotency(await idempotencyFaults({ pg, serve, stopAll }));
   process.exitCode = ok ? 0 : 1;
 }

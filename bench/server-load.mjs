@@ -47,7 +47,6 @@
 // the servers. With a budget each server has its own share, as each would on its own machine, so
 // the pair shows what a second process adds. It needs a writable cgroup CPU controller (v1 or v2,
 // as root); without one the pair is reported as skipped.
-import { spawn } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -63,6 +62,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { SessionManager, applyPostgresSchema } from "arbor-memory/session";
 import { openSqlite } from "arbor-memory/sqlite";
+import { startServe as serve, stopAll } from "./serve-process.mjs";
 import { throwawayDatabase } from "./standalone.mjs";
 import {
   idempotencyFaults,
@@ -633,44 +633,6 @@ async function settle(subscribers, acknowledged) {
 }
 
 // --- Processes ---
-
-/** One `arbor serve` on a free port. */
-async function serve(storeArgs) {
-  const child = spawn(
-    process.execPath,
-    ["dist/cli/main.js", "serve", ...storeArgs, "--port", "0", "--skip-sample"],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let stderr = "";
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  const port = await new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      const match = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
-      if (match) resolve(Number(match[1]));
-    });
-    child.once("exit", (code) =>
-      reject(new Error(`serve exited ${code}: ${stderr}`)),
-    );
-  });
-  const server = { child, url: `http://127.0.0.1:${port}`, alive: true };
-  child.once("exit", () => (server.alive = false));
-  return server;
-}
-
-async function stopAll(servers) {
-  await Promise.all(
-    servers.map(
-      (server) =>
-        new Promise((resolve) => {
-          if (!server.alive) return resolve();
-          server.child.once("exit", resolve);
-          server.child.kill("SIGTERM");
-        }),
-    ),
-  );
-}
 
 /** utime + stime of a live process, in clock ticks; `undefined` once it is gone. */
 function cpuTicks(server) {

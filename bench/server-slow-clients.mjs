@@ -10,13 +10,13 @@
 // Environment: BACKEND=postgres|sqlite (default postgres), SLOW (default 500), SLOW_READ=
 // history|sessions (a 3 MB history, the default, or a page of 100 sessions), HOLD_MS (the loaded
 // phase, default 8000), ALONE_MS (the unloaded phase, default 3000).
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SessionManager, applyPostgresSchema } from "arbor-memory/session";
 import { openSqlite } from "arbor-memory/sqlite";
+import { startServe } from "./serve-process.mjs";
 import { throwawayDatabase } from "./standalone.mjs";
 
 const SERVER =
@@ -72,24 +72,7 @@ for (let index = 0; index < LARGE_MESSAGES; index++)
   });
 if (BACKEND === "sqlite") store.close();
 
-const child = spawn(
-  process.execPath,
-  ["dist/cli/main.js", "serve", ...serveArgs, "--port", "0", "--skip-sample"],
-  { stdio: ["ignore", "pipe", "pipe"] },
-);
-let stderr = "";
-child.stderr.on("data", (chunk) => (stderr += chunk));
-const port = await new Promise((resolve, reject) => {
-  let out = "";
-  child.stdout.on("data", (chunk) => {
-    out += chunk;
-    const match = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
-    if (match) resolve(Number(match[1]));
-  });
-  child.once("exit", (code) =>
-    reject(new Error(`serve exited ${code}: ${stderr}`)),
-  );
-});
+const { child, port } = await startServe(serveArgs);
 const status = () => readFileSync(`/proc/${child.pid}/status`, "utf8");
 const rss = () => Number(/VmRSS:\s+(\d+)/.exec(status())[1]) / 1024;
 /** The server's CPU seconds so far (user + system, from /proc/<pid>/stat). */
