@@ -60,8 +60,8 @@ function answerWith(
     streamText({
       model: scripted.model as never,
       system: ctx.system,
-      messages: ctx.messages as ModelMessage[],
-      tools: ctx.tools as ToolSet,
+      messages: ctx.messages,
+      tools: ctx.tools,
       abortSignal: ctx.abortSignal,
       stopWhen: stepCountIs(1),
     });
