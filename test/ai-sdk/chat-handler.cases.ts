@@ -1,13 +1,7 @@
 // The route helper's cases, run on every store (SQLite, PostgreSQL) by the runners beside this
 // file. Each case gets a fresh store from `create()`; `manager()` opens another manager over the
 // same store, standing for a second server process (its own handler, its own in-process streams).
-import {
-  stepCountIs,
-  streamText,
-  tool,
-  type ModelMessage,
-  type ToolSet,
-} from "ai";
+import { stepCountIs, streamText, tool } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
