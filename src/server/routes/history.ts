@@ -94,8 +94,9 @@ export function historyRoutes(
   app.openapi(getHistory, async (c) => {
     const { id } = c.req.valid("param");
     const given = c.req.valid("query").leafId;
-    // The leaf first, then its path streamed window by window as the client reads
-    // (docs/server.md#large-answers): a path of a fixed leaf does not change while others
+    // The leaf first, then its path: the first window read here, before the status (a storage
+    // fault still answers 503), the rest streamed window by window as the client reads
+    // (docs/server.md#large-answers). A path of a fixed leaf does not change while others
     // append, so the answer is one consistent path however long the client takes.
     const session =
       given !== undefined || tenantOf(c) !== null
@@ -111,7 +112,7 @@ export function historyRoutes(
         await openSession(deps, c, id);
       return c.json({ messages: [], leafId }, 200);
     }
-    return streamedHistory(session, leafId, streamedReads) as never;
+    return (await streamedHistory(session, leafId, streamedReads)) as never;
   });
 
   app.openapi(getRecentHistory, async (c) => {
