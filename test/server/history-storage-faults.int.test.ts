@@ -14,8 +14,8 @@ import {
 } from "../providers/postgres-database.js";
 import { TcpProxy } from "./support/tcp-proxy.js";
 
-/** More than two windows of 50 messages. */
-const MESSAGES = 120;
+/** Two windows of 50 messages. */
+const MESSAGES = 60;
 
 describePostgres(
   "a streamed history meets storage faults (postgres.js)",

@@ -8,6 +8,15 @@ import { STREAMED_PIECE_BYTES, streamedJson } from "./streamed-json.js";
 /** Most messages one piece of a streamed history holds. */
 const PIECE_MESSAGES = 50;
 
+/**
+ * One window: a path within it is answered whole, read in one statement where the store can
+ * (`activeHistoryWithin`); a longer one streams.
+ */
+export const HISTORY_WINDOW = {
+  messages: PIECE_MESSAGES,
+  bytes: STREAMED_PIECE_BYTES,
+} as const;
+
 /** How a window read that met a storage fault is tried again (docs/server.md#large-answers). */
 export interface WindowRetry {
   /** Further tries after the first; 0 never retries. */
