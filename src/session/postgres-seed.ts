@@ -177,6 +177,13 @@ export class PostgresSessionProvider implements SessionProvider {
     return (await this.#real()).getHistoryAndLeaf(leafId);
   }
 
+  async getHistoryAndLeafWithin(
+    leafId: string | null | undefined,
+    within: { messages: number; bytes: number },
+  ): Promise<{ messages: SessionMessage[]; leafId: string | null } | null> {
+    return (await this.#real()).getHistoryAndLeafWithin(leafId, within);
+  }
+
   async getLatestLeaf(): Promise<SessionMessage | null> {
     return (await this.#real()).getLatestLeaf();
   }

@@ -801,6 +801,19 @@ export async function activeHistory(
   return tree.activeHistory();
 }
 
+/**
+ * `activeHistory` in one read when the path is within `within`, else `null`
+ * (`SessionTree.activeHistoryWithin`): how `GET /v1/sessions/{id}/history` answers a small
+ * history whole and streams a larger one (not public API).
+ */
+export async function activeHistoryWithin(
+  session: Session,
+  within: { messages: number; bytes: number },
+): Promise<{ messages: SessionMessage[]; leafId: string | null } | null> {
+  const { tree } = await Session.runtimeOf(session).ready();
+  return tree.activeHistoryWithin(within);
+}
+
 /** Whether the session's provider checks the registry in its insert (`insertChecksRegistry`; not public API). */
 export async function insertChecksRegistry(session: Session): Promise<boolean> {
   const { provider } = await Session.runtimeOf(session).ready();

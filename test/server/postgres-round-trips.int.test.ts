@@ -109,18 +109,16 @@ describePostgres("statements per request on PostgreSQL (pg Pool)", () => {
       );
       expect(row).toMatchObject({ messageCount: 2, metadata: { n: "0" } });
     });
-    // Before: 3 (the access check, the insert, the registry touch) and 151 (1 + 3 per listed
-    // session). Without auth the insert checks that the session exists, and a history with
-    // messages needs no access check. The history is the leaf, the overlays, the path's ids and
-    // sizes, then one read per window of content: it streams as the client reads
-    // (docs/server.md#large-answers), so a long one never sits whole in memory.
+    // Before: 3 (the access check, the insert, the registry touch), 4 (the access check, the
+    // leaf, the path, the overlays) and 151 (1 + 3 per listed session). Without auth the insert
+    // checks that the session exists, and a history with messages needs no access check.
     expect({
       append: append.length,
       retry: retry.length,
       history: history.length,
       search: search.length,
       list: list.length,
-    }).toEqual({ append: 1, retry: 2, history: 4, search: 1, list: 1 });
+    }).toEqual({ append: 1, retry: 2, history: 1, search: 1, list: 1 });
     // The append's registry touch rides in its insert: the row moved to the top of the list.
     const top = await call("GET", "/v1/sessions?limit=1");
     expect(top.body.sessions[0].id).toBe(target);
@@ -161,11 +159,11 @@ describePostgres("statements per request on PostgreSQL (pg Pool)", () => {
       const answer = await tenant("GET", `/v1/sessions/${id}/history`);
       expect(answer.body.messages).toHaveLength(2);
     });
-    // The key, the session's owner and the request's own statements (four for a streamed
-    // history, above). Before: 4 for the append (the registry row was read too).
+    // The key, the session's owner and the request's own statement. Before: 4 each (the
+    // registry row was read too).
     expect({ append: append.length, history: history.length }).toEqual({
       append: 3,
-      history: 6,
+      history: 3,
     });
     // Another tenant's session and a missing one answer the same 404, and nothing is written.
     for (const [as, session] of [

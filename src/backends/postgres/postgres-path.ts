@@ -15,6 +15,12 @@ export interface PathContentRow {
   content: string;
 }
 
+/** Most rows and stored bytes (content and attachments, as `loadPathWithSizes` counts them). */
+export interface PathBounds {
+  messages: number;
+  bytes: number;
+}
+
 /** A stored row on a path, with its role and stored UTF-8 size instead of its content. */
 export interface PathSizeRow {
   id: string;
@@ -54,21 +60,48 @@ export async function loadPathAndOverlays(
   db: PostgresQueryable,
   sessionId: string,
   leafId: string | null,
-): Promise<{ rows: PathContentRow[]; overlays: StoredCompaction[] }> {
+  within?: PathBounds,
+): Promise<{
+  rows: PathContentRow[];
+  overlays: StoredCompaction[];
+  fits: boolean;
+}> {
+  // With `within`, the content comes only when the whole path fits (the sizes are
+  // `octet_length`, which reads no content); a larger path answers `fits: false` and no rows,
+  // still in the one statement.
+  const fits =
+    within === undefined
+      ? ""
+      : `, fits (ok) AS (SELECT count(*) <= ? AND
+          COALESCE(sum(octet_length(m.content) + ${ATTACHMENT_BYTES_SQL}), 0) <= ?
+        FROM path AS p JOIN assistant_messages AS m ON m.session_id = ? AND m.id = p.id)`;
   const rows = await db.query<
-    PathContentRow & { target: string; overlays: string | null }
+    PathContentRow & {
+      target: string;
+      overlays: string | null;
+      fits: boolean | null;
+    }
   >(
-    `${pathCte(leafId)}
+    `${pathCte(leafId)}${fits}
     SELECT p.id, p.parent_id, m.content, (SELECT id FROM target) AS target,
-      NULL::text AS overlays
+      NULL::text AS overlays, NULL::boolean AS fits
     FROM path AS p JOIN assistant_messages AS m ON m.session_id = ? AND m.id = p.id
+    ${within === undefined ? "" : "WHERE (SELECT ok FROM fits)"}
     UNION ALL
     SELECT NULL, NULL, NULL, NULL, (
       SELECT json_agg(json_build_object('id', c.id, 'summary', c.summary,
           'from_message_id', c.from_message_id, 'to_message_id', c.to_message_id,
           'created_at', ${isoSql("c.created_at")}, 'meta', c.meta::text) ORDER BY c.seq)::text
-      FROM assistant_compactions AS c WHERE c.session_id = ?)`,
-    [...pathParams(sessionId, leafId), sessionId, sessionId],
+      FROM assistant_compactions AS c WHERE c.session_id = ?),
+      ${within === undefined ? "TRUE" : "(SELECT ok FROM fits)"}`,
+    [
+      ...pathParams(sessionId, leafId),
+      ...(within === undefined
+        ? []
+        : [within.messages, within.bytes, sessionId]),
+      sessionId,
+      sessionId,
+    ],
   );
   const overlayRow = rows.find((row) => row.id === null);
   const overlays = overlayRow?.overlays
@@ -79,6 +112,7 @@ export async function loadPathAndOverlays(
   return {
     rows: orderPath(rows.filter((row) => row.id !== null)),
     overlays,
+    fits: overlayRow?.fits !== false,
   };
 }
 

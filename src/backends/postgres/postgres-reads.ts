@@ -5,7 +5,7 @@ import { historyFromPath } from "../../session/core/path-history.js";
 import { decodeAll } from "../../session/core/stored-rows.js";
 import { restoreMessage, restoreMessages } from "./postgres-attachments.js";
 import type { PostgresQueryable } from "./postgres-client.js";
-import { loadPathAndOverlays } from "./postgres-path.js";
+import { loadPathAndOverlays, type PathBounds } from "./postgres-path.js";
 import { isoSql, LATEST_LEAF_SQL } from "./postgres-sql.js";
 
 /*
@@ -62,7 +62,23 @@ export async function loadHistory(
   sessionId: string,
   leafId: string | null,
 ): Promise<{ messages: SessionMessage[]; leafId: string | null }> {
-  const { rows, overlays } = await loadPathAndOverlays(db, sessionId, leafId);
+  return (await loadHistoryWithin(db, sessionId, leafId, undefined))!;
+}
+
+/** `loadHistory`, or `null` (and no content read) when the path is larger than `within`. */
+export async function loadHistoryWithin(
+  db: PostgresQueryable,
+  sessionId: string,
+  leafId: string | null,
+  within: PathBounds | undefined,
+): Promise<{ messages: SessionMessage[]; leafId: string | null } | null> {
+  const { rows, overlays, fits } = await loadPathAndOverlays(
+    db,
+    sessionId,
+    leafId,
+    within,
+  );
+  if (!fits) return null;
   const messages = await restoreMessages(
     db,
     historyFromPath(

@@ -52,6 +52,7 @@ import {
   exportSessionMessages,
   loadBranches,
   loadHistory,
+  loadHistoryWithin,
   loadLatestLeaf,
   loadMessage,
 } from "./postgres-reads.js";
@@ -175,6 +176,15 @@ export class PostgresSessionProvider implements SessionProvider {
   ): Promise<{ messages: SessionMessage[]; leafId: string | null }> {
     await this.#ready();
     return loadHistory(this.#db, this.sessionId, target(leafId));
+  }
+
+  /** `getHistoryAndLeaf`, or `null` when the path is larger than `within`: one statement. */
+  async getHistoryAndLeafWithin(
+    leafId: string | null | undefined,
+    within: { messages: number; bytes: number },
+  ): Promise<{ messages: SessionMessage[]; leafId: string | null } | null> {
+    await this.#ready();
+    return loadHistoryWithin(this.#db, this.sessionId, target(leafId), within);
   }
 
   async getLatestLeaf(): Promise<SessionMessage | null> {

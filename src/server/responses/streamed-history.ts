@@ -1,6 +1,7 @@
 import type { SessionMessage } from "../../session/contracts/types.js";
 import type { Session } from "../../session/session.js";
 import { toWire } from "../context.js";
+import { isStorageFault } from "../reliability/storage-faults.js";
 import type { ReadGate } from "./read-gate.js";
 import { STREAMED_PIECE_BYTES, streamedJson } from "./streamed-json.js";
 
@@ -8,59 +9,184 @@ import { STREAMED_PIECE_BYTES, streamedJson } from "./streamed-json.js";
 const PIECE_MESSAGES = 50;
 
 /**
+ * One window: a path within it is answered whole, read in one statement where the store can
+ * (`activeHistoryWithin`); a longer one streams.
+ */
+export const HISTORY_WINDOW = {
+  messages: PIECE_MESSAGES,
+  bytes: STREAMED_PIECE_BYTES,
+} as const;
+
+/** How a window read that met a storage fault is tried again (docs/server.md#large-answers). */
+export interface WindowRetry {
+  /** Further tries after the first; 0 never retries. */
+  retries: number;
+  /** Wait before the first retry, doubled before each next one. */
+  delayMs: number;
+}
+
+/**
+ * Three more tries over 100 + 200 + 400 ms: long enough for a pool to replace connections a
+ * database restart killed (their next statement fails with 57P01 or a closed socket), short
+ * enough that a real outage cuts the answer within a second.
+ */
+export const WINDOW_RETRY: WindowRetry = { retries: 3, delayMs: 100 };
+
+/**
  * `{ messages, leafId }` for the path root → `leafId`, read window by window
  * (`session.historyBatches()`) and written one window per piece as the client reads: a history
  * of any length costs one window of memory per connection, and a client that disconnects stops
- * the reads. The caller read the leaf (in the request's slot), so a missing session or an outage
- * has answered its own status already; every window read after that passes `gate`, so the
- * request's own work stays one read however long the history, and the reads of many streamed
- * answers together hold only a few database connections.
+ * the reads.
+ *
+ * The first window is read here, inside the request and before the status is sent: a history
+ * of one window (the usual one) is read before the answer starts, and a storage outage then
+ * answers its own status (503 STORAGE_UNAVAILABLE with Retry-After) rather than a cut body.
+ * Every later window is read as the socket drains and passes `gate`, so the request's own work
+ * stays one window however long the history, and the reads of many streamed answers together
+ * hold only a few database connections. A window read that meets a storage fault (a connection
+ * a database restart killed, say) is tried again `retry.retries` times before the answer gives
+ * up: after the status is sent, failing means cutting the connection.
  */
-export function streamedHistory(
+export async function streamedHistory(
   session: Session,
   leafId: string,
   gate: ReadGate,
-): Response {
+  retry: WindowRetry = WINDOW_RETRY,
+): Promise<Response> {
   const abort = new AbortController();
-  const batches = session
-    .historyBatches({
-      leafId,
-      signal: abort.signal,
-      batchSize: PIECE_MESSAGES,
-      maxBatchBytes: STREAMED_PIECE_BYTES,
-    })
-    [Symbol.asyncIterator]();
-  let state: "first" | "more" | "tail" | "done" = "first";
-  let windows = 0;
+  const windows = new RetriedWindows(session, leafId, abort.signal, retry);
+  let first: string;
+  try {
+    const window = await windows.next();
+    first = `{"messages":[${window === undefined ? "" : piece(window)}`;
+  } catch (error) {
+    windows.close();
+    throw error;
+  }
+  let done = false;
+  let read = 1;
   return streamedJson(
-    '{"messages":[',
+    first,
     async () => {
-      if (state === "first" || state === "more") {
-        // The window's read and its serialization both inside the gate: the CPU they take is
-        // what new requests would otherwise wait behind.
-        const text = await gate.run(async () => {
-          const next = await batches.next();
-          return next.done ? undefined : piece(next.value);
-        }, windows++);
-        if (text !== undefined) {
-          const comma = state === "more" ? "," : "";
-          state = "more";
-          return comma + text;
-        }
-        state = "tail";
-      }
-      if (state === "tail") {
-        state = "done";
-        return `],"leafId":${JSON.stringify(leafId)}}`;
-      }
-      return undefined;
+      if (done) return undefined;
+      // The window's read and its serialization both inside the gate: the CPU they take is
+      // what new requests would otherwise wait behind.
+      const text = await gate.run(async () => {
+        const window = await windows.next();
+        return window === undefined ? undefined : piece(window);
+      }, read++);
+      if (text !== undefined) return "," + text;
+      done = true;
+      return `],"leafId":${JSON.stringify(leafId)}}`;
     },
-    {
-      abort,
-      // A cancelled answer ends its read; a rejection then (the aborted signal) goes nowhere.
-      onEnd: () => void batches.return?.(undefined).catch(() => undefined),
-    },
+    // A cancelled answer ends its read; a rejection then (the aborted signal) goes nowhere.
+    { abort, onEnd: () => windows.close() },
   );
+}
+
+/**
+ * The windows of one path, each read tried again after a storage fault. A failed read ends
+ * its iteration (an async generator that threw is finished), so a retry starts a new one and
+ * passes over the messages already written, checking that the last of them is where it was:
+ * the path of a fixed leaf changes only when messages are deleted, and then the answer fails
+ * rather than continue with a gap. Only a count and one id are kept, so memory stays one window.
+ */
+class RetriedWindows {
+  #batches: AsyncIterator<SessionMessage[]> | undefined;
+  #sent = 0;
+  #lastId: string | undefined;
+
+  constructor(
+    private readonly session: Session,
+    private readonly leafId: string,
+    private readonly signal: AbortSignal,
+    private readonly retry: WindowRetry,
+  ) {}
+
+  /** The next window, or `undefined` after the last. */
+  async next(): Promise<SessionMessage[] | undefined> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const window = await this.#read();
+        if (window !== undefined) {
+          this.#sent += window.length;
+          this.#lastId = window.at(-1)?.id ?? this.#lastId;
+        }
+        return window;
+      } catch (error) {
+        this.close();
+        if (
+          attempt >= this.retry.retries ||
+          this.signal.aborted ||
+          !isStorageFault(error)
+        )
+          throw error;
+        await delay(this.retry.delayMs * 2 ** attempt, this.signal);
+      }
+    }
+  }
+
+  /** Ends the current iteration, if any; a rejection then goes nowhere. */
+  close(): void {
+    const batches = this.#batches;
+    this.#batches = undefined;
+    void batches?.return?.(undefined).catch(() => undefined);
+  }
+
+  async #read(): Promise<SessionMessage[] | undefined> {
+    if (this.#batches !== undefined) return next(this.#batches);
+    const batches = this.session
+      .historyBatches({
+        leafId: this.leafId,
+        signal: this.signal,
+        batchSize: PIECE_MESSAGES,
+        maxBatchBytes: STREAMED_PIECE_BYTES,
+      })
+      [Symbol.asyncIterator]();
+    this.#batches = batches;
+    // A new iteration after a retry: pass over what the client already has.
+    let skipped = 0;
+    while (skipped < this.#sent) {
+      const window = await next(batches);
+      if (window === undefined) throw pathChanged();
+      if (skipped + window.length <= this.#sent) {
+        skipped += window.length;
+        if (skipped === this.#sent && window.at(-1)?.id !== this.#lastId)
+          throw pathChanged();
+        continue;
+      }
+      const rest = this.#sent - skipped;
+      if (rest > 0 && window[rest - 1]?.id !== this.#lastId)
+        throw pathChanged();
+      return window.slice(rest);
+    }
+    return next(batches);
+  }
+}
+
+async function next(
+  batches: AsyncIterator<SessionMessage[]>,
+): Promise<SessionMessage[] | undefined> {
+  const step = await batches.next();
+  return step.done ? undefined : step.value;
+}
+
+function pathChanged(): Error {
+  return new Error(
+    "The history changed while a window was read again after a storage fault",
+  );
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+  });
 }
 
 function piece(batch: readonly SessionMessage[]): string {

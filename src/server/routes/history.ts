@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { SessionSnapshot } from "../../session/contracts/session-info.js";
-import type { Session } from "../../session/session.js";
+import { activeHistoryWithin, type Session } from "../../session/session.js";
 import {
   openSession,
   readSession,
@@ -11,7 +11,10 @@ import {
   type ServerEnv,
 } from "../context.js";
 import { ReadGate } from "../responses/read-gate.js";
-import { streamedHistory } from "../responses/streamed-history.js";
+import {
+  HISTORY_WINDOW,
+  streamedHistory,
+} from "../responses/streamed-history.js";
 import { errors, json, jsonBody, SessionParams } from "../schemas/common.js";
 import {
   HistorySchema,
@@ -94,8 +97,25 @@ export function historyRoutes(
   app.openapi(getHistory, async (c) => {
     const { id } = c.req.valid("param");
     const given = c.req.valid("query").leafId;
-    // The leaf first, then its path streamed window by window as the client reads
-    // (docs/server.md#large-answers): a path of a fixed leaf does not change while others
+    if (given === undefined) {
+      // A history of one window (the usual one) with its leaf in one read (one statement on
+      // PostgreSQL), answered whole; `null` for a longer one, which streams below.
+      const small = await readSession(
+        deps,
+        c,
+        id,
+        (session) => activeHistoryWithin(session, HISTORY_WINDOW),
+        (answer) => answer !== null && answer.messages.length === 0,
+      );
+      if (small !== null)
+        return c.json(
+          { messages: small.messages.map(toWire), leafId: small.leafId },
+          200,
+        );
+    }
+    // The leaf first, then its path: the first window read here, before the status (a storage
+    // fault still answers 503), the rest streamed window by window as the client reads
+    // (docs/server.md#large-answers). A path of a fixed leaf does not change while others
     // append, so the answer is one consistent path however long the client takes.
     const session =
       given !== undefined || tenantOf(c) !== null
@@ -111,7 +131,7 @@ export function historyRoutes(
         await openSession(deps, c, id);
       return c.json({ messages: [], leafId }, 200);
     }
-    return streamedHistory(session, leafId, streamedReads) as never;
+    return (await streamedHistory(session, leafId, streamedReads)) as never;
   });
 
   app.openapi(getRecentHistory, async (c) => {

@@ -118,6 +118,15 @@ export interface SessionProvider {
   getHistoryAndLeaf?(
     leafId?: string | null,
   ): MaybePromise<{ messages: SessionMessage[]; leafId: string | null }>;
+  /**
+   * Optional: `getHistoryAndLeaf(leafId)` when the path holds at most `within.messages` rows and
+   * `within.bytes` bytes of stored JSON (as `getPathIds` counts them), else `null` without
+   * reading content, in one read: a small history answered whole, a larger one streamed.
+   */
+  getHistoryAndLeafWithin?(
+    leafId: string | null | undefined,
+    within: { messages: number; bytes: number },
+  ): MaybePromise<{ messages: SessionMessage[]; leafId: string | null } | null>;
   /** Optional: the latest leaf's id alone (no decode); used on hot paths when present. */
   getLatestLeafId?(): MaybePromise<string | null>;
   /** Children of `messageId` in insertion order (oldest first). */

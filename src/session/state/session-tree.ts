@@ -88,6 +88,27 @@ export class SessionTree {
     };
   }
 
+  /**
+   * `activeHistory()` in one read when the provider has `getHistoryAndLeafWithin` and the path
+   * is within `within`; `null` otherwise (a larger path, a chosen branch, a path or leaf that
+   * holds a hidden overlay row, or a provider without it), for the caller to read it in windows.
+   */
+  async activeHistoryWithin(within: {
+    messages: number;
+    bytes: number;
+  }): Promise<{ messages: SessionMessage[]; leafId: string | null } | null> {
+    if (!this.provider.getHistoryAndLeafWithin) return null;
+    if ((await this.pointer.leafId()) !== undefined) return null;
+    const read = await this.provider.getHistoryAndLeafWithin(undefined, within);
+    if (
+      read === null ||
+      isOverlayRowId(read.leafId) ||
+      read.messages.some((message) => isOverlayRowId(message.id))
+    )
+      return null;
+    return read;
+  }
+
   /** Children of `messageId`, oldest first; a hidden row's children stand in for it. */
   async branches(messageId: string): Promise<SessionMessage[]> {
     return visibleBranches(this.provider, messageId);

@@ -44,6 +44,13 @@ export class TcpProxy {
     return this.#pairs.size;
   }
 
+  /** Chunks a stall is holding back: more than 0 once a statement was sent into it. */
+  get held(): number {
+    let chunks = 0;
+    for (const held of this.#held.values()) chunks += held.length;
+    return chunks;
+  }
+
   /** Drops every connection and stops listening: new connections are refused. */
   cut(): void {
     this.#mode = "cut";
