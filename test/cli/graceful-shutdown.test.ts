@@ -18,15 +18,30 @@ afterEach(() => {
   server = undefined;
 });
 
-/** A server whose `/slow?ms=n` answers after n ms and `/stream` never ends. */
-async function start(
-  idleCloseMs = 5_000,
-): Promise<{ port: number; shutdown: GracefulShutdown }> {
+/**
+ * A server whose `/slow?ms=n` answers after n ms and `/stream` never ends. `arrived(path)`
+ * resolves once the handler runs a request for that path: a test starts the shutdown after that
+ * event, never after a pause that a loaded machine may outlast.
+ */
+async function start(idleCloseMs = 5_000): Promise<{
+  port: number;
+  shutdown: GracefulShutdown;
+  arrived: (pathAndQuery: string) => Promise<void>;
+}> {
   let shutdown: GracefulShutdown | undefined;
+  const seen = new Set<string>();
+  const waiting = new Map<string, () => void>();
+  const arrived = (pathAndQuery: string) =>
+    seen.has(pathAndQuery)
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => waiting.set(pathAndQuery, resolve));
   server = createAdaptorServer({
     fetch: async (request: Request) => {
       if (shutdown?.stopping) return shutdown.refusal();
       const url = new URL(request.url);
+      const pathAndQuery = url.pathname + url.search;
+      seen.add(pathAndQuery);
+      waiting.get(pathAndQuery)?.();
       if (url.pathname === "/stream")
         return new Response(new ReadableStream({ start: () => undefined }), {
           headers: { "Content-Type": "text/event-stream" },
@@ -45,7 +60,7 @@ async function start(
     idleCloseMs,
   );
   await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
-  return { port: (server.address() as AddressInfo).port, shutdown };
+  return { port: (server.address() as AddressInfo).port, shutdown, arrived };
 }
 
 /** The status and code of a request's answer, or the error code of a request that got none. */
@@ -86,7 +101,7 @@ function get(
 
 describe("GracefulShutdown", () => {
   it("finishes requests in flight, closes keep-alive connections, refuses new ones, cuts streams", async () => {
-    const { port, shutdown } = await start();
+    const { port, shutdown, arrived } = await start();
     const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
     try {
       // A warm keep-alive connection, idle at the signal.
@@ -95,10 +110,9 @@ describe("GracefulShutdown", () => {
       );
       const stream = get(port, "/stream", agent).catch((error: Error) => error);
       const inFlight = get(port, "/slow?ms=150", agent);
-      await new Promise((resolve) => setTimeout(resolve, 30));
+      await Promise.all([arrived("/stream"), arrived("/slow?ms=150")]);
       let stopped = false;
       const stopping = shutdown.stop(2_000).then(() => (stopped = true));
-      await new Promise((resolve) => setTimeout(resolve, 10));
       // No new connection is accepted.
       await expect(
         get(port, "/slow", new http.Agent({ keepAlive: false })),
@@ -119,13 +133,13 @@ describe("GracefulShutdown", () => {
   });
 
   it("cuts a request that runs past the grace", async () => {
-    const { port, shutdown } = await start();
+    const { port, shutdown, arrived } = await start();
     const agent = new http.Agent({ keepAlive: true });
     try {
       const long = get(port, "/slow?ms=5000", agent).catch(
         (error: Error) => error,
       );
-      await new Promise((resolve) => setTimeout(resolve, 30));
+      await arrived("/slow?ms=5000");
       await shutdown.stop(100);
       // Cut, not answered: stop() did not wait the 5 s the request needs (no duration is
       // asserted, a loaded machine may take its time to close the socket).
@@ -136,7 +150,7 @@ describe("GracefulShutdown", () => {
   });
 
   it("answers 503 SHUTTING_DOWN, not a reset, to a request on a keep-alive connection idle at the signal", async () => {
-    const { port, shutdown } = await start();
+    const { port, shutdown, arrived } = await start();
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const other = new http.Agent({ keepAlive: true });
     try {
@@ -145,7 +159,7 @@ describe("GracefulShutdown", () => {
       );
       // A request in flight keeps the shutdown going.
       const inFlight = get(port, "/slow?ms=300", other);
-      await new Promise((resolve) => setTimeout(resolve, 30));
+      await arrived("/slow?ms=300");
       const stopping = shutdown.stop(5_000);
       // Sent at once on the idle connection, as a busy client's next request is.
       const next = await get(port, "/slow?ms=0", agent);
