@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { applyPostgresSchema, SessionManager } from "arbor-memory/session";
 import { openSqlite } from "arbor-memory/sqlite";
 import {
+  postgresStore,
   freshFile,
   runAlone,
   scratch,
@@ -62,7 +63,7 @@ export async function runIndexSize(dir, record) {
     const { pool, drop } = await throwawayDatabase(server, "arbor_bench_index");
     try {
       await applyPostgresSchema(pool);
-      const manager = SessionManager.create(pool);
+      const manager = SessionManager.create(await postgresStore(pool));
       const json = await fill(manager, workload);
       report(
         record,

@@ -32,7 +32,7 @@ import {
 } from "./recall-quality/embedder.mjs";
 import { KS, percentile, score, Tally } from "./recall-quality/metrics.mjs";
 import { keywords } from "./recall-quality/queries.mjs";
-import { freshFile, throwawayDatabase } from "./standalone.mjs";
+import { freshFile, postgresStore, throwawayDatabase } from "./standalone.mjs";
 
 const LIMIT = 20;
 const FORMS = [
@@ -133,7 +133,7 @@ async function openBackend(backend, label) {
     const database = await throwawayDatabase(url, "arbor_recall_quality");
     await applyPostgresSchema(database.pool);
     return {
-      manager: SessionManager.create(database.pool),
+      manager: SessionManager.create(await postgresStore(database.pool)),
       close: () => database.drop(),
     };
   }

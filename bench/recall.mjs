@@ -10,6 +10,7 @@ import { SessionManager } from "arbor-memory/session";
 import { openSqlite } from "arbor-memory/sqlite";
 import { fakeEmbedder } from "arbor-memory/testing";
 import {
+  postgresStore,
   freshFile,
   median,
   runAlone,
@@ -54,7 +55,7 @@ export async function runRecall(dir, record) {
       await applyPostgresSchema(database.pool);
       await measure(
         `postgres ${engine}`,
-        SessionManager.create(database.pool),
+        SessionManager.create(await postgresStore(database.pool)),
         record,
       );
     } finally {

@@ -19,7 +19,13 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { applyPostgresSchema, SessionManager } from "arbor-memory/session";
 import { openSqlite } from "arbor-memory/sqlite";
-import { freshFile, runAlone, throwawayDatabase, time } from "./standalone.mjs";
+import {
+  freshFile,
+  postgresStore,
+  runAlone,
+  throwawayDatabase,
+  time,
+} from "./standalone.mjs";
 import {
   FILLER_WORDS,
   scaleMessage,
@@ -148,7 +154,7 @@ async function postgresScale(serverUrl, record, queries, matching) {
   const { pool, drop } = await throwawayDatabase(serverUrl, "arbor_scale");
   try {
     await applyPostgresSchema(pool);
-    const manager = SessionManager.create(pool);
+    const manager = SessionManager.create(await postgresStore(pool));
     const ids = [];
     const inserted = SESSIONS - APPENDED;
     const progress = fillProgress(backend, inserted);

@@ -63,7 +63,7 @@ import { performance } from "node:perf_hooks";
 import { SessionManager, applyPostgresSchema } from "arbor-memory/session";
 import { openSqlite } from "arbor-memory/sqlite";
 import { startServe as serve, stopAll } from "./serve-process.mjs";
-import { throwawayDatabase } from "./standalone.mjs";
+import { postgresStore, throwawayDatabase } from "./standalone.mjs";
 import {
   idempotencyFaults,
   reportIdempotency,
@@ -153,7 +153,9 @@ for (const fault of FAULTS ? ["SIGKILL", "SIGTERM", "outage", "restart"] : []) {
     "arbor_bench_server_fault",
   );
   await applyPostgresSchema(database.pool);
-  const ids = await seed(SessionManager.create(database.pool));
+  const ids = await seed(
+    SessionManager.create(await postgresStore(database.pool)),
+  );
   const forwarder =
     fault === "outage" ? await startForwarder(database.url) : null;
   const url = forwarder ? forwarder.url : database.url;
@@ -220,7 +222,9 @@ if (FAULTS) await clientFaultRuns();
 async function postgresRun(processes, name, connect = (url) => url, hold) {
   const database = await throwawayDatabase(PG, "arbor_bench_server");
   await applyPostgresSchema(database.pool);
-  const ids = await seed(SessionManager.create(database.pool));
+  const ids = await seed(
+    SessionManager.create(await postgresStore(database.pool)),
+  );
   const servers = [];
   for (let index = 0; index < processes; index++) {
     const server = await serve(["--postgres", connect(database.url)]);
@@ -246,7 +250,7 @@ async function postgresRun(processes, name, connect = (url) => url, hold) {
 async function pairRun(label, suffix = "", hold) {
   const database = await throwawayDatabase(PG, "arbor_bench_server");
   await applyPostgresSchema(database.pool);
-  const manager = SessionManager.create(database.pool);
+  const manager = SessionManager.create(await postgresStore(database.pool));
   const servers = [];
   for (let index = 0; index < 2; index++) {
     const server = await serve(["--postgres", database.url]);

@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { SessionManager, applyPostgresSchema } from "arbor-memory/session";
 import { openSqlite } from "arbor-memory/sqlite";
 import { startServe } from "./serve-process.mjs";
-import { throwawayDatabase } from "./standalone.mjs";
+import { postgresStore, throwawayDatabase } from "./standalone.mjs";
 
 const SERVER =
   process.env.ARBOR_TEST_PG_URL ||
@@ -44,7 +44,7 @@ if (BACKEND === "sqlite") {
 } else {
   database = await throwawayDatabase(SERVER, "arbor_bench_slow");
   await applyPostgresSchema(database.pool);
-  store = database.pool;
+  store = await postgresStore(database.pool);
   serveArgs = ["--postgres", database.url];
 }
 const manager = SessionManager.create(store);

@@ -114,3 +114,16 @@ async function adminQuery(serverUrl, sql) {
     await client.end();
   }
 }
+
+/**
+ * What a bench hands to `SessionManager.create()` for a PostgreSQL client: `postgresBackend(client)`,
+ * the form every build with `arbor-memory/postgres`'s `postgresBackend` takes (newer builds refuse
+ * the client itself), or the client itself in an older build, which took it. compare-builds runs
+ * these scripts on both builds, so they use only what both export.
+ */
+export async function postgresStore(client) {
+  const entry = await import("arbor-memory/postgres").catch(() => ({}));
+  return typeof entry.postgresBackend === "function"
+    ? entry.postgresBackend(client)
+    : client;
+}

@@ -2,11 +2,13 @@ import { closeSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { readModelEnv, type ConfiguredModels } from "../agent/model-config.js";
 import { ArborError, SessionManager } from "../session/index.js";
-import type { PgClientLike } from "../session/index.js";
+import type { Backend, PgClientLike } from "../session/index.js";
+import { postgresBackend } from "../postgres/index.js";
 import {
   applySqliteSchema,
   inspectSqliteSchema,
   openSqlite,
+  sqliteBackend,
   type SqliteSchemaState,
 } from "../sqlite/index.js";
 import { CliError } from "./errors.js";
@@ -111,22 +113,23 @@ export async function openStore(
   }
   const models = withModels ? await loadModels() : null;
   if (location.kind === "sqlite") {
-    const database = openSqlite(location.target, {
+    const backend = sqliteBackend(location.target, {
       readonly: access === "read",
     });
     return {
       location,
-      manager: configure(SessionManager.create(database), models),
-      keys: async () => new (await serverAuth()).SqlApiKeyStore(database),
+      manager: configure(SessionManager.create(backend), models),
+      keys: async () => apiKeysOf(backend),
       models,
-      close: async () => database.close(),
+      close: async () => backend.sqlite.close(),
     };
   }
   const pool = await openPostgresPool(location.target, poolOptions);
+  const backend = postgresBackend(pool);
   return {
     location,
-    manager: configure(SessionManager.create(pool), models),
-    keys: async () => new (await serverAuth()).PostgresApiKeyStore(pool),
+    manager: configure(SessionManager.create(backend), models),
+    keys: async () => apiKeysOf(backend),
     models,
     close: () => pool.end(),
   };
@@ -319,9 +322,13 @@ function reasonOf(error: unknown): string {
   return message;
 }
 
-/** The key stores live in the server entry, which only key and serve commands need. */
-function serverAuth() {
-  return import("../server/index.js");
+/** The API keys the store keeps beside its sessions (the backend's own key store). */
+function apiKeysOf(backend: Backend): ApiKeyStore {
+  if (backend.apiKeys) return backend.apiKeys;
+  throw new ArborError(
+    "NOT_SUPPORTED",
+    `[arbor] [cli] the ${backend.name} backend keeps no API keys`,
+  );
 }
 
 function configure(

@@ -213,22 +213,28 @@ export {
   type R2ObjectsLike,
   type R2SkillProviderOptions,
 } from "./context/r2-skill-provider.js";
+/**
+ * The seed-named PostgreSQL classes, the same classes as `arbor-memory/postgres`'s, kept here so
+ * code written for the Agents SDK ports by changing an import. A Worker that does not import them
+ * does not carry them (`sideEffects: false`). The rest of PostgreSQL, `postgresBackend()` first,
+ * is in `arbor-memory/postgres`.
+ */
 export {
   PostgresSessionProvider,
   PostgresContextProvider,
   PostgresSearchProvider,
   applyPostgresSchema,
-} from "./postgres-seed.js";
-/** PostgreSQL's options and client shapes; the rest of PostgreSQL is in `arbor-memory/postgres`. */
-export type {
-  PostgresSessionProviderOptions,
-  PostgresSchemaOptions,
-  PgClientLike,
-  PostgresConnection,
-  PostgresJsLike,
-  PostgresJsTransactionLike,
-  PostgresClient,
+  type PostgresSessionProviderOptions,
+  type PostgresSchemaOptions,
+  type PgClientLike,
+  type PostgresConnection,
+  type PostgresJsLike,
+  type PostgresJsTransactionLike,
+  type PostgresClient,
 } from "../backends/postgres/index.js";
+/** The built-in backends of this entry, for `SessionManager.create(backend)` (docs/custom-providers.md). */
+export { sqlBackend } from "../backends/sql/sql-backend.js";
+export { memoryBackend } from "../backends/memory/memory-backend.js";
 export {
   InMemorySessionProvider,
   InMemoryContextProvider,

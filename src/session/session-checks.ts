@@ -1,10 +1,7 @@
 import { assertMaxTokens } from "./context/context-blocks.js";
 import type { ContextConfig, SessionContextOptions } from "./context/types.js";
-import { isSqlProvider } from "./contracts/sql-provider.js";
 import type { SessionMessage } from "./contracts/types.js";
-import { REQUIRED_PROVIDER_METHODS } from "./contracts/provider.js";
 import { ArborError, ArborTypeError, invalidArgument } from "./errors/index.js";
-import { isPostgresClient } from "./contracts/postgres-client.js";
 import { assertNewLabel } from "./session-setup.js";
 import { unstorableReason } from "./core/storable-text.js";
 
@@ -14,48 +11,6 @@ const MESSAGE_ROLES: ReadonlySet<string> = new Set([
   "user",
   "assistant",
 ]);
-
-/**
- * Rejects, at once, a target that is neither a `sql` store (`Session.create()` only) nor a
- * `SessionProvider`, instead of failing at the first write. A PostgreSQL client gets the fix.
- */
-export function assertSessionTarget(
-  target: unknown,
-  caller: "Session.create()" | "new Session()",
-): void {
-  const expected =
-    caller === "Session.create()"
-      ? "Session.create() requires a SqlProvider or SessionProvider"
-      : "new Session() requires a SessionProvider";
-  if (typeof target !== "object" || target === null) {
-    throw new ArborTypeError(
-      "INVALID_TARGET",
-      "Session.create() requires a SqlProvider or SessionProvider",
-    );
-  }
-  if (caller === "Session.create()" && isSqlProvider(target)) return;
-  const missing = REQUIRED_PROVIDER_METHODS.filter(
-    (name) => typeof (target as Record<string, unknown>)[name] !== "function",
-  );
-  if (missing.length === 0) return;
-  if (isPostgresClient(target)) {
-    const wrapped =
-      caller === "Session.create()"
-        ? "Session.create(new PostgresSessionProvider(pool))"
-        : "new Session(new PostgresSessionProvider(pool))";
-    throw new ArborTypeError(
-      "INVALID_TARGET",
-      `${expected}; this looks like a PostgreSQL client (pg Pool or Client, or a connection with execute()): use ${wrapped}`,
-    );
-  }
-  const lacking = `it lacks the SessionProvider methods ${missing.join(", ")}`;
-  throw new ArborTypeError(
-    "INVALID_TARGET",
-    caller === "Session.create()"
-      ? `${expected}; the object has no \`sql\` tagged template and ${lacking}`
-      : `${expected} (a \`sql\` store goes to Session.create()); ${lacking}`,
-  );
-}
 
 /** Builder calls record configuration before first use only. */
 export function assertBuilder(initialized: boolean): void {

@@ -28,7 +28,6 @@ import {
   assertContextConfig,
   assertContextConfigs,
   assertSessionId,
-  assertSessionTarget,
   assertThreshold,
 } from "./session-checks.js";
 import { SessionRuntime, warnRestore } from "./session-runtime.js";
@@ -45,7 +44,7 @@ import type { Embedder, EmbeddingOptions } from "./embeddings/types.js";
 import type { CompactCallOptions, CompactResult } from "./contracts/types.js";
 import type { RecordedContext } from "./contracts/audit.js";
 import type { SessionSnapshot } from "./contracts/session-info.js";
-import { isSqlProvider, type SqlProvider } from "./contracts/sql-provider.js";
+import type { SqlProvider } from "./contracts/sql-provider.js";
 import type {
   CompactionMeta,
   HistoryRowStat,
@@ -58,7 +57,7 @@ import { searchSessionHits } from "./session-search.js";
 import { ArborError } from "./errors/index.js";
 import type { SearchOptions, SessionOptions } from "./session-options.js";
 import { assertCompactionArguments } from "./core/compaction-args.js";
-import { providerForSqlStore } from "./session-stores.js";
+import { assertSessionProvider, sessionSeed } from "./seed-targets.js";
 import { countMessages, recentHistory } from "./session-reads.js";
 import {
   streamHistory,
@@ -135,7 +134,7 @@ export class Session {
 
   /** Uses exactly the given provider and options: no auto-wiring (docs/behavior/session-setup.md). */
   constructor(provider: SessionProvider, options: SessionOptions = {}) {
-    assertSessionTarget(provider, "new Session()");
+    assertSessionProvider(provider);
     const context = options.context ?? [];
     assertContextConfigs(context);
     this.runtime = new SessionRuntime({
@@ -416,24 +415,19 @@ export class Session {
   }
 
   /**
-   * A session over a `sql` store (Durable Object, `openSqlite()`) or any `SessionProvider`, with
-   * auto-wired context blocks. Performs no I/O. Anything else, a PostgreSQL pool included, throws
-   * `INVALID_TARGET` here rather than at the first write.
+   * A session over a `sql` store (Durable Object, `openSqlite()`) or any `SessionProvider` (one
+   * of a backend's: `Session.create(postgresBackend(pool).session(id))`), with auto-wired context
+   * blocks. Performs no I/O. Anything else, a PostgreSQL pool included, throws `INVALID_TARGET`
+   * here, naming the accepted forms, rather than at the first write.
    */
   static create(target: SqlProvider | SessionProvider): Session {
-    assertSessionTarget(target, "Session.create()");
-    const store = isSqlProvider(target) ? target : null;
-    const session = new Session(
-      isSqlProvider(target) ? providerForSqlStore(target) : target,
-    );
+    // What the target is, is asked in seed-targets.ts only.
+    const { provider, broadcast } = sessionSeed(target);
+    const session = new Session(provider);
     session.runtime.plan.direct = false;
     // Only a sql store's own `broadcast` (a Durable Object Agent's) hears status events; a
     // SessionProvider never broadcasts (docs/behavior/session-setup.md).
-    const broadcast = store?.broadcast;
-    if (typeof broadcast === "function")
-      session.runtime.status.broadcastTo((message) =>
-        broadcast.call(store, message),
-      );
+    if (broadcast) session.runtime.status.broadcastTo(broadcast);
     return session;
   }
 

@@ -18,10 +18,12 @@
  *
  * @module arbor-memory/sessions
  */
-import type { SessionHandle } from "./session-handle.js";
-
 export { Sessions } from "./sessions.js";
-export { SessionHandle } from "./session-handle.js";
+export {
+  SessionHandle,
+  /** The handle type by the name the package gives it: `sessions.session(id)` returns one. */
+  type SessionHandle as Session,
+} from "./session-handle.js";
 export {
   COMPACTION_PREFIX,
   createCompactFunction,
@@ -50,5 +52,3 @@ export type {
   SessionMessagePart,
   StoredCompaction,
 } from "../session/index.js";
-/** The handle type by the name the package gives it: `sessions.session(id)` returns one. */
-export type Session = SessionHandle;

@@ -39,8 +39,9 @@ export class Sessions {
   readonly #feed: SessionsFeed;
 
   /**
-   * @param store - A `sql` store (a Durable Object's `this`, `openSqlite()`), a `SessionProvider`
-   *   or a PostgreSQL client. Anything else throws `INVALID_TARGET`.
+   * @param store - A `Backend` (`postgresBackend(client)`, `sqliteBackend(file)`), a `sql` store (a
+   *   Durable Object's `this`, `openSqlite()`) or a `SessionProvider`. Anything else, a PostgreSQL
+   *   client itself included, throws `INVALID_TARGET`.
    * @param options - `reservedMetadataKeys`: metadata keys stripped from `source: "client"` writes.
    */
   constructor(store: SessionsStore, options: SessionsOptions = {}) {

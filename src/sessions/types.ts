@@ -1,18 +1,19 @@
 import type {
+  Backend,
   SessionMessage,
   SessionProvider,
   SqlProvider,
   StoredCompaction,
 } from "../session/index.js";
-import type { PostgresClient } from "../session/index.js";
 
 /**
- * What `new Sessions(store)` runs on: a `sql` store (a Durable Object, `openSqlite()`), any
- * `SessionProvider` (`InMemorySessionProvider`, `PostgresSessionProvider`), or a PostgreSQL client
- * (a `pg` Pool or Client, a postgres.js `sql`, a connection with `execute`), which is wrapped in a
- * `PostgresSessionProvider`.
+ * What `new Sessions(store)` runs on: a `Backend` (`postgresBackend(client)` from
+ * `arbor-memory/postgres`, `sqliteBackend(file)`, `memoryBackend()`), a `sql` store (a Durable
+ * Object, `openSqlite()`), or any `SessionProvider` (`InMemorySessionProvider`,
+ * `PostgresSessionProvider`). A PostgreSQL client itself is refused: wrap it in
+ * `postgresBackend(client)`.
  */
-export type SessionsStore = SqlProvider | SessionProvider | PostgresClient;
+export type SessionsStore = SqlProvider | SessionProvider | Backend;
 
 /** Options of `new Sessions(store, options)`. */
 export interface SessionsOptions {

@@ -65,6 +65,15 @@ export function openSqlite(
   const Database = loadBetterSqlite3();
   const database = openDatabase(Database, filename, options.readonly === true);
   if (options.sqliteVec !== false) loadSqliteVec(database);
+  return sqliteHandle(database);
+}
+
+/**
+ * An opened better-sqlite3 database as a `sql` store with an atomic `transaction`, as
+ * `openSqlite()` returns it; the database's settings (journal mode, timeouts) are left as they
+ * are. `close()` closes the database.
+ */
+export function sqliteHandle(database: SqliteDatabase): SqliteHandle {
   // A call site passes the same strings array every time, so it keys the fast path.
   let bySite = new WeakMap<TemplateStringsArray, SqliteStatement>();
   const byText = new Map<string, SqliteStatement>();

@@ -1,6 +1,7 @@
 // The route helper's cases on PostgreSQL, on a throwaway database: the generating handler over a
 // pg Pool, the "other process" over a postgres.js client of the same database. Without
 // ARBOR_TEST_PG_URL this skips with the reason; under CI=true it fails instead.
+import { postgresBackend } from "../../src/postgres/index.js";
 import { afterAll, beforeAll } from "vitest";
 import { SessionManager } from "../../src/session/index.js";
 import {
@@ -24,7 +25,9 @@ describePostgres("arbor-memory/ai-sdk on PostgreSQL", () => {
       return {
         manager: () =>
           SessionManager.create(
-            opened++ === 0 ? database.pool : database.postgresJs(),
+            postgresBackend(
+              opened++ === 0 ? database.pool : database.postgresJs(),
+            ),
           ),
         close: async () => undefined,
       };

@@ -3,7 +3,9 @@
 // no import cycle; the contracts import nothing outside themselves; a backend (src/backends/)
 // builds only on the contracts, core, state and errors, and nothing below it imports a backend;
 // the pure core never imports the stateful helpers of state/; src/session/ and src/backends/
-// never import src/utils/.
+// never import src/utils/. And, on the text of the files: nothing outside src/backends/ and the
+// seed mapping (src/session/seed-targets.ts) asks what kind of store it holds; every entry's
+// index.ts holds only `export … from` statements.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -92,9 +94,14 @@ describe("import rules of src/", () => {
     // Each turns what a user passes (a sql store, a PostgreSQL client) into a backend; everything
     // else reaches a store through the contracts (ARCHITECTURE.md, "Adding a backend").
     const boundaries = [
+      // The seed mapping: a `sql` store becomes the sql backend (Session.create, SessionManager.create).
+      SEED_MAPPING,
+      // The in-process block history of a provider that keeps none.
       "session/session-stores.ts",
+      // SessionManager.inMemory(): the memory backend.
       "session/manager/manager-backend.ts",
-      "session/postgres-seed.ts",
+      // arbor-memory/sqlite's sqliteBackend(): the sql backend over a better-sqlite3 database.
+      "sqlite/sqlite-backend.ts",
     ];
     const violations = edges()
       .filter(([from, to]) => !isTest(from) && name(to).startsWith("backends/"))
@@ -103,6 +110,86 @@ describe("import rules of src/", () => {
       .filter((from) => !/(^|\/)index\.ts$/.test(from))
       .filter((from) => !boundaries.includes(from));
     expect([...new Set(violations)]).toEqual([]);
+  });
+
+  it("only src/backends/ and the seed mapping ask what kind of store they hold", () => {
+    // A Backend is the way in: the seed's forms (a `sql` store, a provider) are told apart once,
+    // in the seed mapping; the predicates are defined in the contracts; every other file reaches
+    // a store through the contracts only, never by asking whether it is a `sql` store, a
+    // PostgreSQL client or a Backend, nor by comparing a backend's name.
+    const allowed = (file: string) =>
+      file.startsWith("backends/") ||
+      file === SEED_MAPPING ||
+      KIND_PREDICATE_HOMES.includes(file);
+    const violations = [...graph.keys()]
+      .filter((file) => !isTest(file) && !allowed(name(file)))
+      .flatMap((file) =>
+        kindChecksOf(readFileSync(file, "utf8")).map(
+          (check) => `${name(file)}: ${check}`,
+        ),
+      );
+    expect(violations).toEqual([]);
+  });
+
+  it("PostgreSQL has no stand-ins: no postgres-seed module, nothing imports one", () => {
+    const stale = [...graph.keys()]
+      .filter((file) => /postgres-seed/.test(name(file)))
+      .map(name);
+    const imports = [...graph.keys()].flatMap((file) =>
+      importsOf(file)
+        .filter((specifier) => /postgres-seed/.test(specifier))
+        .map((specifier) => `${name(file)} -> ${specifier}`),
+    );
+    expect([...stale, ...imports]).toEqual([]);
+  });
+
+  it("each entry's index.ts holds only `export … from` statements", () => {
+    // An entry is its public list, nothing else: code in it would run for every importer and
+    // could not be dropped by a bundler (ARCHITECTURE.md, "Import rules").
+    const entries = [...graph.keys()].filter((file) =>
+      /^[^/]+(\/react)?\/index\.ts$/.test(name(file)),
+    );
+    expect(entries.length).toBeGreaterThan(10);
+    const violations = entries.flatMap((file) => {
+      const source = ts.createSourceFile(
+        file,
+        readFileSync(file, "utf8"),
+        ts.ScriptTarget.Latest,
+        true,
+      );
+      return source.statements
+        .filter(
+          (statement) =>
+            !(
+              ts.isExportDeclaration(statement) &&
+              statement.moduleSpecifier !== undefined
+            ),
+        )
+        .map(
+          (statement) =>
+            `${name(file)}:${source.getLineAndCharacterOfPosition(statement.getStart()).line + 1}: ${statement.getText().split("\n")[0]}`,
+        );
+    });
+    expect(violations).toEqual([]);
+  });
+
+  it("the guards above see what they look for", () => {
+    expect(
+      kindChecksOf(
+        [
+          "if (isSqlProvider(target)) return;",
+          "if (isPostgresClient(store)) return new PostgresSessionProvider(store);",
+          'if (typeof Reflect.get(store, "sql") === "function") return store;',
+          "const ok = isBackend(value) || isPostgresJs(value);",
+          'if (backend.name === "postgres") return;',
+        ].join("\n"),
+      ),
+    ).toHaveLength(6);
+    expect(
+      kindChecksOf(
+        'export { isBackend, type Backend } from "./contracts/backend.js";\n// isSqlProvider(x) in a comment',
+      ),
+    ).toEqual([]);
   });
 
   it("src/sessions/ is an adapter on top: nothing else in src/ imports it", () => {
@@ -149,6 +236,56 @@ describe("import rules of src/", () => {
 });
 
 // --- Internal helpers ---
+
+/** The one module that maps the seed's forms (a `sql` store, a provider) to what Arbor runs on. */
+const SEED_MAPPING = "session/seed-targets.ts";
+
+/** Where the kind predicates are defined (and only defined). */
+const KIND_PREDICATE_HOMES = [
+  "session/contracts/sql-provider.ts",
+  "session/contracts/postgres-client.ts",
+  "session/contracts/backend.ts",
+];
+
+/**
+ * The store-kind checks in a file's code (comments left out): a call of a kind predicate, a
+ * `Reflect.get(…, "sql")` probe, or a comparison with a built-in backend's name.
+ */
+function kindChecksOf(text: string): string[] {
+  const code = stripComments(text);
+  const patterns = [
+    /\b(isSqlProvider|isPostgresClient|isPostgresJs|isBackend)\s*\(/g,
+    /Reflect\.get\(\s*[^,]+,\s*["']sql["']\s*\)/g,
+    /\.name\s*[!=]==?\s*["'](sql|postgres|memory)["']/g,
+  ];
+  return patterns.flatMap((pattern) =>
+    [...code.matchAll(pattern)].map((match) => match[0]),
+  );
+}
+
+/** The text of a TypeScript file without its comments (strings and templates kept). */
+function stripComments(text: string): string {
+  const scanner = ts.createScanner(
+    ts.ScriptTarget.Latest,
+    /* skipTrivia */ false,
+    ts.LanguageVariant.Standard,
+    text,
+  );
+  let result = "";
+  for (
+    let kind = scanner.scan();
+    kind !== ts.SyntaxKind.EndOfFileToken;
+    kind = scanner.scan()
+  ) {
+    if (
+      kind === ts.SyntaxKind.SingleLineCommentTrivia ||
+      kind === ts.SyntaxKind.MultiLineCommentTrivia
+    )
+      continue;
+    result += scanner.getTokenText();
+  }
+  return result;
+}
 
 /** Every file of src/ with the src/ files it imports (resolved `.js` → `.ts`, folders → index.ts). */
 function importGraph(root: string): Map<string, string[]> {

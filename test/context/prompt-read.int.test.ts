@@ -2,6 +2,7 @@
 // and `GET /v1/sessions/{id}/prompt` leave every table byte-identical, and no `_system_prompt_`
 // row appears, on SQLite and on PostgreSQL (`pg` and postgres.js). Only a turn or an explicit
 // call freezes; `POST …/prompt/refresh` still does.
+import { postgresBackend } from "../../src/postgres/index.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -120,7 +121,7 @@ function onPostgres(
     promptReadCases(async () => {
       await database!.truncate();
       return {
-        manager: () => SessionManager.create(connection!),
+        manager: () => SessionManager.create(postgresBackend(connection!)),
         dump: async () => {
           const { rows } = await database!.pool.query<{ name: string }>(
             `SELECT table_name AS name FROM information_schema.tables

@@ -1,6 +1,7 @@
 // A Claude Code 2.x subagent file imported before its session, on PostgreSQL (ARBOR_TEST_PG_URL)
 // through the pg and postgres.js drivers: the session that arrives second sets the subagent's
 // `parent_session_id` through the registry's update.
+import { postgresBackend } from "../../src/postgres/index.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   importConversations,
@@ -32,7 +33,7 @@ describePostgres("Claude Code subagent links on PostgreSQL", () => {
   for (const [kind, client] of kinds) {
     it(`links the subagent imported first to its session (${kind})`, async () => {
       await database.truncate();
-      const manager = SessionManager.create(client());
+      const manager = SessionManager.create(postgresBackend(client()));
       const importFile = (name: string) =>
         importConversations(
           manager,

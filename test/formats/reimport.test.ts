@@ -1,6 +1,7 @@
 // Re-imports: the same source conversation imported again is skipped (or replaced, or brought up
 // to date), per owner; forks and compact-and-split do not inherit the identity; an erased
 // conversation stays erased unless asked. On SQLite, in memory and on PostgreSQL (pg, postgres).
+import { postgresBackend } from "../../src/postgres/index.js";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -94,13 +95,13 @@ describePostgres("re-imports on PostgreSQL", () => {
   afterAll(() => database?.drop());
   beforeEach(() => database.truncate());
   describe("through pg", () =>
-    reimportCases(() => SessionManager.create(database.pool)));
+    reimportCases(() => SessionManager.create(postgresBackend(database.pool))));
   describe("through postgres", () => {
     let sql: ReturnType<TestDatabase["postgresJs"]>;
     beforeAll(() => {
       sql = database.postgresJs();
     });
-    reimportCases(() => SessionManager.create(sql));
+    reimportCases(() => SessionManager.create(postgresBackend(sql)));
   });
 });
 

@@ -1,6 +1,7 @@
 // Session metadata limits and all-or-nothing creates on PostgreSQL, through a `pg` Pool and a
 // postgres.js `sql` instance, each on a throwaway database. The failure in the middle is a real
 // one: a trigger raises when the create reaches one key.
+import { postgresBackend } from "../../src/postgres/index.js";
 import { afterAll, beforeAll } from "vitest";
 import { SessionManager } from "../../src/session/index.js";
 import {
@@ -17,7 +18,9 @@ for (const driver of ["pg", "postgres"] as const) {
     beforeAll(async () => {
       database = await createTestDatabase({ poolSize: 4 });
       manager = SessionManager.create(
-        driver === "pg" ? database.pool : database.postgresJs(),
+        postgresBackend(
+          driver === "pg" ? database.pool : database.postgresJs(),
+        ),
       );
     }, 60_000);
     afterAll(async () => {

@@ -1,6 +1,7 @@
 // The SessionManager suite on a real PostgreSQL server (ARBOR_TEST_PG_URL), over a pg.Pool and
 // over an execute-style connection (deleteSession takes another path there). Each runner uses
 // its own throwaway database, emptied before every case and dropped afterwards.
+import { postgresBackend } from "../../src/postgres/index.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { PostgresSessionRegistry } from "../../src/postgres/index.js";
 import { SessionManager, type SessionInfo } from "../../src/session/index.js";
@@ -106,7 +107,7 @@ describePostgres("PostgresSessionRegistry on PostgreSQL", () => {
 
   it("search fills its windows from registered sessions when newer matches are not", async () => {
     await database.truncate();
-    const manager = SessionManager.create(database.pool);
+    const manager = SessionManager.create(postgresBackend(database.pool));
     const notes = (id: string, count: number) =>
       Array.from({ length: count }, (_, at) => ({
         id: `${id}-${at}`,
@@ -137,7 +138,7 @@ describePostgres("PostgresSessionRegistry on PostgreSQL", () => {
 
   it("search finds nothing of a session without a registry row, in every candidate arm", async () => {
     await database.truncate();
-    const manager = SessionManager.create(database.pool);
+    const manager = SessionManager.create(postgresBackend(database.pool));
     // "harbor" is common (more than a rank window of matches), "zephyr" rare, so any-term search
     // reads the all-terms, any-term and rare-term arms; the per-row registry check is in each.
     for (const id of ["kept", "loose"]) {
@@ -183,7 +184,9 @@ describePostgres("PostgresSessionRegistry on PostgreSQL", () => {
       await database.truncate();
       const client =
         kind === "pool" ? database.pool : executeConnection(database.pool);
-      const manager = SessionManager.create(client).withContext("memory");
+      const manager = SessionManager.create(
+        postgresBackend(client),
+      ).withContext("memory");
       const session = manager.getSession("loose");
       await session.appendMessage({
         id: "m1",
@@ -227,7 +230,7 @@ describePostgres("PostgresSessionRegistry on PostgreSQL", () => {
       await database.truncate();
       const client =
         kind === "pool" ? database.pool : executeConnection(database.pool);
-      const manager = SessionManager.create(client);
+      const manager = SessionManager.create(postgresBackend(client));
       const { id } = await manager.create("busy");
       let deleted: Promise<boolean> | undefined;
       await Promise.all(

@@ -3,6 +3,7 @@
 // behind several servers) while the shared cases run with an API key; another tenant's key sees
 // nothing of them; then an `arbor mcp --postgres` process and the HTTP servers write the same
 // tenant's notes at once. Needs `npm run build` first.
+import { postgresBackend } from "../../src/postgres/index.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -56,7 +57,7 @@ describePostgres(
     beforeAll(async () => {
       database = await createTestDatabase();
       await seedMemory(
-        withMemoryBlock(SessionManager.create(database.pool)),
+        withMemoryBlock(SessionManager.create(postgresBackend(database.pool))),
         "acme",
       );
       const store = new PostgresApiKeyStore(database.pool);
@@ -117,7 +118,7 @@ describePostgres(
       expect(new Set(answers.map((answer) => answer.sessionId))).toEqual(
         new Set(["arbor-notes-initech"]),
       );
-      const manager = SessionManager.create(database!.pool);
+      const manager = SessionManager.create(postgresBackend(database!.pool));
       expect(
         (await manager.list({ ownerId: "initech" })).map((s) => s.id),
       ).toEqual(["arbor-notes-initech"]);

@@ -1,5 +1,6 @@
 // Attachments on PostgreSQL (docs/behavior/storage.md#attachments) on every connection kind: the
 // conformance suite checks what reads return; this counts the rows behind them.
+import { postgresBackend } from "../../src/postgres/index.js";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import type { SessionMessage } from "../../src/session/contracts/types.js";
@@ -123,7 +124,7 @@ describePostgres("PostgreSQL attachments", () => {
   });
 
   it("deletes a session's attachments with the session (manager delete)", async () => {
-    const manager = SessionManager.create(database.pool);
+    const manager = SessionManager.create(postgresBackend(database.pool));
     const kept = await manager.create("kept");
     const dropped = await manager.create("dropped");
     await manager.getSession(dropped.id).appendMessage(image("x"));

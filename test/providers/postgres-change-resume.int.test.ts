@@ -5,6 +5,7 @@
 // gets every missed change exactly once. A position older than the log keeps gets a `reset`.
 // And the LISTEN connection survives its backend being terminated (57P01), as in a server
 // restart: no unhandled error, a new LISTEN, nothing missed.
+import { postgresBackend } from "../../src/postgres/index.js";
 import pg from "pg";
 import postgres from "postgres";
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
@@ -68,7 +69,7 @@ describePostgres("resuming the PostgreSQL change feed", () => {
   for (const [name, connect] of clients) {
     it(`a store-wide watch on a new ${name} resumes past a lower seq committed after a higher one, once each`, async () => {
       const first = connect();
-      const manager = SessionManager.create(first);
+      const manager = SessionManager.create(postgresBackend(first));
       const seen: ChangeEvent[] = [];
       const stop = manager.watch((event) => void seen.push(event));
       await new PostgresSessionProvider(first, "probe").getMessage("none");
@@ -91,7 +92,7 @@ describePostgres("resuming the PostgreSQL change feed", () => {
 
       const second = connect();
       const resumed: ChangeEvent[] = [];
-      const again = SessionManager.create(second).watch(
+      const again = SessionManager.create(postgresBackend(second)).watch(
         (event) => void resumed.push(event),
         { after: last.cursor },
       );
@@ -107,7 +108,7 @@ describePostgres("resuming the PostgreSQL change feed", () => {
         ).toEqual(["held/h1", "x/x1", "y/y1"]);
         // The cursor of any delivered event resumes right after it.
         const fromMiddle: ChangeEvent[] = [];
-        const third = SessionManager.create(connect()).watch(
+        const third = SessionManager.create(postgresBackend(connect())).watch(
           (event) => void fromMiddle.push(event),
           { after: resumed[0]!.cursor },
         );
@@ -125,7 +126,7 @@ describePostgres("resuming the PostgreSQL change feed", () => {
       const APPENDS = 30;
       const MIN_RESUMES = 6;
       const subscriber = connect("arbor-churn");
-      const manager = SessionManager.create(subscriber);
+      const manager = SessionManager.create(postgresBackend(subscriber));
       const got: string[] = [];
       let cursor: string | undefined;
       let resets = 0;
@@ -236,7 +237,7 @@ describePostgres("resuming the PostgreSQL change feed", () => {
         "SELECT arbor_record_change('bulk', 'append', '[\"b\"]'::jsonb) FROM generate_series(1, 11000)",
       );
       const events: ChangeEvent[] = [];
-      const again = SessionManager.create(connect()).watch(
+      const again = SessionManager.create(postgresBackend(connect())).watch(
         (event) => void events.push(event),
         { after: early[0]!.cursor },
       );
@@ -267,7 +268,7 @@ describePostgres("resuming the PostgreSQL change feed", () => {
         expect(fromReset.map((event) => event.ids[0])).toEqual(["later"]);
         // A position of another cluster (transactions this one never ran) resets too.
         const foreign: ChangeEvent[] = [];
-        const fifth = SessionManager.create(connect()).watch(
+        const fifth = SessionManager.create(postgresBackend(connect())).watch(
           (event) => void foreign.push(event),
           { after: "900000000000:900000000001:" },
         );

@@ -1,5 +1,6 @@
 // Race tests of the PostgreSQL backend (docs/behavior/storage.md#postgresql-concurrency): concurrent writers on every
 // connection kind, across connections and processes, must never fork or lose a message.
+import { postgresBackend } from "../../src/postgres/index.js";
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -369,7 +370,7 @@ describePostgres("PostgreSQL races", () => {
           },
         ],
       });
-      const manager = SessionManager.create(database.pool);
+      const manager = SessionManager.create(postgresBackend(database.pool));
       const withOutput = async () => {
         const result = await database.pool.query<{ n: string }>(
           "SELECT COUNT(*) AS n FROM assistant_messages WHERE text_content LIKE '%pelican%'",

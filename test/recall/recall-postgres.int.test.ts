@@ -4,6 +4,10 @@
 // postgres.js in a schema off the search path). The restart is a new pool / postgres.js
 // instance on the same database. Without pgvector on the server the pgvector runners skip with
 // the reason, except under CI=true, where they fail.
+import {
+  postgresBackend,
+  type PostgresClient,
+} from "../../src/postgres/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SessionManager } from "../../src/session/index.js";
 import { PostgresEmbeddingStore } from "../../src/backends/postgres/postgres-embeddings.js";
@@ -40,7 +44,7 @@ function recallRunner(
   driver: "pg" | "postgres.js",
 ): void {
   let database: TestDatabase | undefined;
-  let client: object | undefined;
+  let client: PostgresClient | undefined;
   const extraPools: pg.Pool[] = [];
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -57,16 +61,16 @@ function recallRunner(
     await Promise.allSettled(extraPools.map((pool) => pool.end()));
     await database?.drop();
   });
-  const target = () => client as Parameters<typeof SessionManager.create>[0];
+  const target = () => client!;
   const backend: RecallBackend = {
-    manager: () => SessionManager.create(target()),
+    manager: () => SessionManager.create(postgresBackend(target())),
     restart: () => {
       if (driver === "postgres.js")
-        return SessionManager.create(database!.postgresJs());
+        return SessionManager.create(postgresBackend(database!.postgresJs()));
       const pool = new pg.Pool({ connectionString: database!.url, max: 4 });
       pool.on("error", () => undefined);
       extraPools.push(pool);
-      return SessionManager.create(pool);
+      return SessionManager.create(postgresBackend(pool));
     },
     rows: async (sessionId) => {
       if ((await schema()).length === 0)
@@ -118,7 +122,7 @@ function recallRunner(
     return rows.map((row: { name: string }) => row.name);
   }
   it(`ranks with the ${engine} engine`, async () => {
-    const store = new PostgresEmbeddingStore(target() as pg.Pool);
+    const store = new PostgresEmbeddingStore(target());
     await store.prepare("probe");
     expect(store.engine).toBe(engine);
     const { rows } = await database!.pool.query("SHOW search_path");

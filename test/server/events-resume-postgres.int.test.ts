@@ -2,6 +2,7 @@
 // one database (two apps, each with its own pool and change reader); a client streams from the
 // first, which goes away; writes land through the second; the client comes back to the second
 // with Last-Event-ID and gets exactly what it missed, then live changes.
+import { postgresBackend } from "../../src/postgres/index.js";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createApp } from "../../src/server/index.js";
@@ -28,7 +29,7 @@ describePostgres("GET /v1/sessions/{id}/events resumes on PostgreSQL", () => {
     const pool = new pg.Pool({ connectionString: database.url, max: 4 });
     pool.on("error", () => undefined);
     pools.push(pool);
-    const manager = SessionManager.create(pool);
+    const manager = SessionManager.create(postgresBackend(pool));
     return { manager, app: createApp({ manager }) };
   }
 

@@ -3,6 +3,7 @@
 // status is sent, so an outage after the 200 cannot cut it; a window read after the answer
 // started that loses its connection mid-statement (as a database restart does) is tried again
 // on a new connection, and the client gets the whole history, not a cut connection.
+import { postgresBackend } from "../../src/postgres/index.js";
 import postgres from "postgres";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createApp } from "../../src/server/index.js";
@@ -40,7 +41,7 @@ describePostgres(
         connect_timeout: 1,
         onnotice: () => {},
       });
-      const manager = SessionManager.create(sql);
+      const manager = SessionManager.create(postgresBackend(sql));
       app = createApp({ manager, logError: () => undefined });
       long = (await manager.create("Long")).id;
       short = (await manager.create("Short")).id;

@@ -4,6 +4,7 @@
 // comes from the registry's `listDetailed` (one query, the provider's `countMessages` never
 // called), a registry without it falls back to the provider's `countMessages` per row, and
 // `exportMessages` is never called.
+import { postgresBackend } from "../../src/postgres/index.js";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/server/index.js";
 import { SessionManager } from "../../src/session/index.js";
@@ -135,7 +136,7 @@ describePostgres(
     it("over a pg Pool", async () => {
       database = await createTestDatabase();
       await listsWithTheStoreCount(
-        SessionManager.create(database.pool),
+        SessionManager.create(postgresBackend(database.pool)),
         PostgresSessionProvider.prototype,
         PostgresSessionRegistry.prototype,
         LARGE_ON_POSTGRES,

@@ -2,6 +2,7 @@
 // postgres.js: several apps, each over its own connection pool, so the requests race in the
 // database and not only inside one process's append lock. Exactly one request creates the message
 // (201); the others answer 200 for the same body and 409 MESSAGE_EXISTS for another one.
+import { postgresBackend } from "../../src/postgres/index.js";
 import pg from "pg";
 import postgres from "postgres";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -37,7 +38,9 @@ function racesOn(
         const connection = connect(database!);
         closers.push(connection.close);
         return client(
-          createApp({ manager: SessionManager.create(connection.client) }),
+          createApp({
+            manager: SessionManager.create(postgresBackend(connection.client)),
+          }),
         );
       });
     }, 60_000);

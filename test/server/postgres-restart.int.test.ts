@@ -4,6 +4,7 @@
 // STORAGE_UNAVAILABLE with Retry-After, a retry after it succeeds, nothing crashes (an unhandled
 // error event would fail the run), every acknowledged write is stored once, and a watcher of the
 // change feed receives each acknowledged append exactly once across the restart.
+import { postgresBackend } from "../../src/postgres/index.js";
 import pg from "pg";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -87,7 +88,7 @@ describeRestart("PostgreSQL restarted under the HTTP API", () => {
       const connection = connect(cluster.url);
       const warn = console.warn;
       console.warn = () => undefined;
-      const manager = SessionManager.create(connection.client);
+      const manager = SessionManager.create(postgresBackend(connection.client));
       const call: Call = client(
         createApp({ manager, logError: () => undefined }),
       );

@@ -2,6 +2,7 @@
 // connection of the pool sends is counted, so the numbers are what the database sees. A count is
 // behaviour, not timing: a route that grows a query per listed session or a read before every
 // write fails here, however fast the machine.
+import { postgresBackend } from "../../src/postgres/index.js";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createApp } from "../../src/server/index.js";
@@ -30,7 +31,9 @@ describePostgres("statements per request on PostgreSQL (pg Pool)", () => {
     // without a listener that error would be thrown from the pool as uncaught.
     pool.on("error", () => undefined);
     pool.on("connect", (connection) => countStatements(connection, sent));
-    call = client(createApp({ manager: SessionManager.create(pool) }));
+    call = client(
+      createApp({ manager: SessionManager.create(postgresBackend(pool)) }),
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -140,7 +143,10 @@ describePostgres("statements per request on PostgreSQL (pg Pool)", () => {
     const { key } = await keys.create("tenant-a");
     const { key: other } = await keys.create("tenant-b");
     const tenant = client(
-      createApp({ manager: SessionManager.create(pool), auth: keys }),
+      createApp({
+        manager: SessionManager.create(postgresBackend(pool)),
+        auth: keys,
+      }),
       key,
     );
     const { id } = (

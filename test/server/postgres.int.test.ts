@@ -1,5 +1,6 @@
 // The HTTP API suite on PostgreSQL (ARBOR_TEST_PG_URL), over `pg` and over postgres.js, each on
 // its own throwaway database emptied before every case (the key table included).
+import { postgresBackend } from "../../src/postgres/index.js";
 import { PostgresApiKeyStore } from "../../src/server/index.js";
 import { SessionManager } from "../../src/session/index.js";
 import type { PostgresClient } from "../../src/backends/postgres/postgres-client.js";
@@ -28,7 +29,7 @@ function runOnPostgres(
         await database!.truncate();
         await database!.pool.query("DROP TABLE IF EXISTS arbor_api_keys");
         return {
-          manager: () => SessionManager.create(client!),
+          manager: () => SessionManager.create(postgresBackend(client!)),
           keys: () => new PostgresApiKeyStore(client!),
         };
       },

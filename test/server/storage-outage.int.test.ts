@@ -4,6 +4,7 @@
 // no stack trace, /ready reports it while /health stays alive, the service recovers by itself,
 // and every acknowledged write is stored exactly once, retries included. A stalled network
 // meets the load limits: 503 OVERLOADED at once over the limit, 503 REQUEST_TIMEOUT after it.
+import { postgresBackend } from "../../src/postgres/index.js";
 import pg from "pg";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -56,7 +57,7 @@ function outagesOn(
       connections.push(connection);
       return client(
         createApp({
-          manager: SessionManager.create(connection.client),
+          manager: SessionManager.create(postgresBackend(connection.client)),
           logError: (message, error) => logged.push({ message, error }),
           ...app,
         }),
@@ -336,7 +337,7 @@ describePostgres("storage outages: pg pool exhausted", () => {
     try {
       const call = client(
         createApp({
-          manager: SessionManager.create(pool),
+          manager: SessionManager.create(postgresBackend(pool)),
           logError: () => undefined,
         }),
       );

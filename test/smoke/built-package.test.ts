@@ -50,6 +50,28 @@ describe("the built package", () => {
     });
   });
 
+  it("gives the seed-named PostgreSQL classes of arbor-memory/session as arbor-memory/postgres's own", () => {
+    const output = runModule(`
+      import * as session from "arbor-memory/session";
+      import * as postgres from "arbor-memory/postgres";
+      import * as sqlite from "arbor-memory/sqlite";
+      const names = ["PostgresSessionProvider", "PostgresContextProvider", "PostgresSearchProvider", "applyPostgresSchema"];
+      console.log(JSON.stringify({
+        same: names.filter((name) => typeof session[name] === "function" && session[name] === postgres[name]),
+        backends: [typeof postgres.postgresBackend, typeof sqlite.sqliteBackend, typeof session.sqlBackend, typeof session.memoryBackend],
+      }));
+    `);
+    expect(JSON.parse(output)).toEqual({
+      same: [
+        "PostgresSessionProvider",
+        "PostgresContextProvider",
+        "PostgresSearchProvider",
+        "applyPostgresSchema",
+      ],
+      backends: ["function", "function", "function", "function"],
+    });
+  });
+
   it("stores and reads a branched conversation through arbor-memory/session and arbor-memory/sqlite", () => {
     const file = join(scratch, "smoke.db");
     const output = runModule(`

@@ -6,6 +6,7 @@
 // Appends alone are covered elsewhere: test/providers/watch-sqlite-cross-process.int.test.ts (two
 // processes, change feed) and test/providers/postgres-races.int.test.ts (8 writers × 500 appends
 // on every connection kind, and child processes).
+import { postgresBackend } from "../../src/postgres/index.js";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -112,7 +113,7 @@ describePostgres(
     it("PostgreSQL: loses nothing, forks nothing, and brings nothing erased back", async () => {
       for (let n = 0; n < 9; n++) clients.push(await database!.client());
       const [eraser, ...writers] = clients.map((client) =>
-        SessionManager.create(client),
+        SessionManager.create(postgresBackend(client)),
       );
       await eraser!.append("race", text("seed", "seed"));
       const acknowledged: string[] = [];

@@ -1,6 +1,7 @@
 // Erase and prune (arbor-memory/testing: src/testing/erase/erase-scenarios.ts) on PostgreSQL (ARBOR_TEST_PG_URL), a
 // throwaway database: after each erase every table of the public schema and the audit sink are
 // scanned for the erased text (bytea in hex, tsvector lexemes in lowercase).
+import { postgresBackend } from "../../src/postgres/index.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { InMemoryAuditSink, SessionManager } from "../../src/session/index.js";
 import {
@@ -25,7 +26,7 @@ describePostgres("erase and prune on PostgreSQL", () => {
   afterAll(() => database?.drop());
   const backend: EraseBackend = {
     manager: () =>
-      SessionManager.create(database!.pool)
+      SessionManager.create(postgresBackend(database!.pool))
         .withContext("memory")
         .withAudit(sink),
     auditCount: (id) => sink.forSession(id).length,
@@ -39,7 +40,9 @@ describePostgres("erase and prune on PostgreSQL", () => {
     it(name, () => scenario(backend), 60_000);
 
   it("an execute-style connection: erase() throws NOT_SUPPORTED and writes nothing; a dry-run prune counts", async () => {
-    const manager = SessionManager.create(executeConnection(database!.pool));
+    const manager = SessionManager.create(
+      postgresBackend(executeConnection(database!.pool)),
+    );
     const { id } = await manager.create("execute", { ownerId: "execute" });
     await manager.append(id, {
       id: "m1",

@@ -1,6 +1,7 @@
 // Hostile input to the HTTP API (test/trust/hostile/http-cases.ts) on memory, a SQLite file and
 // PostgreSQL: no 5xx, errors in the error shape, and afterwards PRAGMA integrity_check and FTS5's
 // integrity-check pass (SQLite), a seeded message reads back and search finds it.
+import { postgresBackend } from "../../src/postgres/index.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -52,7 +53,7 @@ describePostgres("hostile input to the HTTP API on PostgreSQL", () => {
 
   it("through a pg Pool", async () => {
     const failures = await hostileHttp({
-      manager: () => SessionManager.create(database!.pool),
+      manager: () => SessionManager.create(postgresBackend(database!.pool)),
       integrity: async () => {
         await database!.pool.query("SELECT count(*) FROM assistant_messages");
       },

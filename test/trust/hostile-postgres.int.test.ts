@@ -1,6 +1,7 @@
 // Hostile input to the library (test/trust/hostile/library-cases.ts) on PostgreSQL: each answer
 // is a value or a typed ArborError, and afterwards a known message reads back, search finds it
 // and the tables answer a full scan (amcheck is not assumed to be installed).
+import { postgresBackend } from "../../src/postgres/index.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { SessionManager } from "../../src/session/index.js";
 import {
@@ -22,7 +23,7 @@ describePostgres("hostile input to the library on PostgreSQL", () => {
 
   const backend = {
     name: "postgres",
-    manager: () => SessionManager.create(database!.pool),
+    manager: () => SessionManager.create(postgresBackend(database!.pool)),
     insertRaw: async (
       sessionId: string,
       rows: ReadonlyArray<{

@@ -1,6 +1,7 @@
 // The model-based property test (test/trust/model/) on PostgreSQL, through `pg` (a Pool) and
 // through postgres.js, each on its own throwaway database. Every sequence is a new session, and
 // every "restart" a new manager over the same client.
+import { postgresBackend } from "../../src/postgres/index.js";
 import { afterAll, beforeAll, it } from "vitest";
 import { SessionManager } from "../../src/session/index.js";
 import type { PostgresClient } from "../../src/backends/postgres/postgres-client.js";
@@ -35,7 +36,7 @@ for (const [driver, connect] of clients) {
         async () => {
           const client = connect(database);
           await checkAgainstModel(
-            { manager: () => SessionManager.create(client) },
+            { manager: () => SessionManager.create(postgresBackend(client)) },
             { runs: RUNS },
           );
         },

@@ -2,8 +2,8 @@
  * @module The PostgreSQL backend (docs/behavior/storage.md): message store, context and knowledge providers,
  * registry, block history, the database as a `Backend`, and the schema. Takes a `pg` Pool or
  * Client, a postgres.js `sql` or a Hyperdrive-style `execute` connection; imports no driver, so it
- * loads in workerd. arbor-memory/session's stand-ins load this module on first use
- * (src/session/postgres-seed.ts).
+ * loads in workerd. arbor-memory/postgres exports it, and arbor-memory/session re-exports the
+ * seed-named classes.
  */
 export {
   PostgresSessionProvider,

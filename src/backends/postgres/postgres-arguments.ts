@@ -1,7 +1,6 @@
 /**
  * The constructor checks of the PostgreSQL classes beyond the client (`checkPostgresClient`), in
- * one place because `arbor-memory/session`'s stand-ins (src/session/postgres-seed.ts) make them
- * too: they must refuse the same arguments when constructed, before any query code has loaded.
+ * one place so every class refuses the same arguments alike, when constructed.
  */
 import { invalidArgument } from "../../session/errors/index.js";
 

@@ -31,8 +31,7 @@ function createBackend(client: PostgresClient): Backend {
   let registry: PostgresSessionRegistry | undefined;
   // Its sessions' appends touch the registry row in the insert statement (docs/postgres.md).
   const root = new PostgresSessionProvider(client, "", { touchRegistry: true });
-  // Every capability, checked by `satisfies`: arbor-memory/session's stand-in of this backend
-  // (postgres-seed.ts) delegates to each.
+  // Every capability, checked by `satisfies`.
   return {
     name: "postgres",
     identity: client,

@@ -152,8 +152,7 @@ class ChangeHub {
   async #start(): Promise<void> {
     try {
       if (!this.#reader) {
-        // Loaded with the first watch: arbor-memory/session's stand-ins (postgres-seed.ts) watch
-        // through this hub synchronously, so what it imports statically is in that entry's bundle.
+        // Loaded with the first watch: an app that only writes does not load the reader.
         const [{ ChangeReader }, { postgresExecutor }] = await Promise.all([
           import("./postgres-change-reader.js"),
           import("./postgres-executor.js"),

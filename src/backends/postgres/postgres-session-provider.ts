@@ -95,8 +95,8 @@ export interface PostgresSessionProviderOptions {
  * with a recursive query of any depth over `(id, parent_id)` only, and search follows SQLite's
  * semantics (ranked any-term matching, literal operators, CJK words inside sentences).
  *
- * `arbor-memory/session` exports a stand-in of the same name that loads this class with its first
- * call, a class of its own (`instanceof` does not cross the two entries).
+ * `arbor-memory/session` re-exports this class under the same name, for code ported from the
+ * Agents SDK; `postgresBackend(client)` is the whole database (`SessionManager.create()`).
  *
  * @example
  * ```ts

@@ -1,22 +1,16 @@
 /**
- * What a SessionManager runs on, and the one place of the manager that names the built-in
- * backends: `SessionManager.create(target)` turns a `sql` store or a PostgreSQL client into its
- * backend here. Everything else in the manager (erase, prune, embeddings, search) reaches the
- * store only through the `Backend` contract.
+ * What a SessionManager runs on. `SessionManager.create(target)` takes a `Backend` or a `sql`
+ * store, mapped to its backend in seed-targets.ts; everything in the manager (erase, prune,
+ * embeddings, search) reaches the store only through the `Backend` contract.
  */
 import type { AuditSink } from "../contracts/audit.js";
-import {
-  isPostgresClient,
-  type PostgresClient,
-} from "../contracts/postgres-client.js";
-import { isBackend, type Backend } from "../contracts/backend.js";
+import type { Backend } from "../contracts/backend.js";
 import type { SessionInfo } from "../contracts/session-info.js";
 import type { SessionRegistry } from "../contracts/registry.js";
-import { isSqlProvider, type SqlProvider } from "../contracts/sql-provider.js";
-import { ArborError, ArborTypeError } from "../errors/index.js";
+import type { SqlProvider } from "../contracts/sql-provider.js";
+import { ArborError } from "../errors/index.js";
 import { memoryBackend } from "../../backends/memory/memory-backend.js";
-import { sqlBackend } from "../../backends/sql/sql-backend.js";
-import { lazyPostgresBackend } from "../postgres-seed.js";
+import { backendSeed } from "../seed-targets.js";
 import { Session } from "../session.js";
 import type { CreateSessionOptions } from "./manager-options.js";
 
@@ -51,36 +45,23 @@ export interface ManagerHost {
 }
 
 /**
- * The manager's backend for `SessionManager.create(target)`: a `sql` store, a PostgreSQL client,
- * or any `Backend`.
+ * The manager's backend for `SessionManager.create(target)`: any `Backend`, or a `sql` store.
+ * Anything else (a PostgreSQL client included: `postgresBackend(client)` wraps it) throws
+ * `INVALID_TARGET` naming the accepted forms.
  */
 export function managerBackendFor(
-  target: SqlProvider | PostgresClient | Backend,
+  target: SqlProvider | Backend,
 ): ManagerBackend {
-  if (isSqlProvider(target)) {
-    const backend = sqlBackend(target);
-    return {
-      backend,
-      registry: backend.registry,
-      // Through the store itself, so a Durable Object's `broadcast` hears status events.
-      openSession: (sessionId) => Session.create(target).forSession(sessionId),
-    };
-  }
-  if (isBackend(target)) {
-    return {
-      backend: target,
-      registry: target.registry,
-      openSession: (sessionId) => Session.create(target.session(sessionId)),
-    };
-  }
-  // The PostgreSQL code loads with the first call (postgres-seed.ts), so a Worker that never
-  // talks to PostgreSQL does not carry it.
-  if (isPostgresClient(target))
-    return managerBackendFor(lazyPostgresBackend(target));
-  throw new ArborTypeError(
-    "INVALID_TARGET",
-    "[arbor] SessionManager.create() needs a `sql` store (openSqlite(), a Durable Object), a PostgreSQL client (pg Pool or Client, or a connection with `execute`) or a Backend; use SessionManager.inMemory() for tests",
-  );
+  const { backend, sessionTarget } = backendSeed(target);
+  return {
+    backend,
+    registry: backend.registry,
+    openSession: (sessionId) => {
+      const { target: opened, scope } = sessionTarget(sessionId);
+      const session = Session.create(opened);
+      return scope ? session.forSession(sessionId) : session;
+    },
+  };
 }
 
 /** A backend whose registry and sessions share one in-process store. */

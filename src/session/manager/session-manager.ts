@@ -33,7 +33,6 @@ import type {
   SearchHit,
 } from "../embeddings/types.js";
 import type { ArborTool } from "../context/tools/index.js";
-import type { PostgresClient } from "../contracts/postgres-client.js";
 import {
   appendIfRegistered,
   insertChecksRegistry,
@@ -158,16 +157,18 @@ export class SessionManager {
   /**
    * A manager over a store (docs/behavior/manager.md). Lazy: nothing is read or written until a method needs it.
    *
-   * | Backend                 | `target`                                                        |
-   * | ----------------------- | --------------------------------------------------------------- |
-   * | SQLite / Durable Object | a `sql` store: `openSqlite()`, a Durable Object                 |
-   * | PostgreSQL              | a `pg` Pool or Client (`query`), or an `execute` connection     |
-   * | your own store          | a `Backend` (docs/custom-providers.md)                          |
+   * | Backend                 | `target`                                                              |
+   * | ----------------------- | --------------------------------------------------------------------- |
+   * | PostgreSQL              | `postgresBackend(client)` from `arbor-memory/postgres`                |
+   * | SQLite (Node)           | `sqliteBackend(file)` from `arbor-memory/sqlite`, or `openSqlite(file)` |
+   * | Durable Object          | `this` (its `sql` store), or `sqlBackend(this)`                       |
+   * | your own store          | a `Backend` (docs/custom-providers.md)                                |
    *
-   * On PostgreSQL apply the schema once first (`applyPostgresSchema`). For tests, `inMemory()`.
+   * A PostgreSQL client itself is refused with `INVALID_TARGET`: wrap it in `postgresBackend()`,
+   * and apply the schema once first (`applyPostgresSchema`). For tests, `inMemory()`.
    */
   static create(
-    target: SqlProvider | PostgresClient | Backend,
+    target: SqlProvider | Backend,
     options?: SessionManagerOptions,
   ): SessionManager {
     return new SessionManager(managerBackendFor(target), options);

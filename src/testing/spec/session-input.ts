@@ -39,7 +39,7 @@ export function sessionInputSpec(rootSuite: Suite): void {
     );
 
     suite.it(
-      "names PostgresSessionProvider when given a PostgreSQL client",
+      "names the accepted forms, PostgreSQL's among them, when given a PostgreSQL client",
       async () => {
         const clients: Array<[string, unknown]> = [
           ["pg-style", { query: async () => ({ rows: [] }) }],
@@ -53,9 +53,12 @@ export function sessionInputSpec(rootSuite: Suite): void {
             code: "INVALID_TARGET",
             marked: true,
           });
-          expect(String(messageOf(error))).toContain(
+          for (const form of [
             "new PostgresSessionProvider(",
-          );
+            "postgresBackend(client)",
+            "openSqlite()",
+          ])
+            expect(String(messageOf(error))).toContain(form);
         }
       },
     );

@@ -29,7 +29,7 @@ export function sessionSpec(rootSuite: Suite): void {
             code: "INVALID_TARGET",
             marked: true,
           });
-          expect(messageOf(error)).toBe(
+          expect(String(messageOf(error))).toContain(
             "Session.create() requires a SqlProvider or SessionProvider",
           );
         }

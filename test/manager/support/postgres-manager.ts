@@ -1,5 +1,6 @@
 // Runs the SessionManager suite on a throwaway PostgreSQL database (ARBOR_TEST_PG_URL), emptied
 // before every case and dropped afterwards, over whatever client `connect` makes of it.
+import { postgresBackend } from "../../../src/postgres/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   PostgresSessionProvider,
@@ -32,7 +33,8 @@ export function runPostgresManagerConformance(
         create: async () => {
           await database!.truncate();
           return {
-            manager: (options) => SessionManager.create(client!, options),
+            manager: (options) =>
+              SessionManager.create(postgresBackend(client!), options),
             dump: () => dumpAllTables(database!),
             sessionWithoutManager: (sessionId) =>
               Session.create(new PostgresSessionProvider(client!)).forSession(
