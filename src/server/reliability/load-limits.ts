@@ -24,7 +24,9 @@ export interface LoadLimits {
  * `queueTimeoutMs` (by the observed time a turn is held), answers 503 `OVERLOADED` at once, with
  * a `Retry-After` of the time the queue takes to drain; one that waits longer than
  * `queueTimeoutMs` after all answers the same. The body is read before the turn is asked for
- * (`readBodies`), so a turn is only ever held by work the server does itself.
+ * (`readBodies`), so a turn is only ever held by work the server does itself; and a route whose
+ * answer goes on without it gives it back early (`releaseTurn`): a streamed answer holds no turn
+ * while it waits for its windows' turns or for its client to read.
  *
  * Every turn is given back, on every path: when the route's work ends (answer or error); when a
  * waiting client goes away (it leaves the queue); and when the work never ends. A request running
@@ -71,6 +73,9 @@ export class LoadLimiter {
       );
       this.#release();
     };
+    // Slots bound work, not waiting: a route whose answer waits for something else (a
+    // streamed answer waiting for its first window's turn) gives its turn back early.
+    c.set("releaseTurn", giveBack);
     const work = next().finally(giveBack);
     const timeoutMs = this.limits.requestTimeoutMs;
     if (!(timeoutMs > 0)) return work;
