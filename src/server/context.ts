@@ -9,7 +9,15 @@ import type { MessageSchema } from "./schemas/common.js";
 
 /** The app's Hono environment: the tenant of the request, `null` without auth. */
 export interface ServerEnv {
-  Variables: { tenant: string | null };
+  Variables: {
+    tenant: string | null;
+    /**
+     * Gives the request's turn (`maxInFlight`) back before its work ends, once what is left is
+     * waiting rather than work: a streamed answer calls it before it waits for its first window
+     * (load-limits.ts). Unset outside the limited routes; calling it again does nothing.
+     */
+    releaseTurn?: () => void;
+  };
 }
 
 /** What every route works on. */

@@ -116,6 +116,35 @@ describe("a large history to a client that reads nothing", () => {
     expect(messageRowsRead).toBe(readWhileStalled);
   });
 
+  it("ten readers that read nothing hold no request slot: with one slot a normal request is still answered", async () => {
+    const clients: Socket[] = [];
+    const servedSockets: Socket[] = [];
+    for (let index = 0; index < 10; index++) {
+      clients.push(await stalledReader(`/v1/sessions/${sessionId}/history`));
+      const served = serverSockets.at(-1)!;
+      servedSockets.push(served);
+      // Each answer under way and blocked on its socket, or still waiting for its first window.
+      while (!served.writableNeedDrain && served.bytesWritten === 0)
+        await tick();
+    }
+    const leaf = await fetch(
+      `http://127.0.0.1:${port}/v1/sessions/${sessionId}/leaf`,
+    );
+    expect(leaf.status).toBe(200);
+    for (const client of clients) client.destroy();
+    await Promise.all(
+      servedSockets.map(
+        (served) =>
+          new Promise((resolve) =>
+            served.destroyed
+              ? resolve(undefined)
+              : served.once("close", resolve),
+          ),
+      ),
+    );
+    for (let index = 0; index < 10; index++) await tick();
+  });
+
   it("a client that reads gets the whole history as one JSON answer", async () => {
     messageRowsRead = 0;
     const answer = await fetch(

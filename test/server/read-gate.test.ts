@@ -38,6 +38,40 @@ describe("ReadGate", () => {
     expect(order).toEqual(["long-0", "short-0", "long-3", "long-3b", "long-5"]);
   });
 
+  it("gives every turn on a later turn of the event loop, so a chain of windows lets I/O in between", async () => {
+    const gate = new ReadGate(2);
+    // One stream whose socket always drains: each window asks for the next as soon as it is
+    // written. A timer set first fires on the next turn of the loop, after at most one round
+    // of turns; a gate that ran a free turn at once chained all 100 windows before it.
+    let windows = 0;
+    let windowsBeforeTheTimer = -1;
+    setTimeout(() => (windowsBeforeTheTimer = windows), 0);
+    while (windows < 100) await gate.run(async () => windows++, windows);
+    expect(windowsBeforeTheTimer).toBeGreaterThanOrEqual(0);
+    expect(windowsBeforeTheTimer).toBeLessThanOrEqual(2);
+  });
+
+  it("never runs a waiting read whose signal aborted (its client went away)", async () => {
+    const gate = new ReadGate(1);
+    const first = deferred();
+    let ran = 0;
+    const running = gate.run(async () => {
+      ran++;
+      await first.promise;
+    });
+    while (ran === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    const client = new AbortController();
+    const waiting = gate.run(async () => ran++, 0, client.signal);
+    expect(gate.waiting).toBe(1);
+    client.abort(new Error("The client disconnected"));
+    await expect(waiting).rejects.toThrow("The client disconnected");
+    expect(gate.waiting).toBe(0);
+    first.resolve();
+    await running;
+    await expect(gate.run(async () => "next")).resolves.toBe("next");
+    expect(ran).toBe(1);
+  });
+
   it("passes the turn on after a failed read", async () => {
     const gate = new ReadGate(1);
     const failed = gate.run(async () => {

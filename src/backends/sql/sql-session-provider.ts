@@ -380,6 +380,35 @@ export class AgentSessionProvider implements SessionProvider {
     return loadPathEntries(this.#agent, this.sessionId, this.#target(leafId));
   }
 
+  /**
+   * `{ messages, leafId }` of the path when it holds at most `within.messages` rows and
+   * `within.bytes` bytes of stored JSON, else `null` without reading content: how the server
+   * answers a small history whole, in its request's turn, and streams a larger one. Synchronous,
+   * so the path and its rows are one consistent read.
+   */
+  getHistoryAndLeafWithin(
+    leafId: string | null | undefined,
+    within: { messages: number; bytes: number },
+  ): { messages: SessionMessage[]; leafId: string | null } | null {
+    this.#ready();
+    const target = this.#target(leafId);
+    if (target === null) return { messages: [], leafId: null };
+    const path = loadPathEntries(this.#agent, this.sessionId, target);
+    if (path.length > within.messages) return null;
+    let bytes = 0;
+    for (const entry of path) bytes += entry.bytes;
+    if (bytes > within.bytes) return null;
+    // Within the bounds: the history as getHistory() reads it, its overlays applied.
+    return {
+      messages: loadHistory(
+        this.#agent,
+        this.sessionId,
+        this.#paths.read(target),
+      ),
+      leafId: path.length > 0 ? target : null,
+    };
+  }
+
   /** The ids on the path (explained search), kept between searches while the tree is unchanged. */
   getPathIdSet(leafId?: string | null): ReadonlySet<string> {
     this.#ready();

@@ -15,7 +15,22 @@ export interface LoadLimits {
   stallMs: number;
   /** One line when the turns stall and one when they move again. */
   log: (line: string) => void;
+  /**
+   * Once the oldest waiting request has waited this long, the queue is overloaded and the newest
+   * request goes first (and a full queue refuses its oldest request, not the new one).
+   * Default 100 ms.
+   */
+  newestFirstAfterMs?: number;
+  /**
+   * Milliseconds of one turn of the event loop that may go to starting requests; the rest wait
+   * for a later turn. Default 10 ms.
+   */
+  turnBudgetMs?: number;
 }
+
+/** Defaults of the optional limits. */
+const NEWEST_FIRST_AFTER_MS = 100;
+const TURN_BUDGET_MS = 10;
 
 /**
  * Bounds the work in progress instead of letting it pile up: at most `maxInFlight` requests run
@@ -23,8 +38,21 @@ export interface LoadLimits {
  * first come first served; a request that finds the queue full, or would wait longer than
  * `queueTimeoutMs` (by the observed time a turn is held), answers 503 `OVERLOADED` at once, with
  * a `Retry-After` of the time the queue takes to drain; one that waits longer than
- * `queueTimeoutMs` after all answers the same. The body is read before the turn is asked for
- * (`readBodies`), so a turn is only ever held by work the server does itself.
+ * `queueTimeoutMs` after all answers the same.
+ *
+ * Two rules keep a burst (hundreds of requests at once, each readers of a large answer, say)
+ * from holding new requests behind it. Requests start only within `turnBudgetMs` of one turn of
+ * the event loop; the rest wait, and are started by timers on later turns, after the I/O that
+ * came meanwhile: with a synchronous store (SQLite) a whole burst otherwise ran in one turn,
+ * and a request that arrived meanwhile was not even read for seconds. And once the oldest waiter
+ * has waited `newestFirstAfterMs`, the queue is overloaded and serves the newest request first
+ * (adaptive LIFO): first come first served would make every later request wait for the whole
+ * burst, while a request that has waited long is the one whose client has most likely given up;
+ * a full queue then refuses its oldest request (503 `OVERLOADED`, Retry-After) to take the new
+ * one. Below the threshold (normal load) the order stays first come first served. The body is read before the turn is asked for
+ * (`readBodies`), so a turn is only ever held by work the server does itself; and a route whose
+ * answer goes on without it gives it back early (`releaseTurn`): a streamed answer holds no turn
+ * while it waits for its windows' turns or for its client to read.
  *
  * Every turn is given back, on every path: when the route's work ends (answer or error); when a
  * waiting client goes away (it leaves the queue); and when the work never ends. A request running
@@ -36,7 +64,12 @@ export interface LoadLimits {
  */
 export class LoadLimiter {
   #running = 0;
-  readonly #waiting: Array<() => void> = [];
+  /** Oldest first. */
+  readonly #waiting: Waiter[] = [];
+  /** Turns promised by a timer that has not fired yet. */
+  #granting = 0;
+  /** When the first request of this turn of the event loop started (`performance.now()`). */
+  #turnStartedAt: number | undefined;
   /** When a turn was last given back, or the last turn was taken (whichever is later). */
   #lastProgress = Date.now();
   #stallLogged = false;
@@ -71,6 +104,9 @@ export class LoadLimiter {
       );
       this.#release();
     };
+    // Slots bound work, not waiting: a route whose answer waits for something else (a
+    // streamed answer waiting for its first window's turn) gives its turn back early.
+    c.set("releaseTurn", giveBack);
     const work = next().finally(giveBack);
     const timeoutMs = this.limits.requestTimeoutMs;
     if (!(timeoutMs > 0)) return work;
@@ -153,34 +189,109 @@ export class LoadLimiter {
   ): Promise<"turn" | "refused" | "aborted"> | "turn" | "refused" | "aborted" {
     const { maxInFlight, maxQueued, queueTimeoutMs } = this.limits;
     if (!(maxInFlight > 0)) return "turn";
-    if (this.#running < maxInFlight) {
-      this.#running++;
-      if (this.#running === maxInFlight) this.#lastProgress = Date.now();
+    if (
+      this.#running < maxInFlight &&
+      this.#waiting.length === 0 &&
+      this.#withinTurnBudget()
+    ) {
+      this.#take();
       return "turn";
     }
-    if (this.#waiting.length >= maxQueued) return "refused";
+    const newestFirst = this.#newestFirst();
+    if (this.#waiting.length >= maxQueued) {
+      if (!newestFirst || maxQueued < 1) return "refused";
+      this.#waiting[0]!.refuse();
+    }
     // Shed at once a request that could not get a turn before its queue deadline: waiting
     // `queueTimeoutMs` only to be refused then wastes the client's time and fills the queue.
-    if (this.expectedWaitMs() > queueTimeoutMs) return "refused";
+    // (Served newest first, a new request waits little however long the queue.)
+    if (!newestFirst && this.expectedWaitMs() > queueTimeoutMs)
+      return "refused";
     if (signal.aborted) return "aborted";
     return new Promise((resolve) => {
       const leave = (outcome: "refused" | "aborted") => {
-        const index = this.#waiting.indexOf(wake);
+        const index = this.#waiting.indexOf(waiter);
         if (index >= 0) this.#waiting.splice(index, 1);
         clearTimeout(timer);
         signal.removeEventListener("abort", onAbort);
         resolve(outcome);
       };
       const onAbort = () => leave("aborted");
-      const wake = () => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
-        resolve("turn");
+      const waiter: Waiter = {
+        since: Date.now(),
+        wake: () => {
+          clearTimeout(timer);
+          signal.removeEventListener("abort", onAbort);
+          resolve("turn");
+        },
+        refuse: () => leave("refused"),
       };
       const timer = setTimeout(() => leave("refused"), queueTimeoutMs);
       signal.addEventListener("abort", onAbort, { once: true });
-      this.#waiting.push(wake);
+      this.#waiting.push(waiter);
+      this.#grant();
     });
+  }
+
+  #take(): void {
+    this.#running++;
+    if (this.#running === this.limits.maxInFlight)
+      this.#lastProgress = Date.now();
+  }
+
+  /** Whether the oldest waiter has waited long enough for the newest to go first. */
+  #newestFirst(): boolean {
+    const oldest = this.#waiting[0];
+    return (
+      oldest !== undefined &&
+      Date.now() - oldest.since >=
+        (this.limits.newestFirstAfterMs ?? NEWEST_FIRST_AFTER_MS)
+    );
+  }
+
+  /**
+   * Whether a request may still start in this turn of the event loop: the first one of a turn
+   * notes the time, and a timer (due on the next turn) clears it.
+   */
+  #withinTurnBudget(): boolean {
+    const now = performance.now();
+    if (this.#turnStartedAt === undefined) {
+      this.#turnStartedAt = now;
+      setTimeout(() => (this.#turnStartedAt = undefined), 0);
+      return true;
+    }
+    return (
+      now - this.#turnStartedAt < (this.limits.turnBudgetMs ?? TURN_BUDGET_MS)
+    );
+  }
+
+  /**
+   * Promises a turn for every free place a waiter could take, each given by its own timer on a
+   * later turn of the event loop (the requests then start one per timer, each checked against
+   * the turn's budget, with the microtasks of the one before run in between). The waiter is
+   * chosen when the timer fires: the oldest, or the newest once the queue is overloaded.
+   */
+  #grant(): void {
+    const { maxInFlight } = this.limits;
+    while (
+      this.#running + this.#granting < maxInFlight &&
+      this.#granting < this.#waiting.length
+    ) {
+      this.#granting++;
+      setTimeout(() => {
+        this.#granting--;
+        if (this.#waiting.length === 0 || this.#running >= maxInFlight) return;
+        if (!this.#withinTurnBudget()) {
+          this.#grant();
+          return;
+        }
+        const next = this.#newestFirst()
+          ? this.#waiting.pop()!
+          : this.#waiting.shift()!;
+        this.#take();
+        next.wake();
+      }, 0);
+    }
   }
 
   /** Folds one turn's duration into the mean (weight 1/16: a few slow requests move it little). */
@@ -200,11 +311,17 @@ export class LoadLimiter {
         "[arbor] [server] a request turn was given back: /ready answers 200 again",
       );
     }
-    // The turn passes to the first waiter, so `running` stays as it is.
-    const next = this.#waiting.shift();
-    if (next) next();
-    else this.#running--;
+    // A waiter starts on a later turn of the event loop, not in this one.
+    this.#running--;
+    this.#grant();
   }
+}
+
+interface Waiter {
+  /** When it joined the queue (`Date.now()`). */
+  since: number;
+  wake: () => void;
+  refuse: () => void;
 }
 
 /** A timer that does not keep a Node process alive (Workers have no `unref`). */

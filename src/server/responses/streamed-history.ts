@@ -32,36 +32,61 @@ export interface WindowRetry {
  */
 export const WINDOW_RETRY: WindowRetry = { retries: 3, delayMs: 100 };
 
+/** The request a streamed history answers: its client's signal and its turn. */
+export interface StreamedRequest {
+  /** Aborts when the client goes away: a first window still waiting for its turn never runs. */
+  signal?: AbortSignal;
+  /** Gives the request's turn (`maxInFlight`) back: called before the first window waits. */
+  releaseTurn?: () => void;
+}
+
 /**
  * `{ messages, leafId }` for the path root → `leafId`, read window by window
  * (`session.historyBatches()`) and written one window per piece as the client reads: a history
  * of any length costs one window of memory per connection, and a client that disconnects stops
  * the reads.
  *
- * The first window is read here, inside the request and before the status is sent: a history
- * of one window (the usual one) is read before the answer starts, and a storage outage then
- * answers its own status (503 STORAGE_UNAVAILABLE with Retry-After) rather than a cut body.
- * Every later window is read as the socket drains and passes `gate`, so the request's own work
- * stays one window however long the history, and the reads of many streamed answers together
- * hold only a few database connections. A window read that meets a storage fault (a connection
- * a database restart killed, say) is tried again `retry.retries` times before the answer gives
- * up: after the status is sent, failing means cutting the connection.
+ * Every window, the first included, is read and serialized in a turn of `gate`, after the
+ * request gave its turn back (`request.releaseTurn`): the request slots bound the work of
+ * deciding that an answer streams, never the wait for its windows, so hundreds of readers of
+ * large answers hold no slot and new requests are not queued behind them. The first window is
+ * still read before the status is sent: a storage outage then answers its own status (503
+ * STORAGE_UNAVAILABLE with Retry-After) rather than a cut body; a client that went away while
+ * the first window waited gets nothing, and no read runs for it. A window read that meets a
+ * storage fault (a connection a database restart killed, say) is tried again `retry.retries`
+ * times before the answer gives up: after the status is sent, failing means cutting the
+ * connection.
  */
 export async function streamedHistory(
   session: Session,
   leafId: string,
   gate: ReadGate,
+  request: StreamedRequest = {},
   retry: WindowRetry = WINDOW_RETRY,
 ): Promise<Response> {
   const abort = new AbortController();
   const windows = new RetriedWindows(session, leafId, abort.signal, retry);
+  const signal = request.signal;
+  const onGone = () => abort.abort(signal?.reason);
+  signal?.addEventListener("abort", onGone, { once: true });
+  request.releaseTurn?.();
   let first: string;
   try {
-    const window = await windows.next();
-    first = `{"messages":[${window === undefined ? "" : piece(window)}`;
+    first = await gate.run(
+      async () => {
+        const window = await windows.next();
+        return `{"messages":[${window === undefined ? "" : piece(window)}`;
+      },
+      0,
+      signal,
+    );
   } catch (error) {
     windows.close();
+    // Nobody to answer: no error to log either.
+    if (signal?.aborted) return new Response(null, { status: 499 });
     throw error;
+  } finally {
+    signal?.removeEventListener("abort", onGone);
   }
   let done = false;
   let read = 1;
@@ -71,10 +96,14 @@ export async function streamedHistory(
       if (done) return undefined;
       // The window's read and its serialization both inside the gate: the CPU they take is
       // what new requests would otherwise wait behind.
-      const text = await gate.run(async () => {
-        const window = await windows.next();
-        return window === undefined ? undefined : piece(window);
-      }, read++);
+      const text = await gate.run(
+        async () => {
+          const window = await windows.next();
+          return window === undefined ? undefined : piece(window);
+        },
+        read++,
+        abort.signal,
+      );
       if (text !== undefined) return "," + text;
       done = true;
       return `],"leafId":${JSON.stringify(leafId)}}`;

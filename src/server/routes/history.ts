@@ -29,8 +29,9 @@ import {
 
 const tags = ["History"];
 /**
- * Window reads of streamed histories running at once, per app, after their answers started:
- * few, so a new request never waits behind many of them for a database connection.
+ * Windows of streamed histories worked on at once, per app (read, serialized and written, each
+ * given its turn on a later turn of the event loop): few, so a new request never waits behind
+ * many of them for a database connection or for the event loop.
  */
 const STREAMED_READS_AT_ONCE = 2;
 /** Characters of text a tree node previews. */
@@ -131,7 +132,10 @@ export function historyRoutes(
         await openSession(deps, c, id);
       return c.json({ messages: [], leafId }, 200);
     }
-    return (await streamedHistory(session, leafId, streamedReads)) as never;
+    return (await streamedHistory(session, leafId, streamedReads, {
+      signal: c.req.raw.signal,
+      releaseTurn: c.get("releaseTurn"),
+    })) as never;
   });
 
   app.openapi(getRecentHistory, async (c) => {

@@ -1,0 +1,139 @@
+// How the load limiter admits requests under a burst (reliability/load-limits.ts), on a real
+// Hono app: requests start only within a budget of one turn of the event loop (the rest start on
+// later turns, after the I/O that came meanwhile), an overloaded queue serves the newest request
+// first and refuses its oldest when full, and a waiting request whose client went away never
+// runs. Orders and outcomes only: no assertion on a duration.
+import { Hono } from "hono";
+import { describe, expect, it } from "vitest";
+import type { ServerEnv } from "../../src/server/context.js";
+import {
+  LoadLimiter,
+  type LoadLimits,
+} from "../../src/server/reliability/load-limits.js";
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
+/** An app behind a limiter whose `/hold/:name` waits for `release(name)`; `/run/:name` answers at once. */
+function limitedApp(limits: Partial<LoadLimits>) {
+  const limiter = new LoadLimiter({
+    maxInFlight: 1,
+    maxQueued: 10,
+    queueTimeoutMs: 60_000,
+    requestTimeoutMs: 0,
+    stallMs: 0,
+    log: () => undefined,
+    ...limits,
+  });
+  const ran: string[] = [];
+  const holds = new Map<string, ReturnType<typeof deferred>>();
+  const app = new Hono<ServerEnv>();
+  app.use("*", limiter.middleware);
+  app.get("/hold/:name", async (c) => {
+    const name = c.req.param("name");
+    ran.push(name);
+    const hold = deferred();
+    holds.set(name, hold);
+    await hold.promise;
+    return c.text(name);
+  });
+  app.get("/run/:name", (c) => {
+    ran.push(c.req.param("name"));
+    return c.text(c.req.param("name"));
+  });
+  const request = (path: string, signal?: AbortSignal) =>
+    app.request(`http://localhost${path}`, signal ? { signal } : {});
+  return { limiter, ran, holds, request };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 1));
+}
+
+describe("admission under a burst", () => {
+  it("starts no more requests in one turn of the event loop than its budget allows: the rest start on later turns", async () => {
+    const { ran, request } = limitedApp({
+      maxInFlight: 10,
+      turnBudgetMs: 0,
+    });
+    // A timer set before the burst fires on the next turn of the loop: what ran before it ran
+    // in this turn. Synchronous handlers (a SQLite store) all ran in this turn before.
+    let ranBeforeTheTimer = -1;
+    setTimeout(() => (ranBeforeTheTimer = ran.length), 0);
+    const answers = await Promise.all(
+      ["a", "b", "c", "d", "e"].map((name) => request(`/run/${name}`)),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([
+      200, 200, 200, 200, 200,
+    ]);
+    expect(ran).toEqual(["a", "b", "c", "d", "e"]);
+    expect(ranBeforeTheTimer).toBe(1);
+  });
+
+  it("serves the newest waiting request first once the queue is overloaded, and first come first served before", async () => {
+    const overloaded = limitedApp({ newestFirstAfterMs: 0 });
+    const holding = overloaded.request("/hold/first");
+    await until(() => overloaded.holds.has("first"));
+    const waiting = ["old", "middle", "new"].map((name) =>
+      overloaded.request(`/run/${name}`),
+    );
+    await until(() => overloaded.limiter.waiting === 3);
+    overloaded.holds.get("first")!.resolve();
+    await Promise.all([holding, ...waiting]);
+    expect(overloaded.ran).toEqual(["first", "new", "middle", "old"]);
+
+    const normal = limitedApp({ newestFirstAfterMs: 60_000 });
+    const held = normal.request("/hold/first");
+    await until(() => normal.holds.has("first"));
+    const queued = ["old", "middle", "new"].map((name) =>
+      normal.request(`/run/${name}`),
+    );
+    await until(() => normal.limiter.waiting === 3);
+    normal.holds.get("first")!.resolve();
+    await Promise.all([held, ...queued]);
+    expect(normal.ran).toEqual(["first", "old", "middle", "new"]);
+  });
+
+  it("refuses the oldest waiting request, not the new one, when an overloaded queue is full", async () => {
+    const { ran, holds, limiter, request } = limitedApp({
+      maxQueued: 2,
+      newestFirstAfterMs: 0,
+    });
+    const holding = request("/hold/first");
+    await until(() => holds.has("first"));
+    const oldest = request("/run/oldest");
+    const next = request("/run/next");
+    await until(() => limiter.waiting === 2);
+    const newest = request("/run/newest");
+    const refused = await oldest;
+    expect(refused.status).toBe(503);
+    expect(
+      ((await refused.json()) as { error: { code: string } }).error.code,
+    ).toBe("OVERLOADED");
+    expect(refused.headers.get("Retry-After")).not.toBeNull();
+    holds.get("first")!.resolve();
+    expect((await newest).status).toBe(200);
+    expect((await next).status).toBe(200);
+    await holding;
+    expect(ran).toEqual(["first", "newest", "next"]);
+  });
+
+  it("never runs a waiting request whose client went away", async () => {
+    const { ran, holds, limiter, request } = limitedApp({});
+    const holding = request("/hold/first");
+    await until(() => holds.has("first"));
+    const client = new AbortController();
+    const gone = request("/run/gone", client.signal);
+    await until(() => limiter.waiting === 1);
+    client.abort();
+    await until(() => limiter.waiting === 0);
+    holds.get("first")!.resolve();
+    await holding;
+    expect((await request("/run/after")).status).toBe(200);
+    expect((await gone).status).toBe(499);
+    expect(ran).toEqual(["first", "after"]);
+  });
+});
