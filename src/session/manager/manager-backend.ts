@@ -19,6 +19,7 @@ import { sqlBackend } from "../../backends/sql/sql-backend.js";
 import { lazyPostgresBackend } from "../postgres-seed.js";
 import { Session } from "../session.js";
 import type { CreateSessionOptions } from "./manager-options.js";
+import type { ManagedSession } from "./session-cache.js";
 
 /**
  * What a manager runs on: the registry and a way to open a session by id. A custom store can be
@@ -40,6 +41,8 @@ export interface ManagerBackend {
 export interface ManagerHost {
   readonly registry: SessionRegistry;
   getSession(id: string): Session;
+  /** The manager's Session for an id with its seam: how erase, prune and recall reach its state. */
+  managed(id: string): ManagedSession;
   create(name: string, options?: CreateSessionOptions): Promise<SessionInfo>;
   delete(id: string): Promise<boolean>;
   /** For erase, prune and embeddings: the store, when the manager has one. */
