@@ -53,6 +53,11 @@ export class StoreRuntime {
     this.#epochs.set(sessionId, this.eraseEpoch(sessionId) + 1);
   }
 
+  /** The store's object of `slot`, if one was made. */
+  find<T>(slot: StoreSlot<T>): T | undefined {
+    return this.#owned.get(slot) as T | undefined;
+  }
+
   /** The store's one object of `slot`, made by `create` the first time it is asked for. */
   own<T>(slot: StoreSlot<T>, create: () => T): T {
     if (this.#owned.has(slot)) return this.#owned.get(slot) as T;
