@@ -772,7 +772,8 @@ function snapshots() {
 /**
  * The session's seam (session-seam.ts): what the SessionManager that opened it, and the layers
  * that serve a manager's sessions, may do with it beyond the public API. One object per Session.
- * Not public API.
+ *
+ * @internal Not public API: stripped from the published types.
  */
 export function sessionSeam(session: Session): SessionSeam {
   return openSeam(session);

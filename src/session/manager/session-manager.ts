@@ -735,7 +735,9 @@ function occasional() {
 
 /**
  * The manager's seam (session-seam.ts): what the layers above a manager (`arbor-memory/ai-sdk`)
- * may read of it beyond the public API. Not public API.
+ * may read of it beyond the public API.
+ *
+ * @internal Not public API: stripped from the published types.
  */
 export function managerSeam(manager: SessionManager): ManagerSeam {
   return openManagerSeam(manager);
