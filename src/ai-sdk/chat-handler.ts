@@ -7,7 +7,7 @@ import {
   type SessionManager,
   type SessionMessage,
 } from "../session/index.js";
-import { managerStreams } from "../session/manager/session-manager.js";
+import { managerSeam } from "../session/manager/session-manager.js";
 import { assembleContext } from "../utils/assemble-context.js";
 import { loadAi, type AiSdk } from "./_ai.js";
 import { branchView, noteRoot, switchToMessage } from "./branches.js";
@@ -89,7 +89,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   const staleAfterMs = options.staleAfterMs ?? DEFAULT_STALE_MS;
   const generateId = options.generateId ?? (() => crypto.randomUUID());
   const hub = new StreamHub();
-  const streams = () => managerStreams(manager);
+  const streams = () => managerSeam(manager).streams;
 
   const open = async (chatId: string, scope: ChatScope): Promise<Session> => {
     assertScope(scope);

@@ -5,8 +5,7 @@ import {
 } from "./compaction/session-compaction.js";
 import type { AuditEvent } from "./contracts/audit.js";
 import type { SessionProvider } from "./contracts/provider.js";
-import { runExclusive } from "./state/keyed-mutex.js";
-import { eraseEpoch } from "./state/erase-epoch.js";
+import { storeRuntime, type StoreRuntime } from "./state/store-runtime.js";
 import {
   hasSkillBlocks,
   setUpSession,
@@ -76,10 +75,20 @@ export class SessionRuntime {
 
   /** Runs `task` under the in-process append lock of this store and session id. */
   exclusive<T>(provider: SessionProvider, task: () => Promise<T>): Promise<T> {
-    return runExclusive(
-      provider.storeIdentity ?? provider,
-      this.plan.sessionId,
-      task,
+    return storeState(provider).exclusive(this.plan.sessionId, task);
+  }
+
+  /**
+   * Runs an erase step of this session (`SessionManager.erase()`) under its append lock; the step
+   * calls `erasing()` before it writes, which bumps the session's erase epoch. So no append,
+   * delete or compaction of this process interleaves, and no compaction that read the erased
+   * messages stores its summary afterwards.
+   */
+  eraseExclusive<T>(task: (erasing: () => void) => Promise<T>): Promise<T> {
+    const store = storeState(this.setUp().provider);
+    const { sessionId } = this.plan;
+    return store.exclusive(sessionId, () =>
+      task(() => store.bumpEraseEpoch(sessionId)),
     );
   }
 
@@ -96,10 +105,7 @@ export class SessionRuntime {
       onOverlay: (overlay) =>
         this.record("compaction", { compaction: overlay }),
       eraseEpoch: () =>
-        eraseEpoch(
-          parts.provider.storeIdentity ?? parts.provider,
-          this.plan.sessionId,
-        ),
+        storeState(parts.provider).eraseEpoch(this.plan.sessionId),
       exclusive: (task) => this.exclusive(parts.provider, task),
     };
   }
@@ -161,6 +167,14 @@ export class SessionRuntime {
     }
     return parts;
   }
+}
+
+/**
+ * The in-process state of the provider's store (state/store-runtime.ts), shared with every other
+ * Session, provider and backend over the same store.
+ */
+function storeState(provider: SessionProvider): StoreRuntime {
+  return storeRuntime(provider.storeIdentity ?? provider);
 }
 
 export function warnRestore(error: unknown): void {

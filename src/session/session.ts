@@ -76,12 +76,14 @@ import type {
   ChangeListener,
   ChangePosition,
   Unsubscribe,
-  WatchChangesOptions,
 } from "./contracts/changes.js";
-import type { AfterWrite } from "./session-runtime.js";
+import type { SessionSeam } from "./session-seam.js";
 
 export type { SessionOptions, SearchOptions } from "./session-options.js";
 export type { AppendMessageResult } from "./session-writes.js";
+
+/** Set by Session's static block, the one place with access to a Session's state (`sessionSeam`). */
+let openSeam: (session: Session) => SessionSeam;
 
 /**
  * A conversation stored as a tree of messages, read back as a linear history for any leaf, with
@@ -113,23 +115,12 @@ export class Session {
   protected readonly runtime: SessionRuntime;
   protected readonly writes: SessionWrites;
 
-  /**
-   * The state a Session shares with its modules, and with the SessionManager that opened it
-   * (embeddings, the registry hook, erase, prune, recall).
-   *
-   * @internal Not public API: stripped from the published types.
-   */
-  static runtimeOf(session: Session): SessionRuntime {
-    return session.runtime;
-  }
+  #seam: SessionSeam | undefined;
 
-  /**
-   * The message writes of a session (`appendIfRegistered`).
-   *
-   * @internal Not public API: stripped from the published types.
-   */
-  static writesOf(session: Session): SessionWrites {
-    return session.writes;
+  static {
+    // The one way into a Session's state from outside its own modules (session-seam.ts).
+    openSeam = (session) =>
+      (session.#seam ??= createSeam(session.runtime, session.writes));
   }
 
   /** Uses exactly the given provider and options: no auto-wiring (docs/behavior/session-setup.md). */
@@ -772,64 +763,40 @@ function snapshots() {
   return import("./session-snapshot.js");
 }
 
-/** Lets a SessionManager watch every session of its store (not public API). */
-export function watchStore(
-  session: Session,
-  listener: ChangeListener,
-  options: WatchChangesOptions = {},
-): Unsubscribe {
-  return watchSession(Session.runtimeOf(session), listener, {
-    ...options,
-    allSessions: true,
-  });
-}
-
 /**
- * The active branch's history and its leaf id, read together where the provider can
- * (`SessionTree.activeHistory`): what `GET /v1/sessions/{id}/history` answers (not public API).
+ * The session's seam (session-seam.ts): what the SessionManager that opened it, and the layers
+ * that serve a manager's sessions, may do with it beyond the public API. One object per Session.
+ *
+ * @internal Not public API: stripped from the published types.
  */
-export async function activeHistory(
-  session: Session,
-): Promise<{ messages: SessionMessage[]; leafId: string | null }> {
-  const { tree } = await Session.runtimeOf(session).ready();
-  return tree.activeHistory();
+export function sessionSeam(session: Session): SessionSeam {
+  return openSeam(session);
 }
 
-/**
- * `activeHistory` in one read when the path is within `within`, else `null`
- * (`SessionTree.activeHistoryWithin`): how `GET /v1/sessions/{id}/history` answers a small
- * history whole and streams a larger one (not public API).
- */
-export async function activeHistoryWithin(
-  session: Session,
-  within: { messages: number; bytes: number },
-): Promise<{ messages: SessionMessage[]; leafId: string | null } | null> {
-  const { tree } = await Session.runtimeOf(session).ready();
-  return tree.activeHistoryWithin(within);
-}
-
-/** Whether the session's provider checks the registry in its insert (`insertChecksRegistry`; not public API). */
-export async function insertChecksRegistry(session: Session): Promise<boolean> {
-  const { provider } = await Session.runtimeOf(session).ready();
-  return checksRegistry(provider);
-}
-
-/**
- * `appendMessageWithResult()` that writes only if the session has its registry row, checked by
- * the insert itself; `null`, with nothing written, when it has none. For a provider that
- * declares `insertChecksRegistry` (SessionManager.appendToExisting; not public API).
- */
-export function appendIfRegistered(
-  session: Session,
-  message: SessionMessage,
-  parentId?: string | null,
-): Promise<AppendMessageResult | null> {
-  return Session.writesOf(session).appendIfRegistered(message, parentId);
-}
-
-/** Lets a SessionManager hear every write of a session it manages (not public API). */
-export function setAfterWrite(session: Session, hook: AfterWrite): void {
-  Session.runtimeOf(session).afterWrite = hook;
+function createSeam(
+  runtime: SessionRuntime,
+  writes: SessionWrites,
+): SessionSeam {
+  return {
+    ready: () => runtime.ready(),
+    onWrite: (hook) => {
+      runtime.afterWrite = hook;
+    },
+    attachEmbeddings: (handle) => attachEmbeddings(runtime, handle),
+    detachEmbeddings: (handle) => {
+      if (runtime.embeddings?.handle === handle) runtime.embeddings = null;
+    },
+    insertChecksRegistry: async () =>
+      checksRegistry((await runtime.ready()).provider),
+    appendIfRegistered: (message, parentId) =>
+      writes.appendIfRegistered(message, parentId),
+    watchStore: (listener, options = {}) =>
+      watchSession(runtime, listener, { ...options, allSessions: true }),
+    eraseExclusive: (task) => runtime.eraseExclusive(task),
+    invalidateEstimate: () => runtime.compaction.estimator.invalidate(),
+    activeHistoryWithin: async (within) =>
+      (await runtime.ready()).tree.activeHistoryWithin(within),
+  };
 }
 
 const API_WRITE: WriteSource = { source: "api" };

@@ -2,7 +2,7 @@ import {
   ArborTypeError,
   type Session as ArborSession,
 } from "../session/index.js";
-import { watchStore } from "../session/session.js";
+import { sessionSeam } from "../session/session.js";
 import { SessionsFeed } from "./change-feed.js";
 import { SessionHandle } from "./session-handle.js";
 import { sessionOpener } from "./store.js";
@@ -49,7 +49,7 @@ export class Sessions {
     this.#reserved = new Set(checkReserved(options?.reservedMetadataKeys));
     this.#feed = new SessionsFeed(
       (sessionId) => this.#entry(sessionId).session,
-      (listener) => watchStore(this.#entry("").session, listener),
+      (listener) => sessionSeam(this.#entry("").session).watchStore(listener),
     );
   }
 

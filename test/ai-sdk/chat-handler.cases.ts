@@ -10,7 +10,7 @@ import {
   type ChatHandlerOptions,
 } from "../../src/ai-sdk/index.js";
 import type { SessionManager } from "../../src/session/index.js";
-import { managerStreams } from "../../src/session/manager/session-manager.js";
+import { managerSeam } from "../../src/session/manager/session-manager.js";
 import {
   BASE,
   post,
@@ -775,7 +775,7 @@ export function runChatHandlerCases(factory: ChatStoreFactory): void {
         message: userMessage("u1", "Hi"),
       });
       await settled(chat, chatId);
-      const streams = managerStreams(manager)!;
+      const streams = managerSeam(manager).streams!;
       expect(JSON.stringify(await streams.read(chatId, 0))).toContain(
         "Secret answer",
       );

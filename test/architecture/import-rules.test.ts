@@ -5,7 +5,10 @@
 // the pure core never imports the stateful helpers of state/; src/session/ and src/backends/
 // never import src/utils/. And, on the text of the files: nothing outside src/backends/ and the
 // seed mapping (src/session/seed-targets.ts) asks what kind of store it holds; every entry's
-// index.ts holds only `export … from` statements.
+// index.ts holds only `export … from` statements. And the seams: the manager and the layers above
+// it reach a Session or a SessionManager only through their public members and the declared seams
+// (session-seam.ts), never a static or exported `*Of()` accessor; the only module-level map keyed
+// by a store is the store-runtime registry (state/store-runtime.ts), beside a listed few pure caches.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -233,6 +236,124 @@ describe("import rules of src/", () => {
       .map(describeEdge);
     expect(violations).toEqual([]);
   });
+
+  it("no side door: no static `*Of()` accessor, and beside each class only its declared seam takes one", () => {
+    // `Session.runtimeOf(session)`, `SessionManager.streamsOf(manager)` and functions beside a
+    // class that take its instance (`watchStore(session)`) hand its private state to whoever
+    // imports them; `sessionSeam` and `managerSeam` (session-seam.ts) are the one declared way in.
+    const statics = sourceFiles().flatMap((file) =>
+      [
+        ...readFileSync(file, "utf8").matchAll(/\bstatic\s+(\w+Of)\s*[(<]/g),
+      ].map((match) => `${name(file)}: static ${match[1]}`),
+    );
+    const beside = [
+      ["session/session.ts", "Session", "sessionSeam"],
+      ["session/manager/session-manager.ts", "SessionManager", "managerSeam"],
+    ].flatMap(([file, type, seam]) =>
+      [
+        ...readFileSync(join(SOURCE, file!), "utf8").matchAll(
+          new RegExp(
+            `\\bexport\\s+(?:async\\s+)?function\\s+(\\w+)\\s*(?:<[^>]*>)?\\(\\s*\\w+\\s*:\\s*${type}\\b`,
+            "g",
+          ),
+        ),
+      ]
+        .map((match) => match[1])
+        .filter((found) => found !== seam)
+        .map((found) => `${file}: ${found}`),
+    );
+    expect([...statics, ...beside]).toEqual([]);
+  });
+
+  it("from another folder, the Session and SessionManager modules are imported for their public names and declared seams only", () => {
+    const facades = [
+      "session/session.ts",
+      "session/manager/session-manager.ts",
+    ];
+    const seams = new Set(["sessionSeam", "managerSeam"]);
+    const publicNames = new Set(
+      [
+        "session/index.ts",
+        "server/index.ts",
+        "ai-sdk/index.ts",
+        "sessions/index.ts",
+      ].flatMap((entry) => exportedNames(join(SOURCE, entry))),
+    );
+    const importers = edges()
+      .filter(([, to]) => facades.includes(name(to)))
+      .map(([from]) => from)
+      .filter((from) => !isTest(from));
+    const violations = [...new Set(importers)].flatMap((file) =>
+      namedImports(file)
+        .filter(({ target }) => facades.includes(name(target)))
+        .filter(({ target }) => dirname(target) !== dirname(file))
+        .filter(({ imported }) => !publicNames.has(imported))
+        .filter(({ imported }) => !seams.has(imported))
+        .map(
+          ({ target, imported }) =>
+            `${name(file)} -> ${name(target)}: ${imported}`,
+        ),
+    );
+    expect(violations).toEqual([]);
+  });
+
+  it("a Session's state (session-runtime.ts, session-writes.ts) is reached by its own modules only, never by the manager or the layers above", () => {
+    const state = ["session/session-runtime.ts", "session/session-writes.ts"];
+    const violations = edges()
+      .filter(([, to]) => state.includes(name(to)))
+      .filter(
+        ([from]) =>
+          !isTest(from) &&
+          (!name(from).startsWith("session/") ||
+            name(from).startsWith("session/manager/")),
+      )
+      .map(describeEdge);
+    expect(violations).toEqual([]);
+  });
+
+  it("module-level WeakMaps and WeakSets: the store-runtime registry and the listed caches only", () => {
+    // Whatever objects over one store must share (append locks, erase epochs, change hubs, the
+    // Backend, the embeddings object, a PostgreSQL executor) is a slot of the store's runtime
+    // (state/store-runtime.ts), found by the store's identity in that one registry. What stays
+    // module-level is a cache of work already done per object, which no other object coordinates
+    // through; a new entry needs a reason here.
+    const allowed: Record<string, string> = {
+      "session/state/store-runtime.ts":
+        "the registry: one StoreRuntime per store identity",
+      "session/postgres-seed.ts":
+        "the seed stand-in's backend per client (goes with that file)",
+      "backends/sql/sql-schema.ts": "schema applied to this store object",
+      "backends/sql/sql-block-history.ts":
+        "tables created on this store object",
+      "backends/sql/sql-streams.ts": "tables created on this store object",
+      "backends/sql/sql-context-provider.ts":
+        "tables created on this store object",
+      "backends/sql/sql-registry-table.ts":
+        "tables created on this store object",
+      "backends/sql/sql-path.ts": "whether the engine has octet_length()",
+      "backends/sql/sql-path-cache.ts":
+        "whether the engine allows data_version / a change token",
+      "backends/postgres/postgres-settings.ts":
+        "the server settings read once per client",
+      "backends/postgres/postgres-term-stats.ts":
+        "term statistics cached per client",
+      "session/embeddings/embedding-stores.ts":
+        "the opened embedding store and indexes per embeddings object (one per store, a runtime slot)",
+      "session/embeddings/embedding-runtime.ts":
+        "the sessions hearing one embedding index",
+      "mcp/notes-session.ts":
+        "notes sessions being created, per SessionManager",
+    };
+    const found = sourceFiles()
+      .filter((file) =>
+        /^(?:const|let)\s+\w+\s*=\s*new\s+Weak(?:Map|Set)\b/m.test(
+          readFileSync(file, "utf8"),
+        ),
+      )
+      .map(name)
+      .filter((file) => !(file in allowed));
+    expect(found).toEqual([]);
+  });
 });
 
 // --- Internal helpers ---
@@ -297,6 +418,55 @@ function importGraph(root: string): Map<string, string[]> {
     result.set(file, [...new Set(targets)]);
   }
   return result;
+}
+
+/** Every non-test .ts file of src/. */
+function sourceFiles(): string[] {
+  return [...graph.keys()].filter((file) => !isTest(file));
+}
+
+/** The names a file imports by name (`import { a, type B }`), with the file each comes from. */
+function namedImports(
+  file: string,
+): Array<{ target: string; imported: string }> {
+  const source = ts.createSourceFile(
+    file,
+    readFileSync(file, "utf8"),
+    ts.ScriptTarget.Latest,
+  );
+  return source.statements.flatMap((statement) => {
+    if (
+      !ts.isImportDeclaration(statement) ||
+      !ts.isStringLiteral(statement.moduleSpecifier) ||
+      !statement.moduleSpecifier.text.startsWith(".")
+    )
+      return [];
+    const target = resolveImport(file, statement.moduleSpecifier.text);
+    const bindings = statement.importClause?.namedBindings;
+    if (!bindings || !ts.isNamedImports(bindings)) return [];
+    return bindings.elements.map((element) => ({
+      target,
+      imported: (element.propertyName ?? element.name).text,
+    }));
+  });
+}
+
+/** The names an entry file exports (`export { a, type B } from …`, `export type { … }`). */
+function exportedNames(file: string): string[] {
+  const source = ts.createSourceFile(
+    file,
+    readFileSync(file, "utf8"),
+    ts.ScriptTarget.Latest,
+  );
+  return source.statements.flatMap((statement) =>
+    ts.isExportDeclaration(statement) &&
+    statement.exportClause &&
+    ts.isNamedExports(statement.exportClause)
+      ? statement.exportClause.elements.map(
+          (element) => (element.propertyName ?? element.name).text,
+        )
+      : [],
+  );
 }
 
 function importsOf(file: string): string[] {

@@ -11,21 +11,18 @@ import { memoryEmbeddings } from "./memory-embedding-access.js";
 import { InMemorySessionRegistry } from "./memory-registry.js";
 import { MemoryStore } from "./memory-store.js";
 import { lazyStreams } from "../../session/state/lazy-streams.js";
+import { StoreSlot, storeRuntime } from "../../session/state/store-runtime.js";
 import { memorySearchIndex } from "./memory-search-index.js";
 
 /** The backend over `store` (a new, empty store when none is given). */
 export function memoryBackend(store: MemoryStore = new MemoryStore()): Backend {
-  let backend = backends.get(store);
-  if (!backend) {
-    backend = createBackend(store);
-    backends.set(store, backend);
-  }
-  return backend;
+  return storeRuntime(store).own(BACKEND, () => createBackend(store));
 }
 
 // --- Internal helpers ---
 
-const backends = new WeakMap<MemoryStore, Backend>();
+/** One `Backend` per store: its lazily loaded capabilities are loaded once for every caller. */
+const BACKEND = new StoreSlot<Backend>("memory backend");
 
 function createBackend(store: MemoryStore): Backend {
   let registry: InMemorySessionRegistry | undefined;

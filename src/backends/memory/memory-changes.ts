@@ -4,13 +4,15 @@ import type {
   ChangeType,
   Unsubscribe,
 } from "../../session/contracts/changes.js";
-import { InProcessChangeLog } from "../../session/state/change-feed.js";
+import type { InProcessChangeLog } from "../../session/state/change-feed.js";
 
 /**
- * The store a change log belongs to: any object, the `MemoryStore` in practice (the store itself
+ * The store a change log belongs to: the `MemoryStore`, which holds its own log (the store itself
  * records its block writes here, so this module does not import it).
  */
-type MemoryStore = object;
+interface MemoryStore {
+  readonly changes: InProcessChangeLog;
+}
 
 /**
  * The in-memory store's change feed (docs/behavior/events-and-audit.md, "Change feed"): the store
@@ -23,7 +25,7 @@ export function publishMemoryChange(
   type: ChangeType,
   ids: string[],
 ): void {
-  changeLog(store).record(sessionId, type, ids);
+  store.changes.record(sessionId, type, ids);
 }
 
 /** Watches one session (`sessionId`) or every session (`null`) of the store. */
@@ -32,25 +34,12 @@ export function watchMemoryChanges(
   sessionId: string | null,
   listener: ChangeListener,
 ): Unsubscribe {
-  return changeLog(store).watch(listener, { sessionId });
+  return store.changes.watch(listener, { sessionId });
 }
 
 /** The store's change feed, as its `Backend` declares it. */
 export function memoryChangeFeed(store: MemoryStore): ChangeFeedSource {
   return {
-    watch: (listener, scope) => changeLog(store).watch(listener, scope),
+    watch: (listener, scope) => store.changes.watch(listener, scope),
   };
-}
-
-// --- Internal helpers ---
-
-const logs = new WeakMap<MemoryStore, InProcessChangeLog>();
-
-function changeLog(store: MemoryStore): InProcessChangeLog {
-  let log = logs.get(store);
-  if (!log) {
-    log = new InProcessChangeLog();
-    logs.set(store, log);
-  }
-  return log;
 }

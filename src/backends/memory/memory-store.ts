@@ -1,12 +1,22 @@
 import { InMemoryBlockHistory } from "./memory-block-history.js";
 import { MemoryAttachments } from "./memory-attachments.js";
 import { publishMemoryChange } from "./memory-changes.js";
+import { InProcessChangeLog } from "../../session/state/change-feed.js";
 import type { SessionInfo } from "../../session/contracts/session-info.js";
 import type { StoredCompaction } from "../../session/contracts/types.js";
 import { MemoryTextIndex } from "./memory-text-index.js";
 import type { MemoryRow } from "./memory-row.js";
 
 export type { MemoryRow } from "./memory-row.js";
+
+/** The stored chunks of one chat answer (memory-streams.ts). */
+export interface MemoryStream {
+  streamId: string;
+  status: "active" | "done";
+  stopRequested: boolean;
+  chunks: string[];
+  updatedAt: number;
+}
 
 /** Everything stored for one session id. */
 export class MemorySessionData {
@@ -48,6 +58,13 @@ export class MemoryStore {
   readonly registry = new Map<string, SessionInfo>();
   /** Whether tool outputs are indexed (docs/behavior/search.md#tool-outputs). */
   toolOutputs = false;
+  /**
+   * The store's change feed (memory-changes.ts): the store lives in one process, so every object
+   * over it (providers, the backend) publishes to and watches this one log.
+   */
+  readonly changes = new InProcessChangeLog();
+  /** The chat answers being generated, by session (memory-streams.ts, the `streams` capability). */
+  readonly chatStreams = new Map<string, MemoryStream>();
 
   takeSeq(): number {
     return this.nextSeq++;

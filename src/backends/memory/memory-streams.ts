@@ -1,18 +1,13 @@
 /**
  * The in-memory store's chat streams (the optional `streams` capability): one record per session,
- * kept beside the store, so a resumed reader in the same process reads what the writer stored.
+ * kept in the store itself (`MemoryStore.chatStreams`), so a resumed reader in the same process reads what the writer stored.
  */
 import type { BackendStreams } from "../../session/contracts/chat-streams.js";
 import type { MemoryStore } from "./memory-store.js";
 
 /** The streams of `store`. */
 export function memoryStreams(store: MemoryStore): BackendStreams {
-  let records = byStore.get(store);
-  if (!records) {
-    records = new Map();
-    byStore.set(store, records);
-  }
-  const streams = records;
+  const streams = store.chatStreams;
   return {
     async begin(sessionId, streamId, { staleAfterMs }) {
       const current = streams.get(sessionId);
@@ -70,17 +65,5 @@ export function eraseMemoryStreams(
   store: MemoryStore,
   sessionId: string,
 ): void {
-  byStore.get(store)?.delete(sessionId);
+  store.chatStreams.delete(sessionId);
 }
-
-// --- Internal helpers ---
-
-interface MemoryStream {
-  streamId: string;
-  status: "active" | "done";
-  stopRequested: boolean;
-  chunks: string[];
-  updatedAt: number;
-}
-
-const byStore = new WeakMap<MemoryStore, Map<string, MemoryStream>>();

@@ -11,21 +11,18 @@ import { postgresEmbeddings } from "./postgres-embedding-access.js";
 import { PostgresSessionRegistry } from "./postgres-registry.js";
 import { PostgresSessionProvider } from "./postgres-session-provider.js";
 import { lazyStreams } from "../../session/state/lazy-streams.js";
+import { StoreSlot, storeRuntime } from "../../session/state/store-runtime.js";
 
 /** The backend over a `pg` Pool or Client, a postgres.js `sql`, or an `execute` connection. */
 export function postgresBackend(client: PostgresClient): Backend {
   checkPostgresClient(client);
-  let backend = backends.get(client);
-  if (!backend) {
-    backend = createBackend(client);
-    backends.set(client, backend);
-  }
-  return backend;
+  return storeRuntime(client).own(BACKEND, () => createBackend(client));
 }
 
 // --- Internal helpers ---
 
-const backends = new WeakMap<PostgresClient, Backend>();
+/** One `Backend` per client: its lazily loaded capabilities are loaded once for every caller. */
+const BACKEND = new StoreSlot<Backend>("postgres backend");
 
 function createBackend(client: PostgresClient): Backend {
   let registry: PostgresSessionRegistry | undefined;

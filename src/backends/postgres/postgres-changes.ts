@@ -6,6 +6,7 @@ import type {
 } from "../../session/contracts/changes.js";
 import { ChangeFeed, type HeldWatch } from "../../session/state/change-feed.js";
 import type { PostgresClient } from "./postgres-client.js";
+import { StoreSlot, storeRuntime } from "../../session/state/store-runtime.js";
 import type { ChangeReader } from "./postgres-change-reader.js";
 import {
   followCatchUp,
@@ -18,7 +19,7 @@ import {
  * process issues after `watch()` returned is always delivered. Immediate without watchers.
  */
 export function changeWatchersReady(client: object): Promise<void> | undefined {
-  return hubs.get(client)?.starting;
+  return storeRuntime(client).find(CHANGE_HUB)?.starting;
 }
 
 /** Watches one session or every session (`scope.sessionId`) of the database behind `client`. */
@@ -31,11 +32,7 @@ export function watchPostgresChanges(
     scope.after === undefined
       ? undefined
       : parsePostgresPosition(scope.after, scope.sessionId !== null);
-  let hub = hubs.get(client);
-  if (!hub) {
-    hub = new ChangeHub(client);
-    hubs.set(client, hub);
-  }
+  const hub = storeRuntime(client).own(CHANGE_HUB, () => new ChangeHub(client));
   return hub.add(listener, scope.sessionId, position, scope);
 }
 
@@ -48,7 +45,8 @@ export function postgresChangeFeed(client: PostgresClient): ChangeFeedSource {
 
 // --- Internal helpers ---
 
-const hubs = new WeakMap<object, ChangeHub>();
+/** The database's one change reader in this process, shared by its backend and every provider. */
+const CHANGE_HUB = new StoreSlot<ChangeHub>("postgres change hub");
 
 /** How long a resumed watch waits before it reads what it missed again, after a failed read. */
 const CATCH_UP_RETRY_MS = 100;

@@ -1,4 +1,5 @@
-import { runExclusive } from "../../session/state/keyed-mutex.js";
+import { KeyedMutex } from "../../session/state/keyed-mutex.js";
+import { StoreSlot, storeRuntime } from "../../session/state/store-runtime.js";
 import { ArborError, ArborTypeError } from "../../session/errors/index.js";
 import {
   checkPostgresClient,
@@ -26,12 +27,9 @@ import { StatementNames, worthNaming } from "./postgres-statement-names.js";
  */
 export function postgresExecutor(client: PostgresClient): PostgresExecutor {
   checkPostgresClient(client);
-  let executor = executors.get(client);
-  if (!executor) {
-    executor = announcing(createExecutor(client));
-    executors.set(client, executor);
-  }
-  return executor;
+  return storeRuntime(client).own(EXECUTOR, () =>
+    announcing(createExecutor(client)),
+  );
 }
 
 /**
@@ -134,9 +132,10 @@ export function numberPlaceholders(sql: string): string {
 
 // --- Internal helpers ---
 
-const executors = new WeakMap<object, PostgresExecutor>();
+/** One executor per client, shared by every provider and backend over it (its statement queue). */
+const EXECUTOR = new StoreSlot<PostgresExecutor>("postgres executor");
 
-/** The mutex key of a single connection (the store object is the executor, never a Session's). */
+/** The mutex key of a single connection: its statements and transactions run one at a time. */
 const CONNECTION_KEY = "connection";
 
 interface PgPoolLike extends PgClientLike {
@@ -262,18 +261,18 @@ function clientExecutor(client: PgClientLike): PostgresExecutor {
   const names = new StatementNames(numberPlaceholders);
   const direct = pgQueryable(client, names, false);
   const inTransaction = pgQueryable(client, names, true);
-  const executor: PostgresExecutor = {
+  const connection = new KeyedMutex();
+  return {
     kind: "client",
     client,
     supportsTransactions: true,
     query: (sql, params) =>
-      runExclusive(executor, CONNECTION_KEY, () => direct.query(sql, params)),
+      connection.run(CONNECTION_KEY, () => direct.query(sql, params)),
     transaction: (work) =>
-      runExclusive(executor, CONNECTION_KEY, () =>
+      connection.run(CONNECTION_KEY, () =>
         runTransaction(inTransaction, work, () => undefined),
       ),
   };
-  return executor;
 }
 
 function executeExecutor(connection: PostgresConnection): PostgresExecutor {

@@ -14,15 +14,11 @@ import { sqlEmbeddings } from "./sql-embedding-access.js";
 import { SqlSessionRegistry } from "./sql-registry.js";
 import { AgentSessionProvider } from "./sql-session-provider.js";
 import { lazyStreams } from "../../session/state/lazy-streams.js";
+import { StoreSlot, storeRuntime } from "../../session/state/store-runtime.js";
 
 /** The backend over a `sql` store: `openSqlite()`, a Durable Object, any `sql` tag. */
 export function sqlBackend(agent: SqlProvider): Backend {
-  let backend = backends.get(agent);
-  if (!backend) {
-    backend = createBackend(agent);
-    backends.set(agent, backend);
-  }
-  return backend;
+  return storeRuntime(agent).own(BACKEND, () => createBackend(agent));
 }
 
 // --- Internal helpers ---
@@ -37,7 +33,8 @@ function sqlChangeFeed(agent: SqlProvider): ChangeFeedSource {
   };
 }
 
-const backends = new WeakMap<SqlProvider, Backend>();
+/** One `Backend` per store: its lazily loaded capabilities are loaded once for every caller. */
+const BACKEND = new StoreSlot<Backend>("sql backend");
 
 function createBackend(agent: SqlProvider): Backend {
   let registry: SqlSessionRegistry | undefined;

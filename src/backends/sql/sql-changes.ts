@@ -13,6 +13,7 @@ import {
   resetEvent,
 } from "../../session/state/change-feed.js";
 import { nowIso } from "../../session/state/now-iso.js";
+import { StoreSlot, storeRuntime } from "../../session/state/store-runtime.js";
 
 export { CHANGE_LOG_RETENTION };
 
@@ -94,7 +95,7 @@ export function recordChange(
  * wait for the next poll.
  */
 export function noteChange(agent: SqlProvider): void {
-  hubs.get(agent)?.wake();
+  storeRuntime(agent).find(CHANGE_HUB)?.wake();
 }
 
 /**
@@ -117,11 +118,7 @@ export function watchSqlChanges(
   scope: ChangeWatchScope,
   listener: ChangeListener,
 ): Unsubscribe {
-  let hub = hubs.get(agent);
-  if (!hub) {
-    hub = new ChangeHub(agent);
-    hubs.set(agent, hub);
-  }
+  const hub = storeRuntime(agent).own(CHANGE_HUB, () => new ChangeHub(agent));
   return hub.add(listener, scope);
 }
 
@@ -130,7 +127,8 @@ export function watchSqlChanges(
 /** The `arbor_meta` key of the highest `seq` trimmed (written by the `arbor_changes_trim` trigger). */
 const TRIMMED_KEY = "change_log_trimmed_seq";
 const READ_BATCH = 1000;
-const hubs = new WeakMap<SqlProvider, ChangeHub>();
+/** The store's one change-log reader, shared by its backend and every provider over it. */
+const CHANGE_HUB = new StoreSlot<ChangeHub>("sql change hub");
 
 /**
  * One reader of the change log per store object: it remembers the last `seq` it published and

@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { SessionSnapshot } from "../../session/contracts/session-info.js";
-import { activeHistoryWithin, type Session } from "../../session/session.js";
+import { sessionSeam, type Session } from "../../session/session.js";
 import {
   openSession,
   readSession,
@@ -105,7 +105,7 @@ export function historyRoutes(
         deps,
         c,
         id,
-        (session) => activeHistoryWithin(session, HISTORY_WINDOW),
+        (session) => sessionSeam(session).activeHistoryWithin(HISTORY_WINDOW),
         (answer) => answer !== null && answer.messages.length === 0,
       );
       if (small !== null)

@@ -12,15 +12,12 @@ import {
   type StoreEraseResult,
   type StoreEraseTarget,
 } from "../contracts/erase.js";
-import { bumpEraseEpoch } from "../state/erase-epoch.js";
-import { runExclusive } from "../state/keyed-mutex.js";
 import { ArborError, invalidArgument } from "../errors/index.js";
 import {
   countEmbeddings,
   eraseEmbeddings,
   hasEmbeddings,
 } from "./erase-embeddings.js";
-import { Session } from "../session.js";
 import type { Backend, BackendErase } from "../contracts/backend.js";
 import { requireBackend, type ManagerHost } from "./manager-backend.js";
 import { importKeyOf, rememberErased } from "./import-index.js";
@@ -65,7 +62,7 @@ export interface SessionEraseOutcome {
 /**
  * Erases one target of one session, every store it reaches, as one step. For a real erase,
  * `plan` runs and the step holds the session's in-process append lock and bumps its erase epoch
- * (state/erase-epoch.ts), so no append, delete or compaction of this process interleaves and no
+ * (through the session's seam: state/store-runtime.ts), so no append, delete or compaction of this process interleaves and no
  * compaction that read the erased messages stores its summary afterwards. Queued audit events
  * are flushed first, so none lands after the erase. With `dryRun` nothing is locked or written;
  * `pending` carries the attachment references earlier counted targets would release.
@@ -82,13 +79,12 @@ export async function eraseInSession(
   const first = await plan();
   if (first === null)
     return { counts: zeroCounts(), notCovered: [], target: null };
-  const { sessionId } = first;
-  const session = host.getSession(sessionId);
-  const work = async (): Promise<SessionEraseOutcome> => {
+  const { session, seam } = host.managed(first.sessionId);
+  const work = async (erasing?: () => void): Promise<SessionEraseOutcome> => {
     const target = options.dryRun ? first : await plan();
     if (target === null)
       return { counts: zeroCounts(), notCovered: [], target: null };
-    if (!options.dryRun) bumpEraseEpoch(backend.identity, sessionId);
+    erasing?.();
     await session.flushAudit();
     // The embedding rows are counted first: on the sql and PostgreSQL stores, triggers drop
     // them in the store's own write. The overlays an erase takes come from its plan (a dry run),
@@ -125,9 +121,9 @@ export async function eraseInSession(
     return { counts, notCovered, target };
   };
   if (options.dryRun) return work();
-  const outcome = await runExclusive(backend.identity, sessionId, work);
-  if (outcome.target?.messageIds === null) host.forget?.(sessionId);
-  else Session.runtimeOf(session).compaction.estimator.invalidate();
+  const outcome = await seam.eraseExclusive(work);
+  if (outcome.target?.messageIds === null) host.forget?.(first.sessionId);
+  else seam.invalidateEstimate();
   return outcome;
 }
 

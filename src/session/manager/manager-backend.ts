@@ -13,6 +13,7 @@ import { memoryBackend } from "../../backends/memory/memory-backend.js";
 import { backendSeed } from "../seed-targets.js";
 import { Session } from "../session.js";
 import type { CreateSessionOptions } from "./manager-options.js";
+import type { ManagedSession } from "./session-cache.js";
 
 /**
  * What a manager runs on: the registry and a way to open a session by id. A custom store can be
@@ -34,6 +35,8 @@ export interface ManagerBackend {
 export interface ManagerHost {
   readonly registry: SessionRegistry;
   getSession(id: string): Session;
+  /** The manager's Session for an id with its seam: how erase, prune and recall reach its state. */
+  managed(id: string): ManagedSession;
   create(name: string, options?: CreateSessionOptions): Promise<SessionInfo>;
   delete(id: string): Promise<boolean>;
   /** For erase, prune and embeddings: the store, when the manager has one. */

@@ -17,7 +17,6 @@ import {
   resolveOverlay,
 } from "../embeddings/session-recall.js";
 import type { RecallResult } from "../embeddings/types.js";
-import { Session } from "../session.js";
 import type { BackendEmbeddings } from "../contracts/embedding-store.js";
 import { requireEmbeddings } from "../embeddings/embedding-stores.js";
 import { requireBackend, type ManagerHost } from "./manager-backend.js";
@@ -145,8 +144,7 @@ async function resolveAcrossSessions(
       for (const item of group) resolved.set(item, null);
       return;
     }
-    const session = host.getSession(sessionId);
-    const { provider, tree } = await Session.runtimeOf(session).ready();
+    const { provider, tree } = await host.managed(sessionId).seam.ready();
     const active = await tree.pathIdSet();
     const messages = await readMessages(
       provider,

@@ -3,8 +3,7 @@
  * than plain text loads on first use, so a Worker bundle keeps it in a separate chunk.
  */
 import { EmbeddingHandle } from "../embeddings/embedding-handle.js";
-import { attachEmbeddings } from "../embeddings/session-embeddings.js";
-import { Session } from "../session.js";
+import type { ManagedSession } from "./session-cache.js";
 import {
   isPlainSearch,
   type Embedder,
@@ -25,15 +24,14 @@ export class ManagerRecall {
   constructor(
     private readonly host: ManagerHost,
     private readonly settings: SessionSettings,
-    private readonly openSessions: () => Iterable<Session>,
+    private readonly openSessions: () => Iterable<ManagedSession>,
   ) {}
 
   /** `SessionManager.withEmbeddings()`: recall for every session, open ones included. */
   withEmbeddings(embedder: Embedder, options: EmbeddingOptions = {}): void {
     const handle = new EmbeddingHandle(embedder, options);
     this.settings.embeddings = handle;
-    for (const session of this.openSessions())
-      attachEmbeddings(runtimeOf(session), handle);
+    for (const { seam } of this.openSessions()) seam.attachEmbeddings(handle);
   }
 
   /** Waits until every queued message of the store is embedded (tests, scripts). */
@@ -50,11 +48,8 @@ export class ManagerRecall {
     const embeddings = storeEmbeddings(this.host, "removeEmbeddings()");
     const handle = this.settings.embeddings;
     this.settings.embeddings = null;
-    for (const session of this.openSessions()) {
-      const runtime = runtimeOf(session);
-      if (handle && runtime.embeddings?.handle === handle)
-        runtime.embeddings = null;
-    }
+    if (handle)
+      for (const { seam } of this.openSessions()) seam.detachEmbeddings(handle);
     const { removeStoreEmbeddings } =
       await import("../embeddings/embedding-runtime.js");
     return removeStoreEmbeddings(embeddings);
@@ -86,7 +81,7 @@ export class ManagerRecall {
     return placeManagerHits(
       this.host.registry,
       async (sessionId) =>
-        (await runtimeOf(this.host.getSession(sessionId)).ready()).tree,
+        (await this.host.managed(sessionId).seam.ready()).tree,
       hits,
       context,
     );
@@ -104,5 +99,3 @@ export class ManagerRecall {
     return searchManagerRecall(this.host, handle, query, options);
   }
 }
-
-const runtimeOf = (session: Session) => Session.runtimeOf(session);

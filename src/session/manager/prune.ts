@@ -18,7 +18,6 @@ import {
 } from "../core/stored-branch-pointer.js";
 import { abandonedBranches } from "../core/erase-rules.js";
 import { invalidArgument } from "../errors/index.js";
-import { Session } from "../session.js";
 import { eraseInSession, requireErase } from "./erase.js";
 import { IMPORTED_AT_METADATA } from "./import-index.js";
 import type { ManagerHost } from "./manager-backend.js";
@@ -147,9 +146,7 @@ async function planBranches(
   sessionId: string,
   before: string,
 ): Promise<{ ids: string[]; branches: number }> {
-  const { provider } = await Session.runtimeOf(
-    host.getSession(sessionId),
-  ).ready();
+  const { provider } = await host.managed(sessionId).seam.ready();
   const records = ((await provider.exportMessages?.()) ?? []).map((r) => ({
     id: r.message.id,
     parentId: r.parentId,

@@ -1,4 +1,14 @@
 import type { Session } from "../session.js";
+import type { SessionSeam } from "../session-seam.js";
+
+/**
+ * A Session the manager opened, with its seam (session-seam.ts): the public object callers get,
+ * and the declared way the manager's parts reach its state.
+ */
+export interface ManagedSession {
+  readonly session: Session;
+  readonly seam: SessionSeam;
+}
 
 const DEFAULT_CACHED_SESSIONS = 256;
 
@@ -8,18 +18,18 @@ const DEFAULT_CACHED_SESSIONS = 256;
  * fresh one over the same rows.
  */
 export class SessionCache {
-  private readonly sessions = new Map<string, Session>();
+  private readonly sessions = new Map<string, ManagedSession>();
   private readonly maxSize: number;
 
   constructor(
     maxSize: number | undefined,
-    private readonly open: (sessionId: string) => Session,
+    private readonly open: (sessionId: string) => ManagedSession,
   ) {
     this.maxSize = Math.max(1, maxSize ?? DEFAULT_CACHED_SESSIONS);
   }
 
   /** The cached Session for the id, or a newly opened one. */
-  get(sessionId: string): Session {
+  get(sessionId: string): ManagedSession {
     const cached = this.sessions.get(sessionId);
     if (cached) {
       // A Map iterates in insertion order: re-inserting on access keeps the oldest first.
@@ -40,7 +50,7 @@ export class SessionCache {
   }
 
   /** Every cached Session, for builder settings that also apply to open sessions. */
-  values(): IterableIterator<Session> {
+  values(): IterableIterator<ManagedSession> {
     return this.sessions.values();
   }
 }

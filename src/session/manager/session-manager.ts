@@ -7,7 +7,6 @@ import type {
   SearchIndexChange,
   SearchIndexSettings,
 } from "../contracts/backend.js";
-import type { BackendStreams } from "../contracts/chat-streams.js";
 import type { SqlProvider } from "../contracts/sql-provider.js";
 import type { SessionListing } from "../contracts/registry.js";
 import type {
@@ -34,13 +33,12 @@ import type {
 } from "../embeddings/types.js";
 import type { ArborTool } from "../context/tools/index.js";
 import {
-  appendIfRegistered,
-  insertChecksRegistry,
-  setAfterWrite,
-  watchStore,
+  sessionSeam,
   type AppendMessageResult,
   type Session,
 } from "../session.js";
+import type { ManagerSeam } from "../session-seam.js";
+import type { ManagedSession } from "./session-cache.js";
 import type {
   ChangeListener,
   ChangePosition,
@@ -89,6 +87,9 @@ import * as tenancy from "./tenancy.js";
 export type { ManagerBackend } from "./manager-backend.js";
 export type * from "./manager-options.js";
 
+/** Set by SessionManager's static block, the one place with access to its state (`managerSeam`). */
+let openManagerSeam: (manager: SessionManager) => ManagerSeam;
+
 /**
  * Many named sessions in one store (docs/behavior/manager.md): a registry with usage and cost, lifecycle, forks,
  * compact-and-split, cross-session search, tenant binding and whole-session snapshots, on every
@@ -121,13 +122,11 @@ export class SessionManager {
   private readonly retention: ManagerRetention;
   private readonly recall: ManagerRecall;
 
-  /**
-   * The chat streams of the manager's store, when it has them (`arbor-memory/ai-sdk` reads it).
-   *
-   * @internal Not public API: stripped from the published types.
-   */
-  static streamsOf(manager: SessionManager): BackendStreams | undefined {
-    return manager.host.backend?.streams;
+  static {
+    // The one way into a manager from the layers above it (session-seam.ts).
+    openManagerSeam = (manager) => ({
+      streams: manager.host.backend?.streams,
+    });
   }
 
   constructor(
@@ -140,6 +139,7 @@ export class SessionManager {
     this.host = {
       registry: backend.registry,
       getSession: (id) => this.getSession(id),
+      managed: (id) => this.sessions.get(id),
       create: (name, createOptions) => this.create(name, createOptions),
       delete: (id) => this.delete(id),
       backend: backend.backend,
@@ -201,21 +201,21 @@ export class SessionManager {
 
   onCompaction(compactFunction: CompactionFunction): this {
     this.settings.setCompactFunction(compactFunction);
-    for (const session of this.sessions.values())
+    for (const { session } of this.sessions.values())
       session.onCompaction(compactFunction);
     return this;
   }
 
   compactAfter(threshold: number, options?: CompactAfterOptions): this {
     this.settings.setCompactAfter(threshold, options);
-    for (const session of this.sessions.values())
+    for (const { session } of this.sessions.values())
       session.compactAfter(threshold, options);
     return this;
   }
 
   onCompactionError(handler: CompactionErrorHandler): this {
     this.settings.setCompactionErrorHandler(handler);
-    for (const session of this.sessions.values())
+    for (const { session } of this.sessions.values())
       session.onCompactionError(handler);
     return this;
   }
@@ -344,7 +344,7 @@ export class SessionManager {
 
   /** The Session for an id, configured with the manager's builder settings. Sync; no row needed. */
   getSession(id: string): Session {
-    return this.sessions.get(id);
+    return this.sessions.get(id).session;
   }
 
   // --- Messages and overlays of one session (the Session methods of the same purpose) ---
@@ -369,12 +369,12 @@ export class SessionManager {
     message: SessionMessage,
     parentId?: string | null,
   ): Promise<AppendMessageResult> {
-    const session = this.getSession(id);
+    const { session, seam } = this.sessions.get(id);
     if (
       this.backend.backend?.registry === this.backend.registry &&
-      (await insertChecksRegistry(session))
+      (await seam.insertChecksRegistry())
     ) {
-      const result = await appendIfRegistered(session, message, parentId);
+      const result = await seam.appendIfRegistered(message, parentId);
       if (result) return result;
     } else if (await this.get(id)) {
       return session.appendMessageWithResult(message, parentId);
@@ -629,7 +629,10 @@ export class SessionManager {
         onStart: options.onStart,
       });
     }
-    return watchStore(this.backend.openSession(""), listener, options);
+    return sessionSeam(this.backend.openSession("")).watchStore(
+      listener,
+      options,
+    );
   }
 
   // --- Tenant binding and metadata ---
@@ -701,10 +704,15 @@ export class SessionManager {
 
   // --- Internal helpers ---
 
-  /** A Session from the backend with this manager's settings; its writes touch the registry row. */
-  private openConfigured(id: string): Session {
-    const session = this.settings.apply(
-      this.backend.openSession(id),
+  /**
+   * A Session from the backend with this manager's settings, and its seam; its writes touch the
+   * registry row.
+   */
+  private openConfigured(id: string): ManagedSession {
+    const session = this.backend.openSession(id);
+    const seam = sessionSeam(session);
+    this.settings.apply(
+      { session, seam },
       id,
       historyProvider(this.backend.registry, (q, o) => this.search(q, o)),
     );
@@ -712,12 +720,12 @@ export class SessionManager {
     // registry) needs no second statement; every other write touches it here.
     const ownRegistry =
       this.backend.backend?.registry === this.backend.registry;
-    setAfterWrite(session, (write) =>
+    seam.onWrite((write) =>
       ownRegistry && write?.registryTouched
         ? undefined
         : this.backend.registry.touch(id, new Date().toISOString()),
     );
-    return session;
+    return { session, seam };
   }
 }
 
@@ -727,11 +735,11 @@ function occasional() {
 }
 
 /**
- * The chat streams of the manager's store, when it has them (`arbor-memory/ai-sdk` reads it).
- * @internal Not public API.
+ * The manager's seam (session-seam.ts): what the layers above a manager (`arbor-memory/ai-sdk`)
+ * may read of it beyond the public API.
+ *
+ * @internal Not public API: stripped from the published types.
  */
-export function managerStreams(
-  manager: SessionManager,
-): BackendStreams | undefined {
-  return SessionManager.streamsOf(manager);
+export function managerSeam(manager: SessionManager): ManagerSeam {
+  return openManagerSeam(manager);
 }

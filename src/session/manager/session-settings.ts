@@ -7,8 +7,7 @@ import type {
 } from "../contracts/types.js";
 import { ArborError } from "../errors/index.js";
 import type { EmbeddingHandle } from "../embeddings/embedding-handle.js";
-import { attachEmbeddings } from "../embeddings/session-embeddings.js";
-import { Session } from "../session.js";
+import type { ManagedSession } from "./session-cache.js";
 import {
   assertAuditSink,
   assertCompactionFunction,
@@ -100,7 +99,11 @@ export class SessionSettings {
   }
 
   /** Configures a Session in builder state; `history` serves the searchable-history block. */
-  apply(session: Session, sessionId: string, history: SearchProvider): Session {
+  apply(
+    { session, seam }: ManagedSession,
+    sessionId: string,
+    history: SearchProvider,
+  ): void {
     for (const { label, options } of this.templates) {
       const { provider, ...rest } = options;
       const resolved =
@@ -136,9 +139,6 @@ export class SessionSettings {
       session.withAudit(this.auditSettings.sink, this.auditSettings.options);
     if (this.rowSizeLimit !== undefined)
       session.withRowSizeLimit(this.rowSizeLimit);
-    if (this.embeddings) attachEmbeddings(runtimeOf(session), this.embeddings);
-    return session;
+    if (this.embeddings) seam.attachEmbeddings(this.embeddings);
   }
 }
-
-const runtimeOf = (session: Session) => Session.runtimeOf(session);

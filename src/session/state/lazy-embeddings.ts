@@ -1,4 +1,5 @@
 import type { BackendEmbeddings } from "../contracts/embedding-store.js";
+import { StoreSlot, storeRuntime } from "./store-runtime.js";
 
 /**
  * A store's `BackendEmbeddings` whose code loads on first call: providers hand this out from
@@ -9,11 +10,10 @@ export function lazyEmbeddings(
   identity: object,
   load: () => Promise<BackendEmbeddings>,
 ): BackendEmbeddings {
-  let embeddings = byIdentity.get(identity);
-  if (!embeddings) {
+  return storeRuntime(identity).own(EMBEDDINGS, () => {
     let loaded: Promise<BackendEmbeddings> | null = null;
     const real = () => (loaded ??= load());
-    embeddings = {
+    return {
       open: async () => (await real()).open(),
       exists: async () => (await real()).exists(),
       count: async (sessionId, itemIds) =>
@@ -22,11 +22,10 @@ export function lazyEmbeddings(
         (await real()).erase(sessionId, itemIds),
       remove: async () => (await real()).remove(),
     };
-    byIdentity.set(identity, embeddings);
-  }
-  return embeddings;
+  });
 }
 
 // --- Internal helpers ---
 
-const byIdentity = new WeakMap<object, BackendEmbeddings>();
+/** The store's one embeddings object: the manager keys its open index on it (embedding-stores.ts). */
+const EMBEDDINGS = new StoreSlot<BackendEmbeddings>("embeddings");
