@@ -1,6 +1,7 @@
 import type { Backend } from "../session/contracts/backend.js";
 import { ArborTypeError } from "../session/errors/index.js";
 import { sqlBackend } from "../backends/sql/sql-backend.js";
+import { StoreSlot, storeRuntime } from "../session/state/store-runtime.js";
 import type { SqliteDatabase } from "./_better-sqlite3.js";
 import { loadSqliteVec } from "./_sqlite-vec.js";
 import {
@@ -45,21 +46,21 @@ export function sqliteBackend(
   options: OpenSqliteOptions = {},
 ): SqliteBackend {
   const handle = handleOf(fileOrDatabase, options);
-  let backend = backends.get(handle);
-  if (!backend) {
-    // The sql backend itself, seen through an object that adds the handle: its members, its
-    // identity (the handle) and everything keyed on it stay the sql backend's own.
-    backend = Object.create(sqlBackend(handle), {
-      sqlite: { value: handle, enumerable: true },
-    }) as SqliteBackend;
-    backends.set(handle, backend);
-  }
-  return backend;
+  // The sql backend itself, seen through an object that adds the handle: its members, its
+  // identity (the handle) and everything keyed on it stay the sql backend's own. One per store,
+  // a slot of the store's runtime like the sql backend it wraps.
+  return storeRuntime(handle).own(
+    SQLITE_BACKEND,
+    () =>
+      Object.create(sqlBackend(handle), {
+        sqlite: { value: handle, enumerable: true },
+      }) as SqliteBackend,
+  );
 }
 
 // --- Internal helpers ---
 
-const backends = new WeakMap<SqliteHandle, SqliteBackend>();
+const SQLITE_BACKEND = new StoreSlot<SqliteBackend>("sqlite backend");
 const handles = new WeakMap<SqliteDatabase, SqliteHandle>();
 
 function handleOf(

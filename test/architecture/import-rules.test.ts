@@ -320,8 +320,8 @@ describe("import rules of src/", () => {
     const allowed: Record<string, string> = {
       "session/state/store-runtime.ts":
         "the registry: one StoreRuntime per store identity",
-      "session/postgres-seed.ts":
-        "the seed stand-in's backend per client (goes with that file)",
+      "sqlite/sqlite-backend.ts":
+        "the handle given to a better-sqlite3 Database, so one database is one store",
       "backends/sql/sql-schema.ts": "schema applied to this store object",
       "backends/sql/sql-block-history.ts":
         "tables created on this store object",

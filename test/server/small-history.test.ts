@@ -3,13 +3,14 @@
 // for turns behind the readers of other large answers. Real SQLite; the answer must be the
 // history `getHistory()` reads, overlays applied, and `null` (nothing read) beyond the bounds.
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  activeHistoryWithin,
-  type Session,
-} from "../../src/session/session.js";
+import { sessionSeam, type Session } from "../../src/session/session.js";
 import { SessionManager } from "../../src/session/index.js";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/index.js";
 
+const activeHistoryWithin = (
+  session: Session,
+  within: { messages: number; bytes: number },
+) => sessionSeam(session).activeHistoryWithin(within);
 const WINDOW = { messages: 50, bytes: 64 * 1024 };
 const handles: SqliteHandle[] = [];
 
