@@ -5,7 +5,7 @@
 // throws passes unchanged.
 import pg from "pg";
 import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import type { PostgresClient } from "../../src/backends/postgres/postgres-client.js";
 import { postgresExecutor } from "../../src/backends/postgres/postgres-executor.js";
 import { isArborError } from "../../src/session/index.js";
@@ -35,7 +35,7 @@ const DRIVERS: Driver[] = [
     connect(url) {
       const sql = postgres(url, { max: 4, onnotice: () => undefined });
       return {
-        client: sql as unknown as PostgresClient,
+        client: sql,
         close: () => sql.end({ timeout: 0 }),
       };
     },

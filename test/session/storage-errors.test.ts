@@ -78,7 +78,7 @@ const DRIVERS: Driver[] = [
     connect(url) {
       const sql = postgres(url, { max: 2, onnotice: () => undefined });
       return {
-        client: sql as unknown as PostgresClient,
+        client: sql,
         close: () => sql.end({ timeout: 0 }),
       };
     },
