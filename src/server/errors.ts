@@ -110,8 +110,8 @@ export function errorResponse(
  * The `app.onError` handler, which reads codes only (each backend has given its driver's errors
  * Arbor's codes): `STORAGE_UNAVAILABLE` is 503, logged once per outage; Arbor codes by the map;
  * transport errors by status; the rest 500 `INTERNAL`. A client error (4xx) logs nothing, a 501
- * one line, and only a fault of the server (500) its stack. A 500's answer never carries the
- * error's own words (a driver's message may name tables or values); the log has them.
+ * one line, and only a fault of the server (500) its stack. A `STORAGE_ERROR` answer never
+ * carries the driver's words (they may name tables or values); the log has them.
  * `startedAt` says when the request began (for the outage log).
  */
 export function handleError(

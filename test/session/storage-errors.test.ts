@@ -181,6 +181,36 @@ describe("SQLite busy", () => {
     expect(codes(error).code).toBe("STORAGE_ERROR");
     expect((error as { cause: unknown }).cause).toBeInstanceOf(TypeError);
   });
+
+  it("a closed handle answers STORAGE_ERROR alike over HTTP (500, details logged only) and MCP", async () => {
+    const handle = openSqlite(join(folder, "closed-served.db"));
+    const manager = SessionManager.create(handle);
+    await manager.create("before");
+    const logged: unknown[] = [];
+    const app = createApp({
+      manager,
+      mcp: mcpEndpoint(),
+      logError: (_message, error) => logged.push(error),
+    });
+    const mcp = await connectHttp("http://localhost/mcp", {
+      fetch: (input, init) =>
+        Promise.resolve(app.fetch(new Request(input, init))),
+    });
+    closing.push(() => mcp.close());
+    handle.close();
+    const answer = await client(app)("GET", "/v1/sessions");
+    expect([answer.status, answer.body.error]).toEqual([
+      500,
+      {
+        code: "STORAGE_ERROR",
+        message: "The storage failed; the server log has the details",
+      },
+    ]);
+    expect(logged.map((error) => codes(error).code)).toEqual(["STORAGE_ERROR"]);
+    expect((await failure(mcp, "list_sessions", {})).code).toBe(
+      "STORAGE_ERROR",
+    );
+  });
 });
 
 describe("a custom provider's own error", () => {
