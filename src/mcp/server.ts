@@ -150,10 +150,10 @@ function errorResult(code: string, message: string): CallToolResult {
 }
 
 /**
- * The code and message a caller sees. Another owner's session reads exactly like a missing one.
- * Errors that are not Arbor's are storage failures when they come from a driver (they carry a
- * code such as `SQLITE_BUSY`, `ECONNREFUSED` or a PostgreSQL SQLSTATE, or speak of the database);
- * anything else is `INTERNAL`.
+ * The code and message a caller sees, read from the error's code only, as the HTTP server does:
+ * each backend has given its driver's errors Arbor's codes (`STORAGE_UNAVAILABLE`,
+ * `STORAGE_ERROR`, …). Another owner's session reads exactly like a missing one. An error without
+ * Arbor's code (a custom provider's own, a bug) is `INTERNAL`, whatever its message says.
  */
 function describeError(error: unknown): { code: string; message: string } {
   if (isArborError(error)) {
@@ -162,12 +162,6 @@ function describeError(error: unknown): { code: string; message: string } {
     return { code, message: error.message };
   }
   const message = error instanceof Error ? error.message : String(error);
-  const driverCode = (error as { code?: unknown } | null)?.code;
-  if (
-    typeof driverCode === "string" ||
-    /database|connection|sql/i.test(message)
-  )
-    return { code: "STORAGE_ERROR", message: `The store failed: ${message}` };
   return { code: "INTERNAL", message: `Unexpected failure: ${message}` };
 }
 
@@ -187,7 +181,9 @@ async function protocolErrors<T>(
   } catch (error) {
     const { code, message } = describeError(error);
     const kind =
-      code === "STORAGE_ERROR" || code === "INTERNAL"
+      code === "STORAGE_ERROR" ||
+      code === "STORAGE_UNAVAILABLE" ||
+      code === "INTERNAL"
         ? ErrorCode.InternalError
         : ErrorCode.InvalidParams;
     throw Object.assign(new Error(`${code}: ${message}`), {

@@ -78,6 +78,7 @@ export const STATUS_BY_CODE: Readonly<
   WRITE_CONFLICT: 409,
   NOT_SUPPORTED: 501,
   STORAGE_UNAVAILABLE: 503,
+  STORAGE_ERROR: 500,
   INVALID_TARGET: 500,
   SESSION_ALREADY_INITIALIZED: 500,
   SCHEMA_VERSION: 500,
@@ -106,10 +107,12 @@ export function errorResponse(
 }
 
 /**
- * The `app.onError` handler: a storage outage (any driver's words for it) is 503
- * `STORAGE_UNAVAILABLE`, logged once per outage; Arbor codes by the map; transport errors by
- * status; the rest 500. A client error (4xx) logs nothing, a 501 one line, and only a fault of
- * the server (500) its stack. `startedAt` says when the request began (for the outage log).
+ * The `app.onError` handler, which reads codes only (each backend has given its driver's errors
+ * Arbor's codes): `STORAGE_UNAVAILABLE` is 503, logged once per outage; Arbor codes by the map;
+ * transport errors by status; the rest 500 `INTERNAL`. A client error (4xx) logs nothing, a 501
+ * one line, and only a fault of the server (500) its stack. A `STORAGE_ERROR` answer never
+ * carries the driver's words (they may name tables or values); the log has them.
+ * `startedAt` says when the request began (for the outage log).
  */
 export function handleError(
   log: ErrorLogger,
@@ -135,6 +138,12 @@ export function handleError(
           undefined,
         );
       else if (status >= 500) log(`[arbor] [server] ${routeOf(c)}`, error);
+      if (error.code === "STORAGE_ERROR")
+        return errorResponse(
+          c,
+          "STORAGE_ERROR",
+          "The storage failed; the server log has the details",
+        );
       return errorResponse(c, error.code, error.message);
     }
     if (error instanceof HTTPException) return httpError(c, error);

@@ -127,6 +127,18 @@ export class Store {
     };
   }
 
+  storageError() {
+    const provider = new AgentSessionProvider(this, "s");
+    provider.appendMessage(text("a", "first"));
+    this.sql\`DROP TABLE assistant_messages\`;
+    try {
+      provider.getMessage("a");
+      return { thrown: false };
+    } catch (error) {
+      return { code: error.code, cause: String(error.cause && error.cause.message) };
+    }
+  }
+
   legacy() {
     this.sql\`CREATE TABLE assistant_messages (id TEXT PRIMARY KEY, session_id TEXT NOT NULL DEFAULT '',
       parent_id TEXT, role TEXT NOT NULL, content TEXT NOT NULL, created_at DATETIME DEFAULT CURRENT_TIMESTAMP)\`;
@@ -246,6 +258,16 @@ describe("AgentSessionProvider inside workerd (Durable Object SQLite)", () => {
       linear: { length: 200, intact: true },
       reversed: { length: 200, intact: true },
       search: ["m150"],
+    });
+  });
+
+  it("gives the engine's error Arbor's code at the provider's edge, the engine's as cause", async () => {
+    // The DO engine names the SQLite code only in its message (sql-errors.ts reads it there).
+    expect(await run("storageError")).toEqual({
+      code: "STORAGE_ERROR",
+      cause: expect.stringMatching(
+        /no such table: assistant_messages.*SQLITE_ERROR/,
+      ),
     });
   });
 

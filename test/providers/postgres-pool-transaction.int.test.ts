@@ -1,8 +1,8 @@
 // A transaction over a pg.Pool whose backend is terminated mid-way (57P01, as every connection gets
 // when PostgreSQL restarts). The checked-out client emits `error` itself, and the pool listens only
 // on idle ones: unheard, that event is an unhandled error that fails the whole test run. Here the
-// transaction rejects with the server's error, the pool discards the connection, and the next
-// transaction runs on a fresh one.
+// transaction rejects with STORAGE_UNAVAILABLE (the server's error as its cause), the pool discards
+// the connection, and the next transaction runs on a fresh one.
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { postgresExecutor } from "../../src/backends/postgres/postgres-executor.js";
@@ -30,7 +30,7 @@ describePostgres("a pg.Pool transaction whose backend is terminated", () => {
     await database?.drop();
   });
 
-  it("rejects with 57P01, discards the connection and runs the next transaction", async () => {
+  it("rejects with STORAGE_UNAVAILABLE (57P01), discards the connection and runs the next transaction", async () => {
     const executor = postgresExecutor(pool);
     const running = executor.transaction(async (tx) => {
       await tx.query("SELECT pg_sleep(30)");
@@ -38,7 +38,7 @@ describePostgres("a pg.Pool transaction whose backend is terminated", () => {
     });
     const outcome = running.then(
       () => null,
-      (error: { code?: string }) => error,
+      (error: { code?: string; cause?: { code?: string } }) => error,
     );
     // Wait until the transaction's statement is running, then end its backend.
     for (let tries = 0; tries < 100; tries++) {
@@ -54,7 +54,10 @@ describePostgres("a pg.Pool transaction whose backend is terminated", () => {
         WHERE application_name = 'arbor-terminated-transaction' AND query LIKE '%pg_sleep%'`,
     );
     const error = await outcome;
-    expect(error?.code).toBe("57P01");
+    expect([error?.code, error?.cause?.code]).toEqual([
+      "STORAGE_UNAVAILABLE",
+      "57P01",
+    ]);
     // Let the terminated connection's remaining events arrive before the next checkout.
     await new Promise((resolve) => setTimeout(resolve, 100));
     await expect(

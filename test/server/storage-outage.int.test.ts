@@ -359,9 +359,11 @@ describePostgres("storage outages: pg pool exhausted", () => {
 });
 
 describe("storage faults", () => {
-  it("are told apart from bad requests", async () => {
+  it("are what the backend calls them: the server reads the code only", async () => {
     const { isStorageFault } =
       await import("../../src/server/reliability/storage-faults.js");
+    const { postgresError } =
+      await import("../../src/backends/postgres/postgres-errors.js");
     const coded = (code: string) => Object.assign(new Error("x"), { code });
     for (const fault of [
       coded("ECONNREFUSED"),
@@ -369,20 +371,18 @@ describe("storage faults", () => {
       coded("08006"),
       coded("53300"),
       coded("CONNECTION_CLOSED"),
-      coded("SQLITE_BUSY"),
       new Error("Connection terminated unexpectedly"),
       new Error("timeout exceeded when trying to connect"),
       new AggregateError([coded("ECONNREFUSED")]),
       new Error("wrapped", { cause: coded("ECONNRESET") }),
-    ])
-      expect(isStorageFault(fault), String(fault)).toBe(true);
-    for (const other of [
-      coded("23505"),
-      coded("42P01"),
-      new Error("boom"),
-      null,
-      "ECONNREFUSED",
-    ])
+    ]) {
+      expect(isStorageFault(postgresError(fault)), String(fault)).toBe(true);
+      // Unwrapped, a driver's error is not Arbor's to read.
+      expect(isStorageFault(fault), String(fault)).toBe(false);
+    }
+    for (const other of [coded("23505"), coded("42P01"), new Error("boom")])
+      expect(isStorageFault(postgresError(other)), String(other)).toBe(false);
+    for (const other of [null, "ECONNREFUSED", coded("STORAGE_UNAVAILABLE")])
       expect(isStorageFault(other), String(other)).toBe(false);
   });
 });

@@ -1,3 +1,4 @@
+import { sqlState } from "./postgres-errors.js";
 import {
   blockVersionFromRow,
   type BlockVersionRow,
@@ -125,5 +126,5 @@ function sleep(ms: number): Promise<void> {
 }
 
 function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === "23505";
+  return sqlState(error) === "23505";
 }

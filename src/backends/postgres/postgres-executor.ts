@@ -1,6 +1,7 @@
 import { KeyedMutex } from "../../session/state/keyed-mutex.js";
 import { StoreSlot, storeRuntime } from "../../session/state/store-runtime.js";
 import { ArborError, ArborTypeError } from "../../session/errors/index.js";
+import { postgresError } from "./postgres-errors.js";
 import {
   checkPostgresClient,
   isPostgresJs,
@@ -37,6 +38,10 @@ export function postgresExecutor(client: PostgresClient): PostgresExecutor {
  * `arbor_record_change()` succeeds, one `pg_notify` follows within `ANNOUNCE_DELAY_MS`, shared by
  * every commit in between. Outside the writing transaction, a notification does not serialize
  * commits (postgres-change-log.ts).
+ *
+ * It is also where the driver's errors become Arbor's (`postgresError`): every statement, and a
+ * transaction's connect, `BEGIN` and `COMMIT`. What the transaction's own work throws passes as it
+ * is (its statements' errors are already Arbor's; anything else is not the database's).
  */
 function announcing(executor: PostgresExecutor): PostgresExecutor {
   let pending: ReturnType<typeof setTimeout> | undefined;
@@ -54,50 +59,40 @@ function announcing(executor: PostgresExecutor): PostgresExecutor {
     async query<Row>(sql: string, params?: readonly unknown[]) {
       const rows = await executor
         .query<Row>(sql, params)
-        .catch(rethrowEncodingError);
+        .catch(rethrowPostgresError);
       if (records(sql)) announce();
       return rows;
     },
     async transaction<T>(work: (tx: PostgresQueryable) => Promise<T>) {
       let recorded = false;
+      let workFailure: { error: unknown } | undefined;
       const result = await executor
-        .transaction((tx) =>
-          work({
-            query: <Row>(sql: string, params?: readonly unknown[]) => {
-              if (records(sql)) recorded = true;
-              return tx.query<Row>(sql, params);
-            },
-          }),
-        )
-        .catch(rethrowEncodingError);
+        .transaction(async (tx) => {
+          try {
+            return await work({
+              query: <Row>(sql: string, params?: readonly unknown[]) => {
+                if (records(sql)) recorded = true;
+                return tx.query<Row>(sql, params).catch(rethrowPostgresError);
+              },
+            });
+          } catch (error) {
+            workFailure = { error };
+            throw error;
+          }
+        })
+        .catch((error: unknown) => {
+          if (workFailure !== undefined && workFailure.error === error)
+            throw error;
+          return rethrowPostgresError(error);
+        });
       if (recorded) announce();
       return result;
     },
   };
 }
 
-/**
- * SQLSTATEs of a value PostgreSQL text cannot hold: a NUL (22021 in a parameter, 22P05 from a
- * JSON `\u0000`) or a lone surrogate in JSON (22P02 with a Unicode detail). Arbor refuses such
- * ids and names before writing (core/storable-text.ts); a lookup by one lands here.
- */
-function rethrowEncodingError(error: unknown): never {
-  const { code, detail } = (error ?? {}) as {
-    code?: unknown;
-    detail?: unknown;
-  };
-  if (
-    code === "22021" ||
-    code === "22P05" ||
-    (code === "22P02" && typeof detail === "string" && /unicode/i.test(detail))
-  ) {
-    throw new ArborTypeError(
-      "INVALID_ARGUMENT",
-      "[arbor] [postgres] A value contains a NUL character or a lone surrogate, which PostgreSQL text cannot hold",
-      { cause: error },
-    );
-  }
-  throw error;
+function rethrowPostgresError(error: unknown): never {
+  throw postgresError(error);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { sqlState } from "./postgres-errors.js";
 import {
   decodeMessage,
   searchableText,
@@ -151,8 +152,8 @@ export function matchSql(
  * exceeded, e.g. "tsquery is too large"); connection and schema errors are not among them.
  */
 export function isRejectedQuery(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && /^(22|54)/.test(code);
+  const code = sqlState(error);
+  return code !== undefined && /^(22|54)/.test(code);
 }
 
 // --- Internal helpers ---

@@ -4,6 +4,7 @@
  * answer is not changed). Each method is a single statement, atomic on its own, so it works on
  * every client kind, `execute`-style connections included, and across server processes.
  */
+import { sqlState } from "./postgres-errors.js";
 import type {
   BackendStreams,
   StoredStreamRead,
@@ -148,7 +149,7 @@ async function ensureTables(db: PostgresQueryable): Promise<void> {
     try {
       await db.query(statement);
     } catch (error) {
-      const code = (error as { code?: unknown } | null)?.code;
+      const code = sqlState(error);
       if (code !== "23505" && code !== "42P07") throw error;
     }
   }

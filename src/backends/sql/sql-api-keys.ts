@@ -1,3 +1,4 @@
+import { mapSqlErrors } from "./sql-errors.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import type {
   ApiKeyRecord,
@@ -88,3 +89,6 @@ function toRecord(row: KeyRow): ApiKeyRecord {
     createdAt: row.created_at,
   };
 }
+
+// What leaves a method is Arbor's error, the store's own as its cause (sql-errors.ts).
+mapSqlErrors(SqlApiKeyStore.prototype);

@@ -1,3 +1,4 @@
+import { mapSqlErrors } from "./sql-errors.js";
 import { invalidArgument } from "../../session/errors/index.js";
 import type { AuditEvent, AuditSink } from "../../session/contracts/audit.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
@@ -127,3 +128,6 @@ function statement(before: string, after: string): TemplateStringsArray {
     raw: [] as string[],
   });
 }
+
+// What leaves a method is Arbor's error, the store's own as its cause (sql-errors.ts).
+mapSqlErrors(SqlAuditSink.prototype);

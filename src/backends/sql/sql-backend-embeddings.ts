@@ -5,6 +5,7 @@
 import type { BackendEmbeddings } from "../../session/contracts/embedding-store.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import { removeSqlEmbeddings } from "./sql-embedding-schema.js";
+import { mapSqlErrors } from "./sql-errors.js";
 import {
   countSqlEmbeddings,
   eraseSqlEmbeddings,
@@ -13,7 +14,7 @@ import {
 
 /** The embeddings of one `sql` store. */
 export function createSqlEmbeddings(agent: SqlProvider): BackendEmbeddings {
-  return {
+  return mapSqlErrors<BackendEmbeddings>({
     open: async () => new SqlEmbeddingStore(agent),
     exists: async () => {
       const [row] = agent.sql<{ n: number }>`
@@ -25,5 +26,5 @@ export function createSqlEmbeddings(agent: SqlProvider): BackendEmbeddings {
     erase: async (sessionId, itemIds) =>
       eraseSqlEmbeddings(agent, sessionId, itemIds),
     remove: async () => removeSqlEmbeddings(agent),
-  };
+  });
 }

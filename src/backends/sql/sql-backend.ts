@@ -7,6 +7,7 @@
 import type { Backend } from "../../session/contracts/backend.js";
 import type { ChangeFeedSource } from "../../session/contracts/changes.js";
 import { watchSqlChanges } from "./sql-changes.js";
+import { mapSqlErrors } from "./sql-errors.js";
 import { ensureAgentSchema } from "./sql-schema.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import { lazyApiKeys } from "../../session/state/lazy-api-keys.js";
@@ -25,12 +26,12 @@ export function sqlBackend(agent: SqlProvider): Backend {
 
 /** The store's change feed, as its `Backend` declares it. */
 function sqlChangeFeed(agent: SqlProvider): ChangeFeedSource {
-  return {
+  return mapSqlErrors<ChangeFeedSource>({
     watch(listener, scope) {
       ensureAgentSchema(agent);
       return watchSqlChanges(agent, scope, listener);
     },
-  };
+  });
 }
 
 /** One `Backend` per store: its lazily loaded capabilities are loaded once for every caller. */
@@ -45,12 +46,12 @@ function createBackend(agent: SqlProvider): Backend {
       return (registry ??= new SqlSessionRegistry(agent));
     },
     session: (sessionId) => new AgentSessionProvider(agent, sessionId),
-    erase: {
+    erase: mapSqlErrors<NonNullable<Backend["erase"]>>({
       eraseTarget: async (target, { dryRun, pending }) => {
         const { eraseSqlTarget } = await import("./sql-erase.js");
         return eraseSqlTarget(agent, target, dryRun, pending);
       },
-    },
+    }),
     embeddings: sqlEmbeddings(agent),
     apiKeys: lazyApiKeys(async () => {
       const { SqlApiKeyStore } = await import("./sql-api-keys.js");
@@ -61,7 +62,7 @@ function createBackend(agent: SqlProvider): Backend {
       const { sqlStreams } = await import("./sql-streams.js");
       return sqlStreams(agent);
     }),
-    searchIndex: {
+    searchIndex: mapSqlErrors<NonNullable<Backend["searchIndex"]>>({
       settings: async () =>
         (await import("./sql-search-index.js")).sqlSearchIndexSettings(agent),
       configure: async (settings) =>
@@ -69,6 +70,6 @@ function createBackend(agent: SqlProvider): Backend {
           agent,
           settings,
         ),
-    },
+    }),
   };
 }

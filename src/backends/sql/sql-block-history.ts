@@ -1,3 +1,4 @@
+import { mapSqlErrors } from "./sql-errors.js";
 import {
   blockVersionFromRow,
   type BlockVersionRow,
@@ -84,3 +85,6 @@ export function ensureBlockHistoryTable(agent: SqlProvider): void {
   )`;
   tablesReady.add(agent);
 }
+
+// What leaves a method is Arbor's error, the store's own as its cause (sql-errors.ts).
+mapSqlErrors(AgentBlockHistory.prototype);

@@ -1,3 +1,4 @@
+import { mapSqlErrors } from "./sql-errors.js";
 import { ArborError } from "../../session/errors/index.js";
 import type { WritableContextProvider } from "../../session/contracts/context-provider.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
@@ -64,3 +65,6 @@ export function ensureContextBlockTable(agent: SqlProvider): void {
   )`;
   tablesReady.add(agent);
 }
+
+// What leaves a method is Arbor's error, the store's own as its cause (sql-errors.ts).
+mapSqlErrors(AgentContextProvider.prototype);

@@ -5,6 +5,7 @@
  * same write as the change itself, so a crash between an append and its embedding loses
  * nothing, and a deleted or updated message loses its vector in that write too.
  */
+import { mapSqlErrors } from "./sql-errors.js";
 import {
   decodeMessage,
   searchableText,
@@ -293,3 +294,6 @@ function dequeue(agent: SqlProvider, item: QueueItem): void {
   agent.sql`DELETE FROM arbor_embedding_queue WHERE session_id = ${item.sessionId}
     AND kind = ${item.kind} AND item_id = ${item.itemId} AND gen = ${item.gen}`;
 }
+
+// What leaves a method is Arbor's error, the store's own as its cause (sql-errors.ts).
+mapSqlErrors(SqlEmbeddingStore.prototype);

@@ -1,3 +1,4 @@
+import { mapSqlErrors } from "./sql-errors.js";
 import { rankedExpressions } from "./sql-rare-terms.js";
 import { analyzeQuery } from "../../session/core/query-analysis.js";
 import {
@@ -383,3 +384,6 @@ export class SqlSessionRegistry implements SessionRegistry {
     ensureRegistryTable(this.agent);
   }
 }
+
+// What leaves a method is Arbor's error, the store's own as its cause (sql-errors.ts).
+mapSqlErrors(SqlSessionRegistry.prototype);

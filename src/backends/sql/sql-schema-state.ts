@@ -3,6 +3,7 @@
  * applies it. Tools that only read a file (the CLI's reading commands) ask first, so a database of
  * another application, or one that needs a schema step, is refused instead of changed.
  */
+import { sqlError } from "./sql-errors.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import { ensureRegistryTable } from "./sql-registry-table.js";
 import { recordedVersion, SCHEMA_VERSION } from "./sql-schema-version.js";
@@ -20,6 +21,34 @@ export type SqlSchemaState = "current" | "outdated" | "absent";
  * connection. Throws `SCHEMA_VERSION` when a newer Arbor wrote the store.
  */
 export function inspectSqlSchema(agent: SqlProvider): SqlSchemaState {
+  try {
+    return inspect(agent);
+  } catch (error) {
+    throw sqlError(error);
+  }
+}
+
+/**
+ * Creates or migrates the store's tables to this Arbor's version, as the first write would; an
+ * older Arbor's file, or one of agents@0.22 / agents@0.32, is converted in place. Returns the
+ * state it found, and the version it leaves.
+ */
+export function applySqlSchema(agent: SqlProvider): {
+  before: SqlSchemaState;
+  version: number;
+} {
+  const before = inspectSqlSchema(agent);
+  try {
+    ensureRegistryTable(agent);
+  } catch (error) {
+    throw sqlError(error);
+  }
+  return { before, version: SCHEMA_VERSION };
+}
+
+// --- Internal helpers ---
+
+function inspect(agent: SqlProvider): SqlSchemaState {
   const version = recordedVersion(agent);
   const tables = new Set(
     agent.sql<{
@@ -33,22 +62,6 @@ export function inspectSqlSchema(agent: SqlProvider): SqlSchemaState {
   if (version !== null) return "outdated";
   return ARBOR_TABLES.some((name) => tables.has(name)) ? "outdated" : "absent";
 }
-
-/**
- * Creates or migrates the store's tables to this Arbor's version, as the first write would; an
- * older Arbor's file, or one of agents@0.22 / agents@0.32, is converted in place. Returns the
- * state it found, and the version it leaves.
- */
-export function applySqlSchema(agent: SqlProvider): {
-  before: SqlSchemaState;
-  version: number;
-} {
-  const before = inspectSqlSchema(agent);
-  ensureRegistryTable(agent);
-  return { before, version: SCHEMA_VERSION };
-}
-
-// --- Internal helpers ---
 
 /**
  * Tables only Arbor, or the agents releases it lifts, create: their presence makes a store

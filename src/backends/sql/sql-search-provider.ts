@@ -1,3 +1,4 @@
+import { mapSqlErrors } from "./sql-errors.js";
 import type { SearchProvider } from "../../session/contracts/context-provider.js";
 import {
   analyzeQuery,
@@ -104,3 +105,6 @@ export class AgentSearchProvider implements SearchProvider {
     createSearchEntryTables(this.agent);
   }
 }
+
+// What leaves a method is Arbor's error, the store's own as its cause (sql-errors.ts).
+mapSqlErrors(AgentSearchProvider.prototype);

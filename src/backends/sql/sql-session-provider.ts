@@ -1,3 +1,4 @@
+import { mapSqlErrors } from "./sql-errors.js";
 import type { BlockHistoryStore } from "../../session/contracts/block-history.js";
 import type {
   ChangeListener,
@@ -510,3 +511,6 @@ export class AgentSessionProvider implements SessionProvider {
       : this.#latestLeaf.current();
   }
 }
+
+// What leaves a method is Arbor's error, the store's own as its cause (sql-errors.ts).
+mapSqlErrors(AgentSessionProvider.prototype);

@@ -9,12 +9,17 @@ import type {
   StoredStreamRead,
 } from "../../session/contracts/chat-streams.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
+import { mapSqlErrors, sqlError } from "./sql-errors.js";
 import { atomically } from "./sql-transaction.js";
 
 /** The streams of a `sql` store. */
 export function sqlStreams(agent: SqlProvider): BackendStreams {
-  ensureTables(agent);
-  return {
+  try {
+    ensureTables(agent);
+  } catch (error) {
+    throw sqlError(error);
+  }
+  return mapSqlErrors<BackendStreams>({
     async begin(sessionId, streamId, { staleAfterMs }) {
       return atomically(agent, () => {
         const now = Date.now();
@@ -80,7 +85,7 @@ export function sqlStreams(agent: SqlProvider): BackendStreams {
       agent.sql`UPDATE arbor_chat_streams SET status = 'done', updated_at = ${Date.now()}
         WHERE session_id = ${sessionId} AND stream_id = ${streamId}`;
     },
-  };
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { ServerDeps, ServerEnv } from "../context.js";
+import { ArborError } from "../../session/errors/index.js";
 import { errorResponse } from "../errors.js";
 import { errors, json } from "../schemas/common.js";
 import type { LoadLimiter } from "./load-limits.js";
@@ -57,9 +58,10 @@ async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(
       () =>
         reject(
-          Object.assign(new Error("Query read timeout: readiness probe"), {
-            code: "ETIMEDOUT",
-          }),
+          new ArborError(
+            "STORAGE_UNAVAILABLE",
+            `[arbor] [server] The storage did not answer the readiness probe within ${ms} ms`,
+          ),
         ),
       ms,
     );

@@ -1,71 +1,24 @@
 import { isArborError } from "../../session/errors/index.js";
 
 /**
- * Node socket codes that mean the database could not be reached or went away mid-query. They
- * are the driver's transport failing, never a bad request.
+ * True when `error` is the storage's outage: `STORAGE_UNAVAILABLE`, which each backend gives its
+ * driver's words for it (a refused or cut connection, a pool's wait running out, PostgreSQL
+ * shutting down, SQLite busy), so the request may succeed when retried later. The code is the
+ * whole test: an error without it (a custom provider's own, a bug) is not an outage, whatever
+ * its message says (docs/errors.md).
  */
-const SOCKET_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ECONNABORTED",
-  "EPIPE",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-]);
-
-/**
- * Driver codes of the same kind: postgres.js names its lost connections; SQLite's busy timeout
- * ran out while another process held the write lock.
- */
-const DRIVER_CODES = new Set([
-  "CONNECTION_CLOSED",
-  "CONNECTION_ENDED",
-  "CONNECTION_DESTROYED",
-  "CONNECT_TIMEOUT",
-  "SQLITE_BUSY",
-]);
-
-/**
- * PostgreSQL SQLSTATEs of a server that cannot serve now: the whole connection-exception class
- * (08…), shutdown and recovery (57P01-57P03), too many connections (53300) and a statement
- * cancelled by `statement_timeout` (57014): all pass when the database does.
- */
-const SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300|57014)$/;
-
-/** `pg` says these in words only (no code): a cut connection, the pool's acquire timeout. */
-const DRIVER_MESSAGES =
-  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended|Query read timeout)/;
-
-/**
- * True when `error` (or an error in its `cause` chain, or one of an AggregateError's) says the
- * storage is unreachable or overloaded, so the request may succeed when retried later.
- */
-export function isStorageFault(error: unknown, depth = 0): boolean {
-  if (depth > 5 || typeof error !== "object" || error === null) return false;
-  // Arbor's own codes are kept (a bad request stays a bad request), except the storage one.
-  if (isArborError(error) && error.code === "STORAGE_UNAVAILABLE") return true;
-  const { code, message, cause, errors } = error as {
-    code?: unknown;
-    message?: unknown;
-    cause?: unknown;
-    errors?: unknown;
-  };
-  if (typeof code === "string") {
-    if (SOCKET_CODES.has(code) || DRIVER_CODES.has(code) || SQLSTATE.test(code))
-      return true;
-  }
-  if (typeof message === "string" && DRIVER_MESSAGES.test(message)) return true;
-  if (Array.isArray(errors) && errors.some((e) => isStorageFault(e, depth + 1)))
-    return true;
-  return isStorageFault(cause, depth + 1);
+export function isStorageFault(error: unknown): boolean {
+  return isArborError(error) && error.code === "STORAGE_UNAVAILABLE";
 }
 
-/** A short reason for the log: the code and first line of the message, never a stack. */
+/**
+ * A short reason for the log: the code and first line of the message, never a stack. Of the
+ * driver's error when the backend wrapped one (its `cause`): that is what an operator looks up.
+ */
 export function faultReason(error: unknown): string {
-  const { code, message } = (error ?? {}) as {
+  const source =
+    isArborError(error) && error.cause !== undefined ? error.cause : error;
+  const { code, message } = (source ?? {}) as {
     code?: unknown;
     message?: unknown;
   };

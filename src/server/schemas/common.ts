@@ -75,7 +75,7 @@ const ERROR_DESCRIPTIONS = {
   413: "The body is over the limit (PAYLOAD_TOO_LARGE)",
   415: "The body is not JSON (UNSUPPORTED_MEDIA_TYPE)",
   422: "The Idempotency-Key was used for another request (IDEMPOTENCY_KEY_REUSED)",
-  500: "An unexpected error (INTERNAL); details go to the server's log only",
+  500: "An unexpected error (INTERNAL) or a storage failure that is not an outage (STORAGE_ERROR); details go to the server's log only",
   501: "Not available on this server (NOT_SUPPORTED, e.g. semantic search without embeddings)",
   503: "Temporarily unavailable, with Retry-After: the storage is down (STORAGE_UNAVAILABLE), too many requests (OVERLOADED), too slow (REQUEST_TIMEOUT) or shutting down (SHUTTING_DOWN)",
 } as const;

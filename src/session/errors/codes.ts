@@ -51,8 +51,10 @@ export const ARBOR_ERROR_CODES = [
   "EMPTY_CONTEXT",
   /** An optional peer dependency the call needs is not installed (`@ai-sdk/openai-compatible`, …). */
   "MISSING_DEPENDENCY",
-  /** The storage cannot be opened or written (`openSqlite()` on a directory or a path in a missing directory); over HTTP, also a database outage (503). */
+  /** The storage cannot be reached or opened now (a database outage, SQLite busy past its timeout, `openSqlite()` on a directory); retrying later may succeed. HTTP 503. */
   "STORAGE_UNAVAILABLE",
+  /** The storage failed for another reason (a closed handle, a full disk, a statement it refused); `cause` holds the driver's error. HTTP 500. */
+  "STORAGE_ERROR",
   /** A file or body that cannot be imported (unknown format, bad JSON, a broken tree); the message names the line or node. */
   "INVALID_IMPORT",
   /** Session metadata over a limit (entries, key or value length, total bytes); the message names it. Nothing is written. */
