@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { PostgresSessionProvider } from "../../src/backends/postgres/index.js";
 import type { PostgresClient } from "../../src/backends/postgres/postgres-client.js";
 import { memoryBackend } from "../../src/backends/memory/memory-backend.js";
+import { postgresBackend } from "../../src/backends/postgres/postgres-backend.js";
 import { mcpEndpoint } from "../../src/mcp/index.js";
 import { createApp } from "../../src/server/index.js";
 import {
@@ -114,7 +115,9 @@ describe.each(DRIVERS)("PostgreSQL refused, over $name", (driver) => {
   });
 
   it("is STORAGE_UNAVAILABLE from the manager", async () => {
-    const manager = SessionManager.create(await connectClosed());
+    const manager = SessionManager.create(
+      postgresBackend(await connectClosed()),
+    );
     expect(codes(await rejection(() => manager.list()))).toEqual({
       code: "STORAGE_UNAVAILABLE",
       cause: "ECONNREFUSED",
@@ -122,7 +125,9 @@ describe.each(DRIVERS)("PostgreSQL refused, over $name", (driver) => {
   });
 
   it("answers alike over HTTP (503) and MCP", async () => {
-    const manager = SessionManager.create(await connectClosed());
+    const manager = SessionManager.create(
+      postgresBackend(await connectClosed()),
+    );
     const app = createApp({
       manager,
       mcp: mcpEndpoint(),

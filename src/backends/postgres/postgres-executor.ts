@@ -1,6 +1,6 @@
 import { KeyedMutex } from "../../session/state/keyed-mutex.js";
 import { StoreSlot, storeRuntime } from "../../session/state/store-runtime.js";
-import { ArborError, ArborTypeError } from "../../session/errors/index.js";
+import { ArborError } from "../../session/errors/index.js";
 import { postgresError } from "./postgres-errors.js";
 import {
   checkPostgresClient,
