@@ -429,10 +429,9 @@ export class Session {
     session.runtime.plan.direct = false;
     // Only a sql store's own `broadcast` (a Durable Object Agent's) hears status events; a
     // SessionProvider never broadcasts (docs/behavior/session-setup.md).
-    const broadcast = store?.broadcast;
-    if (typeof broadcast === "function")
+    if (typeof store?.broadcast === "function")
       session.runtime.status.broadcastTo((message) =>
-        broadcast.call(store, message),
+        store.broadcast?.(message),
       );
     return session;
   }

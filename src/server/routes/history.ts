@@ -26,6 +26,7 @@ import {
   SwitchLeafBody,
   TreeSchema,
 } from "../schemas/messages.js";
+import { declaredAnswer } from "../responses/declared-answer.js";
 
 const tags = ["History"];
 /**
@@ -131,7 +132,9 @@ export function historyRoutes(
         await openSession(deps, c, id);
       return c.json({ messages: [], leafId }, 200);
     }
-    return (await streamedHistory(session, leafId, streamedReads)) as never;
+    return declaredAnswer(
+      await streamedHistory(session, leafId, streamedReads),
+    );
   });
 
   app.openapi(getRecentHistory, async (c) => {
