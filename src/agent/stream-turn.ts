@@ -77,7 +77,11 @@ export async function streamTurn(plan: TurnPlan): Promise<TurnResult> {
       ? { maxOutputTokens: options.maxOutputTokens }
       : {}),
     ...(options.providerOptions
-      ? { providerOptions: options.providerOptions as never }
+      ? {
+          providerOptions: options.providerOptions as NonNullable<
+            Parameters<typeof streamText>[0]["providerOptions"]
+          >,
+        }
       : {}),
     onStepFinish: (step) => {
       steps.push(step);
@@ -104,7 +108,7 @@ export async function streamTurn(plan: TurnPlan): Promise<TurnResult> {
     })
     // The signal also ends the pipe, so a provider that ignores it cannot hold the turn open.
     .pipeThrough(
-      chunkTap(turn.onChunk, () => (aborted = true)),
+      chunkTap(turn, () => (aborted = true)),
       {
         ...(turn.abortSignal ? { signal: turn.abortSignal } : {}),
       },
@@ -190,16 +194,16 @@ function answerStore(session: Session, parentId: string) {
 
 /** Hands each chunk to `onChunk` (a failing consumer is logged once) and notes an abort. */
 function chunkTap(
-  onChunk: TurnOptions["onChunk"],
+  turn: Pick<TurnOptions, "onChunk">,
   onAbort: () => void,
 ): TransformStream<UIMessageChunk, UIMessageChunk> {
   let warned = false;
   return new TransformStream({
     async transform(chunk, controller) {
       if (chunk.type === "abort") onAbort();
-      if (onChunk) {
+      if (turn.onChunk) {
         try {
-          await onChunk(chunk);
+          await turn.onChunk(chunk);
         } catch (error) {
           if (!warned) {
             warned = true;

@@ -1,4 +1,4 @@
-import type { ToolSet } from "ai";
+import type { ToolSet, UIMessage, UIMessageChunk } from "ai";
 import {
   ArborError,
   ArborTypeError,
@@ -130,11 +130,11 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       // The session's memory tools are AI SDK tools in a structural type of their own (the
       // session entry point does not depend on `ai`'s types).
       const tools: ToolSet = {
-        ...((await session.tools()) as unknown as ToolSet),
+        ...((await session.tools()) as ToolSet),
         ...options.tools,
       };
       const modelMessages = await ai.convertToModelMessages(
-        uiMessages as never,
+        uiMessages as UIMessage[],
         { tools, ignoreIncompleteToolCalls: true },
       );
       const result = await options.respond({
@@ -173,7 +173,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       throw error;
     }
     return ai.createUIMessageStreamResponse({
-      stream: localChunks(local) as never,
+      stream: localChunks(local) as ReadableStream<UIMessageChunk>,
     });
   };
 
@@ -206,7 +206,9 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
             });
         }
         if (!stream) return new Response(null, { status: 204 });
-        return ai.createUIMessageStreamResponse({ stream: stream as never });
+        return ai.createUIMessageStreamResponse({
+          stream: stream as ReadableStream<UIMessageChunk>,
+        });
       } catch (error) {
         return errorResponse(error);
       }
@@ -323,6 +325,9 @@ async function applyPlan(
   if (plan.continued) await session.updateMessage(plan.continued);
 }
 
+/** What the AI SDK's `validateUIMessages` takes. */
+type ValidateOptions = Parameters<AiSdk["validateUIMessages"]>[0];
+
 /** The client's new message, checked by the AI SDK's own `validateUIMessages`. */
 async function validated(
   ai: AiSdk,
@@ -334,13 +339,22 @@ async function validated(
     const [checked] = await ai.validateUIMessages({
       messages: [message],
       ...(options.metadataSchema
-        ? { metadataSchema: options.metadataSchema as never }
+        ? {
+            metadataSchema:
+              options.metadataSchema as ValidateOptions["metadataSchema"],
+          }
         : {}),
       ...(options.dataSchemas
-        ? { dataSchemas: options.dataSchemas as never }
+        ? { dataSchemas: options.dataSchemas as ValidateOptions["dataSchemas"] }
         : {}),
       ...(options.tools
-        ? { tools: validationTools(ai, options.tools, message) as never }
+        ? {
+            tools: validationTools(
+              ai,
+              options.tools,
+              message,
+            ) as ValidateOptions["tools"],
+          }
         : {}),
     });
     return checked as SessionMessage;
@@ -388,7 +402,7 @@ function invalidMessageReason(error: unknown, message: unknown): string {
         typeof value === "object" && value !== null
           ? Reflect.get(value, key as PropertyKey)
           : undefined;
-    const type =
+    const type: unknown =
       typeof value === "object" && value !== null
         ? Reflect.get(value, "type")
         : undefined;

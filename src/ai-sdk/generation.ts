@@ -1,3 +1,4 @@
+import type { UIMessage, UIMessageChunk } from "ai";
 import { settleInterruptedMessage } from "../agent/settle-message.js";
 import type {
   BackendStreams,
@@ -55,6 +56,7 @@ export async function runGeneration(generation: Generation): Promise<void> {
   let ended = false;
   let latest: SessionMessage | undefined;
   try {
+    // eslint-disable-next-line no-restricted-syntax -- ChatStreamResult accepts any streamText() result whatever its tool types, so its options parameter is `never`
     const toUIMessageStream = generation.result.toUIMessageStream.bind(
       generation.result,
     ) as unknown as (
@@ -86,8 +88,8 @@ export async function runGeneration(generation: Generation): Promise<void> {
     // The signal also ends the pipe, so a provider that ignores it cannot hold the answer open.
     const piped = ui.pipeThrough(tap, { signal });
     for await (const snapshot of ai.readUIMessageStream({
-      ...(continued ? { message: continued as never } : {}),
-      stream: piped as never,
+      ...(continued ? { message: continued as UIMessage } : {}),
+      stream: piped as ReadableStream<UIMessageChunk>,
       onError: (error: unknown) => {
         if (!signal.aborted) failure ??= messageOf(error);
       },

@@ -15,7 +15,9 @@ export function localChunks(
       while (next >= stream.chunks.length && !stream.done)
         await stream.changed();
       if (next < stream.chunks.length) {
-        controller.enqueue(JSON.parse(stream.chunks[next++]!));
+        controller.enqueue(
+          JSON.parse(stream.chunks[next++]!) as ChatUIMessageChunk,
+        );
       } else controller.close();
     },
   });
@@ -46,7 +48,7 @@ export function storedChunks(
           progressAt = Date.now();
           next += read.chunks.length;
           for (const chunk of read.chunks)
-            controller.enqueue(JSON.parse(chunk));
+            controller.enqueue(JSON.parse(chunk) as ChatUIMessageChunk);
           return;
         }
         if (read.status === "done" && next >= read.chunkCount)

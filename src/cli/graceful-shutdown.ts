@@ -114,10 +114,7 @@ export class GracefulShutdown {
     // `http.Server#close` would also close the idle keep-alive connections at once (step 3):
     // the listening socket alone stops here.
     const closed = new Promise<void>((resolve) =>
-      net.Server.prototype.close.call(
-        this.server as unknown as net.Server,
-        () => resolve(),
-      ),
+      net.Server.prototype.close.call(this.server, () => resolve()),
     );
     for (const response of this.#inFlight)
       if (!response.headersSent) response.setHeader("Connection", "close");

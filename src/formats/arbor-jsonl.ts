@@ -13,6 +13,7 @@ import {
 } from "./tree.js";
 import { arborSource } from "./snapshot.js";
 import type { ParsedConversation } from "./types.js";
+import { textOf } from "../session/errors/text-of.js";
 
 /** The `format` of a tree JSONL header line. */
 export const ARBOR_JSONL_FORMAT = "arbor.jsonl";
@@ -221,7 +222,7 @@ function readMessage(
   if (typeof value.createdAt !== "string")
     throw invalidImport(where, "a message line needs an ISO-8601 `createdAt`");
   return {
-    id: typeof value.id === "string" ? value.id : String(message.id ?? ""),
+    id: typeof value.id === "string" ? value.id : textOf(message.id),
     parentId: value.parentId,
     createdAt: value.createdAt,
     message: message as SessionMessage,

@@ -19,6 +19,7 @@ import {
   type TreeOptions,
 } from "./tree.js";
 import type { ParsedConversation, SkippedContent } from "./types.js";
+import { textOf } from "../session/errors/text-of.js";
 
 /**
  * Reads ChatGPT's `conversations.json` (an array of conversations, or one). The `mapping` is the
@@ -438,7 +439,7 @@ function readContent(
   const none: ReadContent = { text: "", reasoning: [], images: [] };
   if (!content) return none;
   const images: ChatGptImage[] = [];
-  const type = String(content.content_type ?? "text");
+  const type = textOf(content.content_type, "text");
   const skip = (what: string, reason: string): ReadContent => {
     skipped.push({ where, what, reason });
     return none;
@@ -558,7 +559,7 @@ function partText(
   if (typeof part === "string") return part;
   const object = asRecord(part);
   if (!object) return "";
-  const type = String(object.content_type ?? "");
+  const type = textOf(object.content_type);
   if (type === "image_asset_pointer") {
     if (typeof object.asset_pointer === "string")
       images.push({
@@ -570,7 +571,7 @@ function partText(
     skipped.push({
       where,
       what: "image",
-      reason: `the image file (${String(object.asset_pointer ?? "no pointer")}) is not in conversations.json; "[image]" stands in`,
+      reason: `the image file (${textOf(object.asset_pointer, "no pointer")}) is not in conversations.json; "[image]" stands in`,
     });
     return IMAGE_PLACEHOLDER;
   }

@@ -269,8 +269,8 @@ class RolloutReader {
     const parts = textParts(message);
     const key = promptKey(parts);
     if (takePrompt(this.itemPrompts, key)) return;
-    const images = [payload.images, payload.local_images].flatMap((list) =>
-      Array.isArray(list) ? list : [],
+    const images = [payload.images, payload.local_images].flatMap(
+      (list): unknown[] => (Array.isArray(list) ? list : []),
     );
     images.forEach(() => {
       this.skipped.push({

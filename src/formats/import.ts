@@ -354,7 +354,7 @@ async function finishedImport(
   key: string,
   id: string,
   deadline: number,
-): Promise<string | "gone" | null> {
+): Promise<string | null> {
   const index = manager.importIndex();
   for (let pause = 5; ; pause = Math.min(pause * 2, 200)) {
     const found = await index.findSession(key);

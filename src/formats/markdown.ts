@@ -4,6 +4,7 @@ import type {
 } from "../session/contracts/types.js";
 import { isCompactionMessage } from "../session/core/apply-compactions.js";
 import { toolNameOf } from "../session/core/tool-parts.js";
+import { textOf } from "../session/errors/text-of.js";
 
 /** How much of a tool's input or output a transcript shows. */
 const TOOL_PREVIEW_CHARS = 200;
@@ -84,7 +85,7 @@ export function partMarkdown(part: SessionMessagePart, full: boolean): string {
     return `**Tool \`${tool}\`** \`${preview(part.input)}\`${output}`;
   }
   if (part.type === "file")
-    return `[file: ${String(part.filename ?? part.mediaType ?? "attachment")}]`;
+    return `[file: ${textOf(part.filename ?? part.mediaType, "attachment")}]`;
   return "";
 }
 

@@ -219,7 +219,8 @@ export class FileSkillProvider {
     segments: string[],
   ): Promise<string> {
     const base = join(root, ...segments);
-    let candidate = base + this.extensions[0];
+    // The constructor refuses an empty list.
+    let candidate = base + this.extensions[0]!;
     for (const extension of this.extensions) {
       if (await exists(base + extension)) {
         candidate = base + extension;

@@ -1,4 +1,5 @@
 import { ArborError } from "../session/index.js";
+import { textOf } from "../session/errors/text-of.js";
 
 /** The subset of JSON Schema the tools declare their inputs in, and that `readArguments` checks. */
 export type ArgumentSchema =
@@ -64,7 +65,7 @@ export function readTime(
   value: unknown,
 ): Date | undefined {
   if (value === undefined) return undefined;
-  const time = new Date(String(value));
+  const time = new Date(textOf(value));
   if (Number.isNaN(time.getTime()))
     invalid(
       tool,

@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { cors as corsMiddleware } from "hono/cors";
-import type { Context, MiddlewareHandler } from "hono";
+import type { MiddlewareHandler } from "hono";
 import type { CompactionFunction } from "../session/compaction/session-compaction.js";
 import type { SessionManager } from "../session/manager/session-manager.js";
 import type { KeyVerifier } from "../session/contracts/api-keys.js";
@@ -167,7 +167,8 @@ export function createApp(options: CreateAppOptions): OpenAPIHono<ServerEnv> {
   const logError = options.logError ?? defaultLogger;
   const outage = new OutageLog((line) => logError(line, undefined));
   /** When each request began: its outcome speaks for the storage from then on (OutageLog). */
-  const started = new WeakMap<Context, number>();
+  // Keyed by the request's context object, whatever its type parameters.
+  const started = new WeakMap<object, number>();
   app.onError(handleError(logError, outage, (c) => started.get(c)));
   app.notFound((c) =>
     errorResponse(c, "NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`),

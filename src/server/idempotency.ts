@@ -1,4 +1,6 @@
 import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { JSONValue } from "hono/utils/types";
 import type { SessionManager } from "../session/manager/session-manager.js";
 import type { SessionInfo } from "../session/contracts/session-info.js";
 import { uuidFromHex } from "../session/core/hash-uuid.js";
@@ -291,7 +293,11 @@ async function claim(
 
 function answer(c: Context, result: IdempotentAnswer): Response {
   if (result.replayed) c.header("Idempotent-Replayed", "true");
-  return c.json(result.body as never, result.status as 200);
+  // The body is JSON data an answer built (or its stored copy) and the status one the route declares.
+  return c.json(
+    result.body as JSONValue,
+    result.status as ContentfulStatusCode,
+  );
 }
 
 function keyReused(c: Context): Response {

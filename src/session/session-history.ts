@@ -5,6 +5,7 @@ import { summaryMessage } from "./core/apply-compactions.js";
 import { historyWindows, type WindowBounds } from "./core/history-windows.js";
 import { utf8Length } from "./core/utf8.js";
 import { invalidArgument } from "./errors/index.js";
+import { textOf } from "./errors/text-of.js";
 
 /** Default most messages per streamed batch. */
 export const DEFAULT_HISTORY_BATCH_SIZE = 50;
@@ -137,7 +138,9 @@ function checkOptions(
 function positive(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1)
-    invalid(`\`${name}\` must be a positive integer, got ${String(value)}`);
+    invalid(
+      `\`${name}\` must be a positive integer, got ${textOf(value, "null")}`,
+    );
   return value;
 }
 

@@ -14,6 +14,7 @@ import { ArborTypeError, invalidArgument } from "./errors/index.js";
 import { assertMessageRole } from "./session-checks.js";
 import type { SessionRuntime } from "./session-runtime.js";
 import { enforceRowSizeLimit } from "./core/row-size-limit.js";
+import { textOf } from "./errors/text-of.js";
 
 /** A message ready for the provider: a per-call object, and its JSON (`JSON.stringify(stored)`) when already known. */
 interface PreparedMessage {
@@ -186,7 +187,10 @@ export class SessionWrites {
     messages: readonly SessionMessage[],
     parentId?: string | null,
   ): Promise<number> {
-    if (!Array.isArray(messages)) {
+    // Checked as `unknown` (a JavaScript caller may pass anything): `Array.isArray` would turn
+    // the typed array into `any[]`.
+    const given: unknown = messages;
+    if (!Array.isArray(given)) {
       throw invalidArgument("appendAll() takes an array of messages");
     }
     const jsons = messages.map((message) => {
@@ -511,5 +515,5 @@ function warnUnknownParent(
 
 function describe(value: unknown): string {
   if (typeof value === "object") return Object.prototype.toString.call(value);
-  return `${typeof value} ${String(value)}`;
+  return `${typeof value} ${textOf(value, "undefined")}`;
 }

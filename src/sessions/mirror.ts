@@ -11,13 +11,16 @@ import type {
  * the same id, or pushes it; an update replaces it, and is ignored when the host's array does not
  * hold the id; a delete filters; a clear empties. Imports and compactions change the path underneath the
  * cache in ways a patch cannot express, so only `intercept` handles them.
+ *
+ * The reduction reads only `id` of a cached entry, so it works on `{ id }` whatever the host's
+ * entry type is; without `transform` an entry is the stored message itself.
  */
-export function mirrorListener<M extends { id: string }>(
+export function mirrorListener(
   sessionId: string,
-  options: SessionMirrorOptions<M>,
+  options: SessionMirrorOptions<{ id: string }>,
 ): SessionChangeListener {
-  const transform =
-    options.transform ?? ((message: SessionMessage) => message as never);
+  const transform = (message: SessionMessage): { id: string } =>
+    options.transform ? options.transform(message) : message;
   return async (event) => {
     if (event.sessionId !== sessionId) return;
     if (options.intercept && (await options.intercept(event))) return;

@@ -77,7 +77,11 @@ export class SessionHandle {
     options?: HistoryReadOptions,
   ): AsyncGenerator<SessionMessage, void, undefined> {
     const source = this.#session.history(options);
-    return (async function* () {
+    return (async function* (): AsyncGenerator<
+      SessionMessage,
+      void,
+      undefined
+    > {
       yield* source;
     })();
   }
@@ -87,7 +91,11 @@ export class SessionHandle {
     options?: HistoryBatchReadOptions,
   ): AsyncGenerator<SessionMessage[], void, undefined> {
     const source = this.#session.historyBatches(options);
-    return (async function* () {
+    return (async function* (): AsyncGenerator<
+      SessionMessage[],
+      void,
+      undefined
+    > {
       yield* source;
     })();
   }

@@ -92,7 +92,10 @@ export class Sessions {
 
 function checkReserved(keys: unknown): readonly string[] {
   if (keys === undefined) return [];
-  if (!Array.isArray(keys) || keys.some((key) => typeof key !== "string")) {
+  if (
+    !Array.isArray(keys) ||
+    !keys.every((key): key is string => typeof key === "string")
+  ) {
     throw new ArborTypeError(
       "INVALID_ARGUMENT",
       "[arbor] [sessions] `reservedMetadataKeys` must be an array of strings",

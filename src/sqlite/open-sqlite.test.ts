@@ -39,6 +39,9 @@ describe("openSqlite()", () => {
     handle.close();
   });
 
+  /** vitest's `expect.stringContaining`, typed as the opaque matcher it is (vitest says `any`). */
+  const containing = (text: string): unknown => expect.stringContaining(text);
+
   // Regression: without a path better-sqlite3 silently opened a temporary in-memory database.
   it.each([
     ["undefined", undefined],
@@ -50,7 +53,7 @@ describe("openSqlite()", () => {
       expect.objectContaining({
         name: "ArborTypeError",
         code: "INVALID_ARGUMENT",
-        message: expect.stringContaining('":memory:"'),
+        message: containing('":memory:"'),
       }),
     );
   });
@@ -68,7 +71,7 @@ describe("openSqlite()", () => {
       expect.objectContaining({
         name: "ArborError",
         code: "STORAGE_UNAVAILABLE",
-        message: expect.stringContaining(directory),
+        message: containing(directory),
       }),
     );
   });
@@ -80,7 +83,7 @@ describe("openSqlite()", () => {
       expect.objectContaining({
         name: "ArborError",
         code: "STORAGE_UNAVAILABLE",
-        message: expect.stringContaining(file),
+        message: containing(file),
       }),
     );
   });
@@ -112,7 +115,7 @@ describe("openSqlite()", () => {
       expect(() => openSqlite(file, { readonly: true })).toThrow(
         expect.objectContaining({
           code: "STORAGE_UNAVAILABLE",
-          message: expect.stringContaining(file),
+          message: containing(file),
         }),
       );
       expect(existsSync(file)).toBe(false);

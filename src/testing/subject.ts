@@ -123,10 +123,12 @@ export function withoutOptionalMembers(
     sessionId: provider.sessionId,
   };
   for (const name of [...REQUIRED_PROVIDER_METHODS, ...keep]) {
-    const member = provider[name];
-    if (typeof member === "function") {
+    if (typeof provider[name] === "function") {
       restricted[name] = (...args: unknown[]) =>
-        (member as (...args: unknown[]) => unknown).apply(provider, args);
+        (provider[name] as (...args: unknown[]) => unknown).apply(
+          provider,
+          args,
+        );
     }
   }
   return restricted as SessionProvider;

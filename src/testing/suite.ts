@@ -28,16 +28,19 @@ export const DEFAULT_CAPABILITIES: Readonly<ProviderCapabilities> = {
   snapshots: true,
 };
 
-/** What a case body receives: a fresh store and ways to address it. */
+/**
+ * What a case body receives: a fresh store and ways to address it. The functions are plain
+ * properties, not methods, because case bodies destructure them.
+ */
 export interface CaseContext {
   readonly layer: Layer;
   readonly store: ConformanceStore;
   /** The surface of this case's layer for a session id (default `"a"`). */
-  open(sessionId?: string): Subject;
+  readonly open: (sessionId?: string) => Subject;
   /** The raw provider for a session id (default `"a"`). */
-  provider(sessionId?: string): SessionProvider;
+  readonly provider: (sessionId?: string) => SessionProvider;
   /** `new Session(provider)`, over `store.session(sessionId)` unless a provider is given. */
-  session(sessionId?: string, provider?: SessionProvider): Session;
+  readonly session: (sessionId?: string, provider?: SessionProvider) => Session;
 }
 
 export type CaseBody = (context: CaseContext) => Promise<void>;

@@ -115,6 +115,7 @@ export function useChatBranches<MESSAGE extends BranchUIMessage>(
 
   const show = useCallback((view: ChatBranchView) => {
     setBranches(view.branches);
+    // eslint-disable-next-line no-restricted-syntax -- the server answers the messages this chat sent, of the host's own MESSAGE type, which Arbor cannot name
     latest.current.chat.setMessages(view.messages as unknown as MESSAGE[]);
   }, []);
 

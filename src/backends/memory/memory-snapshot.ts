@@ -187,9 +187,7 @@ export function restoreStore(input: unknown): {
 function readableJson(store: MemoryStore, json: string): StoredMessageJson {
   const parsed = JSON.parse(json) as StoredMessageJson;
   if (!mayReferenceAttachments(json)) return parsed;
-  return restoreAttachments(parsed as never, (hash) =>
-    store.attachments.get(hash),
-  ) as StoredMessageJson;
+  return restoreAttachments(parsed, (hash) => store.attachments.get(hash));
 }
 
 function parseInput(input: unknown): SnapshotReader {

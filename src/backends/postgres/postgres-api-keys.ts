@@ -101,10 +101,12 @@ export class PostgresApiKeyStore implements ApiKeyStore {
     sql: string,
     params: unknown[] = [],
   ): Promise<Row[]> {
-    this.#ready ??= this.#db.query(POSTGRES_API_KEYS_SQL).catch((error) => {
-      this.#ready = undefined;
-      throw error;
-    });
+    this.#ready ??= this.#db
+      .query(POSTGRES_API_KEYS_SQL)
+      .catch((error: unknown) => {
+        this.#ready = undefined;
+        throw error;
+      });
     await this.#ready;
     return this.#db.query<Row>(sql, params);
   }

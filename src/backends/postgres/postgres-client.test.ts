@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import postgres from "postgres";
+import type { PostgresClient } from "../../session/contracts/postgres-client.js";
 import { isPostgresClient } from "./postgres-client.js";
 import { numberPlaceholders, postgresExecutor } from "./postgres-executor.js";
 
@@ -21,12 +22,12 @@ describe("postgresExecutor", () => {
     const pool = { query: rows, connect: async () => null, totalCount: 0 };
     const client = { query: rows, connect: async () => undefined };
     const execute = { execute: rows };
-    expect(postgresExecutor(pool as never).kind).toBe("pool");
-    expect(postgresExecutor(client as never).kind).toBe("client");
+    expect(postgresExecutor(pool as PostgresClient).kind).toBe("pool");
+    expect(postgresExecutor(client as PostgresClient).kind).toBe("client");
     expect(postgresExecutor(execute).kind).toBe("execute");
     // One executor per client object, so providers share a connection's mutex.
-    expect(postgresExecutor(client as never)).toBe(
-      postgresExecutor(client as never),
+    expect(postgresExecutor(client as PostgresClient)).toBe(
+      postgresExecutor(client as PostgresClient),
     );
   });
 
@@ -44,7 +45,8 @@ describe("postgresExecutor", () => {
   });
 
   it("rejects anything else with INVALID_TARGET", () => {
-    expect(() => postgresExecutor({} as never)).toThrow(/pg Client or Pool/);
+    // @ts-expect-error -- not a client, on purpose
+    expect(() => postgresExecutor({})).toThrow(/pg Client or Pool/);
   });
 
   it("never interleaves a single client's transaction with other statements", async () => {

@@ -221,7 +221,8 @@ function poolExecutor(pool: PgPoolLike): PostgresExecutor {
     kind: "pool",
     client: pool,
     supportsTransactions: true,
-    query: direct.query,
+    query: <Row>(sql: string, params?: readonly unknown[]) =>
+      direct.query<Row>(sql, params),
     async transaction(work) {
       const connection = await pool.connect();
       let broken: Error | undefined;
@@ -313,11 +314,13 @@ function postgresJsQueryable(
 function postgresJsExecutor(sql: PostgresJsLike): PostgresExecutor {
   // One guard per client: a fault seen by any statement arms the deadline of all the others.
   const guard = new LostStatementGuard();
+  const direct = postgresJsQueryable(sql, guard);
   return {
     kind: "postgres-js",
     client: sql,
     supportsTransactions: true,
-    query: postgresJsQueryable(sql, guard).query,
+    query: <Row>(text: string, params?: readonly unknown[]) =>
+      direct.query<Row>(text, params),
     async transaction<T>(work: (tx: PostgresQueryable) => Promise<T>) {
       // The result leaves through the closure: `begin` would await the elements of an array
       // result, and its return type is the driver's.

@@ -21,7 +21,12 @@ const UNITS: Record<string, number> = {
 };
 
 /** The receipt's counts, in the order and with the words the text output uses. */
-const KINDS: Array<[keyof PruneReceipt, string]> = [
+/** The receipt's counts: the fields that hold a number. */
+type CountKey = {
+  [K in keyof PruneReceipt]: PruneReceipt[K] extends number ? K : never;
+}[keyof PruneReceipt];
+
+const KINDS: Array<[CountKey, string]> = [
   ["sessions", "sessions"],
   ["messages", "messages"],
   ["overlays", "overlays"],

@@ -134,11 +134,11 @@ flight finish within --shutdown-grace, then closes the database.`,
         readyStallMs: tuning.readyStallMs,
       });
       const studio = await studioFiles(STUDIO_FOLDER);
-      let shutdown: GracefulShutdown | undefined;
       server = createAdaptorServer({
         hostname: host,
         fetch: async (request: Request) => {
-          if (shutdown?.stopping) return shutdown.refusal();
+          // Requests come only after `listen`, so `shutdown` below is set by then.
+          if (shutdown.stopping) return shutdown.refusal();
           const { pathname } = new URL(request.url);
           if (
             (request.method === "GET" || request.method === "HEAD") &&
@@ -153,7 +153,7 @@ flight finish within --shutdown-grace, then closes the database.`,
       server.requestTimeout = RECEIVE_TIMEOUT_MS;
       server.headersTimeout = Math.min(RECEIVE_TIMEOUT_MS, 30_000);
       server.setTimeout(IDLE_SOCKET_TIMEOUT_MS);
-      shutdown = new GracefulShutdown(server, isEventStream);
+      const shutdown = new GracefulShutdown(server, isEventStream);
       // Registered before listening: a signal right after the URL is printed must not be missed.
       const closed = closeOnSignal(server, shutdown, tuning.shutdownGraceMs);
       const address = await listen(server, port, host);

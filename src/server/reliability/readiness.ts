@@ -4,6 +4,7 @@ import { ArborError } from "../../session/errors/index.js";
 import { errorResponse } from "../errors.js";
 import { errors, json } from "../schemas/common.js";
 import type { LoadLimiter } from "./load-limits.js";
+import { declaredAnswer } from "../responses/declared-answer.js";
 
 /** How long the readiness probe waits for the storage before it calls it unavailable. */
 const PROBE_TIMEOUT_MS = 2_000;
@@ -40,11 +41,13 @@ export function readinessRoute(
   app.openapi(ready, async (c) => {
     const stalled = limiter.stalled();
     if (stalled > 0)
-      return errorResponse(
-        c,
-        "OVERLOADED",
-        `Every request turn has been held for ${(stalled / 1000).toFixed(1)} s with none given back`,
-      ) as never;
+      return declaredAnswer(
+        errorResponse(
+          c,
+          "OVERLOADED",
+          `Every request turn has been held for ${(stalled / 1000).toFixed(1)} s with none given back`,
+        ),
+      );
     await withTimeout(deps.manager.list({ limit: 1 }), PROBE_TIMEOUT_MS);
     return c.json({ status: "ready" as const, storage: "ok" as const }, 200);
   });

@@ -13,6 +13,7 @@ import {
   RefreshedPromptSchema,
   RevertBody,
 } from "../schemas/context.js";
+import { declaredAnswer } from "../responses/declared-answer.js";
 
 const tags = ["Context blocks"];
 
@@ -119,7 +120,7 @@ export function blockRoutes(
       status: 200,
       body: await session.replaceContextBlock(label, body.content),
     }));
-    return response as never;
+    return declaredAnswer(response);
   });
 
   app.openapi(blockHistory, async (c) => {
@@ -142,7 +143,7 @@ export function blockRoutes(
       status: 200,
       body: await session.revertContextBlock(label, body.version),
     }));
-    return response as never;
+    return declaredAnswer(response);
   });
 
   app.openapi(getPrompt, async (c) => {

@@ -17,6 +17,7 @@ import {
 } from "../schemas/context.js";
 import { CompactionSchema } from "../schemas/messages.js";
 import type { CompactResult } from "../../session/contracts/types.js";
+import { declaredAnswer } from "../responses/declared-answer.js";
 
 const tags = ["Compaction"];
 
@@ -107,7 +108,7 @@ export function compactionRoutes(
         replayed: earlier !== undefined,
       };
     });
-    return response as never;
+    return declaredAnswer(response);
   });
 
   app.openapi(compact, async (c) => {
@@ -152,7 +153,7 @@ export function compactionRoutes(
         },
       },
     );
-    return response as never;
+    return declaredAnswer(response);
   });
 
   app.openapi(removeCompaction, async (c) => {

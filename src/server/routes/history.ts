@@ -26,6 +26,7 @@ import {
   SwitchLeafBody,
   TreeSchema,
 } from "../schemas/messages.js";
+import { declaredAnswer } from "../responses/declared-answer.js";
 
 const tags = ["History"];
 /**
@@ -132,10 +133,12 @@ export function historyRoutes(
         await openSession(deps, c, id);
       return c.json({ messages: [], leafId }, 200);
     }
-    return (await streamedHistory(session, leafId, streamedReads, {
-      signal: c.req.raw.signal,
-      releaseTurn: c.get("releaseTurn"),
-    })) as never;
+    return declaredAnswer(
+      await streamedHistory(session, leafId, streamedReads, {
+        signal: c.req.raw.signal,
+        releaseTurn: c.get("releaseTurn"),
+      }),
+    );
   });
 
   app.openapi(getRecentHistory, async (c) => {

@@ -24,6 +24,7 @@ import {
   MessagesSchema,
   UpdateBody,
 } from "../schemas/messages.js";
+import { declaredAnswer } from "../responses/declared-answer.js";
 
 const tags = ["Messages"];
 
@@ -121,11 +122,13 @@ export function messageRoutes(
     if (result.inserted)
       return c.json({ message: toWire(result.message) }, 201);
     if (keyed !== null && !result.matchesStored)
-      return errorResponse(
-        c,
-        "IDEMPOTENCY_KEY_REUSED",
-        "This Idempotency-Key was used for another message: use a new key for a new message",
-      ) as never;
+      return declaredAnswer(
+        errorResponse(
+          c,
+          "IDEMPOTENCY_KEY_REUSED",
+          "This Idempotency-Key was used for another message: use a new key for a new message",
+        ),
+      );
     // Under a key a retry answers what the first attempt answered: 201 and the message.
     if (keyed !== null) {
       c.header("Idempotent-Replayed", "true");

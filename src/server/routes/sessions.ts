@@ -22,6 +22,7 @@ import {
   SessionPageSchema,
   SessionViewSchema,
 } from "../schemas/sessions.js";
+import { declaredAnswer } from "../responses/declared-answer.js";
 
 const tags = ["Sessions"];
 
@@ -141,7 +142,7 @@ export function sessionRoutes(
         replayed: info.replayed,
       };
     });
-    return response as never;
+    return declaredAnswer(response);
   });
 
   app.openapi(getSession, async (c) => {
@@ -183,6 +184,6 @@ export function sessionRoutes(
       );
       return { status: 201, body: await sessionView(manager, info) };
     });
-    return response as never;
+    return declaredAnswer(response);
   });
 }

@@ -24,6 +24,7 @@ import {
   ImportedSchema,
   ImportQuery,
 } from "../schemas/transfer.js";
+import { declaredAnswer } from "../responses/declared-answer.js";
 
 const tags = ["Import and export"];
 
@@ -173,13 +174,13 @@ export function transferRoutes(
       };
       return { status: report.created.length > 0 ? 201 : 200, body };
     });
-    return response as never;
+    return declaredAnswer(response);
   });
 }
 
 // --- Internal helpers ---
 
-/** The file as an attachment; typed `never` so it fits the route's declared answers. */
+/** The file as an attachment, one of the route's declared answers. */
 function download(
   c: Context,
   body: string,
@@ -188,7 +189,7 @@ function download(
 ): never {
   c.header("Content-Type", `${type}; charset=utf-8`);
   c.header("Content-Disposition", `attachment; filename="${fileName}"`);
-  return c.body(body, 200) as never;
+  return declaredAnswer(c.body(body, 200));
 }
 
 /** A file name from the session name: ASCII letters, digits and dashes, else the id. */

@@ -12,6 +12,7 @@ import type {
   BlockHistoryStore,
   BlockVersion,
 } from "../contracts/block-history.js";
+import { textOf } from "../errors/text-of.js";
 
 /** Compare-and-set rounds of one append before it gives up with `WRITE_CONFLICT`. */
 const MAX_APPEND_ATTEMPTS = 100;
@@ -277,7 +278,7 @@ export function assertMaxTokens(label: string, maxTokens: unknown): void {
     maxTokens <= 0
   ) {
     throw invalidArgument(
-      `Block "${label}" needs a positive number of maxTokens (got ${String(maxTokens)}); omit maxTokens for no budget`,
+      `Block "${label}" needs a positive number of maxTokens (got ${textOf(maxTokens, "null")}); omit maxTokens for no budget`,
     );
   }
 }

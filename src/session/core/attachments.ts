@@ -100,10 +100,9 @@ export function referencedHashes(
  * reference whose bytes `lookup` does not know is left as it is (the attachment is missing).
  * Returns the message itself when nothing was restored.
  */
-export function restoreAttachments(
-  message: SessionMessage,
-  lookup: (hash: string) => Uint8Array | null | undefined,
-): SessionMessage {
+export function restoreAttachments<
+  M extends { parts: readonly SessionMessagePart[] },
+>(message: M, lookup: (hash: string) => Uint8Array | null | undefined): M {
   let restored: SessionMessagePart[] | null = null;
   message.parts.forEach((part, index) => {
     const reference = parseReference(part);

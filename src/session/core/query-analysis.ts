@@ -182,7 +182,7 @@ function dropped(
 ): boolean {
   if (key.length === 0) return false;
   const stop =
-    [...key].length === 1
+    Array.from(key).length === 1
       ? isStopword(key, "")
       : languages.some((language) => isStopword(key, language));
   if (!stop) return false;

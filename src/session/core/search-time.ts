@@ -82,7 +82,8 @@ export function readQueryTime(
   const removed: Array<[number, number]> = [];
   const names: string[] = [];
   for (const language of languagesOf(options.languages)) {
-    for (const { pattern, resolve } of language.patterns) {
+    for (const timePattern of language.patterns) {
+      const { pattern } = timePattern;
       pattern.lastIndex = 0;
       for (const match of masked.matchAll(pattern)) {
         const groups = lowerCased(match.groups ?? {});
@@ -92,7 +93,7 @@ export function readQueryTime(
           masked.slice(0, at) +
           BLOT.repeat(phrase.length) +
           masked.slice(at + phrase.length);
-        const span = resolve(groups, calendar);
+        const span = timePattern.resolve(groups, calendar);
         // Words naming no real time ("31 February") stay terms, and no shorter pattern rereads them.
         if (span === null || !(span.end > span.start)) continue;
         const end = groups.since !== undefined ? nowLocal + 1 : span.end;

@@ -103,7 +103,7 @@ export function stopwordKey(word: string): string {
  */
 export function isStopword(key: string, language: string): boolean {
   if (/\p{N}/u.test(key)) return false;
-  if ([...key].length === 1) return true;
+  if (Array.from(key).length === 1) return true;
   return SETS.get(language)?.has(key) ?? false;
 }
 

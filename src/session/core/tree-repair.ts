@@ -47,7 +47,7 @@ export function planTreeRepair(input: TreeRepairInput): TreeRepairPlan {
       !deleted.has(overlay.toMessageId)
     )
       continue;
-    const range = rangeOnPath(overlay, input.parentOf);
+    const range = rangeOnPath(overlay, (id) => input.parentOf(id));
     const surviving = range?.filter((id) => !deleted.has(id)) ?? [];
     const first = surviving[0];
     const last = surviving.at(-1);

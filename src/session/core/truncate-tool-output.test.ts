@@ -146,14 +146,14 @@ describe("truncateToolOutput keeps the structure of objects (regressions)", () =
 
   it("keeps all seven keys of { a..g: [1000 numbers] } at 500 characters, each array ending in a marker", () => {
     const output = Object.fromEntries(
-      [..."abcdefg"].map((key) => [
+      Array.from("abcdefg").map((key) => [
         key,
         Array.from({ length: 1000 }, (_, index) => index),
       ]),
     );
     const result = truncateToolOutput(output, 500);
     const shortened = result.output as Record<string, unknown[]>;
-    expect(Object.keys(shortened)).toEqual([..."abcdefg"]);
+    expect(Object.keys(shortened)).toEqual(Array.from("abcdefg"));
     for (const key of "abcdefg") {
       const items = shortened[key]!;
       expect(items.at(-1)).toMatch(marker);

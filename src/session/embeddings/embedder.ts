@@ -71,5 +71,5 @@ function positiveInteger(value: unknown): value is number {
 }
 
 function invalid(message: string): never {
-  throw invalidArgument(`${message}`);
+  throw invalidArgument(message);
 }

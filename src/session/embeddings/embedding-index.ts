@@ -46,10 +46,12 @@ export class EmbeddingIndex {
 
   /** Creates the tables once and queues what lacks a vector of this model (a model change re-embeds). */
   prepare(): Promise<void> {
-    this.#prepared ??= this.store.prepare(this.model).catch((error) => {
-      this.#prepared = null;
-      throw error;
-    });
+    this.#prepared ??= this.store
+      .prepare(this.model)
+      .catch((error: unknown) => {
+        this.#prepared = null;
+        throw error;
+      });
     return this.#prepared;
   }
 
@@ -100,10 +102,12 @@ export class EmbeddingIndex {
       if ((await this.store.pending()) === 0) return;
       if (this.#failures > counted) {
         counted = this.#failures;
-        if (++failedRounds >= maxAttempts)
-          throw (
-            this.#lastError ?? new Error("[arbor] Embedding did not finish")
-          );
+        if (++failedRounds >= maxAttempts) {
+          // What the last batch threw, passed on as it is.
+          const failure: unknown =
+            this.#lastError ?? new Error("[arbor] Embedding did not finish");
+          throw failure;
+        }
       }
       // Waits for a backoff or another worker's lease, looking again often: that worker may
       // finish long before its lease ends.

@@ -32,7 +32,7 @@ export function attachEmbeddings(
       import("./embedding-runtime.js")
         .then(({ sessionIndex }) => sessionIndex(runtime))
         .then((index) => index?.kick())
-        .catch((error) => {
+        .catch((error: unknown) => {
           console.warn(`[arbor] Embeddings could not start: ${String(error)}`);
         });
     },

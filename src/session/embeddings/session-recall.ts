@@ -122,7 +122,7 @@ export async function readMessages(
 ): Promise<Map<string, SessionMessage>> {
   const found = provider.getMessagesByIds
     ? await provider.getMessagesByIds(ids)
-    : await Promise.all(ids.map((id) => provider.getMessage(id)));
+    : await Promise.all(ids.map(async (id) => provider.getMessage(id)));
   const out = new Map<string, SessionMessage>();
   found.forEach((message, i) => {
     if (message) out.set(ids[i]!, message);

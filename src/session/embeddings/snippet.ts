@@ -69,7 +69,7 @@ export function snippetOf(content: string, query: string): string {
     if (length > 0) {
       out += `«${content.slice(at, at + length)}»`;
       at += length;
-    } else out += content[at++];
+    } else out += content[at++]!;
   }
   return `${start > 0 ? "…" : ""}${out}${end < content.length ? "…" : ""}`;
 }

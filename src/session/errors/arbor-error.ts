@@ -1,9 +1,7 @@
 import type { ArborErrorCode } from "./codes.js";
 
 /** Marker on every error Arbor creates; survives two copies of Arbor in one app. */
-export const ARBOR_ERROR_MARKER: unique symbol = Symbol.for(
-  "arbor.error",
-) as never;
+export const ARBOR_ERROR_MARKER: unique symbol = Symbol.for("arbor.error");
 
 export interface ArborErrorOptions {
   cause?: unknown;

@@ -1,5 +1,5 @@
 /** `manager.search()` with modes across the sessions of a registry (docs/search.md). */
-import type { SearchResult } from "../contracts/types.js";
+import type { SearchResult, StoredCompaction } from "../contracts/types.js";
 import type { RegistrySearchOptions } from "../contracts/registry.js";
 import { normalizeSearchLimit, rankWindow } from "../core/search-limit.js";
 import { queryTerms } from "../core/search-terms.js";
@@ -132,7 +132,7 @@ async function resolveAcrossSessions(
   const registered = new Set(
     (host.registry.getMany
       ? await host.registry.getMany(ids)
-      : await Promise.all(ids.map((id) => host.registry.get(id)))
+      : await Promise.all(ids.map(async (id) => host.registry.get(id)))
     ).flatMap((info) => (info ? [info.id] : [])),
   );
   // The hit sessions are read a few at a time, not one after another: over a pool their reads
@@ -152,7 +152,7 @@ async function resolveAcrossSessions(
     );
     const overlays = group.some((i) => i.kind === "summary")
       ? new Map((await provider.getCompactions()).map((o) => [o.id, o]))
-      : new Map();
+      : new Map<string, StoredCompaction>();
     for (const item of group)
       resolved.set(
         item,

@@ -50,7 +50,7 @@ async function sessionInfos(
 ): Promise<Map<string, SessionInfo>> {
   const rows = registry.getMany
     ? await registry.getMany(ids)
-    : (await Promise.all(ids.map((id) => registry.get(id)))).filter(
+    : (await Promise.all(ids.map(async (id) => registry.get(id)))).filter(
         (info): info is SessionInfo => info !== null,
       );
   return new Map(rows.map((info) => [info.id, info]));

@@ -108,7 +108,7 @@ export async function toApiError(response: Response): Promise<ApiError> {
     };
     return new ApiError(response.status, error.code, error.message);
   } catch {
-    return new ApiError(response.status, "HTTP_" + response.status, text);
+    return new ApiError(response.status, `HTTP_${response.status}`, text);
   }
 }
 

@@ -297,7 +297,7 @@ function upload(
             reject(
               new ApiError(
                 request.status,
-                body.error?.code ?? "HTTP_" + request.status,
+                body.error?.code ?? `HTTP_${request.status}`,
                 body.error?.message ?? request.statusText,
               ),
             );
@@ -305,7 +305,7 @@ function upload(
           reject(
             new ApiError(
               request.status,
-              "HTTP_" + request.status,
+              `HTTP_${request.status}`,
               request.responseText.slice(0, 200),
             ),
           );

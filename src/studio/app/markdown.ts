@@ -154,7 +154,7 @@ export function parseInline(text: string, depth = 0): Inline[] {
             href,
             children: parseInline(link[1]!, depth + 1),
           });
-        else plain += link[1];
+        else plain += link[1]!;
         index += link[0].length;
         continue;
       }
@@ -175,7 +175,7 @@ export function parseInline(text: string, depth = 0): Inline[] {
       index += 2;
       continue;
     }
-    plain += rest[0];
+    plain += rest[0]!;
     index++;
   }
   if (plain) runs.push({ kind: "text", text: plain });

@@ -160,7 +160,8 @@ export function appendAllSpec(rootSuite: Suite): void {
             marked: true,
           });
           const notArray = await caught(() =>
-            session.appendAll(textMessage("m1") as never),
+            // @ts-expect-error -- one message, not an array: rejected at runtime too
+            session.appendAll(textMessage("m1")),
           );
           expect(summarizeError(notArray).code).toBe("INVALID_ARGUMENT");
           expect(ids(await session.getHistory())).toEqual(["m0"]);
@@ -221,7 +222,9 @@ function withoutBatchWrite(provider: SessionProvider): SessionProvider {
     get(target, property) {
       if (property === "appendMessages") return undefined;
       const value: unknown = Reflect.get(target, property, target);
-      return typeof value === "function" ? value.bind(target) : value;
+      return typeof value === "function"
+        ? (value as (...args: unknown[]) => unknown).bind(target)
+        : value;
     },
     has(target, property) {
       return property !== "appendMessages" && Reflect.has(target, property);

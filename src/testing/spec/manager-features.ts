@@ -263,7 +263,8 @@ export function managerFeaturesSpec(suite: ManagerSuite): void {
           { toolOutputs: true, outputs: true },
         ]) {
           const error = await caught(() =>
-            manager.configureSearchIndex(bad as never),
+            // @ts-expect-error -- invalid settings on purpose
+            manager.configureSearchIndex(bad),
           );
           expect(summarizeError(error)).toEqual({
             kind: "TypeError",

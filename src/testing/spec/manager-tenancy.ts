@@ -1,3 +1,4 @@
+import type { SessionSnapshot } from "../../session/contracts/session-info.js";
 import { caught, messageOf, summarizeError } from "../helpers.js";
 import type { ManagerSuite } from "../manager-suite.js";
 import { text, ids, populate, describeSession } from "./manager-support.js";
@@ -64,7 +65,7 @@ export function managerTenancySpec(suite: ManagerSuite): void {
       const before = await describeSession(manager, info.id);
       await manager.delete(info.id);
       const restored = await manager.importSession(
-        JSON.parse(JSON.stringify(snapshot)),
+        JSON.parse(JSON.stringify(snapshot)) as SessionSnapshot,
       );
       expect(restored.id).toBe(info.id);
       expect(restored.name).toBe("original");
@@ -85,7 +86,7 @@ export function managerTenancySpec(suite: ManagerSuite): void {
         const snapshot = await manager.exportSession(info.id);
         expect(snapshot.activeLeafId).toBe("a2-regenerated");
         const copy = await manager.importSession(
-          JSON.parse(JSON.stringify(snapshot)),
+          JSON.parse(JSON.stringify(snapshot)) as SessionSnapshot,
           { newId: true },
         );
         const session = manager.getSession(copy.id);
@@ -133,7 +134,8 @@ export function managerTenancySpec(suite: ManagerSuite): void {
           { ...snapshot, version: 2 },
         ]) {
           const error = await caught(() =>
-            manager.importSession(bad as never, { newId: true }),
+            // @ts-expect-error -- an invalid snapshot on purpose
+            manager.importSession(bad, { newId: true }),
           );
           expect(summarizeError(error).code).toBe("INVALID_SNAPSHOT");
         }
@@ -149,8 +151,12 @@ export function managerTenancySpec(suite: ManagerSuite): void {
         await manager.append(info.id, text("m1", "hello"));
         const snapshot = await manager.exportSession(info.id);
         expect(/^[0-9a-f]{64}$/.test(snapshot.signature ?? "")).toBe(true);
-        const tampered = JSON.parse(JSON.stringify(snapshot));
-        tampered.messages[0].message.parts[0].text = "forged";
+        const tampered = JSON.parse(
+          JSON.stringify(snapshot),
+        ) as SessionSnapshot;
+        Object.assign(tampered.messages[0]!.message.parts[0]!, {
+          text: "forged",
+        });
         const { signature: _unused, ...unsigned } = snapshot;
         for (const bad of [tampered, unsigned]) {
           const error = await caught(() =>

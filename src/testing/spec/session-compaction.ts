@@ -384,7 +384,7 @@ async function appendChain(
 /** A fake summarizer: answers `summary <n>` and records every prompt it gets. */
 function fakeSummarizer(): {
   prompts: string[];
-  summarize(prompt: string): Promise<string>;
+  summarize: (prompt: string) => Promise<string>;
 } {
   const prompts: string[] = [];
   return {

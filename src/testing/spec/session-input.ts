@@ -1,3 +1,5 @@
+import type { SessionContextOptions } from "../../session/context/types.js";
+import type { SessionMessage } from "../../session/contracts/types.js";
 import { Session } from "../../session/session.js";
 import { build, chain, ids, textMessage } from "../fixtures.js";
 import { caught, caughtSync, messageOf, summarizeError } from "../helpers.js";
@@ -21,8 +23,10 @@ export function sessionInputSpec(rootSuite: Suite): void {
         ];
         for (const [label, target] of targets) {
           for (const [how, create] of [
-            ["create", () => Session.create(target as never)],
-            ["constructor", () => new Session(target as never)],
+            // @ts-expect-error -- neither a store nor a provider, on purpose
+            ["create", () => Session.create(target)],
+            // @ts-expect-error -- neither a store nor a provider, on purpose
+            ["constructor", () => new Session(target)],
           ] as const) {
             const error = caughtSync(create);
             expect({ label, how, ...summarizeError(error) }).toEqual({
@@ -46,7 +50,8 @@ export function sessionInputSpec(rootSuite: Suite): void {
           ["execute-style", { execute: async () => ({ rows: [] }) }],
         ];
         for (const [label, client] of clients) {
-          const error = caughtSync(() => Session.create(client as never));
+          // @ts-expect-error -- a database client is not a Session target
+          const error = caughtSync(() => Session.create(client));
           expect({ label, ...summarizeError(error) }).toEqual({
             label,
             kind: "TypeError",
@@ -69,7 +74,7 @@ export function sessionInputSpec(rootSuite: Suite): void {
         const subject = session();
         await subject.appendMessage(textMessage("keep", "kept"));
         for (const role of ["tool", "data", "", "User", "function"]) {
-          const message = { ...textMessage("bad"), role } as never;
+          const message = { ...textMessage("bad"), role } as SessionMessage;
           for (const [how, write] of [
             ["append", () => subject.appendMessage(message)],
             ["update", () => subject.updateMessage(message)],
@@ -110,7 +115,10 @@ export function sessionInputSpec(rootSuite: Suite): void {
       async ({ provider, session }) => {
         const text = { get: async () => "hello" };
         for (const maxTokens of [0, -5, Number.NaN, "100", null]) {
-          const options = { provider: text, maxTokens } as never;
+          const options = {
+            provider: text,
+            maxTokens,
+          } as SessionContextOptions;
           const attempts: Array<[string, () => unknown]> = [
             ["withContext", () => session().withContext("memory", options)],
             [
@@ -167,7 +175,8 @@ export function sessionInputSpec(rootSuite: Suite): void {
         for (const [index, parentId] of [1, true, { id: "m1" }].entries()) {
           const id = `x${index}`;
           const warnings = await warningsOf(() =>
-            subject.appendMessage(textMessage(id), parentId as never),
+            // @ts-expect-error -- a parent id that is not a string, on purpose
+            subject.appendMessage(textMessage(id), parentId),
           );
           expect({ id, warned: warnings.some((w) => w.includes(id)) }).toEqual({
             id,

@@ -22,7 +22,8 @@ export function sessionSpec(rootSuite: Suite): void {
       "rejects a Session.create() target that is not a store",
       async () => {
         for (const target of [null, undefined, 42, "memory.db", true]) {
-          const error = caughtSync(() => Session.create(target as never));
+          // @ts-expect-error -- not a store, on purpose
+          const error = caughtSync(() => Session.create(target));
           expect({ target: String(target), ...summarizeError(error) }).toEqual({
             target: String(target),
             kind: "TypeError",
@@ -95,7 +96,7 @@ export function sessionSpec(rootSuite: Suite): void {
         const subject = session();
         await subject.appendMessage(textMessage("m1"));
         const error = await caught(() =>
-          subject.appendMessage({ id: "m1", role: "user" } as never),
+          subject.appendMessage({ id: "m1", role: "user" } as SessionMessage),
         );
         expect(summarizeError(error)).toEqual({
           kind: "TypeError",
@@ -271,7 +272,8 @@ export function sessionSpec(rootSuite: Suite): void {
         await subject.appendMessage({ ...textMessage("m1"), createdAt });
         await subject.appendMessage({
           ...textMessage("m2"),
-          createdAt: "2024-05-06T07:08:10.000Z" as never,
+          // @ts-expect-error -- a string createdAt, as JavaScript callers pass it
+          createdAt: "2024-05-06T07:08:10.000Z",
         });
         const reads: Array<[string, SessionMessage | null | undefined]> = [
           ["getMessage", await subject.getMessage("m1")],
@@ -301,7 +303,8 @@ export function sessionSpec(rootSuite: Suite): void {
         const subject = session();
         await subject.appendMessage({
           ...textMessage("m1"),
-          createdAt: "not a date" as never,
+          // @ts-expect-error -- not a date, on purpose
+          createdAt: "not a date",
         });
         const value: unknown = (await subject.getMessage("m1"))?.createdAt;
         expect(value).toBe("not a date");

@@ -194,8 +194,9 @@ export function watchSpec(suite: Suite): void {
         if (!a.watchChanges) return;
         const scopes = new Set([a.sessionId ?? "", b.sessionId ?? ""]);
         const events: ChangeEvent[] = [];
-        const keep = (into: ChangeEvent[]) => (event: ChangeEvent) =>
-          void (scopes.has(event.sessionId) && into.push(event));
+        const keep = (into: ChangeEvent[]) => (event: ChangeEvent) => {
+          if (scopes.has(event.sessionId)) into.push(event);
+        };
         const stop = a.watchChanges(keep(events), { allSessions: true });
         await a.getMessage("none"); // the watch has its starting point
         await a.appendMessage(textMessage("a1"));

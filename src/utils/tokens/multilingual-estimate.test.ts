@@ -1,6 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { SessionMessage } from "../../session/contracts/types.js";
+import type {
+  ContextBlock,
+  SessionMessage,
+} from "../../session/contracts/types.js";
 import { estimateStringTokens } from "./estimate.js";
 import {
   estimateMessageTokensMultilingual,
@@ -157,7 +160,7 @@ describe("multilingualTokenCounter", () => {
     const count = await counter({
       messages,
       systemPrompt,
-      contextBlocks: [{ label: "soul", content: systemPrompt } as never],
+      contextBlocks: [{ label: "soul", content: systemPrompt } as ContextBlock],
     });
     expect(count).toBe(
       estimateMessageTokensMultilingual(messages) + estimate(systemPrompt),

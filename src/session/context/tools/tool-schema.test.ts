@@ -110,10 +110,10 @@ describe("toolInputSchema", () => {
     expect(String((errors[0] as { error: unknown }).error)).toContain(
       'label: expected one of "memory"',
     );
-    expect(result.steps[1]!.toolResults.map((entry) => entry.output)).toEqual([
-      "Written to memory. Usage: 2% (3/200 tokens)",
-    ]);
-    expect(await session.getContextBlock("memory")).toMatchObject({
+    expect(
+      result.steps[1]!.toolResults.map((entry): unknown => entry.output),
+    ).toEqual(["Written to memory. Usage: 2% (3/200 tokens)"]);
+    expect(session.getContextBlock("memory")).toMatchObject({
       content: "Likes tea.",
     });
   });

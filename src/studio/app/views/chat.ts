@@ -524,7 +524,7 @@ function overlayCard(
 }
 
 async function fetchAll(sessionId: string, ids: string[]): Promise<Message[]> {
-  const messages: Message[] = new Array(ids.length);
+  const messages = new Array<Message>(ids.length);
   let next = 0;
   const worker = async () => {
     while (next < ids.length) {

@@ -94,7 +94,7 @@ export function toolCall(part: MessagePart): ToolCall {
 /** The first argument of a call, as one line: what the call is about (a path, a command, a query). */
 export function firstArgument(input: unknown): string {
   if (input === undefined || input === null) return "";
-  if (typeof input !== "object") return oneLine(String(input));
+  if (typeof input !== "object") return oneLine(pretty(input));
   const entries = Object.entries(input as Record<string, unknown>);
   const first =
     entries.find(([, value]) => typeof value === "string") ?? entries[0];
@@ -132,9 +132,9 @@ function renderPart(part: MessagePart, links: PartLinks): Child {
         ? h(
             "a",
             { href: part.url, rel: "noreferrer noopener", target: "_blank" },
-            String(part.title ?? part.url),
+            pretty(part.title ?? part.url),
           )
-        : String(part.title ?? part.url ?? part.sourceId ?? ""),
+        : pretty(part.title ?? part.url ?? part.sourceId ?? ""),
     );
   if (isToolPart(part)) return renderTool(toolCall(part), links);
   return h(
