@@ -42,12 +42,12 @@ export interface SessionTarget {
 /** What `SessionManager.create()` runs on: the store's backend and how to open its sessions. */
 export interface BackendSeed {
   backend: Backend;
-  sessionTarget(sessionId: string): SessionTarget;
+  readonly sessionTarget: (sessionId: string) => SessionTarget;
 }
 
 /** What `new Sessions()` runs on: how to open the store's sessions. */
 export interface SessionsSeed {
-  sessionTarget(sessionId: string): SessionTarget;
+  readonly sessionTarget: (sessionId: string) => SessionTarget;
 }
 
 /**
@@ -57,12 +57,11 @@ export interface SessionsSeed {
  */
 export function sessionSeed(target: unknown): SessionSeed {
   if (isSqlProvider(target)) {
-    const broadcast = target.broadcast;
     return {
       provider: new AgentSessionProvider(target),
       broadcast:
-        typeof broadcast === "function"
-          ? (message) => broadcast.call(target, message)
+        typeof target.broadcast === "function"
+          ? (message) => target.broadcast?.(message)
           : undefined,
     };
   }

@@ -59,7 +59,7 @@ describe("mapSqlErrors", () => {
     );
     await expect(store.rejects()).rejects.toMatchObject({
       code: "STORAGE_ERROR",
-      cause: expect.any(TypeError),
+      cause: expect.any(TypeError) as TypeError,
     });
   });
 });
