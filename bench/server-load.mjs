@@ -47,14 +47,7 @@
 // the servers. With a budget each server has its own share, as each would on its own machine, so
 // the pair shows what a second process adds. It needs a writable cgroup CPU controller (v1 or v2,
 // as root); without one the pair is reported as skipped.
-import {
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  rmSync,
-  rmdirSync,
-  writeFileSync,
-} from "node:fs";
+import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import http from "node:http";
 import net from "node:net";
@@ -62,7 +55,13 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { SessionManager, applyPostgresSchema } from "arbor-memory/session";
 import { openSqlite } from "arbor-memory/sqlite";
-import { startServe as serve, stopAll } from "./serve-process.mjs";
+import {
+  cpuBudget,
+  cpuTicks,
+  TICKS_PER_SECOND,
+  startServe as serve,
+  stopAll,
+} from "./serve-process.mjs";
 import { throwawayDatabase } from "./standalone.mjs";
 import {
   idempotencyFaults,
@@ -86,7 +85,6 @@ const OUTAGE_MS = 3_000;
 const WATCHED = 4;
 /** Each server's CPU budget in the scale-out pair, in cores; 0 skips the pair. */
 const SERVER_CPU = Number(process.env.ARBOR_BENCH_SERVER_CPU ?? 0.25);
-const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 /** The clients' connections: kept alive, one per client at most per server. */
 const CLIENT_AGENT = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
 
@@ -633,85 +631,6 @@ async function settle(subscribers, acknowledged) {
 }
 
 // --- Processes ---
-
-/** utime + stime of a live process, in clock ticks; `undefined` once it is gone. */
-function cpuTicks(server) {
-  try {
-    const stat = readFileSync(`/proc/${server.child.pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * A CPU quota of `cores` for each process handed to `hold(pid)`, each in a cgroup of its own (v2:
- * `cpu.max`; v1: `cpu.cfs_quota_us`), or `null` when no cgroup CPU controller is writable here.
- */
-function cpuBudget(cores) {
-  const period = 100_000;
-  const quota = Math.round(cores * period);
-  const layouts = [
-    {
-      root: "/sys/fs/cgroup",
-      check: "/sys/fs/cgroup/cgroup.controllers",
-      limit: (dir) => writeFileSync(join(dir, "cpu.max"), `${quota} ${period}`),
-    },
-    {
-      root: "/sys/fs/cgroup/cpu",
-      check: "/sys/fs/cgroup/cpu/cpu.cfs_quota_us",
-      limit: (dir) => {
-        writeFileSync(join(dir, "cpu.cfs_period_us"), String(period));
-        writeFileSync(join(dir, "cpu.cfs_quota_us"), String(quota));
-      },
-    },
-  ];
-  for (const layout of layouts) {
-    if (!existsSync(layout.check)) continue;
-    if (layout.root === "/sys/fs/cgroup") {
-      const controllers = readFileSync(layout.check, "utf8");
-      if (!controllers.split(/\s+/).includes("cpu")) continue;
-    }
-    const made = [];
-    const open = () => {
-      const dir = join(
-        layout.root,
-        `arbor-bench-${process.pid}-${made.length}`,
-      );
-      mkdirSync(dir);
-      made.push(dir);
-      layout.limit(dir);
-      return dir;
-    };
-    try {
-      rmdirSync(open());
-      made.pop();
-    } catch {
-      // not writable here (not root, or the controller is not delegated): try the next layout
-      for (const dir of made.splice(0)) removeGroup(dir);
-      continue;
-    }
-    return {
-      hold(pid) {
-        writeFileSync(join(open(), "cgroup.procs"), String(pid));
-      },
-      remove() {
-        // A cgroup can be removed once its processes have exited (stopAll waits for that).
-        for (const dir of made) removeGroup(dir);
-      },
-    };
-  }
-  return null;
-}
-
-function removeGroup(dir) {
-  try {
-    rmdirSync(dir);
-  } catch {
-    // never made, or a process still in it: nothing more to do
-  }
-}
 
 /**
  * A TCP forwarder in front of PostgreSQL: `cut()` drops every connection and refuses new ones (a
