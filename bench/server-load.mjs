@@ -26,13 +26,21 @@
 // bench/server-idempotency-faults.mjs (requests with one Idempotency-Key at once on both
 // processes, answers dropped and retried).
 //
+// Then the workload of an independent review (bench/server-throughput.mjs, about 2 minutes):
+// clients that create sessions, append with explicit parents, read histories, list and search,
+// honouring Retry-After, at 8, 32 and 128 clients; SQLite, one PostgreSQL process and two in
+// alternating turns; requests/s, p50/p99, the share answered 503, and every acknowledged append
+// read back.
+//
 // Then the faults that come from clients (bench/server-client-faults.mjs, about 15 s): 100
 // uploads trickling past the request timeout beside a normal client, and SIGTERM with
 // keep-alive clients writing (answered or refused, never reset; nothing acknowledged lost).
 //
 //   node bench/server-load.mjs   (after `npm run build`; ARBOR_TEST_PG_URL, default
 //   postgres://postgres@127.0.0.1:5432/postgres; ARBOR_BENCH_SECONDS, ARBOR_BENCH_CLIENTS;
-//   ARBOR_BENCH_FAULTS=0 for the throughput runs alone; ARBOR_BENCH_SERVER_CPU, default 0.25,
+//   ARBOR_BENCH_FAULTS=0 for the throughput runs alone; ARBOR_BENCH_THROUGHPUT=0 without the
+//   review's workload, ARBOR_BENCH_CONCURRENCY and ARBOR_BENCH_TURN_SECONDS for it;
+//   ARBOR_BENCH_SERVER_CPU, default 0.25,
 //   the CPU budget of each server in the scale-out pair, 0 to skip that pair)
 //
 // One more PostgreSQL run has its commits not flushed one by one (`synchronous_commit=off`), the
@@ -69,6 +77,11 @@ import {
 } from "./server-idempotency-faults.mjs";
 import { startPrivateCluster } from "../scripts/private-postgres-cluster.mjs";
 import { clientFaultRuns } from "./server-client-faults.mjs";
+import {
+  reportThroughput,
+  throughputRuns,
+  throughputSettings,
+} from "./server-throughput.mjs";
 
 const PG =
   process.env.ARBOR_TEST_PG_URL ||
@@ -139,6 +152,14 @@ if (budget)
   );
 budget?.remove();
 
+// 2d. The independent review's workload at several concurrencies, SQLite, PG1 and PG2 taking
+// turns, clients honouring Retry-After (bench/server-throughput.mjs); `ARBOR_BENCH_THROUGHPUT=0`
+// skips it.
+const throughput =
+  process.env.ARBOR_BENCH_THROUGHPUT === "0"
+    ? null
+    : await throughputRuns({ pg: PG, serve, stopAll, ...throughputSettings() });
+
 // 3. The fault runs, each two processes under the same load: one killed (SIGKILL) halfway, one
 // stopped (SIGTERM) halfway, the database cut for 3 seconds halfway (every connection of both
 // processes goes through a forwarder the run controls), and PostgreSQL itself restarted halfway
@@ -195,6 +216,7 @@ for (const fault of FAULTS ? ["SIGKILL", "SIGTERM", "outage", "restart"] : []) {
 }
 
 report(results);
+if (throughput && !reportThroughput(throughput)) process.exitCode = 1;
 
 // 4. Idempotency under races and dropped answers: one key sent at once to two processes, an
 // answer dropped and retried with and without a key (bench/server-idempotency-faults.mjs).
