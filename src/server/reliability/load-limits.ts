@@ -6,6 +6,12 @@ import { errorResponse } from "../errors.js";
 export interface LoadLimits {
   maxInFlight: number;
   maxQueued: number;
+  /**
+   * The longest expected wait a request may join the queue with (by the observed time a turn is
+   * held); a request that would wait longer is refused at once. The latency bound of the shed
+   * policy: the queue admits as many requests as the server serves in this time.
+   */
+  queueTargetMs: number;
   queueTimeoutMs: number;
   requestTimeoutMs: number;
   /**
@@ -19,11 +25,15 @@ export interface LoadLimits {
 
 /**
  * Bounds the work in progress instead of letting it pile up: at most `maxInFlight` requests run
- * (they hold storage connections and answers in memory); up to `maxQueued` more wait for a turn,
- * first come first served; a request that finds the queue full, or would wait longer than
- * `queueTimeoutMs` (by the observed time a turn is held), answers 503 `OVERLOADED` at once, with
- * a `Retry-After` of the time the queue takes to drain; one that waits longer than
- * `queueTimeoutMs` after all answers the same. The body is read before the turn is asked for
+ * (they hold storage connections and answers in memory); more wait for a turn, first come first
+ * served, as long as their expected wait (the requests ahead, served `maxInFlight` at a time, by
+ * the observed time a turn is held) is within `queueTargetMs`, and at most `maxQueued` of them (a
+ * bound on memory, not the shed policy). A request that would wait longer, or finds `maxQueued`
+ * waiting, answers 503 `OVERLOADED` at once, with a `Retry-After` of the time the queue takes to
+ * drain; one that waits longer than `queueTimeoutMs` after all answers the same. So the queue
+ * holds what the server serves in `queueTargetMs`, however many clients that is, and no more: a
+ * fixed count sheds clients a fast server could serve at once, and admits more than a slow one
+ * (slow readers holding its turns) can serve in time. The body is read before the turn is asked for
  * (`readBodies`), so a turn is only ever held by work the server does itself.
  *
  * Every turn is given back, on every path: when the route's work ends (answer or error); when a
@@ -151,7 +161,8 @@ export class LoadLimiter {
   #turn(
     signal: AbortSignal,
   ): Promise<"turn" | "refused" | "aborted"> | "turn" | "refused" | "aborted" {
-    const { maxInFlight, maxQueued, queueTimeoutMs } = this.limits;
+    const { maxInFlight, maxQueued, queueTargetMs, queueTimeoutMs } =
+      this.limits;
     if (!(maxInFlight > 0)) return "turn";
     if (this.#running < maxInFlight) {
       this.#running++;
@@ -159,9 +170,11 @@ export class LoadLimiter {
       return "turn";
     }
     if (this.#waiting.length >= maxQueued) return "refused";
-    // Shed at once a request that could not get a turn before its queue deadline: waiting
-    // `queueTimeoutMs` only to be refused then wastes the client's time and fills the queue.
-    if (this.expectedWaitMs() > queueTimeoutMs) return "refused";
+    // Shed at once a request that could not get a turn within the latency target (or before its
+    // queue deadline): waiting only to be refused, or served late, wastes the client's time and
+    // fills the queue. Clients that honour Retry-After come back when the queue has drained.
+    if (this.expectedWaitMs() > Math.min(queueTargetMs, queueTimeoutMs))
+      return "refused";
     if (signal.aborted) return "aborted";
     return new Promise((resolve) => {
       const leave = (outcome: "refused" | "aborted") => {
