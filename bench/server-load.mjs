@@ -1,7 +1,8 @@
 // `npm run bench:server`: the HTTP server under load, one process on a SQLite file beside one and
 // two processes over one PostgreSQL (taking turns: one, two, two, one, so the machine's drift
-// weighs on both alike), then a fault run. Loopback only, bounded in time (about
-// 5 minutes with the defaults, 3 without the fault runs). Not a test: the figures go in docs/benchmarks.md and
+// weighs on both alike), then the workload of an independent review at 8, 32 and 128 clients
+// (bench/server-throughput.mjs), then a fault run. Loopback only, bounded in time (about
+// 8 minutes with the defaults, 5 without the fault runs). Not a test: the figures go in docs/benchmarks.md and
 // docs/reliability.md; the fault runs that assert are tests (test/server/storage-outage.int.test.ts,
 // test/server/process-kill-postgres.int.test.ts, test/cli/graceful-shutdown.test.ts).
 //
