@@ -7,9 +7,11 @@ export interface LoadLimits {
   maxInFlight: number;
   maxQueued: number;
   /**
-   * The longest expected wait a request may join the queue with (by the observed time a turn is
-   * held); a request that would wait longer is refused at once. The latency bound of the shed
-   * policy: the queue admits as many requests as the server serves in this time.
+   * The longest expected wait a request may join the queue with (the requests ahead of it, served
+   * `maxInFlight` at a time, by the observed time a turn is held); one that would wait longer is
+   * refused at once. The latency bound of the shed policy: the queue holds what the server serves
+   * in this time, however many clients that is, and no more. A fixed count shed clients a fast
+   * server would serve at once, and admitted more than a slow one (turns held long) serves in time.
    */
   queueTargetMs: number;
   queueTimeoutMs: number;
@@ -26,14 +28,10 @@ export interface LoadLimits {
 /**
  * Bounds the work in progress instead of letting it pile up: at most `maxInFlight` requests run
  * (they hold storage connections and answers in memory); more wait for a turn, first come first
- * served, as long as their expected wait (the requests ahead, served `maxInFlight` at a time, by
- * the observed time a turn is held) is within `queueTargetMs`, and at most `maxQueued` of them (a
- * bound on memory, not the shed policy). A request that would wait longer, or finds `maxQueued`
- * waiting, answers 503 `OVERLOADED` at once, with a `Retry-After` of the time the queue takes to
- * drain; one that waits longer than `queueTimeoutMs` after all answers the same. So the queue
- * holds what the server serves in `queueTargetMs`, however many clients that is, and no more: a
- * fixed count sheds clients a fast server could serve at once, and admits more than a slow one
- * (slow readers holding its turns) can serve in time. The body is read before the turn is asked for
+ * served, while their expected wait is within `queueTargetMs` and fewer than `maxQueued` wait (a
+ * bound on memory, not the shed policy); any other answers 503 `OVERLOADED` at once, with
+ * a `Retry-After` of the time the queue takes to drain; one that waits longer than
+ * `queueTimeoutMs` after all answers the same. The body is read before the turn is asked for
  * (`readBodies`), so a turn is only ever held by work the server does itself.
  *
  * Every turn is given back, on every path: when the route's work ends (answer or error); when a
