@@ -27,11 +27,11 @@
 // bench/server-idempotency-faults.mjs (requests with one Idempotency-Key at once on both
 // processes, answers dropped and retried).
 //
-// Then the workload of an independent review (bench/server-throughput.mjs, about 2 minutes):
-// clients that create sessions, append with explicit parents, read histories, list and search,
-// honouring Retry-After, at 8, 32 and 128 clients; SQLite, one PostgreSQL process and two in
-// alternating turns; requests/s, p50/p99, the share answered 503, and every acknowledged append
-// read back.
+// Before the fault runs, the workload of an independent review (bench/server-throughput.mjs,
+// about 3 minutes): clients that create sessions, append with explicit parents, read histories,
+// list and search, honouring Retry-After, at 8, 32 and 128 clients; SQLite, one PostgreSQL
+// process and two in alternating turns; requests/s, p50/p99, the share answered 503, and every
+// acknowledged append read back.
 //
 // Then the faults that come from clients (bench/server-client-faults.mjs, about 15 s): 100
 // uploads trickling past the request timeout beside a normal client, and SIGTERM with
@@ -64,13 +64,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { SessionManager, applyPostgresSchema } from "arbor-memory/session";
 import { openSqlite } from "arbor-memory/sqlite";
-import {
-  cpuBudget,
-  cpuTicks,
-  TICKS_PER_SECOND,
-  startServe as serve,
-  stopAll,
-} from "./serve-process.mjs";
+import { startServe as serve, stopAll } from "./serve-process.mjs";
 import { throwawayDatabase } from "./standalone.mjs";
 import {
   idempotencyFaults,
@@ -78,6 +72,7 @@ import {
 } from "./server-idempotency-faults.mjs";
 import { startPrivateCluster } from "../scripts/private-postgres-cluster.mjs";
 import { clientFaultRuns } from "./server-client-faults.mjs";
+import { cpuBudget, cpuTicks, TICKS_PER_SECOND } from "./serve-process.mjs";
 import {
   reportThroughput,
   throughputRuns,
