@@ -17,15 +17,18 @@
 // servers only (round robin per request over two). The figures per configuration and
 // concurrency: requests answered per second (503s not counted), p50 and p99 of every answered
 // request, the share of requests answered 503, the p99 of whole operations (their waits for
-// `Retry-After` included), the servers' CPU per request, and the ratios PG1/SQLite and PG2/PG1 of
-// the same run. At the end every acknowledged append is read back (`GET …/tree` of each session)
+// `Retry-After` included), the CPU per request of the servers, of the PostgreSQL backends their
+// pools hold (from /proc, by the pids pg_stat_activity gives for the run's database) and of the
+// load generator (this process), how busy the machine's cores were (/proc/stat: on a machine
+// whose cores are all busy, a second process can only take CPU from the first, the database and
+// the clients), and the ratios PG1/SQLite and PG2/PG1 of the same run. At the end every acknowledged append is read back (`GET …/tree` of each session)
 // and must be there under the parent it was sent with: nothing lost.
 //
 // With `ARBOR_BENCH_SERVER_CPU` (default 0.25; 0 skips it) and a writable cgroup CPU controller,
 // the highest concurrency runs once more over PostgreSQL with each server held to that share of a
 // core (turns PG1, PG2, PG2, PG1): what a second process adds when it has CPU of its own.
 import http from "node:http";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -83,6 +86,7 @@ export async function throughputRuns({
             clients,
             turnSeconds,
             acknowledged[storeOf(config)],
+            config === "SQLite" ? null : database,
           ),
         );
       for (const config of Object.keys(turns))
@@ -106,6 +110,7 @@ export async function throughputRuns({
               clients,
               turnSeconds,
               acknowledged.PostgreSQL,
+              database,
             ),
           );
         held = {
@@ -141,7 +146,7 @@ export async function throughputRuns({
  * seconds. Acknowledged sessions and appends go into `acknowledged` (session id → Map of message
  * id → the parent it was sent with).
  */
-async function turn(servers, clients, seconds, acknowledged) {
+async function turn(servers, clients, seconds, acknowledged, database) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
   const answered = []; // ms of every answered request (503s included), while measuring
   const operations = []; // ms of every operation, its Retry-After waits included
@@ -236,12 +241,19 @@ async function turn(servers, clients, seconds, acknowledged) {
   );
   await delay(WARM_UP_MS);
   const cpuBefore = servers.map(cpuTicks);
+  const backends = database ? await backendPids(database) : [];
+  const backendsBefore = backends.map(processTicks);
+  const machineBefore = machineTicks();
+  const clientBefore = process.cpuUsage();
   measuring = true;
   const started = performance.now();
   await delay(seconds * 1000);
   measuring = false;
   const elapsed = (performance.now() - started) / 1000;
   const cpuAfter = servers.map(cpuTicks);
+  const backendsAfter = backends.map(processTicks);
+  const machineAfter = machineTicks();
+  const clientCpu = process.cpuUsage(clientBefore);
   stop = true;
   await Promise.all(running);
   agent.destroy();
@@ -260,7 +272,46 @@ async function turn(servers, clients, seconds, acknowledged) {
     shed,
     failed,
     cpuMs,
+    clientMs: (clientCpu.user + clientCpu.system) / 1000,
+    backendMs:
+      (backends.reduce(
+        (sum, _, at) =>
+          sum +
+          ((backendsAfter[at] ?? backendsBefore[at]) - backendsBefore[at]),
+        0,
+      ) /
+        TICKS_PER_SECOND) *
+      1000,
+    busy:
+      (machineAfter.busy - machineBefore.busy) /
+      Math.max(machineAfter.total - machineBefore.total, 1),
   };
+}
+
+/** The pids of the PostgreSQL backends connected to the run's database (the servers' pools). */
+async function backendPids(database) {
+  const { rows } = await database.pool.query(
+    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+  );
+  return rows.map((row) => row.pid);
+}
+
+/** utime + stime of a process by pid, in clock ticks; `undefined` once it is gone. */
+function processTicks(pid) {
+  return cpuTicks({ child: { pid } });
+}
+
+/** The machine's busy and total clock ticks, over every core (/proc/stat). */
+function machineTicks() {
+  const fields = readFileSync("/proc/stat", "utf8")
+    .split("\n")[0]
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  const total = fields.reduce((sum, value) => sum + value, 0);
+  // idle and iowait are not busy
+  return { busy: total - fields[3] - (fields[4] ?? 0), total };
 }
 
 /** Turns of one configuration as one. */
@@ -271,6 +322,10 @@ function merge(parts) {
   const shed = parts.reduce((sum, part) => sum + part.shed, 0);
   const failed = parts.reduce((sum, part) => sum + part.failed, 0);
   const cpuMs = parts.reduce((sum, part) => sum + part.cpuMs, 0);
+  const backendMs = parts.reduce((sum, part) => sum + part.backendMs, 0);
+  const clientMs = parts.reduce((sum, part) => sum + part.clientMs, 0);
+  const busy =
+    parts.reduce((sum, part) => sum + part.busy * part.seconds, 0) / seconds;
   const statuses = {};
   for (const part of parts)
     for (const [status, count] of Object.entries(part.statuses))
@@ -285,6 +340,9 @@ function merge(parts) {
     failed,
     operationP99: percentile(operations, 0.99),
     cpuMsPerRequest: cpuMs / Math.max(served, 1),
+    backendMsPerRequest: backendMs / Math.max(served, 1),
+    clientMsPerRequest: clientMs / Math.max(served, 1),
+    busy,
     statuses,
   };
 }
@@ -335,12 +393,12 @@ export function reportThroughput({ rows, held, checked, turnSeconds }) {
     `\nThroughput: clients that create sessions, append with explicit parents, read histories, list and search; Retry-After honoured; turns of ${turnSeconds} s (SQLite, PG1, PG2, PG2, PG1, SQLite)\n`,
   );
   console.log(
-    "| Clients | Run | requests/s | p50 ms | p99 ms | 503 share | operation p99 ms (with Retry-After waits) | CPU ms / request | vs SQLite | PG2 vs PG1 | failed |",
+    "| Clients | Run | requests/s | p50 ms | p99 ms | 503 share | operation p99 ms (with Retry-After waits) | server CPU ms / request | PostgreSQL CPU ms / request | load generator CPU ms / request | machine busy | vs SQLite | PG2 vs PG1 | failed |",
   );
-  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   const line = (row, sqlite, one) =>
     console.log(
-      `| ${row.clients} | ${row.config} | ${row.perSecond.toFixed(0)} | ${row.p50.toFixed(1)} | ${row.p99.toFixed(1)} | ${(row.shedShare * 100).toFixed(2)}% | ${row.operationP99.toFixed(0)} | ${row.cpuMsPerRequest.toFixed(2)} | ${sqlite ? (row.perSecond / sqlite.perSecond).toFixed(2) + "x" : "-"} | ${one ? (row.perSecond / one.perSecond).toFixed(2) + "x" : "-"} | ${row.failed} |`,
+      `| ${row.clients} | ${row.config} | ${row.perSecond.toFixed(0)} | ${row.p50.toFixed(1)} | ${row.p99.toFixed(1)} | ${(row.shedShare * 100).toFixed(2)}% | ${row.operationP99.toFixed(0)} | ${row.cpuMsPerRequest.toFixed(2)} | ${row.config === "SQLite" ? "-" : row.backendMsPerRequest.toFixed(2)} | ${row.clientMsPerRequest.toFixed(2)} | ${(row.busy * 100).toFixed(0)}% | ${sqlite ? (row.perSecond / sqlite.perSecond).toFixed(2) + "x" : "-"} | ${one ? (row.perSecond / one.perSecond).toFixed(2) + "x" : "-"} | ${row.failed} |`,
     );
   for (const row of rows) {
     const sqlite = rows.find(
