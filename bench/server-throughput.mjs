@@ -58,17 +58,12 @@ export async function throughputRuns({
   const file = join(tmpdir(), `arbor-bench-throughput-${process.pid}.db`);
   const database = await throwawayDatabase(pg, "arbor_bench_throughput");
   await applyPostgresSchema(database.pool);
-  const stores = {
-    SQLite: [await serve(["--db", file])],
-    PostgreSQL: [
-      await serve(["--postgres", database.url]),
-      await serve(["--postgres", database.url]),
-    ],
-  };
-  const configs = {
-    SQLite: stores.SQLite,
-    PG1: stores.PostgreSQL.slice(0, 1),
-    PG2: stores.PostgreSQL,
+  // Every server started is stopped at the end, also when a later one fails to start.
+  const started = [];
+  const start = async (args) => {
+    const server = await serve(args);
+    started.push(server);
+    return server;
   };
   // Every acknowledged append and session, per store, read back at the end.
   const acknowledged = { SQLite: new Map(), PostgreSQL: new Map() };
@@ -77,6 +72,18 @@ export async function throughputRuns({
   let held = null;
   let checked;
   try {
+    const stores = {
+      SQLite: [await start(["--db", file])],
+      PostgreSQL: [
+        await start(["--postgres", database.url]),
+        await start(["--postgres", database.url]),
+      ],
+    };
+    const configs = {
+      SQLite: stores.SQLite,
+      PG1: stores.PostgreSQL.slice(0, 1),
+      PG2: stores.PostgreSQL,
+    };
     for (const clients of concurrencies) {
       const turns = { SQLite: [], PG1: [], PG2: [] };
       for (const config of ["SQLite", "PG1", "PG2", "PG2", "PG1", "SQLite"])
@@ -97,7 +104,7 @@ export async function throughputRuns({
       try {
         const pair = [];
         for (let index = 0; index < 2; index++) {
-          const server = await serve(["--postgres", database.url]);
+          const server = await start(["--postgres", database.url]);
           budget.hold(server.child.pid);
           pair.push(server);
         }
@@ -131,7 +138,7 @@ export async function throughputRuns({
       PostgreSQL: await readBack(stores.PostgreSQL[0], acknowledged.PostgreSQL),
     };
   } finally {
-    await stopAll([...stores.SQLite, ...stores.PostgreSQL]);
+    await stopAll(started);
     await database.drop();
     for (const suffix of ["", "-wal", "-shm"])
       rmSync(file + suffix, { force: true });
