@@ -1,6 +1,18 @@
 // `arbor serve` as a child process for the server benchmarks and fault runs: started on a free
-// port (read from its "listening on" line), stopped with SIGTERM as an operator stops it.
+// port (read from its "listening on" line), stopped with SIGTERM as an operator stops it; its CPU
+// time from /proc, and a cgroup CPU quota per process for the runs that hold each server to a budget.
 import { spawn } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmdirSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ on Linux). */
+export const TICKS_PER_SECOND = 100;
 
 /**
  * Starts `node dist/cli/main.js serve …storeArgs --port 0 --skip-sample` and resolves once it
@@ -45,4 +57,83 @@ export async function startServe(storeArgs) {
 /** SIGTERM to every server still alive, resolving when all have exited. */
 export function stopAll(servers) {
   return Promise.all(servers.map((server) => server.stop()));
+}
+
+/** utime + stime of a live process, in clock ticks; `undefined` once it is gone. */
+export function cpuTicks(server) {
+  try {
+    const stat = readFileSync(`/proc/${server.child.pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A CPU quota of `cores` for each process handed to `hold(pid)`, each in a cgroup of its own (v2:
+ * `cpu.max`; v1: `cpu.cfs_quota_us`), or `null` when no cgroup CPU controller is writable here.
+ */
+export function cpuBudget(cores) {
+  const period = 100_000;
+  const quota = Math.round(cores * period);
+  const layouts = [
+    {
+      root: "/sys/fs/cgroup",
+      check: "/sys/fs/cgroup/cgroup.controllers",
+      limit: (dir) => writeFileSync(join(dir, "cpu.max"), `${quota} ${period}`),
+    },
+    {
+      root: "/sys/fs/cgroup/cpu",
+      check: "/sys/fs/cgroup/cpu/cpu.cfs_quota_us",
+      limit: (dir) => {
+        writeFileSync(join(dir, "cpu.cfs_period_us"), String(period));
+        writeFileSync(join(dir, "cpu.cfs_quota_us"), String(quota));
+      },
+    },
+  ];
+  for (const layout of layouts) {
+    if (!existsSync(layout.check)) continue;
+    if (layout.root === "/sys/fs/cgroup") {
+      const controllers = readFileSync(layout.check, "utf8");
+      if (!controllers.split(/\s+/).includes("cpu")) continue;
+    }
+    const made = [];
+    const open = () => {
+      const dir = join(
+        layout.root,
+        `arbor-bench-${process.pid}-${made.length}`,
+      );
+      mkdirSync(dir);
+      made.push(dir);
+      layout.limit(dir);
+      return dir;
+    };
+    try {
+      rmdirSync(open());
+      made.pop();
+    } catch {
+      // not writable here (not root, or the controller is not delegated): try the next layout
+      for (const dir of made.splice(0)) removeGroup(dir);
+      continue;
+    }
+    return {
+      hold(pid) {
+        writeFileSync(join(open(), "cgroup.procs"), String(pid));
+      },
+      remove() {
+        // A cgroup can be removed once its processes have exited (stopAll waits for that).
+        for (const dir of made) removeGroup(dir);
+      },
+    };
+  }
+  return null;
+}
+
+function removeGroup(dir) {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // never made, or a process still in it: nothing more to do
+  }
 }

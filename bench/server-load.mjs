@@ -1,7 +1,8 @@
 // `npm run bench:server`: the HTTP server under load, one process on a SQLite file beside one and
 // two processes over one PostgreSQL (taking turns: one, two, two, one, so the machine's drift
-// weighs on both alike), then a fault run. Loopback only, bounded in time (about
-// 5 minutes with the defaults, 3 without the fault runs). Not a test: the figures go in docs/benchmarks.md and
+// weighs on both alike), then the workload of an independent review at 8, 32 and 128 clients
+// (bench/server-throughput.mjs), then a fault run. Loopback only, bounded in time (about
+// 8 minutes with the defaults, 5 without the fault runs). Not a test: the figures go in docs/benchmarks.md and
 // docs/reliability.md; the fault runs that assert are tests (test/server/storage-outage.int.test.ts,
 // test/server/process-kill-postgres.int.test.ts, test/cli/graceful-shutdown.test.ts).
 //
@@ -26,13 +27,21 @@
 // bench/server-idempotency-faults.mjs (requests with one Idempotency-Key at once on both
 // processes, answers dropped and retried).
 //
+// Before the fault runs, the workload of an independent review (bench/server-throughput.mjs,
+// about 3 minutes): clients that create sessions, append with explicit parents, read histories,
+// list and search, honouring Retry-After, at 8, 32 and 128 clients; SQLite, one PostgreSQL
+// process and two in alternating turns; requests/s, p50/p99, the share answered 503, and every
+// acknowledged append read back.
+//
 // Then the faults that come from clients (bench/server-client-faults.mjs, about 15 s): 100
 // uploads trickling past the request timeout beside a normal client, and SIGTERM with
 // keep-alive clients writing (answered or refused, never reset; nothing acknowledged lost).
 //
 //   node bench/server-load.mjs   (after `npm run build`; ARBOR_TEST_PG_URL, default
 //   postgres://postgres@127.0.0.1:5432/postgres; ARBOR_BENCH_SECONDS, ARBOR_BENCH_CLIENTS;
-//   ARBOR_BENCH_FAULTS=0 for the throughput runs alone; ARBOR_BENCH_SERVER_CPU, default 0.25,
+//   ARBOR_BENCH_FAULTS=0 for the throughput runs alone; ARBOR_BENCH_THROUGHPUT=0 without the
+//   review's workload, ARBOR_BENCH_CONCURRENCY and ARBOR_BENCH_TURN_SECONDS for it;
+//   ARBOR_BENCH_SERVER_CPU, default 0.25,
 //   the CPU budget of each server in the scale-out pair, 0 to skip that pair)
 //
 // One more PostgreSQL run has its commits not flushed one by one (`synchronous_commit=off`), the
@@ -47,14 +56,7 @@
 // the servers. With a budget each server has its own share, as each would on its own machine, so
 // the pair shows what a second process adds. It needs a writable cgroup CPU controller (v1 or v2,
 // as root); without one the pair is reported as skipped.
-import {
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  rmSync,
-  rmdirSync,
-  writeFileSync,
-} from "node:fs";
+import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import http from "node:http";
 import net from "node:net";
@@ -70,6 +72,12 @@ import {
 } from "./server-idempotency-faults.mjs";
 import { startPrivateCluster } from "../scripts/private-postgres-cluster.mjs";
 import { clientFaultRuns } from "./server-client-faults.mjs";
+import { cpuBudget, cpuTicks, TICKS_PER_SECOND } from "./serve-process.mjs";
+import {
+  reportThroughput,
+  throughputRuns,
+  throughputSettings,
+} from "./server-throughput.mjs";
 
 const PG =
   process.env.ARBOR_TEST_PG_URL ||
@@ -86,7 +94,6 @@ const OUTAGE_MS = 3_000;
 const WATCHED = 4;
 /** Each server's CPU budget in the scale-out pair, in cores; 0 skips the pair. */
 const SERVER_CPU = Number(process.env.ARBOR_BENCH_SERVER_CPU ?? 0.25);
-const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 /** The clients' connections: kept alive, one per client at most per server. */
 const CLIENT_AGENT = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
 
@@ -140,6 +147,14 @@ if (budget)
     )),
   );
 budget?.remove();
+
+// 2d. The independent review's workload at several concurrencies, SQLite, PG1 and PG2 taking
+// turns, clients honouring Retry-After (bench/server-throughput.mjs); `ARBOR_BENCH_THROUGHPUT=0`
+// skips it.
+const throughput =
+  process.env.ARBOR_BENCH_THROUGHPUT === "0"
+    ? null
+    : await throughputRuns({ pg: PG, serve, stopAll, ...throughputSettings() });
 
 // 3. The fault runs, each two processes under the same load: one killed (SIGKILL) halfway, one
 // stopped (SIGTERM) halfway, the database cut for 3 seconds halfway (every connection of both
@@ -199,6 +214,7 @@ for (const fault of FAULTS ? ["SIGKILL", "SIGTERM", "outage", "restart"] : []) {
 }
 
 report(results);
+if (throughput && !reportThroughput(throughput)) process.exitCode = 1;
 
 // 4. Idempotency under races and dropped answers: one key sent at once to two processes, an
 // answer dropped and retried with and without a key (bench/server-idempotency-faults.mjs).
@@ -637,85 +653,6 @@ async function settle(subscribers, acknowledged) {
 }
 
 // --- Processes ---
-
-/** utime + stime of a live process, in clock ticks; `undefined` once it is gone. */
-function cpuTicks(server) {
-  try {
-    const stat = readFileSync(`/proc/${server.child.pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * A CPU quota of `cores` for each process handed to `hold(pid)`, each in a cgroup of its own (v2:
- * `cpu.max`; v1: `cpu.cfs_quota_us`), or `null` when no cgroup CPU controller is writable here.
- */
-function cpuBudget(cores) {
-  const period = 100_000;
-  const quota = Math.round(cores * period);
-  const layouts = [
-    {
-      root: "/sys/fs/cgroup",
-      check: "/sys/fs/cgroup/cgroup.controllers",
-      limit: (dir) => writeFileSync(join(dir, "cpu.max"), `${quota} ${period}`),
-    },
-    {
-      root: "/sys/fs/cgroup/cpu",
-      check: "/sys/fs/cgroup/cpu/cpu.cfs_quota_us",
-      limit: (dir) => {
-        writeFileSync(join(dir, "cpu.cfs_period_us"), String(period));
-        writeFileSync(join(dir, "cpu.cfs_quota_us"), String(quota));
-      },
-    },
-  ];
-  for (const layout of layouts) {
-    if (!existsSync(layout.check)) continue;
-    if (layout.root === "/sys/fs/cgroup") {
-      const controllers = readFileSync(layout.check, "utf8");
-      if (!controllers.split(/\s+/).includes("cpu")) continue;
-    }
-    const made = [];
-    const open = () => {
-      const dir = join(
-        layout.root,
-        `arbor-bench-${process.pid}-${made.length}`,
-      );
-      mkdirSync(dir);
-      made.push(dir);
-      layout.limit(dir);
-      return dir;
-    };
-    try {
-      rmdirSync(open());
-      made.pop();
-    } catch {
-      // not writable here (not root, or the controller is not delegated): try the next layout
-      for (const dir of made.splice(0)) removeGroup(dir);
-      continue;
-    }
-    return {
-      hold(pid) {
-        writeFileSync(join(open(), "cgroup.procs"), String(pid));
-      },
-      remove() {
-        // A cgroup can be removed once its processes have exited (stopAll waits for that).
-        for (const dir of made) removeGroup(dir);
-      },
-    };
-  }
-  return null;
-}
-
-function removeGroup(dir) {
-  try {
-    rmdirSync(dir);
-  } catch {
-    // never made, or a process still in it: nothing more to do
-  }
-}
 
 /**
  * A TCP forwarder in front of PostgreSQL: `cut()` drops every connection and refuses new ones (a

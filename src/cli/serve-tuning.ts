@@ -9,8 +9,12 @@ import {
 /** How `arbor serve` holds load: the PostgreSQL pool, the request limits, the shutdown. */
 export interface ServeTuning {
   pool: PoolTuning;
-  /** Requests served at once; more answer 503 `OVERLOADED` at once. */
+  /** Requests served at once; more wait for a turn (see `queueTargetMs`). */
   maxInFlight: number;
+  /** Requests waiting for a turn at most (a bound on memory). */
+  maxQueued: number;
+  /** A request joins the queue only if its expected wait is at most this; else 503 `OVERLOADED`. */
+  queueTargetMs: number;
   /** A request running longer answers 503 `REQUEST_TIMEOUT`. */
   requestTimeoutMs: number;
   /** A request body still arriving after this long answers 408 `BODY_TIMEOUT`. */
@@ -63,7 +67,15 @@ const TUNABLES = {
   },
   "max-in-flight": {
     env: "ARBOR_MAX_IN_FLIGHT",
-    help: "requests running at once (default 4 per pool connection); 4 times as many wait, more answer 503 OVERLOADED",
+    help: "requests running at once (default 4 per pool connection); more wait for a turn (--queue-target)",
+  },
+  "max-queued": {
+    env: "ARBOR_MAX_QUEUED",
+    help: "requests waiting for a turn at most, a bound on memory (default 16 times --max-in-flight); one more answers 503 OVERLOADED",
+  },
+  "queue-target": {
+    env: "ARBOR_QUEUE_TARGET_MS",
+    help: "ms a request may expect to wait for a turn (by the observed service time); one that would wait longer answers 503 OVERLOADED at once with Retry-After (default 1000)",
   },
   "shutdown-grace": {
     env: "ARBOR_SHUTDOWN_GRACE_MS",
@@ -127,13 +139,16 @@ export function serveTuning(
       .map((item) => item.trim())
       .filter(Boolean);
   const requestTimeoutMs = read("request-timeout", 30_000);
+  const maxInFlight = read("max-in-flight", 4 * max, 1);
   return {
     pool: {
       max,
       acquireTimeoutMs: read("pool-timeout", 5_000, 1),
       statementTimeoutMs: read("statement-timeout", 15_000),
     },
-    maxInFlight: read("max-in-flight", 4 * max, 1),
+    maxInFlight,
+    maxQueued: read("max-queued", 16 * maxInFlight),
+    queueTargetMs: read("queue-target", 1_000, 1),
     requestTimeoutMs,
     bodyTimeoutMs: read("body-timeout", requestTimeoutMs || 30_000),
     readyStallMs: read("ready-stall", 10_000),

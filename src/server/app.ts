@@ -33,6 +33,7 @@ export const DEFAULT_BODY_LIMIT = {
 /** Default load limits: requests at once (more answer 503 at once) and the time one may take. */
 export const DEFAULT_LOAD_LIMITS = {
   maxInFlight: 256,
+  queueTargetMs: 1_000,
   queueTimeoutMs: 5_000,
   requestTimeoutMs: 30_000,
   readyStallMs: 10_000,
@@ -86,12 +87,20 @@ export interface CreateAppOptions {
    */
   maxInFlight?: number;
   /**
-   * Requests that may wait for a turn (their body already read) when `maxInFlight` run; one
-   * more, one that could not get a turn within `queueTimeoutMs` by the observed time a turn is
-   * held, or one waiting longer, answers 503 `OVERLOADED` with a `Retry-After` of the time the
-   * queue takes to drain. Default four times `maxInFlight`.
+   * Requests that may wait for a turn (their body already read) when `maxInFlight` run, at most:
+   * a bound on memory; which requests wait is `queueTargetMs`'s to say. One more answers 503
+   * `OVERLOADED` with a `Retry-After` of the time the queue takes to drain. Default sixteen
+   * times `maxInFlight`.
    */
   maxQueued?: number;
+  /**
+   * The shed policy's latency bound: a request joins the queue only if its expected wait (the
+   * requests ahead of it, served `maxInFlight` at a time, by the observed time a turn is held)
+   * is at most this many milliseconds; otherwise it answers 503 `OVERLOADED` at once, with a
+   * `Retry-After` of the time the queue takes to drain. So the queue holds what the server
+   * serves in this time. Default 1000 (capped by `queueTimeoutMs`).
+   */
+  queueTargetMs?: number;
   /** Milliseconds a request may wait for a turn. Default 5000. */
   queueTimeoutMs?: number;
   /**
@@ -192,7 +201,8 @@ export function createApp(options: CreateAppOptions): OpenAPIHono<ServerEnv> {
     options.requestTimeoutMs ?? DEFAULT_LOAD_LIMITS.requestTimeoutMs;
   const limiter = new LoadLimiter({
     maxInFlight,
-    maxQueued: options.maxQueued ?? 4 * maxInFlight,
+    maxQueued: options.maxQueued ?? 16 * maxInFlight,
+    queueTargetMs: options.queueTargetMs ?? DEFAULT_LOAD_LIMITS.queueTargetMs,
     queueTimeoutMs:
       options.queueTimeoutMs ?? DEFAULT_LOAD_LIMITS.queueTimeoutMs,
     requestTimeoutMs,

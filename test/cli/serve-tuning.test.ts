@@ -7,7 +7,7 @@ import { serveTuning } from "../../src/cli/serve-tuning.js";
 const none = { positionals: [], values: {} };
 
 describe("serveTuning", () => {
-  it("sizes the pool from the CPUs, within 4 to 20, and the in-flight limit from the pool", () => {
+  it("sizes the pool from the CPUs, within 4 to 20, the in-flight limit from the pool and the queue's memory bound from that", () => {
     expect(serveTuning(none, {}, 1).pool.max).toBe(4);
     expect(serveTuning(none, {}, 2).pool.max).toBe(6);
     expect(serveTuning(none, {}, 64).pool.max).toBe(20);
@@ -15,6 +15,8 @@ describe("serveTuning", () => {
     expect(tuning).toEqual({
       pool: { max: 6, acquireTimeoutMs: 5_000, statementTimeoutMs: 15_000 },
       maxInFlight: 24,
+      maxQueued: 384,
+      queueTargetMs: 1_000,
       requestTimeoutMs: 30_000,
       bodyTimeoutMs: 30_000,
       readyStallMs: 10_000,
@@ -30,11 +32,16 @@ describe("serveTuning", () => {
       ARBOR_PG_STATEMENT_TIMEOUT_MS: "0",
       ARBOR_CORS: "https://a.example, https://b.example",
       ARBOR_ALLOWED_HOSTS: "arbor.internal",
+      ARBOR_QUEUE_TARGET_MS: "2000",
     };
     const tuning = serveTuning(
       {
         positionals: [],
-        values: { "pool-size": "3", "shutdown-grace": "500" },
+        values: {
+          "pool-size": "3",
+          "shutdown-grace": "500",
+          "queue-target": "250",
+        },
       },
       env,
       2,
@@ -45,6 +52,8 @@ describe("serveTuning", () => {
       statementTimeoutMs: 0,
     });
     expect(tuning.maxInFlight).toBe(12);
+    expect(tuning.maxQueued).toBe(192);
+    expect(tuning.queueTargetMs).toBe(250);
     expect(tuning.shutdownGraceMs).toBe(500);
     expect(tuning.cors).toEqual(["https://a.example", "https://b.example"]);
     expect(tuning.hosts).toEqual(["arbor.internal"]);

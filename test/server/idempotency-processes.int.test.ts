@@ -1,8 +1,12 @@
 // Idempotency over real processes: two `arbor serve` over one PostgreSQL database, the checks of
 // the server fault harness (bench/server-idempotency-faults.mjs): requests with one
-// Idempotency-Key sent at once to both processes on every keyed write route, answers dropped
-// (the connection cut as the answer arrives) and retried with and without a key, and one file
-// imported at once without a key. Each makes one effect, and one key gets one answer.
+// Idempotency-Key sent at once to both processes on every keyed write route; ambiguous failures
+// through a real TCP proxy that drops answers (bench/answer-dropping-proxy.mjs: the client's
+// connection closed once the request is forwarded, or while the answer comes back, the server
+// finishing its work) on every write route (create, append, import, compaction overlay, fork,
+// block PUT and revert), retried with and without a key; and one file imported at once without a
+// key. Each makes one effect (read back from the store), one key gets one answer (the dropped one
+// included), and without a key each route keeps its documented rule.
 import { expect, it } from "vitest";
 import { startServe, type ServeProcess } from "../cli/support/cli.js";
 import { describePostgres, PG_URL } from "../providers/postgres-database.js";
@@ -22,7 +26,7 @@ interface Harness {
 }
 
 describePostgres("idempotency over two arbor serve processes", () => {
-  it("one key at once, dropped answers and keyless imports each make one effect with one answer", async () => {
+  it("one key at once, answers dropped by a proxy on every write route and keyless imports each make one effect with one answer", async () => {
     const harness = (await import(
       new URL("../../bench/server-idempotency-faults.mjs", import.meta.url).href
     )) as Harness;
@@ -37,6 +41,23 @@ describePostgres("idempotency over two arbor serve processes", () => {
       stopAll: () => Promise.all(started.map((server) => server.stop())),
     });
     expect(checks.filter((check) => !check.ok)).toEqual([]);
-    expect(checks.map((check) => check.name)).toHaveLength(10);
+    const dropped = checks.filter((check) =>
+      check.name.startsWith("answer dropped"),
+    );
+    // 7 write routes x before/while the answer x with/without a key.
+    expect(dropped).toHaveLength(28);
+    for (const route of [
+      "create",
+      "append",
+      "import",
+      "compaction overlay",
+      "fork",
+      "block PUT",
+      "block revert",
+    ])
+      expect(
+        dropped.filter((check) => check.name.endsWith(`: ${route}`)),
+      ).toHaveLength(4);
+    expect(checks).toHaveLength(34);
   }, 120_000);
 });

@@ -287,6 +287,7 @@ describe("request turns on a real socket", () => {
       manager,
       maxInFlight: 1,
       maxQueued: 50,
+      queueTargetMs: 3_000,
       queueTimeoutMs: 3_000,
       requestTimeoutMs: 0,
     });
@@ -334,5 +335,123 @@ describe("request turns on a real socket", () => {
     expect(Number(first.headers.get("retry-after"))).toBeGreaterThanOrEqual(2);
     controller.abort();
     await Promise.allSettled(answers);
+  });
+
+  it("admits to the queue what the server serves within queueTargetMs, and refuses the rest at once, well before the queue deadline", async () => {
+    // A fake summarizer (injected): the first compaction takes 400 ms, the second is held until
+    // the test lets it go.
+    const manager = SessionManager.inMemory();
+    let calls = 0;
+    let entered: () => void = () => undefined;
+    let release: () => void = () => undefined;
+    const holding = new Promise<void>((resolve) => (entered = resolve));
+    manager.onCompaction(() => {
+      if (calls++ === 0)
+        return new Promise((resolve) => setTimeout(() => resolve(null), 400));
+      entered();
+      return new Promise((resolve) => (release = () => resolve(null)));
+    });
+    // The queue deadline is far: only the latency target can refuse (the old policy admitted
+    // every one of these, up to a minute's wait).
+    const { port } = await start({
+      manager,
+      maxInFlight: 1,
+      maxQueued: 50,
+      queueTargetMs: 1_000,
+      queueTimeoutMs: 60_000,
+      requestTimeoutMs: 0,
+    });
+    const ids: string[] = [];
+    for (let index = 0; index < 2; index++) {
+      const { id } = await manager.create(`Target ${index}`);
+      const session = manager.getSession(id);
+      for (const [turn, role] of (
+        ["user", "assistant", "user"] as const
+      ).entries())
+        await session.appendMessage({
+          id: `m${turn}`,
+          role,
+          parts: [{ type: "text", text: `turn ${turn}` }],
+        });
+      ids.push(id);
+    }
+    expect(
+      (await call(port, "POST", `/v1/sessions/${ids[0]}/compact`, {})).status,
+    ).toBe(200);
+    const held = call(port, "POST", `/v1/sessions/${ids[1]}/compact`, {});
+    await holding;
+    // Eight more, one after the other into the queue: at 400 ms or more a turn, the first two
+    // or so expect to wait within a second and stay; the rest are refused at once.
+    const answers: Array<Promise<Response>> = [];
+    for (let index = 0; index < 8; index++)
+      answers.push(fetch(`http://127.0.0.1:${port}/v1/sessions`));
+    const first = await Promise.race(answers);
+    expect(first.status).toBe(503);
+    expect(Number(first.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    release();
+    expect((await held).status).toBe(200);
+    const statuses = (await Promise.all(answers)).map(
+      (answer) => answer.status,
+    );
+    expect(statuses.filter((status) => status === 200).length).toBeGreaterThan(
+      0,
+    );
+    expect(statuses.filter((status) => status === 503).length).toBeGreaterThan(
+      0,
+    );
+    expect(
+      statuses.filter((status) => status !== 200 && status !== 503),
+    ).toEqual([]);
+  });
+
+  it("lets sixteen requests per turn wait by default (a bound on memory), and refuses one more at once", async () => {
+    const manager = SessionManager.inMemory();
+    let entered: () => void = () => undefined;
+    let release: () => void = () => undefined;
+    const holding = new Promise<void>((resolve) => (entered = resolve));
+    manager.onCompaction(() => {
+      entered();
+      return new Promise((resolve) => (release = () => resolve(null)));
+    });
+    // Nothing observed yet, so every request expects no wait: only the count can refuse.
+    const { port } = await start({
+      manager,
+      maxInFlight: 1,
+      maxQueued: undefined,
+      queueTimeoutMs: 60_000,
+      requestTimeoutMs: 0,
+    });
+    const { id } = await manager.create("Held");
+    const session = manager.getSession(id);
+    for (const [turn, role] of (
+      ["user", "assistant", "user"] as const
+    ).entries())
+      await session.appendMessage({
+        id: `m${turn}`,
+        role,
+        parts: [{ type: "text", text: `turn ${turn}` }],
+      });
+    const held = call(port, "POST", `/v1/sessions/${id}/compact`, {});
+    await holding;
+    const answers = Array.from({ length: 20 }, () =>
+      fetch(`http://127.0.0.1:${port}/v1/sessions`),
+    );
+    // The four over the bound hear at once; the sixteen waiting are served once the turn is back.
+    const refused: Response[] = [];
+    await eventually(async () => {
+      refused.length = 0;
+      const settled = await Promise.all(
+        answers.map((answer) => Promise.race([answer, Promise.resolve(null)])),
+      );
+      for (const answer of settled) if (answer) refused.push(answer);
+      return refused.length >= 4;
+    }, "four refused at once");
+    release();
+    expect((await held).status).toBe(200);
+    const statuses = (await Promise.all(answers)).map(
+      (answer) => answer.status,
+    );
+    expect(statuses.filter((status) => status === 503)).toHaveLength(4);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(16);
   });
 });

@@ -127,6 +127,8 @@ flight finish within --shutdown-grace, then closes the database.`,
         cors: tuning.cors,
         hosts: tuning.hosts,
         maxInFlight: tuning.maxInFlight,
+        maxQueued: tuning.maxQueued,
+        queueTargetMs: tuning.queueTargetMs,
         // A turn is a connection's worth of work: wait for one as long as for a connection.
         queueTimeoutMs: tuning.pool.acquireTimeoutMs,
         requestTimeoutMs: tuning.requestTimeoutMs,

@@ -6,6 +6,14 @@ import { errorResponse } from "../errors.js";
 export interface LoadLimits {
   maxInFlight: number;
   maxQueued: number;
+  /**
+   * The longest expected wait a request may join the queue with (the requests ahead of it, served
+   * `maxInFlight` at a time, by the observed time a turn is held); one that would wait longer is
+   * refused at once. The latency bound of the shed policy: the queue holds what the server serves
+   * in this time, however many clients that is, and no more. A fixed count shed clients a fast
+   * server would serve at once, and admitted more than a slow one (turns held long) serves in time.
+   */
+  queueTargetMs: number;
   queueTimeoutMs: number;
   requestTimeoutMs: number;
   /**
@@ -34,9 +42,9 @@ const TURN_BUDGET_MS = 10;
 
 /**
  * Bounds the work in progress instead of letting it pile up: at most `maxInFlight` requests run
- * (they hold storage connections and answers in memory); up to `maxQueued` more wait for a turn,
- * first come first served; a request that finds the queue full, or would wait longer than
- * `queueTimeoutMs` (by the observed time a turn is held), answers 503 `OVERLOADED` at once, with
+ * (they hold storage connections and answers in memory); more wait for a turn, first come first
+ * served, while their expected wait is within `queueTargetMs` and fewer than `maxQueued` wait (a
+ * bound on memory, not the shed policy); any other answers 503 `OVERLOADED` at once, with
  * a `Retry-After` of the time the queue takes to drain; one that waits longer than
  * `queueTimeoutMs` after all answers the same.
  *
@@ -49,8 +57,9 @@ const TURN_BUDGET_MS = 10;
  * (adaptive LIFO): first come first served would make every later request wait for the whole
  * burst, while a request that has waited long is the one whose client has most likely given up;
  * a full queue then refuses its oldest request (503 `OVERLOADED`, Retry-After) to take the new
- * one. Below the threshold (normal load) the order stays first come first served. The body is read before the turn is asked for
- * (`readBodies`), so a turn is only ever held by work the server does itself; and a route whose
+ * one. Below the threshold (normal load) the order stays first come first served. The body is
+ * read before the turn is asked for (`readBodies`), so a turn is only ever held by work the
+ * server does itself; and a route whose
  * answer goes on without it gives it back early (`releaseTurn`): a streamed answer holds no turn
  * while it waits for its windows' turns or for its client to read.
  *
@@ -187,7 +196,8 @@ export class LoadLimiter {
   #turn(
     signal: AbortSignal,
   ): Promise<"turn" | "refused" | "aborted"> | "turn" | "refused" | "aborted" {
-    const { maxInFlight, maxQueued, queueTimeoutMs } = this.limits;
+    const { maxInFlight, maxQueued, queueTargetMs, queueTimeoutMs } =
+      this.limits;
     if (!(maxInFlight > 0)) return "turn";
     if (
       this.#running < maxInFlight &&
@@ -202,10 +212,14 @@ export class LoadLimiter {
       if (!newestFirst || maxQueued < 1) return "refused";
       this.#waiting[0]!.refuse();
     }
-    // Shed at once a request that could not get a turn before its queue deadline: waiting
-    // `queueTimeoutMs` only to be refused then wastes the client's time and fills the queue.
+    // Shed at once a request that could not get a turn within the latency target (or before its
+    // queue deadline): waiting only to be refused, or served late, wastes the client's time and
+    // fills the queue. Clients that honour Retry-After come back when the queue has drained.
     // (Served newest first, a new request waits little however long the queue.)
-    if (!newestFirst && this.expectedWaitMs() > queueTimeoutMs)
+    if (
+      !newestFirst &&
+      this.expectedWaitMs() > Math.min(queueTargetMs, queueTimeoutMs)
+    )
       return "refused";
     if (signal.aborted) return "aborted";
     return new Promise((resolve) => {
