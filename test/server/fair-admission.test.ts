@@ -22,6 +22,7 @@ function limitedApp(limits: Partial<LoadLimits>) {
   const limiter = new LoadLimiter({
     maxInFlight: 1,
     maxQueued: 10,
+    queueTargetMs: 60_000,
     queueTimeoutMs: 60_000,
     requestTimeoutMs: 0,
     stallMs: 0,
