@@ -22,7 +22,7 @@ interface PreparedMessage {
 }
 
 /**
- * What one append did, reported by the insert itself (`Session.appendMessageWithResult()`), so a
+ * What one append did, reported by the insert itself (`Session.appendMessage()`), so a
  * caller never reads before or after to find out, and two concurrent appends of one id are told
  * apart by the store's own atomic insert: exactly one of them has `inserted: true`.
  */
@@ -67,8 +67,8 @@ export class SessionWrites {
   }
 
   /**
-   * Inserts the message and reports what happened (see `AppendMessageResult`). Only this caller
-   * pays for reading the message that holds a taken id; `append()` never reads it.
+   * Inserts the message and reports what happened (see `AppendMessageResult`). The message that
+   * holds a taken id is read only then: an inserted append reads nothing.
    */
   async appendWithResult(
     message: SessionMessage,

@@ -443,21 +443,24 @@ export class Session {
    * Inserts a message. `parentId`: omitted = after the latest leaf, `null` = a new root, a string
    * = under that message (a root, with a warning, if it is not in this session; so is anything
    * else). Appending an id that exists is a no-op: the first write wins.
+   *
+   * Resolves to what the insert itself did: `{ inserted: true, message }` with the message as
+   * stored, or, when the id is taken, `{ inserted: false, message }` with the message that holds
+   * it (left as it was), and `matchesStored` telling a retry of the same write from a different
+   * one. Of concurrent appends of one id exactly one is `inserted`. A caller that ignores the
+   * result pays nothing for it: the stored message is read only when the id was taken.
    */
   async appendMessage(
     message: SessionMessage,
     parentId?: string | null,
-  ): Promise<void> {
-    await this.writes.append(message, parentId);
+  ): Promise<AppendMessageResult> {
+    return this.writes.appendWithResult(message, parentId);
   }
 
   /**
-   * `appendMessage()` that says what happened, from the insert itself: `{ inserted: true, message
-   * }` with the message as stored, or, when the id is taken, `{ inserted: false, message }` with
-   * the message that holds it (left as it was), and `matchesStored` telling a retry of the same
-   * write from a different one. Of concurrent appends of one id exactly one is `inserted`.
-   * `appendMessage()` keeps resolving to nothing, as the seed API does; this is the separate
-   * method that returns the result (the HTTP server answers 201, 200 or 409 from it).
+   * `appendMessage()`, which now resolves to the same result.
+   *
+   * @deprecated Use `appendMessage()`: it returns `{ inserted, message, matchesStored }`.
    */
   async appendMessageWithResult(
     message: SessionMessage,
@@ -821,7 +824,7 @@ export async function insertChecksRegistry(session: Session): Promise<boolean> {
 }
 
 /**
- * `appendMessageWithResult()` that writes only if the session has its registry row, checked by
+ * `appendMessage()` that writes only if the session has its registry row, checked by
  * the insert itself; `null`, with nothing written, when it has none. For a provider that
  * declares `insertChecksRegistry` (SessionManager.appendToExisting; not public API).
  */
