@@ -53,8 +53,9 @@ import type {
 import type { BackendEmbeddings } from "./contracts/embedding-store.js";
 import type {
   ImportRecords,
-  InsertMessageOptions,
-  InsertMessageResult,
+  MessageWrite,
+  WriteMessagesOptions,
+  WriteMessagesResult,
   PathEntry,
   SessionProvider,
   StoredMessageRecord,
@@ -208,14 +209,12 @@ export class PostgresSessionProvider implements SessionProvider {
     return (await this.#real()).appendMessage(message, parentId);
   }
 
-  /** `appendMessage` that says under which parent the row went (the Session's append). */
-  async insertMessage(
-    message: SessionMessage,
-    parentId: string | null | undefined,
-    json?: string,
-    options?: InsertMessageOptions,
-  ): Promise<InsertMessageResult> {
-    return (await this.#real()).insertMessage(message, parentId, json, options);
+  /** The one write (`SessionProvider.writeMessages`). */
+  async writeMessages(
+    messages: readonly MessageWrite[],
+    options?: WriteMessagesOptions,
+  ): Promise<WriteMessagesResult> {
+    return (await this.#real()).writeMessages(messages, options);
   }
 
   /** Replaces content, role and search text of the message with this id; a no-op if absent. */

@@ -34,8 +34,11 @@ export function assertSessionTarget(
     );
   }
   if (caller === "Session.create()" && isSqlProvider(target)) return;
+  const has = (name: string) =>
+    typeof (target as Record<string, unknown>)[name] === "function";
+  // A seed-shaped provider writes with `appendMessage` instead (adaptSeedProvider).
   const missing = REQUIRED_PROVIDER_METHODS.filter(
-    (name) => typeof (target as Record<string, unknown>)[name] !== "function",
+    (name) => !has(name) && !(name === "writeMessages" && has("appendMessage")),
   );
   if (missing.length === 0) return;
   if (isPostgresClient(target)) {
@@ -48,7 +51,13 @@ export function assertSessionTarget(
       `${expected}; this looks like a PostgreSQL client (pg Pool or Client, or a connection with execute()): use ${wrapped}`,
     );
   }
-  const lacking = `it lacks the SessionProvider methods ${missing.join(", ")}`;
+  const lacking = `it lacks the SessionProvider methods ${missing
+    .map((name) =>
+      name === "writeMessages"
+        ? "writeMessages (or the seed's appendMessage)"
+        : name,
+    )
+    .join(", ")}`;
   throw new ArborTypeError(
     "INVALID_TARGET",
     caller === "Session.create()"

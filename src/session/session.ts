@@ -1,3 +1,4 @@
+import { hasCapability } from "./contracts/provider-capabilities.js";
 import { AuditRecorder } from "./audit/audit-recorder.js";
 import type {
   CompactionErrorHandler,
@@ -18,7 +19,11 @@ import {
   isSkillProvider,
   type WritableContextProvider,
 } from "./contracts/context-provider.js";
-import type { SessionProvider } from "./contracts/provider.js";
+import type {
+  SeedSessionProvider,
+  SessionProvider,
+} from "./contracts/provider.js";
+import { adaptSeedProvider } from "./seed-provider.js";
 import { ROW_MAX_BYTES } from "./core/row-size-limit.js";
 import {
   assertAuditSink,
@@ -134,8 +139,13 @@ export class Session {
   }
 
   /** Uses exactly the given provider and options: no auto-wiring (docs/behavior/session-setup.md). */
-  constructor(provider: SessionProvider, options: SessionOptions = {}) {
-    assertSessionTarget(provider, "new Session()");
+  constructor(
+    target: SessionProvider | SeedSessionProvider,
+    options: SessionOptions = {},
+  ) {
+    assertSessionTarget(target, "new Session()");
+    // A seed-shaped provider (appendMessage, no writeMessages) is written through the one primitive.
+    const provider = adaptSeedProvider(target);
     const context = options.context ?? [];
     assertContextConfigs(context);
     this.runtime = new SessionRuntime({
@@ -420,7 +430,9 @@ export class Session {
    * auto-wired context blocks. Performs no I/O. Anything else, a PostgreSQL pool included, throws
    * `INVALID_TARGET` here rather than at the first write.
    */
-  static create(target: SqlProvider | SessionProvider): Session {
+  static create(
+    target: SqlProvider | SessionProvider | SeedSessionProvider,
+  ): Session {
     assertSessionTarget(target, "Session.create()");
     const store = isSqlProvider(target) ? target : null;
     const session = new Session(
@@ -646,7 +658,7 @@ export class Session {
   /** Deletes one overlay; the messages (or the older summary) it covered reappear. */
   async removeCompaction(id: string): Promise<boolean> {
     const { provider } = await this.runtime.ready();
-    if (!provider.deleteCompaction) {
+    if (!hasCapability(provider, "deleteCompaction")) {
       throw new ArborError(
         "NOT_SUPPORTED",
         "Session provider does not support removing compactions",

@@ -1,3 +1,4 @@
+import type { SessionProvider } from "../session/contracts/provider.js";
 import type { SessionMessage } from "../session/contracts/types.js";
 
 /** One append of a fixture: the message and its explicit parent (`null` = a root). */
@@ -94,10 +95,12 @@ export function textMessage(
   return { id, role, parts: [{ type: "text", text }] };
 }
 
-/** Anything with an `appendMessage(message, parentId)`: a Session, a provider, a subject. */
-export interface Appendable {
-  appendMessage(message: SessionMessage, parentId?: string | null): unknown;
-}
+/** Anything with an `appendMessage(message, parentId)` (a Session, a subject), or a provider. */
+export type Appendable =
+  | {
+      appendMessage(message: SessionMessage, parentId?: string | null): unknown;
+    }
+  | SessionProvider;
 
 /** Appends the fixtures' messages one after another, each with its explicit parent. */
 export async function build(
@@ -106,8 +109,31 @@ export async function build(
 ): Promise<void> {
   for (const { steps } of fixtures) {
     for (const step of steps)
-      await target.appendMessage(step.message, step.parentId);
+      await ("writeMessages" in target &&
+      typeof target.writeMessages === "function"
+        ? appendRaw(target as SessionProvider, step.message, step.parentId)
+        : (
+            target as {
+              appendMessage(
+                message: SessionMessage,
+                parentId?: string | null,
+              ): unknown;
+            }
+          ).appendMessage(step.message, step.parentId));
   }
+}
+
+/**
+ * One message through a provider's `writeMessages`, as `appendMessage(message, parentId?)` of the
+ * seed API would write it: `true` when a row was inserted, `false` when the id was taken.
+ */
+export async function appendRaw(
+  provider: SessionProvider,
+  message: SessionMessage,
+  parentId?: string | null,
+): Promise<boolean> {
+  const result = await provider.writeMessages([{ message }], { parentId });
+  return result.inserted[0] === true;
 }
 
 /** The ids of messages, for compact path assertions. */
