@@ -33,7 +33,10 @@ function resolveTarget(
   if (typeof store === "object" && store !== null) {
     if (typeof Reflect.get(store, "sql") === "function")
       return store as Parameters<typeof ArborSession.create>[0];
-    if (typeof Reflect.get(store, "appendMessage") === "function")
+    if (
+      typeof Reflect.get(store, "writeMessages") === "function" ||
+      typeof Reflect.get(store, "appendMessage") === "function"
+    )
       return store as SessionProvider;
   }
   if (isPostgresClient(store)) return new PostgresSessionProvider(store);

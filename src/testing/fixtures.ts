@@ -95,12 +95,13 @@ export function textMessage(
   return { id, role, parts: [{ type: "text", text }] };
 }
 
-/** Anything with an `appendMessage(message, parentId)` (a Session, a subject), or a provider. */
-export type Appendable =
-  | {
-      appendMessage(message: SessionMessage, parentId?: string | null): unknown;
-    }
-  | SessionProvider;
+/** Anything with an `appendMessage(message, parentId)`: a Session, a subject. */
+interface WithAppend {
+  appendMessage(message: SessionMessage, parentId?: string | null): unknown;
+}
+
+/** A Session or subject (`appendMessage`), or a raw provider (`writeMessages`). */
+export type Appendable = WithAppend | SessionProvider;
 
 /** Appends the fixtures' messages one after another, each with its explicit parent. */
 export async function build(
@@ -108,19 +109,19 @@ export async function build(
   ...fixtures: Fixture[]
 ): Promise<void> {
   for (const { steps } of fixtures) {
-    for (const step of steps)
-      await ("writeMessages" in target &&
-      typeof target.writeMessages === "function"
-        ? appendRaw(target as SessionProvider, step.message, step.parentId)
-        : (
-            target as {
-              appendMessage(
-                message: SessionMessage,
-                parentId?: string | null,
-              ): unknown;
-            }
-          ).appendMessage(step.message, step.parentId));
+    for (const step of steps) {
+      if (isProvider(target))
+        await appendRaw(target, step.message, step.parentId);
+      else await target.appendMessage(step.message, step.parentId);
+    }
   }
+}
+
+/** A provider writes with `writeMessages`; a Session and a subject have none. */
+function isProvider(target: Appendable): target is SessionProvider {
+  return (
+    "writeMessages" in target && typeof target.writeMessages === "function"
+  );
 }
 
 /**
