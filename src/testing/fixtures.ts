@@ -95,13 +95,12 @@ export function textMessage(
   return { id, role, parts: [{ type: "text", text }] };
 }
 
-/** Anything with an `appendMessage(message, parentId)`: a Session, a subject. */
-interface WithAppend {
-  appendMessage(message: SessionMessage, parentId?: string | null): unknown;
-}
-
 /** A Session or subject (`appendMessage`), or a raw provider (`writeMessages`). */
-export type Appendable = WithAppend | SessionProvider;
+export type Appendable =
+  | {
+      appendMessage(message: SessionMessage, parentId?: string | null): unknown;
+    }
+  | SessionProvider;
 
 /** Appends the fixtures' messages one after another, each with its explicit parent. */
 export async function build(
