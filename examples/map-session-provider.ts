@@ -4,9 +4,12 @@
 import {
   assertCompactionArguments,
   type CompactionMeta,
+  type MessageWrite,
   type SessionMessage,
   type SessionProvider,
   type StoredCompaction,
+  type WriteMessagesOptions,
+  type WriteMessagesResult,
 } from "../src/session/index.js";
 import { applyCompactions } from "../src/utils/index.js";
 
@@ -68,18 +71,28 @@ export class MapSessionProvider implements SessionProvider {
     return this.pathIds(leafId).length;
   }
 
-  appendMessage(message: SessionMessage, parentId?: string | null): boolean {
+  /** The one write: a chain, each under the one before, the first under `parentId`. */
+  writeMessages(
+    messages: readonly MessageWrite[],
+    { parentId }: WriteMessagesOptions = {},
+  ): WriteMessagesResult {
     const { rows } = this.data();
-    if (rows.has(message.id)) return false; // first write wins
     let parent: string | null = null;
     if (parentId === undefined) parent = this.latestLeafId();
     else if (parentId !== null && rows.has(parentId)) parent = parentId;
-    rows.set(message.id, {
-      json: JSON.stringify(message),
-      parentId: parent,
-      seq: this.store.nextSeq++,
+    const firstParentId = parent;
+    const inserted = messages.map(({ message, json }) => {
+      const taken = rows.has(message.id); // first write wins
+      if (!taken)
+        rows.set(message.id, {
+          json: json ?? JSON.stringify(message),
+          parentId: parent,
+          seq: this.store.nextSeq++,
+        });
+      parent = message.id; // the next one goes under it, taken or not
+      return !taken;
     });
-    return true;
+    return { inserted, firstParentId };
   }
 
   updateMessage(message: SessionMessage): void {

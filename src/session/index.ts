@@ -175,12 +175,21 @@ export {
 export type { SessionInfo, SessionSnapshot } from "./contracts/session-info.js";
 export type { ImportRecords } from "./contracts/provider.js";
 /** A path row as streamed history plans its windows (`getPathIds`). */
+export type { PathEntry, StoreTokenEstimate } from "./contracts/provider.js";
+/** What a provider can do beyond the required contract, declared once by its optional members (docs/custom-providers.md). */
+export {
+  hasCapability,
+  PROVIDER_CAPABILITIES,
+  providerCapabilities,
+  type ProviderCapability,
+  type ProviderWith,
+} from "./contracts/provider-capabilities.js";
+/** The one write primitive of the provider contract (`writeMessages`) and the seed-shaped provider it replaces. */
 export type {
-  AppendBatchResult,
-  InsertMessageOptions,
-  InsertMessageResult,
-  PathEntry,
-  StoreTokenEstimate,
+  MessageWrite,
+  SeedSessionProvider,
+  WriteMessagesOptions,
+  WriteMessagesResult,
 } from "./contracts/provider.js";
 /** Options of `session.history()` / `historyBatches()` and their defaults (docs/behavior/history.md). */
 export {

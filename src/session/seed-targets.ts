@@ -15,8 +15,10 @@
 import { isBackend, type Backend } from "./contracts/backend.js";
 import {
   REQUIRED_PROVIDER_METHODS,
+  type SeedSessionProvider,
   type SessionProvider,
 } from "./contracts/provider.js";
+import { adaptSeedProvider } from "./seed-provider.js";
 import { isSqlProvider, type SqlProvider } from "./contracts/sql-provider.js";
 import { ArborTypeError } from "./errors/index.js";
 import { sqlBackend } from "../backends/sql/sql-backend.js";
@@ -66,7 +68,7 @@ export function sessionSeed(target: unknown): SessionSeed {
     };
   }
   const missing = missingProviderMethods(target);
-  if (missing.length === 0) return { provider: target as SessionProvider };
+  if (missing.length === 0) return { provider: sessionProviderOf(target) };
   throw new ArborTypeError(
     "INVALID_TARGET",
     `${SESSION_CREATE_FORMS}; ${whatItIs(target, missing)}`,
@@ -96,7 +98,10 @@ export function sessionsSeed(target: unknown): SessionsSeed {
   const missing = missingProviderMethods(target);
   if (missing.length === 0)
     return {
-      sessionTarget: () => ({ target: target as SessionProvider, scope: true }),
+      sessionTarget: () => ({
+        target: sessionProviderOf(target),
+        scope: true,
+      }),
     };
   throw new ArborTypeError(
     "INVALID_TARGET",
@@ -111,13 +116,23 @@ export function sessionsSeed(target: unknown): SessionsSeed {
  */
 export function assertSessionProvider(
   target: unknown,
-): asserts target is SessionProvider {
+): asserts target is SessionProvider | SeedSessionProvider {
   const missing = missingProviderMethods(target);
   if (missing.length === 0) return;
   throw new ArborTypeError(
     "INVALID_TARGET",
     `new Session() requires a SessionProvider (${PROVIDER_FORMS}; a \`sql\` store goes to Session.create()); ${whatItIs(target, missing)}`,
   );
+}
+
+/**
+ * `new Session(target)`'s provider: a `SessionProvider` as it is, a seed-shaped one
+ * (`appendMessage` returning `boolean | void`, no `writeMessages`) adapted to the one write
+ * (seed-provider.ts). Anything else throws `INVALID_TARGET` naming the accepted forms.
+ */
+export function sessionProviderOf(target: unknown): SessionProvider {
+  assertSessionProvider(target);
+  return adaptSeedProvider(target);
 }
 
 // --- Internal helpers ---
@@ -153,8 +168,15 @@ function storeSeedOf(target: unknown): BackendSeed | null {
 function missingProviderMethods(target: unknown): string[] {
   if (typeof target !== "object" || target === null)
     return [...REQUIRED_PROVIDER_METHODS];
+  const has = (name: string) =>
+    typeof (target as Record<string, unknown>)[name] === "function";
+  // A seed-shaped provider writes with `appendMessage` instead (adaptSeedProvider).
   return REQUIRED_PROVIDER_METHODS.filter(
-    (name) => typeof (target as Record<string, unknown>)[name] !== "function",
+    (name) => !has(name) && !(name === "writeMessages" && has("appendMessage")),
+  ).map((name) =>
+    name === "writeMessages"
+      ? "writeMessages (or the seed's appendMessage)"
+      : name,
   );
 }
 

@@ -1,3 +1,4 @@
+import { hasCapability } from "./contracts/provider-capabilities.js";
 import type { PathEntry } from "./contracts/provider.js";
 import type { SessionTree } from "./state/session-tree.js";
 import type { SessionMessage } from "./contracts/types.js";
@@ -68,7 +69,7 @@ async function* readBatches(
   signal?.throwIfAborted();
   const { tree } = await ready();
   const { provider } = tree;
-  if (provider.getPathIds && provider.getMessagesByIds) {
+  if (hasCapability(provider, "streamedHistory")) {
     const fetch = provider.getMessagesByIds.bind(provider);
     const [path, overlays] = await Promise.all([
       tree.pathIds(options.leafId),

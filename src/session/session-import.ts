@@ -1,6 +1,6 @@
 import { inlineDataBytes } from "./core/attachments.js";
 import type { SessionMessage } from "./contracts/types.js";
-import { encodeMessage } from "./core/message-codec.js";
+import { encodeMessage, stringifyMessage } from "./core/message-codec.js";
 import { invalidArgument, isArborError } from "./errors/index.js";
 import { assertMessageRole } from "./session-checks.js";
 import type { SessionRuntime } from "./session-runtime.js";
@@ -59,7 +59,11 @@ export async function importMessage(
       parent = parentId;
     else if (parentId !== null) warnUnknownParent(runtime, parentId, stored.id);
     if (!provider.importRecords) {
-      const appended = (await provider.appendMessage(stored, parent)) !== false;
+      const written = await provider.writeMessages(
+        [{ message: stored, json: stringifyMessage(stored) }],
+        { parentId: parent },
+      );
+      const appended = written.inserted[0] === true;
       // An insert ends the chosen branch, as on append.
       if (appended) await tree.changed();
       return appended;

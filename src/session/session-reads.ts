@@ -1,3 +1,4 @@
+import { hasCapability } from "./contracts/provider-capabilities.js";
 import type { SessionProvider } from "./contracts/provider.js";
 import type { SessionTree } from "./state/session-tree.js";
 import type { RecentHistoryResult, SearchResult } from "./contracts/types.js";
@@ -63,7 +64,7 @@ export async function searchSession(
   limit: number | undefined,
   options?: TextSearchInput,
 ): Promise<SearchResult[]> {
-  if (!provider.searchMessages) {
+  if (!hasCapability(provider, "search")) {
     throw new ArborError(
       "NOT_SUPPORTED",
       "Session provider does not support search",

@@ -39,7 +39,7 @@ export interface SessionSeam {
   insertChecksRegistry(): Promise<boolean>;
 
   /**
-   * `appendMessageWithResult()` that writes only if the session has its registry row, checked by
+   * `appendMessage()` that writes only if the session has its registry row, checked by
    * the insert itself; `null`, with nothing written, when it has none
    * (`SessionManager.appendToExisting`, for a provider that declares `insertChecksRegistry`).
    */

@@ -1,3 +1,4 @@
+import { hasCapability } from "./contracts/provider-capabilities.js";
 import type { SessionSnapshot } from "./contracts/session-info.js";
 import type { SessionTree } from "./state/session-tree.js";
 import { ArborError } from "./errors/index.js";
@@ -12,7 +13,7 @@ export async function exportSnapshot(
   runtime: SessionRuntime,
 ): Promise<SessionSnapshot> {
   const { provider, tree, blocks, prompt, ownedLabels } = await runtime.ready();
-  if (!provider.exportMessages) {
+  if (!hasCapability(provider, "snapshotExport")) {
     throw new ArborError(
       "NOT_SUPPORTED",
       "[arbor] This session provider cannot export its messages (no exportMessages())",
@@ -56,7 +57,7 @@ export async function importSnapshot(
   assertSnapshot(snapshot);
   const { provider, tree, blocks, prompt, skills, ownedLabels } =
     await runtime.ready();
-  if (!provider.importRecords) {
+  if (!hasCapability(provider, "snapshotImport")) {
     throw new ArborError(
       "NOT_SUPPORTED",
       "[arbor] This session provider cannot import records (no importRecords())",

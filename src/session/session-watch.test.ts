@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ChangeEvent } from "./contracts/changes.js";
-import type { SessionProvider } from "./contracts/provider.js";
+import type { SeedSessionProvider } from "./contracts/provider.js";
 import { InMemorySessionProvider } from "../backends/memory/index.js";
 import { InProcessChangeLog } from "./state/change-feed.js";
 import { Session } from "./session.js";
@@ -11,8 +11,8 @@ const text = (id: string, value = id) => ({
   parts: [{ type: "text", text: value }],
 });
 
-/** A custom provider: the in-memory store's required members only, no watchChanges. */
-function customProvider(): SessionProvider {
+/** A seed-shaped custom provider: the in-memory store's required members only, no watchChanges. */
+function customProvider(): SeedSessionProvider {
   const base = new InMemorySessionProvider();
   return {
     storeIdentity: base.storeIdentity,
@@ -33,7 +33,7 @@ function customProvider(): SessionProvider {
 }
 
 /** The same custom provider, declaring a change feed of its own writes with InProcessChangeLog. */
-function customProviderWithFeed(log: InProcessChangeLog): SessionProvider {
+function customProviderWithFeed(log: InProcessChangeLog): SeedSessionProvider {
   const inner = customProvider();
   return {
     ...inner,

@@ -1,3 +1,4 @@
+import { hasCapability } from "./contracts/provider-capabilities.js";
 import { ArborError, invalidArgument } from "./errors/index.js";
 import type {
   ChangeListener,
@@ -23,7 +24,7 @@ export function watchSession(
     throw invalidArgument("watch() needs a listener function");
   }
   const { provider } = runtime.setUp();
-  if (typeof provider.watchChanges !== "function") {
+  if (!hasCapability(provider, "changeFeed")) {
     throw new ArborError(
       "NOT_SUPPORTED",
       "[arbor] watch() needs a provider with watchChanges(): the built-in backends have it; a custom provider can implement it with InProcessChangeLog",

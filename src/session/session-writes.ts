@@ -1,12 +1,11 @@
 import { reclaimWithinMessage } from "./context/skills.js";
 import type {
-  AppendBatchResult,
-  InsertMessageOptions,
-  InsertMessageResult,
+  MessageWrite,
   SessionProvider,
+  WriteMessagesOptions,
 } from "./contracts/provider.js";
 import type { SessionMessage } from "./contracts/types.js";
-import { encodeMessage } from "./core/message-codec.js";
+import { encodeMessage, stringifyMessage } from "./core/message-codec.js";
 import type { SessionTree } from "./state/session-tree.js";
 import { fitsUtf8 } from "./core/utf8.js";
 import { inlineDataBytes } from "./core/attachments.js";
@@ -16,14 +15,13 @@ import type { SessionRuntime } from "./session-runtime.js";
 import { enforceRowSizeLimit } from "./core/row-size-limit.js";
 import { textOf } from "./errors/text-of.js";
 
-/** A message ready for the provider: a per-call object, and its JSON (`JSON.stringify(stored)`) when already known. */
-interface PreparedMessage {
-  stored: SessionMessage;
-  json: string | undefined;
+/** A message ready for the provider: a per-call object, and its JSON (`JSON.stringify(message)`). */
+interface PreparedMessage extends MessageWrite {
+  json: string;
 }
 
 /**
- * What one append did, reported by the insert itself (`Session.appendMessageWithResult()`), so a
+ * What one append did, reported by the insert itself (`Session.appendMessage()`), so a
  * caller never reads before or after to find out, and two concurrent appends of one id are told
  * apart by the store's own atomic insert: exactly one of them has `inserted: true`.
  */
@@ -44,13 +42,14 @@ export interface AppendMessageResult {
  * The message writes of one Session: validation, write-time skill reclaim and
  * the row-size limit, the append lock, the token estimate, audit records and the manager hook.
  *
- * Each append resolves its parent once and encodes the message once: the JSON goes to the
- * provider with the message. The parent of an auto-parented append (`parentId` omitted) is the
- * chosen branch's leaf while `switchBranch()` holds (`SessionTree.appendParent`), else resolved
- * by the provider inside its atomic insert, never here: another process may append between a
- * lookup here and the insert, and the two messages would then fork instead of chaining. A
- * provider with `insertMessage` reports the parent it stored, which the estimate and the audit
- * record use; only for one without it does the Session look the parent up before the insert.
+ * Every write of messages goes through the provider's one primitive, `writeMessages`: one entry
+ * for an append, many for `appendAll`. Each message is validated and encoded once, here, and the
+ * JSON goes to the provider with it (`MessageWrite.json`), which keeps it without checking it
+ * again. The parent of an auto-parented append (`parentId` omitted) is the chosen branch's leaf
+ * while `switchBranch()` holds (`SessionTree.appendParent`), else resolved by the provider inside
+ * its atomic write, never here: another process may append between a lookup here and the
+ * insert, and the two messages would then fork instead of chaining. The provider reports the
+ * parent it stored, which the estimate and the audit record use.
  */
 export class SessionWrites {
   constructor(
@@ -68,8 +67,8 @@ export class SessionWrites {
   }
 
   /**
-   * Inserts the message and reports what happened (see `AppendMessageResult`). Only this caller
-   * pays for reading the message that holds a taken id; `append()` never reads it.
+   * Inserts the message and reports what happened (see `AppendMessageResult`). The message that
+   * holds a taken id is read only then: an inserted append reads nothing.
    */
   async appendWithResult(
     message: SessionMessage,
@@ -103,7 +102,7 @@ export class SessionWrites {
   private async insert(
     message: SessionMessage,
     parentId: string | null | undefined,
-    options?: InsertMessageOptions,
+    options?: { requireRegistered: true },
   ): Promise<{
     inserted: boolean;
     /** The session had no registry row (`options.requireRegistered`): nothing was written. */
@@ -117,6 +116,12 @@ export class SessionWrites {
     const runtime = this.runtime;
     const parts = await runtime.ready();
     const { provider, tree } = parts;
+    if (options && !checksRegistry(provider)) {
+      throw new ArborTypeError(
+        "NOT_SUPPORTED",
+        "[arbor] This provider's writeMessages does not check the registry (insertChecksRegistry)",
+      );
+    }
     const prepared = this.prepareForStorage(message, json, provider);
     const requested = requestedParent(message.id, parentId, runtime);
     const estimator = runtime.compaction.estimator;
@@ -124,40 +129,32 @@ export class SessionWrites {
     let unregistered = false;
     let registryTouched = false;
     await runtime.exclusive(provider, async () => {
-      // The usual append (no chosen branch, a provider that resolves and reports the parent, a
-      // synchronous store) takes no await here: each is a turn of the microtask queue, a share of
-      // an append's cost in a Durable Object.
-      const chosen = tree.pointer.mayHoldBranch;
-      const before =
-        requested !== null && provider.insertMessage && !chosen
-          ? { pass: requested, parent: undefined, warned: false }
-          : await this.parentBeforeInsert(tree, requested, message);
-      const { stored } = prepared;
-      const pending = insertOne(
-        provider,
-        stored,
-        before.pass,
-        prepared.json,
-        options,
+      // The usual append (no chosen branch, a synchronous store) takes no await here: each is a
+      // turn of the microtask queue, a share of an append's cost in a Durable Object.
+      const pass = tree.pointer.mayHoldBranch
+        ? await tree.appendParent(requested)
+        : requested;
+      const stored = prepared.message;
+      const pending = provider.writeMessages(
+        [prepared],
+        writeOptions(pass, options),
       );
       const outcome = isThenable(pending) ? await pending : pending;
       unregistered = outcome.registered === false;
-      inserted = outcome.inserted && !unregistered;
+      inserted = outcome.inserted[0] === true && !unregistered;
       registryTouched = outcome.registryTouched === true;
       if (!inserted) return;
       if (tree.pointer.mayHoldBranch) await tree.changed();
-      const parent =
-        outcome.parentId !== undefined ? outcome.parentId : before.parent;
-      if (typeof requested === "string" && parent === null && !before.warned)
+      const parent = outcome.firstParentId;
+      if (typeof requested === "string" && parent === null)
         warnUnknownParent(requested, message.id, runtime);
-      if (parent === undefined) estimator.invalidate();
-      else estimator.appended(stored, parent);
-      runtime.record("append", { message: stored, parentId: parent ?? null });
+      estimator.appended(stored, parent);
+      runtime.record("append", { message: stored, parentId: parent });
     });
     const outcome = {
       inserted,
       unregistered,
-      stored: prepared.stored,
+      stored: prepared.message,
       requested,
       tree,
     };
@@ -179,9 +176,9 @@ export class SessionWrites {
 
   /**
    * Appends `messages` as one chain (docs/behavior/messages-and-tree.md#appending-many): every
-   * message is checked before anything is written, then one provider call writes them atomically
-   * when the provider has `appendMessages`, else one `appendMessage` each. Returns how many rows
-   * were inserted (taken ids are skipped). Auto-compaction is checked once, after the batch.
+   * message is checked before anything is written, then one `writeMessages` call writes them
+   * (atomically on the built-in backends). Returns how many rows were inserted (taken ids are
+   * skipped). Auto-compaction is checked once, after the batch.
    */
   async appendAll(
     messages: readonly SessionMessage[],
@@ -205,18 +202,15 @@ export class SessionWrites {
     const prepared = messages.map((message, index) =>
       this.prepareForStorage(message, jsons[index]!, provider),
     );
-    const stored = prepared.map((entry) => entry.stored);
+    const stored = prepared.map((entry) => entry.message);
     const requested = requestedParent(messages[0]!.id, parentId, runtime);
     let count = 0;
     await runtime.exclusive(provider, async () => {
       const first = await tree.appendParent(requested);
-      const batch = provider.appendMessages
-        ? await provider.appendMessages(
-            stored,
-            first,
-            prepared.map((entry) => entry.json),
-          )
-        : await appendOneByOne(tree, stored, first);
+      const batch = await provider.writeMessages(
+        prepared,
+        writeOptions(first, undefined),
+      );
       if (batch.inserted.includes(true)) await tree.changed();
       let parent: string | null = batch.firstParentId;
       if (typeof requested === "string" && parent === null)
@@ -242,7 +236,7 @@ export class SessionWrites {
     assertMessageRole(message);
     const runtime = this.runtime;
     const { provider } = await runtime.ready();
-    const { stored, json: storedJson } = this.prepareForStorage(
+    const { message: stored, json: storedJson } = this.prepareForStorage(
       message,
       json,
       provider,
@@ -297,7 +291,8 @@ export class SessionWrites {
   /**
    * Write-time skill reclaim, then the row-size limit (docs/behavior/context-blocks.md,
    * docs/behavior/overlays.md). The result is always a new object, so the provider never holds
-   * the caller's; its JSON is kept only when the message is unchanged.
+   * the caller's. Its JSON is the caller's when the message is unchanged, else the stored
+   * message's, encoded without a second check: it was made from a valid message.
    */
   private prepareForStorage(
     message: SessionMessage,
@@ -310,52 +305,15 @@ export class SessionWrites {
     const unchanged =
       reclaimed === message &&
       (this.maxRowBytes === false || fitsUtf8(json, this.maxRowBytes + inline));
-    if (unchanged) return { stored: { ...message }, json };
+    if (unchanged) return { message: { ...message }, json };
     const stored =
       this.maxRowBytes === false
         ? reclaimed
         : enforceRowSizeLimit(reclaimed, {
             maxBytes: this.maxRowBytes + inline,
           });
-    return {
-      stored: stored === message ? { ...message } : stored,
-      json: undefined,
-    };
-  }
-
-  /**
-   * What the Session knows of the parent before the insert, and what it passes to the provider:
-   * the lookup is only made for a provider without `insertMessage`, which reports the parent.
-   */
-  private async parentBeforeInsert(
-    tree: SessionTree,
-    requested: string | null | undefined,
-    message: SessionMessage,
-  ): Promise<{
-    pass: string | null | undefined;
-    parent: string | null | undefined;
-    warned: boolean;
-  }> {
-    if (requested === null) return { pass: null, parent: null, warned: false };
-    const { provider } = tree;
-    if (provider.insertMessage)
-      return {
-        pass: await tree.appendParent(requested),
-        parent: undefined,
-        warned: false,
-      };
-    if (typeof requested === "string") {
-      if ((await provider.getMessage(requested)) !== null)
-        return { pass: requested, parent: requested, warned: false };
-      warnUnknownParent(requested, message.id, this.runtime);
-      return { pass: null, parent: null, warned: true };
-    }
-    const needed =
-      this.runtime.compaction.estimator.cachedLeafId !== undefined ||
-      this.runtime.audit !== null;
-    const chosen = await tree.appendParent(undefined);
-    const parent = needed ? (chosen ?? (await tree.latestLeafId())) : undefined;
-    return { pass: chosen, parent, warned: false };
+    const copy = stored === message ? { ...message } : stored;
+    return { message: copy, json: stringifyMessage(copy) };
   }
 }
 
@@ -424,69 +382,22 @@ function canonicalJson(value: unknown): string {
   );
 }
 
-/** Whether the provider's insert honours `requireRegistered` (it declares `insertChecksRegistry`). */
+/** Whether the provider's write honours `requireRegistered` (it declares `insertChecksRegistry`). */
 export function checksRegistry(provider: SessionProvider): boolean {
-  return provider.insertChecksRegistry === true && !!provider.insertMessage;
+  return provider.insertChecksRegistry === true;
 }
 
-/**
- * One insert: `insertMessage` (with the JSON, reporting the stored parent) when the provider has
- * it, else `appendMessage` (the parent unknown: `undefined`).
- */
-function insertOne(
-  provider: SessionProvider,
-  message: SessionMessage,
+/** The options of one `writeMessages` call: the first parent, and the registry check when asked for. */
+function writeOptions(
   parentId: string | null | undefined,
-  json: string | undefined,
-  options: InsertMessageOptions | undefined,
-): InsertOutcome | Promise<InsertOutcome> {
-  if (options?.requireRegistered && !checksRegistry(provider)) {
-    throw new ArborTypeError(
-      "NOT_SUPPORTED",
-      "[arbor] This provider's insertMessage does not check the registry (insertChecksRegistry)",
-    );
-  }
-  if (provider.insertMessage)
-    return options
-      ? provider.insertMessage(message, parentId, json, options)
-      : provider.insertMessage(message, parentId, json);
-  return Promise.resolve(provider.appendMessage(message, parentId)).then(
-    (inserted) => ({ inserted: inserted !== false, parentId: undefined }),
-  );
-}
-
-/** What one insert reports (`insertOne`). */
-interface InsertOutcome {
-  inserted: boolean;
-  parentId: InsertMessageResult["parentId"] | undefined;
-  registryTouched?: boolean;
-  registered?: boolean;
+  options: { requireRegistered: true } | undefined,
+): WriteMessagesOptions {
+  if (options) return { parentId, requireRegistered: true };
+  return { parentId };
 }
 
 function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === "function";
-}
-
-/** `appendAll()` on a provider without `appendMessages`: one `appendMessage` per message, in order. */
-async function appendOneByOne(
-  tree: SessionTree,
-  messages: readonly SessionMessage[],
-  parentId: string | null | undefined,
-): Promise<AppendBatchResult> {
-  const { provider } = tree;
-  const firstParentId =
-    parentId === undefined
-      ? await tree.latestLeafId()
-      : parentId === null || (await provider.getMessage(parentId)) !== null
-        ? parentId
-        : null;
-  const inserted: boolean[] = [];
-  let parent: string | null = firstParentId;
-  for (const message of messages) {
-    inserted.push((await provider.appendMessage(message, parent)) !== false);
-    parent = message.id;
-  }
-  return { inserted, firstParentId };
 }
 
 /** `parentId` as the contract reads it; anything but a string, `null` or `undefined` is a root. */

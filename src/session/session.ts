@@ -1,3 +1,4 @@
+import { hasCapability } from "./contracts/provider-capabilities.js";
 import { AuditRecorder } from "./audit/audit-recorder.js";
 import type {
   CompactionErrorHandler,
@@ -18,7 +19,10 @@ import {
   isSkillProvider,
   type WritableContextProvider,
 } from "./contracts/context-provider.js";
-import type { SessionProvider } from "./contracts/provider.js";
+import type {
+  SeedSessionProvider,
+  SessionProvider,
+} from "./contracts/provider.js";
 import { ROW_MAX_BYTES } from "./core/row-size-limit.js";
 import {
   assertAuditSink,
@@ -57,7 +61,7 @@ import { searchSessionHits } from "./session-search.js";
 import { ArborError } from "./errors/index.js";
 import type { SearchOptions, SessionOptions } from "./session-options.js";
 import { assertCompactionArguments } from "./core/compaction-args.js";
-import { assertSessionProvider, sessionSeed } from "./seed-targets.js";
+import { sessionProviderOf, sessionSeed } from "./seed-targets.js";
 import { countMessages, recentHistory } from "./session-reads.js";
 import {
   streamHistory,
@@ -124,8 +128,13 @@ export class Session {
   }
 
   /** Uses exactly the given provider and options: no auto-wiring (docs/behavior/session-setup.md). */
-  constructor(provider: SessionProvider, options: SessionOptions = {}) {
-    assertSessionProvider(provider);
+  constructor(
+    target: SessionProvider | SeedSessionProvider,
+    options: SessionOptions = {},
+  ) {
+    // A seed-shaped provider (appendMessage, no writeMessages) is written through the one
+    // primitive: seed-targets.ts checks the target and adapts it.
+    const provider = sessionProviderOf(target);
     const context = options.context ?? [];
     assertContextConfigs(context);
     this.runtime = new SessionRuntime({
@@ -411,7 +420,9 @@ export class Session {
    * blocks. Performs no I/O. Anything else, a PostgreSQL pool included, throws `INVALID_TARGET`
    * here, naming the accepted forms, rather than at the first write.
    */
-  static create(target: SqlProvider | SessionProvider): Session {
+  static create(
+    target: SqlProvider | SessionProvider | SeedSessionProvider,
+  ): Session {
     // What the target is, is asked in seed-targets.ts only.
     const { provider, broadcast } = sessionSeed(target);
     const session = new Session(provider);
@@ -428,21 +439,24 @@ export class Session {
    * Inserts a message. `parentId`: omitted = after the latest leaf, `null` = a new root, a string
    * = under that message (a root, with a warning, if it is not in this session; so is anything
    * else). Appending an id that exists is a no-op: the first write wins.
+   *
+   * Resolves to what the insert itself did: `{ inserted: true, message }` with the message as
+   * stored, or, when the id is taken, `{ inserted: false, message }` with the message that holds
+   * it (left as it was), and `matchesStored` telling a retry of the same write from a different
+   * one. Of concurrent appends of one id exactly one is `inserted`. A caller that ignores the
+   * result pays nothing for it: the stored message is read only when the id was taken.
    */
   async appendMessage(
     message: SessionMessage,
     parentId?: string | null,
-  ): Promise<void> {
-    await this.writes.append(message, parentId);
+  ): Promise<AppendMessageResult> {
+    return this.writes.appendWithResult(message, parentId);
   }
 
   /**
-   * `appendMessage()` that says what happened, from the insert itself: `{ inserted: true, message
-   * }` with the message as stored, or, when the id is taken, `{ inserted: false, message }` with
-   * the message that holds it (left as it was), and `matchesStored` telling a retry of the same
-   * write from a different one. Of concurrent appends of one id exactly one is `inserted`.
-   * `appendMessage()` keeps resolving to nothing, as the seed API does; this is the separate
-   * method that returns the result (the HTTP server answers 201, 200 or 409 from it).
+   * `appendMessage()`, which now resolves to the same result.
+   *
+   * @deprecated Use `appendMessage()`: it returns `{ inserted, message, matchesStored }`.
    */
   async appendMessageWithResult(
     message: SessionMessage,
@@ -628,7 +642,7 @@ export class Session {
   /** Deletes one overlay; the messages (or the older summary) it covered reappear. */
   async removeCompaction(id: string): Promise<boolean> {
     const { provider } = await this.runtime.ready();
-    if (!provider.deleteCompaction) {
+    if (!hasCapability(provider, "deleteCompaction")) {
       throw new ArborError(
         "NOT_SUPPORTED",
         "Session provider does not support removing compactions",

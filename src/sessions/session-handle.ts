@@ -164,7 +164,7 @@ export class SessionHandle {
     // The write itself says whether it stored the message, so of two concurrent appends of one
     // id exactly one reports `inserted: true` (a read before the write could not tell).
     const result = await this.#session
-      .appendMessageWithResult(input, options.parentId)
+      .appendMessage(input, options.parentId)
       .catch((error: unknown) => {
         this.#feed.forgetParent(this.sessionId, input?.id);
         throw error;

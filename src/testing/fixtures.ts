@@ -1,3 +1,4 @@
+import type { SessionProvider } from "../session/contracts/provider.js";
 import type { SessionMessage } from "../session/contracts/types.js";
 
 /** One append of a fixture: the message and its explicit parent (`null` = a root). */
@@ -94,10 +95,12 @@ export function textMessage(
   return { id, role, parts: [{ type: "text", text }] };
 }
 
-/** Anything with an `appendMessage(message, parentId)`: a Session, a provider, a subject. */
-export interface Appendable {
-  appendMessage(message: SessionMessage, parentId?: string | null): unknown;
-}
+/** A Session or subject (`appendMessage`), or a raw provider (`writeMessages`). */
+export type Appendable =
+  | {
+      appendMessage(message: SessionMessage, parentId?: string | null): unknown;
+    }
+  | SessionProvider;
 
 /** Appends the fixtures' messages one after another, each with its explicit parent. */
 export async function build(
@@ -105,9 +108,32 @@ export async function build(
   ...fixtures: Fixture[]
 ): Promise<void> {
   for (const { steps } of fixtures) {
-    for (const step of steps)
-      await target.appendMessage(step.message, step.parentId);
+    for (const step of steps) {
+      if (isProvider(target))
+        await appendRaw(target, step.message, step.parentId);
+      else await target.appendMessage(step.message, step.parentId);
+    }
   }
+}
+
+/** A provider writes with `writeMessages`; a Session and a subject have none. */
+function isProvider(target: Appendable): target is SessionProvider {
+  return (
+    "writeMessages" in target && typeof target.writeMessages === "function"
+  );
+}
+
+/**
+ * One message through a provider's `writeMessages`, as `appendMessage(message, parentId?)` of the
+ * seed API would write it: `true` when a row was inserted, `false` when the id was taken.
+ */
+export async function appendRaw(
+  provider: SessionProvider,
+  message: SessionMessage,
+  parentId?: string | null,
+): Promise<boolean> {
+  const result = await provider.writeMessages([{ message }], { parentId });
+  return result.inserted[0] === true;
 }
 
 /** The ids of messages, for compact path assertions. */

@@ -1,3 +1,4 @@
+import { appendRaw } from "./fixtures.js";
 import {
   REQUIRED_PROVIDER_METHODS,
   type SessionProvider,
@@ -59,8 +60,8 @@ export function providerSubject(provider: SessionProvider): Subject {
   return {
     appendMessage: async (message, parentId) =>
       parentId === undefined
-        ? provider.appendMessage(message)
-        : provider.appendMessage(message, parentId),
+        ? appendRaw(provider, message)
+        : appendRaw(provider, message, parentId),
     updateMessage: async (message) => provider.updateMessage(message),
     deleteMessages: async (ids) => provider.deleteMessages(ids),
     clearMessages: async () => provider.clearMessages(),

@@ -1,4 +1,7 @@
-import type { SessionProvider } from "../session/contracts/provider.js";
+import type {
+  SeedSessionProvider,
+  SessionProvider,
+} from "../session/contracts/provider.js";
 
 /**
  * The few matchers the suite uses. vitest's and jest's `expect(actual)` return objects that have
@@ -105,8 +108,11 @@ export interface ProviderCapabilities {
  * different ids MUST NOT see each other's rows.
  */
 export interface ConformanceStore {
-  /** A provider scoped to `sessionId` over this store. */
-  session(sessionId: string): SessionProvider;
+  /**
+   * A provider scoped to `sessionId` over this store. A seed-shaped one (`appendMessage`, no
+   * `writeMessages`) is adapted as `Session.create()` adapts it.
+   */
+  session(sessionId: string): SessionProvider | SeedSessionProvider;
   /** Releases the store (close connections, delete files). Called after each case. */
   destroy?(): unknown;
 }

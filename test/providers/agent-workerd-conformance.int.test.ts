@@ -20,7 +20,10 @@ import type { ArborErrorCode } from "../../src/session/errors/index.js";
 import type {
   ImportRecords,
   PathEntry,
+  MessageWrite,
   SessionProvider,
+  WriteMessagesOptions,
+  WriteMessagesResult,
   StoredMessageRecord,
 } from "../../src/session/contracts/provider.js";
 import type {
@@ -245,11 +248,11 @@ class RemoteSessionProvider implements SessionProvider {
     ).map((message) => message && reviveCreatedAt(message));
   }
 
-  appendMessage(
-    message: SessionMessage,
-    parentId?: string | null,
-  ): Promise<boolean> {
-    return this.#call("appendMessage", message, parentId);
+  writeMessages(
+    messages: readonly MessageWrite[],
+    options?: WriteMessagesOptions,
+  ): Promise<WriteMessagesResult> {
+    return this.#call("writeMessages", messages, options);
   }
 
   updateMessage(message: SessionMessage): Promise<void> {

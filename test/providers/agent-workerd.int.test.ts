@@ -91,8 +91,8 @@ export class Store {
     a.appendMessage(text("a1", "one"));
     a.appendMessage(text("a2", "two"));
     b.appendMessage(text("b1", "three"));
-    const after = a.insertMessage(text("a3", "four"), undefined);
-    const duplicate = a.insertMessage(text("a3", "again"), undefined);
+    const after = a.writeMessages([{ message: text("a3", "four") }]);
+    const duplicate = a.writeMessages([{ message: text("a3", "again") }]);
     return {
       after,
       duplicate,
@@ -237,8 +237,8 @@ describe("AgentSessionProvider inside workerd (Durable Object SQLite)", () => {
 
   it("appends on the cached leaf, and when another writer moved it, refuses and chains onto the new leaf", async () => {
     expect(await run("leafMoved")).toEqual({
-      after: { inserted: true, parentId: "b1" },
-      duplicate: { inserted: false, parentId: null },
+      after: { inserted: [true], firstParentId: "b1" },
+      duplicate: { inserted: [false], firstParentId: null },
       parents: [
         ["a1", null],
         ["a2", "a1"],

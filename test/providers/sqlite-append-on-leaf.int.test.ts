@@ -67,9 +67,11 @@ describe("appending on the cached latest leaf (SQLite)", () => {
     const store = counted(db);
     const provider = new AgentSessionProvider(store, "s");
     for (let index = 0; index < 10; index++)
-      expect(provider.insertMessage(message(`m${index}`), undefined)).toEqual({
-        inserted: true,
-        parentId: index === 0 ? null : `m${index - 1}`,
+      expect(
+        provider.writeMessages([{ message: message(`m${index}`) }]),
+      ).toEqual({
+        inserted: [true],
+        firstParentId: index === 0 ? null : `m${index - 1}`,
       });
     // The first append has no cached leaf: the full statement. Every later one: the leaf statement.
     expect(store).toMatchObject({ full: 1, leaf: 9, refused: 0 });
@@ -95,9 +97,9 @@ describe("appending on the cached latest leaf (SQLite)", () => {
     a.appendMessage(message("a2"));
     b.appendMessage(message("b1"));
     // `a` still holds a2 as the leaf; b1 is the session's newest row now.
-    expect(a.insertMessage(message("a3"), undefined)).toEqual({
-      inserted: true,
-      parentId: "b1",
+    expect(a.writeMessages([{ message: message("a3") }])).toEqual({
+      inserted: [true],
+      firstParentId: "b1",
     });
     expect(first).toMatchObject({ leaf: 2, refused: 1 });
     expect(parentsOf(db, "s")).toEqual({
@@ -111,7 +113,9 @@ describe("appending on the cached latest leaf (SQLite)", () => {
     // A child of the cached leaf written elsewhere also moves the leaf.
     b.appendMessage(message("fork"), "a3");
     a.appendMessage(message("a4"), "a1");
-    expect(a.insertMessage(message("a5"), undefined).parentId).toBe("a4");
+    expect(a.writeMessages([{ message: message("a5") }]).firstParentId).toBe(
+      "a4",
+    );
     expect(a.getHistory().map((m) => m.id)).toEqual(["a1", "a4", "a5"]);
   });
 

@@ -93,9 +93,9 @@ describe("SQLite stores written by each earlier schema version", () => {
       expect(provider.appendMessage(text("n1", "after the upgrade"))).toBe(
         true,
       );
-      provider.appendMessages([
-        text("n2", "batch one"),
-        text("n3", "batch two"),
+      provider.writeMessages([
+        { message: text("n2", "batch one") },
+        { message: text("n3", "batch two") },
       ]);
       await Promise.resolve();
       await new Promise((resolve) => setTimeout(resolve, 0));
@@ -217,7 +217,10 @@ describe("rolling deploys", () => {
       expect.objectContaining({ code: "SCHEMA_VERSION" }),
     );
     expect(() =>
-      provider.appendMessages([text("m3", "a"), text("m4", "b")]),
+      provider.writeMessages([
+        { message: text("m3", "a") },
+        { message: text("m4", "b") },
+      ]),
     ).toThrow(expect.objectContaining({ code: "SCHEMA_VERSION" }));
     const rows = db.sql<{ id: string }>`SELECT id FROM assistant_messages_next`;
     expect(rows.map((row) => row.id)).toEqual(["m1"]);

@@ -68,8 +68,7 @@ describePostgres("Session.create() with a PostgreSQL client", () => {
       "getLatestLeafId",
       "getBranches",
       "getPathLength",
-      "appendMessage",
-      "insertMessage",
+      "writeMessages",
       "updateMessage",
       "deleteMessages",
       "clearMessages",
@@ -99,7 +98,7 @@ describePostgres("Session.create() with a PostgreSQL client", () => {
     calls.length = 0;
     await session.appendMessage(text("m2"));
     await session.appendMessage(text("b1"), "m1");
-    expect(calls).toEqual(["insertMessage", "insertMessage"]);
+    expect(calls).toEqual(["writeMessages", "writeMessages"]);
     await session.flushAudit();
     expect(
       events.map((event) => {

@@ -5,7 +5,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { SessionProvider } from "../../src/session/contracts/provider.js";
+import type {
+  SeedSessionProvider,
+  SessionProvider,
+} from "../../src/session/contracts/provider.js";
 import type { AuditEvent } from "../../src/session/contracts/audit.js";
 import type { SessionMessage } from "../../src/session/contracts/types.js";
 import { InMemorySessionProvider } from "../../src/backends/memory/index.js";
@@ -99,14 +102,14 @@ describe.each(BACKENDS)("Session write path (%s)", (_name, create) => {
 });
 
 describe("Session write path over a custom provider", () => {
-  it("calls insertMessage with the JSON it encoded, and looks no parent up", async () => {
+  it("calls writeMessages with the JSON it encoded, and looks no parent up", async () => {
     const base = new InMemorySessionProvider({ sessionId: "s" });
     const { provider, calls } = recording(base);
     const jsons: Array<string | undefined> = [];
-    const insert = provider.insertMessage!.bind(provider);
-    provider.insertMessage = (message, parentId, json) => {
-      jsons.push(json);
-      return insert(message, parentId, json);
+    const write = provider.writeMessages.bind(provider);
+    provider.writeMessages = (messages, options) => {
+      jsons.push(...messages.map((entry) => entry.json));
+      return write(messages, options);
     };
     const events: AuditEvent[] = [];
     const session = new Session(provider).withAudit({
@@ -125,9 +128,9 @@ describe("Session write path over a custom provider", () => {
     ).toEqual([null, "m1"]);
   });
 
-  it("never changes the provider object it is given (one without watchChanges)", async () => {
+  it("never changes the provider object it is given (a seed-shaped one without watchChanges)", async () => {
     const base = new InMemorySessionProvider();
-    const provider: SessionProvider = {
+    const provider: SeedSessionProvider = {
       getMessage: (id) => base.getMessage(id),
       getHistory: (leafId) => base.getHistory(leafId),
       getLatestLeaf: () => base.getLatestLeaf(),
@@ -224,8 +227,7 @@ function recording(base: SessionProvider): {
     "getLatestLeafId",
     "getBranches",
     "getPathLength",
-    "appendMessage",
-    "insertMessage",
+    "writeMessages",
     "updateMessage",
     "deleteMessages",
     "clearMessages",

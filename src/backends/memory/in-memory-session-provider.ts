@@ -4,8 +4,9 @@ import { utf8Length } from "../../session/core/utf8.js";
 import { memoryEmbeddings } from "./memory-embedding-access.js";
 import type {
   ImportRecords,
-  InsertMessageOptions,
-  InsertMessageResult,
+  MessageWrite,
+  WriteMessagesOptions,
+  WriteMessagesResult,
   PathEntry,
   SessionProvider,
   StoredMessageRecord,
@@ -43,7 +44,7 @@ import {
   rowStats,
 } from "./memory-windows.js";
 import {
-  appendRow,
+  writeRows,
   clearRows,
   deleteRows,
   importRows,
@@ -76,7 +77,7 @@ export class InMemorySessionProvider implements SessionProvider {
   readonly storeIdentity: MemoryStore;
   /** Inline file data is kept once per store, apart from the rows. */
   readonly storesAttachments = true;
-  /** `insertMessage` honours `requireRegistered` (the registry is in the same store). */
+  /** `writeMessages` honours `requireRegistered` (the registry is in the same store). */
   readonly insertChecksRegistry = true;
   private readonly store: MemoryStore;
 
@@ -153,20 +154,23 @@ export class InMemorySessionProvider implements SessionProvider {
     return data ? pathRows(data, leafId).length : 0;
   }
 
+  /** Inserts the message (the seed API's write, over `writeMessages`); `false` when its id is taken. */
   appendMessage(message: SessionMessage, parentId?: string | null): boolean {
-    return appendRow(this.store, this.sessionId, message, parentId).inserted;
+    return this.writeMessages([{ message }], { parentId }).inserted[0] === true;
   }
 
-  /** `appendMessage` that says under which parent the row went (the Session's append). */
-  insertMessage(
-    message: SessionMessage,
-    parentId: string | null | undefined,
-    json?: string,
-    options?: InsertMessageOptions,
-  ): InsertMessageResult {
-    if (options?.requireRegistered && !this.store.registry.has(this.sessionId))
-      return { inserted: false, parentId: null, registered: false };
-    return appendRow(this.store, this.sessionId, message, parentId, json);
+  /** The one write (see `SessionProvider.writeMessages`): the chain is stored before anyone can read. */
+  writeMessages(
+    messages: readonly MessageWrite[],
+    options: WriteMessagesOptions = {},
+  ): WriteMessagesResult {
+    if (options.requireRegistered && !this.store.registry.has(this.sessionId))
+      return {
+        inserted: messages.map(() => false),
+        firstParentId: null,
+        registered: false,
+      };
+    return writeRows(this.store, this.sessionId, messages, options.parentId);
   }
 
   updateMessage(message: SessionMessage, json?: string): void {

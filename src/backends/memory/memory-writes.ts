@@ -5,7 +5,8 @@ import {
 } from "../../session/core/message-codec.js";
 import type {
   ImportRecords,
-  InsertMessageResult,
+  MessageWrite,
+  WriteMessagesResult,
 } from "../../session/contracts/provider.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
 import { firstWriteSessionInfo } from "../../session/core/stored-rows.js";
@@ -25,33 +26,47 @@ import { latestLeafRow, pushChild, removeRows } from "./memory-tree.js";
  */
 
 /**
- * Appends `message` under `parentId` (the latest leaf when `undefined`, a root for `null` or an
- * unknown parent) and says under which parent; stores nothing when the id already exists.
- * `json`, when given, is the message's JSON (`insertMessage`).
+ * Writes `messages` as one chain (`SessionProvider.writeMessages`): each under the one before it,
+ * the first under `parentId` (the latest leaf when `undefined`, a root for `null` or an unknown
+ * parent). An id already stored, or earlier in the batch, is skipped and the next message still
+ * goes under it. Every message is encoded (and, without its JSON, checked) before anything is
+ * stored, and the change is published once, after the whole chain.
  */
-export function appendRow(
+export function writeRows(
   store: MemoryStore,
   sessionId: string,
-  message: SessionMessage,
+  messages: readonly MessageWrite[],
   parentId: string | null | undefined,
-  json?: string,
-): InsertMessageResult {
-  // Encoded before the duplicate check so an invalid message throws even when its id exists.
-  const encoded = encodeForStorage(message, json);
+): WriteMessagesResult {
+  const encoded = messages.map(({ message, json }) =>
+    encodeForStorage(message, json),
+  );
   const data = store.session(sessionId);
-  if (data.rows.has(message.id)) return { inserted: false, parentId: null };
-  let parent: string | null;
-  if (parentId === undefined) parent = latestLeafRow(data)?.id ?? null;
-  else if (parentId === null) parent = null;
-  else parent = data.rows.has(parentId) ? parentId : null;
+  let firstParentId: string | null;
+  if (parentId === undefined) firstParentId = latestLeafRow(data)?.id ?? null;
+  else if (parentId === null) firstParentId = null;
+  else firstParentId = data.rows.has(parentId) ? parentId : null;
 
-  const row = insertRow(store, sessionId, data, message, encoded, {
-    parentId: parent,
-    createdAt: nowIso(),
+  const inserted: boolean[] = [];
+  const insertedIds: string[] = [];
+  let parent = firstParentId;
+  const createdAt = nowIso();
+  messages.forEach(({ message }, index) => {
+    if (data.rows.has(message.id)) inserted.push(false);
+    else {
+      const row = insertRow(store, sessionId, data, message, encoded[index]!, {
+        parentId: parent,
+        createdAt,
+      });
+      data.latestLeaf = row;
+      inserted.push(true);
+      insertedIds.push(row.id);
+    }
+    parent = message.id;
   });
-  data.latestLeaf = row;
-  publishMemoryChange(store, sessionId, "append", [row.id]);
-  return { inserted: true, parentId: parent };
+  if (insertedIds.length > 0)
+    publishMemoryChange(store, sessionId, "append", insertedIds);
+  return { inserted, firstParentId };
 }
 
 /** Replaces the stored content of `message` in place (`json`: its JSON when known); unknown ids are ignored. */

@@ -7,12 +7,13 @@ import type {
 import type { BackendEmbeddings } from "../../session/contracts/embedding-store.js";
 import type {
   ImportRecords,
-  InsertMessageOptions,
-  InsertMessageResult,
+  MessageWrite,
   PathEntry,
   SessionProvider,
   StoredMessageRecord,
   StoreTokenEstimate,
+  WriteMessagesOptions,
+  WriteMessagesResult,
 } from "../../session/contracts/provider.js";
 import type {
   CompactionMeta,
@@ -35,6 +36,7 @@ import {
   checkPostgresClient,
   type PostgresClient,
   type PostgresExecutor,
+  type PostgresQueryable,
 } from "./postgres-client.js";
 import {
   deleteCompactionRow,
@@ -117,7 +119,7 @@ export class PostgresSessionProvider implements SessionProvider {
   readonly sessionId: string;
   /** Inline file data is kept once per database in `arbor_attachments`, apart from the rows. */
   readonly storesAttachments = true;
-  /** `insertMessage` honours `requireRegistered` (the registry is in the same database). */
+  /** `writeMessages` honours `requireRegistered` (the registry is in the same database). */
   readonly insertChecksRegistry = true;
   readonly #client: PostgresClient;
   readonly #db: PostgresExecutor;
@@ -203,39 +205,75 @@ export class PostgresSessionProvider implements SessionProvider {
   }
 
   /**
-   * Inserts the message in one statement that takes the session lock, resolves the parent with a
-   * fresh snapshot (`arbor_resolve_parent`) and inserts: concurrent appends from any number of
-   * processes form a chain. `false` (and no write) when the id already exists in this session.
+   * Inserts the message (the seed API's write, over `writeMessages`): one statement that takes the
+   * session lock, resolves the parent with a fresh snapshot (`arbor_resolve_parent`) and inserts,
+   * so concurrent appends from any number of processes form a chain. `false` (and no write) when
+   * the id already exists in this session.
    */
   async appendMessage(
     message: SessionMessage,
     parentId?: string | null,
   ): Promise<boolean> {
-    return (await this.insertMessage(message, parentId)).inserted;
+    const result = await this.writeMessages([{ message }], { parentId });
+    return result.inserted[0] === true;
   }
 
-  /** `appendMessage` that says under which parent the row went (the Session's append). */
-  async insertMessage(
-    message: SessionMessage,
-    parentId: string | null | undefined,
-    json?: string,
-    options?: InsertMessageOptions,
-  ): Promise<InsertMessageResult> {
-    // Encoded (and so validated) before waiting for the database: an invalid message throws first.
-    const encoded = encodeForStorage(message, json);
+  /**
+   * The one write (see `SessionProvider.writeMessages`). Each message is one statement that takes
+   * the session lock, resolves its parent with a fresh snapshot and inserts; a chain of several
+   * runs in one transaction (all or none) on a `pg` Pool or Client and a postgres.js `sql`, and
+   * statement by statement on an `execute`-style connection, which has no transaction.
+   */
+  async writeMessages(
+    messages: readonly MessageWrite[],
+    options: WriteMessagesOptions = {},
+  ): Promise<WriteMessagesResult> {
+    // Encoded (and, without their JSON, checked) before waiting for the database: an invalid
+    // message throws first, and nothing is written.
+    const encoded = messages.map(({ message, json }) =>
+      encodeForStorage(message, json),
+    );
     await this.#ready();
     // The registry row of "" (no namespace) is never written.
     const touch = this.#options.touchRegistry === true && this.sessionId !== "";
-    const result = await insertMessage(
-      this.#db,
-      this.sessionId,
-      message,
-      encoded,
-      parentId,
-      touch ? new Date().toISOString() : null,
-      options?.requireRegistered === true,
-    );
-    if (result.inserted && !touch) await this.#registerOnFirstWrite();
+    const touchedAt = touch ? new Date().toISOString() : null;
+    const requireRegistered = options.requireRegistered === true;
+    const write = async (db: PostgresQueryable) => {
+      const inserted: boolean[] = [];
+      let firstParentId: string | null = null;
+      let registryTouched = false;
+      let parent = options.parentId;
+      for (const [index, { message }] of messages.entries()) {
+        const result = await insertMessage(
+          db,
+          this.sessionId,
+          message,
+          encoded[index]!,
+          parent,
+          touchedAt,
+          requireRegistered,
+        );
+        if (result.registered === false)
+          return {
+            inserted: messages.map(() => false),
+            firstParentId: null,
+            registered: false,
+          };
+        if (index === 0) firstParentId = result.parentId;
+        inserted.push(result.inserted);
+        registryTouched ||= result.registryTouched === true;
+        parent = message.id;
+      }
+      return registryTouched
+        ? { inserted, firstParentId, registryTouched }
+        : { inserted, firstParentId };
+    };
+    const result =
+      messages.length > 1 && this.#db.supportsTransactions
+        ? await this.#db.transaction(write)
+        : await write(this.#db);
+    if (result.inserted.includes(true) && !touch)
+      await this.#registerOnFirstWrite();
     return result;
   }
 

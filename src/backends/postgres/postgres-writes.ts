@@ -1,6 +1,5 @@
 import { RECORD_CHANGE_SQL, TIMESTAMPTZ_PARAM } from "./postgres-sql.js";
 import type { encodeForStorage } from "../../session/core/attachments.js";
-import type { InsertMessageResult } from "../../session/contracts/provider.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
 import { ATTACH_SQL, attachmentParam } from "./postgres-attachments.js";
 import type { PostgresQueryable } from "./postgres-client.js";
@@ -15,6 +14,17 @@ import { indexedTextParams, INDEXED_TEXT_SQL } from "./postgres-search-text.js";
 
 /** A message as stored: its JSON and the attachments moved out of it. */
 type EncodedMessage = ReturnType<typeof encodeForStorage>;
+
+/** What one insert reports: whether a row went in, under which parent, and the registry's part. */
+export interface InsertedMessage {
+  inserted: boolean;
+  /** The stored parent (`null` = a root); `null` when nothing was inserted. */
+  parentId: string | null;
+  /** The statement also touched (or created) the session's registry row. */
+  registryTouched?: boolean;
+  /** `false`: `requireRegistered` was asked and the session has no registry row. */
+  registered?: boolean;
+}
 
 /**
  * Inserts `message`, stored as `encoded` (`encodeForStorage()`), in one statement that takes the
@@ -36,7 +46,7 @@ export async function insertMessage(
   parentId: string | null | undefined,
   touchedAt: string | null = null,
   requireRegistered = false,
-): Promise<InsertMessageResult> {
+): Promise<InsertedMessage> {
   const touch =
     touchedAt === null
       ? ""

@@ -6,14 +6,14 @@ import type {
   WatchChangesOptions,
 } from "../../session/contracts/changes.js";
 import type {
-  AppendBatchResult,
   ImportRecords,
-  InsertMessageOptions,
-  InsertMessageResult,
+  MessageWrite,
   PathEntry,
   SessionProvider,
   StoredMessageRecord,
   StoreTokenEstimate,
+  WriteMessagesOptions,
+  WriteMessagesResult,
 } from "../../session/contracts/provider.js";
 import type { BackendEmbeddings } from "../../session/contracts/embedding-store.js";
 import {
@@ -98,7 +98,7 @@ export class AgentSessionProvider implements SessionProvider {
   readonly sessionId: string;
   /** Inline file data is kept once per store in `arbor_attachments`, apart from the rows. */
   readonly storesAttachments = true;
-  /** `insertMessage` honours `requireRegistered` (the registry is in the same store). */
+  /** `writeMessages` honours `requireRegistered` (the registry is in the same store). */
   readonly insertChecksRegistry = true;
   readonly #agent: SqlProvider;
   readonly #latestLeaf: LatestLeafTracker;
@@ -184,18 +184,31 @@ export class AgentSessionProvider implements SessionProvider {
       : pathLength(this.#agent, this.sessionId, target);
   }
 
-  /** Inserts the message; `false` (and no write) when its id already exists in this session. */
+  /**
+   * Inserts the message (the seed API's write, over `writeMessages`); `false` (and no write) when
+   * its id already exists in this session.
+   */
   appendMessage(message: SessionMessage, parentId?: string | null): boolean {
-    return this.insertMessage(message, parentId).inserted;
+    return this.writeMessages([{ message }], { parentId }).inserted[0] === true;
   }
 
-  /** `appendMessage` that says under which parent the row went (the Session's append). */
-  insertMessage(
-    message: SessionMessage,
-    parentId: string | null | undefined,
-    json?: string,
-    options?: InsertMessageOptions,
-  ): InsertMessageResult {
+  /**
+   * The one write (see `SessionProvider.writeMessages`): one message in one statement when it can
+   * (the usual append), a chain in one transaction.
+   */
+  writeMessages(
+    messages: readonly MessageWrite[],
+    options: WriteMessagesOptions = {},
+  ): WriteMessagesResult {
+    if (messages.length === 1) return this.#writeOne(messages[0]!, options);
+    return this.#writeChain(messages, options);
+  }
+
+  /** One message: the parent lookup and the insert in one statement (sql-writes.ts). */
+  #writeOne(
+    { message, json }: MessageWrite,
+    options: WriteMessagesOptions,
+  ): WriteMessagesResult {
     const { json: content, attachments: extracted } = encodeForStorage(
       message,
       json,
@@ -206,7 +219,8 @@ export class AgentSessionProvider implements SessionProvider {
     const sessionId = this.sessionId;
     const latestLeaf = this.#latestLeaf;
     const paths = this.#paths;
-    const requireRegistered = options?.requireRegistered === true;
+    const parentId = options.parentId;
+    const requireRegistered = options.requireRegistered === true;
     let unregistered = false;
     const write = () => {
       if (requireRegistered && !isRegistered(agent, sessionId)) {
@@ -245,37 +259,53 @@ export class AgentSessionProvider implements SessionProvider {
       : atomically(agent, write);
     if (written === null)
       return unregistered
-        ? { inserted: false, parentId: null, registered: false }
-        : { inserted: false, parentId: null };
+        ? { inserted: [false], firstParentId: null, registered: false }
+        : { inserted: [false], firstParentId: null };
     latestLeaf.remember(message.id, written.seq);
-    return { inserted: true, parentId: written.parentId };
+    return { inserted: [true], firstParentId: written.parentId };
   }
 
-  /** Inserts `messages` in one transaction, each under the one before it (`session.appendAll()`). */
-  appendMessages(
-    messages: readonly SessionMessage[],
-    parentId?: string | null,
-    jsons?: ReadonlyArray<string | undefined>,
-  ): AppendBatchResult {
-    const rows = messages.map((message, index) => {
-      const { json, attachments: extracted } = encodeForStorage(
+  /** Many messages (or none) in one transaction, each under the one before it (`session.appendAll()`). */
+  #writeChain(
+    messages: readonly MessageWrite[],
+    options: WriteMessagesOptions,
+  ): WriteMessagesResult {
+    // Every message is encoded (and, without its JSON, checked) before anything is written.
+    const rows = messages.map(({ message, json }) => {
+      const encoded = encodeForStorage(message, json);
+      return {
         message,
-        jsons?.[index],
-      );
-      return { message, split: splitContent(json), extracted };
+        split: splitContent(encoded.json),
+        extracted: encoded.attachments,
+      };
     });
     this.#ready();
     const agent = this.#agent;
     const sessionId = this.sessionId;
-    const { firstParentId, seqs } = atomically(agent, () => {
-      const first = resolveParent(agent, sessionId, this.#latestLeaf, parentId);
+    const requireRegistered = options.requireRegistered === true;
+    const written = atomically(agent, () => {
+      if (requireRegistered && !isRegistered(agent, sessionId)) return null;
+      const first = resolveParent(
+        agent,
+        sessionId,
+        this.#latestLeaf,
+        options.parentId,
+      );
       const seqs = insertMessageChain(agent, sessionId, rows, first);
       if (seqs.some((seq) => seq !== null)) this.#registerOnFirstWrite();
       return { firstParentId: first, seqs };
     });
+    if (written === null)
+      return {
+        inserted: messages.map(() => false),
+        firstParentId: null,
+        registered: false,
+      };
+    const { firstParentId, seqs } = written;
     this.#paths.clear();
     const last = seqs.findLastIndex((seq) => seq !== null);
-    if (last >= 0) this.#latestLeaf.remember(messages[last]!.id, seqs[last]!);
+    if (last >= 0)
+      this.#latestLeaf.remember(messages[last]!.message.id, seqs[last]!);
     return { inserted: seqs.map((seq) => seq !== null), firstParentId };
   }
 

@@ -117,7 +117,7 @@ export function messageRoutes(
     // The insert itself says whether it stored the message, so concurrent POSTs of one id get
     // exactly one 201 (docs/server.md#messages); nothing is read before or after it.
     const result = checked
-      ? await session.appendMessageWithResult(message, body.parentId)
+      ? await session.appendMessage(message, body.parentId)
       : await deps.manager.appendToExisting(id, message, body.parentId);
     if (result.inserted)
       return c.json({ message: toWire(result.message) }, 201);

@@ -50,41 +50,56 @@ export interface PathEntry {
   bytes: number;
 }
 
-/** What a provider's `appendMessages` reports: per message whether a row was inserted, and the first one's stored parent. */
-export interface AppendBatchResult {
-  /** One entry per message, in order: `true` when a row was inserted, `false` when the id was taken. */
-  inserted: boolean[];
-  /** The parent the first message was stored under (or would have been, had its id been free). */
-  firstParentId: string | null;
+/**
+ * One message for `writeMessages`: the message and, when the caller has already validated and
+ * encoded it (the Session always has), its JSON.
+ */
+export interface MessageWrite {
+  message: SessionMessage;
+  /**
+   * `JSON.stringify(message)`, already validated by the caller: the store keeps it as it is,
+   * without validating or encoding the message again. Absent: the store validates the message
+   * (`INVALID_MESSAGE`, nothing written) and encodes it itself.
+   */
+  json?: string;
 }
 
-/** What a provider's `insertMessage` reports: whether a row was inserted, and under which parent. */
-export interface InsertMessageResult {
-  /** `true` when a row was inserted, `false` when the id was taken (nothing written). */
-  inserted: boolean;
-  /** The parent the row was stored under (`null` = a root); `null` when nothing was inserted. */
-  parentId: string | null;
+/** Options of `writeMessages`. */
+export interface WriteMessagesOptions {
   /**
-   * `true` when the same statement also set the session's registry `updated_at` (and registered
-   * a session without a row), so a manager over that registry does not touch it again: one
-   * round trip fewer per append. Absent or `false`: the manager touches it after the insert.
+   * The parent of the first message: `undefined` = the latest leaf (resolved inside the atomic
+   * write, so concurrent writers chain), `null` = a new root, a string = that message (a root if
+   * it is not in this session). Every later message goes under the one before it.
    */
-  registryTouched?: boolean;
-  /**
-   * `false` when `options.requireRegistered` was passed and the session has no registry row:
-   * nothing was written (`inserted` is `false`). Absent otherwise.
-   */
-  registered?: boolean;
-}
-
-/** Options of a provider's `insertMessage`. */
-export interface InsertMessageOptions {
+  parentId?: string | null;
   /**
    * Write only if the session has a row in the store's own registry, checked in the same atomic
    * write; without one, write nothing and report `registered: false`. Passed only to a provider
    * that declares `insertChecksRegistry`.
    */
   requireRegistered?: boolean;
+}
+
+/** What `writeMessages` reports: per message whether a row was inserted, and where the first went. */
+export interface WriteMessagesResult {
+  /** One entry per message, in order: `true` when a row was inserted, `false` when the id was already there. */
+  inserted: boolean[];
+  /**
+   * The parent the first message was stored under (`null` = a root). Read only when the first
+   * message was inserted; a store may answer `null` otherwise.
+   */
+  firstParentId: string | null;
+  /**
+   * `true` when the same write also set the session's registry `updated_at` (and registered a
+   * session without a row), so a manager over that registry does not touch it again: one round
+   * trip fewer per append. Absent or `false`: the manager touches it after the write.
+   */
+  registryTouched?: boolean;
+  /**
+   * `false` when `options.requireRegistered` was passed and the session has no registry row:
+   * nothing was written (every `inserted` entry is `false`). Absent otherwise.
+   */
+  registered?: boolean;
 }
 
 /** The members every `SessionProvider` must have; the rest of the interface is optional. */
@@ -94,7 +109,7 @@ export const REQUIRED_PROVIDER_METHODS = [
   "getLatestLeaf",
   "getBranches",
   "getPathLength",
-  "appendMessage",
+  "writeMessages",
   "updateMessage",
   "deleteMessages",
   "clearMessages",
@@ -134,49 +149,28 @@ export interface SessionProvider {
   /** Number of stored rows on the path to `leafId` (latest leaf by default); 0 if unknown. */
   getPathLength(leafId?: string | null): MaybePromise<number>;
   /**
-   * Insert. `parentId`: `undefined` = the latest leaf, `null` = a new root, a string = that message
-   * (a root if it is not in this session). Idempotent by id: an existing id is left as it is.
-   * Returns `true` when a row was inserted, `false` for a duplicate (`void` is read as "inserted").
+   * The one write of messages: inserts `messages` (1..n) in one atomic write, in order, each under
+   * the message before it and the first under `options.parentId` (see `WriteMessagesOptions`),
+   * and reports per message whether a row was inserted. Idempotent by id: an id already taken
+   * (in the session, or earlier in the batch) is left as it is and reported `false`, and the next
+   * message still goes under that id. `Session.appendMessage` writes one, `Session.appendAll`
+   * many; a provider written for the seed API (`appendMessage(message, parentId?)` returning
+   * `boolean | void`) is adapted to this by the Session (`SeedSessionProvider`).
    */
-  appendMessage(
-    message: SessionMessage,
-    parentId?: string | null,
-  ): MaybePromise<boolean | void>;
+  writeMessages(
+    messages: readonly MessageWrite[],
+    options?: WriteMessagesOptions,
+  ): MaybePromise<WriteMessagesResult>;
   /**
-   * Optional: `appendMessage` that reports the parent its atomic insert stored the row under, so
-   * the Session never looks the parent up before the insert. `json`, when given, is
-   * `JSON.stringify(message)`, already validated by the caller: the store may keep it instead of
-   * encoding the message again. The Session calls it instead of `appendMessage` when present
-   * (and the provider has `watchChanges`: the in-process feed of one without wraps `appendMessage`).
-   */
-  insertMessage?(
-    message: SessionMessage,
-    parentId: string | null | undefined,
-    json?: string,
-    options?: InsertMessageOptions,
-  ): MaybePromise<InsertMessageResult>;
-  /**
-   * Optional: `true` when `insertMessage` honours `options.requireRegistered` (the registry lives
+   * Optional: `true` when `writeMessages` honours `options.requireRegistered` (the registry lives
    * in the same store). A SessionManager over that registry then checks that a session exists and
    * appends to it in one write (`SessionManager.appendToExisting`); otherwise it reads the
    * registry first.
    */
   readonly insertChecksRegistry?: boolean;
   /**
-   * Optional: inserts `messages` in one atomic write, in order, each under the message before it and
-   * the first under `parentId` (resolved as in `appendMessage`). Ids already taken are skipped like a
-   * duplicate `appendMessage`, and the next message still goes under that id. `jsons[i]`, when
-   * given, is `JSON.stringify(messages[i])` (as for `insertMessage`). Without it,
-   * `session.appendAll()` calls `appendMessage` once per message.
-   */
-  appendMessages?(
-    messages: readonly SessionMessage[],
-    parentId?: string | null,
-    jsons?: ReadonlyArray<string | undefined>,
-  ): MaybePromise<AppendBatchResult>;
-  /**
    * Replace the stored content of the message with this id; parent and order unchanged; no-op if
-   * absent. `json`, when given, is `JSON.stringify(message)` (as for `insertMessage`).
+   * absent. `json`, when given, is `JSON.stringify(message)`, already validated (as in `MessageWrite`).
    */
   updateMessage(message: SessionMessage, json?: string): MaybePromise<void>;
   /** Delete these messages (unknown ids ignored), re-parenting children and repairing overlays (docs/behavior/messages-and-tree.md). */
@@ -286,3 +280,21 @@ export interface SessionProvider {
     options?: WatchChangesOptions,
   ): Unsubscribe;
 }
+
+/**
+ * A provider written for the seed API: every required member but `writeMessages`, and
+ * `appendMessage(message, parentId?)` instead, answering `true`/`false` (inserted / id taken) or
+ * nothing (read as inserted). `Session.create()` and `new Session()` take it and adapt it to
+ * `writeMessages` (one `appendMessage` per message; not atomic across a batch).
+ */
+export type SeedSessionProvider = Omit<
+  SessionProvider,
+  "writeMessages" | "forSession"
+> & {
+  appendMessage(
+    message: SessionMessage,
+    parentId?: string | null,
+  ): MaybePromise<boolean | void>;
+  writeMessages?: undefined;
+  forSession?(sessionId: string): SessionProvider | SeedSessionProvider;
+};

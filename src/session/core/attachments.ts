@@ -3,7 +3,7 @@ import { decodeBase64, encodeBase64 } from "./base64.js";
 import {
   assertValidMessage,
   decodeMessage,
-  encodeMessage,
+  stringifyMessage,
 } from "./message-codec.js";
 import { sha256Hex } from "./sha256.js";
 import { utf8Length } from "./utf8.js";
@@ -246,10 +246,11 @@ function jsonLength(text: string): number {
 }
 
 /**
- * A message's stored JSON and the attachments moved out of it: validates like `encodeMessage`
- * (throws `INVALID_MESSAGE`), and costs nothing extra for a message without inline data. `json`,
- * when the caller already has it, is `JSON.stringify(message)`: kept as it is when no attachment
- * is moved out, so the message is not encoded twice.
+ * A message's stored JSON and the attachments moved out of it; costs nothing extra for a message
+ * without inline data. `json`, when the caller already has it, is `JSON.stringify(message)` of a
+ * message it validated (`MessageWrite.json`): kept as it is when no attachment is moved out, and
+ * the message is neither checked nor encoded again. Without it the message is validated like
+ * `encodeMessage` (throws `INVALID_MESSAGE`) and encoded here.
  */
 export function encodeForStorage(
   message: SessionMessage,
@@ -258,13 +259,14 @@ export function encodeForStorage(
   json: string;
   attachments: ExtractedAttachment[];
 } {
-  assertValidMessage(message);
+  // A known JSON comes from a caller that checked the message (the Session): not checked again.
+  if (json === undefined) assertValidMessage(message);
   const extracted = extractAttachments(message);
   return {
     json:
       json !== undefined && extracted.message === message
         ? json
-        : encodeMessage(extracted.message),
+        : stringifyMessage(extracted.message),
     attachments: extracted.attachments,
   };
 }

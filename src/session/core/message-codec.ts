@@ -11,6 +11,14 @@ import { unstorableReason } from "./storable-text.js";
  */
 export function encodeMessage(message: unknown): string {
   assertValidMessage(message);
+  return stringifyMessage(message);
+}
+
+/**
+ * The JSON text of a message already checked (`assertValidMessage`), or one made from such a
+ * message: `encodeMessage` without the check, so a write checks each message once.
+ */
+export function stringifyMessage(message: SessionMessage): string {
   try {
     return JSON.stringify(message);
   } catch (error) {

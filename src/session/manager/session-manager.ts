@@ -358,7 +358,7 @@ export class SessionManager {
   }
 
   /**
-   * `appendMessageWithResult()` on a session that exists: a session without a registry row (never
+   * `appendMessage()` on a session that exists: a session without a registry row (never
    * created, or deleted) throws `SessionAccessError` (`SESSION_NOT_FOUND`) and nothing is written,
    * where `append()` would register it. On the built-in backends the insert itself checks the
    * registry, so this costs no read more than an append; over another registry it reads the row
@@ -377,7 +377,7 @@ export class SessionManager {
       const result = await seam.appendIfRegistered(message, parentId);
       if (result) return result;
     } else if (await this.get(id)) {
-      return session.appendMessageWithResult(message, parentId);
+      return session.appendMessage(message, parentId);
     }
     throw new SessionAccessError("SESSION_NOT_FOUND", id);
   }

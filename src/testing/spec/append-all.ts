@@ -1,23 +1,37 @@
-import type { SessionProvider } from "../../session/contracts/provider.js";
+import type {
+  SeedSessionProvider,
+  SessionProvider,
+} from "../../session/contracts/provider.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
 import { Session } from "../../session/session.js";
-import { build, chain, ids, textMessage, tree } from "../fixtures.js";
+import {
+  appendRaw,
+  build,
+  chain,
+  ids,
+  textMessage,
+  tree,
+} from "../fixtures.js";
 import { caught, summarizeError } from "../helpers.js";
 import type { Suite } from "../suite.js";
 
 /**
  * `session.appendAll()` (docs/behavior/messages-and-tree.md#appending-many) on every backend, both
- * through the provider's own batch write (`appendMessages`, when it has one) and through the
- * one-by-one path a provider without it gets.
+ * through the provider's own `writeMessages` and through the one-by-one path a seed-shaped
+ * provider (`appendMessage` only) is adapted to.
  */
 export function appendAllSpec(rootSuite: Suite): void {
   const suite = rootSuite.withLayer("session");
   const { expect } = suite;
-  const paths: Array<[string, (provider: SessionProvider) => SessionProvider]> =
+  const paths: Array<
     [
-      ["provider as it is", (provider) => provider],
-      ["without appendMessages", withoutBatchWrite],
-    ];
+      string,
+      (provider: SessionProvider) => SessionProvider | SeedSessionProvider,
+    ]
+  > = [
+    ["provider as it is", (provider) => provider],
+    ["seed-shaped provider", seedShaped],
+  ];
 
   for (const [label, wrap] of paths) {
     suite.describe(`appendAll (${label})`, () => {
@@ -216,18 +230,26 @@ export function appendAllSpec(rootSuite: Suite): void {
 const PIXEL =
   "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
-/** The same provider with `appendMessages` hidden, so the Session takes its one-by-one path. */
-function withoutBatchWrite(provider: SessionProvider): SessionProvider {
-  return new Proxy(provider, {
-    get(target, property) {
-      if (property === "appendMessages") return undefined;
-      const value: unknown = Reflect.get(target, property, target);
+/**
+ * The same provider as the seed API shapes one: `writeMessages` hidden, `appendMessage` (one
+ * message through it) in its place, so the Session adapts it (adaptSeedProvider).
+ */
+function seedShaped(provider: SessionProvider): SeedSessionProvider {
+  const appendMessage = (message: SessionMessage, parentId?: string | null) =>
+    appendRaw(provider, message, parentId);
+  // The target only carries the type: every member is read from `provider`.
+  return new Proxy({} as SeedSessionProvider, {
+    get(_, property) {
+      if (property === "writeMessages") return undefined;
+      if (property === "appendMessage") return appendMessage;
+      const value: unknown = Reflect.get(provider, property, provider);
       return typeof value === "function"
-        ? (value as (...args: unknown[]) => unknown).bind(target)
+        ? (value as (...args: unknown[]) => unknown).bind(provider)
         : value;
     },
-    has(target, property) {
-      return property !== "appendMessages" && Reflect.has(target, property);
+    has(_, property) {
+      if (property === "appendMessage") return true;
+      return property !== "writeMessages" && Reflect.has(provider, property);
     },
   });
 }

@@ -1,5 +1,12 @@
 import type { SessionMessage } from "../../session/contracts/types.js";
-import { build, chain, ids, textMessage, tree } from "../fixtures.js";
+import {
+  appendRaw,
+  build,
+  chain,
+  ids,
+  textMessage,
+  tree,
+} from "../fixtures.js";
 import { eachLayer, type Suite } from "../suite.js";
 
 /** Appending: the tree, parents, idempotency, updates (docs/behavior/messages-and-tree.md, docs/behavior/storage.md). */
@@ -252,8 +259,8 @@ export function appendSpec(suite: Suite): void {
         "returns false from the provider for a duplicate append",
         async ({ provider }) => {
           const store = provider();
-          const first = await store.appendMessage(textMessage("m1"));
-          const second = await store.appendMessage(textMessage("m1", "again"));
+          const first = await appendRaw(store, textMessage("m1"));
+          const second = await appendRaw(store, textMessage("m1", "again"));
           expect(first === false).toBe(false);
           expect(second).toBe(false);
         },

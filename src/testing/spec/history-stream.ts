@@ -2,7 +2,14 @@ import type { SessionProvider } from "../../session/contracts/provider.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
 import type { HistoryStreamOptions } from "../../session/session-history.js";
 import type { Session } from "../../session/session.js";
-import { build, chain, ids, textMessage, tree } from "../fixtures.js";
+import {
+  appendRaw,
+  build,
+  chain,
+  ids,
+  textMessage,
+  tree,
+} from "../fixtures.js";
 import { caught, summarizeError, utf8Bytes } from "../helpers.js";
 import { withoutOptionalMembers } from "../subject.js";
 import type { Suite } from "../suite.js";
@@ -286,9 +293,9 @@ export function historyStreamSpec(rootSuite: Suite): void {
         expect(await sorted("b")).toEqual(["a", "b", "r"]);
         expect(await sorted()).toEqual(["c", "r"]);
         expect(await sorted()).toEqual(["c", "r"]);
-        await raw.appendMessage(textMessage("d", "d"));
+        await appendRaw(raw, textMessage("d", "d"));
         expect(await sorted()).toEqual(["c", "d", "r"]);
-        await raw.appendMessage(textMessage("e", "e"), "b");
+        await appendRaw(raw, textMessage("e", "e"), "b");
         expect(await sorted()).toEqual(["a", "b", "e", "r"]);
         await raw.deleteMessages(["a"]);
         expect(await sorted()).toEqual(["b", "e", "r"]);
@@ -341,7 +348,7 @@ async function writeChain(
     return;
   }
   for (const { message, parentId } of records)
-    await provider.appendMessage(message, parentId);
+    await appendRaw(provider, message, parentId);
 }
 
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {

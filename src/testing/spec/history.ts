@@ -140,9 +140,10 @@ export function historySpec(suite: Suite): void {
       `reads a path of ${DEEP_PATH_LENGTH} messages without a depth cap (both layers)`,
       async ({ provider, session }) => {
         const raw = provider();
-        // The chain is written in batches where the provider can (`appendMessages`, else
-        // `importRecords`: 10,010 single appends over a network took 12-30 s on PostgreSQL, past
-        // the test's timeout on a loaded machine), else one by one. Reading is what is tested.
+        // The chain is written in batches: `importRecords` where the provider has it (one
+        // statement per batch; 10,010 single appends over a network took 12-30 s on PostgreSQL,
+        // past the test's timeout on a loaded machine), else `writeMessages`. Reading is what is
+        // tested.
         let parentId: string | null = null;
         const at = new Date("2024-01-01T00:00:00.000Z").getTime();
         for (let from = 1; from <= DEEP_PATH_LENGTH; from += DEEP_BATCH) {
@@ -150,8 +151,7 @@ export function historySpec(suite: Suite): void {
             { length: Math.min(DEEP_BATCH, DEEP_PATH_LENGTH - from + 1) },
             (_, offset) => textMessage(`m${from + offset}`, "x"),
           );
-          if (raw.appendMessages) await raw.appendMessages(batch, parentId);
-          else if (raw.importRecords)
+          if (raw.importRecords)
             await raw.importRecords({
               messages: batch.map((message, offset) => ({
                 message,
@@ -161,11 +161,10 @@ export function historySpec(suite: Suite): void {
               compactions: [],
             });
           else
-            for (const [offset, message] of batch.entries())
-              await raw.appendMessage(
-                message,
-                offset === 0 ? parentId : batch[offset - 1]!.id,
-              );
+            await raw.writeMessages(
+              batch.map((message) => ({ message })),
+              { parentId },
+            );
           parentId = batch.at(-1)!.id;
         }
         const rawHistory = await raw.getHistory();

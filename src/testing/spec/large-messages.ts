@@ -1,3 +1,4 @@
+import { hasCapability } from "../../session/contracts/provider-capabilities.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
 import type { Session } from "../../session/session.js";
 import { textMessage } from "../fixtures.js";
@@ -31,7 +32,7 @@ export function largeMessagesSpec(suite: Suite): void {
   suite.describe("large messages", () => {
     suite.it(
       "stores a 20 MB message whole and reads it back identical everywhere",
-      async ({ session }) => {
+      async ({ session, provider }) => {
         const store = unlimited(session());
         const big = largeMessage("big", "first", LARGE_BYTES);
         await store.appendMessage(textMessage("root"));
@@ -50,7 +51,7 @@ export function largeMessagesSpec(suite: Suite): void {
         const recent = await store.getRecentHistory(LARGE_BYTES * 2);
         expectSame(recent.messages[1], big);
         // A stored size counts the whole message, continuation rows included.
-        if (suite.capabilities.rowStats) {
+        if (hasCapability(provider(), "rowStats")) {
           const stats = await store.getHistoryRowStats();
           expect(stats![1]!.bytes).toBe(utf8Bytes(JSON.stringify(big)));
         }

@@ -134,13 +134,13 @@ export function sessionSpec(rootSuite: Suite): void {
     );
 
     suite.it(
-      "appendMessageWithResult() reports the one insert among concurrent appends of an id, and whether a retry matches",
+      "appendMessage() reports the one insert among concurrent appends of an id, and whether a retry matches",
       async ({ session }) => {
         const subject = session();
         await subject.appendMessage(textMessage("r"));
         const results = await Promise.all(
           Array.from({ length: 10 }, (_, index) =>
-            subject.appendMessageWithResult(
+            subject.appendMessage(
               textMessage("m", index % 2 === 0 ? "same" : `other ${index}`),
               "r",
             ),
@@ -154,12 +154,12 @@ export function sessionSpec(rootSuite: Suite): void {
         }
         expect(ids(await subject.getBranches("r"))).toEqual(["m"]);
 
-        const retry = await subject.appendMessageWithResult(
+        const retry = await subject.appendMessage(
           { ...stored, createdAt: undefined },
           "r",
         );
         expect([retry.inserted, retry.matchesStored]).toEqual([false, true]);
-        const otherParent = await subject.appendMessageWithResult(
+        const otherParent = await subject.appendMessage(
           { ...stored, createdAt: undefined },
           null,
         );
@@ -167,7 +167,7 @@ export function sessionSpec(rootSuite: Suite): void {
           false,
           false,
         ]);
-        const otherBody = await subject.appendMessageWithResult(
+        const otherBody = await subject.appendMessage(
           textMessage("m", "changed"),
         );
         expect([otherBody.inserted, otherBody.matchesStored]).toEqual([
@@ -175,7 +175,7 @@ export function sessionSpec(rootSuite: Suite): void {
           false,
         ]);
         expect(otherBody.message.parts).toEqual(stored.parts);
-        const fresh = await subject.appendMessageWithResult(textMessage("n"));
+        const fresh = await subject.appendMessage(textMessage("n"));
         expect([fresh.inserted, fresh.matchesStored, fresh.message.id]).toEqual(
           [true, true, "n"],
         );

@@ -1,6 +1,7 @@
+import { hasCapability } from "../../session/contracts/provider-capabilities.js";
 import type { ChangeEvent } from "../../session/contracts/changes.js";
 import { Session } from "../../session/session.js";
-import { textMessage } from "../fixtures.js";
+import { appendRaw, textMessage } from "../fixtures.js";
 import { caughtSync, summarizeError } from "../helpers.js";
 import type { CaseBody, Suite } from "../suite.js";
 
@@ -33,7 +34,7 @@ export function watchSpec(suite: Suite): void {
         await subject.updateMessage(textMessage("m2", "edited"));
         await subject.updateMessage(textMessage("absent")); // no-op: no event
         const overlay = await subject.addCompaction("sum", "m1", "m2");
-        const removable = suite.capabilities.deleteCompaction;
+        const removable = hasCapability(raw, "deleteCompaction");
         if (removable) await subject.removeCompaction(overlay.id);
         await subject.deleteMessages(["m2", "unknown"]);
         await raw.importRecords?.({
@@ -79,8 +80,7 @@ export function watchSpec(suite: Suite): void {
         const raw = provider("a");
         // Block history the store keeps is what every process sees; history a custom provider
         // leaves to the Session lives in one process and announces nothing.
-        if (!raw.createBlockHistory || !suite.capabilities.contextBlocks)
-          return;
+        if (!hasCapability(raw, "contextBlocks")) return;
         const subject = Session.create(raw).withContext("memory");
         const events: ChangeEvent[] = [];
         const stop = subject.watch((event) => void events.push(event));
@@ -199,11 +199,11 @@ export function watchSpec(suite: Suite): void {
         };
         const stop = a.watchChanges(keep(events), { allSessions: true });
         await a.getMessage("none"); // the watch has its starting point
-        await a.appendMessage(textMessage("a1"));
+        await appendRaw(a, textMessage("a1"));
         await settle(() => events.length >= 1);
         stop();
-        await b.appendMessage(textMessage("b1"));
-        await a.appendMessage(textMessage("a2"));
+        await appendRaw(b, textMessage("b1"));
+        await appendRaw(a, textMessage("a2"));
         const resumed: ChangeEvent[] = [];
         const again = a.watchChanges(keep(resumed), {
           allSessions: true,
@@ -248,7 +248,7 @@ export function watchSpec(suite: Suite): void {
         await Promise.all(
           providers.map(async (each, index) => {
             for (let step = 0; step < 5; step++)
-              await each.appendMessage(textMessage(`w${index}-${step}`));
+              await appendRaw(each, textMessage(`w${index}-${step}`));
           }),
         );
         await settle(() => seen.length >= 40);
