@@ -94,7 +94,8 @@ describe.skipIf(!available)("studio imports in Chromium", () => {
     await page.goto(`${server.url}/#/s/${encodeURIComponent(main!.id)}/chat`);
     await page.waitForSelector(".chat .message");
     const folded = page.locator(".chat .message .injected-context");
-    expect(await folded.count()).toBe(3);
+    // The transcript renders after its first message appears: wait for the folds, not a pause.
+    await expect.poll(() => folded.count(), { timeout: 30_000 }).toBe(3);
     expect(
       (await folded.locator("summary").allTextContents()).map((text) =>
         text.replace(/\s+/g, " ").trim(),
