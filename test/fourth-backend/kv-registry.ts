@@ -9,6 +9,7 @@ import {
   type SessionInfo,
   type SessionInfoPatch,
   type SessionRegistry,
+  type SummaryHit,
 } from "arbor-memory/session";
 import { blocksKey } from "./kv-context.js";
 import {
@@ -130,13 +131,21 @@ export class KvSessionRegistry implements SessionRegistry {
     query: string,
     options: RegistrySearchOptions,
   ): Promise<SearchResult[]> {
-    const wanted = options.sessionIds ? new Set(options.sessionIds) : null;
-    const sessionIds = this.rows(options.ownerId)
-      .map((row) => row.id)
-      .filter((id) => !wanted || wanted.has(id));
-    if (sessionIds.length === 0) return [];
-    const { ownerId: _owner, ...rest } = options;
-    return this.store.engine.registry.search(query, { ...rest, sessionIds });
+    const scoped = this.scoped(options);
+    if (scoped.sessionIds!.length === 0) return [];
+    return this.store.engine.registry.search(query, scoped);
+  }
+
+  /** Overlays whose summary matches the query (explained search), the engine's ranking. */
+  async searchSummaries(
+    query: string,
+    options: RegistrySearchOptions,
+  ): Promise<SummaryHit[]> {
+    const scoped = this.scoped(options);
+    if (scoped.sessionIds!.length === 0) return [];
+    return (
+      (await this.store.engine.registry.searchSummaries?.(query, scoped)) ?? []
+    );
   }
 
   deleteSession(id: string, contextKeys: readonly string[]): Promise<boolean> {
@@ -154,6 +163,16 @@ export class KvSessionRegistry implements SessionRegistry {
   }
 
   // --- Internal helpers ---
+
+  /** The search options for the engine: the sessions this registry picks, by id and owner. */
+  private scoped(options: RegistrySearchOptions): RegistrySearchOptions {
+    const wanted = options.sessionIds ? new Set(options.sessionIds) : null;
+    const sessionIds = this.rows(options.ownerId)
+      .map((row) => row.id)
+      .filter((id) => !wanted || wanted.has(id));
+    const { ownerId: _owner, ...rest } = options;
+    return { ...rest, sessionIds };
+  }
 
   private rows(ownerId: string | undefined): SessionInfo[] {
     return this.store

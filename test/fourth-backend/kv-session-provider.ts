@@ -209,7 +209,7 @@ export class KvSessionProvider implements SessionProvider {
   ): Promise<StoredCompaction> {
     // The shared rule: non-empty string summary and ids, or a TypeError (INVALID_ARGUMENT).
     assertCompactionArguments(summary, fromMessageId, toMessageId);
-    return this.store.exclusive(() => {
+    return this.store.exclusive(async () => {
       const doc = this.doc();
       const overlay: StoredCompaction = {
         id: crypto.randomUUID(),
@@ -219,9 +219,14 @@ export class KvSessionProvider implements SessionProvider {
         createdAt: new Date().toISOString(),
         ...(meta ? { meta } : {}),
       };
+      // Summaries are searched too (explained search): the engine keeps the overlay, same id.
+      await this.engine().importRecords!({
+        messages: [],
+        compactions: [overlay],
+      });
       doc.overlays.push(overlay);
       this.save(doc, "compaction", [overlay.id]);
-      return Promise.resolve(overlay);
+      return overlay;
     });
   }
 
@@ -230,13 +235,14 @@ export class KvSessionProvider implements SessionProvider {
   }
 
   deleteCompaction(id: string): Promise<boolean> {
-    return this.store.exclusive(() => {
+    return this.store.exclusive(async () => {
       const doc = this.doc();
       const before = doc.overlays.length;
       doc.overlays = doc.overlays.filter((overlay) => overlay.id !== id);
-      if (doc.overlays.length === before) return Promise.resolve(false);
+      if (doc.overlays.length === before) return false;
+      await this.engine().deleteCompaction!(id);
       this.save(doc, "compaction", [id]);
-      return Promise.resolve(true);
+      return true;
     });
   }
 
