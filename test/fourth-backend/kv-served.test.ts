@@ -19,8 +19,8 @@ const URL_BASE = "http://arbor.test";
 function appFetch(app: {
   fetch: (request: Request) => Response | Promise<Response>;
 }): typeof fetch {
-  return ((input: string | URL | Request, init?: RequestInit) =>
-    Promise.resolve(app.fetch(new Request(input, init)))) as typeof fetch;
+  return (input: string | URL | Request, init?: RequestInit) =>
+    Promise.resolve(app.fetch(new Request(input, init)));
 }
 
 const text = (id: string, words: string): SessionMessage => ({
