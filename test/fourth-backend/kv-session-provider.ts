@@ -9,7 +9,9 @@ import {
   type ChangeListener,
   type ChangeType,
   type CompactionMeta,
+  type HistoryRowStat,
   type ImportRecords,
+  type RecentHistoryResult,
   type MessageWrite,
   type SearchResult,
   type SessionMessage,
@@ -23,6 +25,7 @@ import {
   type WriteMessagesOptions,
   type WriteMessagesResult,
 } from "arbor-memory/session";
+import { recentHistory, rowStats } from "./kv-windows.js";
 import { KvBlockHistory, KvContextProvider } from "./kv-context.js";
 import type { KvStore } from "./kv-store.js";
 import {
@@ -84,6 +87,23 @@ export class KvSessionProvider implements SessionProvider {
 
   getPathLength(leafId?: string | null): number {
     return pathIds(this.doc(), leafId).length;
+  }
+
+  getRecentHistory(
+    leafId: string | null | undefined,
+    maxContentBytes: number,
+    minRecentMessages?: number,
+  ): RecentHistoryResult {
+    return recentHistory(
+      this.doc(),
+      leafId,
+      maxContentBytes,
+      minRecentMessages,
+    );
+  }
+
+  getHistoryRowStats(leafId?: string | null): HistoryRowStat[] {
+    return rowStats(this.doc(), leafId);
   }
 
   countMessages(): number {
