@@ -60,6 +60,40 @@ describe("the fourth backend under a SessionManager", () => {
   });
 });
 
+describe("the fourth backend's search index settings", () => {
+  it("makes tool outputs searchable when configured, for sessions of any manager over the store", async () => {
+    const backend = kvBackend();
+    const manager = SessionManager.create(backend);
+    const { id } = await manager.create("Build");
+    await manager.append(id, {
+      id: "a1",
+      role: "assistant",
+      parts: [
+        {
+          type: "tool-run",
+          toolCallId: "c1",
+          state: "output-available",
+          input: { command: "make" },
+          output: "linker error: undefined symbol zlibInflate",
+        },
+      ],
+    } as SessionMessage);
+    expect(await manager.search("zlibInflate")).toEqual([]);
+    expect(await manager.configureSearchIndex({ toolOutputs: true })).toEqual({
+      settings: { toolOutputs: true },
+      changed: true,
+      reindexed: 1,
+    });
+    const other = SessionManager.create(backend);
+    expect((await other.search("zlibInflate")).map((hit) => hit.id)).toEqual([
+      "a1",
+    ]);
+    expect(await backend.searchIndex!.settings()).toEqual({
+      toolOutputs: true,
+    });
+  });
+});
+
 describe("the fourth backend over HTTP, with its own API keys", () => {
   const backend = kvBackend();
   const manager = SessionManager.create(backend);
