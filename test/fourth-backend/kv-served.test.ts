@@ -77,7 +77,7 @@ describe("the fourth backend's search index settings", () => {
           output: "linker error: undefined symbol zlibInflate",
         },
       ],
-    } as SessionMessage);
+    });
     expect(await manager.search("zlibInflate")).toEqual([]);
     expect(await manager.configureSearchIndex({ toolOutputs: true })).toEqual({
       settings: { toolOutputs: true },
