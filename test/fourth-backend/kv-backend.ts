@@ -17,7 +17,7 @@ export function kvBackend(store: KvStore = new KvStore()): Backend {
     registry: new KvSessionRegistry(store),
     session: (sessionId) => new KvSessionProvider(store, sessionId),
     erase: kvErase(store),
-    embeddings: store.engine.embeddings!,
+    embeddings: store.embeddings,
     apiKeys: new KvApiKeyStore(store),
     changes: {
       watch: (listener, scope) => store.changes.watch(listener, scope),

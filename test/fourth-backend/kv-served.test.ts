@@ -6,6 +6,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mcpEndpoint } from "arbor-memory/mcp";
 import { createApp } from "arbor-memory/server";
+import { fakeEmbedder } from "arbor-memory/testing";
 import { SessionManager, type SessionMessage } from "arbor-memory/session";
 import { seedMemory, withMemoryBlock } from "../mcp/support/fixtures.js";
 import { connectHttp } from "../mcp/support/http-client.js";
@@ -57,6 +58,22 @@ describe("the fourth backend under a SessionManager", () => {
     expect(receipt).toMatchObject({ sessions: 1, messages: 3 });
     expect(store.dump()).not.toContain("Lisbon");
     expect(await manager.search("Lisbon")).toEqual([]);
+  });
+});
+
+describe("the fourth backend's embeddings", () => {
+  it("give semantic recall (fake embedder), and an erase takes the vectors with the session", async () => {
+    const manager =
+      SessionManager.create(kvBackend()).withEmbeddings(fakeEmbedder());
+    const { id } = await manager.create("Notes");
+    await manager.append(id, text("m1", "the launch budget is 40k"));
+    await manager.append(id, text("m2", "the venue is booked"));
+    await manager.flushEmbeddings();
+    const hits = await manager.search("launch budget", { mode: "semantic" });
+    expect(hits[0]?.id).toBe("m1");
+    const receipt = await manager.erase({ sessionId: id });
+    expect(receipt.vectors).toBe(2);
+    expect(await manager.removeEmbeddings()).toEqual({ vectors: 0, queued: 0 });
   });
 });
 

@@ -326,7 +326,7 @@ export class KvSessionProvider implements SessionProvider {
   }
 
   embeddings(): BackendEmbeddings {
-    return this.store.engine.embeddings!;
+    return this.store.embeddings;
   }
 
   watchChanges(

@@ -6,7 +6,9 @@ import {
   InProcessChangeLog,
   memoryBackend,
   type Backend,
+  type BackendEmbeddings,
 } from "arbor-memory/session";
+import { kvEmbeddings } from "./kv-embeddings.js";
 
 /** The documents, by key; `dump()` is every one of them as text. */
 export class KvStore {
@@ -15,12 +17,14 @@ export class KvStore {
   readonly changes = new InProcessChangeLog();
   /**
    * The search engine beside the documents (as a document database keeps a search index beside
-   * its collections): the messages and registry rows are mirrored into it, and it answers the
-   * text searches and keeps the vectors. Arbor exports no text-search engine of its own, so a
+   * its collections): the messages, overlays and registry rows are mirrored into it, and it
+   * answers the text searches. Arbor exports no text-search engine of its own, so a
    * store that must rank as Arbor's search rules require borrows a whole backend for it, reached
    * through the `Backend` contract like any other.
    */
   readonly engine: Backend = memoryBackend();
+  /** Vectors and the embedding queue, fed by `changes`. */
+  readonly embeddings: BackendEmbeddings = kvEmbeddings(this);
   /** Insertion order across the store: the latest leaf is the newest row, never the newest date. */
   #seq = 0;
 
