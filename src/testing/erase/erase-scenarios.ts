@@ -4,6 +4,7 @@
 // while the other sessions' rows stay. Runs in Node (vitest) and, bundled, inside workerd: it
 // imports Arbor only, and reports a failure by throwing.
 import {
+  attachmentsOf,
   check,
   deferred,
   expectCounts,
@@ -69,7 +70,7 @@ async function eraseSession(backend: EraseBackend): Promise<void> {
     overlays: 1,
     indexRows: backend.expects.separateIndex ? 3 : 0,
     blockVersions: 2,
-    attachments: 1,
+    attachments: attachmentsOf(backend, 1),
     auditEvents,
     configRows: 2,
     contextRows: 1,
@@ -128,7 +129,7 @@ async function eraseMessages(backend: EraseBackend): Promise<void> {
     overlays: 1,
     indexRows: backend.expects.separateIndex ? 1 : 0,
     blockVersions: 1,
-    attachments: 1,
+    attachments: attachmentsOf(backend, 1),
     // append m2, the compaction of m1..m3
     auditEvents: 2,
     configRows: 1,
@@ -174,7 +175,7 @@ async function eraseTenant(backend: EraseBackend): Promise<void> {
     indexRows: backend.expects.separateIndex ? 6 : 0,
     blockVersions: 4,
     // the shared attachment is still referenced by the kept session
-    attachments: 2,
+    attachments: attachmentsOf(backend, 2),
     auditEvents: events,
     configRows: 4,
     contextRows: 2,

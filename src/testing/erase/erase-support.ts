@@ -24,6 +24,12 @@ export interface EraseBackend {
     separateIndex: boolean;
     /** Whether writes leave change-log rows. */
     changeLog: boolean;
+    /**
+     * Whether the store keeps inline file data apart from its rows, counting an attachment whose
+     * last reference goes (`storesAttachments`, as every built-in backend does). Default `true`;
+     * `false` for a store that keeps messages as given, where a file goes with its message.
+     */
+    attachments?: boolean;
   };
 }
 
@@ -244,4 +250,9 @@ export function deepText(value: unknown): string {
   };
   visit(value);
   return out.join("\n");
+}
+
+/** The attachments an erase reports: `stored` when the store keeps them apart, else none. */
+export function attachmentsOf(backend: EraseBackend, stored: number): number {
+  return backend.expects.attachments === false ? 0 : stored;
 }

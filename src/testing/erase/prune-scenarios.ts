@@ -1,6 +1,7 @@
 // The prune scenarios of erase-scenarios.ts: by age with abandoned branches (a dry run first,
 // whose counts must equal the real ones), and by count.
 import {
+  attachmentsOf,
   check,
   expectCounts,
   expectNoTrace,
@@ -68,7 +69,7 @@ export async function pruneByAgeAndBranches(
     overlays: 2,
     // o1 of each old session, b1 and b2 (the search indexed every session)
     indexRows: backend.expects.separateIndex ? 4 : 0,
-    attachments: 1,
+    attachments: attachmentsOf(backend, 1),
     // the owner rows of the two sessions
     configRows: 2,
     // per old session the append of o1 and its compaction, and the appends of b1 and b2
