@@ -48,16 +48,17 @@ export function storeRuntimeSpec(open: () => Promise<SharedStore>): void {
     const entered: string[] = [];
     const firstEntered = deferred();
     const gate = deferred();
-    // The first insert to arrive holds until the test opens the gate.
+    // The first write to arrive (the one write primitive) holds until the test opens the gate.
     const held = (provider: SessionProvider): SessionProvider =>
       new Proxy(provider, {
         get(target, key) {
           const value: unknown = Reflect.get(target, key);
-          if (key !== "insertMessage" || typeof value !== "function")
+          if (key !== "writeMessages" || typeof value !== "function")
             return typeof value === "function" ? value.bind(target) : value;
           const insert = value as (...args: unknown[]) => unknown;
           return async (...args: unknown[]) => {
-            entered.push((args[0] as SessionMessage).id);
+            const [writes] = args as [Array<{ message: SessionMessage }>];
+            entered.push(writes[0]!.message.id);
             if (entered.length === 1) {
               firstEntered.resolve();
               await gate.promise;
