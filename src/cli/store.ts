@@ -12,6 +12,7 @@ import {
   type SqliteSchemaState,
 } from "../sqlite/index.js";
 import { CliError } from "./errors.js";
+import { errorReason } from "../session/errors/error-reason.js";
 import type { ApiKeyStore } from "../server/index.js";
 
 /** The block every CLI session gets: what the agent decides to remember. */
@@ -200,7 +201,7 @@ export async function openPostgresPool(
     await pool.end().catch(() => {});
     throw new ArborError(
       "STORAGE_UNAVAILABLE",
-      `Cannot connect to PostgreSQL at ${describeServer(parsed)} (${reasonOf(error)}): is the server running there, and are the URL's user, password and database right?`,
+      `Cannot connect to PostgreSQL at ${describeServer(parsed)} (${errorReason(error)}): is the server running there, and are the URL's user, password and database right?`,
       { cause: error },
     );
   }
@@ -311,15 +312,6 @@ function describeServer(url: URL): string {
 /** A string that failed to parse as a URL may still hold a password after `:` and before `@`. */
 function redactUrl(text: string): string {
   return text.replace(/:[^:@/]*@/, ":…@");
-}
-
-/** The driver's message, or its code when the message is empty (Node's AggregateError). */
-function reasonOf(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === "string" && !message.includes(code))
-    return message ? `${code}: ${message}` : code;
-  return message;
 }
 
 /** The API keys the store keeps beside its sessions (the backend's own key store). */

@@ -1,5 +1,9 @@
 import type { SqlProvider } from "../session/contracts/sql-provider.js";
-import { ArborError, ArborTypeError } from "../session/errors/index.js";
+import {
+  ArborError,
+  ArborTypeError,
+  errorReason,
+} from "../session/errors/index.js";
 import { loadSqliteVec } from "./_sqlite-vec.js";
 import {
   loadBetterSqlite3,
@@ -156,15 +160,11 @@ function openDatabase(
     throw new ArborError(
       "STORAGE_UNAVAILABLE",
       readonly
-        ? `[arbor] [sqlite] openSqlite() cannot read "${filename}" (${reasonOf(error)}): pass an existing SQLite database file`
-        : `[arbor] [sqlite] openSqlite() cannot open "${filename}" (${reasonOf(error)}): pass a writable file path in an existing directory`,
+        ? `[arbor] [sqlite] openSqlite() cannot read "${filename}" (${errorReason(error)}): pass an existing SQLite database file`
+        : `[arbor] [sqlite] openSqlite() cannot open "${filename}" (${errorReason(error)}): pass a writable file path in an existing directory`,
       { cause: error },
     );
   }
-}
-
-function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function describe(value: unknown): string {

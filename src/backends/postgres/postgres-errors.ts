@@ -1,6 +1,7 @@
 import {
   ArborError,
   ArborTypeError,
+  errorReason,
   isArborError,
   type ArborErrorLike,
 } from "../../session/errors/index.js";
@@ -23,7 +24,7 @@ import {
  */
 export function postgresError(error: unknown): unknown {
   if (isArborError(error)) return error;
-  const reason = reasonOf(error);
+  const reason = errorReason(error);
   if (isUnavailable(error)) {
     return new ArborError(
       "STORAGE_UNAVAILABLE",
@@ -139,22 +140,6 @@ function isUnavailable(error: unknown, depth = 0): boolean {
   )
     return true;
   return isUnavailable(cause, depth + 1);
-}
-
-/** The driver's code and first line, for the message; never a stack or a statement's values. */
-function reasonOf(error: unknown): string {
-  const { code, message } = (error ?? {}) as {
-    code?: unknown;
-    message?: unknown;
-  };
-  const text =
-    typeof message === "string" && message
-      ? message.split("\n")[0]!.slice(0, 200)
-      : "";
-  const codeText = typeof code === "string" ? code : "";
-  if (codeText && text && !text.includes(codeText))
-    return `${codeText}: ${text}`;
-  return text || codeText || String(error);
 }
 
 function detailOf(error: unknown): string {

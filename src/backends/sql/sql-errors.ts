@@ -1,4 +1,8 @@
-import { ArborError, isArborError } from "../../session/errors/index.js";
+import {
+  ArborError,
+  errorReason,
+  isArborError,
+} from "../../session/errors/index.js";
 
 /**
  * What a failure of a `sql` store means to Arbor's callers, decided here once for every store
@@ -17,7 +21,7 @@ import { ArborError, isArborError } from "../../session/errors/index.js";
 export function sqlError(error: unknown): unknown {
   if (isArborError(error)) return error;
   const code = sqliteCode(error);
-  const reason = reasonOf(error, code);
+  const reason = errorReason(error, code);
   if (
     (code !== undefined && UNAVAILABLE.test(code)) ||
     isRetryableDurableObjectError(error)
@@ -94,15 +98,4 @@ function isRetryableDurableObjectError(error: unknown): boolean {
     overloaded?: unknown;
   };
   return retryable === true || overloaded === true;
-}
-
-/** The store's code and first line, for the message; never a stack or a statement's values. */
-function reasonOf(error: unknown, code: string | undefined): string {
-  const message = (error as { message?: unknown } | null)?.message;
-  const text =
-    typeof message === "string" && message
-      ? message.split("\n")[0]!.slice(0, 200)
-      : "";
-  if (code && text && !text.includes(code)) return `${code}: ${text}`;
-  return text || code || String(error);
 }

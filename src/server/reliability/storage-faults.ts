@@ -1,4 +1,4 @@
-import { isArborError } from "../../session/errors/index.js";
+import { errorReason, isArborError } from "../../session/errors/index.js";
 
 /**
  * True when `error` is the storage's outage: `STORAGE_UNAVAILABLE`, which each backend gives its
@@ -18,18 +18,9 @@ export function isStorageFault(error: unknown): boolean {
 export function faultReason(error: unknown): string {
   const source =
     isArborError(error) && error.cause !== undefined ? error.cause : error;
-  const { code, message } = (source ?? {}) as {
-    code?: unknown;
-    message?: unknown;
-  };
-  const text =
-    typeof message === "string" && message
-      ? message.split("\n")[0]!.slice(0, 200)
-      : "";
-  const codeText = typeof code === "string" ? code : "";
-  if (codeText && text && !text.includes(codeText))
-    return `${codeText}: ${text}`;
-  return text || codeText || "unknown error";
+  return source === undefined || source === null
+    ? "unknown error"
+    : errorReason(source);
 }
 
 /**

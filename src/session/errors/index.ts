@@ -9,3 +9,4 @@ export {
   type ArborErrorOptions,
 } from "./arbor-error.js";
 export { SessionAccessError } from "./session-access-error.js";
+export { errorReason } from "./error-reason.js";
