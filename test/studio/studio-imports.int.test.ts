@@ -110,9 +110,10 @@ describe.skipIf(!available)("studio imports in Chromium", () => {
     );
     const command = folded.nth(1);
     await command.locator("summary").click();
-    expect(await command.locator(".parts").innerText()).toContain(
-      "<command-name>/clear</command-name>",
-    );
+    // innerText is "" until the opened <details> is laid out: wait for the text, not a pause.
+    await expect
+      .poll(() => command.locator(".parts").innerText(), { timeout: 30_000 })
+      .toContain("<command-name>/clear</command-name>");
     // The prompt itself is not folded.
     expect(
       await page
