@@ -209,7 +209,7 @@ describe.skipIf(!available)("studio transcript in Chromium", () => {
     const output = bash.locator(".tool-output");
     expect((await output.textContent())!.split("\n").length).toBeLessThan(20);
     await bash.locator("button.unfold").click();
-    expect(await output.textContent()).toBe(LONG_OUTPUT);
+    await expect.poll(() => output.textContent()).toBe(LONG_OUTPUT);
   });
 
   it("links a subagent call to the subagent's session", async () => {
