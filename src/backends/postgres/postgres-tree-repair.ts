@@ -1,7 +1,8 @@
+import type { TreeRepairPlan } from "../../session/core/tree-repair.js";
 import {
-  planTreeRepair,
-  type TreeRepairPlan,
-} from "../../session/core/tree-repair.js";
+  deleteWithTreeRepair,
+  type ParentLink,
+} from "../../session/core/tree-repair-driver.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import { readCompactionsTouching } from "./postgres-compactions.js";
 import {
@@ -18,11 +19,11 @@ import {
 } from "./postgres-sql.js";
 
 /**
- * One attempt of a delete with the tree and overlay repair of docs/behavior/messages-and-tree.md: reads only the rows being
- * deleted, their children and the ranges of the overlays they touch, plans with `planTreeRepair`,
- * then applies the plan in one statement (re-parent, move or drop overlays, delete) under the
- * session lock. Run by `sessionWrite`, which supplies the lock or the fingerprint to check.
- * Resolves to the number of rows deleted.
+ * One attempt of a delete with the tree and overlay repair of docs/behavior/messages-and-tree.md
+ * (`deleteWithTreeRepair`); this is PostgreSQL's SQL for it, which applies the plan in one
+ * statement (re-parent, move or drop overlays, delete) under the session lock. Run by
+ * `sessionWrite`, which supplies the lock or the fingerprint to check. Resolves to the number of
+ * rows deleted.
  */
 export async function deleteWithRepair(
   db: PostgresQueryable,
@@ -30,55 +31,41 @@ export async function deleteWithRepair(
   ids: readonly string[],
   fingerprint: string | null,
 ): Promise<WriteAttempt<number>> {
-  const wanted = [...new Set(ids)].filter((id) => typeof id === "string");
-  const doomed = await db.query<{ id: string; parent_id: string | null }>(
-    `SELECT id, parent_id FROM assistant_messages
-    WHERE session_id = ? AND id = ANY(${TEXT_ARRAY_SQL}) ORDER BY seq`,
-    [sessionId, JSON.stringify(wanted)],
+  return deleteWithTreeRepair<ParentLink, WriteAttempt<number>>(
+    {
+      none: { done: true, value: 0 },
+      readTargets: (wanted) =>
+        db.query<ParentLink>(
+          `SELECT id, parent_id FROM assistant_messages
+          WHERE session_id = ? AND id = ANY(${TEXT_ARRAY_SQL}) ORDER BY seq`,
+          [sessionId, JSON.stringify(wanted)],
+        ),
+      readChildren: (parentIds) =>
+        db.query<ParentLink>(
+          `SELECT id, parent_id FROM assistant_messages
+          WHERE session_id = ? AND parent_id = ANY(${TEXT_ARRAY_SQL}) ORDER BY seq`,
+          [sessionId, JSON.stringify(parentIds)],
+        ),
+      readOverlaysTouching: (deletedIds) =>
+        readCompactionsTouching(db, sessionId, deletedIds),
+      readRange: (toId, fromId) =>
+        loadAncestorLinks(db, sessionId, toId, fromId),
+      apply: async (
+        plan,
+        _targets,
+        deletedIds,
+      ): Promise<WriteAttempt<number>> => {
+        const [result] = await db.query<{ ok: boolean; deleted: number }>(
+          applySql(),
+          applyParams(sessionId, fingerprint, plan, deletedIds),
+        );
+        return result?.ok
+          ? { done: true, value: toCount(result.deleted) }
+          : { done: false };
+      },
+    },
+    ids,
   );
-  if (doomed.length === 0) return { done: true, value: 0 };
-
-  const deleted = new Set<string>();
-  const parents = new Map<string, string | null>();
-  for (const row of doomed) {
-    deleted.add(row.id);
-    parents.set(row.id, row.parent_id);
-  }
-  const deletedIds = [...deleted];
-  const children = new Map<string, string[]>();
-  for (const row of await db.query<{ id: string; parent_id: string }>(
-    `SELECT id, parent_id FROM assistant_messages
-    WHERE session_id = ? AND parent_id = ANY(${TEXT_ARRAY_SQL}) ORDER BY seq`,
-    [sessionId, JSON.stringify(deletedIds)],
-  )) {
-    const list = children.get(row.parent_id) ?? [];
-    list.push(row.id);
-    children.set(row.parent_id, list);
-  }
-  const overlays = await readCompactionsTouching(db, sessionId, deletedIds);
-  for (const overlay of overlays) {
-    for (const link of await loadAncestorLinks(
-      db,
-      sessionId,
-      overlay.toMessageId,
-      overlay.fromMessageId,
-    )) {
-      parents.set(link.id, link.parent_id);
-    }
-  }
-  const plan = planTreeRepair({
-    deleted,
-    parentOf: (id) => parents.get(id),
-    childrenOf: (id) => children.get(id) ?? [],
-    overlays,
-  });
-  const [result] = await db.query<{ ok: boolean; deleted: number }>(
-    applySql(),
-    applyParams(sessionId, fingerprint, plan, deletedIds),
-  );
-  return result?.ok
-    ? { done: true, value: toCount(result.deleted) }
-    : { done: false };
 }
 
 /** One attempt of `clearMessages`: the session's overlays and messages in one statement. */
