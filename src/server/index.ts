@@ -19,20 +19,22 @@
 export { createApp, DEFAULT_BODY_LIMIT, type CreateAppOptions } from "./app.js";
 export type { ServerEnv, SessionView } from "./context.js";
 export type { McpEndpoint } from "./mcp-endpoint.js";
+export type { ErrorLogger } from "./errors.js";
 export {
   STATUS_BY_CODE,
   type ErrorBody,
-  type ErrorLogger,
   type ServerErrorCode,
-} from "./errors.js";
+} from "./status-by-code.js";
 export {
   API_KEY_PREFIX,
   generateApiKey,
   hashApiKey,
+  TableApiKeyStore,
 } from "../session/core/api-keys.js";
 export type {
   ApiKeyRecord,
   ApiKeyStore,
+  ApiKeyTable,
   KeyVerifier,
 } from "../session/contracts/api-keys.js";
 // The key stores are each backend's (`Backend.apiKeys`); exported here under their names.

@@ -1,60 +1,46 @@
-// API keys kept in the store (`ApiKeyStore`): one document per key, under the SHA-256 of the key
-// (`key:<hash>`); the key itself is shown once, by `create()`, and never stored.
+// API keys kept in the store: one document per key, under the SHA-256 of the key
+// (`key:<hash>`). The backend supplies only the table (`ApiKeyTable`); `TableApiKeyStore` holds
+// the rules every backend shares (the key shown once by `create()` and never stored, the tenant
+// check, what `verify()` refuses before hashing).
 import {
-  generateApiKey,
-  hashApiKey,
+  TableApiKeyStore,
   type ApiKeyRecord,
-  type ApiKeyStore,
+  type ApiKeyTable,
 } from "arbor-memory/server";
-import { ArborError } from "arbor-memory/session";
 import type { KvStore } from "./kv-store.js";
 
-export class KvApiKeyStore implements ApiKeyStore {
-  constructor(private readonly store: KvStore) {}
-
-  async create(
-    tenant: string,
-    options: { name?: string } = {},
-  ): Promise<{ key: string; record: ApiKeyRecord }> {
-    if (typeof tenant !== "string" || tenant.trim() === "")
-      throw new ArborError(
-        "INVALID_ARGUMENT",
-        "[kv keys] The tenant must be a non-empty string",
-      );
-    const record: ApiKeyRecord = {
-      id: `key_${crypto.randomUUID()}`,
-      tenant,
-      name: options.name ?? null,
-      createdAt: new Date().toISOString(),
-    };
-    const key = generateApiKey();
-    this.store.write(`key:${await hashApiKey(key)}`, record);
-    return { key, record };
+export class KvApiKeyStore extends TableApiKeyStore {
+  constructor(store: KvStore) {
+    super(kvKeyTable(store));
   }
+}
 
-  async list(): Promise<ApiKeyRecord[]> {
-    return this.store
-      .keys("key:")
-      .map((key) => this.store.read<ApiKeyRecord>(key)!)
-      .sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1));
-  }
-
-  async revoke(id: string): Promise<boolean> {
-    for (const key of this.store.keys("key:"))
-      if (this.store.read<ApiKeyRecord>(key)?.id === id)
-        return this.store.delete(key);
-    return false;
-  }
-
-  async verify(key: string): Promise<string | null> {
-    if (typeof key !== "string" || key.length > 200) return null;
-    return (
-      this.store.read<ApiKeyRecord>(`key:${await hashApiKey(key)}`)?.tenant ??
-      null
-    );
-  }
-
-  async hasKeys(): Promise<boolean> {
-    return this.store.keys("key:").length > 0;
-  }
+function kvKeyTable(store: KvStore): ApiKeyTable {
+  const records = () =>
+    store.keys("key:").map((key) => ({
+      key,
+      record: store.read<ApiKeyRecord>(key)!,
+    }));
+  return {
+    insert: (record, keyHash) => store.write(`key:${keyHash}`, record),
+    list: () =>
+      records()
+        .map(({ record }) => record)
+        .sort((a, b) =>
+          a.createdAt === b.createdAt
+            ? a.id < b.id
+              ? -1
+              : 1
+            : a.createdAt < b.createdAt
+              ? -1
+              : 1,
+        ),
+    delete: (id) => {
+      const found = records().find(({ record }) => record.id === id);
+      return found ? store.delete(found.key) : false;
+    },
+    tenantOf: (keyHash) =>
+      store.read<ApiKeyRecord>(`key:${keyHash}`)?.tenant ?? null,
+    any: () => store.keys("key:").length > 0,
+  };
 }

@@ -1,46 +1,33 @@
 import type {
   ApiKeyRecord,
-  ApiKeyStore,
+  ApiKeyTable,
 } from "../../session/contracts/api-keys.js";
-import {
-  generateApiKey,
-  hashApiKey,
-  looksLikeApiKey,
-  newKeyRecord,
-} from "../../session/core/api-keys.js";
+import { TableApiKeyStore } from "../../session/core/api-keys.js";
 
 /** API keys in this process only: for tests and throwaway servers. */
-export class InMemoryApiKeyStore implements ApiKeyStore {
-  /** Records by key hash. */
-  readonly #byHash = new Map<string, ApiKeyRecord>();
-
-  async create(
-    tenant: string,
-    options: { name?: string } = {},
-  ): Promise<{ key: string; record: ApiKeyRecord }> {
-    const record = newKeyRecord(tenant, options);
-    const key = generateApiKey();
-    this.#byHash.set(await hashApiKey(key), record);
-    return { key, record: { ...record } };
+export class InMemoryApiKeyStore extends TableApiKeyStore {
+  constructor() {
+    super(memoryKeyTable());
   }
+}
 
-  async list(): Promise<ApiKeyRecord[]> {
-    return [...this.#byHash.values()].map((record) => ({ ...record }));
-  }
+// --- Internal helpers ---
 
-  async revoke(id: string): Promise<boolean> {
-    for (const [hash, record] of this.#byHash) {
-      if (record.id === id) return this.#byHash.delete(hash);
-    }
-    return false;
-  }
-
-  async verify(key: string): Promise<string | null> {
-    if (!looksLikeApiKey(key)) return null;
-    return this.#byHash.get(await hashApiKey(key))?.tenant ?? null;
-  }
-
-  async hasKeys(): Promise<boolean> {
-    return this.#byHash.size > 0;
-  }
+/** Records by key hash; copies go in and out, so a caller's edit never reaches the table. */
+function memoryKeyTable(): ApiKeyTable {
+  const byHash = new Map<string, ApiKeyRecord>();
+  return {
+    insert: (record, keyHash) => {
+      byHash.set(keyHash, { ...record });
+    },
+    list: () => [...byHash.values()].map((record) => ({ ...record })),
+    delete: (id) => {
+      for (const [hash, record] of byHash) {
+        if (record.id === id) return byHash.delete(hash);
+      }
+      return false;
+    },
+    tenantOf: (keyHash) => byHash.get(keyHash)?.tenant ?? null,
+    any: () => byHash.size > 0,
+  };
 }

@@ -1,3 +1,5 @@
+import type { MaybePromise } from "./types.js";
+
 /**
  * API keys as a backend capability (docs/server.md, "API keys"): the records a key store keeps and
  * the store's contract. Each built-in backend offers a store (`Backend.apiKeys`); the server takes
@@ -37,4 +39,23 @@ export interface ApiKeyStore extends KeyVerifier {
   verify(key: string): Promise<string | null>;
   /** Whether any key exists (the CLI refuses a public bind without one). */
   hasKeys(): Promise<boolean>;
+}
+
+/**
+ * Where a backend keeps its keys: one row per key, found by the key's SHA-256. This is all a
+ * backend writes for API keys; `TableApiKeyStore` turns it into an `ApiKeyStore` and holds the
+ * rules (the key's format, hashing, the tenant check, record ids and times), so every backend
+ * keeps them alike.
+ */
+export interface ApiKeyTable {
+  /** Stores a new key's record under its hash (never the key). */
+  insert(record: ApiKeyRecord, keyHash: string): MaybePromise<void>;
+  /** Every record, oldest first (by `createdAt`, then `id`). */
+  list(): MaybePromise<ApiKeyRecord[]>;
+  /** Deletes the record `id`; `false` when there was none. */
+  delete(id: string): MaybePromise<boolean>;
+  /** The tenant of the record stored under `keyHash`, or `null`. */
+  tenantOf(keyHash: string): MaybePromise<string | null>;
+  /** Whether any record exists. */
+  any(): MaybePromise<boolean>;
 }

@@ -1,4 +1,8 @@
-import type { ApiKeyRecord } from "../contracts/api-keys.js";
+import type {
+  ApiKeyRecord,
+  ApiKeyStore,
+  ApiKeyTable,
+} from "../contracts/api-keys.js";
 import { invalidArgument } from "../errors/index.js";
 
 /** Every key starts with this, so a leaked one is easy to find in code and logs. */
@@ -49,4 +53,45 @@ export function looksLikeApiKey(key: string): boolean {
     key.startsWith(API_KEY_PREFIX) &&
     key.length < 200
   );
+}
+
+/**
+ * An `ApiKeyStore` over a backend's `ApiKeyTable`: the one place the key rules live. A key is
+ * generated here, shown once by `create()` and stored only as its SHA-256; `verify()` rejects
+ * what cannot be a key before hashing it. Each backend's store (`InMemoryApiKeyStore`,
+ * `SqlApiKeyStore`, `PostgresApiKeyStore`) is this over its own table.
+ */
+export class TableApiKeyStore implements ApiKeyStore {
+  readonly #table: ApiKeyTable;
+
+  constructor(table: ApiKeyTable) {
+    this.#table = table;
+  }
+
+  async create(
+    tenant: string,
+    options: { name?: string } = {},
+  ): Promise<{ key: string; record: ApiKeyRecord }> {
+    const record = newKeyRecord(tenant, options);
+    const key = generateApiKey();
+    await this.#table.insert(record, await hashApiKey(key));
+    return { key, record };
+  }
+
+  async list(): Promise<ApiKeyRecord[]> {
+    return this.#table.list();
+  }
+
+  async revoke(id: string): Promise<boolean> {
+    return this.#table.delete(id);
+  }
+
+  async verify(key: string): Promise<string | null> {
+    if (!looksLikeApiKey(key)) return null;
+    return this.#table.tenantOf(await hashApiKey(key));
+  }
+
+  async hasKeys(): Promise<boolean> {
+    return this.#table.any();
+  }
 }
