@@ -1,9 +1,21 @@
 /**
- * `session.search()` with the options around the ranking (docs/search.md): time named in the
- * query as a boost (`now`, `timeZone`) and the turns around each hit (`context`).
+ * `session.search()` (docs/search.md): one session as the search pipeline's space
+ * (embeddings/search-pipeline.ts). Its branches can narrow a ranked search (`scope: "branch"`,
+ * `leafId`); overlays are matched by their summary in memory. Loaded on first search, so a
+ * Worker's first chunk carries none of it.
  */
-import { searchWithRecall } from "./embeddings/session-embeddings.js";
+import { requireEmbeddings } from "./embeddings/embedding-stores.js";
+import { runSearch } from "./embeddings/search-pipeline.js";
+import type {
+  RankingScope,
+  SearchSpace,
+  SpaceSession,
+} from "./embeddings/search-space.js";
 import type { SearchHit, SessionSearchOptions } from "./embeddings/types.js";
+import { withinTimeRange } from "./core/search-options.js";
+import { byMatchCount, summaryMatchCount } from "./core/summary-match.js";
+import { ArborError } from "./errors/index.js";
+import { searchSession } from "./session-reads.js";
 import type { SessionRuntime } from "./session-runtime.js";
 
 /** Searches one session; see the module comment. */
@@ -12,26 +24,72 @@ export async function searchSessionHits(
   query: string,
   options: SessionSearchOptions,
 ): Promise<SearchHit[]> {
-  // Loaded on first use, as the recall ranking is: a Worker bundle keeps them in their own chunk.
-  const [{ searchWithQueryTime }, { checkHitContext, hitNeighbours }] =
-    await Promise.all([
-      import("./embeddings/query-time-search.js"),
-      import("./embeddings/hit-neighbours.js"),
-    ]);
-  const context = checkHitContext(options.context);
-  const {
-    now: _now,
-    timeZone: _timeZone,
-    context: _context,
-    since: _since,
-    until: _until,
-    ...ranking
-  } = options;
-  const hits = await searchWithQueryTime(query, options, (text, window) =>
-    searchWithRecall(runtime, text, { ...ranking, ...window }),
-  );
-  if (context === 0 || hits.length === 0) return hits;
+  return runSearch(sessionSpace(runtime), query, options);
+}
+
+// --- Internal helpers ---
+
+function sessionSpace(runtime: SessionRuntime): SearchSpace {
+  const session: SpaceSession = { ready: () => runtime.ready() };
+  return {
+    embeddings: runtime.embeddings?.handle ?? null,
+    acrossSessions: false,
+    searchText: async (query, options) =>
+      searchSession(
+        (await runtime.ready()).provider,
+        query,
+        options.limit,
+        options,
+      ),
+    embeddingStore: async () =>
+      requireEmbeddings((await runtime.ready()).embeddings, "withEmbeddings()"),
+    rankingScope: async (scope, leafId) =>
+      branchScope(runtime, scope === "branch", leafId),
+    // Every candidate and hit of this space is of this session.
+    sessions: async (ids) => new Map(ids.map((id) => [id, session])),
+  };
+}
+
+/** The session, or with `branch` the path to `leafId` (default the active branch). */
+async function branchScope(
+  runtime: SessionRuntime,
+  branch: boolean,
+  leafId: string | undefined,
+): Promise<RankingScope> {
   const { tree } = await runtime.ready();
-  const around = await hitNeighbours(tree, hits, context);
-  return hits.map((hit, index) => ({ ...hit, context: around[index]! }));
+  const { provider } = tree;
+  const sessionId = provider.sessionId ?? "";
+  const path = branch ? await tree.pathIdSet(leafId) : null;
+  if (path !== null && path.size === 0 && leafId !== undefined)
+    throw new ArborError(
+      "MESSAGE_NOT_FOUND",
+      `Message "${leafId}" not found in session "${sessionId}"`,
+    );
+  const overlays = (await provider.getCompactions()).filter(
+    (o) =>
+      path === null || (path.has(o.fromMessageId) && path.has(o.toMessageId)),
+  );
+  const byOverlay = new Map(overlays.map((o) => [o.id, o]));
+  return {
+    sessionId,
+    path,
+    ...(path !== null && leafId === undefined ? { active: path } : {}),
+    overlays: byOverlay,
+    // Matched as substrings in memory: a session's overlays are few.
+    summaries: async (query, options) =>
+      byMatchCount(
+        overlays
+          .filter((overlay) => withinTimeRange(overlay.createdAt, options))
+          .map((overlay) => ({
+            overlay,
+            count: summaryMatchCount(overlay.summary, query, options.match),
+          }))
+          .filter((entry) => entry.count > 0)
+          .reverse(),
+      ).map(({ overlay }) => ({ sessionId, kind: "summary", id: overlay.id })),
+    semantic: {
+      sessionIds: [sessionId],
+      ...(path ? { itemIds: [...path, ...byOverlay.keys()] } : {}),
+    },
+  };
 }

@@ -57,7 +57,6 @@ import type {
   StoredCompaction,
 } from "./contracts/types.js";
 import type { SearchHit } from "./embeddings/types.js";
-import { searchSessionHits } from "./session-search.js";
 import { ArborError } from "./errors/index.js";
 import type { SearchOptions, SessionOptions } from "./session-options.js";
 import { assertCompactionArguments } from "./core/compaction-args.js";
@@ -679,6 +678,8 @@ export class Session {
     query: string,
     options: SearchOptions = {},
   ): Promise<SearchHit[]> {
+    // The search pipeline loads on first search: a Worker's first chunk carries none of it.
+    const { searchSessionHits } = await import("./session-search.js");
     return searchSessionHits(this.runtime, query, options);
   }
 

@@ -2,16 +2,9 @@
  * The Session's side of embeddings: `withEmbeddings()`, `flushEmbeddings()` and the wake-up
  * after writes. The index is opened on first use, over the session's store.
  */
-import { searchSession } from "../session-reads.js";
 import type { SessionRuntime } from "../session-runtime.js";
 import { EmbeddingHandle } from "./embedding-handle.js";
-import {
-  isPlainSearch,
-  type Embedder,
-  type EmbeddingOptions,
-  type SearchHit,
-  type SessionSearchOptions,
-} from "./types.js";
+import type { Embedder, EmbeddingOptions } from "./types.js";
 
 /**
  * Attaches a handle (a new one, or the manager's) to a session's runtime. Nothing is opened
@@ -46,21 +39,4 @@ export async function flushSessionEmbeddings(
   if (!runtime.embeddings) return;
   const { sessionIndex } = await import("./embedding-runtime.js");
   await (await sessionIndex(runtime))?.flush();
-}
-
-/**
- * `session.search()`: the plain full-text search when neither a recall option nor embeddings
- * are given (unchanged results), the ranking of embeddings/session-recall.ts otherwise.
- */
-export async function searchWithRecall(
-  runtime: SessionRuntime,
-  query: string,
-  options: SessionSearchOptions,
-): Promise<SearchHit[]> {
-  const { provider, tree, embeddings } = await runtime.ready();
-  const handle = runtime.embeddings?.handle ?? null;
-  if (!handle && isPlainSearch(options))
-    return searchSession(provider, query, options.limit, options);
-  const { searchSessionRecall } = await import("./session-recall.js");
-  return searchSessionRecall(tree, embeddings, handle, query, options);
 }

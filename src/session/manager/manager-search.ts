@@ -1,12 +1,5 @@
 import type { SearchProvider } from "../contracts/context-provider.js";
-import type {
-  RegistrySearchOptions,
-  SessionRegistry,
-} from "../contracts/registry.js";
-import type { SearchResult } from "../contracts/types.js";
-import { normalizeSearchLimit } from "../core/search-limit.js";
-import { queryTerms } from "../core/search-terms.js";
-import { normalizeTextSearchOptions } from "../core/search-options.js";
+import type { SessionRegistry } from "../contracts/registry.js";
 import type { SearchHit } from "../embeddings/types.js";
 import type { ManagerSearchOptions } from "./manager-options.js";
 
@@ -14,32 +7,6 @@ import type { ManagerSearchOptions } from "./manager-options.js";
 const MODEL_SEARCH_LIMIT = 10;
 /** Turns shown before and after each hit the model sees. */
 const MODEL_SEARCH_CONTEXT = 1;
-
-/**
- * Text search across the registered sessions (ranked any-term by default, `match: "all"` for
- * every term); results carry `sessionId`.
- */
-export async function searchSessions(
-  registry: SessionRegistry,
-  query: string,
-  options: ManagerSearchOptions,
-): Promise<SearchResult[]> {
-  const registryOptions = registrySearchOptions(options);
-  if (queryTerms(query).length === 0) return [];
-  return registry.search(query, registryOptions);
-}
-
-/** The registry's options for a manager search: limit normalized, text options checked. */
-export function registrySearchOptions(
-  options: ManagerSearchOptions,
-): RegistrySearchOptions {
-  return {
-    limit: normalizeSearchLimit(options.limit),
-    ...(options.sessionIds ? { sessionIds: options.sessionIds } : {}),
-    ...(options.ownerId !== undefined ? { ownerId: options.ownerId } : {}),
-    ...normalizeTextSearchOptions(options),
-  };
-}
 
 /** A search over the manager's sessions (`manager.search`), as the tool and the block call it. */
 export type ManagerSearch = (
