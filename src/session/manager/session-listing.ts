@@ -14,7 +14,7 @@ export async function listDetailedPage(
   options: ListSessionsOptions,
   countMessages: (sessionId: string) => Promise<number>,
 ): Promise<{
-  sessions: Array<SessionListing & { childCount: number }>;
+  sessions: Required<SessionListing>[];
   nextCursor: string | null;
 }> {
   const { query, limit } = registryQuery(options);

@@ -314,7 +314,7 @@ export class SessionManager {
    * page on the built-in backends (`SessionRegistry.listDetailed`), whatever its length.
    */
   async listDetailedPage(options: ListSessionsOptions = {}): Promise<{
-    sessions: Array<SessionListing & { childCount: number }>;
+    sessions: Required<SessionListing>[];
     nextCursor: string | null;
   }> {
     return listDetailedPage(this.backend.registry, options, (id) =>
