@@ -403,12 +403,22 @@ export class SqlSessionRegistry implements SessionRegistry {
   // --- Internal helpers ---
 
   private ready(): void {
+    if (indexed.has(this.agent)) return;
     ensureRegistryTable(this.agent);
+    // The sessions a session started: the child count of each listed row and `parentSessionId`
+    // look them up by parent (a scan of every session per row without it). Here, not in
+    // ensureRegistryTable: a Session that only registers itself never lists.
+    this.agent.sql`CREATE INDEX IF NOT EXISTS idx_assistant_sessions_parent
+      ON assistant_sessions (parent_session_id)`;
+    indexed.add(this.agent);
   }
 }
 
 // What leaves a method is Arbor's error, the store's own as its cause (sql-errors.ts).
 mapSqlErrors(SqlSessionRegistry.prototype);
+
+/** Stores whose registry table has its parent index (created once per store and process). */
+const indexed = new WeakSet<object>();
 
 /** `list()`'s parent filter as a bound number: 0 every session, 1 the top level, 2 one parent's. */
 function parentMode(options: RegistryListOptions): number {
