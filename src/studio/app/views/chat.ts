@@ -346,11 +346,15 @@ function forkButton(
       type: "button",
       class: "fork",
       title: "Start a new session with the conversation up to this message",
-      onclick: onEvent(async () => {
+      onclick: onEvent(async (event: MouseEvent) => {
+        // One fork per click: a second click while the first is on its way would make two.
+        const button = event.currentTarget as HTMLButtonElement;
+        button.disabled = true;
         try {
           const fork = await api.forkSession(options.sessionId, message.id);
           navigate(sessionHref(fork.id));
         } catch (error) {
+          button.disabled = false;
           options.report(error);
         }
       }),

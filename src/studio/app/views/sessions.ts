@@ -181,6 +181,8 @@ function sessionRow(
   options: RowOptions,
 ): HTMLTableRowElement {
   const shown: HTMLTableRowElement[] = [];
+  /** How many times the children were opened: a page read for an earlier opening is dropped. */
+  let openings = 0;
   const label = (open: boolean) =>
     `${open ? "▾" : "▸"} ${formatNumber(session.childCount)} started session${session.childCount === 1 ? "" : "s"}`;
   const toggle =
@@ -227,12 +229,16 @@ function sessionRow(
   });
   /** Loads a page of the children and puts their rows after the last one shown. */
   const more = async (cursor?: string): Promise<void> => {
+    const asOf = openings;
     const children = await api.listSessions({
       limit: CHILD_PAGE_SIZE,
       parent: session.id,
       cursor,
       owner: options.owner || undefined,
     });
+    // Folded (or folded and opened again) while the page was on its way: nothing to show.
+    if (asOf !== openings || toggle?.getAttribute("aria-expanded") !== "true")
+      return;
     const rows = children.sessions.map((child) =>
       sessionRow(child, depth + 1, options),
     );
@@ -269,8 +275,10 @@ function sessionRow(
     const opening = toggle.getAttribute("aria-expanded") !== "true";
     toggle.setAttribute("aria-expanded", String(opening));
     toggle.textContent = label(opening);
-    if (opening) more().catch(options.report);
-    else collapsers.get(row)?.();
+    if (opening) {
+      openings++;
+      more().catch(options.report);
+    } else collapsers.get(row)?.();
   });
   return row;
 }
