@@ -72,9 +72,14 @@ function objectBody(schema, indent) {
 function typeOf(schema, indent) {
   if (schema.$ref) return schema.$ref.split("/").pop();
   if (schema.allOf) {
-    // zod-openapi writes a nullable reference as allOf [ref, { type: [object, null] }].
+    // zod-openapi writes a nullable reference as allOf [ref, { type: [object, null] }], and an
+    // extended schema as allOf [ref, { type: object, properties }]: the added fields.
     const parts = schema.allOf.map((part) =>
-      part.$ref ? part.$ref.split("/").pop() : null,
+      part.$ref
+        ? part.$ref.split("/").pop()
+        : part.properties
+          ? objectBody(part, indent)
+          : null,
     );
     const nullable = schema.allOf.some((part) =>
       [part.type].flat().includes("null"),

@@ -57,7 +57,20 @@ export class KvSessionRegistry implements SessionRegistry {
   }
 
   list(options: RegistryListOptions): SessionInfo[] {
-    const rows = this.rows(options.ownerId).sort(compareListOrder);
+    const owned = this.rows(options.ownerId);
+    const listed = new Set(owned.map((row) => row.id));
+    const parent = options.parentSessionId;
+    // The top level (`null`): no parent, or one the listing does not hold.
+    const rows = owned
+      .filter((row) =>
+        parent === undefined
+          ? true
+          : parent === null
+            ? row.parent_session_id === null ||
+              !listed.has(row.parent_session_id)
+            : row.parent_session_id === parent,
+      )
+      .sort(compareListOrder);
     const after = options.after;
     const start = after
       ? rows.filter((row) => compareListOrder(row, after) <= 0).length

@@ -55,10 +55,20 @@ export class InMemorySessionRegistry implements SessionRegistry {
   }
 
   list(options: RegistryListOptions): SessionInfo[] {
+    const listed = (id: string) =>
+      options.ownerId === undefined ||
+      this.getConfig(id, "owner") === options.ownerId;
+    const parent = options.parentSessionId;
     const owned = [...this.store.registry.values()].filter(
       (row) =>
-        options.ownerId === undefined ||
-        this.getConfig(row.id, "owner") === options.ownerId,
+        listed(row.id) &&
+        (parent === undefined ||
+          (parent === null
+            ? // The top level: no parent, or one the listing does not hold.
+              row.parent_session_id === null ||
+              !this.store.registry.has(row.parent_session_id) ||
+              !listed(row.parent_session_id)
+            : row.parent_session_id === parent)),
     );
     const sorted = owned.sort(compareListOrder);
     const after = options.after;
@@ -73,6 +83,17 @@ export class InMemorySessionRegistry implements SessionRegistry {
   }
 
   listDetailed(options: RegistryListOptions): SessionListing[] {
+    const children = new Map<string, number>();
+    for (const row of this.store.registry.values())
+      if (
+        row.parent_session_id !== null &&
+        (options.ownerId === undefined ||
+          this.getConfig(row.id, "owner") === options.ownerId)
+      )
+        children.set(
+          row.parent_session_id,
+          (children.get(row.parent_session_id) ?? 0) + 1,
+        );
     return this.list(options).map((info) => ({
       info,
       ownerId: this.getConfig(info.id, "owner"),
@@ -82,6 +103,7 @@ export class InMemorySessionRegistry implements SessionRegistry {
         ),
       ),
       messageCount: this.store.peek(info.id)?.ordered.length ?? 0,
+      childCount: children.get(info.id) ?? 0,
     }));
   }
 

@@ -30,6 +30,12 @@ export const MIGRATIONS: ReadonlyArray<(config: string) => string[]> = [
   // v6: change-feed positions that resume across sessions and processes: the writing
   // transaction's id per change-log row, and the trimmed horizon (docs/behavior/events-and-audit.md, "Resuming").
   () => resumableChangeLogStatements(),
+  // v7: the sessions a session started, by parent: each listed row's child count and the list's
+  // parent filter are index steps, not a scan of every session per row (docs/server.md#sessions).
+  () => [
+    `CREATE INDEX IF NOT EXISTS idx_assistant_sessions_parent
+	ON assistant_sessions (parent_session_id)`,
+  ],
 ];
 
 /** The schema version this build of Arbor writes and needs. */

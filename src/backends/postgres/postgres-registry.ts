@@ -110,6 +110,7 @@ export class PostgresSessionRegistry implements SessionRegistry {
         owner_id: string | null;
         metadata: string | null;
         message_count: string | number;
+        child_count: string | number;
       }
     >(
       `SELECT page.*,
@@ -121,9 +122,17 @@ export class PostgresSessionRegistry implements SessionRegistry {
           WHERE c.session_id = page.id
             AND left(c.key, ${METADATA_PREFIX.length}) = '${METADATA_PREFIX}') AS metadata,
         (SELECT count(*) FROM assistant_messages AS m
-          WHERE m.session_id = page.id) AS message_count
+          WHERE m.session_id = page.id) AS message_count,
+        (SELECT count(*) FROM assistant_sessions AS k
+          WHERE k.parent_session_id = page.id${
+            options.ownerId !== undefined
+              ? ` AND EXISTS (SELECT 1 FROM assistant_config AS c
+                  WHERE c.session_id = k.id AND c.key = 'owner' AND c.value = ?)`
+              : ""
+          }) AS child_count
       FROM (${sql}) AS page`,
-      params,
+      // The child count's owner comes before the page's parameters, as its `?` does.
+      options.ownerId !== undefined ? [options.ownerId, ...params] : params,
     );
     // The outer query keeps no order of its own: the page's, restored by the same comparator.
     const listings = rows.map((row) => ({
@@ -133,6 +142,7 @@ export class PostgresSessionRegistry implements SessionRegistry {
         ? (JSON.parse(row.metadata) as Record<string, string>)
         : {},
       messageCount: toCount(row.message_count),
+      childCount: toCount(row.child_count),
     }));
     return listings.sort((a, b) => compareListOrder(a.info, b.info));
   }
@@ -359,6 +369,20 @@ function listQuery(options: RegistryListOptions): {
     conditions.push(`EXISTS (SELECT 1 FROM assistant_config AS c
       WHERE c.session_id = s.id AND c.key = 'owner' AND c.value = ?)`);
     params.push(options.ownerId);
+  }
+  if (options.parentSessionId === null) {
+    // The top level: no parent, or a parent the listing does not hold (erased, another owner's).
+    conditions.push(`(s.parent_session_id IS NULL OR NOT EXISTS (
+      SELECT 1 FROM assistant_sessions AS p WHERE p.id = s.parent_session_id${
+        options.ownerId !== undefined
+          ? ` AND EXISTS (SELECT 1 FROM assistant_config AS c
+              WHERE c.session_id = p.id AND c.key = 'owner' AND c.value = ?)`
+          : ""
+      }))`);
+    if (options.ownerId !== undefined) params.push(options.ownerId);
+  } else if (options.parentSessionId !== undefined) {
+    conditions.push("s.parent_session_id = ?");
+    params.push(options.parentSessionId);
   }
   const after = options.after;
   if (after) {

@@ -96,6 +96,13 @@ export class SqlSessionRegistry implements SessionRegistry {
           OR (s.updated_at = ${after?.updated_at ?? null} AND s.created_at < ${after?.created_at ?? null})
           OR (s.updated_at = ${after?.updated_at ?? null} AND s.created_at = ${after?.created_at ?? null}
             AND s.id > ${after?.id ?? null}))
+        AND (${parentMode(options)} = 0
+          OR (${parentMode(options)} = 2 AND s.parent_session_id = ${options.parentSessionId ?? null})
+          OR (${parentMode(options)} = 1 AND (s.parent_session_id IS NULL OR NOT EXISTS (
+            SELECT 1 FROM assistant_sessions AS p WHERE p.id = s.parent_session_id
+              AND (${options.ownerId ?? null} IS NULL OR EXISTS (
+                SELECT 1 FROM assistant_config AS c
+                WHERE c.session_id = p.id AND c.key = 'owner' AND c.value = ${options.ownerId ?? null}))))))
       ORDER BY s.updated_at DESC, s.created_at DESC, s.id ASC
       LIMIT ${limit}`.map(sessionInfoFromRow);
   }
@@ -113,6 +120,7 @@ export class SqlSessionRegistry implements SessionRegistry {
         arbor_owner_id: string | null;
         arbor_metadata: string | null;
         arbor_message_count: number;
+        arbor_child_count: number;
       }
     >`
       SELECT page.*,
@@ -121,7 +129,13 @@ export class SqlSessionRegistry implements SessionRegistry {
         (SELECT json_group_object(substr(c.key, 6), c.value) FROM assistant_config AS c
           WHERE c.session_id = page.id AND substr(c.key, 1, 5) = 'meta:') AS arbor_metadata,
         (SELECT COUNT(*) FROM assistant_messages AS m
-          WHERE m.session_id = page.id) AS arbor_message_count
+          WHERE m.session_id = page.id) AS arbor_message_count,
+        (SELECT COUNT(*) FROM assistant_sessions AS k
+          WHERE k.parent_session_id = page.id
+            AND (${options.ownerId ?? null} IS NULL OR EXISTS (
+              SELECT 1 FROM assistant_config AS c
+              WHERE c.session_id = k.id AND c.key = 'owner' AND c.value = ${options.ownerId ?? null}))
+        ) AS arbor_child_count
       FROM (SELECT s.* FROM assistant_sessions AS s
         WHERE (${options.ownerId ?? null} IS NULL OR EXISTS (
             SELECT 1 FROM assistant_config AS c
@@ -131,6 +145,13 @@ export class SqlSessionRegistry implements SessionRegistry {
             OR (s.updated_at = ${after?.updated_at ?? null} AND s.created_at < ${after?.created_at ?? null})
             OR (s.updated_at = ${after?.updated_at ?? null} AND s.created_at = ${after?.created_at ?? null}
               AND s.id > ${after?.id ?? null}))
+          AND (${parentMode(options)} = 0
+            OR (${parentMode(options)} = 2 AND s.parent_session_id = ${options.parentSessionId ?? null})
+            OR (${parentMode(options)} = 1 AND (s.parent_session_id IS NULL OR NOT EXISTS (
+              SELECT 1 FROM assistant_sessions AS p WHERE p.id = s.parent_session_id
+                AND (${options.ownerId ?? null} IS NULL OR EXISTS (
+                  SELECT 1 FROM assistant_config AS c
+                  WHERE c.session_id = p.id AND c.key = 'owner' AND c.value = ${options.ownerId ?? null}))))))
         ORDER BY s.updated_at DESC, s.created_at DESC, s.id ASC
         LIMIT ${limit}) AS page`;
     // Keys and rows in the order `listConfig()` and `list()` give them.
@@ -144,6 +165,7 @@ export class SqlSessionRegistry implements SessionRegistry {
           ).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
         ),
         messageCount: Number(row.arbor_message_count ?? 0),
+        childCount: Number(row.arbor_child_count ?? 0),
       }))
       .sort((a, b) => compareListOrder(a.info, b.info));
   }
@@ -381,9 +403,28 @@ export class SqlSessionRegistry implements SessionRegistry {
   // --- Internal helpers ---
 
   private ready(): void {
+    if (indexed.has(this.agent)) return;
     ensureRegistryTable(this.agent);
+    // The sessions a session started: the child count of each listed row and `parentSessionId`
+    // look them up by parent (a scan of every session per row without it). Here, not in
+    // ensureRegistryTable: a Session that only registers itself never lists.
+    this.agent.sql`CREATE INDEX IF NOT EXISTS idx_assistant_sessions_parent
+      ON assistant_sessions (parent_session_id)`;
+    indexed.add(this.agent);
   }
 }
 
 // What leaves a method is Arbor's error, the store's own as its cause (sql-errors.ts).
 mapSqlErrors(SqlSessionRegistry.prototype);
+
+/** Stores whose registry table has its parent index (created once per store and process). */
+const indexed = new WeakSet<object>();
+
+/** `list()`'s parent filter as a bound number: 0 every session, 1 the top level, 2 one parent's. */
+function parentMode(options: RegistryListOptions): number {
+  return options.parentSessionId === undefined
+    ? 0
+    : options.parentSessionId === null
+      ? 1
+      : 2;
+}

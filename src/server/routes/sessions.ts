@@ -23,6 +23,7 @@ import {
   SessionViewSchema,
 } from "../schemas/sessions.js";
 import { declaredAnswer } from "../responses/declared-answer.js";
+import { ArborError } from "../../session/errors/index.js";
 
 const tags = ["Sessions"];
 
@@ -72,9 +73,10 @@ export const deleteSession = createRoute({
   method: "delete",
   path: "/v1/sessions/{id}",
   tags,
-  summary: "Delete a session and everything it owns",
+  summary:
+    "Erase a session and everything derived from it: messages, overlays, blocks, search index, embeddings, attachments, audit events",
   request: { params: SessionParams },
-  responses: { 204: { description: "Deleted" }, ...errors(404) },
+  responses: { 204: { description: "Erased" }, ...errors(404) },
 });
 
 export const forkSession = createRoute({
@@ -97,20 +99,24 @@ export function sessionRoutes(
 ): void {
   const { manager } = deps;
   app.openapi(listSessions, async (c) => {
-    const { limit, cursor, owner } = c.req.valid("query");
+    const { limit, cursor, owner, parent } = c.req.valid("query");
     const ownerId = tenantOf(c) ?? owner;
     // One query per page on the built-in backends, whatever its length (docs/server.md#sessions).
     const page = await manager.listDetailedPage({
       limit: limit ?? 50,
       ...(cursor ? { cursor } : {}),
       ...(ownerId !== undefined ? { ownerId } : {}),
+      ...(parent !== undefined
+        ? { parentSessionId: parent === "none" ? null : parent }
+        : {}),
     });
     const sessions = page.sessions.map(
-      ({ info, ownerId, metadata, messageCount }) => ({
+      ({ info, ownerId, metadata, messageCount, childCount }) => ({
         ...info,
         ownerId,
         metadata,
         messageCount,
+        childCount,
       }),
     );
     return c.json({ sessions, nextCursor: page.nextCursor }, 200);
@@ -163,7 +169,17 @@ export function sessionRoutes(
   app.openapi(deleteSession, async (c) => {
     const { id } = c.req.valid("param");
     await openSession(deps, c, id);
-    await manager.delete(id);
+    try {
+      // `erase`, not `delete`: the embeddings, attachments and audit events derived from the
+      // session go with it (docs/server.md#sessions).
+      await manager.erase({ sessionId: id });
+    } catch (error) {
+      // A manager over a registry and provider of its own (no `Backend`) has no erase: there the
+      // rows the manager owns go, as `delete()` removes them.
+      if (!(error instanceof ArborError) || error.code !== "NOT_SUPPORTED")
+        throw error;
+      await manager.delete(id);
+    }
     return c.body(null, 204);
   });
 

@@ -28,11 +28,24 @@ export const ListSessionsQuery = z.object({
   limit: queryInt(100).openapi({ example: 20 }),
   cursor: input().min(1).max(2000).optional(),
   owner: input().min(1).max(512).optional(),
+  parent: input().min(1).max(512).optional().openapi({
+    description:
+      "By the session that started them (`parent_session_id`): a session id lists the sessions it started; `none` the top level, sessions without a parent or whose parent is not listed (erased, or another owner's)",
+    example: "none",
+  }),
 });
+
+/** A row of the list: the session and how many sessions it started. */
+export const SessionListItemSchema = SessionViewSchema.extend({
+  childCount: z.number().int().openapi({
+    description:
+      "How many sessions name it as their parent (forks, subagent runs, compact-and-split), listed with `parent=<id>`",
+  }),
+}).openapi("SessionListItem");
 
 export const SessionPageSchema = z
   .object({
-    sessions: z.array(SessionViewSchema),
+    sessions: z.array(SessionListItemSchema),
     nextCursor: z.string().nullable(),
   })
   .openapi("SessionPage");

@@ -12,6 +12,13 @@ export interface RegistryListOptions {
   ownerId?: string;
   limit?: number;
   after?: ListPosition;
+  /**
+   * Which sessions by the one that started them (`parent_session_id`): omitted, every session; a
+   * session id, the sessions it started; `null`, the top level: sessions without a parent, or
+   * whose parent is not a session of the listing (erased, or another owner's when `ownerId` is
+   * given), so no session is left out of both.
+   */
+  parentSessionId?: string | null;
 }
 
 export interface RegistrySearchOptions {
@@ -41,6 +48,11 @@ export interface SessionListing {
   ownerId: string | null;
   metadata: Record<string, string>;
   messageCount: number;
+  /**
+   * How many sessions it started (`parent_session_id` naming it) under the listing's `ownerId`.
+   * Optional for a registry of its own: the manager counts them when it is missing.
+   */
+  childCount?: number;
 }
 
 /**
@@ -85,7 +97,8 @@ export interface SessionRegistry {
   getMany?(ids: readonly string[]): MaybePromise<SessionInfo[]>;
   /**
    * Rows ordered by `updated_at` desc, then `created_at` desc, then `id` asc; only rows after
-   * `after` in that order; at most `limit`; only sessions owned by `ownerId` when given.
+   * `after` in that order; at most `limit`; only sessions owned by `ownerId` when given, and
+   * only those `parentSessionId` selects when given.
    */
   list(options: RegistryListOptions): MaybePromise<SessionInfo[]>;
   /**

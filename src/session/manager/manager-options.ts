@@ -61,6 +61,12 @@ export interface ListSessionsOptions {
   limit?: number;
   /** From a previous `listPage()`. */
   cursor?: string;
+  /**
+   * By the session that started them (`parent_session_id`): a session id lists the sessions it
+   * started (a fork, a subagent run, a compact-and-split); `null` the top level, sessions without
+   * a parent or whose parent is not listed (erased, or another owner's under `ownerId`).
+   */
+  parentSessionId?: string | null;
 }
 
 export interface ManagerSearchOptions {

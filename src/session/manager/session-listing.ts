@@ -4,17 +4,21 @@ import { nextCursor, registryQuery } from "./session-rows.js";
 import { getOwner, listMetadata } from "./tenancy.js";
 
 /**
- * `listPage()` with each row's owner, metadata and message count: one registry call when the
- * registry has `listDetailed`, else the page and then, per row, its config and the session's
- * own COUNT (`countMessages`), the reads the manager's single-session methods make.
+ * `listPage()` with each row's owner, metadata, message count and child count: one registry call
+ * when the registry has `listDetailed`, else the page and then, per row, its config, the
+ * session's own COUNT (`countMessages`) and its children, the reads the manager's single-session
+ * methods make.
  */
 export async function listDetailedPage(
   registry: SessionRegistry,
   options: ListSessionsOptions,
   countMessages: (sessionId: string) => Promise<number>,
-): Promise<{ sessions: SessionListing[]; nextCursor: string | null }> {
+): Promise<{
+  sessions: Required<SessionListing>[];
+  nextCursor: string | null;
+}> {
   const { query, limit } = registryQuery(options);
-  const sessions = registry.listDetailed
+  const listed: SessionListing[] = registry.listDetailed
     ? await registry.listDetailed(query)
     : await Promise.all(
         (await registry.list(query)).map(async (info) => {
@@ -26,6 +30,24 @@ export async function listDetailedPage(
           return { info, ownerId, metadata, messageCount };
         }),
       );
+  // A registry of its own may leave the children uncounted: counted here, per row.
+  const sessions = await Promise.all(
+    listed.map(async (listing) =>
+      listing.childCount !== undefined
+        ? { ...listing, childCount: listing.childCount }
+        : {
+            ...listing,
+            childCount: (
+              await registry.list({
+                parentSessionId: listing.info.id,
+                ...(options.ownerId !== undefined
+                  ? { ownerId: options.ownerId }
+                  : {}),
+              })
+            ).length,
+          },
+    ),
+  );
   return {
     sessions,
     nextCursor: nextCursor(

@@ -309,13 +309,14 @@ export class SessionManager {
   }
 
   /**
-   * `listPage()` with each session's owner, metadata and stored message count (every branch), as
-   * `GET /v1/sessions` shows them: one query per page on the built-in backends
-   * (`SessionRegistry.listDetailed`), whatever its length.
+   * `listPage()` with each session's owner, metadata, stored message count (every branch) and the
+   * number of sessions it started (`childCount`), as `GET /v1/sessions` shows them: one query per
+   * page on the built-in backends (`SessionRegistry.listDetailed`), whatever its length.
    */
-  async listDetailedPage(
-    options: ListSessionsOptions = {},
-  ): Promise<{ sessions: SessionListing[]; nextCursor: string | null }> {
+  async listDetailedPage(options: ListSessionsOptions = {}): Promise<{
+    sessions: Required<SessionListing>[];
+    nextCursor: string | null;
+  }> {
     return listDetailedPage(this.backend.registry, options, (id) =>
       this.getSession(id).countMessages(),
     );

@@ -147,6 +147,9 @@ export function registryQuery(options: ListSessionsOptions): {
     ...(options.ownerId !== undefined ? { ownerId: options.ownerId } : {}),
     ...(limit !== undefined ? { limit } : {}),
     ...(options.cursor ? { after: decodeCursor(options.cursor) } : {}),
+    ...(options.parentSessionId !== undefined
+      ? { parentSessionId: options.parentSessionId }
+      : {}),
   };
   return { query, limit };
 }

@@ -234,8 +234,13 @@ export interface SearchResults {
   results: Array<SearchResult>;
 }
 
+export type SessionListItem = SessionView & {
+  /** How many sessions name it as their parent (forks, subagent runs, compact-and-split), listed with `parent=<id>` */
+  childCount: number;
+};
+
 export interface SessionPage {
-  sessions: Array<SessionView>;
+  sessions: Array<SessionListItem>;
   nextCursor: string | null;
 }
 

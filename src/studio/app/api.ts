@@ -12,6 +12,7 @@ import type {
   TreeAnswer,
 } from "./api-types.js";
 import { askForKey, authHeaders } from "./auth.js";
+import { h } from "./dom.js";
 
 /** A non-2xx answer: the HTTP status and the API's `{ error: { code, message } }`. */
 export class ApiError extends Error {
@@ -99,6 +100,30 @@ export async function request<T>(
   }
 }
 
+/**
+ * Reads a file the server hands out (an export) and saves it under the name the server gives
+ * (`Content-Disposition`). A read: nothing is written on the server.
+ */
+export async function download(path: string): Promise<string> {
+  for (;;) {
+    const response = await reach(path, { headers: authHeaders() });
+    if (response.status === 401 && (await askForKey())) continue;
+    if (!response.ok) throw await toApiError(response);
+    const name =
+      /filename="([^"]+)"/.exec(
+        response.headers.get("content-disposition") ?? "",
+      )?.[1] ?? "export";
+    const url = URL.createObjectURL(await response.blob());
+    const link = h("a", { href: url, download: name, hidden: true });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    // The click has started the save; the object URL only has to outlive it.
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    return name;
+  }
+}
+
 /** Reads an error answer into an `ApiError`, whatever its body. */
 export async function toApiError(response: Response): Promise<ApiError> {
   const text = await response.text();
@@ -124,9 +149,31 @@ const query = (params: Record<string, string | number | null | undefined>) => {
 
 /** The routes the studio uses, one function each. */
 export const api = {
-  listSessions: (options: { limit: number; cursor?: string; owner?: string }) =>
-    request<SessionPage>("/v1/sessions" + query(options)),
+  listSessions: (options: {
+    limit: number;
+    cursor?: string;
+    owner?: string;
+    /** A session id (the sessions it started) or `none` (the top level). */
+    parent?: string;
+  }) => request<SessionPage>("/v1/sessions" + query(options)),
   getSession: (id: string) => request<SessionView>(session(id)),
+  renameSession: (id: string, name: string) =>
+    request<SessionView>(session(id), { method: "PATCH", body: { name } }),
+  /** Erases the session (and everything derived from it) for good. */
+  deleteSession: (id: string) =>
+    request<void>(session(id), { method: "DELETE" }),
+  /** A new session holding the path up to `messageId`. */
+  forkSession: (id: string, messageId: string) =>
+    request<SessionView>(session(id) + "/fork", {
+      method: "POST",
+      body: { messageId },
+    }),
+  /** Saves the session as `arbor export` writes it: jsonl, snapshot or markdown (one branch). */
+  exportSession: (
+    id: string,
+    format: "jsonl" | "snapshot" | "markdown",
+    leafId?: string | null,
+  ) => download(session(id) + "/export" + query({ format, leafId })),
   tree: (id: string) => request<TreeAnswer>(session(id) + "/tree"),
   history: (id: string, leafId?: string | null) =>
     request<{ messages: Message[]; leafId: string | null }>(

@@ -147,6 +147,88 @@ export function managerSpec(suite: ManagerSuite): void {
     );
 
     suite.it(
+      "lists the sessions a session started (parentSessionId), the top level with orphans, and counts children per row",
+      async (store) => {
+        const manager = store.manager();
+        const parent = await manager.create("parent", { ownerId: "acme" });
+        const kids = [];
+        for (let index = 0; index < 3; index++)
+          kids.push(
+            await manager.create(`kid ${index}`, {
+              ownerId: "acme",
+              parentSessionId: parent.id,
+            }),
+          );
+        const lone = await manager.create("lone", { ownerId: "acme" });
+        const orphan = await manager.create("orphan", {
+          ownerId: "acme",
+          parentSessionId: "gone",
+        });
+        // Another owner's child of acme's parent: not acme's child, and at its owner's top level.
+        const foreign = await manager.create("foreign kid", {
+          ownerId: "zeta",
+          parentSessionId: parent.id,
+        });
+        const idsOf = (page: { sessions: Array<{ id: string }> }) =>
+          page.sessions.map((info) => info.id).sort();
+        expect(
+          idsOf(await manager.listPage({ parentSessionId: null })),
+        ).toEqual([parent.id, lone.id, orphan.id].sort());
+        expect(
+          idsOf(await manager.listPage({ parentSessionId: parent.id })),
+        ).toEqual([...kids.map((kid) => kid.id), foreign.id].sort());
+        expect(
+          idsOf(
+            await manager.listPage({
+              parentSessionId: parent.id,
+              ownerId: "acme",
+            }),
+          ),
+        ).toEqual(kids.map((kid) => kid.id).sort());
+        expect(
+          idsOf(
+            await manager.listPage({ parentSessionId: null, ownerId: "zeta" }),
+          ),
+        ).toEqual([foreign.id]);
+        // A page of the top level holds no child, and pages through every top-level row.
+        const paged: string[] = [];
+        let cursor: string | null | undefined;
+        do {
+          const page = await manager.listPage({
+            limit: 2,
+            parentSessionId: null,
+            ...(cursor ? { cursor } : {}),
+          });
+          paged.push(...page.sessions.map((info) => info.id));
+          cursor = page.nextCursor;
+        } while (cursor);
+        expect(paged.sort()).toEqual([parent.id, lone.id, orphan.id].sort());
+        const counts = async (ownerId?: string) =>
+          Object.fromEntries(
+            (
+              await manager.listDetailedPage({
+                parentSessionId: null,
+                ...(ownerId !== undefined ? { ownerId } : {}),
+              })
+            ).sessions.map((row) => [row.info.id, row.childCount]),
+          );
+        expect(await counts()).toEqual({
+          [parent.id]: 4,
+          [lone.id]: 0,
+          [orphan.id]: 0,
+        });
+        expect((await counts("acme"))[parent.id]).toBe(3);
+        // Deleting the parent puts its children at the top level.
+        await manager.delete(parent.id);
+        expect(
+          idsOf(await manager.listPage({ parentSessionId: null })),
+        ).toEqual(
+          [lone.id, orphan.id, foreign.id, ...kids.map((kid) => kid.id)].sort(),
+        );
+      },
+    );
+
+    suite.it(
       "getSession works without a registry row, returns one object per id, and its first message registers it",
       async (store) => {
         const manager = store.manager();

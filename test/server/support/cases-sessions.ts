@@ -267,4 +267,66 @@ export function sessionCases(withStore: WithStore): void {
       expect(missing.status).toBe(404);
       expect(missing.body.error.code).toBe("MESSAGE_NOT_FOUND");
     }));
+
+  it("lists the top level (parent=none) and the sessions a session started (parent=<id>), each row with its childCount", () =>
+    withStore(async (store) => {
+      const call = client(createApp({ manager: store.manager() }));
+      const { id } = (
+        await call("POST", "/v1/sessions", { json: { name: "Root" } })
+      ).body;
+      for (const mid of ["u1", "a1"])
+        await call("POST", `/v1/sessions/${id}/messages`, {
+          json: { message: text(mid, mid) },
+        });
+      const forks: string[] = [];
+      for (let index = 0; index < 3; index++)
+        forks.push(
+          (
+            await call("POST", `/v1/sessions/${id}/fork`, {
+              json: { messageId: "a1", name: `Fork ${index}` },
+            })
+          ).body.id,
+        );
+      const other = (
+        await call("POST", "/v1/sessions", { json: { name: "Other" } })
+      ).body.id;
+      // Forks were written last: without the filter they fill the first page.
+      const flat = await call("GET", "/v1/sessions?limit=2");
+      expect(flat.body.sessions.map((row: any) => row.name)).toEqual([
+        "Other",
+        "Fork 2",
+      ]);
+      const top = await call("GET", "/v1/sessions?parent=none&limit=2");
+      expect(top.status).toBe(200);
+      expect(
+        top.body.sessions.map((row: any) => [row.id, row.childCount]),
+      ).toEqual([
+        [other, 0],
+        [id, 3],
+      ]);
+      expect(top.body.nextCursor).toEqual(expect.any(String));
+      const rest = await call(
+        "GET",
+        `/v1/sessions?parent=none&limit=2&cursor=${encodeURIComponent(top.body.nextCursor)}`,
+      );
+      expect(rest.body.sessions).toEqual([]);
+      const children = await call("GET", `/v1/sessions?parent=${id}`);
+      expect(children.body.sessions.map((row: any) => row.id).sort()).toEqual(
+        [...forks].sort(),
+      );
+      expect(
+        children.body.sessions.every(
+          (row: any) => row.parent_session_id === id && row.childCount === 0,
+        ),
+      ).toBe(true);
+      expect(
+        (await call("GET", "/v1/sessions?parent=unknown")).body.sessions,
+      ).toEqual([]);
+      // The parent erased, its forks are top-level rows.
+      expect((await call("DELETE", `/v1/sessions/${id}`)).status).toBe(204);
+      const after = await call("GET", "/v1/sessions?parent=none");
+      expect(after.body.sessions.map((row: any) => row.id).sort()).toEqual(
+        [other, ...forks].sort(),
+      );
+    }));
 }

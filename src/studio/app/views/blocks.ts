@@ -70,7 +70,8 @@ function blockCard(block: Block, options: BlocksOptions): HTMLElement {
     h(
       "header",
       {},
-      h("h3", {}, block.label),
+      // The page's h1 is the session's name: a block is the next level.
+      h("h2", {}, block.label),
       block.writable ? null : h("span", { class: "tag" }, "read-only"),
       block.isSkill ? h("span", { class: "tag" }, "skill") : null,
     ),

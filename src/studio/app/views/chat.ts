@@ -7,9 +7,10 @@
  * subagent's own session.
  *
  * Each message at a branch point carries a sibling switcher (← 2/3 →) that shows the chosen
- * sibling's branch. Browsing is read-only: another branch shows under a banner, and only its
- * **Make this branch active** button moves the stored active leaf (PUT /leaf), since an agent's
- * next append continues whatever leaf is active. Overlays show as summaries with their
+ * sibling's branch. Browsing is read-only: another branch shows under a banner that stays in view
+ * (sticky), and only its **Make this branch active** button moves the stored active leaf (PUT
+ * /leaf), since an agent's next append continues whatever leaf is active. **Continue from here**
+ * on a message forks the path up to it into a new session. Overlays show as summaries with their
  * provenance; they expand to the messages they replace and can be undone (DELETE compaction).
  */
 import { onEvent } from "../events.js";
@@ -136,10 +137,11 @@ export function chatView(options: ChatOptions): HTMLElement {
   );
   const viewingOther =
     options.leafId !== null && options.leafId !== model.activeLeafId;
+  // Sticky: the action stays in view wherever the reader is in a long branch, not only at its top.
   const banner = viewingOther
     ? h(
         "div",
-        { class: "banner", role: "status" },
+        { class: "banner off-branch", role: "status" },
         "This is not the active branch. ",
         h(
           "button",
@@ -322,9 +324,42 @@ function messageItem(message: Message, options: ChatOptions): HTMLElement {
       timeOf(message, options),
       partialMark(message),
       siblingSwitcher(message.id, options),
+      forkButton(message, options),
     ),
     injectedContext(message, options) ??
       h("div", { class: "parts" }, renderParts(message.parts, options.links)),
+  );
+}
+
+/**
+ * "Continue from here": a new session holding the path up to this message (POST /fork), opened
+ * at once; the session on screen is not changed. Only stored messages have it (not summaries).
+ */
+function forkButton(
+  message: Message,
+  options: ChatOptions,
+): HTMLElement | null {
+  if (!options.model.nodes.has(message.id)) return null;
+  return h(
+    "button",
+    {
+      type: "button",
+      class: "fork",
+      title: "Start a new session with the conversation up to this message",
+      onclick: onEvent(async (event: MouseEvent) => {
+        // One fork per click: a second click while the first is on its way would make two.
+        const button = event.currentTarget as HTMLButtonElement;
+        button.disabled = true;
+        try {
+          const fork = await api.forkSession(options.sessionId, message.id);
+          navigate(sessionHref(fork.id));
+        } catch (error) {
+          button.disabled = false;
+          options.report(error);
+        }
+      }),
+    },
+    "Continue from here",
   );
 }
 
@@ -402,9 +437,14 @@ function siblingSwitcher(id: string, options: ChatOptions): HTMLElement | null {
     if (sibling)
       navigate(branchHref(options.sessionId, options.model, sibling.id));
   };
+  // A group, not a landmark: one per branch point, so landmarks would repeat one name.
   return h(
-    "nav",
-    { class: "siblings", "aria-label": "Branches at this message" },
+    "div",
+    {
+      class: "siblings",
+      role: "group",
+      "aria-label": "Branches at this message",
+    },
     h(
       "button",
       {

@@ -10,6 +10,7 @@ import { branchHref, chatView, FIRST_WINDOW_BYTES } from "./chat.js";
 import { graphView } from "./graph.js";
 import { promptView } from "./prompt.js";
 import { searchView } from "./search.js";
+import { sessionActions } from "./session-actions.js";
 import { subagentLinks } from "./subagents.js";
 
 const TAB_TITLES: ReadonlyArray<[SessionTab, string]> = [
@@ -215,13 +216,14 @@ function header(
     ]);
   if (info.ownerId) facts.push(["Owner", info.ownerId]);
   if (info.model) facts.push(["Model", info.model]);
+  const title = h("h1", {}, info.name || info.id);
   return h(
     "header",
     { class: "session-header" },
     h(
       "div",
       { class: "page-title" },
-      h("h1", {}, info.name || info.id),
+      title,
       h(
         "div",
         { class: "actions" },
@@ -235,6 +237,13 @@ function header(
           },
           "↻ Refresh",
         ),
+        sessionActions({
+          info,
+          title,
+          leafId: options.params.get("leaf"),
+          reload: options.reload,
+          report: options.report,
+        }),
       ),
     ),
     h(
