@@ -13,6 +13,7 @@ import { importMessageSpec } from "./spec/import-message.js";
 import { recentHistorySpec } from "./spec/recent-history.js";
 import { searchSpec } from "./spec/search.js";
 import { searchRankingSpec } from "./spec/search-ranking.js";
+import { searchStableSpec } from "./spec/search-stable.js";
 import { managerSearchTimeSpec, searchTimeSpec } from "./spec/search-time.js";
 import { searchMatchSpec } from "./spec/search-match.js";
 import { branchesAuditSpec } from "./spec/branches-audit.js";
@@ -76,6 +77,7 @@ export function runProviderConformance(
     compactionSpec(suite);
     searchSpec(suite);
     searchRankingSpec(suite);
+    searchStableSpec(suite);
     searchTimeSpec(suite);
     searchMatchSpec(suite);
     recentHistorySpec(suite);
