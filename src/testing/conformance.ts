@@ -29,6 +29,7 @@ import { watchSpec } from "./spec/watch.js";
 import { createManagerSuite, type ManagerFactory } from "./manager-suite.js";
 import { managerSpec } from "./spec/manager.js";
 import { managerFeaturesSpec } from "./spec/manager-features.js";
+import { managerSearchStableSpec } from "./spec/manager-search-stable.js";
 import { managerTenancySpec } from "./spec/manager-tenancy.js";
 import type { ConformanceApi, ProviderFactory } from "./types.js";
 import { ERASE_SCENARIOS, type EraseBackend } from "./erase/erase-scenarios.js";
@@ -115,6 +116,7 @@ export function runManagerConformance(
     const suite = createManagerSuite(factory, api);
     managerSpec(suite);
     managerFeaturesSpec(suite);
+    managerSearchStableSpec(suite);
     managerSearchTimeSpec(suite);
     managerTenancySpec(suite);
   });
