@@ -14,6 +14,7 @@ import { recentHistorySpec } from "./spec/recent-history.js";
 import { searchSpec } from "./spec/search.js";
 import { searchRankingSpec } from "./spec/search-ranking.js";
 import { searchStableSpec } from "./spec/search-stable.js";
+import { searchPrefixSpec } from "./spec/search-prefix.js";
 import { managerSearchTimeSpec, searchTimeSpec } from "./spec/search-time.js";
 import { searchMatchSpec } from "./spec/search-match.js";
 import { branchesAuditSpec } from "./spec/branches-audit.js";
@@ -79,6 +80,7 @@ export function runProviderConformance(
     searchSpec(suite);
     searchRankingSpec(suite);
     searchStableSpec(suite);
+    searchPrefixSpec(suite);
     searchTimeSpec(suite);
     searchMatchSpec(suite);
     recentHistorySpec(suite);

@@ -45,7 +45,7 @@ export function searchText(
   options: TextSearchOptions = {},
 ): IndexedRow[] {
   const count = normalizeSearchLimit(limit);
-  const analyzed = analyzeQuery(query, options.match ?? "any");
+  const analyzed = analyzeQuery(query, options.match ?? "any", options.prefix);
   if (analyzed === null) return [];
   const terms = termPlans(analyzed);
   if (terms.length === 0) return [];
@@ -158,8 +158,7 @@ function candidates(
   for (const entry of newestEvery) hit(entry);
   if (tail > 0) {
     const olderEvery = newestHoldingAll(lists, counters, tail);
-    const older =
-      match === "all" ? olderEvery : newestHoldingAny(lists, tail);
+    const older = match === "all" ? olderEvery : newestHoldingAny(lists, tail);
     for (const entry of [...olderEvery, ...older]) hit(entry);
   }
   return [...hits.values()];

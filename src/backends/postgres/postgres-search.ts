@@ -15,11 +15,11 @@ import type {
 import type { PostgresQueryable } from "./postgres-client.js";
 import {
   rankedTerms,
+  termTsquery,
   tsquerySql,
   type RankedTerm,
   type SearchTerm,
 } from "./postgres-search-text.js";
-import { hasCjk } from "../../session/core/search-terms.js";
 import { rarestIndexes } from "../../session/core/query-analysis.js";
 import {
   rareCountCap,
@@ -81,7 +81,7 @@ export async function searchMessageRows(
   messageScope: MessageSearchScope,
   options: TextSearchOptions = {},
 ): Promise<Array<SearchResult & { sessionId: string }>> {
-  const ranked = rankedTerms(query, options.match ?? "any");
+  const ranked = rankedTerms(query, options.match ?? "any", options.prefix);
   if (ranked.length === 0) return [];
   const scope = withTimeRange(messageScope, options);
   const count = normalizeSearchLimit(limit);
@@ -133,7 +133,7 @@ export function queryParams(
   terms: readonly SearchTerm[],
   config: string,
 ): unknown[] {
-  return terms.flatMap((term) => [config, term.phrase]);
+  return terms.flatMap((term) => [config, termTsquery(term).text]);
 }
 
 /** Substring conditions on the stored search text for the CJK runs of the terms. */
@@ -277,8 +277,10 @@ function rankedStatement(
     params.push(value);
     return "?";
   };
-  const formQuery = (form: SearchTerm) =>
-    `${hasCjk(form.phrase) ? "plainto_tsquery" : "phraseto_tsquery"}(${bind(config)}::regconfig, ${bind(form.phrase)})`;
+  const formQuery = (form: SearchTerm) => {
+    const { fn, text } = termTsquery(form);
+    return `${fn}(${bind(config)}::regconfig, ${bind(text)})`;
+  };
   const termQuery = (term: RankedTerm) =>
     `(${term.forms.map(formQuery).join(" || ")})`;
   /**
@@ -424,8 +426,10 @@ async function rareTerms(
     params.push(value);
     return "?";
   };
-  const formQuery = (form: SearchTerm) =>
-    `${hasCjk(form.phrase) ? "plainto_tsquery" : "phraseto_tsquery"}(${bind(config)}::regconfig, ${bind(form.phrase)})`;
+  const formQuery = (form: SearchTerm) => {
+    const { fn, text } = termTsquery(form);
+    return `${fn}(${bind(config)}::regconfig, ${bind(text)})`;
+  };
   const cap = rareCountCap(window);
   // A term whose lexeme the statistics already call common is not counted (postgres-term-stats.ts).
   const common = bind(await commonLexemesParam(db, cap));

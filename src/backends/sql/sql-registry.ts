@@ -233,6 +233,7 @@ export class SqlSessionRegistry implements SessionRegistry {
     const analyzed = analyzeQuery(
       typeof query === "string" ? query.replaceAll("\u0000", " ") : query,
       options.match ?? "any",
+      options.prefix,
     );
     if (analyzed === null) return [];
     catchUpIndex(this.agent);

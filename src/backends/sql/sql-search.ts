@@ -191,6 +191,7 @@ export function searchSessionMessages(
   const analyzed = analyzeQuery(
     typeof query === "string" ? query.replaceAll("\u0000", " ") : query,
     options.match ?? "any",
+    options.prefix,
   );
   if (analyzed === null) return [];
   catchUpIndex(agent);

@@ -75,7 +75,16 @@ export interface TextSearchOptions {
   match?: MatchMode;
   since?: string;
   until?: string;
+  /**
+   * Which terms match as the start of a word (docs/search.md#prefix-search): `"last"` the
+   * query's last term ("launch budg" finds "launch budget"), `"all"` every term. Absent: whole
+   * words only.
+   */
+  prefix?: PrefixMode;
 }
+
+/** Which terms of a query match as word prefixes: its last one, or every one. */
+export type PrefixMode = "last" | "all";
 
 /** One search hit (docs/behavior/search.md). `content` is the indexed text. */
 export interface SearchResult {

@@ -48,16 +48,19 @@ export function managerSearchStableSpec(suite: ManagerSuite): void {
               );
             const label = `${query} ${JSON.stringify(options)}`;
             const deepest = await search(STABLE_DEEPEST);
-            expect(deepest.length, label).toBe(
-              Math.min(
+            expect({ label, results: deepest.length }).toEqual({
+              label,
+              results: Math.min(
                 matchCount(texts, query, options.match ?? "any"),
                 STABLE_DEEPEST,
               ),
-            );
+            });
             for (const limit of STABLE_LIMITS)
-              expect(await search(limit), `${label} limit ${limit}`).toEqual(
-                deepest.slice(0, limit),
-              );
+              expect({ label, limit, ids: await search(limit) }).toEqual({
+                label,
+                limit,
+                ids: deepest.slice(0, limit),
+              });
           }
       },
     );

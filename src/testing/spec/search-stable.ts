@@ -51,14 +51,17 @@ export function searchStableSpec(suite: Suite): void {
             const deepest = await search(STABLE_DEEPEST);
             const label = `${query} ${JSON.stringify(options)}`;
             // Past the scored window the older matches follow: a deep enough limit returns all.
-            expect(deepest.length, label).toBe(
-              Math.min(matches, STABLE_DEEPEST),
-            );
-            expect(new Set(deepest).size, label).toBe(deepest.length);
+            expect({ label, results: deepest.length }).toEqual({
+              label,
+              results: Math.min(matches, STABLE_DEEPEST),
+            });
+            expect(new Set(deepest).size).toBe(deepest.length);
             for (const limit of STABLE_LIMITS)
-              expect(await search(limit), `${label} limit ${limit}`).toEqual(
-                deepest.slice(0, limit),
-              );
+              expect({ label, limit, ids: await search(limit) }).toEqual({
+                label,
+                limit,
+                ids: deepest.slice(0, limit),
+              });
           }
         },
         { requires: { search: true } },
