@@ -79,5 +79,24 @@ for (const [name, open] of [
         expect(direct.map((hit) => hit.id)).toEqual(ranking.slice(0, limit));
       }
     });
+
+    it("takes prefix: the last word matches as the start of a word", async () => {
+      const whole = await ok(client, "search_memory", { query: "kiwi banan" });
+      const typed = await ok(client, "search_memory", {
+        query: "kiwi banan",
+        prefix: "last",
+        limit: 20,
+      });
+      const words = await ok(client, "search_memory", {
+        query: "kiwi banana",
+        limit: 20,
+      });
+      expect(typed.results.map((hit: any) => hit.messageId)).toEqual(
+        words.results.map((hit: any) => hit.messageId),
+      );
+      expect(whole.results.map((hit: any) => hit.messageId)).not.toEqual(
+        typed.results.map((hit: any) => hit.messageId).slice(0, 10),
+      );
+    });
   });
 }

@@ -133,7 +133,6 @@ function shortest(
   );
 }
 
-
 function countOccurrences(text: string, needle: string): number {
   let count = 0;
   for (

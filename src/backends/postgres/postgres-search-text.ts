@@ -147,10 +147,10 @@ export function tsquerySql(terms: readonly SearchTerm[], configSql: string) {
       term.prefix
         ? `to_tsquery(${configSql}, ?)`
         : hasCjk(term.phrase)
-        ? // Spaced CJK characters become an AND of single characters; adjacency is checked
-          // by the substring condition.
-          `plainto_tsquery(${configSql}, ?)`
-        : `phraseto_tsquery(${configSql}, ?)`,
+          ? // Spaced CJK characters become an AND of single characters; adjacency is checked
+            // by the substring condition.
+            `plainto_tsquery(${configSql}, ?)`
+          : `phraseto_tsquery(${configSql}, ?)`,
     )
     .join(" && ");
 }

@@ -2,7 +2,11 @@
  * The public shapes of embeddings and recall (docs/search.md): what `withEmbeddings()` takes,
  * the search options and the explained results.
  */
-import type { MatchMode, PrefixMode, SearchResult } from "../contracts/types.js";
+import type {
+  MatchMode,
+  PrefixMode,
+  SearchResult,
+} from "../contracts/types.js";
 
 /**
  * The part of an AI SDK `EmbeddingModel` (specification v2 or v3) Arbor calls: `doEmbed`, so

@@ -57,7 +57,10 @@ export function searchPrefixSpec(suite: Suite): void {
           await build(session, conversation(notes));
           expect(
             ids(
-              await session.search("laun budg", { prefix: "all", match: "all" }),
+              await session.search("laun budg", {
+                prefix: "all",
+                match: "all",
+              }),
             ),
           ).toEqual(["m1"]);
           // A complete word is a prefix of itself and of its other forms.
