@@ -49,7 +49,7 @@ export function searchText(
   if (analyzed === null) return [];
   const terms = termPlans(analyzed);
   if (terms.length === 0) return [];
-  const window = RANK_WINDOW;
+  const window = options.rankWindow ?? RANK_WINDOW;
   const ranked = rankedTerms(corpus, analyzed.match, terms, window, options);
   return candidates(ranked, analyzed.match, window, rankTail(window, count))
     .sort(

@@ -85,6 +85,7 @@ export async function searchMessageRows(
   if (ranked.length === 0) return [];
   const scope = withTimeRange(messageScope, options);
   const count = normalizeSearchLimit(limit);
+  const window = options.rankWindow ?? RANK_WINDOW;
   // Under `match: "all"` every term is one form, as written (`rankedTerms`).
   const every =
     options.match === "all" ||
@@ -94,6 +95,7 @@ export async function searchMessageRows(
           scope,
           config,
           count,
+          window,
         )
       : null;
   let rows: HitRow[];
@@ -104,9 +106,17 @@ export async function searchMessageRows(
         db,
         ranked,
         config,
-        RANK_WINDOW,
+        window,
       );
-      statement = rankedStatement(terms, scope, config, count, arm, weights);
+      statement = rankedStatement(
+        terms,
+        scope,
+        config,
+        count,
+        window,
+        arm,
+        weights,
+      );
     }
     rows = await db.query<HitRow>(statement.sql, statement.params);
   } catch (error) {
@@ -217,6 +227,7 @@ function everyTermStatement(
   scope: MessageSearchScope,
   config: string,
   count: number,
+  window: number,
 ): Statement {
   const tsquery = tsquerySql(terms, "?::regconfig");
   const match = matchSql(terms, "m.text_content");
@@ -246,8 +257,8 @@ function everyTermStatement(
       ...scope.params,
       ...match.params,
       ...late.params,
-      Math.max(RANK_WINDOW, rankTail(RANK_WINDOW, count)),
-      RANK_WINDOW,
+      Math.max(window, rankTail(window, count)),
+      window,
       ...queryParams(terms, config),
       count,
     ],
@@ -269,6 +280,7 @@ function rankedStatement(
   scope: MessageSearchScope,
   config: string,
   count: number,
+  window: number,
   rareArm: RareTermArm,
   weights: readonly number[],
 ): Statement {
@@ -304,7 +316,6 @@ function rankedStatement(
           )
           .map((condition) => `(${condition})`)
           .join(" OR ")})`;
-  const window = RANK_WINDOW;
   const tail = rankTail(window, count);
   const scopeSql = () => {
     params.push(...scope.params);

@@ -255,7 +255,7 @@ export class SqlSessionRegistry implements SessionRegistry {
       // As in a session's search (sql-search.ts): in each arm the newest matches that pass the
       // filters, up to the rank window, are scored and sorted; older matches are never scored.
       const limit = normalizeSearchLimit(options.limit);
-      const window = RANK_WINDOW;
+      const window = options.rankWindow ?? RANK_WINDOW;
       // Newest matches past the scored ones, unscored, for a limit past the window (rankTail).
       const tail = rankTail(window, limit);
       // Every match of a rare term is a candidate too (sql-rare-terms.ts).

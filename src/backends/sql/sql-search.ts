@@ -196,7 +196,7 @@ export function searchSessionMessages(
   if (analyzed === null) return [];
   catchUpIndex(agent);
   const count = normalizeSearchLimit(limit);
-  const window = RANK_WINDOW;
+  const window = options.rankWindow ?? RANK_WINDOW;
   // `LIMIT 0` while the limit fits in the window: SQLite then never starts the arm's scan.
   const tail = rankTail(window, count);
   const since = options.since ?? null;

@@ -31,6 +31,8 @@ export interface RegistrySearchOptions {
   until?: string;
   /** Which terms match as word prefixes (`TextSearchOptions.prefix`). */
   prefix?: PrefixMode;
+  /** How many newest matches are scored (`TextSearchOptions.rankWindow`). */
+  rankWindow?: number;
 }
 
 /** An overlay found by its summary: which session, which overlay. */

@@ -81,6 +81,12 @@ export interface TextSearchOptions {
    * words only.
    */
   prefix?: PrefixMode;
+  /**
+   * How many of the newest matches a ranked search scores (default `RANK_WINDOW`, 200;
+   * docs/behavior/search.md#ranking-limits-and-results). The recall ranking (`mode`) asks for a
+   * wider one. It never depends on `limit`, so rankings stay the same whatever the limit.
+   */
+  rankWindow?: number;
 }
 
 /** Which terms of a query match as word prefixes: its last one, or every one. */

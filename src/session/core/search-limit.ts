@@ -48,6 +48,21 @@ export function rankWindow(limit: number): number {
 }
 
 /**
+ * The scoring window of the text ranking a fused search (a `mode`) reads, for `limit`: 2,000 (ten
+ * times the 200 candidates such a search used to read at the default limit, which its recall
+ * figures were measured with) up to `STABLE_RANKING_DEPTH`; past that, ten times the limit, so a
+ * very large limit still ranks every match of a long history.
+ */
+export function recallRankWindow(limit: number): number {
+  return limit <= STABLE_RANKING_DEPTH
+    ? RECALL_RANK_WINDOW
+    : Math.min(limit * 10, Number.MAX_SAFE_INTEGER);
+}
+
+/** The scoring window of a fused search's text ranking up to `STABLE_RANKING_DEPTH` results. */
+export const RECALL_RANK_WINDOW = 2_000;
+
+/**
  * How many newest matches a text search reads past its scored window, unscored, so that `limit`
  * results exist when more matches than the window hold: none while `limit` fits in the window,
  * else `window + limit`. Any match older than that many newest ones has at least `limit` matches

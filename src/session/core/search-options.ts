@@ -12,6 +12,8 @@ export interface TextSearchInput {
   until?: string | Date;
   /** `true` is `"last"`; `false` is whole words, as when absent. */
   prefix?: boolean | PrefixMode;
+  /** A positive integer (`TextSearchOptions.rankWindow`). */
+  rankWindow?: number;
 }
 
 /**
@@ -34,6 +36,14 @@ export function normalizeTextSearchOptions(
   }
   const mode = prefixMode(prefix);
   if (mode !== undefined) out.prefix = mode;
+  const { rankWindow } = options;
+  if (rankWindow !== undefined) {
+    if (!Number.isSafeInteger(rankWindow) || rankWindow < 1)
+      invalid(
+        `rankWindow must be a positive integer, got ${JSON.stringify(rankWindow)}`,
+      );
+    out.rankWindow = rankWindow;
+  }
   if (since !== undefined) out.since = toInstant("since", since);
   if (until !== undefined) out.until = toInstant("until", until);
   return out;

@@ -12,7 +12,11 @@ import type {
   StoredCompaction,
 } from "../contracts/types.js";
 import { searchableText } from "../core/message-codec.js";
-import { normalizeSearchLimit, rankWindow } from "../core/search-limit.js";
+import {
+  normalizeSearchLimit,
+  rankWindow,
+  recallRankWindow,
+} from "../core/search-limit.js";
 import { queryTerms } from "../core/search-terms.js";
 import {
   normalizeTextSearchOptions,
@@ -71,12 +75,10 @@ export async function searchSessionRecall(
     index,
     withSessionId: false,
     text: async () => {
-      const hits = await searchSession(
-        provider,
-        query,
-        rankWindow(limit),
-        textOptions,
-      );
+      const hits = await searchSession(provider, query, rankWindow(limit), {
+        ...textOptions,
+        rankWindow: recallRankWindow(limit),
+      });
       const messages: Array<RecallItem & { hit?: SearchResult }> = hits
         .filter((hit) => path === null || path.has(hit.id))
         .map((hit) => ({ sessionId, kind: "message", id: hit.id, hit }));

@@ -1,7 +1,11 @@
 /** `manager.search()` with modes across the sessions of a registry (docs/search.md). */
 import type { SearchResult, StoredCompaction } from "../contracts/types.js";
 import type { RegistrySearchOptions } from "../contracts/registry.js";
-import { normalizeSearchLimit, rankWindow } from "../core/search-limit.js";
+import {
+  normalizeSearchLimit,
+  rankWindow,
+  recallRankWindow,
+} from "../core/search-limit.js";
 import { queryTerms } from "../core/search-terms.js";
 import type { EmbeddingHandle } from "../embeddings/embedding-handle.js";
 import {
@@ -50,7 +54,11 @@ export async function searchManagerRecall(
     index,
     withSessionId: true,
     text: async () => {
-      const window = { ...options, limit: rankWindow(limit) };
+      const window = {
+        ...options,
+        limit: rankWindow(limit),
+        rankWindow: recallRankWindow(limit),
+      };
       const messages = (await searchSessions(host.registry, query, window)).map(
         (hit: SearchResult) => ({
           sessionId: hit.sessionId ?? "",
