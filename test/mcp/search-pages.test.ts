@@ -40,8 +40,8 @@ for (const [name, open] of [
       }
       const app = createApp({ manager, mcp: mcpEndpoint() });
       client = await connectHttp("http://127.0.0.1/mcp", {
-        fetch: ((input: string | URL | Request, init?: RequestInit) =>
-          Promise.resolve(app.fetch(new Request(input, init)))),
+        fetch: (input: string | URL | Request, init?: RequestInit) =>
+          Promise.resolve(app.fetch(new Request(input, init))),
       });
     });
     afterAll(async () => {
