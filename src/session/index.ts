@@ -55,6 +55,7 @@ export type {
   ContextBlock,
   HistoryRowStat,
   MatchMode,
+  PrefixMode,
   MaybePromise,
   RecentHistoryResult,
   SearchResult,

@@ -7,6 +7,7 @@ import type {
   CompactionMeta,
   HistoryRowStat,
   MatchMode,
+  PrefixMode,
   RecentHistoryResult,
   SearchResult,
   SessionMessage,
@@ -51,6 +52,7 @@ export interface Subject {
       match?: MatchMode;
       since?: string;
       until?: string;
+      prefix?: PrefixMode;
     },
   ): Promise<SearchResult[]>;
 }

@@ -120,6 +120,16 @@ describe("arbor sessions, tree, history and search on a branched session", () =>
     expect(results.map((result) => result.id)).toEqual(["n1"]);
   });
 
+  it("search --prefix matches the last word as the start of a word", async () => {
+    const whole = await arbor("search", "marmal", "--json");
+    expect(JSON.parse(whole.stdout)).toEqual({ results: [] });
+    const typed = await arbor("search", "marmal", "--prefix", "--json");
+    const { results } = JSON.parse(typed.stdout) as {
+      results: Array<{ id: string }>;
+    };
+    expect(results.map((result) => result.id)).toContain("n1");
+  });
+
   it("an unknown session is exit 1 with the code and a hint, no stack", async () => {
     const run = await arbor("tree", "missing-id");
     expect(run.code).toBe(1);

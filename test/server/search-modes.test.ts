@@ -1,5 +1,5 @@
 // Search modes over HTTP (docs/search.md): mode, scope and leafId on the session search route,
-// mode on the cross-session route, explained results in the declared schema, and the errors:
+// mode on the cross-session route, prefix on both, explained results in the declared schema, and the errors:
 // 501 NOT_SUPPORTED for semantic search without embeddings, 400 for an unknown mode. The
 // manager embeds with the fake deterministic embedder.
 import { describe, expect, it } from "vitest";
@@ -91,5 +91,31 @@ describe("search modes over HTTP (fake embedder)", () => {
         .filter((key) => ["id", "role", "content", "createdAt"].includes(key))
         .sort(),
     );
+  });
+
+  it("prefix=last matches the last term as the start of a word on both routes; 400 for another value", async () => {
+    const manager = SessionManager.inMemory();
+    const call = client(createApp({ manager }));
+    const { id } = await manager.create("prefix");
+    await manager.appendAll(id, [
+      text("u1", "user", "the launch budget is approved"),
+      text("a1", "assistant", "lunch is at noon"),
+    ]);
+    const whole = await call("GET", `/v1/sessions/${id}/search?q=budg`);
+    expect(whole.body.results).toEqual([]);
+    for (const path of [
+      `/v1/sessions/${id}/search?q=launch%20budg&prefix=last&match=all`,
+      `/v1/search?q=laun%20budg&prefix=all&match=all`,
+    ]) {
+      const found = await call("GET", path);
+      expect([found.status, found.body.results.map((r: any) => r.id)]).toEqual([
+        200,
+        ["u1"],
+      ]);
+    }
+    const none = await call("GET", `/v1/search?q=budg&prefix=none`);
+    expect(none.body.results).toEqual([]);
+    const bad = await call("GET", `/v1/search?q=budg&prefix=first`);
+    expect(bad.status).toBe(400);
   });
 });

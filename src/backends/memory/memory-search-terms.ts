@@ -6,7 +6,9 @@ import {
 import type { AnalyzedQuery } from "../../session/core/query-analysis.js";
 import {
   cjkCharacters,
+  mergedRows,
   occurrences,
+  prefixOccurrences,
   type IndexedRow,
   type TextCorpus,
 } from "./memory-text-index.js";
@@ -31,6 +33,11 @@ export function termPlans(analyzed: AnalyzedQuery): TermPlan[] {
   const plans: TermPlan[] = [];
   for (const term of analyzed.terms) {
     // Forms one stem apart ("buys", "buying", "buy") are one token here: each is counted once.
+    const prefix = term.prefix ? prefixPlan(term.text) : null;
+    if (prefix) {
+      plans.push(prefix);
+      continue;
+    }
     const forms = [
       ...new Map(
         term.forms.map((form) => [
@@ -52,7 +59,7 @@ export function termPlans(analyzed: AnalyzedQuery): TermPlan[] {
       candidates: (corpus) =>
         only
           ? only.candidates(corpus)
-          : union(forms.map((form) => form.candidates(corpus))),
+          : mergedRows(forms.map((form) => form.candidates(corpus))),
       exact: forms.every((form) => form.exact),
     });
   }
@@ -60,6 +67,23 @@ export function termPlans(analyzed: AnalyzedQuery): TermPlan[] {
 }
 
 // --- Internal helpers ---
+
+/**
+ * A term that matches as a prefix (docs/search.md#prefix-search): every row holding a token that
+ * starts with the term's stem, as FTS5 and PostgreSQL match `budg*` and `budg:*` (the tokens are
+ * stems, so the prefix is stemmed too: "meetings" finds "meeting"). `null` for a term that is
+ * not one word token: it matches as a whole word.
+ */
+function prefixPlan(text: string): TermPlan | null {
+  const tokens = wordTokens(foldText(text));
+  if (tokens.length !== 1) return null;
+  const prefix = tokens[0]!;
+  return {
+    count: (entry) => prefixOccurrences(entry, prefix),
+    candidates: (corpus) => corpus.withTokenPrefix(prefix),
+    exact: true,
+  };
+}
 
 /**
  * A CJK form matches as a substring of the folded text, found among the rows holding its rarest
@@ -107,14 +131,6 @@ function shortest(
   return lists.reduce((best, list) =>
     list.length < best.length ? list : best,
   );
-}
-
-/** The rows of any of `lists` (each by ascending seq), once each, by ascending seq. */
-function union(
-  lists: ReadonlyArray<readonly IndexedRow[]>,
-): readonly IndexedRow[] {
-  const all = lists.flat().sort((a, b) => a.row.seq - b.row.seq);
-  return all.filter((entry, at) => at === 0 || all[at - 1] !== entry);
 }
 
 function countOccurrences(text: string, needle: string): number {

@@ -4,7 +4,8 @@ import {
 } from "../../session/core/query-analysis.js";
 import {
   normalizeSearchLimit,
-  rankWindow,
+  RANK_WINDOW,
+  rankTail,
 } from "../../session/core/search-limit.js";
 import { rareTermArm } from "../../session/core/rare-terms.js";
 import { withinTimeRange } from "../../session/core/search-options.js";
@@ -26,12 +27,14 @@ import type { IndexedRow, TextCorpus } from "./memory-text-index.js";
  * every term first, then those holding some, each group by BM25 over the searched rows (rarer
  * terms weigh more), ties newest first; `match: "all"` keeps only the first group.
  *
- * As on SQLite, the candidates are the newest `rankWindow(limit)` hits holding every term and the
- * newest `rankWindow(limit)` of all hits; a hit holding a rare term (`rareTermArm`) is a scored
+ * As on SQLite, the candidates are the newest `RANK_WINDOW` hits holding every term and the
+ * newest `RANK_WINDOW` of all hits; a hit holding a rare term (`rareTermArm`) is a scored
  * candidate however old. Only those are scored (on SQLite the score's term statistics are paid
  * once that way): every-term hits older than the window follow the scored every-term hits,
- * newest first. The postings are sorted by seq, so the newest hits are read from their ends and a
- * search costs the postings of its terms, not the session.
+ * newest first. A `limit` past the window reads that many more of the newest hits
+ * (`rankTail`), unscored, so the first results never depend on `limit`. The postings are sorted
+ * by seq, so the newest hits are read from their ends and a search costs the postings of its
+ * terms, not the session.
  *
  * @param limit normalized with `normalizeSearchLimit`.
  */
@@ -42,13 +45,13 @@ export function searchText(
   options: TextSearchOptions = {},
 ): IndexedRow[] {
   const count = normalizeSearchLimit(limit);
-  const analyzed = analyzeQuery(query, options.match ?? "any");
+  const analyzed = analyzeQuery(query, options.match ?? "any", options.prefix);
   if (analyzed === null) return [];
   const terms = termPlans(analyzed);
   if (terms.length === 0) return [];
-  const window = rankWindow(count);
+  const window = options.rankWindow ?? RANK_WINDOW;
   const ranked = rankedTerms(corpus, analyzed.match, terms, window, options);
-  return candidates(ranked, analyzed.match, window)
+  return candidates(ranked, analyzed.match, window, rankTail(window, count))
     .sort(
       (a, b) =>
         Number(b.every) - Number(a.every) ||
@@ -125,12 +128,13 @@ function rankedTerms(
 /**
  * The candidates, scored: the newest `window` hits (scored), the hits holding a rare term
  * (scored), and the newest `window` hits holding every term. Under `match: "all"` only those
- * are hits.
+ * are hits. With a `tail`, the newest `tail` hits of each kind join unscored.
  */
 function candidates(
   ranked: RankedTerms,
   match: MatchMode,
   window: number,
+  tail: number,
 ): Hit[] {
   const { lists, counters } = ranked;
   const rare = new Set(ranked.rare);
@@ -152,6 +156,11 @@ function candidates(
     : [...rare].flatMap((at) => lists[at]!);
   for (const entry of holdingRare) hit(entry).scored = true;
   for (const entry of newestEvery) hit(entry);
+  if (tail > 0) {
+    const olderEvery = newestHoldingAll(lists, counters, tail);
+    const older = match === "all" ? olderEvery : newestHoldingAny(lists, tail);
+    for (const entry of [...olderEvery, ...older]) hit(entry);
+  }
   return [...hits.values()];
 }
 

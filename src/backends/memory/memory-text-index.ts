@@ -34,6 +34,8 @@ export interface TextCorpus {
   readonly totalLength: number;
   /** The rows holding a word token, by ascending seq. */
   withToken(token: string): readonly IndexedRow[];
+  /** The rows holding a word token that starts with `prefix`, once each, by ascending seq. */
+  withTokenPrefix(prefix: string): readonly IndexedRow[];
   /** The rows whose folded text holds a CJK character, by ascending seq. */
   withCharacter(character: string): readonly IndexedRow[];
 }
@@ -118,6 +120,18 @@ export class MemoryTextIndex implements TextCorpus {
     return this.characters.get(character)?.rows ?? [];
   }
 
+  /**
+   * A scan of every distinct token of the session (a prefix search is rare next to whole-word
+   * ones, and a session holds thousands of distinct tokens, not millions), then a merge of the
+   * postings found.
+   */
+  withTokenPrefix(prefix: string): readonly IndexedRow[] {
+    const lists: Array<readonly IndexedRow[]> = [];
+    for (const [token, posting] of this.tokens)
+      if (token.startsWith(prefix)) lists.push(posting.rows);
+    return mergedRows(lists);
+  }
+
   // --- Internal helpers ---
 
   private indexPending(): void {
@@ -180,6 +194,8 @@ export function combinedCorpus(corpora: readonly TextCorpus[]): TextCorpus {
     totalLength: corpora.reduce((sum, corpus) => sum + corpus.totalLength, 0),
     withToken: (token) =>
       merged(corpora.map((corpus) => corpus.withToken(token))),
+    withTokenPrefix: (prefix) =>
+      merged(corpora.map((corpus) => corpus.withTokenPrefix(prefix))),
     withCharacter: (character) =>
       merged(corpora.map((corpus) => corpus.withCharacter(character))),
   };
@@ -189,6 +205,24 @@ export function combinedCorpus(corpora: readonly TextCorpus[]): TextCorpus {
 export function occurrences(entry: IndexedRow, token: string): number {
   const at = entry.tokens.indexOf(token);
   return at === -1 ? 0 : (entry.counts?.[at] ?? 1);
+}
+
+/** How often tokens starting with `prefix` occur in `entry`, together (0: none). */
+export function prefixOccurrences(entry: IndexedRow, prefix: string): number {
+  let count = 0;
+  entry.tokens.forEach((token, at) => {
+    if (token.startsWith(prefix)) count += entry.counts?.[at] ?? 1;
+  });
+  return count;
+}
+
+/** The rows of any of `lists` (each by ascending seq), once each, by ascending seq. */
+export function mergedRows(
+  lists: ReadonlyArray<readonly IndexedRow[]>,
+): readonly IndexedRow[] {
+  if (lists.length === 1) return lists[0]!;
+  const all = lists.flat().sort((a, b) => a.row.seq - b.row.seq);
+  return all.filter((entry, at) => at === 0 || all[at - 1] !== entry);
 }
 
 /** The distinct CJK characters of a folded text (none for `null`, most rows: nothing allocated). */

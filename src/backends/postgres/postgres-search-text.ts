@@ -1,5 +1,6 @@
 import type {
   MatchMode,
+  PrefixMode,
   SessionMessage,
 } from "../../session/contracts/types.js";
 import { searchableText } from "../../session/core/message-codec.js";
@@ -73,6 +74,8 @@ export interface SearchTerm {
    * (a `tsvector` keeps at most 256 positions per lexeme and none past 16,383).
    */
   substrings: string[];
+  /** The term matches as the start of a word: `to_tsquery(<config>, prefixTsquery(phrase))`. */
+  prefix?: true;
 }
 
 /**
@@ -101,15 +104,27 @@ export interface RankedTerm {
 export function rankedTerms(
   query: unknown,
   match: MatchMode = "any",
+  prefix?: PrefixMode,
 ): RankedTerm[] {
   const analyzed = analyzeQuery(
     typeof query === "string" ? query.replaceAll("\u0000", " ") : query,
     match,
+    prefix,
   );
   if (analyzed === null) return [];
   const seen = new Set<string>();
   const terms: RankedTerm[] = [];
   for (const term of analyzed.terms) {
+    if (term.prefix) {
+      // One word of letters and digits (query-analysis.ts), folded as the stored text is.
+      const phrase = indexText(term.text).trim();
+      const key = `${phrase}*`;
+      if (phrase.length === 0 || seen.has(key)) continue;
+      seen.add(key);
+      terms.push({ forms: [{ phrase, substrings: [], prefix: true }] });
+      if (terms.length === MAX_TERMS) break;
+      continue;
+    }
     const forms = [
       ...new Set(term.forms.map((form) => indexText(form).trim())),
     ].filter((form) => form.length > 0);
@@ -129,13 +144,32 @@ export function rankedTerms(
 export function tsquerySql(terms: readonly SearchTerm[], configSql: string) {
   return terms
     .map((term) =>
-      hasCjk(term.phrase)
-        ? // Spaced CJK characters become an AND of single characters; adjacency is checked
-          // by the substring condition.
-          `plainto_tsquery(${configSql}, ?)`
-        : `phraseto_tsquery(${configSql}, ?)`,
+      term.prefix
+        ? `to_tsquery(${configSql}, ?)`
+        : hasCjk(term.phrase)
+          ? // Spaced CJK characters become an AND of single characters; adjacency is checked
+            // by the substring condition.
+            `plainto_tsquery(${configSql}, ?)`
+          : `phraseto_tsquery(${configSql}, ?)`,
     )
     .join(" && ");
+}
+
+/**
+ * The function and text of one term's `tsquery`: `to_tsquery` of `'budg':*` for a prefix term
+ * (every lexeme starting with the stem of "budg"; the text holds letters and digits only, so the
+ * quotes cannot be broken out of), `plainto_tsquery` for spaced CJK (an AND of its characters;
+ * adjacency is checked apart), else `phraseto_tsquery` of the term.
+ */
+export function termTsquery(term: SearchTerm): {
+  fn: "to_tsquery" | "plainto_tsquery" | "phraseto_tsquery";
+  text: string;
+} {
+  if (term.prefix) return { fn: "to_tsquery", text: `'${term.phrase}':*` };
+  return {
+    fn: hasCjk(term.phrase) ? "plainto_tsquery" : "phraseto_tsquery",
+    text: term.phrase,
+  };
 }
 
 // --- Internal helpers ---

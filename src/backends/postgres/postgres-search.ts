@@ -5,7 +5,8 @@ import {
 } from "../../session/core/message-codec.js";
 import {
   normalizeSearchLimit,
-  rankWindow,
+  RANK_WINDOW,
+  rankTail,
 } from "../../session/core/search-limit.js";
 import type {
   SearchResult,
@@ -14,11 +15,11 @@ import type {
 import type { PostgresQueryable } from "./postgres-client.js";
 import {
   rankedTerms,
+  termTsquery,
   tsquerySql,
   type RankedTerm,
   type SearchTerm,
 } from "./postgres-search-text.js";
-import { hasCjk } from "../../session/core/search-terms.js";
 import { rarestIndexes } from "../../session/core/query-analysis.js";
 import {
   rareCountCap,
@@ -80,10 +81,11 @@ export async function searchMessageRows(
   messageScope: MessageSearchScope,
   options: TextSearchOptions = {},
 ): Promise<Array<SearchResult & { sessionId: string }>> {
-  const ranked = rankedTerms(query, options.match ?? "any");
+  const ranked = rankedTerms(query, options.match ?? "any", options.prefix);
   if (ranked.length === 0) return [];
   const scope = withTimeRange(messageScope, options);
   const count = normalizeSearchLimit(limit);
+  const window = options.rankWindow ?? RANK_WINDOW;
   // Under `match: "all"` every term is one form, as written (`rankedTerms`).
   const every =
     options.match === "all" ||
@@ -93,6 +95,7 @@ export async function searchMessageRows(
           scope,
           config,
           count,
+          window,
         )
       : null;
   let rows: HitRow[];
@@ -103,9 +106,17 @@ export async function searchMessageRows(
         db,
         ranked,
         config,
-        rankWindow(count),
+        window,
       );
-      statement = rankedStatement(terms, scope, config, count, arm, weights);
+      statement = rankedStatement(
+        terms,
+        scope,
+        config,
+        count,
+        window,
+        arm,
+        weights,
+      );
     }
     rows = await db.query<HitRow>(statement.sql, statement.params);
   } catch (error) {
@@ -132,7 +143,7 @@ export function queryParams(
   terms: readonly SearchTerm[],
   config: string,
 ): unknown[] {
-  return terms.flatMap((term) => [config, term.phrase]);
+  return terms.flatMap((term) => [config, termTsquery(term).text]);
 }
 
 /** Substring conditions on the stored search text for the CJK runs of the terms. */
@@ -208,13 +219,15 @@ interface Statement {
  * (docs/behavior/search.md#ranking-limits-and-results), fetched by `ctid` because `seq` alone has
  * no index: joining on it scanned the whole table. One statement, one snapshot, so each `ctid`
  * names the row version the CTE saw. The tsquery is inline, not in a CTE, so the planner sees
- * how common its words are when it picks a plan.
+ * how common its words are when it picks a plan. A limit past the window reads that many more
+ * of the newest matches (`rankTail`): they follow the scored ones unscored, newest first.
  */
 function everyTermStatement(
   terms: readonly SearchTerm[],
   scope: MessageSearchScope,
   config: string,
   count: number,
+  window: number,
 ): Statement {
   const tsquery = tsquerySql(terms, "?::regconfig");
   const match = matchSql(terms, "m.text_content");
@@ -228,17 +241,24 @@ function everyTermStatement(
         ORDER BY m.seq DESC${late.fence}
       ) AS m${late.where}
       LIMIT ?
+    ),
+    -- The oldest scored match: the newest \`window\` of the hits are scored, the rest follow.
+    cut AS MATERIALIZED (
+      SELECT min(seq) AS seq FROM (SELECT seq FROM hit ORDER BY seq DESC LIMIT ?) AS scored
     )
     SELECT m.id, m.session_id, m.role, m.content, ${isoSql("m.created_at")} AS created_at
-    FROM hit JOIN assistant_messages AS m ON m.ctid = hit.row_id
-    ORDER BY ts_rank(m.content_tsv, ${tsquery}) DESC, m.seq DESC
+    FROM hit CROSS JOIN cut JOIN assistant_messages AS m ON m.ctid = hit.row_id
+    ORDER BY hit.seq >= cut.seq DESC,
+      CASE WHEN hit.seq >= cut.seq THEN ts_rank(m.content_tsv, ${tsquery}) END DESC NULLS LAST,
+      m.seq DESC
     LIMIT ?`,
     params: [
       ...queryParams(terms, config),
       ...scope.params,
       ...match.params,
       ...late.params,
-      rankWindow(count),
+      Math.max(window, rankTail(window, count)),
+      window,
       ...queryParams(terms, config),
       count,
     ],
@@ -260,6 +280,7 @@ function rankedStatement(
   scope: MessageSearchScope,
   config: string,
   count: number,
+  window: number,
   rareArm: RareTermArm,
   weights: readonly number[],
 ): Statement {
@@ -268,8 +289,10 @@ function rankedStatement(
     params.push(value);
     return "?";
   };
-  const formQuery = (form: SearchTerm) =>
-    `${hasCjk(form.phrase) ? "plainto_tsquery" : "phraseto_tsquery"}(${bind(config)}::regconfig, ${bind(form.phrase)})`;
+  const formQuery = (form: SearchTerm) => {
+    const { fn, text } = termTsquery(form);
+    return `${fn}(${bind(config)}::regconfig, ${bind(text)})`;
+  };
   const termQuery = (term: RankedTerm) =>
     `(${term.forms.map(formQuery).join(" || ")})`;
   /**
@@ -293,22 +316,28 @@ function rankedStatement(
           )
           .map((condition) => `(${condition})`)
           .join(" OR ")})`;
-  const window = rankWindow(count);
+  const tail = rankTail(window, count);
   const scopeSql = () => {
     params.push(...scope.params);
     return `(${scope.sql})`;
   };
   const late = lateCheck(scope);
   /** One arm: its matches in `order`, the late check on them in that order, then its limit. */
-  const arm = (where: string, order: string, limit: number, every: boolean) => {
+  const arm = (
+    where: string,
+    order: string,
+    limit: number,
+    every: boolean,
+    scored = true,
+  ) => {
     const inner = `SELECT m.seq, m.ctid AS row_id, m.session_id
         FROM assistant_messages AS m
         WHERE ${where}${order}`;
     if (!scope.late)
-      return `SELECT m.seq, m.ctid AS row_id, ${every} AS every
+      return `SELECT m.seq, m.ctid AS row_id, ${every} AS every, ${scored} AS scored
         FROM assistant_messages AS m
         WHERE ${where}${order} LIMIT ${bind(limit)}`;
-    const sql = `SELECT m.seq, m.row_id, ${every} AS every FROM (${inner}${late.fence}) AS m${late.where}`;
+    const sql = `SELECT m.seq, m.row_id, ${every} AS every, ${scored} AS scored FROM (${inner}${late.fence}) AS m${late.where}`;
     params.push(...late.params);
     return `${sql} LIMIT ${bind(limit)}`;
   };
@@ -340,6 +369,10 @@ function rankedStatement(
   // Every match of the rare terms (core/rare-terms.ts), however old; `LIMIT 0` without them.
   const rare = (rareArm.rare ?? [0]).map((at) => terms[at]!);
   const rareSql = arm(anyOf(rare), "", rareArm.rareLimit, false);
+  // A limit past the window: the newest matches past the scored ones follow them unscored
+  // (`rankTail`), so the first results never depend on the limit.
+  const tailSql =
+    tail > 0 ? arm(anyOf(terms), newest, tail, false, false) : null;
   // Scoring reads each term's tsquery once (`queries`), not once per candidate row.
   const querySql = terms
     .map((term, at) => `${termQuery(term)} AS query_${at}`)
@@ -357,24 +390,30 @@ function rankedStatement(
   return {
     sql: `WITH every_hit AS MATERIALIZED (${everySql}),
     some_hit AS MATERIALIZED (${someSql}),
-    rare_hit AS MATERIALIZED (${rareSql}),
+    rare_hit AS MATERIALIZED (${rareSql}),${
+      tailSql === null
+        ? ""
+        : `
+    tail_hit AS MATERIALIZED (${tailSql}),`
+    }
     hit AS (
-      SELECT DISTINCT ON (seq) seq, row_id, every
+      SELECT DISTINCT ON (seq) seq, row_id, every, scored
       FROM (SELECT * FROM every_hit UNION ALL SELECT * FROM some_hit
-        UNION ALL SELECT * FROM rare_hit) AS candidate
-      ORDER BY seq, every DESC
+        UNION ALL SELECT * FROM rare_hit${tailSql === null ? "" : " UNION ALL SELECT * FROM tail_hit"}) AS candidate
+      ORDER BY seq, every DESC, scored DESC
     ),
     queries AS MATERIALIZED (SELECT ${querySql}),
     best AS MATERIALIZED (
-      SELECT hit.row_id, hit.seq, hit.every, ${score} AS score
+      SELECT hit.row_id, hit.seq, hit.every,
+        CASE WHEN hit.scored THEN ${score} END AS score
       FROM hit JOIN assistant_messages AS m ON m.ctid = hit.row_id CROSS JOIN queries
-      ORDER BY hit.every DESC, score DESC, hit.seq DESC
+      ORDER BY hit.every DESC, score DESC NULLS LAST, hit.seq DESC
       LIMIT ${bind(count)}
     )
     -- Only the results' rows are read whole: the candidates are scored on their index text.
     SELECT m.id, m.session_id, m.role, m.content, ${isoSql("m.created_at")} AS created_at
     FROM best JOIN assistant_messages AS m ON m.ctid = best.row_id
-    ORDER BY best.every DESC, best.score DESC, best.seq DESC`,
+    ORDER BY best.every DESC, best.score DESC NULLS LAST, best.seq DESC`,
     params,
   };
 }
@@ -398,8 +437,10 @@ async function rareTerms(
     params.push(value);
     return "?";
   };
-  const formQuery = (form: SearchTerm) =>
-    `${hasCjk(form.phrase) ? "plainto_tsquery" : "phraseto_tsquery"}(${bind(config)}::regconfig, ${bind(form.phrase)})`;
+  const formQuery = (form: SearchTerm) => {
+    const { fn, text } = termTsquery(form);
+    return `${fn}(${bind(config)}::regconfig, ${bind(text)})`;
+  };
   const cap = rareCountCap(window);
   // A term whose lexeme the statistics already call common is not counted (postgres-term-stats.ts).
   const common = bind(await commonLexemesParam(db, cap));

@@ -3,7 +3,8 @@ import { rankedExpressions } from "./sql-rare-terms.js";
 import { analyzeQuery } from "../../session/core/query-analysis.js";
 import {
   normalizeSearchLimit,
-  rankWindow,
+  RANK_WINDOW,
+  rankTail,
 } from "../../session/core/search-limit.js";
 import {
   searchResultsFromRows,
@@ -254,6 +255,7 @@ export class SqlSessionRegistry implements SessionRegistry {
     const analyzed = analyzeQuery(
       typeof query === "string" ? query.replaceAll("\u0000", " ") : query,
       options.match ?? "any",
+      options.prefix,
     );
     if (analyzed === null) return [];
     catchUpIndex(this.agent);
@@ -275,7 +277,9 @@ export class SqlSessionRegistry implements SessionRegistry {
       // As in a session's search (sql-search.ts): in each arm the newest matches that pass the
       // filters, up to the rank window, are scored and sorted; older matches are never scored.
       const limit = normalizeSearchLimit(options.limit);
-      const window = rankWindow(limit);
+      const window = options.rankWindow ?? RANK_WINDOW;
+      // Newest matches past the scored ones, unscored, for a limit past the window (rankTail).
+      const tail = rankTail(window, limit);
       // Every match of a rare term is a candidate too (sql-rare-terms.ts).
       const { all, any, rare, rareLimit, anyWindow } = rankedExpressions(
         this.agent,
@@ -288,20 +292,37 @@ export class SqlSessionRegistry implements SessionRegistry {
         SELECT m.seq AS seq, m.id AS id, m.session_id AS session_id, m.role AS role,
           m.content AS content, m.chunked_bytes AS chunked_bytes, m.created_at AS created_at
         FROM (
-          SELECT f.rowid AS seq, f.rank AS score
-          FROM assistant_fts AS f
-            CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
-            CROSS JOIN assistant_sessions AS s ON s.id = m.session_id
-          WHERE assistant_fts MATCH ${all}
-            AND (${sessionIds} IS NULL OR m.session_id IN (SELECT value FROM json_each(${sessionIds})))
-            AND (${ownerId} IS NULL OR EXISTS (SELECT 1 FROM assistant_config AS c
-              WHERE c.session_id = m.session_id AND c.key = 'owner' AND c.value = ${ownerId}))
-            AND (${since} IS NULL OR m.created_at >= ${since})
-            AND (${until} IS NULL OR m.created_at < ${until})
-          ORDER BY f.rowid DESC
-          LIMIT ${window}
+          SELECT seq, MIN(score) AS score FROM (
+            SELECT * FROM (
+              SELECT f.rowid AS seq, f.rank AS score
+              FROM assistant_fts AS f
+                CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
+                CROSS JOIN assistant_sessions AS s ON s.id = m.session_id
+              WHERE assistant_fts MATCH ${all}
+                AND (${sessionIds} IS NULL OR m.session_id IN (SELECT value FROM json_each(${sessionIds})))
+                AND (${ownerId} IS NULL OR EXISTS (SELECT 1 FROM assistant_config AS c
+                  WHERE c.session_id = m.session_id AND c.key = 'owner' AND c.value = ${ownerId}))
+                AND (${since} IS NULL OR m.created_at >= ${since})
+                AND (${until} IS NULL OR m.created_at < ${until})
+              ORDER BY f.rowid DESC
+              LIMIT ${window})
+            UNION ALL
+            SELECT * FROM (
+              SELECT f.rowid AS seq, NULL AS score
+              FROM assistant_fts AS f
+                CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
+                CROSS JOIN assistant_sessions AS s ON s.id = m.session_id
+              WHERE assistant_fts MATCH ${all}
+                AND (${sessionIds} IS NULL OR m.session_id IN (SELECT value FROM json_each(${sessionIds})))
+                AND (${ownerId} IS NULL OR EXISTS (SELECT 1 FROM assistant_config AS c
+                  WHERE c.session_id = m.session_id AND c.key = 'owner' AND c.value = ${ownerId}))
+                AND (${since} IS NULL OR m.created_at >= ${since})
+                AND (${until} IS NULL OR m.created_at < ${until})
+              ORDER BY f.rowid DESC
+              LIMIT ${tail})
+          ) GROUP BY seq
         ) AS hit CROSS JOIN assistant_messages AS m ON m.seq = hit.seq
-        ORDER BY hit.score, hit.seq DESC
+        ORDER BY hit.score IS NULL, hit.score, hit.seq DESC
         LIMIT ${limit}`
           : this.agent.sql`
         SELECT m.seq AS seq, m.id AS id, m.session_id AS session_id, m.role AS role,
@@ -349,6 +370,20 @@ export class SqlSessionRegistry implements SessionRegistry {
                 AND (${until} IS NULL OR m.created_at < ${until})
               ORDER BY f.rowid DESC
               LIMIT ${rareLimit})
+            UNION ALL
+            SELECT * FROM (
+              SELECT f.rowid AS seq, NULL AS score, 0 AS every
+              FROM assistant_fts AS f
+                CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
+                CROSS JOIN assistant_sessions AS s ON s.id = m.session_id
+              WHERE assistant_fts MATCH ${any}
+                AND (${sessionIds} IS NULL OR m.session_id IN (SELECT value FROM json_each(${sessionIds})))
+                AND (${ownerId} IS NULL OR EXISTS (SELECT 1 FROM assistant_config AS c
+                  WHERE c.session_id = m.session_id AND c.key = 'owner' AND c.value = ${ownerId}))
+                AND (${since} IS NULL OR m.created_at >= ${since})
+                AND (${until} IS NULL OR m.created_at < ${until})
+              ORDER BY f.rowid DESC
+              LIMIT ${tail})
           ) GROUP BY seq
         ) AS hit CROSS JOIN assistant_messages AS m ON m.seq = hit.seq
         ORDER BY hit.every DESC, hit.score IS NULL, hit.score, hit.seq DESC

@@ -11,7 +11,8 @@ import { spaceCjk } from "../../session/core/search-terms.js";
 import { analyzeQuery } from "../../session/core/query-analysis.js";
 import {
   normalizeSearchLimit,
-  rankWindow,
+  RANK_WINDOW,
+  rankTail,
 } from "../../session/core/search-limit.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import { rankedExpressions } from "./sql-rare-terms.js";
@@ -171,10 +172,11 @@ function unindexMessage(agent: SqlProvider, seq: number): void {
  * messages holding every query term come first, then those holding some, each group by FTS5
  * `bm25()` (rarer terms weigh more), ties newest first; stop words do not count. `match: "all"`
  * keeps only messages holding every term. Candidates are the newest matches up to the rank
- * window (`rankWindow`) of each: of all terms, and of any term; every-term matches older than
- * the any-term window follow the scored ones, newest first. Every match of a rare term (one at
- * most a window of messages hold, `rankedExpressions`) is a candidate too, however old, scored
- * by its rare terms. `since`/`until` filter on `created_at` inside the query.
+ * window (`RANK_WINDOW`, whatever the limit) of each: of all terms, and of any term; every-term
+ * matches older than the any-term window follow the scored ones, newest first. Every match of a
+ * rare term (one at most a window of messages hold, `rankedExpressions`) is a candidate too,
+ * however old, scored by its rare terms. A limit past the window reads that many more of the
+ * newest matches, unscored (`rankTail`), so the first results never depend on the limit. `since`/`until` filter on `created_at` inside the query.
  * `content` is the message's searchable text, rebuilt from the stored message of each hit.
  * Empty, unsearchable or engine-rejected queries give `[]`.
  */
@@ -189,11 +191,14 @@ export function searchSessionMessages(
   const analyzed = analyzeQuery(
     typeof query === "string" ? query.replaceAll("\u0000", " ") : query,
     options.match ?? "any",
+    options.prefix,
   );
   if (analyzed === null) return [];
   catchUpIndex(agent);
   const count = normalizeSearchLimit(limit);
-  const window = rankWindow(count);
+  const window = options.rankWindow ?? RANK_WINDOW;
+  // `LIMIT 0` while the limit fits in the window: SQLite then never starts the arm's scan.
+  const tail = rankTail(window, count);
   const since = options.since ?? null;
   const until = options.until ?? null;
   let rows: Array<HitRow & StoredContentRow>;
@@ -215,17 +220,31 @@ export function searchSessionMessages(
       SELECT m.seq AS seq, m.id AS id, m.role AS role, m.content AS content,
         m.chunked_bytes AS chunked_bytes, m.created_at AS created_at
       FROM (
-        SELECT f.rowid AS seq, f.rank AS score
-        FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
-        WHERE assistant_fts MATCH ${all} AND m.session_id = ${sessionId}
-          AND f.rowid >= (SELECT MIN(seq) FROM assistant_messages WHERE session_id = ${sessionId})
-          AND f.rowid <= (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId})
-          AND (${since} IS NULL OR m.created_at >= ${since})
-          AND (${until} IS NULL OR m.created_at < ${until})
-        ORDER BY f.rowid DESC
-        LIMIT ${window}
+        SELECT seq, MIN(score) AS score FROM (
+          SELECT * FROM (
+            SELECT f.rowid AS seq, f.rank AS score
+            FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
+            WHERE assistant_fts MATCH ${all} AND m.session_id = ${sessionId}
+              AND f.rowid >= (SELECT MIN(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+              AND f.rowid <= (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+              AND (${since} IS NULL OR m.created_at >= ${since})
+              AND (${until} IS NULL OR m.created_at < ${until})
+            ORDER BY f.rowid DESC
+            LIMIT ${window})
+          UNION ALL
+          SELECT * FROM (
+            SELECT f.rowid AS seq, NULL AS score
+            FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
+            WHERE assistant_fts MATCH ${all} AND m.session_id = ${sessionId}
+              AND f.rowid >= (SELECT MIN(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+              AND f.rowid <= (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+              AND (${since} IS NULL OR m.created_at >= ${since})
+              AND (${until} IS NULL OR m.created_at < ${until})
+            ORDER BY f.rowid DESC
+            LIMIT ${tail})
+        ) GROUP BY seq
       ) AS hit CROSS JOIN assistant_messages AS m ON m.seq = hit.seq
-      ORDER BY hit.score, hit.seq DESC
+      ORDER BY hit.score IS NULL, hit.score, hit.seq DESC
       LIMIT ${count}`
         : agent.sql<HitRow & StoredContentRow>`
       SELECT m.seq AS seq, m.id AS id, m.role AS role, m.content AS content,
@@ -264,6 +283,17 @@ export function searchSessionMessages(
               AND (${until} IS NULL OR m.created_at < ${until})
             ORDER BY f.rowid DESC
             LIMIT ${rareLimit})
+          UNION ALL
+          SELECT * FROM (
+            SELECT f.rowid AS seq, NULL AS score, 0 AS every
+            FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
+            WHERE assistant_fts MATCH ${any} AND m.session_id = ${sessionId}
+              AND f.rowid >= (SELECT MIN(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+              AND f.rowid <= (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId})
+              AND (${since} IS NULL OR m.created_at >= ${since})
+              AND (${until} IS NULL OR m.created_at < ${until})
+            ORDER BY f.rowid DESC
+            LIMIT ${tail})
         ) GROUP BY seq
       ) AS hit CROSS JOIN assistant_messages AS m ON m.seq = hit.seq
       ORDER BY hit.every DESC, hit.score IS NULL, hit.score, hit.seq DESC

@@ -111,7 +111,7 @@ const history: CommandSpec = {
 const search: CommandSpec = {
   name: "search",
   summary: "Full-text search over every session, or one with --session.",
-  usage: "<query> [--session <id>] [--limit <n>]",
+  usage: "<query> [--session <id>] [--limit <n>] [--prefix]",
   positionals: { min: 1, max: 1 },
   options: {
     session: {
@@ -123,6 +123,11 @@ const search: CommandSpec = {
       type: "string",
       value: "n",
       description: "at most n results (default 20)",
+    },
+    prefix: {
+      type: "boolean",
+      description:
+        'the last word matches as a word prefix ("budg" finds "budget")',
     },
     ...JSON_OPTION,
     ...STORE_OPTIONS,
@@ -136,6 +141,7 @@ const search: CommandSpec = {
       const results = await manager.search(command.positionals[0]!, {
         limit,
         ...(sessionId ? { sessionIds: [sessionId] } : {}),
+        ...(command.values.prefix === true ? { prefix: "last" as const } : {}),
       });
       if (command.values.json) return printJson({ results });
       if (results.length === 0)

@@ -1,6 +1,7 @@
 import {
   isArborError,
   searchableTerms,
+  type PrefixMode,
   type SearchHit,
   type SearchMode,
   type SearchScope,
@@ -82,6 +83,12 @@ export const searchMemoryTool: ToolDefinition = {
         description:
           "Only messages created at or before this ISO 8601 date or time",
       },
+      prefix: {
+        type: "string",
+        enum: ["last", "all"],
+        description:
+          '"last": the query\'s last word matches as the start of a word, as in a search box ("launch budg" finds "launch budget"); "all": every word does. Default: whole words',
+      },
       limit: limitProperty(DEFAULT_LIMIT),
       cursor: CURSOR_PROPERTY,
     },
@@ -101,6 +108,7 @@ export const searchMemoryTool: ToolDefinition = {
     const searchScope = stringArgument(args, "scope") as
       SearchScope | undefined;
     const sessionId = stringArgument(args, "sessionId");
+    const prefix = stringArgument(args, "prefix") as PrefixMode | undefined;
     const window = {
       ...optional("since", readTime(NAME, "since", args.get("since"))),
       ...optional("until", readTime(NAME, "until", args.get("until"))),
@@ -116,6 +124,7 @@ export const searchMemoryTool: ToolDefinition = {
       searchScope,
       sessionId,
       window,
+      prefix,
     });
     // One more than the page: it tells whether a next page exists.
     const hits = await search(offset + limit + 1);
@@ -151,10 +160,13 @@ async function searcher(
     searchScope: SearchScope | undefined;
     sessionId: string | undefined;
     window: TimeWindow;
+    prefix: PrefixMode | undefined;
   },
 ): Promise<(limit: number) => Promise<SearchHit[]>> {
   const { manager, ownerId } = scope;
-  const { sessionId, searchScope, window } = options;
+  const { sessionId, searchScope, prefix } = options;
+  // The time window and the prefix mode pass to every search alike.
+  const window = { ...options.window, ...(prefix ? { prefix } : {}) };
   const session = sessionId
     ? (await openScopedSession(scope, sessionId)).session
     : null;

@@ -82,9 +82,10 @@ export function searchRoutes(
 
 // --- Internal helpers ---
 
-/** The match, time and context parameters as search options, absent ones left out. */
+/** The match, prefix, time and context parameters as search options, absent ones left out. */
 function timeAndContext(query: {
   match?: "any" | "all" | undefined;
+  prefix?: "last" | "all" | "none" | undefined;
   since?: string | undefined;
   until?: string | undefined;
   now?: string | undefined;
@@ -93,6 +94,9 @@ function timeAndContext(query: {
 }) {
   return {
     ...(query.match ? { match: query.match } : {}),
+    ...(query.prefix && query.prefix !== "none"
+      ? { prefix: query.prefix }
+      : {}),
     ...(query.since ? { since: query.since } : {}),
     ...(query.until ? { until: query.until } : {}),
     ...(query.now ? { now: query.now } : {}),

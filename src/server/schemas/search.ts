@@ -13,6 +13,12 @@ const match = z.enum(["any", "all"]).optional().openapi({
     'Text matching (docs/search.md): "any" (default, ranked: messages holding more of the terms first) or "all" (every term must match)',
 });
 
+const prefix = z.enum(["last", "all", "none"]).optional().openapi({
+  description:
+    'Prefix search (docs/search.md#prefix-search): "last" (the last term matches as the start of a word: "budg" finds "budget"), "all" (every term), or "none" (default, whole words)',
+  example: "last",
+});
+
 const instant = (description: string, example: string) =>
   input().min(1).max(64).optional().openapi({ description, example });
 
@@ -47,6 +53,7 @@ export const SessionSearchQuery = z.object({
   limit: queryInt(100).openapi({ example: 20 }),
   mode,
   match,
+  prefix,
   ...timeAndContext,
   scope: z.enum(["branch", "session"]).optional().openapi({
     description:
@@ -62,6 +69,7 @@ export const SearchQuery = z.object({
   limit: queryInt(100).openapi({ example: 20 }),
   mode,
   match,
+  prefix,
   ...timeAndContext,
   sessionId: z
     .union([input().min(1).max(512), z.array(input().min(1).max(512)).max(100)])

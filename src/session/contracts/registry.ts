@@ -1,5 +1,10 @@
 import type { SessionInfo } from "./session-info.js";
-import type { MatchMode, MaybePromise, SearchResult } from "./types.js";
+import type {
+  MatchMode,
+  MaybePromise,
+  PrefixMode,
+  SearchResult,
+} from "./types.js";
 
 /** Where a page of `list()` continues: after this row in list order. */
 export interface ListPosition {
@@ -31,6 +36,10 @@ export interface RegistrySearchOptions {
   since?: string;
   /** ISO-8601 UTC; messages created before it. */
   until?: string;
+  /** Which terms match as word prefixes (`TextSearchOptions.prefix`). */
+  prefix?: PrefixMode;
+  /** How many newest matches are scored (`TextSearchOptions.rankWindow`). */
+  rankWindow?: number;
 }
 
 /** An overlay found by its summary: which session, which overlay. */

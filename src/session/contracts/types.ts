@@ -75,7 +75,22 @@ export interface TextSearchOptions {
   match?: MatchMode;
   since?: string;
   until?: string;
+  /**
+   * Which terms match as the start of a word (docs/search.md#prefix-search): `"last"` the
+   * query's last term ("launch budg" finds "launch budget"), `"all"` every term. Absent: whole
+   * words only.
+   */
+  prefix?: PrefixMode;
+  /**
+   * How many of the newest matches a ranked search scores (default `RANK_WINDOW`, 200;
+   * docs/behavior/search.md#ranking-limits-and-results). The recall ranking (`mode`) asks for a
+   * wider one. It never depends on `limit`, so rankings stay the same whatever the limit.
+   */
+  rankWindow?: number;
 }
+
+/** Which terms of a query match as word prefixes: its last one, or every one. */
+export type PrefixMode = "last" | "all";
 
 /** One search hit (docs/behavior/search.md). `content` is the indexed text. */
 export interface SearchResult {

@@ -6,7 +6,7 @@
  * inside a sentence never are, and an irregular English verb is widened to all its forms
  * (`go` → `went`, `gone`, …). `match: "all"` keeps every whitespace-separated term, as written.
  */
-import type { MatchMode } from "../contracts/types.js";
+import type { MatchMode, PrefixMode } from "../contracts/types.js";
 import { verbForms, verbStemKey } from "./irregular-verbs.js";
 import { queryTerms, spaceCjk } from "./search-terms.js";
 import { isStopword, stopwordKey, stopwordLanguages } from "./stopwords.js";
@@ -17,7 +17,18 @@ export interface QueryTerm {
   text: string;
   /** Forms any one of which matches the term: `text` first, then other forms of its verb. */
   forms: readonly string[];
+  /**
+   * The term matches as the start of a word (`prefix` option, docs/search.md#prefix-search):
+   * then it has one form, itself.
+   */
+  prefix?: true;
 }
+
+/**
+ * The fewest letters or digits a term needs to match as a prefix: a one-letter prefix would
+ * match a large share of every index's words, at the cost of reading all their postings.
+ */
+export const MIN_PREFIX_LENGTH = 2;
 
 /** A query's terms and how they must match. */
 export interface AnalyzedQuery {
@@ -54,27 +65,42 @@ export const MAX_RANKED_FORMS = 16;
 export function analyzeQuery(
   query: unknown,
   match: MatchMode = "any",
+  prefix?: PrefixMode,
 ): AnalyzedQuery | null {
   const words = queryTerms(query).filter((term) => WORD_CHARACTER.test(term));
   if (words.length === 0) return null;
+  // Which words match as prefixes: a word being typed is not a stop word yet ("budget in" may
+  // become "budget invoice"), so such a word is never dropped.
+  const prefixAt = (at: number) =>
+    prefix !== undefined &&
+    (prefix === "all" || at === words.length - 1) &&
+    PREFIX_WORD.test(words[at]!) &&
+    Array.from(words[at]!).length >= MIN_PREFIX_LENGTH;
+  const term = (text: string, at: number, key: string): QueryTerm =>
+    prefixAt(at)
+      ? { text, forms: [text], prefix: true }
+      : { text, forms: match === "all" ? [text] : formsOf(text, key) };
   if (match === "all")
-    return { match, terms: words.map((text) => ({ text, forms: [text] })) };
+    return { match, terms: words.map((text, at) => term(text, at, "")) };
   const keys = words.map(stopwordKey);
   const languages = stopwordLanguages(keys);
   const content = words
     .map((word, at) => ({ word, key: keys[at]!, at }))
-    .filter(({ word, key, at }) => !dropped(word, key, at, words, languages));
+    .filter(
+      ({ word, key, at }) =>
+        prefixAt(at) || !dropped(word, key, at, words, languages),
+    );
   const chosen =
     content.length > 0
       ? content
       : words.map((word, at) => ({ word, key: keys[at]!, at }));
   const seen = new Set<string>();
   const terms: QueryTerm[] = [];
-  for (const { word, key } of chosen) {
-    const folded = key.length > 0 ? key : word.toLowerCase();
+  for (const { word, key, at } of chosen) {
+    const folded = `${key.length > 0 ? key : word.toLowerCase()}${prefixAt(at) ? "*" : ""}`;
     if (seen.has(folded)) continue;
     seen.add(folded);
-    terms.push({ text: word, forms: formsOf(word, key) });
+    terms.push(term(word, at, key));
     if (terms.length === MAX_QUERY_TERMS) break;
   }
   return { match, terms };
@@ -98,11 +124,11 @@ export function rarestTerms(
     return { analyzed, kept: analyzed.terms.map((_, at) => at) };
   const kept = rarestIndexes(analyzed.terms.length, counts);
   let budget = MAX_RANKED_FORMS;
-  const terms = kept.map((at) => {
-    const { text, forms } = analyzed.terms[at]!;
+  const terms = kept.map((at): QueryTerm => {
+    const { text, forms, prefix } = analyzed.terms[at]!;
     const given = forms.slice(0, Math.max(1, budget));
     budget -= given.length;
-    return { text, forms: given };
+    return prefix ? { text, forms: given, prefix } : { text, forms: given };
   });
   return { analyzed: { match: analyzed.match, terms }, kept };
 }
@@ -139,6 +165,9 @@ export function fts5Expressions(analyzed: AnalyzedQuery): {
  * test, so the Worker bundle carries no stemmer for this.
  */
 export function fts5Phrases(term: QueryTerm): string[] {
+  // A prefix term is one word (`PREFIX_WORD`): FTS5 reads `"budg" *` as every token starting
+  // with the stem of "budg" (the porter tokenizer stems the prefix as it stems the text).
+  if (term.prefix) return [`${fts5Phrase(term.text)} *`];
   const stems = term.forms.map((form) => verbStemKey(form.toLowerCase()));
   return term.forms
     .filter((_, at) => stems.indexOf(stems[at]!) === at)
@@ -164,6 +193,13 @@ export function rarestIndexes(
 // --- Internal helpers ---
 
 const WORD_CHARACTER = /[\p{L}\p{N}]/u;
+
+/**
+ * A word that can match as a prefix: letters and digits only, no CJK (a CJK term already matches
+ * anywhere inside a sentence). Other terms match as usual.
+ */
+const PREFIX_WORD =
+  /^(?:(?![\p{Script_Extensions=Han}\p{Script_Extensions=Hiragana}\p{Script_Extensions=Katakana}\p{Script_Extensions=Hangul}])[\p{L}\p{N}\p{M}])+$/u;
 const UPPER_CASE = /\p{Lu}/u;
 const SENTENCE_END = /[.!?;:]$/u;
 /** `I` and its contractions are capitalised everywhere; that says nothing about a name. */

@@ -8,7 +8,7 @@
  * weak one inside: the turn that answers "what did we decide last week?" may have been written
  * on another day. Only the explicit `since`/`until` options filter.
  */
-import { normalizeSearchLimit } from "../core/search-limit.js";
+import { normalizeSearchLimit, rankWindow } from "../core/search-limit.js";
 import {
   normalizeTextSearchOptions,
   withinTimeRange,
@@ -67,11 +67,14 @@ export async function searchWithQueryTime<Hit extends SearchHit>(
     text === query || read.names.length === 0 || options.match === "all"
       ? text
       : `${text} ${read.names.join(" ")}`;
+  // Each fused ranking is read to a depth that does not depend on `limit`, so the fused order
+  // is the same for every limit up to it (core/search-limit.ts).
+  const depth = rankWindow(limit);
   const lists: Array<{ hits: Hit[]; weight: number }> = [];
   for (const range of read.ranges) {
     const window = intersect(range, explicit);
     if (window === null) continue;
-    const hits = await search(text, { limit, ...window });
+    const hits = await search(text, { limit: depth, ...window });
     // A ranking that does not filter by time (meaning alone) must not slip a hit in here.
     lists.push({
       hits: hits.filter(
@@ -82,7 +85,7 @@ export async function searchWithQueryTime<Hit extends SearchHit>(
     });
   }
   lists.push({
-    hits: (await search(plain, { ...explicit, limit })).filter((hit) =>
+    hits: (await search(plain, { ...explicit, limit: depth })).filter((hit) =>
       passes(hit, explicit),
     ),
     weight: 1,

@@ -15,7 +15,11 @@
  * A change to the ranking (fusion, the rank window, a new text option) is made here or in
  * recall.ts, once for both facades.
  */
-import { normalizeSearchLimit, rankWindow } from "../core/search-limit.js";
+import {
+  normalizeSearchLimit,
+  rankWindow,
+  recallRankWindow,
+} from "../core/search-limit.js";
 import { normalizeTextSearchOptions } from "../core/search-options.js";
 import { queryTerms } from "../core/search-terms.js";
 import { checkHitContext } from "./hit-neighbours.js";
@@ -86,7 +90,14 @@ async function rank(
     withSessionId: space.acrossSessions,
     text: async () => {
       const { path, sessionId } = covered;
-      const messages = (await space.searchText(query, window))
+      // The text ranking scores a window of its own, wider than the candidates it returns
+      // (core/search-limit.ts), so the fused order does not change with `limit`.
+      const messages = (
+        await space.searchText(query, {
+          ...window,
+          rankWindow: recallRankWindow(limit),
+        })
+      )
         .filter((hit) => path === null || path.has(hit.id))
         .map((hit) => ({
           sessionId: sessionId ?? hit.sessionId ?? "",

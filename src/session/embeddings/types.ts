@@ -2,7 +2,11 @@
  * The public shapes of embeddings and recall (docs/search.md): what `withEmbeddings()` takes,
  * the search options and the explained results.
  */
-import type { MatchMode, SearchResult } from "../contracts/types.js";
+import type {
+  MatchMode,
+  PrefixMode,
+  SearchResult,
+} from "../contracts/types.js";
 
 /**
  * The part of an AI SDK `EmbeddingModel` (specification v2 or v3) Arbor calls: `doEmbed`, so
@@ -80,6 +84,11 @@ export interface SessionSearchOptions {
   leafId?: string;
   /** `"any"` (default): ranked any-term retrieval, all-term matches first; `"all"`: every term must match. */
   match?: MatchMode;
+  /**
+   * Which terms match as the start of a word: `true` or `"last"` the last term ("launch budg"
+   * finds "launch budget"), `"all"` every term; default whole words (docs/search.md#prefix-search).
+   */
+  prefix?: boolean | PrefixMode;
   /** Only messages created at or after this instant (a `Date` or ISO-8601 string). */
   since?: string | Date;
   /** Only messages created before this instant (a `Date` or ISO-8601 string). */

@@ -1,4 +1,4 @@
-import type { MatchMode } from "../contracts/types.js";
+import type { MatchMode, PrefixMode } from "../contracts/types.js";
 import type { SearchMode } from "../embeddings/types.js";
 import type {
   AnyContextProvider,
@@ -77,6 +77,11 @@ export interface ManagerSearchOptions {
   ownerId?: string;
   /** `"any"` (default): ranked any-term retrieval, all-term matches first; `"all"`: every term must match. */
   match?: MatchMode;
+  /**
+   * Which terms match as the start of a word: `true` or `"last"` the last term ("launch budg"
+   * finds "launch budget"), `"all"` every term; default whole words (docs/search.md#prefix-search).
+   */
+  prefix?: boolean | PrefixMode;
   /** Only messages created at or after this instant (a `Date` or ISO-8601 string). */
   since?: string | Date;
   /** Only messages created before this instant (a `Date` or ISO-8601 string). */

@@ -215,11 +215,14 @@ export const api = {
     request<{ prompt: string | null }>(session(id) + "/prompt/refresh", {
       method: "POST",
     }),
+  // A search box: the word being typed matches as a prefix ("budg" finds "budget").
   searchSession: (id: string, q: string, limit = 50) =>
     request<{ results: SearchHit[] }>(
-      session(id) + "/search" + query({ q, limit }),
+      session(id) + "/search" + query({ q, limit, prefix: "last" }),
     ),
   searchAll: (q: string, limit = 50) =>
-    request<{ results: SearchHit[] }>("/v1/search" + query({ q, limit })),
+    request<{ results: SearchHit[] }>(
+      "/v1/search" + query({ q, limit, prefix: "last" }),
+    ),
   eventsUrl: (id: string) => session(id) + "/events",
 };

@@ -45,11 +45,11 @@ export function searchRankingSpec(suite: Suite): void {
       );
 
       suite.it(
-        "ranks the newest matches within the rank window: ten times the limit, at least 200",
+        "ranks the newest 200 matches whatever the limit; older ones follow them, newest first",
         async ({ open }) => {
           const session = open();
-          // The oldest message is the best match, then 229 weaker ones: with limit 1 the window
-          // (200) leaves it out; with limit 30 (window 300) every match is ranked.
+          // The oldest message is the best match, then 229 weaker ones: the window (200 newest)
+          // leaves it out at any limit, so it is the last of all 230 results, not the first.
           const texts = ["kiwi kiwi kiwi kiwi"];
           for (let index = 0; index < 229; index++)
             texts.push(`kiwi banana cherry date number ${index}`);
@@ -57,10 +57,14 @@ export function searchRankingSpec(suite: Suite): void {
           const [newestBest] = await session.search("kiwi", { limit: 1 });
           expect(Number(newestBest?.id.slice(1))).toBeGreaterThan(30);
           const ranked = await session.search("kiwi", { limit: 30 });
-          expect(ranked[0]?.id).toBe("m1");
+          expect(ranked[0]?.id).toBe(newestBest?.id);
           expect(ranked).toHaveLength(30);
-          expect(await session.search("kiwi", { limit: 1000 })).toHaveLength(
-            230,
+          const all = await session.search("kiwi", { limit: 1000 });
+          expect(all).toHaveLength(230);
+          expect(ids(all.slice(0, 30))).toEqual(ids(ranked));
+          // Past the window: the 30 oldest matches, newest first.
+          expect(ids(all.slice(200))).toEqual(
+            Array.from({ length: 30 }, (_, index) => `m${30 - index}`),
           );
         },
         { requires: { ...search, relevanceRanking: true } },

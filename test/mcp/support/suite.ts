@@ -105,6 +105,7 @@ export function mcpCases(options: {
       "sessionId",
       "since",
       "until",
+      "prefix",
       "limit",
       "cursor",
     ]);
