@@ -38,6 +38,9 @@ export interface SessionSeam {
   /** Whether the provider's insert checks the registry itself (`insertChecksRegistry`). */
   insertChecksRegistry(): Promise<boolean>;
 
+  /** Whether the provider's insert checks a given parent itself (`insertChecksParent`). */
+  insertChecksParent(): Promise<boolean>;
+
   /**
    * `appendMessage()` with checks its write makes (`SessionManager.appendToExisting`):
    * `requireRegistered` writes only if the session has its registry row, checked by the insert

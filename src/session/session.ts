@@ -802,6 +802,8 @@ function createSeam(
     },
     insertChecksRegistry: async () =>
       checksRegistry((await runtime.ready()).provider),
+    insertChecksParent: async () =>
+      (await runtime.ready()).provider.insertChecksParent === true,
     appendChecked: (message, parentId, checks) =>
       writes.appendChecked(message, parentId, checks),
     watchStore: (listener, options = {}) =>

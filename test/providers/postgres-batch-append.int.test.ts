@@ -33,6 +33,8 @@ describePostgres("a chain of messages in one statement on PostgreSQL", () => {
   for (const [kind, connect] of connections) {
     it(`(${kind}) reports each message, skips taken ids and chains under them`, async () => {
       await database.truncate();
+      // The change log is not one of the tables `truncate()` empties.
+      await database.pool.query("TRUNCATE arbor_changes");
       const provider = new PostgresSessionProvider(connect(), "s");
       await provider.appendMessage(text("a"));
       const result = await provider.writeMessages(
@@ -135,6 +137,7 @@ describePostgres("a chain of messages in one statement on PostgreSQL", () => {
 
     it(`(${kind}) a batch that fails part way writes nothing`, async () => {
       await database.truncate();
+      await database.pool.query("TRUNCATE arbor_changes");
       // A real failure inside the statement, after some rows went in: a trigger refusing one id.
       await database.pool
         .query(`CREATE OR REPLACE FUNCTION arbor_test_refuse() RETURNS trigger

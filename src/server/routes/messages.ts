@@ -111,12 +111,11 @@ export function messageRoutes(
       .appendToExisting(id, message, body.parentId, {
         parentMustExist: true,
       })
-      .catch(async (error: unknown) => {
-        if (!isArborError(error) || error.code !== "MESSAGE_NOT_FOUND")
-          throw error;
-        // A missing parent in a missing session is the session's 404.
-        if (!checked) await openSession(deps, c, id);
-        throw messageNotFound(id, body.parentId ?? "");
+      .catch((error: unknown) => {
+        // The manager reports a missing session first, so this is a missing parent.
+        if (isArborError(error) && error.code === "MESSAGE_NOT_FOUND")
+          throw messageNotFound(id, body.parentId ?? "");
+        throw error;
       });
     if (result.inserted)
       return c.json({ message: toWire(result.message) }, 201);

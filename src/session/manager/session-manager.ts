@@ -44,7 +44,11 @@ import type {
   ChangePosition,
   Unsubscribe,
 } from "../contracts/changes.js";
-import { invalidArgument, SessionAccessError } from "../errors/index.js";
+import {
+  invalidArgument,
+  isArborError,
+  SessionAccessError,
+} from "../errors/index.js";
 import { configureSearchIndex, searchIndexSettings } from "./search-index.js";
 import {
   inMemoryManagerBackend,
@@ -368,7 +372,8 @@ export class SessionManager {
    * With `parentMustExist`, a `parentId` that is not in the session throws `ArborError`
    * (`MESSAGE_NOT_FOUND`) and nothing is written, where an append would store the message as a
    * root. On PostgreSQL the insert checks it too (one statement); on other stores the parent is
-   * read first, under the session's append lock.
+   * read first, under the session's append lock. A missing session is `SESSION_NOT_FOUND` whatever
+   * the parent.
    */
   async appendToExisting(
     id: string,
@@ -382,10 +387,23 @@ export class SessionManager {
       this.backend.backend?.registry === this.backend.registry &&
       (await seam.insertChecksRegistry())
     ) {
-      const result = await seam.appendChecked(message, parentId, {
-        requireRegistered: true,
-        requireParent,
-      });
+      const result = await seam
+        .appendChecked(message, parentId, {
+          requireRegistered: true,
+          requireParent,
+        })
+        .catch(async (error: unknown) => {
+          // A store whose insert checks the registry but not the parent read the parent first:
+          // a missing session must still read as such.
+          if (
+            isArborError(error) &&
+            error.code === "MESSAGE_NOT_FOUND" &&
+            !(await seam.insertChecksParent()) &&
+            !(await this.get(id))
+          )
+            throw new SessionAccessError("SESSION_NOT_FOUND", id);
+          throw error;
+        });
       if (result) return result;
     } else if (await this.get(id)) {
       if (!requireParent) return session.appendMessage(message, parentId);

@@ -381,9 +381,8 @@ export function managerSpec(suite: ManagerSuite): void {
             () => null,
             (caught: unknown) => caught,
           );
-        // Which of the two is missing first depends on the store's order of checks.
-        expect(["SESSION_NOT_FOUND", "MESSAGE_NOT_FOUND"]).toContain(
-          (error as { code?: string } | null)?.code,
+        expect((error as { code?: string } | null)?.code).toBe(
+          "SESSION_NOT_FOUND",
         );
         expect(await manager.get("never-created")).toBeNull();
       },
