@@ -153,7 +153,8 @@ export class SessionWrites {
       );
       const outcome = isThenable(pending) ? await pending : pending;
       unregistered = outcome.registered === false;
-      parentMissing = outcome.parentFound === false && !unregistered;
+      parentMissing =
+        parentCheck && outcome.parentFound === false && !unregistered;
       inserted =
         outcome.inserted[0] === true && !unregistered && !parentMissing;
       registryTouched = outcome.registryTouched === true;

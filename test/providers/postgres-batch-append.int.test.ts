@@ -123,6 +123,15 @@ describePostgres("a chain of messages in one statement on PostgreSQL", () => {
         { parentId: "a", requireParent: true },
       );
       expect(stored).toEqual({ inserted: [true, true], firstParentId: "a" });
+      // Only a given parent is checked: a taken id under `null` or the latest leaf is just taken.
+      for (const parentId of [null, undefined])
+        expect(
+          await provider.writeMessages([{ message: text("a") }], {
+            parentId,
+            requireParent: true,
+            requireRegistered: true,
+          }),
+        ).toEqual({ inserted: [false], firstParentId: null });
       // The registry is checked first: a session without its row is reported as that.
       const unregistered = await provider
         .forSession("ghost")

@@ -90,7 +90,7 @@ export async function insertMessage(
     UNION ALL
     SELECT NULL, NULL, NULL, NULL, ${
       requireRegistered ? "registry.present" : "true"
-    }, parent.id IS NOT NULL
+    }, ${requireParent ? "parent.id IS NOT NULL" : "true"}
     FROM ${requireRegistered ? "registry" : "locked"} LEFT JOIN parent ON true
     WHERE NOT EXISTS (SELECT 1 FROM inserted)`
       : `
