@@ -124,6 +124,7 @@ export type {
 export { InProcessChangeLog } from "./state/change-feed.js";
 export {
   SessionManager,
+  type AppendToExistingOptions,
   type CreateSessionOptions,
   type ForkOptions,
   type ImportSessionOptions,

@@ -36,8 +36,9 @@ export function adaptSeedProvider(
     get(_, name) {
       if (name === "writeMessages") return writeMessages;
       if (name === "storeIdentity") return identity;
-      // Its writes check no registry, whatever the provider declares.
-      if (name === "insertChecksRegistry") return false;
+      // Its writes check no registry and no parent, whatever the provider declares.
+      if (name === "insertChecksRegistry" || name === "insertChecksParent")
+        return false;
       if (name === "forSession" && typeof seed.forSession === "function")
         return (sessionId: string) =>
           adaptSeedProvider(seed.forSession!(sessionId));

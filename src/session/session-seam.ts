@@ -6,7 +6,7 @@
  * object per Session, obtained with `sessionSeam(session)` (session.ts) when the session is opened,
  * instead of reaching into its state. Not public API.
  */
-import type { AppendMessageResult } from "./session-writes.js";
+import type { AppendChecks, AppendMessageResult } from "./session-writes.js";
 import type { AfterWrite } from "./session-runtime.js";
 import type { SessionParts } from "./session-setup.js";
 import type { EmbeddingHandle } from "./embeddings/embedding-handle.js";
@@ -38,14 +38,20 @@ export interface SessionSeam {
   /** Whether the provider's insert checks the registry itself (`insertChecksRegistry`). */
   insertChecksRegistry(): Promise<boolean>;
 
+  /** Whether the provider's insert checks a given parent itself (`insertChecksParent`). */
+  insertChecksParent(): Promise<boolean>;
+
   /**
-   * `appendMessage()` that writes only if the session has its registry row, checked by
-   * the insert itself; `null`, with nothing written, when it has none
-   * (`SessionManager.appendToExisting`, for a provider that declares `insertChecksRegistry`).
+   * `appendMessage()` with checks its write makes (`SessionManager.appendToExisting`):
+   * `requireRegistered` writes only if the session has its registry row, checked by the insert
+   * itself (for a provider that declares `insertChecksRegistry`), and answers `null`, with nothing
+   * written, when it has none; `requireParent` throws `MESSAGE_NOT_FOUND`, with nothing written,
+   * when a given parent is not in the session (`SessionWrites.appendChecked`).
    */
-  appendIfRegistered(
+  appendChecked(
     message: SessionMessage,
-    parentId?: string | null,
+    parentId: string | null | undefined,
+    checks: AppendChecks,
   ): Promise<AppendMessageResult | null>;
 
   /** Watches every session of the session's store through its provider's feed. */

@@ -9,7 +9,7 @@ import { encodeMessage, stringifyMessage } from "./core/message-codec.js";
 import type { SessionTree } from "./state/session-tree.js";
 import { fitsUtf8 } from "./core/utf8.js";
 import { inlineDataBytes } from "./core/attachments.js";
-import { ArborTypeError, invalidArgument } from "./errors/index.js";
+import { ArborError, ArborTypeError, invalidArgument } from "./errors/index.js";
 import { assertMessageRole } from "./session-checks.js";
 import type { SessionRuntime } from "./session-runtime.js";
 import { enforceRowSizeLimit } from "./core/row-size-limit.js";
@@ -81,17 +81,20 @@ export class SessionWrites {
   }
 
   /**
-   * `appendWithResult()` that writes only if the session has its registry row, checked by the
-   * insert itself (`insertChecksRegistry`); `null`, with nothing written, when it has none.
-   * Only for a provider that declares the check.
+   * `appendWithResult()` with checks made by the write itself (`SessionManager.appendToExisting`).
+   * `requireRegistered`: write only if the session has its registry row, checked by the insert
+   * (only for a provider that declares `insertChecksRegistry`); `null`, with nothing written, when
+   * it has none. `requireParent`: a string `parentId` that is not in the session throws
+   * `MESSAGE_NOT_FOUND` and nothing is written, where an append would store the message as a
+   * root; checked by the insert when the provider declares `insertChecksParent`, else read first
+   * under the append lock.
    */
-  async appendIfRegistered(
+  async appendChecked(
     message: SessionMessage,
-    parentId?: string | null,
+    parentId: string | null | undefined,
+    checks: AppendChecks,
   ): Promise<AppendMessageResult | null> {
-    const outcome = await this.insert(message, parentId, {
-      requireRegistered: true,
-    });
+    const outcome = await this.insert(message, parentId, checks);
     if (outcome.unregistered) return null;
     if (outcome.inserted)
       return { inserted: true, message: outcome.stored, matchesStored: true };
@@ -102,7 +105,7 @@ export class SessionWrites {
   private async insert(
     message: SessionMessage,
     parentId: string | null | undefined,
-    options?: { requireRegistered: true },
+    checks: AppendChecks = {},
   ): Promise<{
     inserted: boolean;
     /** The session had no registry row (`options.requireRegistered`): nothing was written. */
@@ -116,7 +119,7 @@ export class SessionWrites {
     const runtime = this.runtime;
     const parts = await runtime.ready();
     const { provider, tree } = parts;
-    if (options && !checksRegistry(provider)) {
+    if (checks.requireRegistered === true && !checksRegistry(provider)) {
       throw new ArborTypeError(
         "NOT_SUPPORTED",
         "[arbor] This provider's writeMessages does not check the registry (insertChecksRegistry)",
@@ -127,8 +130,17 @@ export class SessionWrites {
     const estimator = runtime.compaction.estimator;
     let inserted = false;
     let unregistered = false;
+    let parentMissing = false;
     let registryTouched = false;
+    // A given parent that must exist: the provider's insert checks it, or it is read here first.
+    const parentCheck =
+      checks.requireParent === true && typeof requested === "string";
+    const readsParent = parentCheck && provider.insertChecksParent !== true;
     await runtime.exclusive(provider, async () => {
+      if (readsParent && (await provider.getMessage(requested)) === null) {
+        parentMissing = true;
+        return;
+      }
       // The usual append (no chosen branch, a synchronous store) takes no await here: each is a
       // turn of the microtask queue, a share of an append's cost in a Durable Object.
       const pass = tree.pointer.mayHoldBranch
@@ -137,11 +149,14 @@ export class SessionWrites {
       const stored = prepared.message;
       const pending = provider.writeMessages(
         [prepared],
-        writeOptions(pass, options),
+        writeOptions(pass, checks, parentCheck && !readsParent),
       );
       const outcome = isThenable(pending) ? await pending : pending;
       unregistered = outcome.registered === false;
-      inserted = outcome.inserted[0] === true && !unregistered;
+      parentMissing =
+        parentCheck && outcome.parentFound === false && !unregistered;
+      inserted =
+        outcome.inserted[0] === true && !unregistered && !parentMissing;
       registryTouched = outcome.registryTouched === true;
       if (!inserted) return;
       if (tree.pointer.mayHoldBranch) await tree.changed();
@@ -161,6 +176,11 @@ export class SessionWrites {
     if (!inserted) {
       // Nothing was written: no hook, no compaction.
       await runtime.emitIdle();
+      if (parentMissing)
+        throw new ArborError(
+          "MESSAGE_NOT_FOUND",
+          `[arbor] Parent "${String(requested)}" is not in session "${runtime.plan.sessionId}"; message "${message.id}" was not written`,
+        );
       return outcome;
     }
     // Each await below is a turn of the microtask queue, a share of a Durable Object append's
@@ -209,7 +229,7 @@ export class SessionWrites {
       const first = await tree.appendParent(requested);
       const batch = await provider.writeMessages(
         prepared,
-        writeOptions(first, undefined),
+        writeOptions(first, {}, false),
       );
       if (batch.inserted.includes(true)) await tree.changed();
       let parent: string | null = batch.firstParentId;
@@ -387,13 +407,24 @@ export function checksRegistry(provider: SessionProvider): boolean {
   return provider.insertChecksRegistry === true;
 }
 
-/** The options of one `writeMessages` call: the first parent, and the registry check when asked for. */
+/** What an append asks its write to check (`SessionWrites.appendChecked`). */
+export interface AppendChecks {
+  /** Write only if the session has its registry row (`insertChecksRegistry`). */
+  requireRegistered?: boolean;
+  /** A string parent must be in the session (`MESSAGE_NOT_FOUND` otherwise, nothing written). */
+  requireParent?: boolean;
+}
+
+/** The options of one `writeMessages` call: the first parent, and the checks the insert makes. */
 function writeOptions(
   parentId: string | null | undefined,
-  options: { requireRegistered: true } | undefined,
+  checks: AppendChecks,
+  requireParent: boolean,
 ): WriteMessagesOptions {
-  if (options) return { parentId, requireRegistered: true };
-  return { parentId };
+  const options: WriteMessagesOptions = { parentId };
+  if (checks.requireRegistered === true) options.requireRegistered = true;
+  if (requireParent) options.requireParent = true;
+  return options;
 }
 
 function isThenable<T>(value: T | Promise<T>): value is Promise<T> {

@@ -803,8 +803,10 @@ function createSeam(
     },
     insertChecksRegistry: async () =>
       checksRegistry((await runtime.ready()).provider),
-    appendIfRegistered: (message, parentId) =>
-      writes.appendIfRegistered(message, parentId),
+    insertChecksParent: async () =>
+      (await runtime.ready()).provider.insertChecksParent === true,
+    appendChecked: (message, parentId, checks) =>
+      writes.appendChecked(message, parentId, checks),
     watchStore: (listener, options = {}) =>
       watchSession(runtime, listener, { ...options, allSessions: true }),
     eraseExclusive: (task) => runtime.eraseExclusive(task),

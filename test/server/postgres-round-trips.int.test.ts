@@ -136,6 +136,42 @@ describePostgres("statements per request on PostgreSQL (pg Pool)", () => {
       expect(second.body.sessions).toHaveLength(20);
     });
     expect(next).toHaveLength(2);
+
+    // An append under an explicit parent: the insert checks the parent under the session lock.
+    // Before: 2 (a read of the parent, then the insert).
+    const underParent = await statementsOf(async () => {
+      const answer = await call("POST", `/v1/sessions/${target}/messages`, {
+        json: { message: text("third", "Under m0"), parentId: "m0" },
+      });
+      expect(answer.status).toBe(201);
+    });
+    expect(underParent).toHaveLength(1);
+    // A parent that is not in the session (unknown, or another session's message) answers 404
+    // from that same statement, and nothing is written: never a root.
+    for (const parentId of ["nowhere", "m1"]) {
+      const refused = await statementsOf(async () => {
+        const answer = await call("POST", `/v1/sessions/${target}/messages`, {
+          json: { message: text("orphan", "Lost"), parentId },
+        });
+        expect([answer.status, answer.body.error.code]).toEqual([
+          404,
+          "MESSAGE_NOT_FOUND",
+        ]);
+      });
+      expect(refused).toHaveLength(1);
+    }
+    const orphans = await database!.pool.query(
+      "SELECT count(*)::int AS n FROM assistant_messages WHERE id = 'orphan'",
+    );
+    expect(orphans.rows[0].n).toBe(0);
+    // A missing parent in a missing session is the session's 404.
+    const nowhere = await call("POST", "/v1/sessions/nowhere/messages", {
+      json: { message: text("lost", "Hello?"), parentId: "m0" },
+    });
+    expect([nowhere.status, nowhere.body.error.code]).toEqual([
+      404,
+      "SESSION_NOT_FOUND",
+    ]);
   }, 120_000);
 
   it("with auth: the tenant's check is one read of the session's owner", async () => {
@@ -165,12 +201,19 @@ describePostgres("statements per request on PostgreSQL (pg Pool)", () => {
       const answer = await tenant("GET", `/v1/sessions/${id}/history`);
       expect(answer.body.messages).toHaveLength(2);
     });
-    // The key, the session's owner and the request's own statement. Before: 4 each (the
-    // registry row was read too).
-    expect({ append: append.length, history: history.length }).toEqual({
-      append: 3,
-      history: 3,
+    const underParent = await statementsOf(async () => {
+      const answer = await tenant("POST", `/v1/sessions/${id}/messages`, {
+        json: { message: text("o3", "Under o1"), parentId: "o1" },
+      });
+      expect(answer.status).toBe(201);
     });
+    // The key, the session's owner and the request's own statement. Before: 4 each (the
+    // registry row was read too), and 4 for an append under a parent (which was read first).
+    expect({
+      append: append.length,
+      history: history.length,
+      underParent: underParent.length,
+    }).toEqual({ append: 3, history: 3, underParent: 3 });
     // Another tenant's session and a missing one answer the same 404, and nothing is written.
     for (const [as, session] of [
       [other, id],

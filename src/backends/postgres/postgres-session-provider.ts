@@ -36,7 +36,6 @@ import {
   checkPostgresClient,
   type PostgresClient,
   type PostgresExecutor,
-  type PostgresQueryable,
 } from "./postgres-client.js";
 import {
   deleteCompactionRow,
@@ -71,6 +70,7 @@ import {
   loadPathEntries,
   loadRecentHistory,
 } from "./postgres-windows.js";
+import { insertMessages } from "./postgres-batch-writes.js";
 import { insertMessage, updateStoredMessage } from "./postgres-writes.js";
 
 /** Options of `PostgresSessionProvider`. */
@@ -121,6 +121,8 @@ export class PostgresSessionProvider implements SessionProvider {
   readonly storesAttachments = true;
   /** `writeMessages` honours `requireRegistered` (the registry is in the same database). */
   readonly insertChecksRegistry = true;
+  /** `writeMessages` honours `requireParent`, in the insert statement itself. */
+  readonly insertChecksParent = true;
   readonly #client: PostgresClient;
   readonly #db: PostgresExecutor;
   readonly #options: PostgresSessionProviderOptions;
@@ -219,10 +221,10 @@ export class PostgresSessionProvider implements SessionProvider {
   }
 
   /**
-   * The one write (see `SessionProvider.writeMessages`). Each message is one statement that takes
-   * the session lock, resolves its parent with a fresh snapshot and inserts; a chain of several
-   * runs in one transaction (all or none) on a `pg` Pool or Client and a postgres.js `sql`, and
-   * statement by statement on an `execute`-style connection, which has no transaction.
+   * The one write (see `SessionProvider.writeMessages`): one statement whatever the number of
+   * messages. It takes the session lock, resolves the first parent with a fresh snapshot, checks
+   * the registry row and the given parent when asked to, and inserts every row (a chain of
+   * several from one parameter, `insertMessages`), so it is atomic on every connection kind.
    */
   async writeMessages(
     messages: readonly MessageWrite[],
@@ -233,45 +235,42 @@ export class PostgresSessionProvider implements SessionProvider {
     const encoded = messages.map(({ message, json }) =>
       encodeForStorage(message, json),
     );
+    if (messages.length === 0) return { inserted: [], firstParentId: null };
     await this.#ready();
     // The registry row of "" (no namespace) is never written.
     const touch = this.#options.touchRegistry === true && this.sessionId !== "";
-    const touchedAt = touch ? new Date().toISOString() : null;
-    const requireRegistered = options.requireRegistered === true;
-    const write = async (db: PostgresQueryable) => {
-      const inserted: boolean[] = [];
-      let firstParentId: string | null = null;
-      let registryTouched = false;
-      let parent = options.parentId;
-      for (const [index, { message }] of messages.entries()) {
-        const result = await insertMessage(
-          db,
-          this.sessionId,
-          message,
-          encoded[index]!,
-          parent,
-          touchedAt,
-          requireRegistered,
-        );
-        if (result.registered === false)
-          return {
-            inserted: messages.map(() => false),
-            firstParentId: null,
-            registered: false,
-          };
-        if (index === 0) firstParentId = result.parentId;
-        inserted.push(result.inserted);
-        registryTouched ||= result.registryTouched === true;
-        parent = message.id;
-      }
-      return registryTouched
-        ? { inserted, firstParentId, registryTouched }
-        : { inserted, firstParentId };
+    const checks = {
+      touchedAt: touch ? new Date().toISOString() : null,
+      requireRegistered: options.requireRegistered === true,
+      requireParent: options.requireParent === true,
     };
-    const result =
-      messages.length > 1 && this.#db.supportsTransactions
-        ? await this.#db.transaction(write)
-        : await write(this.#db);
+    let result: WriteMessagesResult;
+    if (messages.length === 1) {
+      const one = await insertMessage(
+        this.#db,
+        this.sessionId,
+        messages[0]!.message,
+        encoded[0]!,
+        options.parentId,
+        checks,
+      );
+      result = {
+        inserted: [one.inserted],
+        firstParentId: one.parentId,
+        ...(one.registryTouched === true ? { registryTouched: true } : {}),
+        ...(one.registered === false ? { registered: false } : {}),
+        ...(one.parentFound === false ? { parentFound: false } : {}),
+      };
+    } else {
+      result = await insertMessages(
+        this.#db,
+        this.sessionId,
+        messages.map(({ message }) => message),
+        encoded,
+        options.parentId,
+        checks,
+      );
+    }
     if (result.inserted.includes(true) && !touch)
       await this.#registerOnFirstWrite();
     return result;

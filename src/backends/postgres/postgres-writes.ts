@@ -24,6 +24,18 @@ export interface InsertedMessage {
   registryTouched?: boolean;
   /** `false`: `requireRegistered` was asked and the session has no registry row. */
   registered?: boolean;
+  /** `false`: `requireParent` was asked and the given parent is not in the session. */
+  parentFound?: boolean;
+}
+
+/** What an insert checks and touches besides the row (`WriteMessagesOptions`). */
+export interface InsertChecks {
+  /** Also set the session's registry `updated_at` to this time (registering it without a row). */
+  touchedAt: string | null;
+  /** Write only if the session has a registry row. */
+  requireRegistered: boolean;
+  /** With a string parent: write only if it is in the session. */
+  requireParent: boolean;
 }
 
 /**
@@ -37,6 +49,10 @@ export interface InsertedMessage {
  * registers a session without a row (named by its id), in the same statement: the touch a
  * manager makes after an append, committed with the message or not at all. The row lock on
  * `assistant_sessions` is taken after the session lock, the order every writer follows.
+ *
+ * With `requireRegistered` the registry row, and with `requireParent` a given parent, is looked
+ * up under the session lock: the insert happens only when they are there, and the statement
+ * always answers one row saying what it found, so a refused append costs no read before it.
  */
 export async function insertMessage(
   db: PostgresQueryable,
@@ -44,9 +60,10 @@ export async function insertMessage(
   message: SessionMessage,
   encoded: EncodedMessage,
   parentId: string | null | undefined,
-  touchedAt: string | null = null,
-  requireRegistered = false,
+  checks: InsertChecks,
 ): Promise<InsertedMessage> {
+  const { touchedAt, requireRegistered } = checks;
+  const requireParent = checks.requireParent && typeof parentId === "string";
   const touch =
     touchedAt === null
       ? ""
@@ -57,18 +74,32 @@ export async function insertMessage(
       FROM inserted, (SELECT date_trunc('milliseconds', ${TIMESTAMPTZ_PARAM}) AS at) AS stamp
       ON CONFLICT (id) DO UPDATE SET updated_at = EXCLUDED.updated_at
     )`;
-  // With `requireRegistered` the registry row is looked up under the session lock, the insert
-  // happens only with one, and the statement always answers one row saying whether it was there.
   const registry = requireRegistered
     ? `,
     registry AS MATERIALIZED (
       SELECT EXISTS (SELECT 1 FROM assistant_sessions WHERE id = ?) AS present FROM locked
     )`
     : "";
+  // Without a check the statement answers the inserted row only (none when the id was taken);
+  // with one it always answers a row: when nothing went in, the second branch says what was
+  // missing (the registry row is looked at first, so a missing session reads as such).
+  const answer =
+    requireRegistered || requireParent
+      ? `, true AS registered, true AS parent_found
+    FROM inserted
+    UNION ALL
+    SELECT NULL, NULL, NULL, NULL, ${
+      requireRegistered ? "registry.present" : "true"
+    }, ${requireParent ? "parent.id IS NOT NULL" : "true"}
+    FROM ${requireRegistered ? "registry" : "locked"} LEFT JOIN parent ON true
+    WHERE NOT EXISTS (SELECT 1 FROM inserted)`
+      : `
+    FROM inserted`;
   const rows = await db.query<{
     seq: string | null;
     parent_id: string | null;
     registered?: boolean;
+    parent_found?: boolean;
   }>(
     `WITH locked AS MATERIALIZED (SELECT ${SESSION_LOCK_SQL} AS locked)${registry},
     parent AS MATERIALIZED (
@@ -78,20 +109,13 @@ export async function insertMessage(
     ),
     inserted AS (
       INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, created_at)
-      SELECT ?, ?, parent.id, ?, ?, ${INDEXED_TEXT_SQL}, clock_timestamp() FROM parent
+      SELECT ?, ?, parent.id, ?, ?, ${INDEXED_TEXT_SQL}, clock_timestamp() FROM parent${
+        requireParent ? " WHERE parent.id IS NOT NULL" : ""
+      }
       ON CONFLICT (session_id, id) DO NOTHING
       RETURNING seq, parent_id
     )${touch}
-    SELECT seq, parent_id, ${RECORD_CHANGE_SQL} AS change, ${ATTACH_SQL} AS attached${
-      requireRegistered
-        ? `, true AS registered
-    FROM inserted
-    UNION ALL
-    SELECT NULL, NULL, NULL, NULL, present FROM registry
-    WHERE NOT EXISTS (SELECT 1 FROM inserted)`
-        : `
-    FROM inserted`
-    }`,
+    SELECT seq, parent_id, ${RECORD_CHANGE_SQL} AS change, ${ATTACH_SQL} AS attached${answer}`,
     [
       sessionId,
       ...(requireRegistered ? [sessionId] : []),
@@ -115,6 +139,8 @@ export async function insertMessage(
   const [inserted] = rows;
   if (inserted?.registered === false)
     return { inserted: false, parentId: null, registered: false };
+  if (inserted?.parent_found === false)
+    return { inserted: false, parentId: null, parentFound: false };
   if (!inserted || inserted.seq === null)
     return { inserted: false, parentId: null };
   return {

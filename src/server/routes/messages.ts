@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { ArborError } from "../../session/errors/index.js";
+import { ArborError, isArborError } from "../../session/errors/index.js";
 import {
   messageNotFound,
   openSession,
@@ -95,9 +95,7 @@ export function messageRoutes(
     // With auth the tenant's check comes first; without, the insert itself checks that the
     // session exists (`appendToExisting`), so an append is one statement on PostgreSQL.
     const checked = tenantOf(c) !== null;
-    const session = checked
-      ? await openSession(deps, c, id)
-      : deps.manager.getSession(id);
+    if (checked) await openSession(deps, c, id);
     // Without an id, an Idempotency-Key names the message: its retry is the same id.
     const keyed =
       body.message.id === undefined ? await messageIdFor(c, id) : null;
@@ -105,20 +103,20 @@ export function messageRoutes(
       ...body.message,
       id: body.message.id ?? keyed ?? crypto.randomUUID(),
     };
-    // A parent from elsewhere (another session, another tenant) is refused, never attached; a
-    // missing one in a missing session is the session's 404.
-    if (
-      typeof body.parentId === "string" &&
-      !(await session.getMessage(body.parentId))
-    ) {
-      if (!checked) await openSession(deps, c, id);
-      throw messageNotFound(id, body.parentId);
-    }
-    // The insert itself says whether it stored the message, so concurrent POSTs of one id get
-    // exactly one 201 (docs/server.md#messages); nothing is read before or after it.
-    const result = checked
-      ? await session.appendMessage(message, body.parentId)
-      : await deps.manager.appendToExisting(id, message, body.parentId);
+    // A parent from elsewhere (another session, another tenant) is refused, never attached: the
+    // insert itself checks it (one statement on PostgreSQL) and writes nothing without it. The
+    // insert says whether it stored the message, so concurrent POSTs of one id get exactly one
+    // 201 (docs/server.md#messages); nothing is read before or after it.
+    const result = await deps.manager
+      .appendToExisting(id, message, body.parentId, {
+        parentMustExist: true,
+      })
+      .catch((error: unknown) => {
+        // The manager reports a missing session first, so this is a missing parent.
+        if (isArborError(error) && error.code === "MESSAGE_NOT_FOUND")
+          throw messageNotFound(id, body.parentId ?? "");
+        throw error;
+      });
     if (result.inserted)
       return c.json({ message: toWire(result.message) }, 201);
     if (keyed !== null && !result.matchesStored)

@@ -78,6 +78,12 @@ export interface WriteMessagesOptions {
    * that declares `insertChecksRegistry`.
    */
   requireRegistered?: boolean;
+  /**
+   * With a string `parentId`: write only if that message is in this session, checked in the same
+   * atomic write; otherwise write nothing and report `parentFound: false` (instead of storing the
+   * first message as a root). Passed only to a provider that declares `insertChecksParent`.
+   */
+  requireParent?: boolean;
 }
 
 /** What `writeMessages` reports: per message whether a row was inserted, and where the first went. */
@@ -100,6 +106,11 @@ export interface WriteMessagesResult {
    * nothing was written (every `inserted` entry is `false`). Absent otherwise.
    */
   registered?: boolean;
+  /**
+   * `false` when `options.requireParent` was passed with a string `parentId` that is not in the
+   * session: nothing was written (every `inserted` entry is `false`). Absent otherwise.
+   */
+  parentFound?: boolean;
 }
 
 /** The members every `SessionProvider` must have; the rest of the interface is optional. */
@@ -168,6 +179,12 @@ export interface SessionProvider {
    * registry first.
    */
   readonly insertChecksRegistry?: boolean;
+  /**
+   * Optional: `true` when `writeMessages` honours `options.requireParent`. An append that must
+   * not land anywhere but under its given parent (the server's `parentId`) is then one write;
+   * otherwise the Session reads the parent first, under its append lock.
+   */
+  readonly insertChecksParent?: boolean;
   /**
    * Replace the stored content of the message with this id; parent and order unchanged; no-op if
    * absent. `json`, when given, is `JSON.stringify(message)`, already validated (as in `MessageWrite`).

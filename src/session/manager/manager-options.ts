@@ -109,3 +109,12 @@ export interface ImportSessionOptions {
   /** Allow binding a snapshot of another owner to `ownerId`. */
   rebind?: boolean;
 }
+
+/** Options of `SessionManager.appendToExisting()`. */
+export interface AppendToExistingOptions {
+  /**
+   * A `parentId` that is not in the session throws `MESSAGE_NOT_FOUND` and nothing is written,
+   * where an append would store the message as a root (what the HTTP server's `parentId` needs).
+   */
+  parentMustExist?: boolean;
+}

@@ -44,7 +44,11 @@ import type {
   ChangePosition,
   Unsubscribe,
 } from "../contracts/changes.js";
-import { invalidArgument, SessionAccessError } from "../errors/index.js";
+import {
+  invalidArgument,
+  isArborError,
+  SessionAccessError,
+} from "../errors/index.js";
 import { configureSearchIndex, searchIndexSettings } from "./search-index.js";
 import {
   inMemoryManagerBackend,
@@ -53,6 +57,7 @@ import {
   type ManagerHost,
 } from "./manager-backend.js";
 import type {
+  AppendToExistingOptions,
   CreateSessionOptions,
   ForkOptions,
   ImportSessionOptions,
@@ -364,21 +369,49 @@ export class SessionManager {
    * where `append()` would register it. On the built-in backends the insert itself checks the
    * registry, so this costs no read more than an append; over another registry it reads the row
    * first. Ownership is not checked here: `resume(id, ownerId)` does that.
+   *
+   * With `parentMustExist`, a `parentId` that is not in the session throws `ArborError`
+   * (`MESSAGE_NOT_FOUND`) and nothing is written, where an append would store the message as a
+   * root. On PostgreSQL the insert checks it too (one statement); on other stores the parent is
+   * read first, under the session's append lock. A missing session is `SESSION_NOT_FOUND` whatever
+   * the parent.
    */
   async appendToExisting(
     id: string,
     message: SessionMessage,
     parentId?: string | null,
+    options: AppendToExistingOptions = {},
   ): Promise<AppendMessageResult> {
     const { session, seam } = this.sessions.get(id);
+    const requireParent = options.parentMustExist === true;
     if (
       this.backend.backend?.registry === this.backend.registry &&
       (await seam.insertChecksRegistry())
     ) {
-      const result = await seam.appendIfRegistered(message, parentId);
+      const result = await seam
+        .appendChecked(message, parentId, {
+          requireRegistered: true,
+          requireParent,
+        })
+        .catch(async (error: unknown) => {
+          // A store whose insert checks the registry but not the parent read the parent first:
+          // a missing session must still read as such.
+          if (
+            isArborError(error) &&
+            error.code === "MESSAGE_NOT_FOUND" &&
+            !(await seam.insertChecksParent()) &&
+            !(await this.get(id))
+          )
+            throw new SessionAccessError("SESSION_NOT_FOUND", id);
+          throw error;
+        });
       if (result) return result;
     } else if (await this.get(id)) {
-      return session.appendMessage(message, parentId);
+      if (!requireParent) return session.appendMessage(message, parentId);
+      const result = await seam.appendChecked(message, parentId, {
+        requireParent,
+      });
+      if (result) return result;
     }
     throw new SessionAccessError("SESSION_NOT_FOUND", id);
   }

@@ -400,6 +400,77 @@ export function managerSpec(suite: ManagerSuite): void {
     );
 
     suite.it(
+      "appendToExisting with parentMustExist refuses a parent the session lacks and writes nothing",
+      async (store) => {
+        const manager = store.manager();
+        const info = await manager.create("chat");
+        const other = await manager.create("other");
+        await manager.appendToExisting(info.id, text("u1", "one"));
+        await manager.appendToExisting(other.id, text("o1", "elsewhere"));
+        const refused = async (parentId: string, id: string) => {
+          const error = await manager
+            .appendToExisting(info.id, text(id, "lost"), parentId, {
+              parentMustExist: true,
+            })
+            .then(
+              () => null,
+              (caught: unknown) => caught,
+            );
+          expect((error as { code?: string } | null)?.code).toBe(
+            "MESSAGE_NOT_FOUND",
+          );
+          expect(await manager.getSession(info.id).getMessage(id)).toBeNull();
+        };
+        // Unknown anywhere, and a message of another session: never attached, never a root.
+        await refused("nowhere", "x1");
+        await refused("o1", "x2");
+        expect(ids(await manager.getHistory(info.id))).toEqual(["u1"]);
+        // A parent that is there: stored under it; its retry is the same write.
+        const stored = await manager.appendToExisting(
+          info.id,
+          text("a1", "two"),
+          "u1",
+          { parentMustExist: true },
+        );
+        expect([stored.inserted, stored.matchesStored]).toEqual([true, true]);
+        const retry = await manager.appendToExisting(
+          info.id,
+          text("a1", "two"),
+          "u1",
+          { parentMustExist: true },
+        );
+        expect([retry.inserted, retry.matchesStored]).toEqual([false, true]);
+        // No parent or a new root: nothing to check.
+        await manager.appendToExisting(
+          info.id,
+          text("a2", "three"),
+          undefined,
+          {
+            parentMustExist: true,
+          },
+        );
+        expect(ids(await manager.getHistory(info.id))).toEqual([
+          "u1",
+          "a1",
+          "a2",
+        ]);
+        // A session that does not exist is that, whatever the parent.
+        const error = await manager
+          .appendToExisting("never-created", text("y1", "lost"), "u1", {
+            parentMustExist: true,
+          })
+          .then(
+            () => null,
+            (caught: unknown) => caught,
+          );
+        expect((error as { code?: string } | null)?.code).toBe(
+          "SESSION_NOT_FOUND",
+        );
+        expect(await manager.get("never-created")).toBeNull();
+      },
+    );
+
+    suite.it(
       "writes through getSession() bump updated_at too",
       async (store) => {
         const manager = store.manager();
