@@ -1,6 +1,6 @@
 import type { AgentModelMessage as ModelMessage } from "./ai-types.js";
 import type { SessionMessage } from "../session/index.js";
-import { messageOf } from "../session/status.js";
+import { messageOf } from "../session/facade/status.js";
 import type { TurnPlan, TurnUsage } from "./types.js";
 
 /** What a turn sent to the model, for `session.recordContext()` (docs/behavior/events-and-audit.md). */

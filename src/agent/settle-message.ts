@@ -1,4 +1,4 @@
-import { isToolPart } from "../session/core/tool-parts.js";
+import { isToolPart } from "../session/messages/tool-parts.js";
 import type { SessionMessage, SessionMessagePart } from "../session/index.js";
 
 /** `errorText` of a tool call whose turn stopped before the tool returned. */

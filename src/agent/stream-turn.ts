@@ -6,7 +6,7 @@ import type {
   UIMessageChunk,
 } from "ai";
 import type { Session, SessionMessage } from "../session/index.js";
-import { messageOf } from "../session/status.js";
+import { messageOf } from "../session/facade/status.js";
 import { assembleContext } from "../utils/assemble-context.js";
 import { afterTurn } from "./after-turn.js";
 import { settleInterruptedMessage } from "./settle-message.js";

@@ -5,7 +5,7 @@ import type {
   Session,
   SessionMessage,
 } from "../session/index.js";
-import { messageOf } from "../session/status.js";
+import { messageOf } from "../session/facade/status.js";
 import type { AiSdk } from "./_ai.js";
 import type { LocalStream, StreamHub } from "./stream-hub.js";
 import type { ChatStreamResult, ChatUIMessageChunk } from "./types.js";

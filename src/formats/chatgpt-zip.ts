@@ -1,5 +1,5 @@
 import type { SessionMessagePart } from "../session/contracts/types.js";
-import { encodeBase64 } from "../session/core/base64.js";
+import { encodeBase64 } from "../session/encoding/base64.js";
 import { imagesOf, streamChatGpt } from "./chatgpt.js";
 import { invalidImport } from "./import-error.js";
 import { textChunks } from "./json-stream.js";

@@ -5,7 +5,7 @@ import type {
 import { asRecord, invalidImport } from "./import-error.js";
 import { jsonArrayElements } from "./json-stream.js";
 import { parseJsonDocument } from "./json-text.js";
-import { toolNameOf } from "../session/core/tool-parts.js";
+import { toolNameOf } from "../session/messages/tool-parts.js";
 import {
   IMAGE_PLACEHOLDER,
   textParts,

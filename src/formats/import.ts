@@ -2,7 +2,7 @@ import type {
   SessionInfo,
   SessionSnapshot,
 } from "../session/contracts/session-info.js";
-import { uuidFromHex } from "../session/core/hash-uuid.js";
+import { uuidFromHex } from "../session/encoding/hash-uuid.js";
 import {
   IMPORT_KEY_METADATA,
   IMPORTED_AT_METADATA,

@@ -2,8 +2,8 @@ import type {
   SessionMessage,
   SessionMessagePart,
 } from "../session/contracts/types.js";
-import { isCompactionMessage } from "../session/core/apply-compactions.js";
-import { toolNameOf } from "../session/core/tool-parts.js";
+import { isCompactionMessage } from "../session/tree/apply-compactions.js";
+import { toolNameOf } from "../session/messages/tool-parts.js";
 import { textOf } from "../session/errors/text-of.js";
 
 /** How much of a tool's input or output a transcript shows. */

@@ -3,8 +3,8 @@ import type {
   SessionMessage,
   StoredCompaction,
 } from "../session/contracts/types.js";
-import { assertValidMessage } from "../session/core/message-codec.js";
-import { assertMessageRole } from "../session/session-checks.js";
+import { assertValidMessage } from "../session/messages/message-codec.js";
+import { assertMessageRole } from "../session/facade/session-checks.js";
 import { invalidImport } from "./import-error.js";
 import { injectedContextKind, isSlashCommand } from "./injected-context.js";
 import type { ConversationTimes, ImportWarning } from "./types.js";

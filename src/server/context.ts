@@ -4,7 +4,7 @@ import type { SessionInfo } from "../session/contracts/session-info.js";
 import type { SessionMessage } from "../session/contracts/types.js";
 import { ArborError, SessionAccessError } from "../session/errors/index.js";
 import type { SessionManager } from "../session/manager/session-manager.js";
-import type { Session } from "../session/session.js";
+import type { Session } from "../session/facade/session.js";
 import type { MessageSchema } from "./schemas/common.js";
 
 /** The app's Hono environment: the tenant of the request, `null` without auth. */

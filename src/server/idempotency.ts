@@ -3,7 +3,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { JSONValue } from "hono/utils/types";
 import type { SessionManager } from "../session/manager/session-manager.js";
 import type { SessionInfo } from "../session/contracts/session-info.js";
-import { uuidFromHex } from "../session/core/hash-uuid.js";
+import { uuidFromHex } from "../session/encoding/hash-uuid.js";
 import { tenantOf, type ServerDeps, type ServerEnv } from "./context.js";
 import { errorResponse } from "./errors.js";
 

@@ -30,7 +30,7 @@ export {
   generateApiKey,
   hashApiKey,
   TableApiKeyStore,
-} from "../session/core/api-keys.js";
+} from "../session/keys/api-keys.js";
 export type {
   ApiKeyRecord,
   ApiKeyStore,

@@ -18,7 +18,7 @@ export {
   type AppendMessageResult,
   type SessionOptions,
   type SearchOptions,
-} from "./session.js";
+} from "./facade/session.js";
 export type {
   SessionProvider,
   StoredMessageRecord,
@@ -92,7 +92,7 @@ export type {
   SessionEvent,
   SessionEventListener,
   SessionStatusEvent,
-} from "./status.js";
+} from "./facade/status.js";
 /** Embeddings and recall: `withEmbeddings()`, search modes and explained results (docs/search.md). */
 export type {
   ContextTurn,
@@ -146,7 +146,7 @@ export {
   IMPORT_KEY_METADATA,
   IMPORTED_AT_METADATA,
 } from "./manager/import-index.js";
-export { searchableTerms } from "./core/search-terms.js";
+export { searchableTerms } from "./text/search-terms.js";
 export { METADATA_LIMITS } from "./manager/metadata-limits.js";
 /** `SessionManager.erase()` and `prune()`: targets, options and receipts (docs/behavior/erase-and-retention.md). */
 export type {
@@ -198,9 +198,12 @@ export {
   DEFAULT_HISTORY_BATCH_BYTES,
   DEFAULT_HISTORY_BATCH_SIZE,
   type HistoryStreamOptions,
-} from "./session-history.js";
+} from "./facade/session-history.js";
 /** Options of `session.importMessage()` and the outcome of `upsertMessage()` (docs/behavior/messages-and-tree.md). */
-export type { ImportMessageOptions, UpsertOutcome } from "./session-import.js";
+export type {
+  ImportMessageOptions,
+  UpsertOutcome,
+} from "./facade/session-import.js";
 export { InMemoryAuditSink } from "../backends/memory/memory-audit-sink.js";
 export {
   SqlAuditSink,
@@ -260,14 +263,14 @@ export {
   applyCompactions,
   isCompactionMessage,
   COMPACTION_PREFIX,
-} from "./core/apply-compactions.js";
-export { assertCompactionArguments } from "./core/compaction-args.js";
+} from "./tree/apply-compactions.js";
+export { assertCompactionArguments } from "./tree/compaction-args.js";
 /**
  * How a stored file part names its attachment (`arbor-attachment:sha256:<hex>`): a read returns
  * the original `data:` URL, and this reference only when the stored bytes are missing
  * (docs/behavior/storage.md#attachments).
  */
-export { ATTACHMENT_URL_PREFIX } from "./core/attachments.js";
+export { ATTACHMENT_URL_PREFIX } from "./messages/attachments.js";
 export {
   ArborError,
   ArborTypeError,

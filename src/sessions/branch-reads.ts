@@ -1,5 +1,5 @@
 import { CHARS_PER_TOKEN } from "../utils/index.js";
-import { utf8Length } from "../session/core/utf8.js";
+import { utf8Length } from "../session/encoding/utf8.js";
 import type {
   HistoryRowStat,
   RecentHistoryResult,

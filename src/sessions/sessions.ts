@@ -2,7 +2,7 @@ import {
   ArborTypeError,
   type Session as ArborSession,
 } from "../session/index.js";
-import { sessionSeam } from "../session/session.js";
+import { sessionSeam } from "../session/facade/session.js";
 import { SessionsFeed } from "./change-feed.js";
 import { SessionHandle } from "./session-handle.js";
 import { sessionOpener } from "./store.js";

@@ -1,5 +1,5 @@
 import { Session as ArborSession } from "../session/index.js";
-import { sessionsSeed } from "../session/seed-targets.js";
+import { sessionsSeed } from "../session/facade/seed-targets.js";
 import type { SessionsStore } from "./types.js";
 
 /**

@@ -7,7 +7,7 @@ import type {
 import {
   byMatchCount,
   summaryMatchCount,
-} from "../session/core/summary-match.js";
+} from "../session/text/summary-match.js";
 
 /** A read-only block with fixed content. */
 export function readonlyProvider(content: string | null): ContextProvider {

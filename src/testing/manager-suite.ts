@@ -2,7 +2,7 @@ import type {
   SessionManager,
   SessionManagerOptions,
 } from "../session/manager/session-manager.js";
-import type { Session } from "../session/session.js";
+import type { Session } from "../session/facade/session.js";
 import type { ConformanceApi } from "./types.js";
 import { oneCaseAtATime } from "./one-case-at-a-time.js";
 

@@ -3,8 +3,8 @@ import {
   hasCapability,
   type ProviderCapability,
 } from "../session/contracts/provider-capabilities.js";
-import { adaptSeedProvider } from "../session/seed-provider.js";
-import { Session } from "../session/session.js";
+import { adaptSeedProvider } from "../session/facade/seed-provider.js";
+import { Session } from "../session/facade/session.js";
 import { oneCaseAtATime } from "./one-case-at-a-time.js";
 import { providerSubject, type Subject } from "./subject.js";
 import type {

@@ -3,7 +3,7 @@ import type {
   SessionTokenCounter,
   SessionTokenCounterInput,
 } from "../session/contracts/types.js";
-import { countMessageTokens } from "../session/core/count-message-tokens.js";
+import { countMessageTokens } from "../session/tokens/count-message-tokens.js";
 import { countO200kTokens } from "./_o200k-base.js";
 
 /**

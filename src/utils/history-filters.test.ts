@@ -17,7 +17,7 @@ import {
   keepLastMessages,
   keepWithinTokenBudget,
 } from "./history-filters.js";
-import { isCompactionMessage } from "../session/core/apply-compactions.js";
+import { isCompactionMessage } from "../session/tree/apply-compactions.js";
 
 const ids = (messages: SessionMessage[]) =>
   messages.map((message) => message.id);

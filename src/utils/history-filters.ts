@@ -1,4 +1,4 @@
-import { isCompactionMessage } from "../session/core/apply-compactions.js";
+import { isCompactionMessage } from "../session/tree/apply-compactions.js";
 import type {
   MaybePromise,
   SessionMessage,

@@ -19,7 +19,7 @@ export {
   applyCompactions,
   COMPACTION_PREFIX,
   isCompactionMessage,
-} from "../session/core/apply-compactions.js";
+} from "../session/tree/apply-compactions.js";
 export {
   CHARS_PER_TOKEN,
   estimateMessageTokens,
@@ -54,12 +54,12 @@ export {
 export {
   truncateToolOutput,
   type TruncatedToolOutput,
-} from "../session/core/truncate-tool-output.js";
+} from "../session/messages/truncate-tool-output.js";
 export {
   enforceRowSizeLimit,
   ROW_MAX_BYTES,
   type RowSizeLimitOptions,
-} from "../session/core/row-size-limit.js";
+} from "../session/messages/row-size-limit.js";
 export {
   composeHistoryFilters,
   keepLastMessages,
@@ -80,4 +80,4 @@ export {
   MULTILINGUAL_TOKEN_WEIGHTS,
   multilingualTokenCounter,
 } from "./tokens/multilingual-estimate.js";
-export type { ScriptFeatures } from "../session/core/script-features.js";
+export type { ScriptFeatures } from "../session/tokens/script-features.js";

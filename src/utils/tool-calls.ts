@@ -1,4 +1,4 @@
-import { isToolPart } from "../session/core/tool-parts.js";
+import { isToolPart } from "../session/messages/tool-parts.js";
 import type { SessionMessage } from "../session/contracts/types.js";
 
 /** True when the message has a tool part (`tool-*` or `dynamic-tool`) (docs/behavior/overlays.md). */

@@ -1,14 +1,16 @@
 // The layering of src/, checked on the relative imports of every .ts file (type-only imports,
 // `export … from` and dynamic `import()` included, read with TypeScript's own pre-processor):
 // no import cycle; the contracts import nothing outside themselves; a backend (src/backends/)
-// builds only on the contracts, core, state and errors, and nothing below it imports a backend;
-// the pure core never imports the stateful helpers of state/; src/session/ and src/backends/
-// never import src/utils/. And, on the text of the files: nothing outside src/backends/ and the
-// seed mapping (src/session/seed-targets.ts) asks what kind of store it holds; every entry's
-// index.ts holds only `export … from` statements. And the seams: the manager and the layers above
-// it reach a Session or a SessionManager only through their public members and the declared seams
+// builds only on the contracts, the pure folders (tree, messages, text, tokens, encoding,
+// keys, erase), state and errors, and nothing below it imports a backend; the pure folders never
+// import the stateful helpers of state/; src/session/ and src/backends/ never import src/utils/.
+// And, on the text of the files: nothing outside src/backends/ and the seed mapping
+// (src/session/facade/seed-targets.ts) asks what kind of store it holds; every entry's index.ts
+// holds only `export … from` statements. And the seams: the manager and the layers above it reach a
+// Session or a SessionManager only through their public members and the declared seams
 // (session-seam.ts), never a static or exported `*Of()` accessor; the only module-level map keyed
-// by a store is the store-runtime registry (state/store-runtime.ts), beside a listed few pure caches.
+// by a store is the store-runtime registry (state/store-runtime.ts), beside a listed few pure
+// caches.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -49,10 +51,11 @@ describe("import rules of src/", () => {
     expect([...violations, ...external]).toEqual([]);
   });
 
-  it("src/backends/ builds only on the session's contracts, core, state and errors", () => {
+  it("src/backends/ builds only on the session's contracts, pure folders (tree, messages, text, tokens, encoding, keys, erase), state and errors", () => {
     const allowed = (target: string) =>
-      /^session\/(contracts|core|state|errors)\//.test(target) ||
-      target.startsWith("backends/");
+      /^session\/(contracts|tree|messages|text|tokens|encoding|keys|erase|state|errors)\//.test(
+        target,
+      ) || target.startsWith("backends/");
     const violations = edges()
       .filter(([from]) => name(from).startsWith("backends/"))
       .filter(([, to]) => !allowed(name(to)))
@@ -75,18 +78,24 @@ describe("import rules of src/", () => {
     expect(violations).toEqual([]);
   });
 
-  it("src/session/core/ is pure: it never imports the stateful helpers of src/session/state/", () => {
+  it("src/session/{tree,messages,text,tokens,encoding,keys,erase}/ are pure: they never import the stateful helpers of src/session/state/", () => {
     const violations = edges()
-      .filter(([from]) => name(from).startsWith("session/core/"))
+      .filter(([from]) =>
+        /^session\/(tree|messages|text|tokens|encoding|keys|erase)\//.test(
+          name(from),
+        ),
+      )
       .filter(([, to]) => name(to).startsWith("session/state/"))
       .map(describeEdge);
     expect(violations).toEqual([]);
   });
 
-  it("the session's contracts, core and state never import a backend", () => {
+  it("the session's contracts, pure folders and state never import a backend", () => {
     const violations = edges()
       .filter(([from]) =>
-        /^session\/(contracts|core|state|errors)\//.test(name(from)),
+        /^session\/(contracts|tree|messages|text|tokens|encoding|keys|erase|state|errors)\//.test(
+          name(from),
+        ),
       )
       .filter(([, to]) => name(to).startsWith("backends/"))
       .map(describeEdge);
@@ -100,7 +109,7 @@ describe("import rules of src/", () => {
       // The seed mapping: a `sql` store becomes the sql backend (Session.create, SessionManager.create).
       SEED_MAPPING,
       // The in-process block history of a provider that keeps none.
-      "session/session-stores.ts",
+      "session/facade/session-stores.ts",
       // SessionManager.inMemory(): the memory backend.
       "session/manager/manager-backend.ts",
       // arbor-memory/sqlite's sqliteBackend(): the sql backend over a better-sqlite3 database.
@@ -247,7 +256,7 @@ describe("import rules of src/", () => {
       ].map((match) => `${name(file)}: static ${match[1]}`),
     );
     const beside = [
-      ["session/session.ts", "Session", "sessionSeam"],
+      ["session/facade/session.ts", "Session", "sessionSeam"],
       ["session/manager/session-manager.ts", "SessionManager", "managerSeam"],
     ].flatMap(([file, type, seam]) =>
       [
@@ -267,7 +276,7 @@ describe("import rules of src/", () => {
 
   it("from another folder, the Session and SessionManager modules are imported for their public names and declared seams only", () => {
     const facades = [
-      "session/session.ts",
+      "session/facade/session.ts",
       "session/manager/session-manager.ts",
     ];
     const seams = new Set(["sessionSeam", "managerSeam"]);
@@ -298,7 +307,10 @@ describe("import rules of src/", () => {
   });
 
   it("a Session's state (session-runtime.ts, session-writes.ts) is reached by its own modules only, never by the manager or the layers above", () => {
-    const state = ["session/session-runtime.ts", "session/session-writes.ts"];
+    const state = [
+      "session/facade/session-runtime.ts",
+      "session/facade/session-writes.ts",
+    ];
     const violations = edges()
       .filter(([, to]) => state.includes(name(to)))
       .filter(
@@ -359,7 +371,7 @@ describe("import rules of src/", () => {
 // --- Internal helpers ---
 
 /** The one module that maps the seed's forms (a `sql` store, a provider) to what Arbor runs on. */
-const SEED_MAPPING = "session/seed-targets.ts";
+const SEED_MAPPING = "session/facade/seed-targets.ts";
 
 /** Where the kind predicates are defined (and only defined). */
 const KIND_PREDICATE_HOMES = [

@@ -13,7 +13,7 @@ import { AgentContextProvider } from "../../src/backends/sql/sql-context-provide
 import { AgentSearchProvider } from "../../src/backends/sql/sql-search-provider.js";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/open-sqlite.js";
 import type { SessionMessage } from "../../src/session/contracts/types.js";
-import { searchableText } from "../../src/session/core/message-codec.js";
+import { searchableText } from "../../src/session/messages/message-codec.js";
 import {
   makeLegacyTempDir,
   copyReferenceDatabase,

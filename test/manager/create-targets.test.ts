@@ -1,7 +1,8 @@
 // What `SessionManager.create()`, `Session.create()` and `new Sessions()` take: a Backend, or the
-// seed's forms (a `sql` store, a SessionProvider), mapped in one place (src/session/seed-targets.ts).
-// A PostgreSQL client itself is refused with INVALID_TARGET naming `postgresBackend(client)`; the
-// clients below are constructed without connecting, so no server is needed.
+// seed's forms (a `sql` store, a SessionProvider), mapped in one place
+// (src/session/facade/seed-targets.ts). A PostgreSQL client itself is refused with INVALID_TARGET
+// naming `postgresBackend(client)`; the clients below are constructed without connecting, so no
+// server is needed.
 import pg from "pg";
 import postgres from "postgres";
 import { describe, expect, it } from "vitest";

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it, vi } from "vitest";
 import type { SessionMessage } from "../../src/session/contracts/types.js";
 import { SessionManager } from "../../src/session/manager/session-manager.js";
-import { Session } from "../../src/session/session.js";
+import { Session } from "../../src/session/facade/session.js";
 import { AgentSessionProvider } from "../../src/backends/sql/index.js";
 import { openSqlite } from "../../src/sqlite/open-sqlite.js";
 

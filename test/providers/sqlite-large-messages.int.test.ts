@@ -14,7 +14,7 @@ import {
   MIGRATIONS,
   SCHEMA_VERSION_KEY,
 } from "../../src/backends/sql/sql-schema.js";
-import { Session } from "../../src/session/session.js";
+import { Session } from "../../src/session/facade/session.js";
 import { openSqlite } from "../../src/sqlite/open-sqlite.js";
 
 const NEEDLE = "zebracornium";

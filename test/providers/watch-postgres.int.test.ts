@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { ChangeEvent } from "../../src/session/contracts/changes.js";
 import { PostgresSessionProvider } from "../../src/backends/postgres/index.js";
 import type { PostgresClient } from "../../src/backends/postgres/postgres-client.js";
-import { Session } from "../../src/session/session.js";
+import { Session } from "../../src/session/facade/session.js";
 import {
   createTestDatabase,
   describePostgres,

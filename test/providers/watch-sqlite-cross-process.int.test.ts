@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChangeEvent } from "../../src/session/contracts/changes.js";
 import { SessionManager } from "../../src/session/manager/session-manager.js";
-import { Session } from "../../src/session/session.js";
+import { Session } from "../../src/session/facade/session.js";
 import { openSqlite } from "../../src/sqlite/open-sqlite.js";
 import { SRC, transpileGraph } from "./support/transpile-graph.js";
 

@@ -17,7 +17,7 @@ import { AgentSessionProvider } from "../../src/backends/sql/index.js";
 import { SqlSessionRegistry } from "../../src/backends/sql/sql-registry.js";
 import { PostgresSessionProvider } from "../../src/backends/postgres/index.js";
 import { PostgresSessionRegistry } from "../../src/backends/postgres/postgres-registry.js";
-import { Session } from "../../src/session/session.js";
+import { Session } from "../../src/session/facade/session.js";
 import { openSqlite } from "../../src/sqlite/index.js";
 import {
   createTestDatabase,

@@ -3,7 +3,7 @@
 // for turns behind the readers of other large answers. Real SQLite; the answer must be the
 // history `getHistory()` reads, overlays applied, and `null` (nothing read) beyond the bounds.
 import { afterEach, describe, expect, it } from "vitest";
-import { sessionSeam, type Session } from "../../src/session/session.js";
+import { sessionSeam, type Session } from "../../src/session/facade/session.js";
 import { SessionManager } from "../../src/session/index.js";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/index.js";
 

@@ -10,7 +10,7 @@ import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoredMessageRecord } from "../../src/session/contracts/provider.js";
 import { AgentSessionProvider } from "../../src/backends/sql/index.js";
-import { Session } from "../../src/session/session.js";
+import { Session } from "../../src/session/facade/session.js";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/open-sqlite.js";
 
 const PATH_LENGTH = 100_000;

@@ -8,7 +8,7 @@ import {
 } from "../../src/session/contracts/provider.js";
 import type { SessionMessage } from "../../src/session/contracts/types.js";
 import { InMemorySessionProvider } from "../../src/backends/memory/index.js";
-import { Session } from "../../src/session/session.js";
+import { Session } from "../../src/session/facade/session.js";
 
 const text = (id: string, role = "user"): SessionMessage => ({
   id,

@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { InMemorySessionProvider } from "../../src/backends/memory/index.js";
 import type { SeedSessionProvider } from "../../src/session/contracts/provider.js";
 import type { SessionMessage } from "../../src/session/contracts/types.js";
-import { adaptSeedProvider } from "../../src/session/seed-provider.js";
-import { Session } from "../../src/session/session.js";
+import { adaptSeedProvider } from "../../src/session/facade/seed-provider.js";
+import { Session } from "../../src/session/facade/session.js";
 
 const text = (id: string, value = id): SessionMessage => ({
   id,

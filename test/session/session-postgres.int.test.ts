@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { AuditEvent } from "../../src/session/contracts/audit.js";
 import type { SessionProvider } from "../../src/session/contracts/provider.js";
 import { PostgresSessionProvider } from "../../src/backends/postgres/index.js";
-import { Session } from "../../src/session/session.js";
+import { Session } from "../../src/session/facade/session.js";
 import {
   createTestDatabase,
   describePostgres,

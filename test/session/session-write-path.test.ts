@@ -13,7 +13,7 @@ import type { AuditEvent } from "../../src/session/contracts/audit.js";
 import type { SessionMessage } from "../../src/session/contracts/types.js";
 import { InMemorySessionProvider } from "../../src/backends/memory/index.js";
 import { AgentSessionProvider } from "../../src/backends/sql/index.js";
-import { Session } from "../../src/session/session.js";
+import { Session } from "../../src/session/facade/session.js";
 import { openSqlite } from "../../src/sqlite/index.js";
 
 const PARENT_READS = new Set([

@@ -9,7 +9,7 @@ import type { Backend } from "../../src/session/contracts/backend.js";
 import type { SessionProvider } from "../../src/session/contracts/provider.js";
 import type { SessionMessage } from "../../src/session/contracts/types.js";
 import { SessionManager } from "../../src/session/manager/session-manager.js";
-import { Session } from "../../src/session/session.js";
+import { Session } from "../../src/session/facade/session.js";
 
 /** A store under test: `backend()` builds a backend over it (the same store every call). */
 export interface SharedStore {

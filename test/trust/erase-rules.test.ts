@@ -1,4 +1,4 @@
-// The pure rules every backend's erase and prune share (src/session/core/erase-rules.ts).
+// The pure rules every backend's erase and prune share (src/session/erase/erase-rules.ts).
 import { describe, expect, it } from "vitest";
 import {
   abandonedBranches,
@@ -6,8 +6,8 @@ import {
   rangeIds,
   relinkHistory,
   type HistoryEntry,
-} from "../../src/session/core/erase-rules.js";
-import { auditEventErased } from "../../src/session/core/audit-erase.js";
+} from "../../src/session/erase/erase-rules.js";
+import { auditEventErased } from "../../src/session/erase/audit-erase.js";
 
 describe("erase rules", () => {
   //   r ─ a ─ b ─ c        (active path r, a, b, c)

@@ -1,8 +1,8 @@
 export {
   InMemorySessionProvider,
   type InMemorySessionProviderOptions,
-} from "./in-memory-session-provider.js";
-export { InMemoryContextProvider } from "./in-memory-context-provider.js";
+} from "./memory-session-provider.js";
+export { InMemoryContextProvider } from "./memory-context-provider.js";
 export type {
   InMemoryMessageSnapshot,
   InMemorySessionProviderSnapshot,

@@ -2,7 +2,7 @@ import type {
   ApiKeyRecord,
   ApiKeyTable,
 } from "../../session/contracts/api-keys.js";
-import { TableApiKeyStore } from "../../session/core/api-keys.js";
+import { TableApiKeyStore } from "../../session/keys/api-keys.js";
 
 /** API keys in this process only: for tests and throwaway servers. */
 export class InMemoryApiKeyStore extends TableApiKeyStore {

@@ -2,7 +2,7 @@ import {
   chunkBytes,
   joinChunks,
   type ExtractedAttachment,
-} from "../../session/core/attachments.js";
+} from "../../session/messages/attachments.js";
 
 /**
  * The attachment store of one `MemoryStore` (docs/behavior/storage.md#attachments): bytes by

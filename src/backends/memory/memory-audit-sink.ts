@@ -1,6 +1,6 @@
 import type { AuditEvent, AuditSink } from "../../session/contracts/audit.js";
 import type { AuditEraseTarget } from "../../session/contracts/erase.js";
-import { auditEventErased } from "../../session/core/audit-erase.js";
+import { auditEventErased } from "../../session/erase/audit-erase.js";
 
 /** Keeps events in an array: for tests and debugging. */
 export class InMemoryAuditSink implements AuditSink {

@@ -5,7 +5,7 @@
  */
 import type { Backend } from "../../session/contracts/backend.js";
 import { lazyApiKeys } from "../../session/state/lazy-api-keys.js";
-import { InMemorySessionProvider } from "./in-memory-session-provider.js";
+import { InMemorySessionProvider } from "./memory-session-provider.js";
 import { memoryChangeFeed } from "./memory-changes.js";
 import { memoryEmbeddings } from "./memory-embedding-access.js";
 import { InMemorySessionRegistry } from "./memory-registry.js";

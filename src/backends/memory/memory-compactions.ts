@@ -1,4 +1,4 @@
-import { assertCompactionArguments } from "../../session/core/compaction-args.js";
+import { assertCompactionArguments } from "../../session/tree/compaction-args.js";
 import type {
   CompactionMeta,
   StoredCompaction,

@@ -12,7 +12,7 @@ import type {
   QueueItem,
   VectorHit,
 } from "../../session/contracts/embedding-store.js";
-import { dot } from "../../session/core/vectors.js";
+import { dot } from "../../session/encoding/vectors.js";
 import { watchMemoryChanges } from "./memory-changes.js";
 import type { MemoryStore } from "./memory-store.js";
 

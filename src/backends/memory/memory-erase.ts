@@ -8,7 +8,7 @@ import {
   overlaysCovering,
   rangeIds,
   toolCallIdsOf,
-} from "../../session/core/erase-rules.js";
+} from "../../session/erase/erase-rules.js";
 import type { MemoryStore } from "./memory-store.js";
 import { deleteRows } from "./memory-writes.js";
 import { eraseMemoryStreams } from "./memory-streams.js";

@@ -1,5 +1,5 @@
 import { ArborError } from "../../session/errors/index.js";
-import { queryTerms } from "../../session/core/search-terms.js";
+import { queryTerms } from "../../session/text/search-terms.js";
 import type { MemoryStore } from "./memory-store.js";
 import { searchText } from "./memory-search.js";
 import { combinedCorpus, type MemoryTextIndex } from "./memory-text-index.js";

@@ -2,8 +2,8 @@ import type {
   BackendSearchIndex,
   SearchIndexSettings,
 } from "../../session/contracts/backend.js";
-import { decodeMessage } from "../../session/core/message-codec.js";
-import { isToolPart } from "../../session/core/tool-parts.js";
+import { decodeMessage } from "../../session/messages/message-codec.js";
+import { isToolPart } from "../../session/messages/tool-parts.js";
 import type { MemoryStore } from "./memory-store.js";
 import { indexedText } from "./memory-writes.js";
 

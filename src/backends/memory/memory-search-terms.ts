@@ -2,8 +2,8 @@ import {
   foldText,
   hasCjk,
   wordTokens,
-} from "../../session/core/search-terms.js";
-import type { AnalyzedQuery } from "../../session/core/query-analysis.js";
+} from "../../session/text/search-terms.js";
+import type { AnalyzedQuery } from "../../session/text/query-analysis.js";
 import {
   cjkCharacters,
   mergedRows,

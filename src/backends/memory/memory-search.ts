@@ -1,14 +1,14 @@
 import {
   analyzeQuery,
   rarestIndexes,
-} from "../../session/core/query-analysis.js";
+} from "../../session/text/query-analysis.js";
 import {
   normalizeSearchLimit,
   RANK_WINDOW,
   rankTail,
-} from "../../session/core/search-limit.js";
-import { rareTermArm } from "../../session/core/rare-terms.js";
-import { withinTimeRange } from "../../session/core/search-options.js";
+} from "../../session/text/search-limit.js";
+import { rareTermArm } from "../../session/text/rare-terms.js";
+import { withinTimeRange } from "../../session/text/search-options.js";
 import type {
   MatchMode,
   TextSearchOptions,

@@ -5,7 +5,7 @@ import type {
   SessionMessage,
   StoredCompaction,
 } from "../../session/contracts/types.js";
-import { encodeMessage } from "../../session/core/message-codec.js";
+import { encodeMessage } from "../../session/messages/message-codec.js";
 import { ArborError } from "../../session/errors/index.js";
 
 const BLOCK_SOURCES: ReadonlySet<string> = new Set<BlockVersion["source"]>([

@@ -4,13 +4,13 @@ import type {
   SessionMessagePart,
   StoredCompaction,
 } from "../../session/contracts/types.js";
-import { searchableText } from "../../session/core/message-codec.js";
+import { searchableText } from "../../session/messages/message-codec.js";
 import { indexedText } from "./memory-writes.js";
 import {
   encodeForStorage,
   mayReferenceAttachments,
   restoreAttachments,
-} from "../../session/core/attachments.js";
+} from "../../session/messages/attachments.js";
 import {
   readBlockVersions,
   readCompactions,

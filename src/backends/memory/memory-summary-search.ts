@@ -2,8 +2,8 @@ import type {
   RegistrySearchOptions,
   SummaryHit,
 } from "../../session/contracts/registry.js";
-import { summaryMatchCount } from "../../session/core/summary-match.js";
-import { withinTimeRange } from "../../session/core/search-options.js";
+import { summaryMatchCount } from "../../session/text/summary-match.js";
+import { withinTimeRange } from "../../session/text/search-options.js";
 import type { MemoryStore } from "./memory-store.js";
 
 /**

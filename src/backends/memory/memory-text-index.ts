@@ -2,7 +2,7 @@ import {
   foldText,
   hasCjk,
   wordTokens,
-} from "../../session/core/search-terms.js";
+} from "../../session/text/search-terms.js";
 import type { MemoryRow } from "./memory-row.js";
 
 /** A row as the text index holds it: what the terms of a search are matched against. */

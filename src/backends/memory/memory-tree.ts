@@ -1,5 +1,5 @@
-import { planTreeRepair } from "../../session/core/tree-repair.js";
-import { walkToRoot } from "../../session/core/walk-path.js";
+import { planTreeRepair } from "../../session/tree/tree-repair.js";
+import { walkToRoot } from "../../session/tree/walk-path.js";
 import type { MemoryRow, MemorySessionData } from "./memory-store.js";
 
 /** The most recently inserted row without children (cached on the session data). */

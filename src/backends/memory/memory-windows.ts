@@ -1,5 +1,5 @@
-import { messagesFromSpans } from "../../session/core/path-history.js";
-import { chooseRecentWindow } from "../../session/core/recent-window.js";
+import { messagesFromSpans } from "../../session/tree/path-history.js";
+import { chooseRecentWindow } from "../../session/tree/recent-window.js";
 import type { PathEntry } from "../../session/contracts/provider.js";
 import type {
   HistoryRowStat,

@@ -1,15 +1,15 @@
-import { encodeForStorage } from "../../session/core/attachments.js";
+import { encodeForStorage } from "../../session/messages/attachments.js";
 import {
   encodeMessage,
   searchableText,
-} from "../../session/core/message-codec.js";
+} from "../../session/messages/message-codec.js";
 import type {
   ImportRecords,
   MessageWrite,
   WriteMessagesResult,
 } from "../../session/contracts/provider.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
-import { firstWriteSessionInfo } from "../../session/core/stored-rows.js";
+import { firstWriteSessionInfo } from "../../session/messages/stored-rows.js";
 import { ArborError } from "../../session/errors/index.js";
 import { nowIso } from "../../session/state/now-iso.js";
 import { publishMemoryChange } from "./memory-changes.js";

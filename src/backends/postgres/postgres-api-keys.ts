@@ -1,7 +1,7 @@
 import type { PostgresClient } from "./postgres-client.js";
 import { postgresExecutor } from "./postgres-executor.js";
 import type { ApiKeyTable } from "../../session/contracts/api-keys.js";
-import { TableApiKeyStore } from "../../session/core/api-keys.js";
+import { TableApiKeyStore } from "../../session/keys/api-keys.js";
 
 /** The table of `PostgresApiKeyStore`; `arbor migrate` prints it, the store applies it once. */
 export const POSTGRES_API_KEYS_SQL = `CREATE TABLE IF NOT EXISTS arbor_api_keys (

@@ -4,8 +4,8 @@ import {
   joinChunks,
   restoreAll,
   type ExtractedAttachment,
-} from "../../session/core/attachments.js";
-import { decodeBase64, encodeBase64 } from "../../session/core/base64.js";
+} from "../../session/messages/attachments.js";
+import { decodeBase64, encodeBase64 } from "../../session/encoding/base64.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import { TEXT_ARRAY_SQL } from "./postgres-sql.js";
 

@@ -1,5 +1,5 @@
 import type { SessionMessage } from "../../session/contracts/types.js";
-import type { encodeForStorage } from "../../session/core/attachments.js";
+import type { encodeForStorage } from "../../session/messages/attachments.js";
 import { attachmentRows } from "./postgres-attachments.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import { SESSION_LOCK_SQL } from "./postgres-locking.js";

@@ -2,7 +2,7 @@ import { sqlState } from "./postgres-errors.js";
 import {
   blockVersionFromRow,
   type BlockVersionRow,
-} from "../../session/core/stored-rows.js";
+} from "../../session/messages/stored-rows.js";
 import type {
   BlockHistoryStore,
   BlockVersion,

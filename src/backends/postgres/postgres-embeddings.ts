@@ -17,7 +17,7 @@ import type {
 import {
   decodeMessage,
   searchableText,
-} from "../../session/core/message-codec.js";
+} from "../../session/messages/message-codec.js";
 import type {
   PostgresClient,
   PostgresExecutor,

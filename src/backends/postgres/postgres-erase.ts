@@ -10,7 +10,7 @@ import {
   relinkHistory,
   toolCallIdsOf,
   type HistoryRow,
-} from "../../session/core/erase-rules.js";
+} from "../../session/erase/erase-rules.js";
 import { ArborError } from "../../session/errors/index.js";
 import type { PostgresClient, PostgresQueryable } from "./postgres-client.js";
 import { readCompactions } from "./postgres-compactions.js";

@@ -45,7 +45,7 @@ export function postgresError(error: unknown): unknown {
     state === "22P05" ||
     (state === "22P02" && /unicode/i.test(detailOf(error)))
   ) {
-    // Arbor refuses such ids and names before writing (core/storable-text.ts); a lookup by one
+    // Arbor refuses such ids and names before writing (messages/storable-text.ts); a lookup by one
     // lands here.
     return new ArborTypeError(
       "INVALID_ARGUMENT",

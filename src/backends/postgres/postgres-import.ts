@@ -1,4 +1,4 @@
-import { encodeForStorage } from "../../session/core/attachments.js";
+import { encodeForStorage } from "../../session/messages/attachments.js";
 import { attachmentRows } from "./postgres-attachments.js";
 import { ArborError } from "../../session/errors/index.js";
 import type { ImportRecords } from "../../session/contracts/provider.js";

@@ -1,11 +1,11 @@
 import { ATTACHMENT_BYTES_SQL } from "./postgres-attachments.js";
-import { walkToRoot } from "../../session/core/walk-path.js";
+import { walkToRoot } from "../../session/tree/walk-path.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import { isoSql, LATEST_LEAF_SQL, toCount } from "./postgres-sql.js";
 import {
   compactionFromRow,
   type CompactionRow,
-} from "../../session/core/stored-rows.js";
+} from "../../session/messages/stored-rows.js";
 import type { StoredCompaction } from "../../session/contracts/types.js";
 
 /** A stored row on a path, with its content. */

@@ -1,8 +1,8 @@
 import type { StoredMessageRecord } from "../../session/contracts/provider.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
-import { decodeMessage } from "../../session/core/message-codec.js";
-import { historyFromPath } from "../../session/core/path-history.js";
-import { decodeAll } from "../../session/core/stored-rows.js";
+import { decodeMessage } from "../../session/messages/message-codec.js";
+import { historyFromPath } from "../../session/tree/path-history.js";
+import { decodeAll } from "../../session/messages/stored-rows.js";
 import { restoreMessage, restoreMessages } from "./postgres-attachments.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import { loadPathAndOverlays, type PathBounds } from "./postgres-path.js";

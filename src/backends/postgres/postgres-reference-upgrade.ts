@@ -1,7 +1,7 @@
 import {
   decodeMessage,
   searchableText,
-} from "../../session/core/message-codec.js";
+} from "../../session/messages/message-codec.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import { indexText } from "./postgres-search-text.js";
 import { JSON_PARAM } from "./postgres-sql.js";

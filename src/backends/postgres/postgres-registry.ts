@@ -1,7 +1,7 @@
 import {
   sessionInfoFromRow,
   type SessionInfoRow,
-} from "../../session/core/stored-rows.js";
+} from "../../session/messages/stored-rows.js";
 import { invalidArgument } from "../../session/errors/index.js";
 import type {
   PostgresClient,

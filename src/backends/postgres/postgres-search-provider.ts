@@ -1,5 +1,5 @@
 import type { SearchProvider } from "../../session/contracts/context-provider.js";
-import { hasCjk } from "../../session/core/search-terms.js";
+import { hasCjk } from "../../session/text/search-terms.js";
 import type { PostgresClient, PostgresExecutor } from "./postgres-client.js";
 import { postgresExecutor } from "./postgres-executor.js";
 import {

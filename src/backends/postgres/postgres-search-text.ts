@@ -3,14 +3,14 @@ import type {
   PrefixMode,
   SessionMessage,
 } from "../../session/contracts/types.js";
-import { searchableText } from "../../session/core/message-codec.js";
-import { isToolPart } from "../../session/core/tool-parts.js";
-import { analyzeQuery } from "../../session/core/query-analysis.js";
+import { searchableText } from "../../session/messages/message-codec.js";
+import { isToolPart } from "../../session/messages/tool-parts.js";
+import { analyzeQuery } from "../../session/text/query-analysis.js";
 import {
   hasCjk,
   queryTerms,
   spaceCjk,
-} from "../../session/core/search-terms.js";
+} from "../../session/text/search-terms.js";
 
 /**
  * Characters of a message's text that are indexed. A `tsvector` holds at most 1 MB, and text

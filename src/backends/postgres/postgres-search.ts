@@ -2,12 +2,12 @@ import { sqlState } from "./postgres-errors.js";
 import {
   decodeMessage,
   searchableText,
-} from "../../session/core/message-codec.js";
+} from "../../session/messages/message-codec.js";
 import {
   normalizeSearchLimit,
   RANK_WINDOW,
   rankTail,
-} from "../../session/core/search-limit.js";
+} from "../../session/text/search-limit.js";
 import type {
   SearchResult,
   TextSearchOptions,
@@ -20,12 +20,12 @@ import {
   type RankedTerm,
   type SearchTerm,
 } from "./postgres-search-text.js";
-import { rarestIndexes } from "../../session/core/query-analysis.js";
+import { rarestIndexes } from "../../session/text/query-analysis.js";
 import {
   rareCountCap,
   rareTermArm,
   type RareTermArm,
-} from "../../session/core/rare-terms.js";
+} from "../../session/text/rare-terms.js";
 import { isoSql } from "./postgres-sql.js";
 import { commonFormSql, commonLexemesParam } from "./postgres-term-stats.js";
 
@@ -366,7 +366,7 @@ function rankedStatement(
         : ""
     }${unfilled()}`;
   const someSql = arm(anyOf(terms), newest, rareArm.anyWindow, false);
-  // Every match of the rare terms (core/rare-terms.ts), however old; `LIMIT 0` without them.
+  // Every match of the rare terms (text/rare-terms.ts), however old; `LIMIT 0` without them.
   const rare = (rareArm.rare ?? [0]).map((at) => terms[at]!);
   const rareSql = arm(anyOf(rare), "", rareArm.rareLimit, false);
   // A limit past the window: the newest matches past the scored ones follow them unscored
@@ -419,7 +419,7 @@ function rankedStatement(
 }
 
 /**
- * The terms ranked, the rare-term arm (core/rare-terms.ts) and each term's weight: each term's
+ * The terms ranked, the rare-term arm (text/rare-terms.ts) and each term's weight: each term's
  * matches over the whole table, counted up to `rareCountCap(window) + 1`, so a common term costs
  * no more than that many rows (one statement), or estimated by the statistics when they call it
  * common; the rarest `MAX_RANKED_TERMS` are ranked (`rarestIndexes`), and the arm is chosen

@@ -24,8 +24,8 @@ import type {
   SessionMessage,
   StoredCompaction,
 } from "../../session/contracts/types.js";
-import { encodeForStorage } from "../../session/core/attachments.js";
-import { firstWriteSessionInfo } from "../../session/core/stored-rows.js";
+import { encodeForStorage } from "../../session/messages/attachments.js";
+import { firstWriteSessionInfo } from "../../session/messages/stored-rows.js";
 import { checkSessionId } from "./postgres-arguments.js";
 import { PostgresBlockHistory } from "./postgres-block-history.js";
 import {

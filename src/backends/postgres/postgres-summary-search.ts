@@ -4,12 +4,12 @@ import type {
   RegistrySearchOptions,
   SummaryHit,
 } from "../../session/contracts/registry.js";
-import { queryTerms } from "../../session/core/search-terms.js";
+import { queryTerms } from "../../session/text/search-terms.js";
 import {
   byMatchCount,
   summaryMatchCount,
   summaryPrefilter,
-} from "../../session/core/summary-match.js";
+} from "../../session/text/summary-match.js";
 
 /** Overlays read per query while looking for summary matches, newest first. */
 const PAGE = 500;

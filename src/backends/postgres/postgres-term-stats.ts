@@ -3,7 +3,7 @@ import type { PostgresQueryable } from "./postgres-client.js";
 /*
  * What the planner's statistics say about common words, so that ranked search need not count
  * them (docs/search.md#what-the-rank-windows-cost). Ranked any-term search counts each term's
- * matches up to a cap to find the rare ones (core/rare-terms.ts). Counting a rare term is cheap,
+ * matches up to a cap to find the rare ones (text/rare-terms.ts). Counting a rare term is cheap,
  * but counting a common one up to the cap reads that many heap rows: about 9 ms per word at
  * 1,000,000 messages, most of a question's search. `ANALYZE` (autovacuum) already keeps the most
  * common lexemes of `content_tsv` with their frequencies (`pg_stats.most_common_elems`): a term

@@ -1,8 +1,8 @@
-import type { TreeRepairPlan } from "../../session/core/tree-repair.js";
+import type { TreeRepairPlan } from "../../session/tree/tree-repair.js";
 import {
   deleteWithTreeRepair,
   type ParentLink,
-} from "../../session/core/tree-repair-driver.js";
+} from "../../session/tree/tree-repair-driver.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import { readCompactionsTouching } from "./postgres-compactions.js";
 import {

@@ -4,9 +4,9 @@ import type {
   RecentHistoryResult,
   SessionMessage,
 } from "../../session/contracts/types.js";
-import { decodeMessage } from "../../session/core/message-codec.js";
-import { chooseRecentWindow } from "../../session/core/recent-window.js";
-import { materializeSpans } from "../../session/core/stored-rows.js";
+import { decodeMessage } from "../../session/messages/message-codec.js";
+import { chooseRecentWindow } from "../../session/tree/recent-window.js";
+import { materializeSpans } from "../../session/messages/stored-rows.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import { restoreMessages } from "./postgres-attachments.js";
 import { readCompactions } from "./postgres-compactions.js";

@@ -1,5 +1,5 @@
 import { RECORD_CHANGE_SQL, TIMESTAMPTZ_PARAM } from "./postgres-sql.js";
-import type { encodeForStorage } from "../../session/core/attachments.js";
+import type { encodeForStorage } from "../../session/messages/attachments.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
 import { ATTACH_SQL, attachmentParam } from "./postgres-attachments.js";
 import type { PostgresQueryable } from "./postgres-client.js";

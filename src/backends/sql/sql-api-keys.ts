@@ -4,7 +4,7 @@ import type {
   ApiKeyRecord,
   ApiKeyTable,
 } from "../../session/contracts/api-keys.js";
-import { TableApiKeyStore } from "../../session/core/api-keys.js";
+import { TableApiKeyStore } from "../../session/keys/api-keys.js";
 
 interface KeyRow {
   id: string;

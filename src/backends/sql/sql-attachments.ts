@@ -5,7 +5,7 @@ import {
   joinChunks,
   restoreAll,
   type ExtractedAttachment,
-} from "../../session/core/attachments.js";
+} from "../../session/messages/attachments.js";
 
 /**
  * The attachment tables of the SQL-tag store (docs/behavior/storage.md#attachments): bytes once

@@ -3,7 +3,7 @@ import { invalidArgument } from "../../session/errors/index.js";
 import type { AuditEvent, AuditSink } from "../../session/contracts/audit.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import type { AuditEraseTarget } from "../../session/contracts/erase.js";
-import { auditEventErased } from "../../session/core/audit-erase.js";
+import { auditEventErased } from "../../session/erase/audit-erase.js";
 
 /** Table-name characters allowed in the DDL; the name is spliced, so it is checked. */
 const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -2,7 +2,7 @@ import { mapSqlErrors } from "./sql-errors.js";
 import {
   blockVersionFromRow,
   type BlockVersionRow,
-} from "../../session/core/stored-rows.js";
+} from "../../session/messages/stored-rows.js";
 import type {
   BlockHistoryStore,
   BlockVersion,

@@ -1,8 +1,8 @@
 import {
   compactionFromRow,
   type CompactionRow,
-} from "../../session/core/stored-rows.js";
-import { assertCompactionArguments } from "../../session/core/compaction-args.js";
+} from "../../session/messages/stored-rows.js";
+import { assertCompactionArguments } from "../../session/tree/compaction-args.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import type {
   CompactionMeta,

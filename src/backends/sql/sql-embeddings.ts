@@ -9,7 +9,7 @@ import { mapSqlErrors } from "./sql-errors.js";
 import {
   decodeMessage,
   searchableText,
-} from "../../session/core/message-codec.js";
+} from "../../session/messages/message-codec.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import type {
   EmbeddingCounts,
@@ -18,7 +18,7 @@ import type {
   QueueItem,
   VectorHit,
 } from "../../session/contracts/embedding-store.js";
-import { dot, fromBytes, toBytes } from "../../session/core/vectors.js";
+import { dot, fromBytes, toBytes } from "../../session/encoding/vectors.js";
 import { ensureAgentSchema } from "./sql-schema.js";
 import { atomically } from "./sql-transaction.js";
 import { createEmbeddingTables, hasSqliteVec } from "./sql-embedding-schema.js";

@@ -12,7 +12,7 @@ import {
   relinkHistory,
   toolCallIdsOf,
   type HistoryRow,
-} from "../../session/core/erase-rules.js";
+} from "../../session/erase/erase-rules.js";
 import { ensureBlockHistoryTable } from "./sql-block-history.js";
 import { readCompactions } from "./sql-compactions.js";
 import { ensureContextBlockTable } from "./sql-context-provider.js";

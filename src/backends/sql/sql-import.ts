@@ -1,4 +1,4 @@
-import { encodeForStorage } from "../../session/core/attachments.js";
+import { encodeForStorage } from "../../session/messages/attachments.js";
 import { ArborError } from "../../session/errors/index.js";
 import type { ImportRecords } from "../../session/contracts/provider.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";

@@ -1,4 +1,4 @@
-import { encodeBase64 } from "../../session/core/base64.js";
+import { encodeBase64 } from "../../session/encoding/base64.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import { countOf } from "./sql-count.js";
 import { insertContinuations, splitContent } from "./sql-message-chunks.js";

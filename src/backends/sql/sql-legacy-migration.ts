@@ -1,8 +1,8 @@
 import {
   decodeMessage,
   searchableText,
-} from "../../session/core/message-codec.js";
-import { spaceCjk } from "../../session/core/search-terms.js";
+} from "../../session/messages/message-codec.js";
+import { spaceCjk } from "../../session/text/search-terms.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import {
   createCompactionTable,

@@ -1,5 +1,5 @@
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
-import { utf8Length } from "../../session/core/utf8.js";
+import { utf8Length } from "../../session/encoding/utf8.js";
 
 /**
  * Largest piece of a message's JSON kept in one row, in UTF-8 bytes (1.5 MiB): a message row or a

@@ -2,8 +2,8 @@ import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import {
   decodeMessage,
   reviveMessage,
-} from "../../session/core/message-codec.js";
-import { mayReferenceAttachments } from "../../session/core/attachments.js";
+} from "../../session/messages/message-codec.js";
+import { mayReferenceAttachments } from "../../session/messages/attachments.js";
 import { readContentsBySeqs, withinValueLimit } from "./sql-message-chunks.js";
 import { sqlTemplate } from "./sql-transaction.js";
 import {

@@ -1,4 +1,4 @@
-import { walkToRoot } from "../../session/core/walk-path.js";
+import { walkToRoot } from "../../session/tree/walk-path.js";
 import { withAttachmentBytes } from "./sql-attachments.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";

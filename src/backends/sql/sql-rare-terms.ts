@@ -3,8 +3,8 @@ import {
   fts5Phrases,
   rarestTerms,
   type AnalyzedQuery,
-} from "../../session/core/query-analysis.js";
-import { rareCountCap, rareTermArm } from "../../session/core/rare-terms.js";
+} from "../../session/text/query-analysis.js";
+import { rareCountCap, rareTermArm } from "../../session/text/rare-terms.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 
 /** The FTS5 expressions of a ranked search, and its rare-term arm. */
@@ -13,7 +13,7 @@ export interface RankedExpressions {
   all: string;
   /** Any ranked term; `null` when `all` is the whole search (one term, or `match: "all"`). */
   any: string | null;
-  /** The OR of the rarest terms, or `null` for no rare-term arm (core/rare-terms.ts). */
+  /** The OR of the rarest terms, or `null` for no rare-term arm (text/rare-terms.ts). */
   rare: string | null;
   /** Rows the rare-term arm brings at most. */
   rareLimit: number;

@@ -1,9 +1,9 @@
 import type { StoredMessageRecord } from "../../session/contracts/provider.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
-import { decodeMessage } from "../../session/core/message-codec.js";
-import { historyFromPath } from "../../session/core/path-history.js";
-import { decodeAll } from "../../session/core/stored-rows.js";
+import { decodeMessage } from "../../session/messages/message-codec.js";
+import { historyFromPath } from "../../session/tree/path-history.js";
+import { decodeAll } from "../../session/messages/stored-rows.js";
 import { restoreMessage, restoreMessages } from "./sql-attachments.js";
 import { readCompactions } from "./sql-compactions.js";
 import {

@@ -1,15 +1,15 @@
 import { mapSqlErrors } from "./sql-errors.js";
 import { rankedExpressions } from "./sql-rare-terms.js";
-import { analyzeQuery } from "../../session/core/query-analysis.js";
+import { analyzeQuery } from "../../session/text/query-analysis.js";
 import {
   normalizeSearchLimit,
   RANK_WINDOW,
   rankTail,
-} from "../../session/core/search-limit.js";
+} from "../../session/text/search-limit.js";
 import {
   searchResultsFromRows,
   sessionInfoFromRow,
-} from "../../session/core/stored-rows.js";
+} from "../../session/messages/stored-rows.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import type { SessionInfo } from "../../session/contracts/session-info.js";
 import type { SearchResult } from "../../session/contracts/types.js";

@@ -4,8 +4,8 @@ import {
   analyzeQuery,
   fts5Expressions,
   rarestTerms,
-} from "../../session/core/query-analysis.js";
-import { spaceCjk } from "../../session/core/search-terms.js";
+} from "../../session/text/query-analysis.js";
+import { spaceCjk } from "../../session/text/search-terms.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import { createSearchEntryTables } from "./sql-ddl.js";
 import { ensureAgentSchema } from "./sql-schema.js";

@@ -1,19 +1,19 @@
 import {
   searchResultsFromRows,
   type HitRow,
-} from "../../session/core/stored-rows.js";
+} from "../../session/messages/stored-rows.js";
 import {
   decodeMessage,
   reviveMessage,
   searchableText,
-} from "../../session/core/message-codec.js";
-import { spaceCjk } from "../../session/core/search-terms.js";
-import { analyzeQuery } from "../../session/core/query-analysis.js";
+} from "../../session/messages/message-codec.js";
+import { spaceCjk } from "../../session/text/search-terms.js";
+import { analyzeQuery } from "../../session/text/query-analysis.js";
 import {
   normalizeSearchLimit,
   RANK_WINDOW,
   rankTail,
-} from "../../session/core/search-limit.js";
+} from "../../session/text/search-limit.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import { rankedExpressions } from "./sql-rare-terms.js";
 import { atomically } from "./sql-transaction.js";

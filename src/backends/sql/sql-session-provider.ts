@@ -29,7 +29,7 @@ import type {
   SessionMessage,
   StoredCompaction,
 } from "../../session/contracts/types.js";
-import { encodeForStorage } from "../../session/core/attachments.js";
+import { encodeForStorage } from "../../session/messages/attachments.js";
 import { ArborTypeError, invalidArgument } from "../../session/errors/index.js";
 import { AgentBlockHistory } from "./sql-block-history.js";
 import { watchSqlChanges } from "./sql-changes.js";
@@ -43,7 +43,7 @@ import { readConfig, writeConfig } from "./sql-config.js";
 import { AgentContextProvider } from "./sql-context-provider.js";
 import { importRecords } from "./sql-import.js";
 import { isRegistered, registerIfAbsent } from "./sql-registry-table.js";
-import { firstWriteSessionInfo } from "../../session/core/stored-rows.js";
+import { firstWriteSessionInfo } from "../../session/messages/stored-rows.js";
 import { LatestLeafTracker } from "./sql-latest-leaf.js";
 import { splitContent } from "./sql-message-chunks.js";
 import { PathCache } from "./sql-path-cache.js";

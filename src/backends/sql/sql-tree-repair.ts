@@ -1,4 +1,4 @@
-import { deleteWithTreeRepair } from "../../session/core/tree-repair-driver.js";
+import { deleteWithTreeRepair } from "../../session/tree/tree-repair-driver.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import { readCompactionsTouching } from "./sql-compactions.js";
 import { loadAncestorLinks } from "./sql-path.js";

@@ -5,9 +5,9 @@ import type {
   RecentHistoryResult,
   SessionMessage,
 } from "../../session/contracts/types.js";
-import { decodeMessage } from "../../session/core/message-codec.js";
-import { chooseRecentWindow } from "../../session/core/recent-window.js";
-import { materializeSpans } from "../../session/core/stored-rows.js";
+import { decodeMessage } from "../../session/messages/message-codec.js";
+import { chooseRecentWindow } from "../../session/tree/recent-window.js";
+import { materializeSpans } from "../../session/messages/stored-rows.js";
 import { restoreMessages } from "./sql-attachments.js";
 import { readCompactions } from "./sql-compactions.js";
 import { readContentsByIds, readContentsBySeqs } from "./sql-message-chunks.js";

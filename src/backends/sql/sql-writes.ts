@@ -1,6 +1,6 @@
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
-import type { ExtractedAttachment } from "../../session/core/attachments.js";
+import type { ExtractedAttachment } from "../../session/messages/attachments.js";
 import {
   releaseAttachments,
   replaceAttachments,

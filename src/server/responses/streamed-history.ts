@@ -1,5 +1,5 @@
 import type { SessionMessage } from "../../session/contracts/types.js";
-import type { Session } from "../../session/session.js";
+import type { Session } from "../../session/facade/session.js";
 import { toWire } from "../context.js";
 import { isStorageFault } from "../reliability/storage-faults.js";
 import type { ReadGate } from "./read-gate.js";

@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { SessionSnapshot } from "../../session/contracts/session-info.js";
-import { sessionSeam, type Session } from "../../session/session.js";
+import { sessionSeam, type Session } from "../../session/facade/session.js";
 import {
   openSession,
   readSession,

@@ -1,4 +1,4 @@
-import { estimateMessageTokens } from "../core/estimate-tokens.js";
+import { estimateMessageTokens } from "../tokens/estimate-tokens.js";
 import type { SessionTree } from "../state/session-tree.js";
 import type { MessageTokenCounts, SessionMessage } from "../contracts/types.js";
 

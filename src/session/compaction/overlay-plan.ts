@@ -2,11 +2,11 @@
 // result (or an automatic one summarized nothing): where the overlay goes and what it saves, and
 // the overlay a keyed compaction stored before (`compact(leafId, { requestKey })`).
 // `SessionCompaction` loads them with a dynamic `import()` (docs/behavior/runtime.md).
-import { estimateMessageTokens } from "../core/estimate-tokens.js";
+import { estimateMessageTokens } from "../tokens/estimate-tokens.js";
 import {
   COMPACTION_PREFIX,
   summaryMessage,
-} from "../core/apply-compactions.js";
+} from "../tree/apply-compactions.js";
 import type { SessionTree } from "../state/session-tree.js";
 import type { SessionProvider } from "../contracts/provider.js";
 import { ArborError } from "../errors/index.js";

@@ -5,8 +5,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { openSqlite } from "../../sqlite/index.js";
 import { createCompactFunction } from "../../utils/index.js";
-import { estimateMessageTokensMultilingual as estimateMessageTokens } from "../core/multilingual-tokens.js";
-import { Session } from "../session.js";
+import { estimateMessageTokensMultilingual as estimateMessageTokens } from "../tokens/multilingual-tokens.js";
+import { Session } from "../facade/session.js";
 import type { SessionMessage } from "../contracts/types.js";
 
 /** ~275 estimated tokens per message: 1,600 characters. */

@@ -1,12 +1,12 @@
-import { estimateStringTokens } from "../core/estimate-tokens.js";
+import { estimateStringTokens } from "../tokens/estimate-tokens.js";
 import { ArborError } from "../errors/index.js";
 import type {
   SessionProvider,
   StoreTokenEstimate,
 } from "../contracts/provider.js";
-import { multilingualTokenCounter } from "../core/multilingual-tokens.js";
+import { multilingualTokenCounter } from "../tokens/multilingual-tokens.js";
 import type { SessionTree } from "../state/session-tree.js";
-import { messageOf, type StatusEmitter } from "../status.js";
+import { messageOf, type StatusEmitter } from "../facade/status.js";
 import type { SystemPrompt } from "../context/system-prompt.js";
 import type { ContextBlocks } from "../context/context-blocks.js";
 import type {
@@ -36,7 +36,7 @@ export interface CompactionHost {
   status: StatusEmitter;
   /** Told about each stored overlay (audit). */
   onOverlay?: (overlay: StoredCompaction) => void;
-  /** The session's erase epoch (core/erase-rules.ts); a change during a compaction cancels it. */
+  /** The session's erase epoch (erase/erase-rules.ts); a change during a compaction cancels it. */
   eraseEpoch?: () => number;
   /** Runs `task` under the session's append lock, which an erase holds while it runs. */
   exclusive?: <T>(task: () => Promise<T>) => Promise<T>;

@@ -1,5 +1,5 @@
 import { ArborError, invalidArgument } from "../errors/index.js";
-import { estimateStringTokens } from "../core/estimate-tokens.js";
+import { estimateStringTokens } from "../tokens/estimate-tokens.js";
 import {
   isSearchProvider,
   isSkillProvider,

@@ -1,4 +1,4 @@
-import { toolNameOf } from "../core/tool-parts.js";
+import { toolNameOf } from "../messages/tool-parts.js";
 import type { SessionTree } from "../state/session-tree.js";
 import type { SessionMessage, SessionMessagePart } from "../contracts/types.js";
 

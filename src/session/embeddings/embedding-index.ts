@@ -5,14 +5,14 @@
  * (`EmbeddingStore.claim`), so several indexes over one store (other managers, other processes)
  * never embed an item twice, and the items of a worker that died come due when its lease ends.
  */
-import { messageOf } from "../status.js";
+import { messageOf } from "../facade/status.js";
 import type { ResolvedEmbedder } from "./embedder.js";
 import type {
   EmbeddingStore,
   QueueItem,
 } from "../contracts/embedding-store.js";
 import type { EmbeddingStatusEvent } from "./types.js";
-import { normalized } from "../core/vectors.js";
+import { normalized } from "../encoding/vectors.js";
 
 /** First retry delay after a failed batch; doubled per attempt up to `MAX_BACKOFF_MS`. */
 export const BASE_BACKOFF_MS = 500;

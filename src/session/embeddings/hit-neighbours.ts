@@ -7,9 +7,9 @@
  */
 import type { SessionTree } from "../state/session-tree.js";
 import type { SessionMessage } from "../contracts/types.js";
-import { searchableText } from "../core/message-codec.js";
+import { searchableText } from "../messages/message-codec.js";
 import { invalidArgument } from "../errors/index.js";
-import { streamHistoryBatches } from "../session-history.js";
+import { streamHistoryBatches } from "../facade/session-history.js";
 import type { ContextTurn, HitContext } from "./types.js";
 
 /** Most neighbours on each side of a hit. */

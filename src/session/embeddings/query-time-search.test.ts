@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { withinTimeRange } from "../core/search-options.js";
+import { withinTimeRange } from "../text/search-options.js";
 import { searchWithQueryTime } from "./query-time-search.js";
 import type { SearchHit } from "./types.js";
 

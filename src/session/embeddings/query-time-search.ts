@@ -8,13 +8,13 @@
  * weak one inside: the turn that answers "what did we decide last week?" may have been written
  * on another day. Only the explicit `since`/`until` options filter.
  */
-import { normalizeSearchLimit, rankWindow } from "../core/search-limit.js";
+import { normalizeSearchLimit, rankWindow } from "../text/search-limit.js";
 import {
   normalizeTextSearchOptions,
   withinTimeRange,
-} from "../core/search-options.js";
-import { queryTerms } from "../core/search-terms.js";
-import { readQueryTime, type QueryTimeRange } from "../core/search-time.js";
+} from "../text/search-options.js";
+import { queryTerms } from "../text/search-terms.js";
+import { readQueryTime, type QueryTimeRange } from "../text/search-time.js";
 import type { MatchMode } from "../contracts/types.js";
 import type { SearchHit } from "./types.js";
 
@@ -68,7 +68,7 @@ export async function searchWithQueryTime<Hit extends SearchHit>(
       ? text
       : `${text} ${read.names.join(" ")}`;
   // Each fused ranking is read to a depth that does not depend on `limit`, so the fused order
-  // is the same for every limit up to it (core/search-limit.ts).
+  // is the same for every limit up to it (text/search-limit.ts).
   const depth = rankWindow(limit);
   const lists: Array<{ hits: Hit[]; weight: number }> = [];
   for (const range of read.ranges) {

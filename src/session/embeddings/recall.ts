@@ -4,7 +4,7 @@
  * a semantic ranking (nearest vectors), fused with reciprocal rank fusion in `"hybrid"` mode.
  */
 import type { SearchResult } from "../contracts/types.js";
-import { rankWindow } from "../core/search-limit.js";
+import { rankWindow } from "../text/search-limit.js";
 import { ArborError, invalidArgument } from "../errors/index.js";
 import type { EmbeddingIndex } from "./embedding-index.js";
 import { reciprocalRankFusion } from "./fusion.js";

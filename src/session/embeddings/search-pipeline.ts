@@ -19,9 +19,9 @@ import {
   normalizeSearchLimit,
   rankWindow,
   recallRankWindow,
-} from "../core/search-limit.js";
-import { normalizeTextSearchOptions } from "../core/search-options.js";
-import { queryTerms } from "../core/search-terms.js";
+} from "../text/search-limit.js";
+import { normalizeTextSearchOptions } from "../text/search-options.js";
+import { queryTerms } from "../text/search-terms.js";
 import { checkHitContext } from "./hit-neighbours.js";
 import { searchWithQueryTime } from "./query-time-search.js";
 import { placeHits, resolveInSessions } from "./search-resolve.js";
@@ -91,7 +91,7 @@ async function rank(
     text: async () => {
       const { path, sessionId } = covered;
       // The text ranking scores a window of its own, wider than the candidates it returns
-      // (core/search-limit.ts), so the fused order does not change with `limit`.
+      // (text/search-limit.ts), so the fused order does not change with `limit`.
       const messages = (
         await space.searchText(query, {
           ...window,

@@ -5,7 +5,7 @@
  */
 import type { SessionProvider } from "../contracts/provider.js";
 import type { SessionMessage, StoredCompaction } from "../contracts/types.js";
-import { searchableText } from "../core/message-codec.js";
+import { searchableText } from "../messages/message-codec.js";
 import { hitNeighbours } from "./hit-neighbours.js";
 import type { RecallItem, ResolvedItem } from "./recall.js";
 import type {

@@ -12,7 +12,7 @@ import type {
   StoredCompaction,
   TextSearchOptions,
 } from "../contracts/types.js";
-import type { TextSearchInput } from "../core/search-options.js";
+import type { TextSearchInput } from "../text/search-options.js";
 import type { SessionTree } from "../state/session-tree.js";
 import type { EmbeddingHandle } from "./embedding-handle.js";
 import type { RecallItem } from "./recall.js";

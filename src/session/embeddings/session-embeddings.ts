@@ -2,7 +2,7 @@
  * The Session's side of embeddings: `withEmbeddings()`, `flushEmbeddings()` and the wake-up
  * after writes. The index is opened on first use, over the session's store.
  */
-import type { SessionRuntime } from "../session-runtime.js";
+import type { SessionRuntime } from "../facade/session-runtime.js";
 import { EmbeddingHandle } from "./embedding-handle.js";
 import type { Embedder, EmbeddingOptions } from "./types.js";
 

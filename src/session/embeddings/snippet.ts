@@ -1,6 +1,6 @@
-import { porterStem } from "../core/porter-stemmer.js";
-import { analyzeQuery } from "../core/query-analysis.js";
-import { foldText, hasCjk } from "../core/search-terms.js";
+import { porterStem } from "../text/porter-stemmer.js";
+import { analyzeQuery } from "../text/query-analysis.js";
+import { foldText, hasCjk } from "../text/search-terms.js";
 
 /** Characters of context a snippet keeps on each side of its first match. */
 const CONTEXT_CHARS = 80;

@@ -1,6 +1,6 @@
-import { uuidFromHex } from "../core/hash-uuid.js";
-import { sha256Hex } from "../core/sha256.js";
-import { walkToRoot } from "../core/walk-path.js";
+import { uuidFromHex } from "../encoding/hash-uuid.js";
+import { sha256Hex } from "../encoding/sha256.js";
+import { walkToRoot } from "../tree/walk-path.js";
 import type { StoredMessageRecord } from "../contracts/provider.js";
 import type { SessionSnapshot } from "../contracts/session-info.js";
 import type { StoredCompaction } from "../contracts/types.js";

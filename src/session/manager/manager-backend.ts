@@ -10,8 +10,8 @@ import type { SessionRegistry } from "../contracts/registry.js";
 import type { SqlProvider } from "../contracts/sql-provider.js";
 import { ArborError } from "../errors/index.js";
 import { memoryBackend } from "../../backends/memory/memory-backend.js";
-import { backendSeed } from "../seed-targets.js";
-import { Session } from "../session.js";
+import { backendSeed } from "../facade/seed-targets.js";
+import { Session } from "../facade/session.js";
 import type { CreateSessionOptions } from "./manager-options.js";
 import type { ManagedSession } from "./session-cache.js";
 

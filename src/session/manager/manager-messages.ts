@@ -3,7 +3,7 @@ import type {
   SessionMessage,
   StoredCompaction,
 } from "../contracts/types.js";
-import type { Session } from "../session.js";
+import type { Session } from "../facade/session.js";
 
 /**
  * The SessionManager's per-session message and overlay calls, one part of its facade. Each one is

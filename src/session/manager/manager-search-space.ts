@@ -6,9 +6,9 @@
  */
 import type { BackendEmbeddings } from "../contracts/embedding-store.js";
 import type { RegistrySearchOptions } from "../contracts/registry.js";
-import { normalizeSearchLimit } from "../core/search-limit.js";
-import { normalizeTextSearchOptions } from "../core/search-options.js";
-import { queryTerms } from "../core/search-terms.js";
+import { normalizeSearchLimit } from "../text/search-limit.js";
+import { normalizeTextSearchOptions } from "../text/search-options.js";
+import { queryTerms } from "../text/search-terms.js";
 import { requireEmbeddings } from "../embeddings/embedding-stores.js";
 import { runSearch } from "../embeddings/search-pipeline.js";
 import type { SearchSpace, SpaceSession } from "../embeddings/search-space.js";

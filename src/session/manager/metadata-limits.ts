@@ -1,5 +1,5 @@
 import { ArborError } from "../errors/index.js";
-import { utf8Length } from "../core/utf8.js";
+import { utf8Length } from "../encoding/utf8.js";
 import { assertText } from "./session-rows.js";
 
 /**

@@ -15,8 +15,8 @@ import type { SessionInfo } from "../contracts/session-info.js";
 import {
   ACTIVE_LEAF_KEY,
   parseBranchPointer,
-} from "../core/stored-branch-pointer.js";
-import { abandonedBranches } from "../core/erase-rules.js";
+} from "../tree/stored-branch-pointer.js";
+import { abandonedBranches } from "../erase/erase-rules.js";
 import { invalidArgument } from "../errors/index.js";
 import { eraseInSession, requireErase } from "./erase.js";
 import { IMPORTED_AT_METADATA } from "./import-index.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { estimateStringTokens } from "../core/estimate-tokens.js";
+import { estimateStringTokens } from "../tokens/estimate-tokens.js";
 import type { SearchHit } from "../embeddings/types.js";
 import { renderSearchHits, shortTime } from "./search-render.js";
 

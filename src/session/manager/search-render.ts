@@ -4,7 +4,7 @@
  * its session's name, its time, its role, a snippet and the turns around it, best first, cut to
  * a token budget so a tool result never floods the context.
  */
-import { estimateStringTokens } from "../core/estimate-tokens.js";
+import { estimateStringTokens } from "../tokens/estimate-tokens.js";
 import { cut } from "../embeddings/hit-neighbours.js";
 import { snippetOf } from "../embeddings/snippet.js";
 import type { ContextTurn, SearchHit } from "../embeddings/types.js";

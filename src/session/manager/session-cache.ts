@@ -1,5 +1,5 @@
-import type { Session } from "../session.js";
-import type { SessionSeam } from "../session-seam.js";
+import type { Session } from "../facade/session.js";
+import type { SessionSeam } from "../facade/session-seam.js";
 
 /**
  * A Session the manager opened, with its seam (session-seam.ts): the public object callers get,

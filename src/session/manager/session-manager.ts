@@ -36,8 +36,8 @@ import {
   sessionSeam,
   type AppendMessageResult,
   type Session,
-} from "../session.js";
-import type { ManagerSeam } from "../session-seam.js";
+} from "../facade/session.js";
+import type { ManagerSeam } from "../facade/session-seam.js";
 import type { ManagedSession } from "./session-cache.js";
 import type {
   ChangeListener,

@@ -4,7 +4,7 @@ import type {
   SessionRegistry,
 } from "../contracts/registry.js";
 import type { SessionInfo } from "../contracts/session-info.js";
-import { unstorableReason } from "../core/storable-text.js";
+import { unstorableReason } from "../messages/storable-text.js";
 import { ArborError, invalidArgument } from "../errors/index.js";
 import type {
   CreateSessionOptions,

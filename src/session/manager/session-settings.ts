@@ -12,9 +12,9 @@ import {
   assertAuditSink,
   assertCompactionFunction,
   assertThreshold,
-} from "../session-checks.js";
-import { PROMPT_KEY } from "../session-setup.js";
-import { assertRowSizeLimit } from "../session-row-size.js";
+} from "../facade/session-checks.js";
+import { PROMPT_KEY } from "../facade/session-setup.js";
+import { assertRowSizeLimit } from "../facade/session-row-size.js";
 import type {
   CachedPromptSetting,
   ManagerContextOptions,

@@ -1,9 +1,9 @@
-import { visibleLatestLeafId } from "../core/overlay-rows.js";
+import { visibleLatestLeafId } from "../tree/overlay-rows.js";
 import {
   ACTIVE_LEAF_KEY,
   parseBranchPointer,
   type StoredBranchPointer as Pointer,
-} from "../core/stored-branch-pointer.js";
+} from "../tree/stored-branch-pointer.js";
 import type { SessionProvider } from "../contracts/provider.js";
 
 /**

@@ -9,7 +9,7 @@ import {
   visiblePathIds,
   visibleRecentHistory,
   visibleRowStats,
-} from "../core/overlay-rows.js";
+} from "../tree/overlay-rows.js";
 import type { PathEntry, SessionProvider } from "../contracts/provider.js";
 import type {
   HistoryRowStat,
@@ -23,7 +23,7 @@ import type {
  * given leaf, else the branch `switchBranch()` chose while that choice holds, else the provider's
  * latest (passed as `undefined`, so the provider resolves it in the same read). The leaf is then
  * passed to the provider as an argument, and stored overlay rows are kept out of the answer
- * (core/overlay-rows.ts). Writes ask `appendParent()` for the parent of an auto-parented append
+ * (tree/overlay-rows.ts). Writes ask `appendParent()` for the parent of an auto-parented append
  * and report inserts and clears, which end the chosen branch.
  *
  * Calls that have no default leaf (`getMessage`, overlays, config, search, exports) go to

@@ -3,7 +3,7 @@ import type {
   SessionProvider,
 } from "../../session/contracts/provider.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
-import { Session } from "../../session/session.js";
+import { Session } from "../../session/facade/session.js";
 import {
   appendRaw,
   build,

@@ -1,5 +1,5 @@
 import type { SessionMessage } from "../../session/contracts/types.js";
-import { encodeBase64 } from "../../session/core/base64.js";
+import { encodeBase64 } from "../../session/encoding/base64.js";
 import { textMessage } from "../fixtures.js";
 import { prng } from "../helpers.js";
 import { eachLayer, type Suite } from "../suite.js";

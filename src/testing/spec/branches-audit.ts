@@ -1,6 +1,6 @@
 import { InMemoryAuditSink } from "../../session/index.js";
 import { type AuditEvent } from "../../session/contracts/audit.js";
-import { Session } from "../../session/session.js";
+import { Session } from "../../session/facade/session.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
 import { caught, summarizeError } from "../helpers.js";
 import type { Suite } from "../suite.js";

@@ -1,4 +1,4 @@
-import { Session } from "../../session/session.js";
+import { Session } from "../../session/facade/session.js";
 import { caught, messageOf, summarizeError } from "../helpers.js";
 import type { Suite } from "../suite.js";
 import { type ToolSet, text } from "./context-support.js";

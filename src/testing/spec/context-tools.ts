@@ -1,4 +1,4 @@
-import { Session } from "../../session/session.js";
+import { Session } from "../../session/facade/session.js";
 import {
   readonlyProvider,
   searchProvider,

@@ -1,7 +1,7 @@
 import type { SessionProvider } from "../../session/contracts/provider.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
-import type { HistoryStreamOptions } from "../../session/session-history.js";
-import type { Session } from "../../session/session.js";
+import type { HistoryStreamOptions } from "../../session/facade/session-history.js";
+import type { Session } from "../../session/facade/session.js";
 import {
   appendRaw,
   build,

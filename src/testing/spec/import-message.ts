@@ -1,7 +1,7 @@
 import { InMemoryAuditSink } from "../../session/index.js";
-import { Session } from "../../session/session.js";
+import { Session } from "../../session/facade/session.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
-import type { ImportMessageOptions } from "../../session/session-import.js";
+import type { ImportMessageOptions } from "../../session/facade/session-import.js";
 import { ids, textMessage } from "../fixtures.js";
 import { caught, summarizeError } from "../helpers.js";
 import type { Suite } from "../suite.js";

@@ -1,6 +1,6 @@
 import { hasCapability } from "../../session/contracts/provider-capabilities.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
-import type { Session } from "../../session/session.js";
+import type { Session } from "../../session/facade/session.js";
 import { textMessage } from "../fixtures.js";
 import { caught, caughtSync, summarizeError, utf8Bytes } from "../helpers.js";
 import type { Suite } from "../suite.js";

@@ -1,4 +1,4 @@
-import type { Session } from "../../session/session.js";
+import type { Session } from "../../session/facade/session.js";
 import { textMessage } from "../fixtures.js";
 import { caught } from "../helpers.js";
 import type { ManagerSuite } from "../manager-suite.js";

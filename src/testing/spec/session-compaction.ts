@@ -1,5 +1,5 @@
-import { Session } from "../../session/session.js";
-import type { SessionEvent } from "../../session/status.js";
+import { Session } from "../../session/facade/session.js";
+import type { SessionEvent } from "../../session/facade/status.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
 import { createCompactFunction } from "../../utils/compaction/compact-function.js";
 import { caught, messageOf, summarizeError } from "../helpers.js";

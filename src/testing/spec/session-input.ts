@@ -1,6 +1,6 @@
 import type { SessionContextOptions } from "../../session/context/types.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
-import { Session } from "../../session/session.js";
+import { Session } from "../../session/facade/session.js";
 import { build, chain, ids, textMessage } from "../fixtures.js";
 import { caught, caughtSync, messageOf, summarizeError } from "../helpers.js";
 import type { Suite } from "../suite.js";

@@ -1,4 +1,4 @@
-import { Session } from "../../session/session.js";
+import { Session } from "../../session/facade/session.js";
 import type { SessionMessage } from "../../session/contracts/types.js";
 import { build, conversation, ids, textMessage } from "../fixtures.js";
 import {

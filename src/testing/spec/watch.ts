@@ -1,6 +1,6 @@
 import { hasCapability } from "../../session/contracts/provider-capabilities.js";
 import type { ChangeEvent } from "../../session/contracts/changes.js";
-import { Session } from "../../session/session.js";
+import { Session } from "../../session/facade/session.js";
 import { appendRaw, textMessage } from "../fixtures.js";
 import { caughtSync, summarizeError } from "../helpers.js";
 import type { CaseBody, Suite } from "../suite.js";

@@ -2,7 +2,7 @@
 // transcript shape, and only ever narrows the range that docs/behavior/overlays.md alone would pick.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isCompactionMessage } from "../../session/core/apply-compactions.js";
+import { isCompactionMessage } from "../../session/tree/apply-compactions.js";
 import { fakeSummarizer } from "../__fixtures__/transcripts.js";
 import {
   splitGroups,

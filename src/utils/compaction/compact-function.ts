@@ -1,5 +1,5 @@
 import { ArborTypeError } from "../../session/errors/index.js";
-import { isCompactionMessage } from "../../session/core/apply-compactions.js";
+import { isCompactionMessage } from "../../session/tree/apply-compactions.js";
 import type {
   CompactContext,
   CompactResult,

@@ -1,9 +1,9 @@
-import { isToolPart, toolNameOf } from "../../session/core/tool-parts.js";
+import { isToolPart, toolNameOf } from "../../session/messages/tool-parts.js";
 import type {
   SessionMessage,
   SessionMessagePart,
 } from "../../session/contracts/types.js";
-import { jsonText } from "../../session/core/json-text.js";
+import { jsonText } from "../../session/messages/json-text.js";
 import { estimateMessageTokens } from "../tokens/estimate.js";
 
 const MIN_SUMMARY_BUDGET = 100;

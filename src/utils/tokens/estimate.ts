@@ -1,4 +1,4 @@
-// The heuristic lives in session/core so that session modules (context blocks, compaction) can
+// The heuristic lives in session/tokens so that session modules (context blocks, compaction) can
 // use it without importing utils, which sits above session; this file keeps its public path.
 export {
   CHARS_PER_TOKEN,
@@ -6,4 +6,4 @@ export {
   estimateStringTokens,
   TOKENS_PER_MESSAGE,
   WORDS_TOKEN_MULTIPLIER,
-} from "../../session/core/estimate-tokens.js";
+} from "../../session/tokens/estimate-tokens.js";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { SessionMessage } from "../../session/contracts/types.js";
 import { chat, toolResult } from "../__fixtures__/transcripts.js";
 import { truncateOlderMessages } from "./truncate.js";
-import { truncateToolOutput } from "../../session/core/truncate-tool-output.js";
+import { truncateToolOutput } from "../../session/messages/truncate-tool-output.js";
 
 const longText = (id: string, length: number): SessionMessage => ({
   id,

@@ -1,4 +1,4 @@
-import { isToolPart } from "../../session/core/tool-parts.js";
+import { isToolPart } from "../../session/messages/tool-parts.js";
 import type {
   SessionMessage,
   SessionMessagePart,
@@ -7,7 +7,7 @@ import {
   sliceChars,
   truncateToolOutput,
   truncationSuffix,
-} from "../../session/core/truncate-tool-output.js";
+} from "../../session/messages/truncate-tool-output.js";
 
 /** Options of `truncateOlderMessages` (docs/behavior/overlays.md). */
 export interface TruncateOptions {

@@ -1,0 +1,60 @@
+import {
+  applyOverlaySpans,
+  summaryMessage,
+  type OverlaySpan,
+} from "./apply-compactions.js";
+import { utf8Length } from "../encoding/utf8.js";
+import type { StoredCompaction } from "../contracts/types.js";
+
+/** A path row known by id and stored size only. */
+export interface SizedRow {
+  id: string;
+  bytes: number;
+}
+
+export interface RecentWindow {
+  /** The chosen spans, oldest first: stored rows (to be loaded) and summaries. */
+  spans: OverlaySpan[];
+  truncated: boolean;
+  totalContentBytes: number;
+}
+
+/**
+ * Chooses the byte-budgeted suffix of a path (docs/behavior/history.md) from row sizes alone, after applying
+ * overlays, so a backend loads the content of the chosen rows only.
+ */
+export function chooseRecentWindow(
+  rows: readonly SizedRow[],
+  overlays: readonly StoredCompaction[],
+  maxContentBytes: number,
+  minRecentMessages = 1,
+): RecentWindow {
+  let totalContentBytes = 0;
+  for (const row of rows) totalContentBytes += row.bytes;
+  const spans = applyOverlaySpans(
+    rows.map((row) => row.id),
+    overlays,
+  );
+  const floor = Math.max(
+    1,
+    Math.floor(Number.isFinite(minRecentMessages) ? minRecentMessages : 1),
+  );
+  let start = spans.length;
+  let used = 0;
+  while (start > 0) {
+    const size = spanBytes(spans[start - 1]!, rows);
+    const taken = spans.length - start;
+    if (taken >= floor && used + size > maxContentBytes) break;
+    used += size;
+    start--;
+  }
+  return { spans: spans.slice(start), truncated: start > 0, totalContentBytes };
+}
+
+// --- Internal helpers ---
+
+function spanBytes(span: OverlaySpan, rows: readonly SizedRow[]): number {
+  return span.kind === "row"
+    ? rows[span.index]!.bytes
+    : utf8Length(JSON.stringify(summaryMessage(span.overlay)));
+}
