@@ -342,6 +342,8 @@ describe("import rules of src/", () => {
         "tables created on this store object",
       "backends/sql/sql-registry-table.ts":
         "tables created on this store object",
+      "backends/sql/sql-registry.ts":
+        "the parent index created on this store object",
       "backends/sql/sql-path.ts": "whether the engine has octet_length()",
       "backends/sql/sql-path-cache.ts":
         "whether the engine allows data_version / a change token",
@@ -355,6 +357,8 @@ describe("import rules of src/", () => {
         "the sessions hearing one embedding index",
       "mcp/notes-session.ts":
         "notes sessions being created, per SessionManager",
+      "studio/app/views/sessions.ts":
+        "each list row's fold action, per DOM row of the page (the browser app holds no store)",
     };
     const found = sourceFiles()
       .filter((file) =>
