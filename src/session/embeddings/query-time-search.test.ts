@@ -118,17 +118,23 @@ describe("searchWithQueryTime", () => {
   it("fuses by rank: a hit outside the named time can outrank a weak one inside", async () => {
     const may = (day: number) =>
       hit(`may${day}`, `2023-05-${String(day).padStart(2, "0")}T00:00:00.000Z`);
-    // Newest first; the plain search ranks June first, the May ones after it.
-    const { run } = fakeSearch([
+    // Newest first; the plain search ranks June first and the May ones after it, but not may6:
+    // it holds none of the query's words besides the time, so only the search inside May
+    // finds it (fourth there).
+    const inside = fakeSearch([may(9), may(8), may(7), may(6)]);
+    const plain = fakeSearch([
       hit("june", "2023-06-02T00:00:00.000Z"),
       may(9),
       may(8),
       may(7),
-      may(6),
     ]);
+    const run: typeof inside.run = (query, options) =>
+      options.since !== undefined || options.until !== undefined
+        ? inside.run(query, options)
+        : plain.run(query, options);
     const hits = await searchWithQueryTime(
       "Caroline in May 2023",
-      { limit: 4 },
+      { limit: 5 },
       run,
     );
     // may9-may7 are inside and ranked by both searches; may6 only inside, fourth there: June,
@@ -138,6 +144,15 @@ describe("searchWithQueryTime", () => {
       ["may8", true],
       ["may7", true],
       ["june", false],
+      ["may6", true],
     ]);
+    // A smaller limit gives the first hits of that ranking (the fused lists are read to a depth
+    // that does not depend on it).
+    const four = await searchWithQueryTime(
+      "Caroline in May 2023",
+      { limit: 4 },
+      run,
+    );
+    expect(four.map((h) => h.id)).toEqual(["may9", "may8", "may7", "june"]);
   });
 });
