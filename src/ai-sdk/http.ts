@@ -20,11 +20,15 @@ export function json(
  * `{ error: { code, message } }` with the code's status, read from the server's table
  * (`STATUS_BY_CODE`), so a chat route and the HTTP API answer a code alike: a storage outage is
  * 503 with `Retry-After`, a storage failure 500 without the driver's words (they may name tables
- * or values; the log has them). Anything that is not Arbor's error is rethrown.
+ * or values; the log has them). Anything that is not Arbor's error, and `MISSING_DEPENDENCY`, is
+ * rethrown.
  */
 export function errorResponse(error: unknown): Response {
   if (!(error instanceof ArborError || error instanceof ArborTypeError))
     throw error;
+  // A missing optional peer is the deployment's fault, not the request's: thrown where the route
+  // is called, so the developer reads its install command at once rather than in a 500's log.
+  if (error.code === "MISSING_DEPENDENCY") throw error;
   const status = STATUS_BY_CODE[error.code];
   switch (error.code) {
     case "SESSION_NOT_FOUND":

@@ -443,10 +443,26 @@ export class SqlSessionRegistry implements SessionRegistry {
     // The sessions a session started: the child count of each listed row and `parentSessionId`
     // look them up by parent (a scan of every session per row without it). Here, not in
     // ensureRegistryTable: a Session that only registers itself never lists.
-    this.agent.sql`CREATE INDEX IF NOT EXISTS idx_assistant_sessions_parent
-      ON assistant_sessions (parent_session_id)`;
+    try {
+      this.agent.sql`CREATE INDEX IF NOT EXISTS idx_assistant_sessions_parent
+        ON assistant_sessions (parent_session_id)`;
+    } catch (error) {
+      // A store opened read-only (`arbor` reading a file, `openSqlite(file, { readOnly })`)
+      // lists without the index: slower on many sessions, the same answers, nothing written.
+      if (!isReadOnlyRefusal(error)) throw error;
+    }
     indexed.add(this.agent);
   }
+}
+
+/** SQLite's refusal to write a database opened read-only (`SQLITE_READONLY`). */
+function isReadOnlyRefusal(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return (
+    (typeof code === "string" && code.startsWith("SQLITE_READONLY")) ||
+    /attempt to write a readonly database/i.test(error.message)
+  );
 }
 
 // What leaves a method is Arbor's error, the store's own as its cause (sql-errors.ts).
