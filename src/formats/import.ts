@@ -8,6 +8,9 @@ import {
   IMPORTED_AT_METADATA,
 } from "../session/manager/import-index.js";
 import type { SessionManager } from "../session/manager/session-manager.js";
+import type { Session } from "../session/facade/session.js";
+import type { SessionMessage } from "../session/contracts/types.js";
+import { missingParentOf } from "./missing-parent.js";
 import { linkAcrossFiles, type CreatedLink } from "./import-links.js";
 import type {
   ConversationTimes,
@@ -373,26 +376,78 @@ async function importKeyOf(
   return (await manager.getMetadata(sessionId, IMPORT_KEY_METADATA)) ?? null;
 }
 
-/** Adds the messages the session lacks, parents first, as they were; returns how many. */
+/**
+ * Adds the messages the session lacks, parents first, as they were; returns how many. A message
+ * stored as a root because its file lacked its parent (`metadata.missingParentId`, a trimmed file
+ * imported with `lenient`) goes under that parent in the same write that adds the parent.
+ */
 async function appendMissing(
   manager: SessionManager,
   sessionId: string,
   conversation: ParsedConversation,
 ): Promise<number> {
   const session = manager.getSession(sessionId);
+  const childrenOf = new Map<string, string[]>();
+  for (const { message, parentId } of conversation.snapshot.messages)
+    if (parentId !== null)
+      childrenOf.set(parentId, [
+        ...(childrenOf.get(parentId) ?? []),
+        message.id,
+      ]);
   let added = 0;
-  for (const record of conversation.snapshot.messages)
+  for (const record of conversation.snapshot.messages) {
+    if ((await session.getMessage(record.message.id)) !== null) continue;
+    const reattach = await storedOrphans(
+      session,
+      childrenOf.get(record.message.id) ?? [],
+    );
     if (
       await session.importMessage(record.message, {
-        parentId: record.parentId,
+        parentId:
+          record.parentId ??
+          (await storedMissingParent(session, record.message)),
         createdAt: record.createdAt,
+        ...(reattach.length > 0 ? { reattach } : {}),
       })
     )
       added++;
+  }
   // Nothing new leaves the session as it is, its active branch included.
   if (added > 0)
     await restoreActiveLeaf(manager, sessionId, conversation.activeLeafId);
   return added;
+}
+
+/**
+ * Of a message's children in the file, those the session holds marked as stored without their
+ * parent: the roots the message's write moves under it. The mark is the guard, not the id it
+ * names: a fragment's first entry may be one the import skips (a model change), so the id the
+ * fragment lacked is not always the message that turns out to be the parent. The store moves
+ * each only while it is still a root.
+ */
+async function storedOrphans(
+  session: Session,
+  childIds: readonly string[],
+): Promise<string[]> {
+  const orphans: string[] = [];
+  for (const id of childIds) {
+    const stored = await session.getMessage(id);
+    if (stored !== null && missingParentOf(stored) !== null) orphans.push(id);
+  }
+  return orphans;
+}
+
+/**
+ * The parent a lenient fragment's root lacked, when the session holds it already (the part of
+ * the conversation before the fragment was imported first): the message goes under it.
+ */
+async function storedMissingParent(
+  session: Session,
+  message: SessionMessage,
+): Promise<string | null> {
+  const parentId = missingParentOf(message);
+  if (parentId === null) return null;
+  return (await session.getMessage(parentId)) === null ? null : parentId;
 }
 
 /**

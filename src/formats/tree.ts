@@ -7,6 +7,7 @@ import { assertValidMessage } from "../session/messages/message-codec.js";
 import { assertMessageRole } from "../session/facade/session-checks.js";
 import { invalidImport } from "./import-error.js";
 import { injectedContextKind, isSlashCommand } from "./injected-context.js";
+import { markMissingParent } from "./missing-parent.js";
 import type { ConversationTimes, ImportWarning } from "./types.js";
 
 /** One entry of a source tree. A `null` message is skipped and its children re-attached. */
@@ -53,6 +54,8 @@ export function buildTree(
     ids.add(node.id);
   }
   const warnings: ImportWarning[] = [];
+  /** By entry id: the parent the file names but lacks (`lenient`). */
+  const orphaned = new Map<string, string>();
   const nodes = sourceNodes.map((node) => {
     if (node.parentId === null || ids.has(node.parentId)) return node;
     const problem = `the parent "${node.parentId}" of "${node.id}" is not in the file`;
@@ -65,6 +68,7 @@ export function buildTree(
       where: node.where,
       problem: `${problem}; attached to the root`,
     });
+    orphaned.set(node.id, node.parentId);
     return { ...node, parentId: null };
   });
   const byId = new Map(nodes.map((node) => [node.id, node]));
@@ -78,16 +82,28 @@ export function buildTree(
   }
   const ordered = parentsFirst(nodes, byId);
   const kept = new Map<string, string | null>();
+  /** By entry id: the missing parent that makes it a root (through skipped entries too). */
+  const lost = new Map<string, string>();
   const messages: SessionSnapshot["messages"] = [];
   for (const node of ordered) {
     const parent = node.parentId === null ? null : kept.get(node.parentId)!;
+    const lostParent =
+      orphaned.get(node.id) ??
+      (node.parentId !== null && parent === null
+        ? lost.get(node.parentId)
+        : undefined);
+    if (lostParent !== undefined) lost.set(node.id, lostParent);
     if (!node.message) {
       kept.set(node.id, parent);
       continue;
     }
     kept.set(node.id, node.id);
     messages.push({
-      message: node.message,
+      // Marked, so that the import of the whole file puts it under its parent.
+      message:
+        lostParent === undefined
+          ? node.message
+          : markMissingParent(node.message, lostParent),
       parentId: parent,
       createdAt: new Date(node.createdAt).toISOString(),
     });

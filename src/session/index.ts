@@ -175,7 +175,7 @@ export {
   InMemorySessionRegistry as MemorySessionRegistry,
 } from "../backends/memory/memory-registry.js";
 export type { SessionInfo, SessionSnapshot } from "./contracts/session-info.js";
-export type { ImportRecords } from "./contracts/provider.js";
+export type { ImportRecords, ReattachRecord } from "./contracts/provider.js";
 /** A path row as streamed history plans its windows (`getPathIds`). */
 export type { PathEntry, StoreTokenEstimate } from "./contracts/provider.js";
 /** What a provider can do beyond the required contract, declared once by its optional members (docs/custom-providers.md). */

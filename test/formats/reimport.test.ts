@@ -72,6 +72,44 @@ function firstHalf(text: string): string {
   return `${lines.slice(0, Math.ceil(lines.length / 2)).join("\n")}\n`;
 }
 
+/** Files whose second half, imported alone, names parents it lacks (a trimmed session file). */
+const TRIMMED_FILES = ["pi-session.jsonl", "claude-code-session.jsonl"];
+
+/**
+ * The file with its first half cut off, the header line kept (Pi's session line): what a session
+ * file trimmed to its last entries holds, whose first entries name parents it lacks.
+ */
+function trimmed(text: string): string {
+  const lines = text.split("\n").filter((line) => line.trim() !== "");
+  return `${[lines[0]!, ...lines.slice(Math.ceil(lines.length / 2))].join("\n")}\n`;
+}
+
+/** Each conversation's root-to-leaf paths, in one order (siblings' insertion order aside). */
+async function sortedTreesOf(manager: SessionManager) {
+  const trees = await treesOf(manager);
+  for (const paths of Object.values(trees))
+    paths.sort((a, b) => a.join().localeCompare(b.join()));
+  return trees;
+}
+
+/**
+ * Each conversation's active leaf and stored message count. (The leaf, not the history: a merge
+ * adds messages, not the overlays of the file, so a file's compaction reads differently.)
+ */
+async function activeOf(manager: SessionManager) {
+  const active: Record<string, { leaf: string | undefined; count: number }> =
+    {};
+  for (const info of await manager.list()) {
+    const source = (await manager.listMetadata(info.id))["import.sourceId"]!;
+    const session = manager.getSession(info.id);
+    active[source] = {
+      leaf: ids(await session.getHistory()).at(-1),
+      count: await session.countMessages(),
+    };
+  }
+  return active;
+}
+
 /** Every session's root-to-leaf paths, by source conversation: the trees the store holds. */
 async function treesOf(manager: SessionManager) {
   const trees: Record<string, string[][]> = {};
@@ -291,6 +329,51 @@ function reimportCases(makeManager: () => SessionManager): void {
     },
   );
 
+  it.each(TRIMMED_FILES)(
+    "a trimmed %s imported with lenient first, then the whole file: each stored orphan goes under its parent (one root, the whole history, nothing twice)",
+    async (file) => {
+      const full = fixture(file);
+      const reference = memoryManager();
+      await importConversations(
+        reference,
+        parseConversations(full, { fileName: file }),
+      );
+
+      const manager = makeManager();
+      const first = await importConversationsWithReport(
+        manager,
+        parseConversations(trimmed(full), { fileName: file, lenient: true }),
+      );
+      expect(first.created.length).toBeGreaterThan(0);
+      // The fragment's first messages are stored as roots, each marked with the parent it lacked.
+      const [fragment] = first.created;
+      const roots = (await manager.exportSession(fragment!.id)).messages.filter(
+        (record) => record.parentId === null,
+      );
+      expect(roots.length).toBeGreaterThan(0);
+      for (const { message } of roots)
+        expect(message.metadata).toMatchObject({
+          missingParentId: expect.any(String),
+        });
+
+      const second = await importConversationsWithReport(
+        manager,
+        parseConversations(full, { fileName: file }),
+      );
+      expect(second.updated.map((entry) => entry.session.id)).toEqual([
+        fragment!.id,
+      ]);
+      // The same tree as the whole file imported alone, one root per conversation, the active
+      // branch where the file puts it, and every message once.
+      expect(await sortedTreesOf(manager)).toEqual(
+        await sortedTreesOf(reference),
+      );
+      for (const paths of Object.values(await treesOf(manager)))
+        expect(new Set(paths.map((path) => path[0])).size).toBe(1);
+      expect(await activeOf(manager)).toEqual(await activeOf(reference));
+    },
+  );
+
   it("ten imports of one file at once make one session per conversation (no key: the conversation's identity)", async () => {
     const manager = makeManager();
     const reports = await Promise.all(
@@ -326,6 +409,40 @@ describe("the tombstone on SQLite", () => {
     expect(text).not.toContain(sourceId);
     expect(text).not.toContain("Lisbon");
   });
+});
+
+// A trimmed file through the CLI (`arbor import --lenient`), then the whole file: one tree.
+describe("arbor import of a trimmed file with --lenient, then the whole file", () => {
+  const folder = temporaryFolder();
+  afterAll(() => folder.remove());
+
+  it.each(TRIMMED_FILES)(
+    "%s: one root per conversation, every message once",
+    async (file) => {
+      const reference = memoryManager();
+      await importConversations(
+        reference,
+        parseConversations(fixture(file), { fileName: file }),
+      );
+      const expected = await sortedTreesOf(reference);
+      const part = join(folder.path, `trimmed-${file}`);
+      writeFileSync(part, trimmed(fixture(file)));
+      const db = join(folder.path, `trimmed-${file}.db`);
+      for (const args of [[part, "--lenient"], [join(FIXTURES, file)]]) {
+        const run = await runCli(["import", ...args, "--db", db]);
+        expect(run.code, run.stderr).toBe(0);
+      }
+      const { openSqlite } = await import("../../src/sqlite/index.js");
+      const sql = openSqlite(db);
+      try {
+        const manager = SessionManager.create(sql);
+        expect(await sortedTreesOf(manager)).toEqual(expected);
+        expect(await activeOf(manager)).toEqual(await activeOf(reference));
+      } finally {
+        sql.close();
+      }
+    },
+  );
 });
 
 // The same through the CLI, `arbor import` as users run it (a subprocess of the built bin).

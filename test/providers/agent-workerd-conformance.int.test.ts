@@ -189,6 +189,9 @@ class RemoteStore {
 
 /** `SessionProvider` over RPC to `AgentSessionProvider` in the Durable Object; every method is async. */
 class RemoteSessionProvider implements SessionProvider {
+  /** The Durable Object's store honours `importRecords`' `reattach`, as the sql backend does. */
+  readonly importReattaches = true;
+
   constructor(
     readonly storeIdentity: RemoteStore,
     readonly sessionId: string,

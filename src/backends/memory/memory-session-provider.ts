@@ -79,6 +79,8 @@ export class InMemorySessionProvider implements SessionProvider {
   readonly storesAttachments = true;
   /** `writeMessages` honours `requireRegistered` (the registry is in the same store). */
   readonly insertChecksRegistry = true;
+  /** `importRecords` honours `reattach`. */
+  readonly importReattaches = true;
   private readonly store: MemoryStore;
 
   constructor(

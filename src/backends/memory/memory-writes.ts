@@ -143,13 +143,12 @@ export function importRows(
     });
   }
   data.compactions.push(...structuredClone(records.compactions));
+  const moved = reattachRoots(data, records);
   data.latestLeaf = undefined;
-  publishMemoryChange(
-    store,
-    sessionId,
-    "import",
-    records.messages.map(({ message }) => message.id),
-  );
+  publishMemoryChange(store, sessionId, "import", [
+    ...records.messages.map(({ message }) => message.id),
+    ...moved,
+  ]);
 }
 
 // --- Internal helpers ---
@@ -188,6 +187,26 @@ function insertRow(
       firstWriteSessionInfo(sessionId, new Date().toISOString()),
     );
   return row;
+}
+
+/**
+ * `records.reattach`: each stored root goes under a message this import inserted, keeping its
+ * insertion order among its new siblings; anything else is left where it is. Returns the ids moved.
+ */
+function reattachRoots(
+  data: MemorySessionData,
+  records: ImportRecords,
+): string[] {
+  const inserted = new Set(records.messages.map(({ message }) => message.id));
+  const moved: string[] = [];
+  for (const { id, parentId } of records.reattach ?? []) {
+    const row = data.rows.get(id);
+    if (!row || row.parentId !== null || !inserted.has(parentId)) continue;
+    row.parentId = parentId;
+    pushChild(data, parentId, row);
+    moved.push(id);
+  }
+  return moved;
 }
 
 /** Clears the rows without publishing, so an import with `replace` reports one change only. */

@@ -19,7 +19,8 @@ import {
 /**
  * One attempt of `importRecords` (docs/behavior/manager.md): inserts exported messages as they were (ids,
  * parents, insertion order, times) and their overlays, optionally replacing the session's rows,
- * in one statement under the session lock. Throws `MESSAGE_EXISTS` and writes nothing when an id
+ * and moves the stored roots of `records.reattach` under the messages it inserts, in one
+ * statement under the session lock. Throws `MESSAGE_EXISTS` and writes nothing when an id
  * is taken (without `replace`). Overlay ids are kept unless another session already uses them.
  */
 export async function importSessionRecords(
@@ -65,6 +66,13 @@ export async function importSessionRecords(
       created_at: isoOrNull(createdAt),
     }),
   );
+  // Only under a message of this import, and never with `replace` (the rows it clears are gone).
+  const inserting = new Set(messageIds);
+  const reattach = replace
+    ? []
+    : (records.reattach ?? []).filter(({ parentId }) =>
+        inserting.has(parentId),
+      );
   const overlays = records.compactions.map((overlay, ord) => ({
     ord,
     id: takenOverlays.has(overlay.id) ? crypto.randomUUID() : overlay.id,
@@ -94,6 +102,14 @@ export async function importSessionRecords(
         AS r(ord INTEGER, id TEXT, parent_id TEXT, role TEXT, content TEXT, text_content TEXT, full_text TEXT, created_at TEXT)
       WHERE (SELECT ok FROM checked) AND (SELECT count(*) FROM cleared) >= 0
       ORDER BY r.ord
+      RETURNING 1
+    ),
+    -- A root stays where it is when it is no longer one (moved or deleted since it was read).
+    reattached AS (
+      UPDATE assistant_messages AS m SET parent_id = r.parent_id
+      FROM json_to_recordset(${JSON_PARAM}) AS r(id TEXT, parent_id TEXT)
+      WHERE m.session_id = ? AND m.id = r.id AND m.parent_id IS NULL
+        AND (SELECT ok FROM checked)
       RETURNING 1
     ),
     overlays AS (
@@ -127,11 +143,15 @@ export async function importSessionRecords(
       replace,
       sessionId,
       JSON.stringify(messages),
+      JSON.stringify(
+        reattach.map(({ id, parentId }) => ({ id, parent_id: parentId })),
+      ),
+      sessionId,
       sessionId,
       JSON.stringify(overlays),
       sessionId,
       "import",
-      JSON.stringify(messageIds),
+      JSON.stringify([...messageIds, ...reattach.map(({ id }) => id)]),
       sessionId,
       JSON.stringify(attached),
     ],

@@ -123,6 +123,8 @@ export class PostgresSessionProvider implements SessionProvider {
   readonly insertChecksRegistry = true;
   /** `writeMessages` honours `requireParent`, in the insert statement itself. */
   readonly insertChecksParent = true;
+  /** `importRecords` honours `reattach`, in the import statement itself. */
+  readonly importReattaches = true;
   readonly #client: PostgresClient;
   readonly #db: PostgresExecutor;
   readonly #options: PostgresSessionProviderOptions;

@@ -9,9 +9,10 @@ import { atomically } from "./sql-transaction.js";
 import { clearSessionRows } from "./sql-writes.js";
 
 /**
- * Inserts exported records as they were (snapshot import, fork), in one transaction that first
- * clears the session when `records.replace` is set and records the import as one change, so a
- * failed import leaves the session as it was.
+ * Inserts exported records as they were (snapshot import, fork, a conversation's merge), in one
+ * transaction that first clears the session when `records.replace` is set, moves the stored roots
+ * of `records.reattach` under the messages it inserted, and records the import as one change, so
+ * a failed import leaves the session as it was.
  */
 export function importRecords(
   agent: SqlProvider,
@@ -22,7 +23,8 @@ export function importRecords(
     if (records.replace) clearSessionRows(agent, sessionId);
     withoutAppendNotices(agent, () => insertRecords(agent, sessionId, records));
     const ids = records.messages.map(({ message }) => message.id);
-    recordChange(agent, sessionId, "import", ids);
+    const moved = reattachRoots(agent, sessionId, records, new Set(ids));
+    recordChange(agent, sessionId, "import", [...ids, ...moved]);
   });
 }
 
@@ -66,4 +68,26 @@ function insertRecords(
       VALUES (${id}, ${sessionId}, ${overlay.summary}, ${overlay.fromMessageId}, ${overlay.toMessageId},
         ${overlay.createdAt}, ${overlay.meta ? JSON.stringify(overlay.meta) : null})`;
   }
+}
+
+/**
+ * `records.reattach`, inside the caller's transaction: each row that is still a root of the
+ * session goes under a message this import inserted; the rest are left. Returns the ids moved.
+ */
+function reattachRoots(
+  agent: SqlProvider,
+  sessionId: string,
+  records: ImportRecords,
+  inserted: ReadonlySet<string>,
+): string[] {
+  const moved: string[] = [];
+  for (const { id, parentId } of records.reattach ?? []) {
+    if (!inserted.has(parentId)) continue;
+    const [row] = agent.sql<{ id: string }>`
+      UPDATE assistant_messages SET parent_id = ${parentId}
+      WHERE session_id = ${sessionId} AND id = ${id} AND parent_id IS NULL
+      RETURNING id`;
+    if (row) moved.push(id);
+  }
+  return moved;
 }

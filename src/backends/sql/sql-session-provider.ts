@@ -100,6 +100,8 @@ export class AgentSessionProvider implements SessionProvider {
   readonly storesAttachments = true;
   /** `writeMessages` honours `requireRegistered` (the registry is in the same store). */
   readonly insertChecksRegistry = true;
+  /** `importRecords` honours `reattach`. */
+  readonly importReattaches = true;
   readonly #agent: SqlProvider;
   readonly #latestLeaf: LatestLeafTracker;
   readonly #paths: PathCache;

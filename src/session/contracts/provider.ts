@@ -42,6 +42,20 @@ export interface ImportRecords {
   compactions: StoredCompaction[];
   /** Delete the session's messages and overlays first, in the same atomic write. */
   replace?: boolean;
+  /**
+   * Stored roots to move under a message of this import, in the same atomic write: each entry's
+   * `id` goes under `parentId` (one of `messages`) when it is still a root of this session, and
+   * is left where it is otherwise (moved since, deleted, or never stored). What a merge of a
+   * conversation uses to put a trimmed file's orphans under the parent that file lacked
+   * (docs/formats.md#re-imports). Passed only to a provider that declares `importReattaches`.
+   */
+  reattach?: ReattachRecord[];
+}
+
+/** A stored root and the message of the same import it belongs under (`ImportRecords.reattach`). */
+export interface ReattachRecord {
+  id: string;
+  parentId: string;
 }
 
 /** One row of a path, as streamed history plans its windows: the id and the UTF-8 size of its stored JSON. */
@@ -185,6 +199,12 @@ export interface SessionProvider {
    * otherwise the Session reads the parent first, under its append lock.
    */
   readonly insertChecksParent?: boolean;
+  /**
+   * Optional: `true` when `importRecords` honours `records.reattach` (moves stored roots under a
+   * message it inserts, in the same atomic write). Without it the Session passes no `reattach`,
+   * and such roots stay where they are.
+   */
+  readonly importReattaches?: boolean;
   /**
    * Replace the stored content of the message with this id; parent and order unchanged; no-op if
    * absent. `json`, when given, is `JSON.stringify(message)`, already validated (as in `MessageWrite`).

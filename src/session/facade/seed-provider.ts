@@ -36,8 +36,12 @@ export function adaptSeedProvider(
     get(_, name) {
       if (name === "writeMessages") return writeMessages;
       if (name === "storeIdentity") return identity;
-      // Its writes check no registry and no parent, whatever the provider declares.
-      if (name === "insertChecksRegistry" || name === "insertChecksParent")
+      // Its writes check no registry and no parent, and move no roots, whatever it declares.
+      if (
+        name === "insertChecksRegistry" ||
+        name === "insertChecksParent" ||
+        name === "importReattaches"
+      )
         return false;
       if (name === "forSession" && typeof seed.forSession === "function")
         return (sessionId: string) =>

@@ -1,5 +1,6 @@
 import { inlineDataBytes } from "../messages/attachments.js";
 import type { SessionMessage } from "../contracts/types.js";
+import type { ReattachRecord, SessionProvider } from "../contracts/provider.js";
 import { encodeMessage, stringifyMessage } from "../messages/message-codec.js";
 import { invalidArgument, isArborError } from "../errors/index.js";
 import { assertMessageRole } from "./session-checks.js";
@@ -20,6 +21,14 @@ export interface ImportMessageOptions {
    * set, so it still gets the field.
    */
   timeInMessage?: boolean;
+  /**
+   * Ids of messages of this session stored as roots that belong under this message (a trimmed
+   * file's messages whose parent it lacked, docs/formats.md#re-imports): each is moved under it
+   * in the same atomic write, when it is still a root and the move makes no cycle; the others are
+   * left where they are. Only when the message is inserted, and only over a provider that
+   * declares `importReattaches` (every built-in backend); elsewhere nothing moves.
+   */
+  reattach?: readonly string[];
 }
 
 /** What `upsertMessage()` did. */
@@ -40,7 +49,8 @@ export async function importMessage(
 ): Promise<boolean> {
   encodeMessage(message);
   assertMessageRole(message);
-  const { parentId, createdAt, timeInMessage } = checkImportOptions(options);
+  const { parentId, createdAt, timeInMessage, reattach } =
+    checkImportOptions(options);
   const { provider, tree } = await runtime.ready();
   // As on append: inline file data a store keeps apart never reaches the row.
   const inline = provider.storesAttachments ? inlineDataBytes(message) : 0;
@@ -68,10 +78,15 @@ export async function importMessage(
       if (appended) await tree.changed();
       return appended;
     }
+    const moves =
+      provider.importReattaches === true
+        ? await reattachable(provider, reattach, stored.id, parent)
+        : [];
     try {
       await provider.importRecords({
         messages: [{ message: stored, parentId: parent, createdAt }],
         compactions: [],
+        ...(moves.length > 0 ? { reattach: moves } : {}),
       });
       return true;
     } catch (error) {
@@ -107,19 +122,60 @@ export async function upsertMessage(
 
 // --- Internal helpers ---
 
+/**
+ * The moves of `reattach` that keep the tree a tree: a root the new message would descend from
+ * (the root of its parent's path) cannot also go under it.
+ */
+async function reattachable(
+  provider: SessionProvider,
+  ids: readonly string[],
+  messageId: string,
+  parentId: string | null,
+): Promise<ReattachRecord[]> {
+  const wanted = ids.filter((id) => id !== messageId);
+  if (wanted.length === 0) return [];
+  const ancestors =
+    parentId === null ? null : await pathIds(provider, parentId);
+  return [...new Set(wanted)]
+    .filter((id) => !ancestors?.has(id))
+    .map((id) => ({ id, parentId: messageId }));
+}
+
+/** The ids on the stored path to `leafId`, from the cheapest read the provider has. */
+async function pathIds(
+  provider: SessionProvider,
+  leafId: string,
+): Promise<ReadonlySet<string>> {
+  if (provider.getPathIdSet) return provider.getPathIdSet(leafId);
+  if (provider.getPathIds)
+    return new Set(
+      (await provider.getPathIds(leafId)).map((entry) => entry.id),
+    );
+  return new Set(
+    (await provider.getHistory(leafId)).map((message) => message.id),
+  );
+}
+
 function checkImportOptions(options: unknown): {
   parentId: string | null;
   createdAt: string;
   timeInMessage: boolean;
+  reattach: readonly string[];
 } {
   if (typeof options !== "object" || options === null)
     invalid("needs `{ parentId, createdAt }`");
-  const { parentId, createdAt, timeInMessage } = options as Record<
+  const { parentId, createdAt, timeInMessage, reattach } = options as Record<
     string,
     unknown
   >;
   if (timeInMessage !== undefined && typeof timeInMessage !== "boolean")
     invalid("`timeInMessage` must be a boolean");
+  if (
+    reattach !== undefined &&
+    (!Array.isArray(reattach) ||
+      !reattach.every((id) => typeof id === "string" && id !== ""))
+  )
+    invalid("`reattach` must be an array of message ids");
   if (parentId !== null && (typeof parentId !== "string" || parentId === ""))
     invalid("`parentId` must be a message id or null");
   const time =
@@ -134,6 +190,7 @@ function checkImportOptions(options: unknown): {
     parentId,
     createdAt: new Date(time).toISOString(),
     timeInMessage: timeInMessage ?? true,
+    reattach: (reattach as readonly string[] | undefined) ?? [],
   };
 }
 

@@ -88,6 +88,8 @@ export function importMessageSpec(rootSuite: Suite): void {
           { parentId: null, createdAt: "not a date" },
           { parentId: null, createdAt: new Date(Number.NaN) },
           { parentId: null, createdAt: 1234 },
+          { parentId: null, createdAt: LONG_AGO, reattach: "m0" },
+          { parentId: null, createdAt: LONG_AGO, reattach: [""] },
         ];
         for (const options of invalid) {
           const error = await caught(() =>
@@ -110,6 +112,68 @@ export function importMessageSpec(rootSuite: Suite): void {
         );
         expect(summarizeError(malformed).code).toBe("INVALID_MESSAGE");
         expect(await running.getHistory()).toEqual([]);
+      },
+    );
+
+    suite.it(
+      "reattach: a stored root goes under the message imported for it, in the same write; a message no longer a root, and one the move would make its own ancestor, stay where they are",
+      async ({ provider, session }) => {
+        const running = session();
+        const at = { createdAt: LONG_AGO };
+        // A fragment's orphan (o1, with its child o2), stored as a root before its parent.
+        await running.importMessage(textMessage("o1"), {
+          parentId: null,
+          ...at,
+        });
+        await running.importMessage(textMessage("o2"), {
+          parentId: "o1",
+          ...at,
+        });
+        await running.importMessage(textMessage("k"), {
+          parentId: null,
+          ...at,
+        });
+        await running.importMessage(textMessage("k2"), {
+          parentId: "k",
+          ...at,
+        });
+        expect(
+          await running.importMessage(textMessage("p"), {
+            parentId: "k2",
+            ...at,
+            reattach: ["o1", "o2", "k", "absent"],
+          }),
+        ).toBe(true);
+        if (provider("a").importReattaches === true) {
+          expect(ids(await running.getHistory("o2"))).toEqual([
+            "k",
+            "k2",
+            "p",
+            "o1",
+            "o2",
+          ]);
+          expect(ids(await running.getBranches("p"))).toEqual(["o1"]);
+        } else
+          expect(ids(await running.getHistory("o2"))).toEqual(["o1", "o2"]);
+        // k, an ancestor of p, is still the root; nothing else moved.
+        expect(ids(await running.getHistory("p"))).toEqual(["k", "k2", "p"]);
+        expect(ids(await running.getBranches("o1"))).toEqual(["o2"]);
+        // A message already stored writes nothing, and moves nothing.
+        await running.importMessage(textMessage("r"), {
+          parentId: null,
+          ...at,
+        });
+        expect(
+          await running.importMessage(textMessage("p"), {
+            parentId: "k2",
+            ...at,
+            reattach: ["r"],
+          }),
+        ).toBe(false);
+        expect(await running.getPathLength("r")).toBe(1);
+        expect(ids(await running.getBranches("p"))).toEqual(
+          provider("a").importReattaches === true ? ["o1"] : [],
+        );
       },
     );
 
