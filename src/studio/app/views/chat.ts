@@ -347,7 +347,14 @@ function toolRun(messages: Message[], options: ChatOptions): HTMLElement {
     if (details.open && body.childElementCount === 0)
       replace(
         body,
-        messages.map((message) => messageItem(message, options)),
+        // One speaker line per stretch of one role, not one per call.
+        messages.map((message, index) =>
+          messageItem(
+            message,
+            options,
+            messages[index - 1]?.role === message.role,
+          ),
+        ),
       );
   });
   return h(
@@ -361,18 +368,23 @@ function toolRun(messages: Message[], options: ChatOptions): HTMLElement {
   );
 }
 
-function messageItem(message: Message, options: ChatOptions): HTMLElement {
+/** A message; `continued` (the same speaker as the message before, in a run) leaves out the role. */
+function messageItem(
+  message: Message,
+  options: ChatOptions,
+  continued = false,
+): HTMLElement {
   return h(
     "li",
     {
-      class: `message role-${message.role.replace(/[^a-z]/gi, "")}`,
+      class: `message role-${message.role.replace(/[^a-z]/gi, "")}${continued ? " continued" : ""}`,
       "data-message-id": message.id,
       tabindex: -1,
     },
     h(
       "header",
       {},
-      h("span", { class: "role" }, message.role),
+      continued ? null : h("span", { class: "role" }, message.role),
       timeOf(message, options),
       partialMark(message),
       siblingSwitcher(message.id, options),
