@@ -2,6 +2,8 @@
 // 2,000 messages shows its newest window before the tree is read and keeps its header and tabs in
 // reach; Markdown as models write it; agent runs; the tree view's labels, detail and cursor; and
 // search hits that say which branch they are on.
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,6 +20,27 @@ import {
 } from "./support/studio-server.js";
 
 const available = ensureChromium();
+const AXE_PATH = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+/** How far the page is wider than the window (0 or less: no horizontal scrolling). */
+const OVERFLOW = "document.documentElement.scrollWidth - window.innerWidth";
+
+const MODEL_MARKDOWN = [
+  "Here is the plan:",
+  "| Item | Cost |",
+  "|:-----|-----:|",
+  "| Hotel | 300 |",
+  "| Food | 120 |",
+  "",
+  "- [x] book flights",
+  "- [ ] pack",
+  "  - shoes",
+  "  - hat",
+  "- call home",
+  "",
+  String.raw`The area is \(x^2\) and the ratio $$\frac{a}{b}$$ holds.`,
+  "",
+  "Raw <b>bold</b> stays text.",
+].join("\n");
 
 const LONG = 2000;
 const text = (value: string) => ({ type: "text", text: value });
@@ -49,12 +72,76 @@ async function seedLong(manager: SessionManager): Promise<string> {
   return id;
 }
 
+/** An agent run: three Task calls in a row, each asking its own thing of the same kind of agent. */
+async function seedAgentRun(manager: SessionManager): Promise<string> {
+  const { id } = await manager.create("Agent run", {});
+  const session = manager.getSession(id);
+  await session.appendMessage({
+    id: "ask",
+    role: "user",
+    parts: [text("Review the repository.")],
+  });
+  const asks = [
+    ["Find callers", "Find every caller of parseDate in src/."],
+    ["Check tests", "List the tests that cover the date helpers."],
+    ["Read docs", "Summarise docs/dates.md in five lines."],
+  ];
+  for (const [index, [description, prompt]] of asks.entries())
+    await session.appendMessage({
+      id: `task${index}`,
+      role: "assistant",
+      parts: [
+        {
+          type: "tool-Task",
+          toolCallId: `call-${index}`,
+          state: "output-available",
+          input: { subagent_type: "general-purpose", description, prompt },
+          output: "Done.",
+        },
+      ],
+    });
+  await session.appendMessage({
+    id: "done",
+    role: "assistant",
+    parts: [text(MODEL_MARKDOWN)],
+  });
+  return id;
+}
+
+/** Two answers about a budget: the active one and a regenerated one on another branch. */
+async function seedBudget(manager: SessionManager): Promise<string> {
+  const { id } = await manager.create("Budget", {});
+  const session = manager.getSession(id);
+  await session.appendMessage({
+    id: "b1",
+    role: "user",
+    parts: [text("Plan the trip")],
+  });
+  await session.appendMessage({
+    id: "b2",
+    role: "assistant",
+    parts: [text("A budget of 500 euros covers it.")],
+  });
+  await session.appendMessage(
+    {
+      id: "b2b",
+      role: "assistant",
+      parts: [text("The budget is 300 euros.")],
+    },
+    "b1",
+  );
+  await session.switchBranch("b2");
+  return id;
+}
+
 describe.skipIf(!available)("long histories in Chromium", () => {
   let folder: Awaited<ReturnType<typeof temporaryFolder>>;
   let server: StudioServer;
   let browser: Awaited<ReturnType<typeof launchBrowser>>;
   let page: Page;
   let longId: string;
+  let agentId: string;
+  let budgetId: string;
 
   beforeAll(async () => {
     folder = await temporaryFolder();
@@ -64,6 +151,8 @@ describe.skipIf(!available)("long histories in Chromium", () => {
       join(folder.path, "studio"),
     );
     longId = await seedLong(server.manager);
+    agentId = await seedAgentRun(server.manager);
+    budgetId = await seedBudget(server.manager);
     browser = await launchBrowser({ width: 1280, height: 800 });
     page = await browser.context.newPage();
   }, 120_000);
@@ -78,6 +167,15 @@ describe.skipIf(!available)("long histories in Chromium", () => {
     await page.goto("about:blank");
     await page.goto(`${server.url}/${hash}`);
     await page.waitForSelector("main:not([aria-busy]) > *");
+  };
+
+  /** axe-core's violations on the page as it is (every rule axe runs by default). */
+  const axe = async (): Promise<Array<{ id: string }>> => {
+    if (!(await page.evaluate("typeof window.axe !== 'undefined'")))
+      await page.addScriptTag({ content: await readFile(AXE_PATH, "utf8") });
+    return page.evaluate<Array<{ id: string }>>(
+      "axe.run(document).then((r) => r.violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.target) })))",
+    );
   };
 
   /** True when the element is inside the viewport (not scrolled away, not behind the tabs). */
@@ -153,5 +251,122 @@ describe.skipIf(!available)("long histories in Chromium", () => {
       `document.querySelector(".chat > .message")?.getAttribute("data-message-id") !== ${JSON.stringify(before)}`,
     );
     expect(await onScreen(".session-page h1")).toBe(true);
+  });
+
+  it("renders Markdown as models write it: tables, task lists, nested lists, LaTeX as written, HTML as text", async () => {
+    await open(`#/s/${agentId}/chat`);
+    const text = page.locator('[data-message-id="done"] .markdown');
+    await text.waitFor();
+    expect(await text.locator("table th").allInnerTexts()).toEqual([
+      "Item",
+      "Cost",
+    ]);
+    expect(await text.locator("table td").allInnerTexts()).toEqual([
+      "Hotel",
+      "300",
+      "Food",
+      "120",
+    ]);
+    expect(
+      await text
+        .locator("td.align-right")
+        .first()
+        .evaluate((cell) => getComputedStyle(cell).textAlign),
+    ).toBe("right");
+    expect(
+      await text.locator("ul.tasks > li > input[type=checkbox]").count(),
+    ).toBe(2);
+    expect(await text.locator("input[type=checkbox]:checked").count()).toBe(1);
+    expect(
+      await text.locator("ul.tasks > li > ul > li").allInnerTexts(),
+    ).toEqual(["shoes", "hat"]);
+    const shown = await text.innerText();
+    expect(shown).toContain(String.raw`\(x^2\)`);
+    expect(shown).toContain(String.raw`$$\frac{a}{b}$$`);
+    expect(shown).toContain("Raw <b>bold</b> stays text.");
+    expect(await text.locator("b").count()).toBe(0);
+    expect(await axe()).toEqual([]);
+    // 390 px and dark: the table scrolls in its own box, the page does not.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.emulateMedia({ colorScheme: "dark" });
+    try {
+      expect(await page.evaluate(OVERFLOW)).toBeLessThanOrEqual(0);
+      expect(await axe()).toEqual([]);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.emulateMedia({ colorScheme: "light" });
+    }
+  });
+
+  it("shows what each Task call asked, and names the speaker of a run of calls once", async () => {
+    await open(`#/s/${agentId}/chat`);
+    const run = page.locator(".message.tool-run");
+    expect(await run.locator("summary").first().innerText()).toContain(
+      "Task ×3",
+    );
+    await run.locator("summary").first().click();
+    await run.locator(".tool-run-messages .part-tool").first().waitFor();
+    const asked = await run.locator(".part-tool .tool-arg").allInnerTexts();
+    expect(asked).toEqual([
+      expect.stringContaining("Find callers — Find every caller of parseDate"),
+      expect.stringContaining("Check tests — List the tests"),
+      expect.stringContaining("Read docs — Summarise docs/dates.md"),
+    ]);
+    expect(
+      await run.locator(".tool-run-messages .role").allTextContents(),
+    ).toEqual(["assistant"]);
+    expect(await axe()).toEqual([]);
+  });
+
+  it("tree view: a label opens its node, the detail line shows at 1280×800, the keyboard cursor is not the active leaf's mark", async () => {
+    await open(`#/s/${longId}/tree`);
+    await page.waitForSelector('.graph-canvas .node[data-id="m1990-alt"]');
+    const detail = (await page.evaluate(`(() => {
+      const box = document.querySelector(".graph-detail").getBoundingClientRect();
+      return { top: box.top, bottom: box.bottom, height: innerHeight };
+    })()`)) as { top: number; bottom: number; height: number };
+    expect(detail.top).toBeGreaterThanOrEqual(0);
+    expect(detail.bottom).toBeLessThanOrEqual(detail.height);
+    expect(await page.locator(".graph-detail").innerText()).toContain(
+      "branch point",
+    );
+    // The cursor starts on the active leaf; one step up it is on the parent, a dashed ring.
+    await page.focus(".graph-scroll");
+    await page.keyboard.press("ArrowUp");
+    const marks = await page.evaluate(`(() => {
+      const ring = document.querySelector(".graph-canvas .node.cursor .cursor-ring");
+      const leaf = document.querySelector(".graph-canvas .node.active-leaf");
+      return {
+        cursorOn: document.querySelector(".graph-canvas .node.cursor")?.getAttribute("data-id"),
+        ring: ring ? getComputedStyle(ring).strokeDasharray : null,
+        leafRings: leaf.querySelectorAll(".cursor-ring").length,
+        leafDash: getComputedStyle(leaf.querySelector("circle")).strokeDasharray,
+      };
+    })()`);
+    expect(marks).toEqual({
+      cursorOn: `m${LONG - 2}`,
+      ring: expect.stringMatching(/\d/),
+      leafRings: 0,
+      leafDash: "none",
+    });
+    expect(await axe()).toEqual([]);
+    await page.click('.graph-canvas .label[data-for="m1990-alt"]', {
+      timeout: 5_000,
+    });
+    await page.waitForSelector('.message.focused[data-message-id="m1990-alt"]');
+  });
+
+  it("search finds a prefix and says which branch each hit is on", async () => {
+    await open(`#/s/${budgetId}/search?q=budg`);
+    await page.waitForSelector(".hits .hit");
+    const hits = await page.locator(".hits .hit").allInnerTexts();
+    expect(hits).toHaveLength(2);
+    const byText = (needle: string) =>
+      hits.find((hit) => hit.includes(needle))!.replace(/\s+/g, " ");
+    expect(byText("500 euros")).toContain("on the active branch");
+    expect(byText("300 euros")).toContain(
+      "on branch 2 of 2 after “Plan the trip”",
+    );
+    expect(await axe()).toEqual([]);
   });
 });

@@ -226,6 +226,7 @@ async function tabBody(
         remember: (q) =>
           history.replaceState(null, "", sessionHref(id, "search", { q })),
         fallbackSessionId: id,
+        branchOf: model.branchNamer(),
         report,
       });
   }
