@@ -54,6 +54,8 @@ export interface ChatOptions {
   tree?: Promise<TreeModel>;
   /** The newest window of the path (`api.recent`); older windows load on scroll. */
   messages: Message[];
+  /** True when older messages than `messages` exist (the window did not reach the root). */
+  truncated: boolean;
   /**
    * The leaf shown; differs from the model's active leaf when browsing another branch. `null`
    * with a `tree` to come: the active leaf, which the tree names.
@@ -169,7 +171,7 @@ export function chatView(given: ChatOptions): HTMLElement {
     {
       items: itemsOf(options.messages, options),
       render: (item) => renderItem(item, options),
-      loadOlder,
+      loadOlder: options.truncated ? loadOlder : undefined,
     },
     "Conversation",
   );

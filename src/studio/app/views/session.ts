@@ -132,7 +132,7 @@ const REUSE_MS = 60_000;
 function recentWindow(
   id: string,
   leafId: string | null,
-): Promise<{ messages: Message[] }> {
+): Promise<{ messages: Message[]; truncated: boolean }> {
   return leafId === null
     ? api.recent(id, FIRST_WINDOW_BYTES)
     : api.recent(id, FIRST_WINDOW_BYTES, leafId);
@@ -142,12 +142,12 @@ function recentWindow(
 async function tabBody(
   options: SessionPageOptions,
   tree: TreeModel | Promise<TreeModel>,
-  window: Promise<{ messages: Message[] }> | null,
+  window: Promise<{ messages: Message[]; truncated: boolean }> | null,
 ): Promise<HTMLElement> {
   const { id, params, reload, report } = options;
   if (tree instanceof Promise && options.tab === "chat" && window) {
     // The newest window first, on a stand-in of its path; the view takes the tree when it is in.
-    const { messages } = await window;
+    const { messages, truncated } = await window;
     const leafId = params.get("leaf");
     const links = await subagentLinks(id, messages).catch((error: unknown) => {
       report(error);
@@ -158,6 +158,7 @@ async function tabBody(
       model: pathModel(messages, leafId),
       tree,
       messages,
+      truncated,
       leafId,
       focusId: null,
       live: options.live,
@@ -176,9 +177,9 @@ async function tabBody(
           ? model.leafFor(focusId)
           : model.activeLeafId);
       // The newest window only; the view loads older ones as the reader scrolls up.
-      const { messages } =
+      const { messages, truncated } =
         leafId === null
-          ? { messages: [] }
+          ? { messages: [], truncated: false }
           : await (window ?? recentWindow(id, leafId));
       const links = await subagentLinks(id, messages).catch(
         (error: unknown) => {
@@ -190,6 +191,7 @@ async function tabBody(
         sessionId: id,
         model,
         messages,
+        truncated,
         leafId,
         focusId,
         live: options.live,
