@@ -269,10 +269,9 @@ describe.skipIf(!available)("long histories in Chromium", () => {
       "120",
     ]);
     expect(
-      await text
-        .locator("td.align-right")
-        .first()
-        .evaluate((cell) => getComputedStyle(cell).textAlign),
+      await page.evaluate(
+        `getComputedStyle(document.querySelector('[data-message-id="done"] td.align-right')).textAlign`,
+      ),
     ).toBe("right");
     expect(
       await text.locator("ul.tasks > li > input[type=checkbox]").count(),
@@ -322,10 +321,14 @@ describe.skipIf(!available)("long histories in Chromium", () => {
   it("tree view: a label opens its node, the detail line shows at 1280×800, the keyboard cursor is not the active leaf's mark", async () => {
     await open(`#/s/${longId}/tree`);
     await page.waitForSelector('.graph-canvas .node[data-id="m1990-alt"]');
-    const detail = (await page.evaluate(`(() => {
+    const detail = await page.evaluate<{
+      top: number;
+      bottom: number;
+      height: number;
+    }>(`(() => {
       const box = document.querySelector(".graph-detail").getBoundingClientRect();
       return { top: box.top, bottom: box.bottom, height: innerHeight };
-    })()`)) as { top: number; bottom: number; height: number };
+    })()`);
     expect(detail.top).toBeGreaterThanOrEqual(0);
     expect(detail.bottom).toBeLessThanOrEqual(detail.height);
     expect(await page.locator(".graph-detail").innerText()).toContain(
