@@ -160,7 +160,7 @@ export function graphView(options: GraphOptions): HTMLElement {
             class: "cursor-ring",
             cx: xOf(node),
             cy: yOf(node),
-            r: RADIUS + 5,
+            r: RADIUS + 6,
           })
         : null,
       svg("circle", { cx: xOf(node), cy: yOf(node), r: RADIUS }),
