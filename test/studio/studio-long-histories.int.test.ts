@@ -343,6 +343,7 @@ describe.skipIf(!available)("long histories in Chromium", () => {
       return {
         cursorOn: document.querySelector(".graph-canvas .node.cursor")?.getAttribute("data-id"),
         ring: ring ? getComputedStyle(ring).strokeDasharray : null,
+        ringFill: ring ? getComputedStyle(ring).fill : null,
         leafRings: leaf.querySelectorAll(".cursor-ring").length,
         leafDash: getComputedStyle(leaf.querySelector("circle")).strokeDasharray,
       };
@@ -350,6 +351,7 @@ describe.skipIf(!available)("long histories in Chromium", () => {
     expect(marks).toEqual({
       cursorOn: `m${LONG - 2}`,
       ring: expect.stringMatching(/\d/),
+      ringFill: "none",
       leafRings: 0,
       leafDash: "none",
     });
