@@ -1,9 +1,10 @@
-// The studio on a 10,000-message session, in Debian's Chromium through playwright-core, against
-// the built CLI's `arbor serve`: how long the Conversation takes to open (at the newest message)
-// and how many DOM nodes it has then, the frame times while scrolling up through older windows,
+// The studio on a 10,000-message session with 120 branch points, in Debian's Chromium through
+// playwright-core, against the built CLI's `arbor serve`: how long the first message takes to show
+// (and whether `/tree` was still loading then), how long the Conversation takes to open whole (at
+// the newest message, the tree in) and how many DOM nodes it has then, the frame times while scrolling up through older windows,
 // and how long a branch switch at a deep message takes. Targets: open < 1 s with < 3,000 nodes,
 // p95 frame < 33 ms, switch < 300 ms.
-// Usage: npm run build && node bench/studio-large.mjs [--messages 10000] [--json]
+// Usage: npm run build && node bench/studio-large.mjs [--messages 10000] [--branch-points 120] [--json]
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -38,10 +39,12 @@ const SCROLL_STEP = 120;
 const { values } = parseArgs({
   options: {
     messages: { type: "string", default: "10000" },
+    "branch-points": { type: "string", default: "120" },
     json: { type: "boolean", default: false },
   },
 });
 const MESSAGES = Number(values.messages);
+const BRANCH_POINTS = Number(values["branch-points"]);
 
 if (!existsSync(CLI)) {
   console.error("dist/cli/main.js is missing: run npm run build first");
@@ -70,7 +73,11 @@ try {
   await rm(folder, { recursive: true, force: true });
 }
 
-/** A chain of `count` messages (text, Markdown and tool calls), a sibling at a deep message. */
+/**
+ * A chain of `count` messages (text, Markdown and tool calls), a sibling at a deep message, and
+ * side branches of two messages spread along the chain (a real history's retries), `BRANCH_POINTS`
+ * branch points in all.
+ */
 async function seed(file, count) {
   const manager = SessionManager.create(openSqlite(file));
   const info = await manager.create("Large session", {});
@@ -100,7 +107,27 @@ async function seed(file, count) {
     },
     `m${deepIndex - 1}`,
   );
-  // The sibling is the newest message: make the long line the active one again.
+  // The deep one is a branch point too: the others make up the rest.
+  const sides = Math.max(0, BRANCH_POINTS - 1);
+  const every = Math.max(1, Math.floor((count - 20) / Math.max(1, sides)));
+  for (let point = 0; point < sides; point++) {
+    const at = 1 + point * every;
+    const first = `side${point}-0`;
+    await session.appendMessage(
+      {
+        id: first,
+        role: at % 2 === 0 ? "user" : "assistant",
+        parts: [{ type: "text", text: `A retry at message ${at}.` }],
+      },
+      `m${at - 1}`,
+    );
+    await session.appendMessage({
+      id: `side${point}-1`,
+      role: at % 2 === 0 ? "assistant" : "user",
+      parts: [{ type: "text", text: "And what followed it." }],
+    });
+  }
+  // The siblings are the newest messages: make the long line the active one again.
   await session.switchBranch(`m${count - 2}`);
   return { sessionId: info.id, deepId };
 }
@@ -155,6 +182,13 @@ async function measure(page, url, sessionId, deepId) {
   const started = Date.now();
   await page.goto(`${url}/${hash}`);
   await page.waitForSelector(`.chat [data-message-id="m${MESSAGES - 2}"]`);
+  const firstMessageMs = Date.now() - started;
+  // A resource entry appears when its answer has been read whole.
+  const treeLoadedFirst = await page.evaluate(() =>
+    performance
+      .getEntriesByType("resource")
+      .some((entry) => new URL(entry.name).pathname.endsWith("/tree")),
+  );
   await page.waitForFunction(() => !document.querySelector("main[aria-busy]"));
   const openMs = Date.now() - started;
   const domNodes = await page.evaluate(
@@ -253,6 +287,9 @@ async function measure(page, url, sessionId, deepId) {
   const switchMs = Date.now() - switchStarted;
   return {
     messages: MESSAGES,
+    branchPoints: BRANCH_POINTS,
+    firstMessageMs,
+    treeLoadedFirst,
     openMs,
     requests,
     domNodes,
@@ -281,7 +318,10 @@ function report(result) {
   const mark = (ok) => (ok ? "ok" : "MISSED");
   const { scroll } = result;
   console.log(
-    `Studio, ${result.messages.toLocaleString("en")}-message session (Chromium):`,
+    `Studio, ${result.messages.toLocaleString("en")}-message session, ${result.branchPoints} branch points (Chromium):`,
+  );
+  console.log(
+    `  first message on screen ${result.firstMessageMs} ms, /tree ${result.treeLoadedFirst ? "already loaded" : "still loading"} then`,
   );
   console.log(
     `  open Conversation      ${result.openMs} ms (target < ${TARGETS.openMs}) ${mark(result.openMs < TARGETS.openMs)}, at the newest message: ${result.openedAtEnd}`,

@@ -227,3 +227,66 @@ describe("parseMarkdown", () => {
     );
   });
 });
+
+describe("parseMarkdown as models write it", () => {
+  it("reads GitHub tables with their alignment, after a paragraph too", () => {
+    const [intro, table] = parseMarkdown(
+      "The costs:\n| Item | Cost |\n|:--|--:|\n| Hotel | 300 |\n| Food \\| drinks | 120 |",
+    );
+    expect(intro).toMatchObject({ kind: "paragraph" });
+    expect(table).toEqual({
+      kind: "table",
+      align: ["left", "right"],
+      head: [
+        [{ kind: "text", text: "Item" }],
+        [{ kind: "text", text: "Cost" }],
+      ],
+      rows: [
+        [[{ kind: "text", text: "Hotel" }], [{ kind: "text", text: "300" }]],
+        [
+          [{ kind: "text", text: "Food | drinks" }],
+          [{ kind: "text", text: "120" }],
+        ],
+      ],
+    });
+  });
+
+  it("reads task lists and lists nested two spaces deep", () => {
+    const [list] = parseMarkdown(
+      "- [x] book flights\n- [ ] pack\n  - shoes\n  - hat\n    1. red\n- call home",
+    );
+    expect(list).toMatchObject({ kind: "list", tasks: [true, false, null] });
+    const items = (list as { items: unknown[][] }).items;
+    expect(items).toHaveLength(3);
+    expect(items[1]).toMatchObject([
+      { kind: "paragraph", children: [{ kind: "text", text: "pack" }] },
+      {
+        kind: "list",
+        items: [
+          [{ kind: "paragraph" }],
+          [{ kind: "paragraph" }, { kind: "list", ordered: true }],
+        ],
+      },
+    ]);
+  });
+
+  it("keeps LaTeX as written, its backslashes and underscores too; prices stay text", () => {
+    expect(
+      parseInline(
+        String.raw`area \(x^2\) and \[a_1 * b_2\] or $$\frac{a}{b}$$ and $e^{i\pi}$`,
+      ),
+    ).toEqual([
+      { kind: "text", text: "area " },
+      { kind: "math", text: String.raw`\(x^2\)` },
+      { kind: "text", text: " and " },
+      { kind: "math", text: String.raw`\[a_1 * b_2\]` },
+      { kind: "text", text: " or " },
+      { kind: "math", text: String.raw`$$\frac{a}{b}$$` },
+      { kind: "text", text: " and " },
+      { kind: "math", text: String.raw`$e^{i\pi}$` },
+    ]);
+    expect(parseInline("costs $5 and $10 today")).toEqual([
+      { kind: "text", text: "costs $5 and $10 today" },
+    ]);
+  });
+});

@@ -150,9 +150,9 @@ describe.skipIf(!available)("studio edges in Chromium", () => {
           "innerHeight + scrollY >= document.documentElement.scrollHeight - 40",
         ),
       ).toBe(true);
-      // Scrolling up loads the older windows, down to the first message.
+      // Scrolling up (to the list's top, the header off screen) loads the older windows, down to the first message.
       await page.waitForFunction(
-        `(window.scrollTo(0, 0), document.querySelector('[data-message-id="m0"]') !== null)`,
+        `(window.scrollTo(0, document.querySelector(".chat.windowed").getBoundingClientRect().top + scrollY), document.querySelector('[data-message-id="m0"]') !== null)`,
         undefined,
         { polling: 100, timeout: 30_000 },
       );

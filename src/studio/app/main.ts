@@ -110,9 +110,11 @@ async function render({ live }: { live: boolean }): Promise<void> {
     forgetExpandedOverlays();
   }
   main.setAttribute("aria-busy", "true");
+  // Busy until the page has all it loads (a conversation shows before its tree is in).
+  let settled: Promise<void> = Promise.resolve();
   try {
     const reload = () => void render({ live: true });
-    const page =
+    const built =
       route.page === "session"
         ? await sessionPage({
             ...route,
@@ -122,8 +124,19 @@ async function render({ live }: { live: boolean }): Promise<void> {
             live,
             changesFollowed: liveBadge.classList.contains("on"),
           })
-        : await sessionsPage({ params: route.params, chooseFile, report });
+        : {
+            element: await sessionsPage({
+              params: route.params,
+              chooseFile,
+              report,
+            }),
+            settled,
+          };
     if (count !== renderCount) return;
+    const page = built.element;
+    settled = built.settled.catch((error: unknown) => {
+      if (count === renderCount) report(error);
+    });
     replace(main, page);
     shownHash = location.hash;
     signOut.hidden = !hasKey();
@@ -180,7 +193,9 @@ async function render({ live }: { live: boolean }): Promise<void> {
       }
     }
   } finally {
-    if (count === renderCount) main.removeAttribute("aria-busy");
+    void settled.then(() => {
+      if (count === renderCount) main.removeAttribute("aria-busy");
+    });
   }
 }
 

@@ -1,15 +1,19 @@
 /**
  * The Markdown of message text, read into a small tree that the chat view builds as DOM elements
  * (text nodes and a fixed set of tags, never HTML from the message): headings, paragraphs, lists,
- * fenced code, block quotes, rules, and inline code, strong, emphasis and links. Raw HTML in the
- * text stays text. Links keep only http(s) and mailto addresses, so a `javascript:` link is plain
- * text. Anything the reader does not know reads as the paragraph it was written as.
+ * fenced code, block quotes, rules, GitHub tables and task lists, nested lists, and inline code,
+ * strong, emphasis and links. LaTeX (`\(x^2\)`, `\[…\]`, `$…$`, `$$…$$`) is kept verbatim, marks
+ * and escapes inside it untouched. Raw HTML in the text stays text. Links keep only http(s) and
+ * mailto addresses, so a `javascript:` link is plain text. Anything the reader does not know reads
+ * as the paragraph it was written as.
  */
 
 /** An inline run. */
 export type Inline =
   | { kind: "text"; text: string }
   | { kind: "code"; text: string }
+  /** LaTeX as written, delimiters included. */
+  | { kind: "math"; text: string }
   | { kind: "strong" | "em"; children: Inline[] }
   | { kind: "link"; href: string; children: Inline[] };
 
@@ -19,7 +23,20 @@ export type MarkdownBlock =
   | { kind: "paragraph"; children: Inline[] }
   | { kind: "code"; language: string; text: string }
   | { kind: "quote"; children: MarkdownBlock[] }
-  | { kind: "list"; ordered: boolean; start: number; items: MarkdownBlock[][] }
+  | {
+      kind: "list";
+      ordered: boolean;
+      start: number;
+      items: MarkdownBlock[][];
+      /** For a task list, each item's box: checked, unchecked, or `null` (no box). */
+      tasks?: Array<boolean | null>;
+    }
+  | {
+      kind: "table";
+      align: Array<"left" | "center" | "right" | null>;
+      head: Inline[][];
+      rows: Inline[][][];
+    }
   | { kind: "rule" };
 
 /** Where lists, quotes and other nesting stop: deeper text reads as plain paragraphs. */
@@ -93,6 +110,33 @@ export function parseMarkdown(text: string, depth = 0): MarkdownBlock[] {
       });
       continue;
     }
+    const delimiter =
+      index + 1 < lines.length ? tableDelimiter(lines[index + 1]!) : null;
+    if (delimiter && line.includes("|")) {
+      const head = cells(line);
+      if (head.length === delimiter.length) {
+        flush();
+        index += 2;
+        const rows: Inline[][][] = [];
+        while (
+          index < lines.length &&
+          lines[index]!.includes("|") &&
+          lines[index]!.trim() !== ""
+        ) {
+          const row = cells(lines[index++]!);
+          rows.push(
+            head.map((_, column) => parseInline(row[column] ?? "", depth)),
+          );
+        }
+        blocks.push({
+          kind: "table",
+          align: delimiter,
+          head: head.map((cell) => parseInline(cell, depth)),
+          rows,
+        });
+        continue;
+      }
+    }
     const item = LIST_ITEM.exec(line);
     if (depth < MAX_DEPTH && item) {
       flush();
@@ -122,6 +166,19 @@ export function parseInline(text: string, depth = 0): Inline[] {
     if (code) {
       push({ kind: "code", text: code[2]!.replace(/^ (.*) $/, "$1") });
       index += code[0].length;
+      continue;
+    }
+    // LaTeX as written: its backslashes, underscores and asterisks are not Markdown.
+    const math =
+      /^\\\([\s\S]+?\\\)/.exec(rest) ??
+      /^\\\[[\s\S]+?\\\]/.exec(rest) ??
+      /^\$\$[\s\S]+?\$\$/.exec(rest) ??
+      (/[\w$]$/.test(plain)
+        ? null
+        : /^\$(?![\s$])[^$\n]+?(?<!\s)\$(?!\d)/.exec(rest));
+    if (math) {
+      push({ kind: "math", text: math[0] });
+      index += math[0].length;
       continue;
     }
     if (depth < MAX_DEPTH) {
@@ -190,6 +247,35 @@ export function safeHref(href: string): string | null {
 // --- Internal helpers ---
 
 const LIST_ITEM = /^( {0,3})([-*+]|(\d{1,9})[.)])\s+(.*)$/;
+const TASK = /^\[([ xX])\]\s+/;
+
+/** The alignments of a table's delimiter row (`| :-- | :-: |`), or `null` for another line. */
+function tableDelimiter(
+  line: string,
+): Array<"left" | "center" | "right" | null> | null {
+  if (!/^ {0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/.test(line)) return null;
+  if (!line.includes("|")) return null;
+  return cells(line).map((cell) =>
+    cell.startsWith(":") && cell.endsWith(":")
+      ? "center"
+      : cell.endsWith(":")
+        ? "right"
+        : cell.startsWith(":")
+          ? "left"
+          : null,
+  );
+}
+
+/** A table row's cells, outer pipes dropped; `\|` is a pipe inside a cell. */
+function cells(line: string): string[] {
+  const row = line
+    .trim()
+    .replace(/^\|/, "")
+    .replace(/(?<!\\)\|$/, "");
+  return row
+    .split(/(?<!\\)\|/)
+    .map((cell) => cell.trim().replace(/\\\|/g, "|"));
+}
 
 /** Reads a list starting at `start`; returns the index after it. */
 function readList(
@@ -200,19 +286,33 @@ function readList(
 ): number {
   const first = LIST_ITEM.exec(lines[start]!)!;
   const ordered = first[3] !== undefined;
+  const indent = first[1]!.length;
   const items: string[][] = [];
+  /** Where the current item's text starts: lines indented as far belong to it. */
+  let content = 0;
   let index = start;
   while (index < lines.length) {
     const line = lines[index]!;
     const item = LIST_ITEM.exec(line);
-    if (item && (item[3] !== undefined) === ordered) {
+    const lineIndent = /^\s*/.exec(line)![0].replace(/\t/g, "    ").length;
+    // An item indented past this list's marker is a nested list: it belongs to the item.
+    if (
+      item &&
+      (item[3] !== undefined) === ordered &&
+      lineIndent < indent + 2
+    ) {
       items.push([item[4]!]);
+      content = line.length - item[4]!.length;
       index++;
       continue;
     }
     // An indented line (or a blank line followed by one) continues the current item.
-    if (/^\s{2,}\S/.test(line) && items.length > 0) {
-      items.at(-1)!.push(line.replace(/^\s{2,4}/, ""));
+    if (
+      /^\s{2,}\S/.test(line) &&
+      lineIndent >= indent + 2 &&
+      items.length > 0
+    ) {
+      items.at(-1)!.push(stripIndent(line, Math.min(lineIndent, content)));
       index++;
       continue;
     }
@@ -229,11 +329,29 @@ function readList(
     }
     break;
   }
+  const tasks = items.map((body) => {
+    const box = TASK.exec(body[0]!);
+    if (!box) return null;
+    body[0] = body[0]!.slice(box[0].length);
+    return box[1] !== " ";
+  });
   blocks.push({
     kind: "list",
     ordered,
     start: ordered ? Number(first[3]) : 1,
     items: items.map((body) => parseMarkdown(body.join("\n"), depth + 1)),
+    ...(tasks.some((task) => task !== null) ? { tasks } : {}),
   });
   return index;
+}
+
+/** `line` without up to `columns` columns of leading whitespace (a tab counts four). */
+function stripIndent(line: string, columns: number): string {
+  let column = 0;
+  let at = 0;
+  while (at < line.length && column < columns && /[ \t]/.test(line[at]!)) {
+    column += line[at] === "\t" ? 4 : 1;
+    at++;
+  }
+  return line.slice(at);
 }

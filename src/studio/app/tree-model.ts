@@ -104,6 +104,31 @@ export class TreeModel {
     return start < 0 ? [] : path.slice(start);
   }
 
+  /**
+   * Names the branch of each message it is given, as a search hit says it: "on the active branch", or
+   * "on branch 2 of 3 after “…”" for one that leaves the active branch at that message's children.
+   * `null` for an id the tree does not hold (an overlay's summary).
+   */
+  branchNamer(): (id: string) => string | null {
+    const active = new Set(this.pathTo(this.activeLeafId));
+    return (id) => {
+      if (!this.nodes.has(id)) return null;
+      if (active.has(id)) return "on the active branch";
+      const path = this.pathTo(id);
+      const leaves = path.findIndex((step) => !active.has(step));
+      const first = path[leaves]!;
+      const siblings = this.siblingsOf(first);
+      const place = `on branch ${siblings.findIndex((s) => s.id === first) + 1} of ${siblings.length}`;
+      const parent = leaves > 0 ? this.nodes.get(path[leaves - 1]!) : undefined;
+      if (!parent) return `${place} (another root)`;
+      const preview =
+        parent.preview.length > 40
+          ? parent.preview.slice(0, 39) + "…"
+          : parent.preview;
+      return `${place} after “${preview || parent.role}”`;
+    };
+  }
+
   /** Number of nodes with more than one child (and several roots, if any). */
   branchPointCount(): number {
     let count = 0;

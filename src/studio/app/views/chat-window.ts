@@ -38,6 +38,8 @@ interface Anchor {
 /** A windowed list; `element` goes in the page, then `start()` draws it. */
 export class ChatWindow<T extends WindowItem> {
   readonly element: HTMLOListElement;
+  /** Loads the older messages by hand: they load by themselves only as the reader scrolls up. */
+  readonly olderButton: HTMLButtonElement;
   #items: T[];
   #heights = new Map<string, number>();
   #offsets = new Float64Array(1);
@@ -69,6 +71,15 @@ export class ChatWindow<T extends WindowItem> {
       spacer.setAttribute("aria-hidden", "true");
     }
     this.element.append(this.#top, this.#bottom);
+    this.olderButton = document.createElement("button");
+    this.olderButton.type = "button";
+    this.olderButton.className = "older";
+    this.olderButton.textContent = "Show older messages";
+    this.olderButton.hidden = this.#noOlder;
+    this.olderButton.addEventListener(
+      "click",
+      () => void this.#older(true).then(() => this.schedule()),
+    );
     this.#observer = new ResizeObserver((entries) => {
       let changed = false;
       for (const entry of entries) {
@@ -118,6 +129,35 @@ export class ChatWindow<T extends WindowItem> {
     const settled = this.#drawn.get(this.#items[index]!.key) ?? null;
     settled?.scrollIntoView({ block: "center" });
     return settled;
+  }
+
+  /**
+   * Replaces the items (the same messages, grouped anew: the tree arrived): what is drawn is
+   * drawn again, and the first message on screen stays where it was.
+   */
+  replaceItems(items: T[]): void {
+    const anchor = this.anchorMessage();
+    for (const element of this.#drawn.values()) {
+      this.#observer.unobserve(element);
+      element.remove();
+    }
+    this.#drawn = new Map();
+    this.#items = items;
+    this.#first = 0;
+    this.#last = -1;
+    this.#measureAll();
+    this.#placeSpacers();
+    if (!this.element.isConnected) return;
+    if (this.#pinned || !anchor) {
+      this.#draw();
+      return;
+    }
+    const index = this.indexOf(anchor.messageId);
+    if (index === -1) return this.#draw();
+    this.#drawAround(index);
+    const element = this.#drawn.get(this.#items[index]!.key);
+    if (element) scrollBy(0, element.getBoundingClientRect().top - anchor.top);
+    this.#draw();
   }
 
   /** Stops listening to the page (the view was replaced). */
@@ -193,9 +233,12 @@ export class ChatWindow<T extends WindowItem> {
       this.#restore(anchor);
     }
     if (this.#pinned) this.#scrollToEnd();
+    // Not while the page's header is on screen: the reader went to the top (Home, a tab or a
+    // header action focused), and older messages going in above would push it away again.
     if (
       !this.#noOlder &&
       !this.#loading &&
+      listTop <= window.scrollY &&
       window.scrollY - listTop <
         (this.#offsets[Math.min(5, this.#items.length)] ?? 0) + OVERSCAN
     )
@@ -305,17 +348,21 @@ export class ChatWindow<T extends WindowItem> {
   }
 
   /** Adds the older items before the first one. */
-  async #older(): Promise<void> {
+  async #older(keepHeader = false): Promise<void> {
     if (this.#noOlder || this.#loading || !this.#loadOlder) return;
     this.#loading = true;
     this.element.setAttribute("aria-busy", "true");
+    this.olderButton.disabled = true;
     try {
       const older = await this.#loadOlder();
       if (older.length === 0) {
         this.#noOlder = true;
+        this.olderButton.hidden = true;
         return;
       }
-      const anchor = this.#anchor();
+      // Asked for with the button, they go in below the page's header, which stays on screen;
+      // else the message the reader is on stays where it is.
+      const anchor = keepHeader ? null : this.#anchor();
       this.#items = [...older, ...this.#items];
       this.#first += older.length;
       this.#last += older.length;
@@ -325,6 +372,7 @@ export class ChatWindow<T extends WindowItem> {
     } finally {
       this.#loading = false;
       this.element.removeAttribute("aria-busy");
+      this.olderButton.disabled = false;
     }
   }
 }

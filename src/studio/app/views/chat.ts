@@ -20,7 +20,7 @@ import { h, replace } from "../dom.js";
 import { formatDate, formatNumber } from "../format.js";
 import { injectedContextKind, textLines } from "../injected-context.js";
 import { navigate, sessionHref } from "../router.js";
-import type { TreeModel } from "../tree-model.js";
+import { TreeModel } from "../tree-model.js";
 import { ChatWindow, type WindowItem } from "./chat-window.js";
 import {
   isToolPart,
@@ -47,9 +47,19 @@ let mounted: {
 export interface ChatOptions {
   sessionId: string;
   model: TreeModel;
+  /**
+   * The whole tree when `model` is only a stand-in for the newest window's path (`pathModel`):
+   * the view takes it when it arrives (switchers, overlays, the banner, older windows).
+   */
+  tree?: Promise<TreeModel>;
   /** The newest window of the path (`api.recent`); older windows load on scroll. */
   messages: Message[];
-  /** The leaf shown; differs from the model's active leaf when browsing another branch. */
+  /** True when older messages than `messages` exist (the window did not reach the root). */
+  truncated: boolean;
+  /**
+   * The leaf shown; differs from the model's active leaf when browsing another branch. `null`
+   * with a `tree` to come: the active leaf, which the tree names.
+   */
   leafId: string | null;
   /** A message to scroll to and mark (from the graph or a search result). */
   focusId: string | null;
@@ -105,6 +115,29 @@ export function olderLeaf(
   return model.nodes.get(raw)?.parentId ?? null;
 }
 
+/**
+ * A stand-in for the tree built from one window of a path, until the tree is read: each stored
+ * message the child of the one before, no branches and no overlays, the leaf (`leafId`, else the
+ * window's last message) taken as the active one so no banner shows before the tree can say.
+ */
+export function pathModel(
+  messages: readonly Message[],
+  leafId: string | null,
+): TreeModel {
+  const stored = messages.filter((m) => !m.id.startsWith(SUMMARY_PREFIX));
+  return new TreeModel({
+    nodes: stored.map((message, index) => ({
+      id: message.id,
+      parentId: stored[index - 1]?.id ?? null,
+      role: message.role,
+      createdAt: message.createdAt ?? "",
+      preview: "",
+    })),
+    activeLeafId: leafId ?? stored.at(-1)?.id ?? null,
+    compactions: [],
+  });
+}
+
 /** True for a message made only of tool calls (and step markers). */
 export function isToolOnly(message: Message): boolean {
   return (
@@ -116,52 +149,61 @@ export function isToolOnly(message: Message): boolean {
 }
 
 /** Builds the conversation view. */
-export function chatView(options: ChatOptions): HTMLElement {
-  const { model, sessionId } = options;
+export function chatView(given: ChatOptions): HTMLElement {
+  // A copy: its model and leaf change when the tree arrives behind the first window.
+  const options = { ...given };
+  const { sessionId } = options;
   let oldest = options.messages;
+  /** Every message the list holds, to rebuild its items when the tree arrives. */
+  let loaded = options.messages;
   const loadOlder = async (): Promise<ChatItem[]> => {
-    const leaf = olderLeaf(model, oldest);
+    // Where the older window ends is the tree's to say.
+    if (given.tree) await given.tree;
+    const leaf = olderLeaf(options.model, oldest);
     if (leaf === null) return [];
     const { messages } = await api.recent(sessionId, OLDER_WINDOW_BYTES, leaf);
     if (messages.length === 0) return [];
     oldest = messages;
+    loaded = [...messages, ...loaded];
     return itemsOf(messages, options);
   };
   const transcript = new ChatWindow<ChatItem>(
     {
       items: itemsOf(options.messages, options),
       render: (item) => renderItem(item, options),
-      loadOlder,
+      loadOlder: options.truncated ? loadOlder : undefined,
     },
     "Conversation",
   );
-  const viewingOther =
-    options.leafId !== null && options.leafId !== model.activeLeafId;
   // Sticky: the action stays in view wherever the reader is in a long branch, not only at its top.
-  const banner = viewingOther
-    ? h(
-        "div",
-        { class: "banner off-branch", role: "status" },
-        "This is not the active branch. ",
-        h(
-          "button",
-          {
-            type: "button",
-            onclick: () => {
-              api
-                .setLeaf(sessionId, options.leafId!)
-                .then(() =>
-                  navigate(
-                    sessionHref(sessionId, "chat", { focus: options.focusId }),
-                  ),
-                )
-                .catch(options.report);
+  const bannerOf = () =>
+    options.leafId !== null && options.leafId !== options.model.activeLeafId
+      ? h(
+          "div",
+          { class: "banner off-branch", role: "status" },
+          "This is not the active branch. ",
+          h(
+            "button",
+            {
+              type: "button",
+              onclick: () => {
+                api
+                  .setLeaf(sessionId, options.leafId!)
+                  .then(() =>
+                    navigate(
+                      sessionHref(sessionId, "chat", {
+                        focus: options.focusId,
+                      }),
+                    ),
+                  )
+                  .catch(options.report);
+              },
             },
-          },
-          "Make this branch active",
-        ),
-      )
-    : null;
+            "Make this branch active",
+          ),
+        )
+      : null;
+  const banner = bannerOf();
   const empty =
     options.messages.length === 0
       ? h("p", { class: "muted" }, "This session has no messages yet.")
@@ -171,6 +213,7 @@ export function chatView(options: ChatOptions): HTMLElement {
     { class: "chat-view", "data-own-scroll": "" },
     banner,
     empty,
+    transcript.olderButton,
     transcript.element,
   );
   // Where to start: the focused message, else (after a live change) where the reader was, else the end.
@@ -182,7 +225,18 @@ export function chatView(options: ChatOptions): HTMLElement {
       : null;
   const place = previous && !previous.atEnd() ? previous.anchorMessage() : null;
   mounted?.transcript.stop();
-  mounted = { sessionId, leafId: options.leafId, transcript };
+  const current = (mounted = { sessionId, leafId: options.leafId, transcript });
+  given.tree?.then(
+    (model) => {
+      options.model = model;
+      options.leafId ??= model.activeLeafId;
+      current.leafId = options.leafId;
+      const banner = bannerOf();
+      if (banner) view.prepend(banner);
+      transcript.replaceItems(itemsOf(loaded, options));
+    },
+    () => undefined, // the page reports it
+  );
   requestAnimationFrame(
     onEvent(async () => {
       if (!view.isConnected) return transcript.stop();
@@ -295,7 +349,14 @@ function toolRun(messages: Message[], options: ChatOptions): HTMLElement {
     if (details.open && body.childElementCount === 0)
       replace(
         body,
-        messages.map((message) => messageItem(message, options)),
+        // One speaker line per stretch of one role, not one per call.
+        messages.map((message, index) =>
+          messageItem(
+            message,
+            options,
+            messages[index - 1]?.role === message.role,
+          ),
+        ),
       );
   });
   return h(
@@ -309,18 +370,23 @@ function toolRun(messages: Message[], options: ChatOptions): HTMLElement {
   );
 }
 
-function messageItem(message: Message, options: ChatOptions): HTMLElement {
+/** A message; `continued` (the same speaker as the message before, in a run) leaves out the role. */
+function messageItem(
+  message: Message,
+  options: ChatOptions,
+  continued = false,
+): HTMLElement {
   return h(
     "li",
     {
-      class: `message role-${message.role.replace(/[^a-z]/gi, "")}`,
+      class: `message role-${message.role.replace(/[^a-z]/gi, "")}${continued ? " continued" : ""}`,
       "data-message-id": message.id,
       tabindex: -1,
     },
     h(
       "header",
       {},
-      h("span", { class: "role" }, message.role),
+      continued ? null : h("span", { class: "role" }, message.role),
       timeOf(message, options),
       partialMark(message),
       siblingSwitcher(message.id, options),

@@ -1,7 +1,7 @@
 /**
  * The tree as an SVG graph. Only the rows and columns in the scrolled viewport are drawn, so a
  * 5,000-message tree costs what a screenful costs. Arrow keys move a cursor (↑ parent, ↓ child,
- * ← → siblings), Enter opens the cursor's path; clicking a node does the same.
+ * ← → siblings), Enter opens the cursor's path; clicking a node or its label does the same.
  */
 import { h, replace, svg } from "../dom.js";
 import { formatDate, formatNumber } from "../format.js";
@@ -89,8 +89,10 @@ export function graphView(options: GraphOptions): HTMLElement {
     const minX = left - columnWidth;
     const maxX = left + viewWidth + columnWidth;
     const edges: SVGElement[] = [];
-    const nodes: Array<SVGElement | null> = [];
-    // Drawn last, so nothing beside them covers them.
+    // Nodes over labels: a label opens its node on a click, and a node its own where a label
+    // runs under it. The active path's labels go over the others.
+    const nodes: SVGElement[] = [];
+    const labels: Array<SVGElement | null> = [];
     const pathLabels: Array<SVGElement | null> = [];
     for (let row = firstRow; row <= lastRow; row++) {
       const placed = layout.rows[row] ?? [];
@@ -117,10 +119,10 @@ export function graphView(options: GraphOptions): HTMLElement {
         const reach = onActivePath ? characters * LABEL_CHAR_WIDTH : room;
         if (x >= minX && x <= maxX) nodes.push(nodeShape(node));
         if (x + reach + RADIUS > minX && x <= maxX)
-          (onActivePath ? pathLabels : nodes).push(label(node, characters));
+          (onActivePath ? pathLabels : labels).push(label(node, characters));
       });
     }
-    replace(canvas, edges, nodes, pathLabels);
+    replace(canvas, edges, labels, pathLabels, nodes);
   };
 
   const label = (node: PlacedNode, characters: number) => {
@@ -152,6 +154,15 @@ export function graphView(options: GraphOptions): HTMLElement {
     return svg(
       "g",
       { class: classes.join(" "), "data-id": node.id },
+      // The keyboard cursor is a dashed ring around the node, unlike the active leaf's mark.
+      node.id === cursor
+        ? svg("circle", {
+            class: "cursor-ring",
+            cx: xOf(node),
+            cy: yOf(node),
+            r: RADIUS + 6,
+          })
+        : null,
       svg("circle", { cx: xOf(node), cy: yOf(node), r: RADIUS }),
       svg("title", {}, `${node.role}: ${preview}`),
     );
@@ -196,15 +207,21 @@ export function graphView(options: GraphOptions): HTMLElement {
     cancelAnimationFrame(frame);
     frame = requestAnimationFrame(draw);
   });
+  // A node's label opens it as its circle does: the label is the bigger target.
+  const idAt = (event: Event) => {
+    const target = (event.target as Element).closest("[data-id], [data-for]");
+    return (
+      target?.getAttribute("data-id") ??
+      target?.getAttribute("data-for") ??
+      null
+    );
+  };
   canvas.addEventListener("click", (event) => {
-    const target = (event.target as Element).closest("[data-id]");
-    const id = target?.getAttribute("data-id");
+    const id = idAt(event);
     if (id) options.open(id);
   });
   canvas.addEventListener("mouseover", (event) => {
-    const id = (event.target as Element)
-      .closest("[data-id]")
-      ?.getAttribute("data-id");
+    const id = idAt(event);
     if (id) describe(id);
   });
   scroller.addEventListener("keydown", (event) => {

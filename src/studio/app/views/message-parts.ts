@@ -91,10 +91,17 @@ export function toolCall(part: MessagePart): ToolCall {
   };
 }
 
-/** The first argument of a call, as one line: what the call is about (a path, a command, a query). */
+/**
+ * The first argument of a call, as one line: what the call is about (a path, a command, a query).
+ * A call that hands work to an agent (a `description` and a `prompt`, as Claude Code's Task) says
+ * what it asked, not which kind of agent it asked: three Task calls read as three requests.
+ */
 export function firstArgument(input: unknown): string {
   if (input === undefined || input === null) return "";
   if (typeof input !== "object") return oneLine(pretty(input));
+  const { description, prompt } = input as Record<string, unknown>;
+  if (typeof prompt === "string" && typeof description === "string")
+    return oneLine(`${description} — ${prompt}`);
   const entries = Object.entries(input as Record<string, unknown>);
   const first =
     entries.find(([, value]) => typeof value === "string") ?? entries[0];
@@ -171,12 +178,76 @@ function markdownBlock(block: MarkdownBlock): Child {
     case "list":
       return h(
         block.ordered ? "ol" : "ul",
-        block.ordered && block.start !== 1 ? { start: block.start } : {},
-        block.items.map((item) => h("li", {}, item.map(markdownBlock))),
+        {
+          ...(block.ordered && block.start !== 1 ? { start: block.start } : {}),
+          class: block.tasks ? "tasks" : null,
+        },
+        block.items.map((item, index) => {
+          const task = block.tasks?.[index] ?? null;
+          return h(
+            "li",
+            {},
+            // A record of the model's list, not a control: it cannot be ticked here.
+            task === null
+              ? null
+              : h("input", {
+                  type: "checkbox",
+                  disabled: true,
+                  checked: task,
+                  "aria-label": task ? "Done" : "Not done",
+                }),
+            item.map(markdownBlock),
+          );
+        }),
+      );
+    case "table":
+      // Scrolls sideways on its own (a wide table at 390 px), reachable with the keyboard.
+      return h(
+        "div",
+        {
+          class: "md-table",
+          tabindex: 0,
+          role: "group",
+          "aria-label": "Table",
+        },
+        h(
+          "table",
+          {},
+          h(
+            "thead",
+            {},
+            h(
+              "tr",
+              {},
+              block.head.map((cell, column) =>
+                h("th", alignOf(block.align[column]), cell.map(inline)),
+              ),
+            ),
+          ),
+          h(
+            "tbody",
+            {},
+            block.rows.map((row) =>
+              h(
+                "tr",
+                {},
+                row.map((cell, column) =>
+                  h("td", alignOf(block.align[column]), cell.map(inline)),
+                ),
+              ),
+            ),
+          ),
+        ),
       );
     case "rule":
       return h("hr");
   }
+}
+
+function alignOf(
+  align: "left" | "center" | "right" | null | undefined,
+): Record<string, string> {
+  return align ? { class: `align-${align}` } : {};
 }
 
 function inline(run: Inline): Child {
@@ -185,6 +256,8 @@ function inline(run: Inline): Child {
       return run.text;
     case "code":
       return h("code", {}, run.text);
+    case "math":
+      return h("span", { class: "math" }, run.text);
     case "strong":
       return h("strong", {}, run.children.map(inline));
     case "em":

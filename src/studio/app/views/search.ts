@@ -12,6 +12,8 @@ export interface SearchOptions {
   /** Called with the query when it changes, to keep it in the address. */
   remember?: (query: string) => void;
   sessionName?: (id: string) => string | undefined;
+  /** The branch a hit is on, in words (a session's search, which has its tree). */
+  branchOf?: (id: string) => string | null;
   fallbackSessionId?: string;
   report: (error: unknown) => void;
 }
@@ -75,6 +77,7 @@ function renderHits(
       const name = hit.sessionId
         ? (options.sessionName?.(hit.sessionId) ?? hit.sessionId)
         : null;
+      const branch = options.branchOf?.(hit.id) ?? null;
       return h(
         "li",
         {},
@@ -92,6 +95,7 @@ function renderHits(
             hit.role,
             " · ",
             formatDate(hit.createdAt),
+            branch ? h("span", { class: "hit-branch" }, ` · ${branch}`) : null,
           ),
           h(
             "span",

@@ -6,7 +6,7 @@ import { formatDate, formatNumber, tokenUsage } from "../format.js";
 import { navigate, sessionHref, type SessionTab } from "../router.js";
 import { TreeModel } from "../tree-model.js";
 import { blocksView } from "./blocks.js";
-import { branchHref, chatView, FIRST_WINDOW_BYTES } from "./chat.js";
+import { branchHref, chatView, FIRST_WINDOW_BYTES, pathModel } from "./chat.js";
 import { graphView } from "./graph.js";
 import { promptView } from "./prompt.js";
 import { searchView } from "./search.js";
@@ -40,10 +40,20 @@ export interface SessionPageOptions {
   liveBadge: HTMLElement;
 }
 
-/** Loads what the tab shows and builds the page. */
+/** A built page, and when what it still loads (the whole tree, behind a first window) is in. */
+export interface BuiltPage {
+  element: HTMLElement;
+  settled: Promise<void>;
+}
+
+/**
+ * Loads what the tab shows and builds the page. A visit to the conversation shows its newest
+ * window as soon as that window is read: the tree (2 MB at 10,000 messages) loads behind it,
+ * and the branch switchers, overlays and older windows that need it follow when it is in.
+ */
 export async function sessionPage(
   options: SessionPageOptions,
-): Promise<HTMLElement> {
+): Promise<BuiltPage> {
   const { id } = options;
   // Browsing branches (the switcher, the graph, a search hit) reuses the tree just read; a
   // visit to a tab, a refresh and a change read it again.
@@ -66,19 +76,26 @@ export async function sessionPage(
       ? recentWindow(id, options.params.get("leaf"))
       : null;
   window?.catch(() => undefined);
-  const [info, model] = reuse
-    ? [reuse.info, reuse.model]
-    : await Promise.all([
-        api.getSession(id),
-        api.tree(id).then((tree) => new TreeModel(tree)),
-      ]);
+  const infoRead = reuse ? Promise.resolve(reuse.info) : api.getSession(id);
+  const treeRead = reuse
+    ? Promise.resolve(reuse.model)
+    : api.tree(id).then((tree) => new TreeModel(tree));
+  treeRead.catch(() => undefined);
+  const writes = writeCount();
   if (!reuse)
-    cached = { id, info, model, writes: writeCount(), at: Date.now() };
-  const body = await tabBody(options, model, window);
-  return h(
+    void Promise.all([infoRead, treeRead]).then(
+      ([info, model]) => (cached = { id, info, model, writes, at: Date.now() }),
+      () => undefined,
+    );
+  // A live rebuild keeps waiting for the tree: it must not drop the switchers already shown.
+  const early = window !== null && !reuse && !options.live;
+  const info = await infoRead;
+  const model = early ? null : await treeRead;
+  const body = await tabBody(options, model ?? treeRead, window);
+  const element = h(
     "section",
     { class: "session-page" },
-    header(info, model, options),
+    header(info, model ?? treeRead, options),
     h(
       "nav",
       { class: "tabs", "aria-label": "Session views" },
@@ -95,6 +112,7 @@ export async function sessionPage(
     ),
     body,
   );
+  return { element, settled: treeRead.then(() => undefined) };
 }
 
 // --- Internal helpers ---
@@ -114,18 +132,42 @@ const REUSE_MS = 60_000;
 function recentWindow(
   id: string,
   leafId: string | null,
-): Promise<{ messages: Message[] }> {
+): Promise<{ messages: Message[]; truncated: boolean }> {
   return leafId === null
     ? api.recent(id, FIRST_WINDOW_BYTES)
     : api.recent(id, FIRST_WINDOW_BYTES, leafId);
 }
 
+/** The tab's view; `tree` is a promise when the view may show before the tree is read. */
 async function tabBody(
   options: SessionPageOptions,
-  model: TreeModel,
-  window: Promise<{ messages: Message[] }> | null,
+  tree: TreeModel | Promise<TreeModel>,
+  window: Promise<{ messages: Message[]; truncated: boolean }> | null,
 ): Promise<HTMLElement> {
   const { id, params, reload, report } = options;
+  if (tree instanceof Promise && options.tab === "chat" && window) {
+    // The newest window first, on a stand-in of its path; the view takes the tree when it is in.
+    const { messages, truncated } = await window;
+    const leafId = params.get("leaf");
+    const links = await subagentLinks(id, messages).catch((error: unknown) => {
+      report(error);
+      return {};
+    });
+    return chatView({
+      sessionId: id,
+      model: pathModel(messages, leafId),
+      tree,
+      messages,
+      truncated,
+      leafId,
+      focusId: null,
+      live: options.live,
+      links,
+      reload,
+      report,
+    });
+  }
+  const model = await tree;
   switch (options.tab) {
     case "chat": {
       const focusId = params.get("focus");
@@ -135,9 +177,9 @@ async function tabBody(
           ? model.leafFor(focusId)
           : model.activeLeafId);
       // The newest window only; the view loads older ones as the reader scrolls up.
-      const { messages } =
+      const { messages, truncated } =
         leafId === null
-          ? { messages: [] }
+          ? { messages: [], truncated: false }
           : await (window ?? recentWindow(id, leafId));
       const links = await subagentLinks(id, messages).catch(
         (error: unknown) => {
@@ -149,6 +191,7 @@ async function tabBody(
         sessionId: id,
         model,
         messages,
+        truncated,
         leafId,
         focusId,
         live: options.live,
@@ -185,6 +228,7 @@ async function tabBody(
         remember: (q) =>
           history.replaceState(null, "", sessionHref(id, "search", { q })),
         fallbackSessionId: id,
+        branchOf: model.branchNamer(),
         report,
       });
   }
@@ -192,13 +236,19 @@ async function tabBody(
 
 function header(
   info: SessionView,
-  model: TreeModel,
+  tree: TreeModel | Promise<TreeModel>,
   options: SessionPageOptions,
 ): HTMLElement {
   const imported = info.metadata?.["import.format"];
+  // Counted from the tree, which may still be on its way.
+  const branchPoints = h("span", {}, "…");
+  const count = (model: TreeModel) =>
+    (branchPoints.textContent = formatNumber(model.branchPointCount()));
+  if (tree instanceof Promise) void tree.then(count, () => undefined);
+  else count(tree);
   const facts: Array<[string, Child]> = [
-    ["Messages", formatNumber(info.messageCount ?? model.nodes.size)],
-    ["Branch points", formatNumber(model.branchPointCount())],
+    ["Messages", formatNumber(info.messageCount)],
+    ["Branch points", branchPoints],
     ["Tokens in / out", tokenUsage(info)],
     // An import keeps the conversation's own times: when it was held, not when it was imported.
     [imported ? "Started" : "Created", formatDate(info.created_at)],
