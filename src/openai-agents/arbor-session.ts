@@ -171,6 +171,13 @@ export class ArborSession implements AgentsSession {
       }
     }
     await session.switchBranch(leaf); // MESSAGE_NOT_FOUND for an unknown id
+    // A branch chosen by name is never the emptied history, even when it ends at the marked leaf.
+    const emptiedAt = await this.#manager.getMetadata(
+      this.#sessionId,
+      EMPTIED_AT,
+    );
+    if (emptiedAt)
+      await this.#manager.setMetadata(this.#sessionId, EMPTIED_AT, "");
   }
 
   /**

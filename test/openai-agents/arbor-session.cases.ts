@@ -235,6 +235,18 @@ export function runArborSessionCases(backend: ArborSessionBackend): void {
       expect((await session.listTurns()).map((turn) => turn.text)).toEqual([
         "Plan Osaka",
       ]);
+      // Back to the branch that was active when turn 1 was branched from: whole again.
+      await session.switchBranch(turns[1]!.messageId);
+      expect(await session.getItems()).toHaveLength(6);
+      await session.popItem();
+      await session.popItem();
+      await session.popItem();
+      await session.popItem();
+      await session.branchFrom(1);
+      await session.switchBranch(turns[0]!.messageId);
+      expect((await session.getItems()).at(-1)).toEqual(
+        assistant("National Museum"),
+      );
     });
 
     it("stores usage per turn and adds it to the session's counters", async () => {
