@@ -10,6 +10,7 @@ import {
   type SessionMessage,
 } from "../session/index.js";
 import {
+  ITEM_METADATA,
   isUserMessage,
   itemOf,
   messageOf,
@@ -192,36 +193,19 @@ export class ArborSession implements AgentsSession {
         "storeRunUsage(result): `result.rawResponses` must be an array",
       );
     }
-    const usage = responses.reduce<TurnUsage>(
-      (sum, { usage: next }) => ({
-        requests: sum.requests + (next?.requests ?? 1),
-        inputTokens: sum.inputTokens + (next?.inputTokens ?? 0),
-        outputTokens: sum.outputTokens + (next?.outputTokens ?? 0),
-        totalTokens: sum.totalTokens + (next?.totalTokens ?? 0),
-      }),
-      { requests: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-    );
+    const usage = sumUsage(result.rawResponses);
     const session = await this.#open();
     const path = await this.#path();
     const turn = path.findLast((message) => isUserMessage(itemOf(message)));
     const stored = turn ? storedOf(turn) : undefined;
     if (turn && stored) {
       const before = stored.usage;
-      const after: TurnUsage = before
-        ? {
-            requests: before.requests + usage.requests,
-            inputTokens: before.inputTokens + usage.inputTokens,
-            outputTokens: before.outputTokens + usage.outputTokens,
-            totalTokens: before.totalTokens + usage.totalTokens,
-          }
-        : usage;
-      const metadata = turn.metadata as Record<string, unknown>;
+      const after = before ? addUsage(before, usage) : usage;
       await session.updateMessage({
         ...turn,
         metadata: {
-          ...metadata,
-          ...messageOf(stored.item, turn.id).metadata!,
-          openaiAgents: { item: stored.item, usage: after },
+          ...(turn.metadata as Record<string, unknown>),
+          [ITEM_METADATA]: { ...stored, usage: after },
         },
       });
     }
@@ -315,6 +299,36 @@ export class ArborSession implements AgentsSession {
     }
     return index;
   }
+}
+
+/** The usage of a run's model responses; a response without usage counts one request. */
+function sumUsage(responses: RunUsageSource["rawResponses"]): TurnUsage {
+  return responses.reduce<TurnUsage>(
+    (sum, { usage }) =>
+      addUsage(sum, {
+        requests: tokens(usage?.requests, 1),
+        inputTokens: tokens(usage?.inputTokens, 0),
+        outputTokens: tokens(usage?.outputTokens, 0),
+        totalTokens: tokens(usage?.totalTokens, 0),
+      }),
+    { requests: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+  );
+}
+
+function addUsage(a: TurnUsage, b: TurnUsage): TurnUsage {
+  return {
+    requests: a.requests + b.requests,
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}
+
+/** A count as reported, or `fallback` when it is missing or not a count. */
+function tokens(value: unknown, fallback: number): number {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0
+    ? value
+    : fallback;
 }
 
 function invalid(detail: string): ArborTypeError {

@@ -109,7 +109,11 @@ function mirrorOf(item: AgentInputItem): {
   const type = typeof record.type === "string" ? record.type : "message";
   if (type === "message") {
     const role =
-      record.role === "developer" ? "system" : String(record.role ?? "user");
+      record.role === "developer"
+        ? "system"
+        : typeof record.role === "string"
+          ? record.role
+          : "user";
     const text = textOf(item);
     return { role, parts: text === "" ? [] : [{ type: "text", text }] };
   }

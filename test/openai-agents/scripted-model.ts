@@ -40,7 +40,6 @@ export class ScriptedModel implements Model {
     };
   }
 
-  // eslint-disable-next-line require-yield
   async *getStreamedResponse(): AsyncIterable<StreamEvent> {
     throw new Error("the scripted model answers only non-streamed runs");
   }
