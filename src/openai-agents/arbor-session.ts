@@ -157,7 +157,8 @@ export class ArborSession implements AgentsSession {
   }
 
   /**
-   * Makes the branch through `messageId` the active one, continuing it to its newest leaf.
+   * Makes the branch through `messageId` the active one, continuing it to its newest leaf (one
+   * read per message below `messageId` on the way down).
    *
    * @throws ArborError `MESSAGE_NOT_FOUND` when the session has no such message.
    */

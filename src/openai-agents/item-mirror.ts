@@ -32,7 +32,13 @@ export function messageOf(item: AgentInputItem, id: string): SessionMessage {
     id,
     role,
     parts,
-    metadata: { [ITEM_METADATA]: { item } satisfies StoredItemMetadata },
+    // A copy: a caller that changes its item afterwards does not change what a store that
+    // keeps objects (the in-memory one) holds.
+    metadata: {
+      [ITEM_METADATA]: {
+        item: structuredClone(item),
+      } satisfies StoredItemMetadata,
+    },
   };
 }
 
