@@ -58,12 +58,17 @@ const isDependency = (specifier) =>
     (name) => specifier === name || specifier.startsWith(`${name}/`),
   );
 /**
- * The one exception: an entry that cannot run without an optional peer may name that peer's
+ * The exceptions: an entry that cannot run without an optional peer may name that peer's
  * types. `arbor-memory/ai-sdk` answers chats with `ai` and hands `respond` the AI SDK's own
  * `ModelMessage[]` and `ToolSet`, so `streamText()` takes them as they are under strict
- * TypeScript. A project without `ai` never imports that entry's types.
+ * TypeScript. A project without `ai` never imports that entry's types. `arbor-memory/openai-agents`
+ * implements the Agents SDK's `Session` over its `AgentInputItem`, so `run(agent, input, { session })`
+ * type-checks; it loads nothing of the SDK at run time.
  */
-const PEER_TYPES = { "ai-sdk/": ["ai"] };
+const PEER_TYPES = {
+  "ai-sdk/": ["ai"],
+  "openai-agents/": ["@openai/agents-core"],
+};
 const isEntryPeer = (file, specifier) =>
   Object.entries(PEER_TYPES).some(
     ([folder, peers]) =>

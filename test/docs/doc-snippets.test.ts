@@ -73,6 +73,10 @@ interface Env {
 interface ExecutionContext {
   waitUntil(promise: Promise<unknown>): void;
 }
+/** The OpenAI Agents SDK (docs/openai-agents.md): its core package, which it re-exports. */
+declare module "@openai/agents" {
+  export * from "@openai/agents-core";
+}
 declare module "@ai-sdk/openai" {
   export function openai(modelId: string): import("ai").LanguageModel;
 }
