@@ -6,6 +6,7 @@ import { formatDate, formatNumber, tokenUsage } from "../format.js";
 import { navigate, sessionHref, type SessionTab } from "../router.js";
 import { TreeModel } from "../tree-model.js";
 import { blocksView } from "./blocks.js";
+import { contextView } from "./context.js";
 import { branchHref, chatView, FIRST_WINDOW_BYTES } from "./chat.js";
 import { graphView } from "./graph.js";
 import { promptView } from "./prompt.js";
@@ -18,6 +19,7 @@ const TAB_TITLES: ReadonlyArray<[SessionTab, string]> = [
   ["tree", "Tree"],
   ["blocks", "Blocks"],
   ["prompt", "Prompt"],
+  ["context", "Context"],
   ["search", "Search"],
 ];
 
@@ -177,6 +179,8 @@ async function tabBody(
         reload,
         report,
       });
+    case "context":
+      return contextView({ sessionId: id, model, params, report });
     case "search":
       return searchView({
         label: "Search this session",
