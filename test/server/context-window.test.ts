@@ -17,7 +17,8 @@ const LONG = "word ".repeat(400).trim();
 async function seeded() {
   const manager = SessionManager.create(openSqlite(":memory:"))
     .withContext("memory", { description: "Facts", maxTokens: 100 })
-    .withContext("rules", { content: "Be brief.", writable: false });
+    .withContext("rules", { provider: { get: async () => "Be brief." } })
+    .withContext("unset", { provider: { get: async () => null } });
   const { id } = await manager.create("Context");
   const session = manager.getSession(id);
   await session.appendMessage({
@@ -65,7 +66,7 @@ describe("GET /v1/sessions/{id}/context", () => {
     );
     expect(
       body.system.blocks.map((block: { label: string }) => block.label),
-    ).toEqual(["memory", "rules"]);
+    ).toEqual(["memory", "rules", "unset"]);
     const memory = body.system.blocks[0];
     expect(memory).toMatchObject({
       writable: true,
@@ -74,6 +75,14 @@ describe("GET /v1/sessions/{id}/context", () => {
       contentTokens: estimateStringTokens("Likes trains"),
     });
     expect(body.system.text).toContain(memory.text);
+    // A read-only block renders its content; an empty one does not render: no section, no tokens.
+    expect(body.system.blocks[1]).toMatchObject({
+      writable: false,
+      rendered: true,
+    });
+    expect(body.system.text).toContain(body.system.blocks[1].text);
+    expect(body.system.blocks[2]).toMatchObject({ rendered: false, tokens: 0 });
+    expect(body.system.text).not.toContain("UNSET");
     expect(
       body.messages.map((part: { message: { id: string } }) => part.message.id),
     ).toEqual(["u1", "a1", "u2"]);

@@ -226,7 +226,7 @@ describe.skipIf(!available)("the studio as a memory workbench", () => {
     await page.fill('input[name="maxTextChars"]', "10");
     await page.fill('input[name="budget"]', "50");
     await page.click('.context-settings button[type="submit"]');
-    await page.waitForFunction(() => location.hash.includes("keepRecent=0"));
+    await page.waitForFunction('location.hash.includes("keepRecent=0")');
     await page.waitForSelector(".context-messages .tag:has-text('truncated')");
     expect(await page.locator("#context-total").innerText()).toContain(
       "over the budget",
@@ -235,7 +235,7 @@ describe.skipIf(!available)("the studio as a memory workbench", () => {
     // Off: the messages go whole.
     await page.uncheck('input[name="truncate"]');
     await page.click('.context-settings button[type="submit"]');
-    await page.waitForFunction(() => location.hash.includes("truncate=off"));
+    await page.waitForFunction('location.hash.includes("truncate=off")');
     await page.waitForSelector(".context-messages li[data-message-id]");
     expect(await page.locator(".context-messages .tag").count()).toBe(0);
     // Another leaf: the path to a2 (the museum answer).
