@@ -196,15 +196,22 @@ function totals(answer: ContextWindow, budget: number): HTMLElement {
         {},
         row(
           "System prompt",
-          `${answer.system.blocks.filter((block) => block.rendered).length} blocks`,
+          counted(
+            answer.system.blocks.filter((block) => block.rendered).length,
+            "block",
+          ),
           answer.totals.system,
         ),
         row(
           "History",
-          `${formatNumber(answer.messages.length)} messages`,
+          counted(answer.messages.length, "message"),
           answer.totals.messages,
         ),
-        row("Tools", `${answer.tools.length} Arbor tools`, answer.totals.tools),
+        row(
+          "Tools",
+          counted(answer.tools.length, "Arbor tool"),
+          answer.totals.tools,
+        ),
       ),
     ),
     h(
@@ -366,6 +373,10 @@ function preview(message: Message): string {
   if (text) return text;
   const tools = message.parts.filter(isToolPart).map((p) => toolCall(p).name);
   return tools.length > 0 ? `tool: ${tools.join(", ")}` : "(no text)";
+}
+
+function counted(count: number, noun: string): string {
+  return `${formatNumber(count)} ${noun}${count === 1 ? "" : "s"}`;
 }
 
 function clip(text: string, length: number): string {
