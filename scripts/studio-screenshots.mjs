@@ -114,6 +114,25 @@ async function sampleViews(page, url) {
   await openSession(page, url, at("prompt"), ".prompt-view");
   await save(page, "prompt");
 
+  // Editing the memory block: a draft and its live token count (nothing saved).
+  await openSession(page, url, at("blocks"), '.block[data-label="memory"]');
+  await page.click('.block[data-label="memory"] button.edit-block');
+  await page.locator(".block-editor").waitFor();
+  await page.keyboard.press("Control+End");
+  await page.keyboard.type("\n- Prefers trains to planes");
+  await scrollToTop(page, '.block[data-label="memory"]');
+  await save(page, "block-edit");
+
+  // The context window with truncation keeping the last 4 messages and a 16,000-token budget.
+  await openSession(
+    page,
+    url,
+    `${at("context")}?budget=16000`,
+    ".context-view",
+  );
+  await scrollToTop(page, ".context-settings", 8);
+  await save(page, "context");
+
   await openSession(page, url, `${at("search")}?q=budget`, ".hits a.hit mark");
   await save(page, "search");
 

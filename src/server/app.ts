@@ -11,6 +11,7 @@ import { errorResponse, handleError, type ErrorLogger } from "./errors.js";
 import { eventRoutes } from "./events.js";
 import type { McpEndpoint } from "./mcp-endpoint.js";
 import { blockRoutes } from "./routes/blocks.js";
+import { contextWindowRoutes } from "./routes/context-window.js";
 import { compactionRoutes } from "./routes/compactions.js";
 import { historyRoutes } from "./routes/history.js";
 import { messageRoutes } from "./routes/messages.js";
@@ -241,6 +242,7 @@ export function createApp(options: CreateAppOptions): OpenAPIHono<ServerEnv> {
   messageRoutes(app, deps);
   compactionRoutes(app, deps);
   blockRoutes(app, deps);
+  contextWindowRoutes(app, deps);
   searchRoutes(app, deps);
   transferRoutes(app, deps);
   eventRoutes(app, deps);

@@ -1,7 +1,7 @@
 // Reading the system prompt writes nothing (docs/context-blocks.md): `session.readSystemPrompt()`
 // and `GET /v1/sessions/{id}/prompt` leave every table byte-identical, and no `_system_prompt_`
-// row appears, on SQLite and on PostgreSQL (`pg` and postgres.js). Only a turn or an explicit
-// call freezes; `POST …/prompt/refresh` still does.
+// row appears, on SQLite and on PostgreSQL (`pg` and postgres.js); so does the context window
+// (`GET …/context`). Only a turn or an explicit call freezes; `POST …/prompt/refresh` still does.
 import { postgresBackend } from "../../src/postgres/index.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -50,6 +50,26 @@ function promptReadCases(open: () => Promise<PromptStore>): void {
     const read = await session.readSystemPrompt();
     expect(read.frozen).toBe(null);
     expect(read.current).toContain("Likes trains");
+    expect(await store.dump()).toBe(before);
+    expect(before).not.toContain("_system_prompt_");
+  });
+
+  it("GET /context (the context window) leaves the store byte-identical", async () => {
+    const store = await open();
+    const id = await seeded(store);
+    const before = await store.dump();
+    const call = client(createApp({ manager: configure(store.manager()) }));
+    const read = await call(
+      "GET",
+      `/v1/sessions/${id}/context?keepRecent=0&maxTextChars=2`,
+    );
+    expect(read.status).toBe(200);
+    expect(read.body.system.source).toBe("current");
+    expect(read.body.system.text).toContain("Likes trains");
+    expect(read.body.messages).toHaveLength(1);
+    expect(read.body.tools.map((tool: { name: string }) => tool.name)).toEqual([
+      "set_context",
+    ]);
     expect(await store.dump()).toBe(before);
     expect(before).not.toContain("_system_prompt_");
   });

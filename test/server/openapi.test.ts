@@ -36,6 +36,7 @@ GET /v1/sessions/{id}/blocks/{label}/history
 POST /v1/sessions/{id}/blocks/{label}/revert
 GET /v1/sessions/{id}/prompt
 POST /v1/sessions/{id}/prompt/refresh
+GET /v1/sessions/{id}/context
 GET /v1/sessions/{id}/search
 GET /v1/search
 GET /v1/sessions/{id}/export

@@ -73,12 +73,69 @@ export interface Compactions {
   compactions: Array<Compaction>;
 }
 
+export interface ContextBlockPart {
+  label: string;
+  description?: string;
+  writable: boolean;
+  /** Whether the block renders into the prompt (an empty read-only block does not) */
+  rendered: boolean;
+  /** The block's section of the prompt as the blocks render now */
+  text: string;
+  tokens: number;
+  maxTokens?: number;
+  /** The content's tokens as `maxTokens` limits them (the block's own count) */
+  contentTokens: number;
+}
+
+export interface ContextMessage {
+  message: Message;
+  tokens: number;
+  /** Shortened by read-time truncation (the stored message is whole) */
+  truncated: boolean;
+}
+
+export interface ContextTool {
+  name: string;
+  description: string;
+  inputSchema: {
+    [key: string]: unknown;
+  };
+  tokens: number;
+}
+
 export interface ContextTurn {
   id: string;
   role: string;
   createdAt?: string;
   /** Cut to 400 characters */
   text: string;
+}
+
+export interface ContextWindow {
+  leafId: string | null;
+  /** The store's token estimate every count here uses */
+  counter: "heuristic" | "multilingual";
+  /** The truncation applied; null when off */
+  truncation: {
+    keepRecent: number;
+    maxToolOutputChars: number;
+    maxTextChars: number;
+  } | null;
+  system: {
+    text: string;
+    /** "frozen": the prompt the next turn sends was frozen earlier; "current": none is frozen, the blocks render it now */
+    source: "frozen" | "current";
+    tokens: number;
+    blocks: Array<ContextBlockPart>;
+  };
+  messages: Array<ContextMessage>;
+  tools: Array<ContextTool>;
+  totals: {
+    system: number;
+    messages: number;
+    tools: number;
+    all: number;
+  };
 }
 
 export interface CreateSession {

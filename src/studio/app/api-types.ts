@@ -49,6 +49,9 @@ export type SearchHit = Api.SearchResult;
 /** `GET /prompt`: the frozen prompt and the prompt rendered from the blocks now. */
 export type PromptAnswer = Api.Prompt;
 
+/** `GET /context`: the prompt with each block, the history and the tools, each counted. */
+export type ContextWindow = Api.ContextWindow;
+
 /** A row of `GET /v1/sessions`: the session and how many sessions it started. */
 export type SessionListItem = Api.SessionListItem;
 

@@ -3,6 +3,7 @@ import type {
   Block,
   BlockVersion,
   Compaction,
+  ContextWindow,
   Message,
   PromptAnswer,
   RecentHistory,
@@ -205,12 +206,23 @@ export const api = {
     request<{ versions: BlockVersion[] }>(
       session(id) + "/blocks/" + encodeURIComponent(label) + "/history",
     ),
+  /** Writes a block's content: a new version in its history. */
+  replaceBlock: (id: string, label: string, content: string) =>
+    request<Block>(session(id) + "/blocks/" + encodeURIComponent(label), {
+      method: "PUT",
+      body: { content },
+    }),
   revertBlock: (id: string, label: string, version: number) =>
     request<Block>(
       session(id) + "/blocks/" + encodeURIComponent(label) + "/revert",
       { method: "POST", body: { version } },
     ),
   prompt: (id: string) => request<PromptAnswer>(session(id) + "/prompt"),
+  /** What a turn would send at a leaf (computed by the server, never stored). */
+  contextWindow: (
+    id: string,
+    params: Record<string, string | number | null | undefined>,
+  ) => request<ContextWindow>(session(id) + "/context" + query(params)),
   refreshPrompt: (id: string) =>
     request<{ prompt: string | null }>(session(id) + "/prompt/refresh", {
       method: "POST",

@@ -218,8 +218,12 @@ function follow(id: string | null): void {
           ? changed.messages
           : route.tab === "blocks" || route.tab === "prompt"
             ? changed.blocks
-            : false;
-      if (shows) void render({ live: true });
+            : route.tab === "context"
+              ? changed.messages || changed.blocks
+              : false;
+      // A block being edited keeps its draft: Save writes it over whatever changed meanwhile.
+      if (shows && !main.querySelector("[data-editing]"))
+        void render({ live: true });
     },
     (connected) => {
       if (connected) reportReachable(true);

@@ -1,7 +1,8 @@
 /** Hash routes, so a view is a link that survives a reload and needs no server-side routing. */
 
 /** The tabs of a session page. */
-export type SessionTab = "chat" | "tree" | "blocks" | "prompt" | "search";
+export type SessionTab =
+  "chat" | "tree" | "blocks" | "prompt" | "context" | "search";
 
 /** Where the studio is. */
 export type Route =
@@ -13,6 +14,7 @@ const TABS: readonly SessionTab[] = [
   "tree",
   "blocks",
   "prompt",
+  "context",
   "search",
 ];
 

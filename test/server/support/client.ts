@@ -4,6 +4,7 @@ import type { z } from "@hono/zod-openapi";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import * as blocks from "../../../src/server/routes/blocks.js";
 import * as compactions from "../../../src/server/routes/compactions.js";
+import * as contextWindow from "../../../src/server/routes/context-window.js";
 import * as history from "../../../src/server/routes/history.js";
 import * as messages from "../../../src/server/routes/messages.js";
 import * as search from "../../../src/server/routes/search.js";
@@ -48,6 +49,7 @@ export const ROUTES: RouteLike[] = [
   messages,
   compactions,
   blocks,
+  contextWindow,
   search,
   transfer,
   events,

@@ -1,12 +1,14 @@
 /**
- * Context blocks: content with a token-usage bar, the write history, a diff between any two
- * versions, and revert to a version (POST …/revert).
+ * Context blocks: content with a token-usage bar, editing in place (block-editor.ts), the write
+ * history, a diff between any two versions, and revert to a version after a confirmation
+ * (POST …/revert).
  */
 import { onEvent } from "../events.js";
 import { api } from "../api.js";
 import type { Block, BlockVersion } from "../api-types.js";
 import { h, replace } from "../dom.js";
 import { formatDate, formatNumber } from "../format.js";
+import { editButton, isEditable } from "./block-editor.js";
 import { diffView } from "./diff-view.js";
 
 /** What the blocks view needs. */
@@ -64,7 +66,13 @@ function blockCard(block: Block, options: BlocksOptions): HTMLElement {
       }
     }),
   );
-  return h(
+  const usage = usageBar(block);
+  const content = h(
+    "pre",
+    { class: "block-content" },
+    block.content || "(empty)",
+  );
+  const card = h(
     "article",
     { class: "block", "data-label": block.label },
     h(
@@ -76,11 +84,21 @@ function blockCard(block: Block, options: BlocksOptions): HTMLElement {
       block.isSkill ? h("span", { class: "tag" }, "skill") : null,
     ),
     block.description ? h("p", { class: "muted" }, block.description) : null,
-    usageBar(block),
-    h("pre", { class: "block-content" }, block.content || "(empty)"),
-    h("div", { class: "actions" }, toggle),
+    usage,
+    content,
+  );
+  card.append(
+    h(
+      "div",
+      { class: "actions" },
+      isEditable(block)
+        ? editButton(block, card, [usage, content], options)
+        : null,
+      toggle,
+    ),
     history,
   );
+  return card;
 }
 
 function usageBar(block: Block): HTMLElement {
@@ -165,6 +183,13 @@ function historyPanel(
               {
                 type: "button",
                 onclick: onEvent(async () => {
+                  // A revert is a write: the block's content changes (history keeps every version).
+                  if (
+                    !confirm(
+                      `Revert ${block.label} to v${version.version}? Its content becomes v${version.version}'s again, written as a new version; the history keeps every version.`,
+                    )
+                  )
+                    return;
                   try {
                     await api.revertBlock(
                       options.sessionId,

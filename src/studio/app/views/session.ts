@@ -7,6 +7,7 @@ import { navigate, sessionHref, type SessionTab } from "../router.js";
 import { TreeModel } from "../tree-model.js";
 import { blocksView } from "./blocks.js";
 import { branchHref, chatView, FIRST_WINDOW_BYTES, pathModel } from "./chat.js";
+import { contextView } from "./context.js";
 import { graphView } from "./graph.js";
 import { promptView } from "./prompt.js";
 import { searchView } from "./search.js";
@@ -18,6 +19,7 @@ const TAB_TITLES: ReadonlyArray<[SessionTab, string]> = [
   ["tree", "Tree"],
   ["blocks", "Blocks"],
   ["prompt", "Prompt"],
+  ["context", "Context"],
   ["search", "Search"],
 ];
 
@@ -220,6 +222,8 @@ async function tabBody(
         reload,
         report,
       });
+    case "context":
+      return contextView({ sessionId: id, model, params, report });
     case "search":
       return searchView({
         label: "Search this session",
