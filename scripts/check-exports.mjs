@@ -61,9 +61,17 @@ const isDependency = (specifier) =>
  * The one exception: an entry that cannot run without an optional peer may name that peer's
  * types. `arbor-memory/ai-sdk` answers chats with `ai` and hands `respond` the AI SDK's own
  * `ModelMessage[]` and `ToolSet`, so `streamText()` takes them as they are under strict
- * TypeScript. A project without `ai` never imports that entry's types.
+ * TypeScript. A project without `ai` never imports that entry's types. `arbor-memory/langgraph`'s
+ * saver is a LangGraph `BaseCheckpointSaver`, so its declarations extend that class and take
+ * LangChain's `RunnableConfig`.
  */
-const PEER_TYPES = { "ai-sdk/": ["ai"] };
+const PEER_TYPES = {
+  "ai-sdk/": ["ai"],
+  "langgraph/": [
+    "@langchain/langgraph-checkpoint",
+    "@langchain/core/runnables",
+  ],
+};
 const isEntryPeer = (file, specifier) =>
   Object.entries(PEER_TYPES).some(
     ([folder, peers]) =>
