@@ -9,3 +9,4 @@ export {
   ArborCheckpointSaver,
   type ArborCheckpointSaverOptions,
 } from "./checkpoint-saver.js";
+export { ArborStore, type ArborStoreOptions } from "./store.js";
