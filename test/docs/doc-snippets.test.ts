@@ -73,6 +73,15 @@ interface Env {
 interface ExecutionContext {
   waitUntil(promise: Promise<unknown>): void;
 }
+/** A LangChain chat model (docs/langgraph.md), as far as the page uses it. */
+declare module "@langchain/openai" {
+  export class ChatOpenAI {
+    constructor(fields: { model: string });
+    invoke(
+      messages: import("@langchain/core/messages").BaseMessage[],
+    ): Promise<import("@langchain/core/messages").AIMessage>;
+  }
+}
 declare module "@ai-sdk/openai" {
   export function openai(modelId: string): import("ai").LanguageModel;
 }
