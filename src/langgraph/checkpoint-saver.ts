@@ -160,6 +160,8 @@ export class ArborCheckpointSaver extends BaseCheckpointSaver {
         );
       }),
     );
+    // The checkpoint entry after its channels and the head after the checkpoint: a write cut
+    // short leaves at most unreferenced channel entries, never a checkpoint missing a value.
     const record: CheckpointRecord = {
       checkpoint: await storeValue(this.serde, {
         ...checkpoint,
