@@ -96,14 +96,19 @@ export class ArborStore extends BaseStore {
     await this.register(namespace);
     const session = this.manager.getSession(sessionId);
     if (value === null) {
-      await this.backend.session(sessionId).setConfig?.(itemKey(key), null);
+      // A provider that cannot delete a config entry gets a tombstone, read as no item.
+      const provider = this.backend.session(sessionId);
+      if (provider.setConfig) await provider.setConfig(itemKey(key), null);
+      else await this.registry.setConfig(sessionId, itemKey(key), DELETED);
       await session.deleteMessages([messageId(key)]);
       return;
     }
     const now = new Date().toISOString();
     const previous = await this.registry.getConfig(sessionId, itemKey(key));
     const createdAt =
-      previous === null ? now : (JSON.parse(previous) as StoredItem).createdAt;
+      previous === null || previous === DELETED
+        ? now
+        : (JSON.parse(previous) as StoredItem).createdAt;
     const stored: StoredItem = { value, createdAt, updatedAt: now };
     await this.registry.setConfig(
       sessionId,
@@ -203,13 +208,14 @@ export class ArborStore extends BaseStore {
       this.sessionOf(namespace),
       ITEM_PREFIX,
     );
-    return Object.entries(entries).map(([key, text]) =>
-      itemOf(
+    return Object.entries(entries).flatMap(([key, text]) => {
+      const item = itemOf(
         namespace,
         decodeURIComponent(key.slice(ITEM_PREFIX.length)),
         text,
-      ),
-    );
+      );
+      return item === null ? [] : [item];
+    });
   }
 
   /** The namespace's session and its catalog entry, once per store object. */
@@ -249,6 +255,8 @@ export class ArborStore extends BaseStore {
 const ITEM_PREFIX = "langgraph:item:";
 const NAMESPACE_PREFIX = "langgraph:namespace:";
 const MESSAGE_PREFIX = "item:";
+/** What a deleted item's entry holds where the provider cannot delete an entry. */
+const DELETED = "null";
 
 interface StoredItem {
   value: Record<string, unknown>;
@@ -264,7 +272,9 @@ function messageId(key: string): string {
   return `${MESSAGE_PREFIX}${key}`;
 }
 
-function itemOf(namespace: string[], key: string, text: string): Item {
+/** The stored item, or `null` for a tombstone. */
+function itemOf(namespace: string[], key: string, text: string): Item | null {
+  if (text === DELETED) return null;
   const stored = JSON.parse(text) as StoredItem;
   return {
     namespace,
