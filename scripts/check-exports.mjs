@@ -61,12 +61,18 @@ const isDependency = (specifier) =>
  * The exceptions: an entry that cannot run without an optional peer may name that peer's
  * types. `arbor-memory/ai-sdk` answers chats with `ai` and hands `respond` the AI SDK's own
  * `ModelMessage[]` and `ToolSet`, so `streamText()` takes them as they are under strict
- * TypeScript. A project without `ai` never imports that entry's types. `arbor-memory/openai-agents`
- * implements the Agents SDK's `Session` over its `AgentInputItem`, so `run(agent, input, { session })`
- * type-checks; it loads nothing of the SDK at run time.
+ * TypeScript. A project without `ai` never imports that entry's types. `arbor-memory/langgraph`'s
+ * saver is a LangGraph `BaseCheckpointSaver`, so its declarations extend that class and take
+ * LangChain's `RunnableConfig`. `arbor-memory/openai-agents` implements the Agents SDK's `Session`
+ * over its `AgentInputItem`, so `run(agent, input, { session })` type-checks; it loads nothing of
+ * the SDK at run time.
  */
 const PEER_TYPES = {
   "ai-sdk/": ["ai"],
+  "langgraph/": [
+    "@langchain/langgraph-checkpoint",
+    "@langchain/core/runnables",
+  ],
   "openai-agents/": ["@openai/agents-core"],
 };
 const isEntryPeer = (file, specifier) =>

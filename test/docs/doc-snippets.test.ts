@@ -77,6 +77,15 @@ interface ExecutionContext {
 declare module "@openai/agents" {
   export * from "@openai/agents-core";
 }
+/** A LangChain chat model (docs/langgraph.md), as far as the page uses it. */
+declare module "@langchain/openai" {
+  export class ChatOpenAI {
+    constructor(fields: { model: string });
+    invoke(
+      messages: import("@langchain/core/messages").BaseMessage[],
+    ): Promise<import("@langchain/core/messages").AIMessage>;
+  }
+}
 declare module "@ai-sdk/openai" {
   export function openai(modelId: string): import("ai").LanguageModel;
 }

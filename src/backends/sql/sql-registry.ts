@@ -241,13 +241,14 @@ export class SqlSessionRegistry implements SessionRegistry {
 
   listConfig(sessionId: string, prefix: string): Record<string, string> {
     this.ready();
+    // Selected by prefix in SQL (the key index starts the scan at the prefix): a session with
+    // many large entries (LangGraph checkpoints) reads only the ones asked for.
     const rows = this.agent.sql<{ key: string; value: string }>`
-      SELECT key, value FROM assistant_config WHERE session_id = ${sessionId} ORDER BY key`;
-    return Object.fromEntries(
-      rows
-        .filter((row) => row.key.startsWith(prefix))
-        .map((row) => [row.key, row.value]),
-    );
+      SELECT key, value FROM assistant_config
+      WHERE session_id = ${sessionId} AND key >= ${prefix}
+        AND substr(key, 1, length(${prefix})) = ${prefix}
+      ORDER BY key`;
+    return Object.fromEntries(rows.map((row) => [row.key, row.value]));
   }
 
   search(query: string, options: RegistrySearchOptions): SearchResult[] {
