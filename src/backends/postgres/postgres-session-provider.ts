@@ -256,13 +256,11 @@ export class PostgresSessionProvider implements SessionProvider {
         options.parentId,
         checks,
       );
-      result = {
-        inserted: [one.inserted],
-        firstParentId: one.parentId,
-        ...(one.registryTouched === true ? { registryTouched: true } : {}),
-        ...(one.registered === false ? { registered: false } : {}),
-        ...(one.parentFound === false ? { parentFound: false } : {}),
-      };
+      // Members set one by one, not spread from conditional literals: this runs once per append.
+      result = { inserted: [one.inserted], firstParentId: one.parentId };
+      if (one.registryTouched === true) result.registryTouched = true;
+      if (one.registered === false) result.registered = false;
+      if (one.parentFound === false) result.parentFound = false;
     } else {
       result = await insertMessages(
         this.#db,
