@@ -1,7 +1,10 @@
 // A large history over a real socket (@hono/node-server, SQLite): the answer is written window by
 // window as the client reads, so a client that reads nothing holds at most a stated number of
-// bytes in the process, the store is read only as far as the client got, and a reader that
-// disconnects stops the reads. The rows the store returned are counted by a pass-through `sql`
+// bytes in the process, the store is read only as far as the client got, a reader that
+// disconnects stops the reads, and beside 500 such readers (the default limits of `arbor serve`)
+// a normal client is served request after request while none of them has finished. Counts and
+// bounds only; the 500 take 15-20 s to connect on a loaded 2-core machine, 4 s beside readers of
+// one-window answers (docs/benchmarks.md#slow-readers-of-a-large-history). The rows the store returned are counted by a pass-through `sql`
 // (the real SQLite statements run). No timing: every wait is for a state, not for a duration.
 import { serve, type ServerType } from "@hono/node-server";
 import net, { type AddressInfo, type Socket } from "node:net";
