@@ -149,6 +149,48 @@ describe("admission under a burst", () => {
     expect(ran).toEqual(["first", "old", "new", "middle"]);
   });
 
+  it("once a request is due, refuses a new one at once when the whole queue ahead would take longer than queueTargetMs; with none due, admits it", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const { holds, limiter, request } = limitedApp({
+      newestFirstAfterMs: 0,
+      queueTargetMs: 1_000,
+    });
+    // One turn held for 600 ms by the limiter's clock: the service time observed (the turns
+    // after it take no time on the frozen clock, and bring the mean down to about 430 ms).
+    const observed = request("/hold/observed");
+    await until(() => holds.has("observed"));
+    vi.setSystemTime(Date.now() + 600);
+    holds.get("observed")!.resolve();
+    await observed;
+
+    // None due: a burst is served newest first, so a fourth request is admitted although the
+    // four would take over 2 s first come first served.
+    const first = request("/hold/first");
+    await until(() => holds.has("first"));
+    const burst = ["a", "b", "c", "d"].map((name) => request(`/run/${name}`));
+    await until(() => limiter.waiting === 4);
+    holds.get("first")!.resolve();
+    expect((await Promise.all([first, ...burst])).map((r) => r.status)).toEqual(
+      [200, 200, 200, 200, 200],
+    );
+
+    // One due: every request now waiting goes before a new one. x is due, y is not, so a new
+    // request has two ahead (1.3 s at about 430 ms each) and is refused at once; counting only
+    // the due (0.9 s) admitted it.
+    const second = request("/hold/second");
+    await until(() => holds.has("second"));
+    const x = request("/run/x");
+    await until(() => limiter.waiting === 1);
+    vi.setSystemTime(Date.now() + 1_500);
+    const y = request("/run/y");
+    await until(() => limiter.waiting === 2);
+    expect((await request("/run/z")).status).toBe(503);
+    holds.get("second")!.resolve();
+    expect((await Promise.all([second, x, y])).map((r) => r.status)).toEqual([
+      200, 200, 200,
+    ]);
+  });
+
   it("spreads the Retry-After of requests refused together over the following seconds", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(new Date("2026-12-07T12:00:00.100Z"));

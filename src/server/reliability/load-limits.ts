@@ -162,15 +162,18 @@ export class LoadLimiter {
 
   /**
    * The expected wait, in ms, of a request that would join the queue now: the requests ahead of
-   * it (all that wait, first come first served; once the queue is overloaded and the newest
-   * goes first, only the due ones, those that have waited `queueTargetMs`), served `maxInFlight`
-   * at a time, each holding its turn for the observed mean. 0 before any turn was given back
-   * (nothing observed yet).
+   * it, served `maxInFlight` at a time, each holding its turn for the observed mean; 0 before
+   * any turn was given back (nothing observed yet). Ahead of it are all that wait, except while
+   * the queue is overloaded and none is due yet: then the newest goes first, and a burst is
+   * served within the bound. Once one is due, newest first has not kept up, the due go first,
+   * and every request now waiting becomes due before the new one: all are ahead of it (counting
+   * only the due admitted 128 clients that each waited 4 s on a server serving 119 a second).
    */
   expectedWaitMs(): number {
     const { maxInFlight } = this.limits;
     if (!(maxInFlight > 0)) return 0;
-    const ahead = this.#newestFirst() ? this.#due() : this.#waiting.length;
+    const ahead =
+      this.#newestFirst() && this.#due() === 0 ? 0 : this.#waiting.length;
     return ((ahead + 1) * this.#serviceMs) / maxInFlight;
   }
 
@@ -228,7 +231,7 @@ export class LoadLimiter {
     // Shed at once a request that could not get a turn within the latency target (or before its
     // queue deadline): waiting only to be refused, or served late, wastes the client's time and
     // fills the queue. Clients that honour Retry-After come back when the queue has drained.
-    // (Served newest first, a new request waits only for the due ones.)
+    // (Served newest first with none due, a new request waits for none of them.)
     if (this.expectedWaitMs() > Math.min(queueTargetMs, queueTimeoutMs))
       return "refused";
     if (signal.aborted) return "aborted";
