@@ -16,13 +16,22 @@ export const TICKS_PER_SECOND = 100;
 
 /**
  * Starts `node dist/cli/main.js serve …storeArgs --port 0 --skip-sample` and resolves once it
- * listens. `alive` turns false when the process exits; `exited` resolves then; `stop()` sends
- * SIGTERM and waits for the exit.
+ * listens (`ARBOR_BENCH_SERVE_CLI` names another build's `main.js`, to run two builds side by
+ * side: a copy of an earlier `dist/` kept under `node_modules/`, where its imports resolve).
+ * `alive` turns false when the process exits; `exited` resolves then; `stop()` sends SIGTERM and
+ * waits for the exit.
  */
 export async function startServe(storeArgs) {
   const child = spawn(
     process.execPath,
-    ["dist/cli/main.js", "serve", ...storeArgs, "--port", "0", "--skip-sample"],
+    [
+      process.env.ARBOR_BENCH_SERVE_CLI ?? "dist/cli/main.js",
+      "serve",
+      ...storeArgs,
+      "--port",
+      "0",
+      "--skip-sample",
+    ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   let stderr = "";

@@ -11,9 +11,9 @@
 // history|sessions (a 3 MB history, the default, or a page of 100 sessions), HOLD_MS (the loaded
 // phase, default 8000), ALONE_MS (the unloaded phase, default 3000).
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 import { SessionManager, applyPostgresSchema } from "arbor-memory/session";
 import { openSqlite } from "arbor-memory/sqlite";
 import { startServe } from "./serve-process.mjs";
@@ -92,7 +92,9 @@ const idle = rss();
 /** The normal client: small histories one after another for `ms`; latencies and statuses. */
 async function normalClient(ms) {
   const latencies = [];
+  const timeline = []; // [ms since the phase began, latency] of every request
   const statuses = {};
+  const began = performance.now();
   const until = Date.now() + ms;
   while (Date.now() < until) {
     const start = performance.now();
@@ -101,44 +103,75 @@ async function normalClient(ms) {
     );
     await answer.arrayBuffer();
     latencies.push(performance.now() - start);
+    timeline.push([start - began, performance.now() - start]);
     statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   latencies.sort((a, b) => a - b);
   const pct = (p) =>
     latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))];
-  return { statuses, served: latencies.length, p50: pct(0.5), p99: pct(0.99) };
+  // The slowest few and when they were sent: an arrival burst shows as slow requests early on.
+  const slowest = timeline
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(
+      ([at, took]) => `${Math.round(took)} ms at ${(at / 1000).toFixed(2)} s`,
+    );
+  return {
+    statuses,
+    served: latencies.length,
+    p50: pct(0.5),
+    p99: pct(0.99),
+    slowest,
+  };
 }
 
 const alone = await normalClient(ALONE_MS);
 
-// The slow clients: a raw socket each, the request sent, the answer never read.
+// The slow clients, in a worker thread of their own: a raw socket each, the request sent, the
+// answer never read. In a thread of their own so that their 500 connects and first reads do not
+// delay the normal client's event loop (the figure is the server's latency, not this process's).
 const slowPath =
   SLOW_READ === "sessions"
     ? "/v1/sessions?limit=100"
     : `/v1/sessions/${large}/history`;
-const statuses = {};
-const sockets = [];
-for (let index = 0; index < SLOW; index++) {
-  const socket = net.connect(port, "127.0.0.1");
-  socket.on("error", () => {});
-  socket.once("connect", () => {
-    socket.write(`GET ${slowPath} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
-    socket.once("data", (chunk) => {
-      const code =
-        /^HTTP\/1\.1 (\d+)/.exec(chunk.toString("latin1"))?.[1] ?? "?";
-      statuses[code] = (statuses[code] ?? 0) + 1;
-      socket.pause();
+const slowClients = new Worker(
+  String.raw`
+  const net = require("node:net");
+  const { parentPort, workerData } = require("node:worker_threads");
+  const { port, path, count } = workerData;
+  const statuses = {};
+  const sockets = [];
+  for (let index = 0; index < count; index++) {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.on("error", () => {});
+    socket.once("connect", () => {
+      socket.write("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n\r\n");
+      socket.once("data", (chunk) => {
+        const code = /^HTTP\/1\.1 (\d+)/.exec(chunk.toString("latin1"))?.[1] ?? "?";
+        statuses[code] = (statuses[code] ?? 0) + 1;
+        socket.pause();
+      });
     });
+    sockets.push(socket);
+  }
+  parentPort.once("message", () => {
+    for (const socket of sockets) socket.destroy();
+    parentPort.postMessage(statuses);
   });
-  sockets.push(socket);
-}
+  `,
+  { eval: true, workerData: { port, path: slowPath, count: SLOW } },
+);
 
 let peak = idle;
 const sampler = setInterval(() => (peak = Math.max(peak, rss())), 100);
 const loaded = await normalClient(HOLD_MS);
 clearInterval(sampler);
-for (const socket of sockets) socket.destroy();
+slowClients.postMessage("leave");
+const statuses = await new Promise((resolve) =>
+  slowClients.once("message", resolve),
+);
+await slowClients.terminate();
 const leftAt = cpuSeconds();
 await new Promise((resolve) => setTimeout(resolve, 2_000));
 const cpuAfterLeaving = cpuSeconds() - leftAt;

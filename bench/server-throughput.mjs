@@ -16,7 +16,8 @@
 // alike. Every server runs throughout; a turn sends its requests to its own configuration's
 // servers only (round robin per request over two). The figures per configuration and
 // concurrency: requests answered per second (503s not counted), p50 and p99 of every answered
-// request, the share of requests answered 503, the p99 of whole operations (their waits for
+// request, the share of requests answered 503 (and how many of those came after 4 s or more:
+// requests that waited out the queue deadline rather than being refused at once), the p99 of whole operations (their waits for
 // `Retry-After` included), the CPU per request of the servers, of the PostgreSQL backends their
 // pools hold (from /proc, by the pids pg_stat_activity gives for the run's database) and of the
 // load generator (this process), how busy the machine's cores were (/proc/stat: on a machine
@@ -159,6 +160,7 @@ async function turn(servers, clients, seconds, acknowledged, database) {
   const operations = []; // ms of every operation, its Retry-After waits included
   const statuses = {};
   let shed = 0;
+  let shedLate = 0; // 503s answered after 4 s or more: requests that waited out the queue deadline (5 s)
   let failed = 0;
   let measuring = false;
   let stop = false;
@@ -183,7 +185,10 @@ async function turn(servers, clients, seconds, acknowledged, database) {
         statuses[response.status] = (statuses[response.status] ?? 0) + 1;
       }
       if (response.status !== 503) return response;
-      if (measuring) shed++;
+      if (measuring) {
+        shed++;
+        if (performance.now() - started >= 4_000) shedLate++;
+      }
       // Honour Retry-After (whole seconds); a 503 without it (none is expected) waits 1 s.
       const after = Number(response.retryAfter);
       await delay((after > 0 ? after : 1) * 1000);
@@ -277,6 +282,7 @@ async function turn(servers, clients, seconds, acknowledged, database) {
     operations,
     statuses,
     shed,
+    shedLate,
     failed,
     cpuMs,
     clientMs: (clientCpu.user + clientCpu.system) / 1000,
@@ -327,6 +333,7 @@ function merge(parts) {
   const answered = parts.flatMap((part) => part.answered);
   const operations = parts.flatMap((part) => part.operations);
   const shed = parts.reduce((sum, part) => sum + part.shed, 0);
+  const shedLate = parts.reduce((sum, part) => sum + part.shedLate, 0);
   const failed = parts.reduce((sum, part) => sum + part.failed, 0);
   const cpuMs = parts.reduce((sum, part) => sum + part.cpuMs, 0);
   const backendMs = parts.reduce((sum, part) => sum + part.backendMs, 0);
@@ -344,6 +351,7 @@ function merge(parts) {
     p99: percentile(answered, 0.99),
     shedShare: answered.length ? shed / answered.length : 0,
     shed,
+    shedLate,
     failed,
     operationP99: percentile(operations, 0.99),
     cpuMsPerRequest: cpuMs / Math.max(served, 1),
@@ -400,12 +408,12 @@ export function reportThroughput({ rows, held, checked, turnSeconds }) {
     `\nThroughput: clients that create sessions, append with explicit parents, read histories, list and search; Retry-After honoured; turns of ${turnSeconds} s (SQLite, PG1, PG2, PG2, PG1, SQLite)\n`,
   );
   console.log(
-    "| Clients | Run | requests/s | p50 ms | p99 ms | 503 share | operation p99 ms (with Retry-After waits) | server CPU ms / request | PostgreSQL CPU ms / request | load generator CPU ms / request | machine busy | vs SQLite | PG2 vs PG1 | failed |",
+    "| Clients | Run | requests/s | p50 ms | p99 ms | 503 share (after 4 s or more) | operation p99 ms (with Retry-After waits) | server CPU ms / request | PostgreSQL CPU ms / request | load generator CPU ms / request | machine busy | vs SQLite | PG2 vs PG1 | failed |",
   );
   console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   const line = (row, sqlite, one) =>
     console.log(
-      `| ${row.clients} | ${row.config} | ${row.perSecond.toFixed(0)} | ${row.p50.toFixed(1)} | ${row.p99.toFixed(1)} | ${(row.shedShare * 100).toFixed(2)}% | ${row.operationP99.toFixed(0)} | ${row.cpuMsPerRequest.toFixed(2)} | ${row.config === "SQLite" ? "-" : row.backendMsPerRequest.toFixed(2)} | ${row.clientMsPerRequest.toFixed(2)} | ${(row.busy * 100).toFixed(0)}% | ${sqlite ? (row.perSecond / sqlite.perSecond).toFixed(2) + "x" : "-"} | ${one ? (row.perSecond / one.perSecond).toFixed(2) + "x" : "-"} | ${row.failed} |`,
+      `| ${row.clients} | ${row.config} | ${row.perSecond.toFixed(0)} | ${row.p50.toFixed(1)} | ${row.p99.toFixed(1)} | ${(row.shedShare * 100).toFixed(2)}% (${row.shedLate}) | ${row.operationP99.toFixed(0)} | ${row.cpuMsPerRequest.toFixed(2)} | ${row.config === "SQLite" ? "-" : row.backendMsPerRequest.toFixed(2)} | ${row.clientMsPerRequest.toFixed(2)} | ${(row.busy * 100).toFixed(0)}% | ${sqlite ? (row.perSecond / sqlite.perSecond).toFixed(2) + "x" : "-"} | ${one ? (row.perSecond / one.perSecond).toFixed(2) + "x" : "-"} | ${row.failed} |`,
     );
   for (const row of rows) {
     const sqlite = rows.find(

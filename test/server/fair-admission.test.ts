@@ -1,10 +1,12 @@
 // How the load limiter admits requests under a burst (reliability/load-limits.ts), on a real
 // Hono app: requests start only within a budget of one turn of the event loop (the rest start on
 // later turns, after the I/O that came meanwhile), an overloaded queue serves the newest request
-// first and refuses its oldest when full, and a waiting request whose client went away never
-// runs. Orders and outcomes only: no assertion on a duration.
+// first (but a request that has waited queueTargetMs before any newer one) and refuses its
+// oldest when full, refused requests are told to come back in different seconds, and a waiting
+// request whose client went away never runs. Orders and outcomes only: no assertion on a
+// duration (the clock the limiter reads is set by the tests that need time to pass).
 import { Hono } from "hono";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ServerEnv } from "../../src/server/context.js";
 import {
   LoadLimiter,
@@ -55,6 +57,10 @@ async function until(condition: () => boolean): Promise<void> {
 }
 
 describe("admission under a burst", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it("starts no more requests in one turn of the event loop than its budget allows: the rest start on later turns", async () => {
     const { ran, request } = limitedApp({
       maxInFlight: 10,
@@ -120,6 +126,93 @@ describe("admission under a burst", () => {
     expect((await next).status).toBe(200);
     await holding;
     expect(ran).toEqual(["first", "newest", "next"]);
+  });
+
+  it("serves a request that has waited queueTargetMs before newer ones, even when the newest goes first", async () => {
+    // Only Date is faked: the limiter's timers run as ever, its clock is the test's.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const { ran, holds, limiter, request } = limitedApp({
+      newestFirstAfterMs: 0,
+      queueTargetMs: 1_000,
+    });
+    const holding = request("/hold/first");
+    await until(() => holds.has("first"));
+    const old = request("/run/old");
+    await until(() => limiter.waiting === 1);
+    // The old request has now waited past the target: it is due.
+    vi.setSystemTime(Date.now() + 2_000);
+    const newer = ["middle", "new"].map((name) => request(`/run/${name}`));
+    await until(() => limiter.waiting === 3);
+    holds.get("first")!.resolve();
+    await Promise.all([holding, old, ...newer]);
+    // Before the bound, newest first left the old one waiting until its queue deadline.
+    expect(ran).toEqual(["first", "old", "new", "middle"]);
+  });
+
+  it("once a request is due, refuses a new one at once when the whole queue ahead would take longer than queueTargetMs; with none due, admits it", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const { holds, limiter, request } = limitedApp({
+      newestFirstAfterMs: 0,
+      queueTargetMs: 1_000,
+    });
+    // One turn held for 600 ms by the limiter's clock: the service time observed (the turns
+    // after it take no time on the frozen clock, and bring the mean down to about 430 ms).
+    const observed = request("/hold/observed");
+    await until(() => holds.has("observed"));
+    vi.setSystemTime(Date.now() + 600);
+    holds.get("observed")!.resolve();
+    await observed;
+
+    // None due: a burst is served newest first, so a fourth request is admitted although the
+    // four would take over 2 s first come first served.
+    const first = request("/hold/first");
+    await until(() => holds.has("first"));
+    const burst = ["a", "b", "c", "d"].map((name) => request(`/run/${name}`));
+    await until(() => limiter.waiting === 4);
+    holds.get("first")!.resolve();
+    expect((await Promise.all([first, ...burst])).map((r) => r.status)).toEqual(
+      [200, 200, 200, 200, 200],
+    );
+
+    // One due: every request now waiting goes before a new one. x is due, y is not, so a new
+    // request has two ahead (1.3 s at about 430 ms each) and is refused at once; counting only
+    // the due (0.9 s) admitted it.
+    const second = request("/hold/second");
+    await until(() => holds.has("second"));
+    const x = request("/run/x");
+    await until(() => limiter.waiting === 1);
+    vi.setSystemTime(Date.now() + 1_500);
+    const y = request("/run/y");
+    await until(() => limiter.waiting === 2);
+    expect((await request("/run/z")).status).toBe(503);
+    holds.get("second")!.resolve();
+    expect((await Promise.all([second, x, y])).map((r) => r.status)).toEqual([
+      200, 200, 200,
+    ]);
+  });
+
+  it("spreads the Retry-After of requests refused together over the following seconds", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date("2026-12-07T12:00:00.100Z"));
+    // One turn, no queue: every request beside the running one is refused at once. Nothing is
+    // observed yet, so the server is taken to serve one request a second, and each second has
+    // room for one return.
+    const { holds, request } = limitedApp({
+      maxQueued: 0,
+      queueTimeoutMs: 4_000,
+    });
+    const holding = request("/hold/first");
+    await until(() => holds.has("first"));
+    const refused = [];
+    for (let index = 0; index < 6; index++)
+      refused.push(await request(`/run/r${index}`));
+    expect(refused.map((answer) => answer.status)).toEqual(Array(6).fill(503));
+    // One second each, then the cap (the queue deadline) takes the rest.
+    expect(
+      refused.map((answer) => Number(answer.headers.get("Retry-After"))),
+    ).toEqual([1, 2, 3, 4, 4, 4]);
+    holds.get("first")!.resolve();
+    await holding;
   });
 
   it("never runs a waiting request whose client went away", async () => {

@@ -1,7 +1,10 @@
 // A large history over a real socket (@hono/node-server, SQLite): the answer is written window by
 // window as the client reads, so a client that reads nothing holds at most a stated number of
-// bytes in the process, the store is read only as far as the client got, and a reader that
-// disconnects stops the reads. The rows the store returned are counted by a pass-through `sql`
+// bytes in the process, the store is read only as far as the client got, a reader that
+// disconnects stops the reads, and beside 500 such readers (the default limits of `arbor serve`)
+// a normal client is served request after request while none of them has finished. Counts and
+// bounds only; the 500 take 15-20 s to connect on a loaded 2-core machine, 4 s beside readers of
+// one-window answers (docs/benchmarks.md#slow-readers-of-a-large-history). The rows the store returned are counted by a pass-through `sql`
 // (the real SQLite statements run). No timing: every wait is for a state, not for a duration.
 import { serve, type ServerType } from "@hono/node-server";
 import net, { type AddressInfo, type Socket } from "node:net";
@@ -23,11 +26,17 @@ const BOUND_BYTES = 3 * (STREAMED_PIECE_BYTES + TEXT_BYTES) + 16 * 1024;
 
 let db: SqliteHandle;
 let server: ServerType;
+/** The same store behind the default limits: what `arbor serve` admits. */
+let crowdServer: ServerType;
 let port = 0;
+let crowdPort = 0;
 let sessionId = "";
+/** A history of one window: what a normal client reads. */
+let smallId = "";
 /** Rows of large messages the store returned (`content` holds a message's JSON). */
 let messageRowsRead = 0;
 const serverSockets: Socket[] = [];
+const crowdSockets: Socket[] = [];
 
 beforeAll(async () => {
   db = openSqlite(":memory:");
@@ -53,6 +62,13 @@ beforeAll(async () => {
       role: index % 2 ? "assistant" : "user",
       parts: [{ type: "text", text: `${index} `.padEnd(TEXT_BYTES, "x") }],
     });
+  smallId = (await manager.create("Small")).id;
+  for (let index = 0; index < 4; index++)
+    await manager.getSession(smallId).appendMessage({
+      id: `s${index}`,
+      role: index % 2 ? "assistant" : "user",
+      parts: [{ type: "text", text: `small ${index}` }],
+    });
   server = serve({
     fetch: createApp({ manager, maxInFlight: 1, queueTimeoutMs: 60_000 }).fetch,
     hostname: "127.0.0.1",
@@ -61,13 +77,22 @@ beforeAll(async () => {
   server.on("connection", (socket: Socket) => serverSockets.push(socket));
   await new Promise((resolve) => server.once("listening", resolve));
   port = (server.address() as AddressInfo).port;
+  crowdServer = serve({
+    fetch: createApp({ manager }).fetch,
+    hostname: "127.0.0.1",
+    port: 0,
+  });
+  crowdServer.on("connection", (socket: Socket) => crowdSockets.push(socket));
+  await new Promise((resolve) => crowdServer.once("listening", resolve));
+  crowdPort = (crowdServer.address() as AddressInfo).port;
 }, 60_000);
 
 afterAll(async () => {
-  await new Promise((resolve) => {
-    server.close(resolve);
-    (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-  });
+  for (const open of [server, crowdServer])
+    await new Promise((resolve) => {
+      open.close(resolve);
+      (open as { closeAllConnections?: () => void }).closeAllConnections?.();
+    });
   db.close();
 });
 
@@ -144,6 +169,55 @@ describe("a large history to a client that reads nothing", () => {
     );
     for (let index = 0; index < 10; index++) await tick();
   });
+
+  it("500 readers that read nothing: a normal client is served again and again while none of them has finished, each within the bound", async () => {
+    messageRowsRead = 0;
+    const readers: Socket[] = [];
+    const finished = new Set<number>();
+    for (let index = 0; index < 500; index++) {
+      const socket = net.connect(crowdPort, "127.0.0.1");
+      socket.on("error", () => undefined);
+      // The end of a chunked answer: its last chunk. Never seen here, since nothing is read
+      // past the first bytes; watched so that "none has finished" is observed, not assumed.
+      socket.once("end", () => finished.add(index));
+      socket.once("connect", () =>
+        socket.write(
+          `GET /v1/sessions/${sessionId}/history HTTP/1.1\r\nHost: 127.0.0.1:${crowdPort}\r\n\r\n`,
+        ),
+      );
+      socket.pause();
+      readers.push(socket);
+    }
+    while (crowdSockets.length < 500) await tick();
+    // The normal client, one request after the other, while the 500 answers are under way.
+    const served: string[] = [];
+    for (let index = 0; index < 20; index++) {
+      const answer = await fetch(
+        `http://127.0.0.1:${crowdPort}/v1/sessions/${smallId}/history`,
+      );
+      expect(answer.status).toBe(200);
+      const body = (await answer.json()) as { leafId: string };
+      served.push(body.leafId);
+    }
+    expect(served).toEqual(Array(20).fill("s3"));
+    expect(finished.size).toBe(0);
+    // Each of the 500 connections holds at most the bound in the process, and the store was not
+    // read to the end for them (the kernel's buffers take a part of each answer, not all).
+    for (const socket of crowdSockets)
+      expect(socket.writableLength).toBeLessThanOrEqual(BOUND_BYTES);
+    expect(messageRowsRead).toBeLessThan(500 * MESSAGES);
+    for (const reader of readers) reader.destroy();
+    await Promise.all(
+      crowdSockets.map(
+        (socket) =>
+          new Promise((resolve) =>
+            socket.destroyed
+              ? resolve(undefined)
+              : socket.once("close", resolve),
+          ),
+      ),
+    );
+  }, 60_000);
 
   it("a client that reads gets the whole history as one JSON answer", async () => {
     messageRowsRead = 0;

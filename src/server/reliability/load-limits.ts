@@ -25,8 +25,8 @@ export interface LoadLimits {
   log: (line: string) => void;
   /**
    * Once the oldest waiting request has waited this long, the queue is overloaded and the newest
-   * request goes first (and a full queue refuses its oldest request, not the new one).
-   * Default 100 ms.
+   * request goes first (and a full queue refuses its oldest request, not the new one), except
+   * that a request that has waited `queueTargetMs` goes before any newer one. Default 100 ms.
    */
   newestFirstAfterMs?: number;
   /**
@@ -57,7 +57,12 @@ const TURN_BUDGET_MS = 10;
  * (adaptive LIFO): first come first served would make every later request wait for the whole
  * burst, while a request that has waited long is the one whose client has most likely given up;
  * a full queue then refuses its oldest request (503 `OVERLOADED`, Retry-After) to take the new
- * one. Below the threshold (normal load) the order stays first come first served. The body is
+ * one. Newest first is bounded, though: a request that has waited `queueTargetMs` is due and goes
+ * before every newer one (oldest first among the due). Without that bound, a queue that stays
+ * overloaded (128 clients that each send their next request as soon as they are answered, on a
+ * server running 24) served the same few clients again and again while the oldest waited out
+ * `queueTimeoutMs` and were refused: 5% of requests answered 503 after 5 s. Below the threshold
+ * (normal load) the order stays first come first served. The body is
  * read before the turn is asked for (`readBodies`), so a turn is only ever held by work the
  * server does itself; and a route whose
  * answer goes on without it gives it back early (`releaseTurn`): a streamed answer holds no turn
@@ -84,6 +89,12 @@ export class LoadLimiter {
   #stallLogged = false;
   /** How long a turn is held, on average (an exponentially weighted mean, ms); 0 before any. */
   #serviceMs = 0;
+  /**
+   * Refused requests told to come back in each of the next seconds (a ring indexed by the
+   * second since the epoch, with the second each count belongs to): `Retry-After` spreads them.
+   */
+  readonly #returns: number[] = [];
+  readonly #returnSeconds: number[] = [];
 
   constructor(private readonly limits: LoadLimits) {}
 
@@ -97,7 +108,7 @@ export class LoadLimiter {
         c,
         "OVERLOADED",
         `The server is running ${this.#running} requests and ${this.#waiting.length} more wait: retry after the Retry-After delay`,
-        this.retryAfterSeconds(),
+        this.#bookReturn(),
       );
     }
     let given = false;
@@ -151,13 +162,19 @@ export class LoadLimiter {
 
   /**
    * The expected wait, in ms, of a request that would join the queue now: the requests ahead of
-   * it, served `maxInFlight` at a time, each holding its turn for the observed mean. 0 before
-   * any turn was given back (nothing observed yet).
+   * it, served `maxInFlight` at a time, each holding its turn for the observed mean; 0 before
+   * any turn was given back (nothing observed yet). Ahead of it are all that wait, except while
+   * the queue is overloaded and none is due yet: then the newest goes first, and a burst is
+   * served within the bound. Once one is due, newest first has not kept up, the due go first,
+   * and every request now waiting becomes due before the new one: all are ahead of it (counting
+   * only the due admitted 128 clients that each waited 4 s on a server serving 119 a second).
    */
   expectedWaitMs(): number {
     const { maxInFlight } = this.limits;
     if (!(maxInFlight > 0)) return 0;
-    return ((this.#waiting.length + 1) * this.#serviceMs) / maxInFlight;
+    const ahead =
+      this.#newestFirst() && this.#due() === 0 ? 0 : this.#waiting.length;
+    return ((ahead + 1) * this.#serviceMs) / maxInFlight;
   }
 
   /**
@@ -167,8 +184,7 @@ export class LoadLimiter {
    */
   retryAfterSeconds(): number {
     const drain = this.expectedWaitMs();
-    const cap = Math.max(1, Math.ceil(this.limits.queueTimeoutMs / 1000));
-    return Math.min(cap, Math.max(1, Math.ceil(drain / 1000)));
+    return Math.min(this.#retryCap(), Math.max(1, Math.ceil(drain / 1000)));
   }
 
   /**
@@ -215,11 +231,8 @@ export class LoadLimiter {
     // Shed at once a request that could not get a turn within the latency target (or before its
     // queue deadline): waiting only to be refused, or served late, wastes the client's time and
     // fills the queue. Clients that honour Retry-After come back when the queue has drained.
-    // (Served newest first, a new request waits little however long the queue.)
-    if (
-      !newestFirst &&
-      this.expectedWaitMs() > Math.min(queueTargetMs, queueTimeoutMs)
-    )
+    // (Served newest first with none due, a new request waits for none of them.)
+    if (this.expectedWaitMs() > Math.min(queueTargetMs, queueTimeoutMs))
       return "refused";
     if (signal.aborted) return "aborted";
     return new Promise((resolve) => {
@@ -264,6 +277,66 @@ export class LoadLimiter {
   }
 
   /**
+   * How many waiters have waited `queueTargetMs` or longer. The queue is in arrival order (new
+   * waiters join at the end; any may leave), so they are a prefix: found by bisection.
+   */
+  #due(): number {
+    const since = Date.now() - this.limits.queueTargetMs;
+    let low = 0;
+    let high = this.#waiting.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.#waiting[middle]!.since <= since) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  /** The longest `Retry-After`, in seconds: the queue deadline's. */
+  #retryCap(): number {
+    return Math.max(1, Math.ceil(this.limits.queueTimeoutMs / 1000));
+  }
+
+  /**
+   * The `Retry-After` of a refused request, booked: the first second, from the time the queue
+   * takes to drain (`retryAfterSeconds`), in which fewer than half the requests the server
+   * serves in a second have been told to come back already. One value for every request refused
+   * in a burst sent them all back in the same second, to find the queue as full as they left
+   * it; spread, each second's returns fit beside the clients already being served. A ring of
+   * counters, one per second up to the cap: no memory per refused request.
+   */
+  #bookReturn(): number {
+    const cap = this.#retryCap();
+    const first = this.retryAfterSeconds();
+    const { maxInFlight } = this.limits;
+    const perSecond =
+      this.#serviceMs > 0 && maxInFlight > 0
+        ? (maxInFlight * 1000) / this.#serviceMs
+        : maxInFlight;
+    const room = Math.max(1, Math.floor(perSecond / 2));
+    const now = Math.floor(Date.now() / 1000);
+    let chosen = cap;
+    for (let after = first; after <= cap; after++) {
+      const slot = (now + after) % (cap + 1);
+      if (this.#returnSeconds[slot] !== now + after) {
+        this.#returnSeconds[slot] = now + after;
+        this.#returns[slot] = 0;
+      }
+      if (this.#returns[slot]! < room) {
+        chosen = after;
+        break;
+      }
+    }
+    const slot = (now + chosen) % (cap + 1);
+    if (this.#returnSeconds[slot] !== now + chosen) {
+      this.#returnSeconds[slot] = now + chosen;
+      this.#returns[slot] = 0;
+    }
+    this.#returns[slot]!++;
+    return chosen;
+  }
+
+  /**
    * Whether a request may still start in this turn of the event loop: the first one of a turn
    * notes the time, and a timer (due on the next turn) clears it.
    */
@@ -299,9 +372,11 @@ export class LoadLimiter {
           this.#grant();
           return;
         }
-        const next = this.#newestFirst()
-          ? this.#waiting.pop()!
-          : this.#waiting.shift()!;
+        // The oldest when it is due or the queue is not overloaded; else the newest.
+        const next =
+          this.#newestFirst() && this.#due() === 0
+            ? this.#waiting.pop()!
+            : this.#waiting.shift()!;
         this.#take();
         next.wake();
       }, 0);
