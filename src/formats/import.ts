@@ -9,7 +9,10 @@ import {
 } from "../session/manager/import-index.js";
 import type { SessionManager } from "../session/manager/session-manager.js";
 import type { Session } from "../session/facade/session.js";
-import type { SessionMessage } from "../session/contracts/types.js";
+import type {
+  SessionMessage,
+  StoredCompaction,
+} from "../session/contracts/types.js";
 import { missingParentOf } from "./missing-parent.js";
 import { linkAcrossFiles, type CreatedLink } from "./import-links.js";
 import type {
@@ -165,15 +168,12 @@ export async function importConversationsWithReport(
       } else if (existing !== null && mode === "update") {
         // Merged by message id: what the session holds is skipped, the rest goes under its
         // parent, whichever of two files of the conversation came first.
-        const messagesAdded = await appendMissing(
-          manager,
-          existing,
-          conversation,
-        );
+        const added = await appendMissing(manager, existing, conversation);
+        const messagesAdded = added.messages;
         placed.push(existing);
         // Imported before, maybe before its subagent's session (or parent) was: link it now.
         links.push({ conversation, sessionId: existing, key: identity.key });
-        if (messagesAdded === 0)
+        if (messagesAdded === 0 && added.overlays === 0)
           report.skipped.push({
             title: conversation.title,
             reason: "exists",
@@ -377,15 +377,16 @@ async function importKeyOf(
 }
 
 /**
- * Adds the messages the session lacks, parents first, as they were; returns how many. A message
- * stored as a root because its file lacked its parent (`metadata.missingParentId`, a trimmed file
- * imported with `lenient`) goes under that parent in the same write that adds the parent.
+ * Adds the messages the session lacks, parents first, as they were, then the overlays it lacks;
+ * returns how many of each. A message stored as a root because its file lacked its parent
+ * (`metadata.missingParentId`, a trimmed file imported with `lenient`) goes under that parent in
+ * the same write that adds the parent.
  */
 async function appendMissing(
   manager: SessionManager,
   sessionId: string,
   conversation: ParsedConversation,
-): Promise<number> {
+): Promise<{ messages: number; overlays: number }> {
   const session = manager.getSession(sessionId);
   const childrenOf = new Map<string, string[]>();
   for (const { message, parentId } of conversation.snapshot.messages)
@@ -412,10 +413,59 @@ async function appendMissing(
     )
       added++;
   }
+  const overlays = await addMissingOverlays(session, sessionId, conversation);
   // Nothing new leaves the session as it is, its active branch included.
-  if (added > 0)
+  if (added > 0 || overlays > 0)
     await restoreActiveLeaf(manager, sessionId, conversation.activeLeafId);
-  return added;
+  return { messages: added, overlays };
+}
+
+/**
+ * Adds the file's overlays the session lacks, once both ends are stored: a fragment imported
+ * first held none of the summaries of what it cut off, and an overlay is what the history reads.
+ * Overlay ids are fresh per import (they are unique per store), so an overlay is the same one
+ * when it covers the same messages with the same summary. Written in one `importSnapshot` with
+ * nothing else, keeping each overlay's own time (its order among the others). Returns how many.
+ */
+async function addMissingOverlays(
+  session: Session,
+  sessionId: string,
+  conversation: ParsedConversation,
+): Promise<number> {
+  const { compactions } = conversation.snapshot;
+  if (compactions.length === 0) return 0;
+  const sameAs = (overlay: StoredCompaction) =>
+    JSON.stringify([
+      overlay.fromMessageId,
+      overlay.toMessageId,
+      overlay.summary,
+    ]);
+  const held = new Set((await session.getCompactions()).map(sameAs));
+  const missing: StoredCompaction[] = [];
+  for (const overlay of compactions) {
+    if (held.has(sameAs(overlay))) continue;
+    if (
+      (await session.getMessage(overlay.fromMessageId)) === null ||
+      (await session.getMessage(overlay.toMessageId)) === null
+    )
+      continue;
+    held.add(sameAs(overlay));
+    missing.push({ ...overlay, id: crypto.randomUUID() });
+  }
+  if (missing.length === 0) return 0;
+  await session.importSnapshot(
+    {
+      format: "arbor.session",
+      version: 1,
+      sessionId,
+      exportedAt: new Date().toISOString(),
+      messages: [],
+      compactions: missing,
+      activeLeafId: null,
+    },
+    { replace: false },
+  );
+  return missing.length;
 }
 
 /**

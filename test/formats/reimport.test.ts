@@ -93,17 +93,21 @@ async function sortedTreesOf(manager: SessionManager) {
 }
 
 /**
- * Each conversation's active leaf and stored message count. (The leaf, not the history: a merge
- * adds messages, not the overlays of the file, so a file's compaction reads differently.)
+ * Each conversation's history as it reads (after the file's overlays: a Pi compaction), its
+ * active leaf and stored message count.
  */
 async function activeOf(manager: SessionManager) {
-  const active: Record<string, { leaf: string | undefined; count: number }> =
-    {};
+  const active: Record<
+    string,
+    { history: unknown[]; leaf: string | undefined; count: number }
+  > = {};
   for (const info of await manager.list()) {
     const source = (await manager.listMetadata(info.id))["import.sourceId"]!;
     const session = manager.getSession(info.id);
+    const history = await session.getHistory();
     active[source] = {
-      leaf: ids(await session.getHistory()).at(-1),
+      history: history.map((message) => [message.role, message.parts]),
+      leaf: ids(history).at(-1),
       count: await session.countMessages(),
     };
   }
