@@ -1,4 +1,5 @@
 import type { SessionMessage } from "../session/contracts/types.js";
+import { readMark, withMark } from "./metadata-mark.js";
 
 /**
  * Injected context: what a coding agent puts into the conversation as a user message although
@@ -25,10 +26,7 @@ export function injectedContextKind(message: {
   metadata?: unknown;
   [key: string]: unknown;
 }): InjectedContextKind | null {
-  const metadata = message.metadata;
-  if (typeof metadata !== "object" || metadata === null) return null;
-  const kind = (metadata as Record<string, unknown>)[INJECTED_CONTEXT_METADATA];
-  return typeof kind === "string" && kind !== "" ? kind : null;
+  return readMark(message, INJECTED_CONTEXT_METADATA);
 }
 
 /** True for a message marked as injected context. */
@@ -44,14 +42,7 @@ export function markInjectedContext<T extends SessionMessage>(
   message: T,
   kind: InjectedContextKind,
 ): T {
-  const metadata =
-    typeof message.metadata === "object" && message.metadata !== null
-      ? (message.metadata as Record<string, unknown>)
-      : {};
-  return {
-    ...message,
-    metadata: { ...metadata, [INJECTED_CONTEXT_METADATA]: kind },
-  };
+  return withMark(message, INJECTED_CONTEXT_METADATA, kind);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { SessionMessage } from "../session/contracts/types.js";
+import { readMark, withMark } from "./metadata-mark.js";
 
 /**
  * A trimmed file (a fragment whose first entries are cut off) names parents it does not hold.
@@ -15,10 +16,7 @@ export function missingParentOf(message: {
   metadata?: unknown;
   [key: string]: unknown;
 }): string | null {
-  const metadata = message.metadata;
-  if (typeof metadata !== "object" || metadata === null) return null;
-  const id = (metadata as Record<string, unknown>)[MISSING_PARENT_METADATA];
-  return typeof id === "string" && id !== "" ? id : null;
+  return readMark(message, MISSING_PARENT_METADATA);
 }
 
 /** The message with the mark added (its other metadata kept). */
@@ -26,12 +24,5 @@ export function markMissingParent<T extends SessionMessage>(
   message: T,
   parentId: string,
 ): T {
-  const metadata =
-    typeof message.metadata === "object" && message.metadata !== null
-      ? (message.metadata as Record<string, unknown>)
-      : {};
-  return {
-    ...message,
-    metadata: { ...metadata, [MISSING_PARENT_METADATA]: parentId },
-  };
+  return withMark(message, MISSING_PARENT_METADATA, parentId);
 }
