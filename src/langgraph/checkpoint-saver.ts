@@ -1,19 +1,13 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
-import {
-  BaseCheckpointSaver,
-  TASKS,
-  WRITES_IDX_MAP,
-  compareWritesSortKeys,
-  maxChannelVersion,
-  writesSortKey,
-  type ChannelVersions,
-  type Checkpoint,
-  type CheckpointListOptions,
-  type CheckpointMetadata,
-  type CheckpointPendingWrite,
-  type CheckpointTuple,
-  type PendingWrite,
-  type SerializerProtocol,
+import type {
+  ChannelVersions,
+  Checkpoint,
+  CheckpointListOptions,
+  CheckpointMetadata,
+  CheckpointPendingWrite,
+  CheckpointTuple,
+  PendingWrite,
+  SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
 import {
   ArborTypeError,
@@ -34,6 +28,15 @@ import {
   type TaskWritesRecord,
   type WriteRecord,
 } from "./thread-records.js";
+import { checkpoint } from "./_checkpoint.js";
+
+const {
+  TASKS,
+  WRITES_IDX_MAP,
+  compareWritesSortKeys,
+  maxChannelVersion,
+  writesSortKey,
+} = checkpoint;
 
 /** Options of `new ArborCheckpointSaver()`. */
 export interface ArborCheckpointSaverOptions {
@@ -61,7 +64,7 @@ export interface ArborCheckpointSaverOptions {
  * // graph.compile({ checkpointer }), then invoke with { configurable: { thread_id: "t1" } }
  * ```
  */
-export class ArborCheckpointSaver extends BaseCheckpointSaver {
+export class ArborCheckpointSaver extends checkpoint.BaseCheckpointSaver {
   /** The manager the threads are written through: list, search or erase them with it. */
   readonly manager: SessionManager;
   private readonly records: ThreadRecords;

@@ -1,16 +1,13 @@
-import {
-  BaseStore,
-  getTextAtPath,
-  type GetOperation,
-  type Item,
-  type ListNamespacesOperation,
-  type MatchCondition,
-  type Operation,
-  type OperationResults,
-  type PutOperation,
-  type SearchItem,
-  type SearchOperation,
-  validateNamespace,
+import type {
+  GetOperation,
+  Item,
+  ListNamespacesOperation,
+  MatchCondition,
+  Operation,
+  OperationResults,
+  PutOperation,
+  SearchItem,
+  SearchOperation,
 } from "@langchain/langgraph-checkpoint";
 import {
   isArborError,
@@ -18,7 +15,10 @@ import {
   type Backend,
   type SessionRegistry,
 } from "../session/index.js";
+import { checkpoint } from "./_checkpoint.js";
 import { matchesFilter } from "./store-filter.js";
+
+const { getTextAtPath, validateNamespace } = checkpoint;
 
 /** Options of `new ArborStore()`. */
 export interface ArborStoreOptions {
@@ -45,7 +45,7 @@ export interface ArborStoreOptions {
  * const hits = await store.search(["users"], { query: "tea" });
  * ```
  */
-export class ArborStore extends BaseStore {
+export class ArborStore extends checkpoint.BaseStore {
   /** The manager the namespaces are written through: search, embed or erase with it. */
   readonly manager: SessionManager;
   private readonly registry: SessionRegistry;

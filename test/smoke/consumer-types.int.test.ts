@@ -140,6 +140,7 @@ describe("the packed package in a project with only typescript", () => {
       expect(installed, peer).not.toContain(peer);
     }
     expect(existsSync(join(project, "node_modules", "@ai-sdk"))).toBe(false);
+    expect(existsSync(join(project, "node_modules", "@langchain"))).toBe(false);
     expect(existsSync(join(project, "node_modules", "@types"))).toBe(false);
   });
 
@@ -168,6 +169,12 @@ describe("the packed package in a project with only typescript", () => {
       "arbor-memory/tokenizer",
       'await import("arbor-memory/tokenizer");',
       "npm install gpt-tokenizer",
+    ],
+    [
+      // The saver extends LangGraph's class at module load: the import itself must name the peers.
+      "arbor-memory/langgraph",
+      'await import("arbor-memory/langgraph");',
+      "npm install @langchain/langgraph-checkpoint @langchain/core",
     ],
     [
       "arbor-memory/ai-sdk",
