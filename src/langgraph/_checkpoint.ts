@@ -10,12 +10,23 @@ export const LANGGRAPH_INSTALL =
  * module load: a static import would fail while ES modules are linked, before any code of ours
  * runs, with a bare ERR_MODULE_NOT_FOUND. Loading it here with a top-level await lets a missing
  * peer throw the documented `MISSING_DEPENDENCY` error with the install command instead. Every
- * runtime use of the package in this entry goes through this binding; types are imported as types.
- *
- * @internal
+ * runtime use of the package in this entry goes through these bindings; types are imported as
+ * types. Kept in the published declarations: the classes there extend through them.
  */
-export const checkpoint: typeof import("@langchain/langgraph-checkpoint") =
+const checkpoint: typeof import("@langchain/langgraph-checkpoint") =
   await loadCheckpoint();
+
+export const {
+  BaseCheckpointSaver,
+  BaseStore,
+  TASKS,
+  WRITES_IDX_MAP,
+  compareWritesSortKeys,
+  getTextAtPath,
+  maxChannelVersion,
+  validateNamespace,
+  writesSortKey,
+} = checkpoint;
 
 // --- Internal helpers ---
 

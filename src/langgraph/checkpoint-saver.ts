@@ -28,15 +28,14 @@ import {
   type TaskWritesRecord,
   type WriteRecord,
 } from "./thread-records.js";
-import { checkpoint } from "./_checkpoint.js";
-
-const {
+import {
+  BaseCheckpointSaver,
   TASKS,
   WRITES_IDX_MAP,
   compareWritesSortKeys,
   maxChannelVersion,
   writesSortKey,
-} = checkpoint;
+} from "./_checkpoint.js";
 
 /** Options of `new ArborCheckpointSaver()`. */
 export interface ArborCheckpointSaverOptions {
@@ -64,7 +63,7 @@ export interface ArborCheckpointSaverOptions {
  * // graph.compile({ checkpointer }), then invoke with { configurable: { thread_id: "t1" } }
  * ```
  */
-export class ArborCheckpointSaver extends checkpoint.BaseCheckpointSaver {
+export class ArborCheckpointSaver extends BaseCheckpointSaver {
   /** The manager the threads are written through: list, search or erase them with it. */
   readonly manager: SessionManager;
   private readonly records: ThreadRecords;

@@ -15,10 +15,8 @@ import {
   type Backend,
   type SessionRegistry,
 } from "../session/index.js";
-import { checkpoint } from "./_checkpoint.js";
+import { BaseStore, getTextAtPath, validateNamespace } from "./_checkpoint.js";
 import { matchesFilter } from "./store-filter.js";
-
-const { getTextAtPath, validateNamespace } = checkpoint;
 
 /** Options of `new ArborStore()`. */
 export interface ArborStoreOptions {
@@ -45,7 +43,7 @@ export interface ArborStoreOptions {
  * const hits = await store.search(["users"], { query: "tea" });
  * ```
  */
-export class ArborStore extends checkpoint.BaseStore {
+export class ArborStore extends BaseStore {
   /** The manager the namespaces are written through: search, embed or erase with it. */
   readonly manager: SessionManager;
   private readonly registry: SessionRegistry;
