@@ -1,10 +1,15 @@
 // A real LangGraph StateGraph over ArborCheckpointSaver on a SQLite file, its model a scripted fake
-// (FakeListChatModel of @langchain/core): a thread resumed by a new saver over the same file (a
-// restart), its conversation visible as the Arbor session's messages and found by search, and a
-// time-travel fork that edits a message (same LangGraph id) stored as a sibling branch.
+// (FakeListChatModel of @langchain/core): the first turn runs in a child process against the built
+// package (support/fake-first-turn.mjs; `npm run build` first) that exits, the test resumes the
+// thread from the file (a restart), its conversation visible as the Arbor session's messages and
+// found by search, and a time-travel fork that edits a message (same LangGraph id) stored as a
+// sibling branch.
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { HumanMessage } from "@langchain/core/messages";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import {
@@ -18,6 +23,10 @@ import { ArborCheckpointSaver } from "../../src/langgraph/index.js";
 import type { SessionMessage } from "../../src/session/index.js";
 import { sqliteBackend } from "../../src/sqlite/index.js";
 
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const FIRST_TURN = join(ROOT, "test/langgraph/support/fake-first-turn.mjs");
+const run = promisify(execFile);
+
 const folders: string[] = [];
 afterEach(() => {
   for (const folder of folders.splice(0))
@@ -25,19 +34,24 @@ afterEach(() => {
 });
 
 describe("a StateGraph on ArborCheckpointSaver (fake scripted chat model)", () => {
-  it("resumes a thread after a restart, mirrors it as Arbor messages, and stores a time-travel edit as a sibling branch", async () => {
+  it("resumes a thread after a process restart, mirrors it as Arbor messages, and stores a time-travel edit as a sibling branch", async () => {
     const file = join(tempFolder(), "agent.db");
     const thread = { configurable: { thread_id: "trip" } };
 
-    // First process: one turn.
-    const first = open(file, ["Lisbon in May is mild and sunny."]);
-    await first.graph.invoke(
-      { messages: [new HumanMessage("I plan a trip to Lisbon")] },
-      thread,
-    );
-    first.close();
+    // First process: one turn, then the process exits.
+    const { stdout } = await run(process.execPath, [
+      FIRST_TURN,
+      file,
+      "trip",
+      "I plan a trip to Lisbon",
+      "Lisbon in May is mild and sunny.",
+    ]);
+    expect(JSON.parse(stdout)).toEqual([
+      "I plan a trip to Lisbon",
+      "Lisbon in May is mild and sunny.",
+    ]);
 
-    // Second process: a new saver over the same file continues the same thread.
+    // Second process (this one): a new saver over the same file continues the same thread.
     const second = open(file, [
       "Plan about 80 euros a day.",
       "The Gulbenkian museum is a must.",

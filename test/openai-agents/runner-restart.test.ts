@@ -1,16 +1,25 @@
 // The Agents SDK's own Runner over ArborSession, with a scripted (fake) model: a conversation with
-// a tool call, continued after a restart by a new ArborSession over the same SQLite file, then
-// branched from its second turn.
+// a tool call run by a child process against the built package (fake-first-turn.mjs; `npm run
+// build` first) that exits, continued after that restart by a new ArborSession over the same
+// SQLite file in this process, then branched from its second turn.
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent, Runner, tool } from "@openai/agents-core";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { Agent, Runner, tool, type AgentInputItem } from "@openai/agents-core";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ArborSession } from "../../src/openai-agents/index.js";
 import { SessionManager } from "../../src/session/index.js";
 import { sqliteBackend, type SqliteBackend } from "../../src/sqlite/index.js";
-import { callTool, say, ScriptedModel } from "./scripted-model.js";
+import { say, ScriptedModel } from "./scripted-model.js";
+
+const FIRST_TURN = fileURLToPath(
+  new URL("fake-first-turn.mjs", import.meta.url),
+);
+const run = promisify(execFile);
 
 const folder = mkdtempSync(join(tmpdir(), "arbor-openai-agents-runner-"));
 const file = join(folder, "agent.db");
@@ -44,25 +53,21 @@ function start(script: ConstructorParameters<typeof ScriptedModel>[0]) {
 }
 
 describe("Runner over ArborSession with a scripted (fake) model", () => {
-  it("continues the conversation after a restart, and branches from an earlier turn", async () => {
-    // First process: one turn with a tool call.
-    const first = start([
-      [callTool("get_weather", { city: "Kyoto" }, "call_1")],
-      [say("Kyoto is sunny: go.")],
-    ]);
-    const turn1 = await first.runner.run(first.agent, "Should I go to Kyoto?", {
-      session: first.session,
-    });
-    expect(turn1.finalOutput).toBe("Kyoto is sunny: go.");
-    await first.session.storeRunUsage(turn1);
-    const stored = await first.session.getItems();
+  it("continues the conversation after a process restart, and branches from an earlier turn", async () => {
+    // First process: one turn with a tool call, then the process exits.
+    const { stdout } = await run(process.execPath, [FIRST_TURN, file, "trip"]);
+    const first = JSON.parse(stdout) as {
+      finalOutput: string;
+      items: AgentInputItem[];
+    };
+    expect(first.finalOutput).toBe("Kyoto is sunny: go.");
+    const stored = first.items;
     expect(stored.map((item) => item.type ?? "message")).toEqual([
       "message",
       "function_call",
       "function_call_result",
       "message",
     ]);
-    opened.splice(0).forEach((backend) => backend.sqlite.close());
 
     // After the restart: the model is sent the whole first turn before the new message.
     const second = start([[say("Book the ryokan in Gion.")]]);
