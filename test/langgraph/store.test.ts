@@ -1,13 +1,38 @@
 // ArborStore on the in-memory backend and SQLite (support/store-cases.ts); PostgreSQL in
-// store-postgres.int.test.ts. And the tombstone a store writes where a provider cannot delete.
+// store-postgres.int.test.ts. A hybrid `query` after `withEmbeddings()`, with the fake embedder of
+// src/testing. And the tombstone a store writes where a provider cannot delete.
 import { describe, expect, it } from "vitest";
 import { ArborStore } from "../../src/langgraph/index.js";
 import { memoryBackend, type Backend } from "../../src/session/index.js";
 import { sqliteBackend } from "../../src/sqlite/index.js";
+import { fakeEmbedder } from "../../src/testing/index.js";
 import { runStoreCases } from "./support/store-cases.js";
 
 runStoreCases("memoryBackend()", () => memoryBackend());
 runStoreCases("sqliteBackend(':memory:')", () => sqliteBackend(":memory:"));
+
+describe.each([
+  ["memoryBackend()", () => memoryBackend()],
+  ["sqliteBackend(':memory:')", () => sqliteBackend(":memory:")],
+])("ArborStore over %s with embeddings (fake embedder)", (_name, create) => {
+  it("finds by meaning an item that no word of the query matches", async () => {
+    const store = new ArborStore(create());
+    store.manager.withEmbeddings(fakeEmbedder());
+    await store.put(["garage"], "car", { text: "I drive an automobile" });
+    await store.put(["garage"], "pet", { text: "The kitten sleeps inside" });
+    await store.put(["other"], "van", { text: "A rented automobile" });
+    await store.manager.flushEmbeddings();
+
+    // "truck" is in no item's text: the text ranking alone finds nothing …
+    expect(await store.manager.search("truck", { mode: "text" })).toEqual([]);
+    // … while the hybrid ranking of the store's `query` finds the automobile by its vector
+    // (truck and automobile are one synonym group of the fake embedder), in the namespace asked.
+    const hits = await store.search(["garage"], { query: "truck" });
+    expect(hits.map((item) => item.key)).toEqual(["car"]);
+    expect(hits[0]!.value).toEqual({ text: "I drive an automobile" });
+    expect(hits[0]!.score).toBeGreaterThan(0);
+  });
+});
 
 describe("ArborStore over a backend whose provider cannot delete a config entry", () => {
   it("deletes an item with a tombstone the reads skip", async () => {
