@@ -70,12 +70,7 @@ import {
   streamHistoryBatches,
   type HistoryStreamOptions,
 } from "./session-history.js";
-import {
-  importMessage,
-  upsertMessage,
-  type ImportMessageOptions,
-  type UpsertOutcome,
-} from "./session-import.js";
+import type { ImportMessageOptions, UpsertOutcome } from "./session-import.js";
 import { watchSession } from "./session-watch.js";
 import type { AppendMessageResult } from "./session-writes.js";
 import type {
@@ -497,6 +492,7 @@ export class Session {
     message: SessionMessage,
     options: ImportMessageOptions,
   ): Promise<boolean> {
+    const { importMessage } = await imports();
     return importMessage(
       this.runtime,
       this.writes.maxRowBytes,
@@ -513,6 +509,7 @@ export class Session {
     message: SessionMessage,
     parentId?: string | null,
   ): Promise<UpsertOutcome> {
+    const { upsertMessage } = await imports();
     return upsertMessage(this.writes, this.runtime, message, parentId);
   }
 
@@ -779,6 +776,14 @@ export class Session {
 /** Snapshots are occasional: loaded on first use, so a Worker's entry chunk stays small. */
 function snapshots() {
   return import("./session-snapshot.js");
+}
+
+/**
+ * Writes of messages made elsewhere (imports, upserts from a mirror) are occasional too: a
+ * Durable Object that only appends and reads never loads them.
+ */
+function imports() {
+  return import("./session-import.js");
 }
 
 /**
