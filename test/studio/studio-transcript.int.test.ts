@@ -223,10 +223,16 @@ describe.skipIf(!available)("studio transcript in Chromium", () => {
       .locator(".chat .message", { hasText: SUBAGENT_PROMPT })
       .first()
       .waitFor();
-    expect(await page.locator("h1").innerText()).toContain("subagent");
-    expect(
-      await page.locator('.facts a:has-text("the parent session")').count(),
-    ).toBe(1);
+    // The subagent's messages can show before its header replaces the parent's (the newest
+    // window is drawn first): wait for the header rather than reading it once.
+    await expect
+      .poll(() => page.locator("h1").innerText())
+      .toContain("subagent");
+    await expect
+      .poll(() =>
+        page.locator('.facts a:has-text("the parent session")').count(),
+      )
+      .toBe(1);
   });
 
   it("shows the conversation's own times and unknown token usage", async () => {
