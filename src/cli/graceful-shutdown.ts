@@ -31,7 +31,10 @@ export interface SocketLike {
   once(event: "close", listener: () => void): unknown;
 }
 
-/** How long a keep-alive connection must have been idle before the shutdown closes it. */
+/**
+ * How long the shutdown waits, once no request is in flight and none has arrived, before it
+ * closes the keep-alive connections left idle.
+ */
 export const DEFAULT_IDLE_CLOSE_MS = 1_000;
 
 /** The answer to a request that arrives on an open connection after the signal. */
@@ -43,16 +46,19 @@ const SHUTTING_DOWN_BODY = JSON.stringify({
 });
 
 /**
- * The shutdown of a Node HTTP server that loses no request it accepted and resets no client:
+ * The shutdown of a Node HTTP server that loses no request it accepted and resets no busy client:
  * 1. stop accepting connections, and mark every answer still to be written `Connection: close`,
  *    so busy keep-alive connections end after their request;
  * 2. a request that still arrives on an open connection answers 503 `SHUTTING_DOWN` with
- *    `Connection: close`, so its client knows it was not processed;
- * 3. a keep-alive connection is closed once it has been idle for `idleCloseMs`, not at the
- *    signal: a busy client's connection is idle for a moment between two requests, and closing
- *    it then resets the request it is sending (ECONNRESET, which leaves the client unable to
- *    tell whether a POST was processed). A connection idle that long belongs to a client between
- *    bursts, which closing it then risks no more than Node's own keep-alive timeout does;
+ *    `Connection: close`, so its client knows it was not processed, and its connection ends
+ *    after that answer;
+ * 3. keep-alive connections idle at the signal stay open while any request is in flight, and
+ *    are closed only once no request has been in flight nor arrived for `idleCloseMs`, checked
+ *    again after the event loop has read its sockets. Closing an idle connection resets a
+ *    request its client is sending at that moment (ECONNRESET: the client cannot tell whether a
+ *    POST was processed), a race HTTP/1.1 keep-alive leaves open; a busy client's next request
+ *    arrives well within that time and gets its 503 instead, so only a client idle through the
+ *    whole drain can meet the close, as it can meet Node's own keep-alive timeout any time;
  * 4. requests in flight get up to `graceMs` to finish; event streams do not count (they never
  *    finish) and are cut once the rest is done, or when the grace runs out;
  * 5. only then resolve, so the caller closes the database after the last request used it.
@@ -60,11 +66,11 @@ const SHUTTING_DOWN_BODY = JSON.stringify({
 export class GracefulShutdown {
   #stopping = false;
   readonly #inFlight = new Set<ResponseLike>();
-  /** Open connections: requests without an answer yet on each, and since when it has had none. */
-  readonly #connections = new Map<
-    SocketLike,
-    { busy: number; idleSince: number }
-  >();
+  /** Open connections, each with its requests that have no answer yet. */
+  readonly #connections = new Map<SocketLike, { busy: number }>();
+  /** Requests seen, and when one last arrived or finished: the drain waits for a quiet spell. */
+  #arrivals = 0;
+  #lastActivity = 0;
 
   constructor(
     private readonly server: HttpServerLike,
@@ -72,7 +78,7 @@ export class GracefulShutdown {
     private readonly idleCloseMs = DEFAULT_IDLE_CLOSE_MS,
   ) {
     server.on("connection", (socket) => {
-      this.#connections.set(socket, { busy: 0, idleSince: Date.now() });
+      this.#connections.set(socket, { busy: 0 });
       socket.once("close", () => this.#connections.delete(socket));
     });
     server.on("request", (request, response) => {
@@ -80,14 +86,17 @@ export class GracefulShutdown {
       const connection = this.#connections.get(request.socket as SocketLike);
       if (connection) {
         connection.busy++;
-        response.once("close", () => {
-          connection.busy--;
-          connection.idleSince = Date.now();
-        });
+        response.once("close", () => connection.busy--);
       }
-      if (this.isStream(request)) return;
+      // After the signal even a stream's request is only refused: its answer is waited for.
+      if (this.isStream(request) && !this.#stopping) return;
+      this.#arrivals++;
+      this.#lastActivity = performance.now();
       this.#inFlight.add(response);
-      response.once("close", () => this.#inFlight.delete(response));
+      response.once("close", () => {
+        this.#inFlight.delete(response);
+        this.#lastActivity = performance.now();
+      });
     });
   }
 
@@ -111,6 +120,8 @@ export class GracefulShutdown {
   /** Runs the shutdown; resolves when every connection is closed. */
   async stop(graceMs: number): Promise<void> {
     this.#stopping = true;
+    // The quiet spell before idle connections close counts from the signal at the earliest.
+    this.#lastActivity = performance.now();
     // `http.Server#close` would also close the idle keep-alive connections at once (step 3):
     // the listening socket alone stops here.
     const closed = new Promise<void>((resolve) =>
@@ -127,26 +138,40 @@ export class GracefulShutdown {
   // --- Internal helpers ---
 
   /**
-   * Resolves once no request is in flight and every connection left is an event stream, closing
-   * keep-alive connections as they reach `idleCloseMs` of idleness; or when the grace is over.
+   * Resolves once no request is in flight and every connection left is an event stream, or when
+   * the grace is over. Idle connections are closed after a quiet spell (step 3), and only on the
+   * loop turn after the poll phase: a request whose bytes wait in the kernel while the process
+   * was busy is read (and refused) first, not reset with its connection.
    */
   #drained(graceMs: number): Promise<void> {
     return new Promise((resolve) => {
+      let closing = false;
+      const quiet = () =>
+        this.#inFlight.size === 0 &&
+        performance.now() - this.#lastActivity >= this.idleCloseMs;
+      const idleConnections = () =>
+        [...this.#connections].filter(([, state]) => state.busy === 0);
+      const closeIdle = (arrivals: number) => {
+        closing = false;
+        if (this.#arrivals !== arrivals || !quiet()) return;
+        for (const [socket] of idleConnections()) {
+          socket.destroy();
+          this.#connections.delete(socket);
+        }
+        check();
+      };
+      const check = () => {
+        if (this.#inFlight.size > 0 || closing) return;
+        if (idleConnections().length === 0) return done();
+        if (!quiet()) return;
+        closing = true;
+        // Two check phases away: the second comes after a whole poll phase, which reads every
+        // socket with bytes waiting (the first may come before it, in this very turn).
+        const arrivals = this.#arrivals;
+        setImmediate(() => setImmediate(closeIdle, arrivals));
+      };
       const deadline = setTimeout(done, graceMs);
       const poll = setInterval(check, 20);
-      const connections = this.#connections;
-      const inFlight = this.#inFlight;
-      const idleCloseMs = this.idleCloseMs;
-      function check() {
-        const now = Date.now();
-        let idle = 0;
-        for (const [socket, state] of connections) {
-          if (state.busy > 0) continue;
-          if (now - state.idleSince >= idleCloseMs) socket.destroy();
-          else idle++;
-        }
-        if (inFlight.size === 0 && idle === 0) done();
-      }
       function done() {
         clearTimeout(deadline);
         clearInterval(poll);

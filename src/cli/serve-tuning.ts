@@ -23,6 +23,8 @@ export interface ServeTuning {
   readyStallMs: number;
   /** How long requests in flight may finish after SIGTERM before their connections are cut. */
   shutdownGraceMs: number;
+  /** After SIGTERM, how long no request may be in flight nor arrive before idle connections close. */
+  shutdownIdleMs: number;
   /** CORS origins (none: CORS off). */
   cors: string[];
   /** Host names served without API keys besides the loopback names. */
@@ -80,6 +82,10 @@ const TUNABLES = {
   "shutdown-grace": {
     env: "ARBOR_SHUTDOWN_GRACE_MS",
     help: "ms requests in flight may finish after SIGTERM (default 10000)",
+  },
+  "shutdown-idle": {
+    env: "ARBOR_SHUTDOWN_IDLE_MS",
+    help: "ms after SIGTERM with no request in flight or arriving before idle keep-alive connections are closed (default 1000; within --shutdown-grace)",
   },
 } as const;
 
@@ -153,6 +159,7 @@ export function serveTuning(
     bodyTimeoutMs: read("body-timeout", requestTimeoutMs || 30_000),
     readyStallMs: read("ready-stall", 10_000),
     shutdownGraceMs: read("shutdown-grace", 10_000),
+    shutdownIdleMs: read("shutdown-idle", 1_000),
     cors: list("cors", "ARBOR_CORS"),
     hosts: list("allow-host", "ARBOR_ALLOWED_HOSTS"),
   };

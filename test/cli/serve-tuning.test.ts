@@ -21,6 +21,7 @@ describe("serveTuning", () => {
       bodyTimeoutMs: 30_000,
       readyStallMs: 10_000,
       shutdownGraceMs: 10_000,
+      shutdownIdleMs: 1_000,
       cors: [],
       hosts: [],
     });
@@ -40,6 +41,7 @@ describe("serveTuning", () => {
         values: {
           "pool-size": "3",
           "shutdown-grace": "500",
+          "shutdown-idle": "250",
           "queue-target": "250",
         },
       },
@@ -55,6 +57,7 @@ describe("serveTuning", () => {
     expect(tuning.maxQueued).toBe(192);
     expect(tuning.queueTargetMs).toBe(250);
     expect(tuning.shutdownGraceMs).toBe(500);
+    expect(tuning.shutdownIdleMs).toBe(250);
     expect(tuning.cors).toEqual(["https://a.example", "https://b.example"]);
     expect(tuning.hosts).toEqual(["arbor.internal"]);
   });

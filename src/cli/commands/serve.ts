@@ -53,7 +53,8 @@ the sample conversation. Without keys only loopback Host names are answered (--a
 more) and writes from other origins are refused (--cors lets origins in). GET /ready reports
 whether the database answers and request turns come back. On SIGINT or SIGTERM it stops accepting
 connections, answers requests still arriving on open ones 503 SHUTTING_DOWN, lets requests in
-flight finish within --shutdown-grace, then closes the database.`,
+flight finish within --shutdown-grace, closes idle connections after --shutdown-idle without a
+request, then closes the database.`,
   options: {
     port: {
       type: "string",
@@ -155,7 +156,11 @@ flight finish within --shutdown-grace, then closes the database.`,
       server.requestTimeout = RECEIVE_TIMEOUT_MS;
       server.headersTimeout = Math.min(RECEIVE_TIMEOUT_MS, 30_000);
       server.setTimeout(IDLE_SOCKET_TIMEOUT_MS);
-      const shutdown = new GracefulShutdown(server, isEventStream);
+      const shutdown = new GracefulShutdown(
+        server,
+        isEventStream,
+        tuning.shutdownIdleMs,
+      );
       // Registered before listening: a signal right after the URL is printed must not be missed.
       const closed = closeOnSignal(server, shutdown, tuning.shutdownGraceMs);
       const address = await listen(server, port, host);
