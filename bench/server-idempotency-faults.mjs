@@ -64,7 +64,13 @@ export async function idempotencyFaults({ pg, serve, stopAll }) {
         .length,
       compactions: (await send(a, "GET", `/v1/sessions/${id}/compactions`)).body
         .compactions.length,
+      versions: (
+        await send(a, "GET", `/v1/sessions/${id}/blocks/memory/history`)
+      ).body.versions.length,
     });
+    // Two versions of a block, for the block routes to write over and revert to.
+    for (const content of ["Prefers trains", "Prefers planes"])
+      await send(a, "PUT", `/v1/sessions/${id}/blocks/memory`, { content });
 
     // 1. One key, AT_ONCE requests at once over both processes, per route.
     const routes = [
@@ -96,6 +102,20 @@ export async function idempotencyFaults({ pg, serve, stopAll }) {
         `/v1/sessions/${id}/compactions`,
         { summary: "One and two", fromMessageId: "m1", toMessageId: "m2" },
         "compactions",
+      ],
+      [
+        "block PUT",
+        "PUT",
+        `/v1/sessions/${id}/blocks/memory`,
+        { content: "Prefers boats" },
+        "versions",
+      ],
+      [
+        "block revert",
+        "POST",
+        `/v1/sessions/${id}/blocks/memory/revert`,
+        { version: 1 },
+        "versions",
       ],
     ];
     for (const [name, method, path, body, counted] of routes) {

@@ -36,6 +36,8 @@
 // Then the faults that come from clients (bench/server-client-faults.mjs, about 15 s): 100
 // uploads trickling past the request timeout beside a normal client, and SIGTERM with
 // keep-alive clients writing (answered or refused, never reset; nothing acknowledged lost).
+// Last, slow readers of a large answer (bench/server-slow-clients.mjs, on PostgreSQL and SQLite,
+// about a minute): the normal client's p99 beside 500 of them.
 //
 //   node bench/server-load.mjs   (after `npm run build`; ARBOR_TEST_PG_URL, default
 //   postgres://postgres@127.0.0.1:5432/postgres; ARBOR_BENCH_SECONDS, ARBOR_BENCH_CLIENTS;
@@ -56,6 +58,7 @@
 // the servers. With a budget each server has its own share, as each would on its own machine, so
 // the pair shows what a second process adds. It needs a writable cgroup CPU controller (v1 or v2,
 // as root); without one the pair is reported as skipped.
+import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import http from "node:http";
@@ -227,6 +230,19 @@ if (
 // 5. Faults that come from clients (bench/server-client-faults.mjs): uploads trickling past the
 // request timeout, and SIGTERM with keep-alive clients writing.
 if (FAULTS) await clientFaultRuns();
+
+// 6. Slow readers of a large answer (bench/server-slow-clients.mjs, in a process of its own,
+// about 30 s per backend): 500 clients that ask for a 3 MB history and never read it, beside a
+// normal client; its p99 beside them over its p99 alone, the peak RSS, the work done for readers
+// gone. On PostgreSQL and on SQLite.
+if (FAULTS)
+  for (const backend of ["postgres", "sqlite"]) {
+    console.log(`\nslow readers of a large history, ${backend}:`);
+    spawnSync(process.execPath, ["bench/server-slow-clients.mjs"], {
+      stdio: "inherit",
+      env: { ...process.env, BACKEND: backend, ARBOR_TEST_PG_URL: PG },
+    });
+  }
 
 // --- The runs ---
 
