@@ -19,6 +19,10 @@ import { searchRoutes } from "./routes/search.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { transferRoutes } from "./routes/transfer.js";
 import { readBodies, type BodyReading } from "./reliability/body-reading.js";
+import {
+  LARGE_ANSWER_TURNS,
+  LargeAnswers,
+} from "./reliability/large-answer-lane.js";
 import { LoadLimiter } from "./reliability/load-limits.js";
 import { readinessRoute } from "./reliability/readiness.js";
 import { OutageLog } from "./reliability/storage-faults.js";
@@ -210,6 +214,27 @@ export function createApp(options: CreateAppOptions): OpenAPIHono<ServerEnv> {
     stallMs: options.readyStallMs ?? DEFAULT_LOAD_LIMITS.readyStallMs,
     log: (line) => logError(line, undefined),
   });
+  // Requests for histories known to answer large take their turns in a lane of their own, so a
+  // burst of them never holds the turns or the queue every other request needs
+  // (large-answer-lane.ts). Its queue follows the same shed policy.
+  const largeAnswers = new LargeAnswers();
+  const largeAnswerLane = new LoadLimiter({
+    maxInFlight:
+      maxInFlight > 0 ? Math.min(LARGE_ANSWER_TURNS, maxInFlight) : 0,
+    maxQueued: options.maxQueued ?? 16 * maxInFlight,
+    queueTargetMs: options.queueTargetMs ?? DEFAULT_LOAD_LIMITS.queueTargetMs,
+    queueTimeoutMs:
+      options.queueTimeoutMs ?? DEFAULT_LOAD_LIMITS.queueTimeoutMs,
+    requestTimeoutMs,
+    // `/ready` speaks for the shared turns; a lane busy with readers is not a wedged server.
+    stallMs: 0,
+    log: (line) => logError(line, undefined),
+  });
+  const turns: MiddlewareHandler<ServerEnv> = (c, next) =>
+    (largeAnswers.asks(c.req.method, c.req.path)
+      ? largeAnswerLane
+      : limiter
+    ).middleware(c, next);
   // The body first, then a turn: a slow upload never holds a turn (body-reading.ts).
   const bodies = readBodies(
     bodyReading(
@@ -219,7 +244,7 @@ export function createApp(options: CreateAppOptions): OpenAPIHono<ServerEnv> {
     ),
   );
   app.use("/v1/*", bodies);
-  app.use("/v1/*", limiter.middleware);
+  app.use("/v1/*", turns);
   if (auth) app.use("/v1/*", bearerAuth(auth));
   const mcp = options.mcp;
   if (mcp) {
@@ -233,6 +258,7 @@ export function createApp(options: CreateAppOptions): OpenAPIHono<ServerEnv> {
   readinessRoute(app, { manager }, limiter);
   const deps = {
     manager,
+    largeAnswers,
     ...(options.idempotencyWaitMs !== undefined
       ? { idempotencyWaitMs: options.idempotencyWaitMs }
       : {}),

@@ -5,6 +5,7 @@ import type { SessionMessage } from "../session/contracts/types.js";
 import { ArborError, SessionAccessError } from "../session/errors/index.js";
 import type { SessionManager } from "../session/manager/session-manager.js";
 import type { Session } from "../session/facade/session.js";
+import type { LargeAnswers } from "./reliability/large-answer-lane.js";
 import type { MessageSchema } from "./schemas/common.js";
 
 /** The app's Hono environment: the tenant of the request, `null` without auth. */
@@ -25,6 +26,8 @@ export interface ServerDeps {
   manager: SessionManager;
   /** Milliseconds a request waits for the one with its `Idempotency-Key` that still runs. */
   idempotencyWaitMs?: number;
+  /** Which histories answer large: their requests take turns in a lane of their own. */
+  largeAnswers?: LargeAnswers;
 }
 
 /** The registry row plus owner, metadata and the number of stored messages (all branches). */

@@ -38,6 +38,11 @@ export interface StreamedRequest {
   signal?: AbortSignal;
   /** Gives the request's turn (`maxInFlight`) back: called before the first window waits. */
   releaseTurn?: () => void;
+  /**
+   * Told, once the first window is read, whether the answer is large: the window is full (by
+   * count, or half the byte bound or more), so more windows most likely follow.
+   */
+  onFirstWindow?: (large: boolean) => void;
 }
 
 /**
@@ -75,7 +80,13 @@ export async function streamedHistory(
     first = await gate.run(
       async () => {
         const window = await windows.next();
-        return `{"messages":[${window === undefined ? "" : piece(window)}`;
+        const text = window === undefined ? "" : piece(window);
+        request.onFirstWindow?.(
+          window !== undefined &&
+            (window.length >= PIECE_MESSAGES ||
+              text.length >= STREAMED_PIECE_BYTES / 2),
+        );
+        return `{"messages":[${text}`;
       },
       0,
       signal,

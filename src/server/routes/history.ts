@@ -109,11 +109,13 @@ export function historyRoutes(
         (session) => sessionSeam(session).activeHistoryWithin(HISTORY_WINDOW),
         (answer) => answer !== null && answer.messages.length === 0,
       );
-      if (small !== null)
+      if (small !== null) {
+        deps.largeAnswers?.note(id, false);
         return c.json(
           { messages: small.messages.map(toWire), leafId: small.leafId },
           200,
         );
+      }
     }
     // The leaf first, then its path: the first window read here, before the status (a storage
     // fault still answers 503), the rest streamed window by window as the client reads
@@ -137,6 +139,13 @@ export function historyRoutes(
       await streamedHistory(session, leafId, streamedReads, {
         signal: c.req.raw.signal,
         releaseTurn: c.get("releaseTurn"),
+        // Of the active path only: whether later requests take the large-answer lane.
+        ...(given === undefined && deps.largeAnswers
+          ? {
+              onFirstWindow: (large: boolean) =>
+                deps.largeAnswers!.note(id, large),
+            }
+          : {}),
       }),
     );
   });

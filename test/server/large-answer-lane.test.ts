@@ -1,0 +1,102 @@
+// Requests for a history known to answer large (one streamed before) take their turns in a lane
+// of their own, not among the turns every other request shares: a burst of readers of a large
+// history never holds the turns or the queue a small request needs, and a held shared turn does
+// not hold them either. Real SQLite; the shared turn is held by a compaction whose summarizer is
+// a fake (no LLM) that answers when the test says. No timing: every wait is for an event.
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/server/index.js";
+import { SessionManager } from "../../src/session/index.js";
+import { openSqlite } from "../../src/sqlite/index.js";
+
+/** More messages than one window holds (50): the history streams. */
+const LARGE_MESSAGES = 120;
+
+describe("the large-answer lane", () => {
+  it("answers a history known to be large while the only shared turn is held (by a compaction with a fake summarizer), and forgets it once it answers small", async () => {
+    const db = openSqlite(":memory:");
+    try {
+      const manager = SessionManager.create(db);
+      const large = (await manager.create("Large")).id;
+      for (let index = 0; index < LARGE_MESSAGES; index++)
+        await manager.getSession(large).appendMessage({
+          id: `l${index}`,
+          role: index % 2 ? "assistant" : "user",
+          parts: [{ type: "text", text: `message ${index}` }],
+        });
+      const small: string[] = [];
+      for (const name of ["Small", "Small too"]) {
+        const id = (await manager.create(name)).id;
+        for (let index = 0; index < 4; index++)
+          await manager.getSession(id).appendMessage({
+            id: `s${index}`,
+            role: index % 2 ? "assistant" : "user",
+            parts: [{ type: "text", text: `small ${index}` }],
+          });
+        small.push(id);
+      }
+      /** Each compaction's summarizer waits for its release; `summarizing` hears of each call. */
+      const releases: Array<() => void> = [];
+      let summarizing: () => void = () => undefined;
+      const app = createApp({
+        manager,
+        maxInFlight: 1,
+        // A request that waits for the shared turn is refused after a second: the build before
+        // the lane answered the large history 503 OVERLOADED here (the lane never waits).
+        queueTimeoutMs: 1_000,
+        compaction: async (messages) => {
+          await new Promise<void>((resolve) => {
+            releases.push(resolve);
+            summarizing();
+          });
+          return {
+            fromMessageId: messages[0]!.id,
+            toMessageId: messages[1]!.id,
+            summary: "fake summary",
+          };
+        },
+      });
+      /** A compaction of `id` holding the one shared turn until `release()`. */
+      const holdSharedTurn = async (id: string) => {
+        const called = new Promise<void>((resolve) => (summarizing = resolve));
+        const done = app.request(`/v1/sessions/${id}/compact`, {
+          method: "POST",
+        });
+        await called;
+        return { release: releases.at(-1)!, done };
+      };
+      const history = async (id: string) => {
+        const answer = await app.request(`/v1/sessions/${id}/history`);
+        return {
+          status: answer.status,
+          messages: answer.ok
+            ? ((await answer.json()) as { messages: unknown[] }).messages.length
+            : 0,
+        };
+      };
+      // Streamed once: known large from now on.
+      expect(await history(large)).toEqual({
+        status: 200,
+        messages: LARGE_MESSAGES,
+      });
+      const first = await holdSharedTurn(small[0]!);
+      // The one shared turn is held; the large history has a turn of its own.
+      expect(await history(large)).toEqual({
+        status: 200,
+        messages: LARGE_MESSAGES,
+      });
+      first.release();
+      expect((await first.done).status).toBe(200);
+
+      // The active leaf moved near the root: a path of one window, so known small again,
+      // and its requests go back to the shared turns: with the turn held, it waits and is refused.
+      await manager.getSession(large).switchBranch("l3");
+      expect(await history(large)).toEqual({ status: 200, messages: 4 });
+      const second = await holdSharedTurn(small[1]!);
+      expect(await history(large)).toEqual({ status: 503, messages: 0 });
+      second.release();
+      expect((await second.done).status).toBe(200);
+    } finally {
+      db.close();
+    }
+  });
+});
