@@ -14,6 +14,14 @@
 // when the Session has it), timed. Every read afterwards goes through the public API and checks
 // what it gets: the whole registry through the list cursor, 20 hits per search, 100 messages
 // per history.
+//
+// Hybrid search (text and vectors fused, the default mode once `withEmbeddings()` is on) is
+// measured on smaller stores of the same sessions (ARBOR_BENCH_SCALE_HYBRID, messages, default
+// 10,000 and 100,000) with the recall benchmark's hashed stand-in embedder: every vector ranking
+// is an exact scan (no approximate nearest-neighbour index), so its cost grows with the store and
+// 1,000,000 messages is out of its reach. ARBOR_BENCH_SCALE_KEEP=1 keeps the 1,000,000-message
+// SQLite file and PostgreSQL database (their names are printed) for profiling and for comparing
+// builds on one database.
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -26,6 +34,7 @@ import {
   throwawayDatabase,
   time,
 } from "./standalone.mjs";
+import { DIMENSIONS, hashedEmbedder } from "./recall-quality/embedder.mjs";
 import {
   FILLER_WORDS,
   scaleMessage,
@@ -52,6 +61,13 @@ const TOTAL = (SESSIONS * PER_SESSION).toLocaleString("en");
 const BACKENDS = (
   process.env.ARBOR_BENCH_SCALE_BACKENDS ?? "sqlite,postgres"
 ).split(",");
+/** Store sizes (messages) of the hybrid rows; ARBOR_BENCH_SCALE_HYBRID=none skips them. */
+const HYBRID_SIZES = (process.env.ARBOR_BENCH_SCALE_HYBRID ?? "10000,100000")
+  .split(",")
+  .map(Number)
+  .filter((size) => size >= PER_SESSION);
+/** Keep the 1,000,000-message databases after the run (ARBOR_BENCH_SCALE_KEEP=1). */
+const KEEP = process.env.ARBOR_BENCH_SCALE_KEEP === "1";
 
 /**
  * @param {string} dir scratch folder
@@ -66,13 +82,20 @@ export async function runScale(dir, record) {
   );
   if (BACKENDS.includes("sqlite"))
     await sqliteScale(dir, record, queries, matching);
-  if (!BACKENDS.includes("postgres")) return;
   const url = process.env.ARBOR_TEST_PG_URL;
-  if (url) await postgresScale(url, record, queries, matching);
-  else
-    console.log(
-      "scale: postgres skipped (set ARBOR_TEST_PG_URL, e.g. postgres://postgres@127.0.0.1:5432/postgres)",
-    );
+  if (BACKENDS.includes("postgres")) {
+    if (url) await postgresScale(url, record, queries, matching);
+    else
+      console.log(
+        "scale: postgres skipped (set ARBOR_TEST_PG_URL, e.g. postgres://postgres@127.0.0.1:5432/postgres)",
+      );
+  }
+  for (const size of HYBRID_SIZES) {
+    if (BACKENDS.includes("sqlite"))
+      await sqliteHybrid(dir, record, queries, size);
+    if (BACKENDS.includes("postgres") && url)
+      await postgresHybrid(url, record, queries, size);
+  }
 }
 
 // --- SQLite ---
@@ -143,7 +166,8 @@ async function sqliteScale(dir, record, queries, matching) {
     );
   } finally {
     db.close();
-    freshFile(file);
+    if (KEEP) console.log(`scale: kept the SQLite file ${file}`);
+    else freshFile(file);
   }
 }
 
@@ -151,7 +175,7 @@ async function sqliteScale(dir, record, queries, matching) {
 
 async function postgresScale(serverUrl, record, queries, matching) {
   const backend = "postgres pool";
-  const { pool, drop } = await throwawayDatabase(serverUrl, "arbor_scale");
+  const { pool, drop, url } = await throwawayDatabase(serverUrl, "arbor_scale");
   try {
     await applyPostgresSchema(pool);
     const manager = SessionManager.create(await postgresStore(pool));
@@ -222,7 +246,10 @@ async function postgresScale(serverUrl, record, queries, matching) {
       "pg_database_size",
     );
   } finally {
-    await drop();
+    if (KEEP) {
+      await pool.end();
+      console.log(`scale: kept the PostgreSQL database ${url}`);
+    } else await drop();
   }
 }
 
@@ -264,6 +291,134 @@ async function bulkInsert(pool, from, to) {
     [JSON.stringify(messages)],
   );
   return sessions.map((info) => info.id);
+}
+
+// --- Hybrid search, at the sizes an exact vector scan reaches ---
+
+/** The name stored with the hashed stand-in's vectors. */
+const HYBRID_MODEL = "hashed-ngram-512";
+
+/** A SQLite file of `size` messages (the scale sessions) with the stand-in's vectors. */
+async function sqliteHybrid(dir, record, queries, size) {
+  const file = freshFile(join(dir, `scale-hybrid-${size}.db`));
+  const db = openSqlite(file);
+  try {
+    const hybrid = withStandIn(SessionManager.create(db));
+    // The embedding tables and their triggers first, so that every import is queued.
+    await hybrid.flushEmbeddings();
+    const start = performance.now();
+    for (let s = 0; s < size / PER_SESSION; s++)
+      await hybrid.importSession(snapshot(s));
+    await hybrid.flushEmbeddings();
+    const seconds = (performance.now() - start) / 1000;
+    let engine = "an exact scan in JavaScript";
+    try {
+      db.database.prepare("SELECT vec_version()").get();
+      engine = "sqlite-vec, an exact scan";
+    } catch {
+      // sqlite-vec not installed: the JavaScript scan.
+    }
+    await measureHybrid(record, "sqlite file", queries, size, {
+      hybrid,
+      text: SessionManager.create(db),
+      note: `vectors by ${engine}; imported and embedded in ${seconds.toFixed(0)} s`,
+    });
+  } finally {
+    db.close();
+    freshFile(file);
+  }
+}
+
+/** The same on PostgreSQL: bulk-inserted sessions, queued by the embedding triggers. */
+async function postgresHybrid(serverUrl, record, queries, size) {
+  const { pool, drop } = await throwawayDatabase(
+    serverUrl,
+    "arbor_scale_hybrid",
+  );
+  try {
+    await applyPostgresSchema(pool);
+    let engine = "an exact dot product in SQL";
+    try {
+      await pool.query("CREATE EXTENSION IF NOT EXISTS vector");
+      engine = "pgvector's <#>, an exact scan";
+    } catch {
+      // No pgvector on this server: the SQL dot product.
+    }
+    const hybrid = withStandIn(
+      SessionManager.create(await postgresStore(pool)),
+    );
+    await hybrid.flushEmbeddings();
+    const start = performance.now();
+    const sessions = size / PER_SESSION;
+    for (let from = 0; from < sessions; from += BULK_SESSIONS)
+      await bulkInsert(pool, from, Math.min(sessions, from + BULK_SESSIONS));
+    await hybrid.flushEmbeddings();
+    const seconds = (performance.now() - start) / 1000;
+    await pool.query("VACUUM ANALYZE");
+    await measureHybrid(record, "postgres pool", queries, size, {
+      hybrid,
+      text: SessionManager.create(await postgresStore(pool)),
+      note: `vectors by ${engine}; inserted and embedded in ${seconds.toFixed(0)} s`,
+    });
+  } finally {
+    await drop();
+  }
+}
+
+/** `manager` with the recall benchmark's hashed stand-in embedder (not a neural model). */
+function withStandIn(manager) {
+  return manager.withEmbeddings(hashedEmbedder, {
+    dimensions: DIMENSIONS,
+    model: HYBRID_MODEL,
+  });
+}
+
+/**
+ * The question-length searches in hybrid mode (the default with embeddings) and as plain ranked
+ * text on the same store, alternating query by query so both meet the same machine state.
+ */
+async function measureHybrid(
+  record,
+  backend,
+  queries,
+  size,
+  { hybrid, text, note },
+) {
+  // Untimed: the first search of each catches the text index up and loads what it caches.
+  await hybrid.search(queries.one[0], { limit: LIMIT });
+  await text.search(queries.one[0], { limit: LIMIT });
+  const hybridTimes = [];
+  const textTimes = [];
+  let semantic = 0;
+  for (const query of queries.question) {
+    const fused = await time(() => hybrid.search(query, { limit: LIMIT }));
+    const plain = await time(() => text.search(query, { limit: LIMIT }));
+    hybridTimes.push(fused.ms);
+    textTimes.push(plain.ms);
+    check(
+      fused.value.length <= LIMIT &&
+        fused.value.every((hit) => hit.matched !== undefined) &&
+        plain.value.every((hit) => hit.matched === undefined),
+      `search "${query}" at ${size}: expected hybrid hits (with \`matched\`) and plain text hits`,
+    );
+    if (fused.value.some((hit) => hit.matched.semantic)) semantic++;
+  }
+  const label = `scale: search ${size.toLocaleString("en")}, question`;
+  const what = `${queries.question.length} queries, limit ${LIMIT}, alternating with the other row`;
+  percentiles(
+    record,
+    `${label}, hybrid`,
+    backend,
+    hybridTimes,
+    `${what}; hashed stand-in embedder, ${DIMENSIONS} dimensions; ${note}; ${semantic} of ${queries.question.length} had a vector match in their top ${LIMIT}; no approximate nearest-neighbour index`,
+  );
+  percentiles(
+    record,
+    `${label}, text`,
+    backend,
+    textTimes,
+    `${what}; ranked text, same store, no embeddings`,
+  );
 }
 
 // --- Shared by both backends ---
@@ -500,7 +655,7 @@ const QUESTION_WORDS = "what when where how did which who why".split(" ");
  * question-length ones of 5–10 words: a question word, then common words (each in a large share
  * of the messages) and 2–4 topic words, e.g. "what did we decide on the budget for the festival".
  */
-function scaleQueries() {
+export function scaleQueries() {
   const one = [];
   const two = [];
   const question = [];
