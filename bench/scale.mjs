@@ -20,8 +20,9 @@
 // 10,000 and 100,000) with the recall benchmark's hashed stand-in embedder: every vector ranking
 // is an exact scan (no approximate nearest-neighbour index), so its cost grows with the store and
 // 1,000,000 messages is out of its reach. ARBOR_BENCH_SCALE_KEEP=1 keeps the 1,000,000-message
-// SQLite file and PostgreSQL database (their names are printed) for profiling and for comparing
-// builds on one database.
+// SQLite file and PostgreSQL database (their names are printed) for bench/scale-searches.mjs,
+// which times the searches again on them (builds alternating, CPU time beside wall time).
+// ARBOR_BENCH_SCALE_PARTS=hybrid runs the hybrid rows alone, =million the 1,000,000 alone.
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
