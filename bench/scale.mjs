@@ -14,6 +14,15 @@
 // when the Session has it), timed. Every read afterwards goes through the public API and checks
 // what it gets: the whole registry through the list cursor, 20 hits per search, 100 messages
 // per history.
+//
+// Hybrid search (text and vectors fused, the default mode once `withEmbeddings()` is on) is
+// measured on smaller stores of the same sessions (ARBOR_BENCH_SCALE_HYBRID, messages, default
+// 10,000 and 100,000) with the recall benchmark's hashed stand-in embedder: every vector ranking
+// is an exact scan (no approximate nearest-neighbour index), so its cost grows with the store and
+// 1,000,000 messages is out of its reach. ARBOR_BENCH_SCALE_KEEP=1 keeps the 1,000,000-message
+// SQLite file and PostgreSQL database (their names are printed) for bench/scale-searches.mjs,
+// which times the searches again on them (builds alternating, CPU time beside wall time).
+// ARBOR_BENCH_SCALE_PARTS=hybrid runs the hybrid rows alone, =million the 1,000,000 alone.
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -26,6 +35,7 @@ import {
   throwawayDatabase,
   time,
 } from "./standalone.mjs";
+import { DIMENSIONS, hashedEmbedder } from "./recall-quality/embedder.mjs";
 import {
   FILLER_WORDS,
   scaleMessage,
@@ -52,6 +62,17 @@ const TOTAL = (SESSIONS * PER_SESSION).toLocaleString("en");
 const BACKENDS = (
   process.env.ARBOR_BENCH_SCALE_BACKENDS ?? "sqlite,postgres"
 ).split(",");
+/** Store sizes (messages) of the hybrid rows; ARBOR_BENCH_SCALE_HYBRID=none skips them. */
+const HYBRID_SIZES = (process.env.ARBOR_BENCH_SCALE_HYBRID ?? "10000,100000")
+  .split(",")
+  .map(Number)
+  .filter((size) => size >= PER_SESSION);
+/** ARBOR_BENCH_SCALE_PARTS=hybrid runs the hybrid rows alone (=million the 1,000,000 alone). */
+const PARTS = (process.env.ARBOR_BENCH_SCALE_PARTS ?? "million,hybrid").split(
+  ",",
+);
+/** Keep the 1,000,000-message databases after the run (ARBOR_BENCH_SCALE_KEEP=1). */
+const KEEP = process.env.ARBOR_BENCH_SCALE_KEEP === "1";
 
 /**
  * @param {string} dir scratch folder
@@ -59,20 +80,29 @@ const BACKENDS = (
  */
 export async function runScale(dir, record) {
   const queries = scaleQueries();
+  // The true match counts are for the 1,000,000 rows' checks (about 20 s of counting).
   const started = performance.now();
-  const matching = matchingShares(queries);
-  console.log(
-    `scale: counted the matches of ${queries.one.length + queries.two.length} queries in ${((performance.now() - started) / 1000).toFixed(1)} s`,
-  );
-  if (BACKENDS.includes("sqlite"))
-    await sqliteScale(dir, record, queries, matching);
-  if (!BACKENDS.includes("postgres")) return;
-  const url = process.env.ARBOR_TEST_PG_URL;
-  if (url) await postgresScale(url, record, queries, matching);
-  else
+  const matching = PARTS.includes("million") ? matchingShares(queries) : null;
+  if (matching)
     console.log(
-      "scale: postgres skipped (set ARBOR_TEST_PG_URL, e.g. postgres://postgres@127.0.0.1:5432/postgres)",
+      `scale: counted the matches of ${queries.one.length + queries.two.length} queries in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
+  if (BACKENDS.includes("sqlite") && PARTS.includes("million"))
+    await sqliteScale(dir, record, queries, matching);
+  const url = process.env.ARBOR_TEST_PG_URL;
+  if (BACKENDS.includes("postgres") && PARTS.includes("million")) {
+    if (url) await postgresScale(url, record, queries, matching);
+    else
+      console.log(
+        "scale: postgres skipped (set ARBOR_TEST_PG_URL, e.g. postgres://postgres@127.0.0.1:5432/postgres)",
+      );
+  }
+  for (const size of PARTS.includes("hybrid") ? HYBRID_SIZES : []) {
+    if (BACKENDS.includes("sqlite"))
+      await sqliteHybrid(dir, record, queries, size);
+    if (BACKENDS.includes("postgres") && url)
+      await postgresHybrid(url, record, queries, size);
+  }
 }
 
 // --- SQLite ---
@@ -143,7 +173,8 @@ async function sqliteScale(dir, record, queries, matching) {
     );
   } finally {
     db.close();
-    freshFile(file);
+    if (KEEP) console.log(`scale: kept the SQLite file ${file}`);
+    else freshFile(file);
   }
 }
 
@@ -151,7 +182,7 @@ async function sqliteScale(dir, record, queries, matching) {
 
 async function postgresScale(serverUrl, record, queries, matching) {
   const backend = "postgres pool";
-  const { pool, drop } = await throwawayDatabase(serverUrl, "arbor_scale");
+  const { pool, drop, url } = await throwawayDatabase(serverUrl, "arbor_scale");
   try {
     await applyPostgresSchema(pool);
     const manager = SessionManager.create(await postgresStore(pool));
@@ -222,7 +253,10 @@ async function postgresScale(serverUrl, record, queries, matching) {
       "pg_database_size",
     );
   } finally {
-    await drop();
+    if (KEEP) {
+      await pool.end();
+      console.log(`scale: kept the PostgreSQL database ${url}`);
+    } else await drop();
   }
 }
 
@@ -264,6 +298,134 @@ async function bulkInsert(pool, from, to) {
     [JSON.stringify(messages)],
   );
   return sessions.map((info) => info.id);
+}
+
+// --- Hybrid search, at the sizes an exact vector scan reaches ---
+
+/** The name stored with the hashed stand-in's vectors. */
+const HYBRID_MODEL = "hashed-ngram-512";
+
+/** A SQLite file of `size` messages (the scale sessions) with the stand-in's vectors. */
+async function sqliteHybrid(dir, record, queries, size) {
+  const file = freshFile(join(dir, `scale-hybrid-${size}.db`));
+  const db = openSqlite(file);
+  try {
+    const hybrid = withStandIn(SessionManager.create(db));
+    // The embedding tables and their triggers first, so that every import is queued.
+    await hybrid.flushEmbeddings();
+    const start = performance.now();
+    for (let s = 0; s < size / PER_SESSION; s++)
+      await hybrid.importSession(snapshot(s));
+    await hybrid.flushEmbeddings();
+    const seconds = (performance.now() - start) / 1000;
+    let engine = "an exact scan in JavaScript";
+    try {
+      db.database.prepare("SELECT vec_version()").get();
+      engine = "sqlite-vec, an exact scan";
+    } catch {
+      // sqlite-vec not installed: the JavaScript scan.
+    }
+    await measureHybrid(record, "sqlite file", queries, size, {
+      hybrid,
+      text: SessionManager.create(db),
+      note: `vectors by ${engine}; imported and embedded in ${seconds.toFixed(0)} s`,
+    });
+  } finally {
+    db.close();
+    freshFile(file);
+  }
+}
+
+/** The same on PostgreSQL: bulk-inserted sessions, queued by the embedding triggers. */
+async function postgresHybrid(serverUrl, record, queries, size) {
+  const { pool, drop } = await throwawayDatabase(
+    serverUrl,
+    "arbor_scale_hybrid",
+  );
+  try {
+    await applyPostgresSchema(pool);
+    let engine = "an exact dot product in SQL";
+    try {
+      await pool.query("CREATE EXTENSION IF NOT EXISTS vector");
+      engine = "pgvector's <#>, an exact scan";
+    } catch {
+      // No pgvector on this server: the SQL dot product.
+    }
+    const hybrid = withStandIn(
+      SessionManager.create(await postgresStore(pool)),
+    );
+    await hybrid.flushEmbeddings();
+    const start = performance.now();
+    const sessions = size / PER_SESSION;
+    for (let from = 0; from < sessions; from += BULK_SESSIONS)
+      await bulkInsert(pool, from, Math.min(sessions, from + BULK_SESSIONS));
+    await hybrid.flushEmbeddings();
+    const seconds = (performance.now() - start) / 1000;
+    await pool.query("VACUUM ANALYZE");
+    await measureHybrid(record, "postgres pool", queries, size, {
+      hybrid,
+      text: SessionManager.create(await postgresStore(pool)),
+      note: `vectors by ${engine}; inserted and embedded in ${seconds.toFixed(0)} s`,
+    });
+  } finally {
+    await drop();
+  }
+}
+
+/** `manager` with the recall benchmark's hashed stand-in embedder (not a neural model). */
+function withStandIn(manager) {
+  return manager.withEmbeddings(hashedEmbedder, {
+    dimensions: DIMENSIONS,
+    model: HYBRID_MODEL,
+  });
+}
+
+/**
+ * The question-length searches in hybrid mode (the default with embeddings) and as plain ranked
+ * text on the same store, alternating query by query so both meet the same machine state.
+ */
+async function measureHybrid(
+  record,
+  backend,
+  queries,
+  size,
+  { hybrid, text, note },
+) {
+  // Untimed: the first search of each catches the text index up and loads what it caches.
+  await hybrid.search(queries.one[0], { limit: LIMIT });
+  await text.search(queries.one[0], { limit: LIMIT });
+  const hybridTimes = [];
+  const textTimes = [];
+  let semantic = 0;
+  for (const query of queries.question) {
+    const fused = await time(() => hybrid.search(query, { limit: LIMIT }));
+    const plain = await time(() => text.search(query, { limit: LIMIT }));
+    hybridTimes.push(fused.ms);
+    textTimes.push(plain.ms);
+    check(
+      fused.value.length <= LIMIT &&
+        fused.value.every((hit) => hit.matched !== undefined) &&
+        plain.value.every((hit) => hit.matched === undefined),
+      `search "${query}" at ${size}: expected hybrid hits (with \`matched\`) and plain text hits`,
+    );
+    if (fused.value.some((hit) => hit.matched.semantic)) semantic++;
+  }
+  const label = `scale: search ${size.toLocaleString("en")}, question`;
+  const what = `${queries.question.length} queries, limit ${LIMIT}, alternating with the other row`;
+  percentiles(
+    record,
+    `${label}, hybrid`,
+    backend,
+    hybridTimes,
+    `${what}; hashed stand-in embedder, ${DIMENSIONS} dimensions; ${note}; ${semantic} of ${queries.question.length} had a vector match in their top ${LIMIT}; no approximate nearest-neighbour index`,
+  );
+  percentiles(
+    record,
+    `${label}, text`,
+    backend,
+    textTimes,
+    `${what}; ranked text, same store, no embeddings`,
+  );
 }
 
 // --- Shared by both backends ---
@@ -500,7 +662,7 @@ const QUESTION_WORDS = "what when where how did which who why".split(" ");
  * question-length ones of 5–10 words: a question word, then common words (each in a large share
  * of the messages) and 2–4 topic words, e.g. "what did we decide on the budget for the festival".
  */
-function scaleQueries() {
+export function scaleQueries() {
   const one = [];
   const two = [];
   const question = [];
