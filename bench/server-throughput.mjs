@@ -36,6 +36,8 @@
 // its start and end, then the median over the rounds of each figure and of each ratio (a ratio
 // taken within its round, then the median): on a machine shared with other work, one round's
 // ratio can be the noise of a moment. `ARBOR_BENCH_JSON` names a file for the figures as JSON.
+// `ARBOR_BENCH_CONFIGS` keeps some of SQLite, PG1 and PG2 only (PG1 alone, say, to profile one
+// server under `ARBOR_BENCH_SERVE_NODE_ARGS=--cpu-prof`: its profile is then of PG1's turns only).
 import http from "node:http";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -66,6 +68,7 @@ export async function throughputRuns({
   serverCpu = 0.25,
   heldConcurrencies = concurrencies.length ? [Math.max(...concurrencies)] : [],
   rounds = 1,
+  only = ["SQLite", "PG1", "PG2"],
 }) {
   const file = join(tmpdir(), `arbor-bench-throughput-${process.pid}.db`);
   const database = await throwawayDatabase(pg, "arbor_bench_throughput");
@@ -111,17 +114,19 @@ export async function throughputRuns({
       for (const clients of concurrencies) {
         const turns = { SQLite: [], PG1: [], PG2: [] };
         for (const config of ["SQLite", "PG1", "PG2", "PG2", "PG1", "SQLite"])
-          turns[config].push(
-            await turn(
-              configs[config],
-              clients,
-              turnSeconds,
-              acknowledged[storeOf(config)],
-              config === "SQLite" ? null : database,
-            ),
-          );
+          if (only.includes(config))
+            turns[config].push(
+              await turn(
+                configs[config],
+                clients,
+                turnSeconds,
+                acknowledged[storeOf(config)],
+                config === "SQLite" ? null : database,
+              ),
+            );
         for (const config of Object.keys(turns))
-          rows.push({ config, clients, ...merge(turns[config]) });
+          if (turns[config].length)
+            rows.push({ config, clients, ...merge(turns[config]) });
       }
       let held = null;
       if (budget) {
@@ -619,6 +624,9 @@ export function throughputSettings(env = process.env) {
       ? { heldConcurrencies: list(env.ARBOR_BENCH_HELD_CONCURRENCY) }
       : {}),
     rounds: Math.max(1, Number(env.ARBOR_BENCH_ROUNDS ?? 1) || 1),
+    ...(env.ARBOR_BENCH_CONFIGS
+      ? { only: env.ARBOR_BENCH_CONFIGS.split(",").map((name) => name.trim()) }
+      : {}),
   };
 }
 
