@@ -18,6 +18,8 @@ export const TICKS_PER_SECOND = 100;
  * Starts `node dist/cli/main.js serve …storeArgs --port 0 --skip-sample` and resolves once it
  * listens (`ARBOR_BENCH_SERVE_CLI` names another build's `main.js`, to run two builds side by
  * side: a copy of an earlier `dist/` kept under `node_modules/`, where its imports resolve).
+ * `ARBOR_BENCH_SERVE_NODE_ARGS` adds flags for the servers' node alone, space-separated (say
+ * `--cpu-prof --cpu-prof-dir=/tmp/profiles`: a profile per server, written when it stops).
  * `alive` turns false when the process exits; `exited` resolves then; `stop()` sends SIGTERM and
  * waits for the exit.
  */
@@ -25,6 +27,9 @@ export async function startServe(storeArgs) {
   const child = spawn(
     process.execPath,
     [
+      ...(process.env.ARBOR_BENCH_SERVE_NODE_ARGS ?? "")
+        .split(" ")
+        .filter(Boolean),
       process.env.ARBOR_BENCH_SERVE_CLI ?? "dist/cli/main.js",
       "serve",
       ...storeArgs,

@@ -42,8 +42,9 @@
 //   node bench/server-load.mjs   (after `npm run build`; ARBOR_TEST_PG_URL, default
 //   postgres://postgres@127.0.0.1:5432/postgres; ARBOR_BENCH_SECONDS, ARBOR_BENCH_CLIENTS;
 //   ARBOR_BENCH_FAULTS=0 for the throughput runs alone; ARBOR_BENCH_THROUGHPUT=0 without the
-//   review's workload, ARBOR_BENCH_CONCURRENCY and ARBOR_BENCH_TURN_SECONDS for it;
-//   ARBOR_BENCH_SERVER_CPU, default 0.25,
+//   review's workload, ARBOR_BENCH_CONCURRENCY, ARBOR_BENCH_TURN_SECONDS,
+//   ARBOR_BENCH_HELD_CONCURRENCY, ARBOR_BENCH_ROUNDS and ARBOR_BENCH_JSON for it (see
+//   bench/server-throughput.mjs); ARBOR_BENCH_SERVER_CPU, default 0.25,
 //   the CPU budget of each server in the scale-out pair, 0 to skip that pair)
 //
 // One more PostgreSQL run has its commits not flushed one by one (`synchronous_commit=off`), the

@@ -28,9 +28,19 @@
 // With `ARBOR_BENCH_SERVER_CPU` (default 0.25; 0 skips it) and a writable cgroup CPU controller,
 // the highest concurrency runs once more over PostgreSQL with each server held to that share of a
 // core (turns PG1, PG2, PG2, PG1): what a second process adds when it has CPU of its own.
+// `ARBOR_BENCH_HELD_CONCURRENCY` names the concurrencies of those held turns instead (say
+// 8,32,128 for all three; `ARBOR_BENCH_CONCURRENCY=none` then runs the held turns alone).
+//
+// `ARBOR_BENCH_ROUNDS` (default 1) repeats the whole sequence, turns alternating as above in every
+// round; with more than one, each round's table is printed with the load average (`uptime`) at
+// its start and end, then the median over the rounds of each figure and of each ratio (a ratio
+// taken within its round, then the median): on a machine shared with other work, one round's
+// ratio can be the noise of a moment. `ARBOR_BENCH_JSON` names a file for the figures as JSON.
+// `ARBOR_BENCH_CONFIGS` keeps some of SQLite, PG1 and PG2 only (PG1 alone, say, to profile one
+// server under `ARBOR_BENCH_SERVE_NODE_ARGS=--cpu-prof`: its profile is then of PG1's turns only).
 import http from "node:http";
-import { readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
@@ -45,8 +55,9 @@ const RECENT_SESSIONS = 4;
 
 /**
  * Runs the workload; `serve(args)` starts `arbor serve` (`{ url, child }`), `stopAll(servers)`
- * stops them. Answers `{ rows, held, lost, misplaced, checked }`: a row per configuration and
- * concurrency, the held pair's rows (or `null`), and the read-back's counts.
+ * stops them. Answers `{ rounds, checked, turnSeconds }`: per round, a row per configuration and
+ * concurrency, the held pair's rows (or `null`) and the load average at its start and end; and
+ * the read-back's counts.
  */
 export async function throughputRuns({
   pg,
@@ -55,6 +66,9 @@ export async function throughputRuns({
   concurrencies = [8, 32, 128],
   turnSeconds = 5,
   serverCpu = 0.25,
+  heldConcurrencies = concurrencies.length ? [Math.max(...concurrencies)] : [],
+  rounds = 1,
+  only = ["SQLite", "PG1", "PG2"],
 }) {
   const file = join(tmpdir(), `arbor-bench-throughput-${process.pid}.db`);
   const database = await throwawayDatabase(pg, "arbor_bench_throughput");
@@ -69,9 +83,10 @@ export async function throughputRuns({
   // Every acknowledged append and session, per store, read back at the end.
   const acknowledged = { SQLite: new Map(), PostgreSQL: new Map() };
   const storeOf = (config) => (config === "SQLite" ? "SQLite" : "PostgreSQL");
-  const rows = [];
-  let held = null;
+  const results = [];
   let checked;
+  const budget =
+    serverCpu > 0 && heldConcurrencies.length ? cpuBudget(serverCpu) : null;
   try {
     const stores = {
       SQLite: [await start(["--db", file])],
@@ -85,66 +100,73 @@ export async function throughputRuns({
       PG1: stores.PostgreSQL.slice(0, 1),
       PG2: stores.PostgreSQL,
     };
-    for (const clients of concurrencies) {
-      const turns = { SQLite: [], PG1: [], PG2: [] };
-      for (const config of ["SQLite", "PG1", "PG2", "PG2", "PG1", "SQLite"])
-        turns[config].push(
-          await turn(
-            configs[config],
-            clients,
-            turnSeconds,
-            acknowledged[storeOf(config)],
-            config === "SQLite" ? null : database,
-          ),
-        );
-      for (const config of Object.keys(turns))
-        rows.push({ config, clients, ...merge(turns[config]) });
-    }
-    const budget = serverCpu > 0 ? cpuBudget(serverCpu) : null;
-    if (budget) {
-      try {
-        const pair = [];
-        for (let index = 0; index < 2; index++) {
-          const server = await start(["--postgres", database.url]);
-          budget.hold(server.child.pid);
-          pair.push(server);
-        }
-        const clients = Math.max(...concurrencies);
-        const turns = { 1: [], 2: [] };
-        for (const processes of [1, 2, 2, 1])
-          turns[processes].push(
-            await turn(
-              pair.slice(0, processes),
-              clients,
-              turnSeconds,
-              acknowledged.PostgreSQL,
-              database,
-            ),
-          );
-        held = {
-          serverCpu,
-          rows: [1, 2].map((processes) => ({
-            config: `PG${processes}, ${serverCpu} core each`,
-            clients,
-            ...merge(turns[processes]),
-          })),
-        };
-        await stopAll(pair);
-      } finally {
-        budget.remove();
+    // The held pair: two more servers over the same database, each in a cgroup of its own.
+    const pair = [];
+    if (budget)
+      for (let index = 0; index < 2; index++) {
+        const server = await start(["--postgres", database.url]);
+        budget.hold(server.child.pid);
+        pair.push(server);
       }
-    } else if (serverCpu > 0) held = { skipped: true, serverCpu };
+    for (let round = 1; round <= rounds; round++) {
+      const loadBefore = loadavg()[0];
+      const rows = [];
+      for (const clients of concurrencies) {
+        const turns = { SQLite: [], PG1: [], PG2: [] };
+        for (const config of ["SQLite", "PG1", "PG2", "PG2", "PG1", "SQLite"])
+          if (only.includes(config))
+            turns[config].push(
+              await turn(
+                configs[config],
+                clients,
+                turnSeconds,
+                acknowledged[storeOf(config)],
+                config === "SQLite" ? null : database,
+              ),
+            );
+        for (const config of Object.keys(turns))
+          if (turns[config].length)
+            rows.push({ config, clients, ...merge(turns[config]) });
+      }
+      let held = null;
+      if (budget) {
+        held = { serverCpu, rows: [] };
+        for (const clients of heldConcurrencies) {
+          const turns = { 1: [], 2: [] };
+          for (const processes of [1, 2, 2, 1])
+            turns[processes].push(
+              await turn(
+                pair.slice(0, processes),
+                clients,
+                turnSeconds,
+                acknowledged.PostgreSQL,
+                database,
+              ),
+            );
+          for (const processes of [1, 2])
+            held.rows.push({
+              config: `PG${processes}, ${serverCpu} core each`,
+              clients,
+              ...merge(turns[processes]),
+            });
+        }
+      } else if (serverCpu > 0 && heldConcurrencies.length)
+        held = { skipped: true, serverCpu };
+      results.push({ round, rows, held, load: [loadBefore, loadavg()[0]] });
+    }
     checked = {
       SQLite: await readBack(stores.SQLite[0], acknowledged.SQLite),
       PostgreSQL: await readBack(stores.PostgreSQL[0], acknowledged.PostgreSQL),
     };
   } finally {
     await stopAll(started);
+    // A cgroup can be removed once its processes have exited (stopAll waits for that).
+    budget?.remove();
     await database.drop();
     for (const suffix of ["", "-wal", "-shm"])
       rmSync(file + suffix, { force: true });
   }
-  return { rows, held, checked, turnSeconds };
+  return { rounds: results, checked, turnSeconds };
 }
 
 // --- One turn ---
@@ -403,38 +425,54 @@ async function readBack(server, acknowledged) {
 // --- Figures ---
 
 /** Prints the tables; answers whether nothing was lost or misplaced and no request failed. */
-export function reportThroughput({ rows, held, checked, turnSeconds }) {
+export function reportThroughput({ rounds, checked, turnSeconds }) {
   console.log(
-    `\nThroughput: clients that create sessions, append with explicit parents, read histories, list and search; Retry-After honoured; turns of ${turnSeconds} s (SQLite, PG1, PG2, PG2, PG1, SQLite)\n`,
+    `\nThroughput: clients that create sessions, append with explicit parents, read histories, list and search; Retry-After honoured; turns of ${turnSeconds} s (SQLite, PG1, PG2, PG2, PG1, SQLite)`,
   );
-  console.log(
-    "| Clients | Run | requests/s | p50 ms | p99 ms | 503 share (after 4 s or more) | operation p99 ms (with Retry-After waits) | server CPU ms / request | PostgreSQL CPU ms / request | load generator CPU ms / request | machine busy | vs SQLite | PG2 vs PG1 | failed |",
-  );
-  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-  const line = (row, sqlite, one) =>
+  for (const { round, rows, held, load } of rounds) {
     console.log(
-      `| ${row.clients} | ${row.config} | ${row.perSecond.toFixed(0)} | ${row.p50.toFixed(1)} | ${row.p99.toFixed(1)} | ${(row.shedShare * 100).toFixed(2)}% (${row.shedLate}) | ${row.operationP99.toFixed(0)} | ${row.cpuMsPerRequest.toFixed(2)} | ${row.config === "SQLite" ? "-" : row.backendMsPerRequest.toFixed(2)} | ${row.clientMsPerRequest.toFixed(2)} | ${(row.busy * 100).toFixed(0)}% | ${sqlite ? (row.perSecond / sqlite.perSecond).toFixed(2) + "x" : "-"} | ${one ? (row.perSecond / one.perSecond).toFixed(2) + "x" : "-"} | ${row.failed} |`,
+      `\nRound ${round} of ${rounds.length}, load average ${load[0].toFixed(1)} at its start, ${load[1].toFixed(1)} at its end\n`,
     );
-  for (const row of rows) {
-    const sqlite = rows.find(
-      (other) => other.clients === row.clients && other.config === "SQLite",
+    console.log(
+      "| Clients | Run | requests/s | p50 ms | p99 ms | 503 share (after 4 s or more) | operation p99 ms (with Retry-After waits) | server CPU ms / request | PostgreSQL CPU ms / request | load generator CPU ms / request | machine busy | vs SQLite | PG2 vs PG1 | failed |",
     );
-    const one = rows.find(
-      (other) => other.clients === row.clients && other.config === "PG1",
-    );
-    line(
-      row,
-      row.config === "SQLite" ? null : sqlite,
-      row.config === "PG2" ? one : null,
-    );
+    console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for (const row of withRatios(rows, held))
+      console.log(
+        `| ${row.clients} | ${row.config} | ${row.perSecond.toFixed(0)} | ${row.p50.toFixed(1)} | ${row.p99.toFixed(1)} | ${(row.shedShare * 100).toFixed(2)}% (${row.shedLate}) | ${row.operationP99.toFixed(0)} | ${row.cpuMsPerRequest.toFixed(2)} | ${row.config === "SQLite" ? "-" : row.backendMsPerRequest.toFixed(2)} | ${row.clientMsPerRequest.toFixed(2)} | ${(row.busy * 100).toFixed(0)}% | ${ratio(row.vsSqlite)} | ${ratio(row.vsOne)} | ${row.failed} |`,
+      );
+    if (held?.skipped)
+      console.log(
+        `\nheld pair (${held.serverCpu} core each) skipped: no writable cgroup CPU controller (needs root and cgroup v1 or v2)`,
+      );
   }
-  if (held?.rows) {
-    const [one] = held.rows;
-    for (const row of held.rows) line(row, null, row === one ? null : one);
-  } else if (held?.skipped)
+  if (rounds.length > 1) {
+    // Each figure's median over the rounds; a ratio is taken within its round first.
+    const loads = rounds.flatMap((round) => round.load);
     console.log(
-      `\nheld pair (${held.serverCpu} core each) skipped: no writable cgroup CPU controller (needs root and cgroup v1 or v2)`,
+      `\nMedians of ${rounds.length} rounds (load average ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}); 503 share and p99 also at their highest\n`,
     );
+    console.log(
+      "| Clients | Run | requests/s | vs SQLite | PG2 vs PG1 | 503 share (highest) | p99 ms (highest) | server CPU ms / request | PostgreSQL CPU ms / request | machine busy |",
+    );
+    console.log("|---|---|---|---|---|---|---|---|---|---|");
+    const all = rounds.map((round) => withRatios(round.rows, round.held));
+    for (const row of all[0]) {
+      const same = all
+        .map((rows) =>
+          rows.find(
+            (other) =>
+              other.clients === row.clients && other.config === row.config,
+          ),
+        )
+        .filter(Boolean);
+      const mid = (pick) => median(same.map(pick));
+      const top = (pick) => Math.max(...same.map(pick));
+      console.log(
+        `| ${row.clients} | ${row.config} | ${mid((r) => r.perSecond).toFixed(0)} | ${ratio(row.vsSqlite && mid((r) => r.vsSqlite))} | ${ratio(row.vsOne && mid((r) => r.vsOne))} | ${(mid((r) => r.shedShare) * 100).toFixed(2)}% (${(top((r) => r.shedShare) * 100).toFixed(2)}%) | ${mid((r) => r.p99).toFixed(0)} (${top((r) => r.p99).toFixed(0)}) | ${mid((r) => r.cpuMsPerRequest).toFixed(2)} | ${row.config === "SQLite" ? "-" : mid((r) => r.backendMsPerRequest).toFixed(2)} | ${(mid((r) => r.busy) * 100).toFixed(0)}% |`,
+      );
+    }
+  }
   console.log(
     "\nRead back at the end (GET …/tree of every acknowledged session):",
   );
@@ -442,11 +480,79 @@ export function reportThroughput({ rows, held, checked, turnSeconds }) {
     console.log(
       `  ${store}: ${result.sessions} sessions, ${result.appends} acknowledged appends; lost ${result.lost}, under another parent ${result.misplaced}`,
     );
+  if (process.env.ARBOR_BENCH_JSON)
+    writeFileSync(
+      process.env.ARBOR_BENCH_JSON,
+      JSON.stringify(
+        {
+          turnSeconds,
+          checked,
+          rounds: rounds.map((round) => ({
+            ...round,
+            // the held pair's rows follow the shared ones
+            rows: withRatios(round.rows, round.held),
+            held: round.held?.skipped ? round.held : undefined,
+          })),
+        },
+        null,
+        1,
+      ),
+    );
   return (
     Object.values(checked).every(
       (result) => result.lost === 0 && result.misplaced === 0,
-    ) && [...rows, ...(held?.rows ?? [])].every((row) => row.failed === 0)
+    ) &&
+    rounds.every((round) =>
+      [...round.rows, ...(round.held?.rows ?? [])].every(
+        (row) => row.failed === 0,
+      ),
+    )
   );
+}
+
+/**
+ * A round's rows, the held pair's after them, each with its ratios: PG1 and PG2 against SQLite
+ * at the same concurrency, PG2 against PG1 (the held PG2 against the held PG1).
+ */
+function withRatios(rows, held) {
+  const find = (list, clients, config) =>
+    list.find((other) => other.clients === clients && other.config === config);
+  const shared = rows.map((row) => {
+    const sqlite = find(rows, row.clients, "SQLite");
+    const one = find(rows, row.clients, "PG1");
+    return {
+      ...row,
+      vsSqlite:
+        row.config !== "SQLite" && sqlite
+          ? row.perSecond / sqlite.perSecond
+          : null,
+      vsOne: row.config === "PG2" && one ? row.perSecond / one.perSecond : null,
+    };
+  });
+  const heldRows = (held?.rows ?? []).map((row) => {
+    const one = held.rows.find(
+      (other) =>
+        other.clients === row.clients && other.config.startsWith("PG1"),
+    );
+    return {
+      ...row,
+      vsSqlite: null,
+      vsOne: row !== one && one ? row.perSecond / one.perSecond : null,
+    };
+  });
+  return [...shared, ...heldRows];
+}
+
+function ratio(value) {
+  return value ? `${value.toFixed(2)}x` : "-";
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2
+    ? sorted[middle]
+    : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 function percentile(values, share) {
@@ -511,11 +617,23 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
 /** The run's settings from the environment (see the header). */
 export function throughputSettings(env = process.env) {
   return {
-    concurrencies: (env.ARBOR_BENCH_CONCURRENCY ?? "8,32,128")
-      .split(",")
-      .map(Number)
-      .filter((clients) => clients > 0),
+    concurrencies: list(env.ARBOR_BENCH_CONCURRENCY ?? "8,32,128"),
     turnSeconds: Number(env.ARBOR_BENCH_TURN_SECONDS ?? 5),
     serverCpu: Number(env.ARBOR_BENCH_SERVER_CPU ?? 0.25),
+    ...(env.ARBOR_BENCH_HELD_CONCURRENCY !== undefined
+      ? { heldConcurrencies: list(env.ARBOR_BENCH_HELD_CONCURRENCY) }
+      : {}),
+    rounds: Math.max(1, Number(env.ARBOR_BENCH_ROUNDS ?? 1) || 1),
+    ...(env.ARBOR_BENCH_CONFIGS
+      ? { only: env.ARBOR_BENCH_CONFIGS.split(",").map((name) => name.trim()) }
+      : {}),
   };
+}
+
+/** "8,32,128" as numbers; "none" (or anything without a positive number) as none. */
+function list(text) {
+  return text
+    .split(",")
+    .map(Number)
+    .filter((value) => value > 0);
 }

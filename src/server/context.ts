@@ -130,6 +130,27 @@ export async function sessionView(
   return { ...info, ownerId, metadata, messageCount };
 }
 
+/**
+ * The `SessionView` of a session this request has just created: its owner and metadata are the
+ * ones it wrote and it has no message yet, so nothing is read back. Metadata keys in the order a
+ * read gives them (by code unit).
+ */
+export function createdView(
+  info: SessionInfo,
+  ownerId: string | undefined,
+  metadata: Readonly<Record<string, string>> | undefined,
+): SessionView {
+  const sorted = Object.entries(metadata ?? {}).sort(([a], [b]) =>
+    a < b ? -1 : a > b ? 1 : 0,
+  );
+  return {
+    ...info,
+    ownerId: ownerId ?? null,
+    metadata: Object.fromEntries(sorted),
+    messageCount: 0,
+  };
+}
+
 /** A message as the API sends it (the `Message` schema). */
 export type WireMessage = z.infer<typeof MessageSchema>;
 

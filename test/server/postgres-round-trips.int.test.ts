@@ -13,7 +13,7 @@ import {
   describePostgres,
   type TestDatabase,
 } from "../providers/postgres-database.js";
-import { client, text, type Call } from "./support/client.js";
+import { client, text, type Answer, type Call } from "./support/client.js";
 
 /** The default page of `GET /v1/sessions`. */
 const PAGE = 50;
@@ -173,6 +173,34 @@ describePostgres("statements per request on PostgreSQL (pg Pool)", () => {
       "SESSION_NOT_FOUND",
     ]);
   }, 120_000);
+
+  it("a create is its insert: the answer is what it wrote, as a read gives it", async () => {
+    // The first request also checks the schema's version: not part of a create.
+    await call("GET", "/v1/sessions?limit=1");
+    for (const json of [
+      { name: "Bare" },
+      { name: "Described", ownerId: "owner-1", metadata: { b: "2", a: "1" } },
+    ]) {
+      let created: Answer | undefined;
+      const statements = await statementsOf(async () => {
+        created = await call("POST", "/v1/sessions", { json });
+        expect(created.status).toBe(201);
+      });
+      // Before: 4 (the insert, then the owner, the metadata and the message count read back).
+      expect(statements).toHaveLength(1);
+      const read = await call("GET", `/v1/sessions/${created!.body.id}`);
+      expect(created!.body).toEqual(read.body);
+      // The metadata's keys in the order a read gives them.
+      expect(Object.keys(created!.body.metadata)).toEqual(
+        Object.keys(read.body.metadata),
+      );
+      expect(created!.body).toMatchObject({
+        ownerId: json.ownerId ?? null,
+        metadata: json.metadata ?? {},
+        messageCount: 0,
+      });
+    }
+  }, 60_000);
 
   it("with auth: the tenant's check is one read of the session's owner", async () => {
     const keys = new PostgresApiKeyStore(pool);

@@ -2,6 +2,7 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import {
   openSession,
   requireInfo,
+  createdView,
   sessionView,
   tenantOf,
   type ServerDeps,
@@ -144,7 +145,11 @@ export function sessionRoutes(
       );
       return {
         status: 201,
-        body: await sessionView(manager, info.session),
+        // A session this request made is what it sent: nothing to read back (three statements
+        // fewer on PostgreSQL). A replayed one was made by an earlier attempt: read it.
+        body: info.replayed
+          ? await sessionView(manager, info.session)
+          : createdView(info.session, ownerId, body.metadata),
         replayed: info.replayed,
       };
     });
