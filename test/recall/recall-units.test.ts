@@ -4,6 +4,7 @@ import {
   AGREEMENT_PROBE,
   fuseRankings,
   RRF_K,
+  SEMANTIC_WEIGHT,
   semanticAgreement,
 } from "../../src/session/embeddings/fusion.js";
 import { snippetOf } from "../../src/session/embeddings/snippet.js";
@@ -51,13 +52,21 @@ describe("hybrid fusion", () => {
       expect(fused[i]![1]).toBeLessThan(fused[i - 1]![1]);
   });
 
-  it("adds 1/(K + rank) per ranking when the vectors agree, so an item high in both wins", () => {
-    // Ten text matches lead a semantic ranking of 100, in reverse order.
-    const text = keys("t", 10);
-    const semantic = [...text].reverse().concat(keys("s", 90));
-    const fused = new Map(fuseRankings(text, semantic));
-    expect(fused.get("t0")).toBeCloseTo(1 / (RRF_K + 1) + 1 / (RRF_K + 10));
-    expect(fused.get("s0")).toBeCloseTo(1 / (RRF_K + 11));
+  it("adds w/(K + rank) for the semantic ranking when the vectors agree, so they break near ties", () => {
+    // Forty text matches lead a semantic ranking of 100: t31 first, t30 last of them.
+    const text = keys("t", 40);
+    const rest = text.filter((key) => key !== "t30" && key !== "t31");
+    const semantic = ["t31", ...rest, "t30", ...keys("s", 60)];
+    const fused = fuseRankings(text, semantic);
+    const scores = new Map(fused);
+    expect(scores.get("t30")).toBeCloseTo(
+      1 / (RRF_K + 31) + SEMANTIC_WEIGHT / (RRF_K + 40),
+    );
+    expect(scores.get("s0")).toBeCloseTo(SEMANTIC_WEIGHT / (RRF_K + 41));
+    const order = fused.map(([key]) => key);
+    // Far apart by words, the words decide; one place apart, the vectors do.
+    expect(order[0]).toBe("t0");
+    expect(order.indexOf("t31")).toBeLessThan(order.indexOf("t30"));
   });
 
   it("is the semantic ranking when no word matches", () => {
