@@ -28,6 +28,7 @@ import {
   DIMENSIONS,
   EMBEDDER_NAME,
   hashedEmbedder,
+  randomEmbedder,
   wordVectorEmbedder,
 } from "./recall-quality/embedder.mjs";
 import { KS, percentile, score, Tally } from "./recall-quality/metrics.mjs";
@@ -81,7 +82,8 @@ const WHOLE_WINDOW_LIMIT = Math.ceil(
     10,
 );
 
-// The embedders: the hashed one always; GloVe word vectors when their file is there.
+// The embedders: the hashed one and random vectors (the worst case) always; GloVe word vectors
+// when their file is there.
 const wordVectors = wordVectorEmbedder();
 const embedders = [
   {
@@ -92,6 +94,7 @@ const embedders = [
     embed: hashedEmbedder,
   },
   ...(wordVectors ? [{ label: "GloVe", ...wordVectors }] : []),
+  { label: "random", ...randomEmbedder() },
 ];
 if (!wordVectors)
   console.log(

@@ -99,3 +99,37 @@ function wordVectorFile() {
     return null;
   }
 }
+
+export const RANDOM_DIMENSIONS = 384;
+
+/**
+ * The worst case: a vector that says nothing about its text, the same for the same text on
+ * every run (seeded by the text's hash), unrelated between any two texts. Hybrid search must
+ * not rank worse with it than text search alone.
+ */
+export function randomEmbedder() {
+  return {
+    name: `random vectors, ${RANDOM_DIMENSIONS} dimensions (seeded by the text; the worst case)`,
+    model: "random-384",
+    dimensions: RANDOM_DIMENSIONS,
+    embed: async (texts) => texts.map(randomVector),
+  };
+}
+
+/** A unit vector of coordinates drawn uniformly from [-1, 1) by mulberry32 seeded with the text. */
+function randomVector(text) {
+  let state = hash(text);
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const vector = Array.from(
+    { length: RANDOM_DIMENSIONS },
+    () => next() * 2 - 1,
+  );
+  const norm = Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0));
+  return vector.map((value) => value / norm);
+}

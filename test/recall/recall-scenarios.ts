@@ -10,6 +10,7 @@ import type {
   SessionMessage,
 } from "../../src/session/index.js";
 import { fakeEmbedder } from "../../src/testing/fake-embedder.js";
+import { FUSION_SCENARIOS } from "./fusion-scenarios.js";
 
 /** One backend under test. */
 export interface RecallBackend {
@@ -795,6 +796,8 @@ export const RECALL_SCENARIOS: Record<string, Scenario> = {
       await manager.flushEmbeddings();
       same((await backend.rows(id)).vectors, 6, "writes are queued again");
     },
+
+  ...FUSION_SCENARIOS,
 };
 
 // --- Helpers ---

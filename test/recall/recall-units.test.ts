@@ -1,8 +1,11 @@
-// The pure pieces of recall: reciprocal rank fusion, snippets, argument checks, the fake embedder.
+// The pure pieces of recall: hybrid fusion, snippets, argument checks, the fake embedder.
 import { describe, expect, it } from "vitest";
 import {
-  reciprocalRankFusion,
+  AGREEMENT_PROBE,
+  fuseRankings,
   RRF_K,
+  SEMANTIC_WEIGHT,
+  semanticAgreement,
 } from "../../src/session/embeddings/fusion.js";
 import { snippetOf } from "../../src/session/embeddings/snippet.js";
 import {
@@ -13,19 +16,64 @@ import {
 import { openSqlite } from "../../src/sqlite/index.js";
 import { fakeEmbedder } from "../../src/testing/index.js";
 
-describe("reciprocal rank fusion", () => {
-  it("adds 1/(K + rank) per ranking, so an item high in both wins", () => {
-    const scores = reciprocalRankFusion([
-      ["a", "b", "c"],
-      ["c", "b"],
+describe("hybrid fusion", () => {
+  /** `count` keys named `prefix0`, `prefix1`, … */
+  const keys = (prefix: string, count: number) =>
+    Array.from({ length: count }, (_, n) => `${prefix}${n}`);
+
+  it("measures agreement as text matches in the semantic top beyond chance", () => {
+    const semantic = keys("s", 100);
+    // Ten text matches in the first 20 of 100: chance would put 2 there.
+    expect(semanticAgreement(semantic.slice(0, 10), semantic)).toBeCloseTo(8);
+    // Ten spread evenly: what chance does.
+    const spread = semantic.filter((_, n) => n % 10 === 0);
+    expect(semanticAgreement(spread, semantic)).toBeCloseTo(0);
+    // A ranking no longer than the probe shows no order; no text match, no agreement.
+    expect(
+      semanticAgreement(keys("s", 5), semantic.slice(0, AGREEMENT_PROBE)),
+    ).toBe(0);
+    expect(semanticAgreement([], semantic)).toBe(0);
+  });
+
+  it("keeps the text order when the vectors agree no more than chance, their finds after", () => {
+    const text = ["t0", "t1", "t2"];
+    // t2 is the semantic ranking's first: alone, a chance agreement.
+    const semantic = ["t2", ...keys("s", 50)];
+    const fused = fuseRankings(text, semantic);
+    expect(fused.slice(0, 5).map(([key]) => key)).toEqual([
+      "t0",
+      "t1",
+      "t2",
+      "s0",
+      "s1",
     ]);
-    expect(scores.get("a")).toBeCloseTo(1 / (RRF_K + 1));
-    expect(scores.get("b")).toBeCloseTo(2 / (RRF_K + 2));
-    expect(scores.get("c")).toBeCloseTo(1 / (RRF_K + 3) + 1 / (RRF_K + 1));
-    const order = [...scores.entries()]
-      .sort((x, y) => y[1] - x[1])
-      .map(([k]) => k);
-    expect(order).toEqual(["c", "b", "a"]);
+    expect(fused[0]![1]).toBeCloseTo(1 / (RRF_K + 1));
+    for (let i = 1; i < fused.length; i++)
+      expect(fused[i]![1]).toBeLessThan(fused[i - 1]![1]);
+  });
+
+  it("adds w/(K + rank) for the semantic ranking when the vectors agree, so they break near ties", () => {
+    // Forty text matches lead a semantic ranking of 100: t31 first, t30 last of them.
+    const text = keys("t", 40);
+    const rest = text.filter((key) => key !== "t30" && key !== "t31");
+    const semantic = ["t31", ...rest, "t30", ...keys("s", 60)];
+    const fused = fuseRankings(text, semantic);
+    const scores = new Map(fused);
+    expect(scores.get("t30")).toBeCloseTo(
+      1 / (RRF_K + 31) + SEMANTIC_WEIGHT / (RRF_K + 40),
+    );
+    expect(scores.get("s0")).toBeCloseTo(SEMANTIC_WEIGHT / (RRF_K + 41));
+    const order = fused.map(([key]) => key);
+    // Far apart by words, the words decide; one place apart, the vectors do.
+    expect(order[0]).toBe("t0");
+    expect(order.indexOf("t31")).toBeLessThan(order.indexOf("t30"));
+  });
+
+  it("is the semantic ranking when no word matches", () => {
+    expect(fuseRankings([], ["a", "b"]).map(([key]) => key)).toEqual([
+      "a",
+      "b",
+    ]);
   });
 });
 

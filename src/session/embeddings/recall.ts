@@ -1,13 +1,14 @@
 /**
  * Ranking of explained search results (docs/search.md), shared by `session.search()` and
  * `manager.search()`: a text ranking (the backend's full-text search, plus overlay summaries),
- * a semantic ranking (nearest vectors), fused with reciprocal rank fusion in `"hybrid"` mode.
+ * a semantic ranking (nearest vectors), fused in `"hybrid"` mode by rank, the vectors weighed by
+ * how far they agree with the words (fusion.ts).
  */
 import type { SearchResult } from "../contracts/types.js";
 import { rankWindow } from "../text/search-limit.js";
 import { ArborError, invalidArgument } from "../errors/index.js";
 import type { EmbeddingIndex } from "./embedding-index.js";
-import { reciprocalRankFusion } from "./fusion.js";
+import { fuseRankings } from "./fusion.js";
 import { snippetOf } from "./snippet.js";
 import type {
   EmbeddedKind,
@@ -180,7 +181,10 @@ function keyOf(item: RecallItem): string {
   return `${item.kind}\u0000${item.sessionId}\u0000${item.id}`;
 }
 
-/** Keys with their scores, best first. Text: 1/rank; semantic: cosine; hybrid: RRF. */
+/**
+ * Keys with their scores, best first. Text: 1/rank; semantic: cosine; hybrid: rank fusion with
+ * the vectors weighed by how far they agree with the words (fusion.ts).
+ */
 function rankedKeys(
   mode: SearchMode,
   textKeys: string[],
@@ -190,8 +194,7 @@ function rankedKeys(
   if (mode === "text") return textKeys.map((key, i) => [key, 1 / (i + 1)]);
   if (mode === "semantic")
     return semanticKeys.map((key) => [key, semanticScores.get(key)!]);
-  const fused = reciprocalRankFusion([textKeys, semanticKeys]);
-  return [...fused.entries()].sort((a, b) => b[1] - a[1]);
+  return fuseRankings(textKeys, semanticKeys);
 }
 
 function invalid(message: string): never {

@@ -140,7 +140,10 @@ export interface SearchHitPlace {
 export interface RecallResult extends SearchResult, SearchHitPlace {
   /** `"message"` for a stored message, `"summary"` for an overlay found by its summary. */
   kind: "message" | "summary";
-  /** Higher is better. Text: 1/rank; semantic: cosine similarity; hybrid: the fused RRF score. */
+  /**
+   * Higher is better. Text: 1/rank; semantic: cosine similarity; hybrid: the fused rank score,
+   * the vectors weighed by how far they agree with the words (docs/search.md#how-hybrid-fuses).
+   */
   score: number;
   /** Which rankings found it. */
   matched: { text: boolean; semantic: boolean };
