@@ -31,7 +31,14 @@ import {
   randomEmbedder,
   wordVectorEmbedder,
 } from "./recall-quality/embedder.mjs";
-import { KS, percentile, score, Tally } from "./recall-quality/metrics.mjs";
+import {
+  KS,
+  percentile,
+  questionHalf,
+  questionHalves,
+  score,
+  Tally,
+} from "./recall-quality/metrics.mjs";
 import { keywords } from "./recall-quality/queries.mjs";
 import { freshFile, postgresStore, throwawayDatabase } from "./standalone.mjs";
 
@@ -51,24 +58,32 @@ const data =
   !choice || choice === "longmemeval"
     ? loadLongMemEval()
     : await loadRealtalk(benchDir, choice === "realtalk" ? undefined : choice);
-const {
-  dataset: DATASET,
-  conversations,
-  questions,
-  skipped,
-  droppedIds,
-} = data;
+const { dataset: DATASET, conversations, skipped, droppedIds } = data;
+// Tuned on the odd half of the questions, reported on the even half and on all
+// (metrics.mjs, questionHalf); ARBOR_RECALL_QUESTIONS=odd asks only the tuning half.
+const HALVES = questionHalves();
+const SETS = HALVES === "all" ? ["all", "even"] : [HALVES];
+const halfOf = new Map(
+  data.questions.map((question, at) => [
+    question,
+    questionHalf(question.id, at),
+  ]),
+);
 const EXPECTED = data.expected;
 const turnCount = conversations.reduce((sum, c) => sum + c.turns.length, 0);
-const questionCount = questions.length;
 if (
-  questionCount !== EXPECTED.questions ||
+  data.questions.length !== EXPECTED.questions ||
   skipped !== EXPECTED.skipped ||
   droppedIds !== EXPECTED.droppedIds
 )
   throw new Error(
-    `[bench/recall-quality] read ${questionCount} questions (${skipped} skipped, ${droppedIds} evidence ids dropped), expected ${EXPECTED.questions} (${EXPECTED.skipped}, ${EXPECTED.droppedIds})`,
+    `[bench/recall-quality] read ${data.questions.length} questions (${skipped} skipped, ${droppedIds} evidence ids dropped), expected ${EXPECTED.questions} (${EXPECTED.skipped}, ${EXPECTED.droppedIds})`,
   );
+const questions = data.questions.filter(
+  (question) => HALVES === "all" || halfOf.get(question) === HALVES,
+);
+const questionCount = questions.length;
+const evenCount = questions.filter((q) => halfOf.get(q) === "even").length;
 console.log(
   `recall-quality: ${DATASET.name} (${DATASET.source}; licence: ${DATASET.licence}), ${conversations.length} sessions, ${turnCount.toLocaleString("en")} turns, ${questionCount} questions searched in ${data.scope} (${skipped} without an evidence turn left out, ${droppedIds} evidence ids naming no turn dropped)`,
 );
@@ -287,8 +302,11 @@ const categories = new Set();
           .filter((result) => result.kind !== "summary")
           .map((result) => result.id);
         const scores = score(ids, evidence);
-        tally.add(`${key}|all`, scores);
-        tally.add(`${key}|${category}`, scores);
+        for (const set of SETS) {
+          if (set !== "all" && halfOf.get(asked) !== set) continue;
+          tally.add(`${key}|${set}|all`, scores);
+          tally.add(`${key}|${set}|${category}`, scores);
+        }
       }
     }
   }
@@ -301,59 +319,66 @@ const pct = (value) => `${(value * 100).toFixed(1)}%`;
 const rows = [];
 for (const [system] of SYSTEMS)
   for (const [form] of FORMS)
-    for (const category of ["all", ...[...categories].sort()]) {
-      const mean = tally.mean(`${system}|${form}|${category}`);
-      if (!mean) continue;
-      const key = `${system}|${form}`;
-      rows.push({
-        system,
-        form,
-        category,
-        ...mean,
-        ...(category === "all"
-          ? {
-              p50Ms: percentile(times.get(key), 0.5),
-              p95Ms: percentile(times.get(key), 0.95),
-            }
-          : {}),
-      });
-    }
+    for (const set of SETS)
+      for (const category of ["all", ...[...categories].sort()]) {
+        const mean = tally.mean(`${system}|${form}|${set}|${category}`);
+        if (!mean) continue;
+        const key = `${system}|${form}`;
+        rows.push({
+          system,
+          form,
+          questions: set,
+          category,
+          ...mean,
+          // Times are of every search the run made, so they go with its first set of rows.
+          ...(category === "all" && set === SETS[0]
+            ? {
+                p50Ms: percentile(times.get(key), 0.5),
+                p95Ms: percentile(times.get(key), 0.95),
+              }
+            : {}),
+        });
+      }
 
-const header = `| System | Query | recall@5 | recall@10 | recall@20 | hit@10 | no result | hit@10 of answered | p50 / p95 ms |`;
-const rule = `|---|---|---|---|---|---|---|---|---|`;
+const header = `| System | Query | Questions | recall@5 | recall@10 | recall@20 | hit@10 | no result | hit@10 of answered | p50 / p95 ms |`;
+const rule = `|---|---|---|---|---|---|---|---|---|---|`;
 const answeredShare = (value) => (value === null ? "–" : pct(value));
 const line = (row) =>
-  `| ${row.system} | ${row.form} | ${KS.map((k) => pct(row[`recall@${k}`])).join(" | ")} | ${pct(row["hit@10"])} | ${pct(row.empty)} | ${answeredShare(row["hit@10 of answered"])} | ${row.p50Ms.toFixed(2)} / ${row.p95Ms.toFixed(2)} |`;
+  `| ${row.system} | ${row.form} | ${row.questions} | ${KS.map((k) => pct(row[`recall@${k}`])).join(" | ")} | ${pct(row["hit@10"])} | ${pct(row.empty)} | ${answeredShare(row["hit@10 of answered"])} | ${row.p50Ms === undefined ? "–" : `${row.p50Ms.toFixed(2)} / ${row.p95Ms.toFixed(2)}`} |`;
 console.log(
-  `\nAll ${questionCount} questions (embedders: ${embedders.map((embedder) => `${embedder.label} = ${embedder.name}`).join("; ")})\n\n${header}\n${rule}`,
+  `\n${questionCount} questions${SETS.includes("even") ? `, ${evenCount} of them with an even id (the half not tuned on)` : ` (the ${HALVES} half)`} (embedders: ${embedders.map((embedder) => `${embedder.label} = ${embedder.name}`).join("; ")})\n\n${header}\n${rule}`,
 );
 for (const row of rows.filter((row) => row.category === "all"))
   console.log(line(row));
 
-console.log(
-  `\nrecall@10 by question type (questions: ${[...categories]
-    .sort()
+const sorted = [...categories].sort();
+const counted = (set) =>
+  sorted
     .map(
       (category) =>
-        `${category} ${tally.mean(`${SYSTEMS[0][0]}|asked|${category}`).count}`,
+        `${category} ${tally.mean(`${SYSTEMS[0][0]}|asked|${set}|${category}`)?.count ?? 0}`,
     )
-    .join(", ")})\n`,
-);
-const sorted = [...categories].sort();
+    .join(", ");
 console.log(
-  `| System | Query | ${sorted.map((category) => `${category}: recall@10 / no result`).join(" | ")} |`,
+  `\nrecall@10 by question type (questions: ${SETS.map((set) => `${set}: ${counted(set)}`).join("; ")})\n`,
 );
-console.log(`|---|---|${sorted.map(() => "---|").join("")}`);
+console.log(
+  `| System | Query | Questions | ${sorted.map((category) => `${category}: recall@10 / no result`).join(" | ")} |`,
+);
+console.log(`|---|---|---|${sorted.map(() => "---|").join("")}`);
 for (const [system] of SYSTEMS)
   for (const [form] of FORMS)
-    console.log(
-      `| ${system} | ${form} | ${sorted
-        .map((category) => {
-          const mean = tally.mean(`${system}|${form}|${category}`);
-          return `${pct(mean["recall@10"])} / ${pct(mean.empty)}`;
-        })
-        .join(" | ")} |`,
-    );
+    for (const set of SETS)
+      console.log(
+        `| ${system} | ${form} | ${set} | ${sorted
+          .map((category) => {
+            const mean = tally.mean(`${system}|${form}|${set}|${category}`);
+            return mean
+              ? `${pct(mean["recall@10"])} / ${pct(mean.empty)}`
+              : "–";
+          })
+          .join(" | ")} |`,
+      );
 
 const seconds = (performance.now() - started) / 1000;
 console.log(`\nrecall-quality: done in ${seconds.toFixed(0)} s`);
@@ -368,11 +393,13 @@ writeFileSync(
         conversations: conversations.length,
         turns: turnCount,
         questions: questionCount,
+        evenQuestions: evenCount,
         skipped,
         droppedEvidenceIds: droppedIds,
       },
       embedders: embedders.map(({ label, name }) => ({ label, name })),
       limit: LIMIT,
+      questions: HALVES,
       seconds,
       rows,
     },

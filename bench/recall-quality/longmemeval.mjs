@@ -58,6 +58,7 @@ export function loadLongMemEval() {
       continue;
     }
     questions.push({
+      id: item.id,
       question: item.question,
       category: item.type,
       evidence: new Set(item.evidence),

@@ -55,3 +55,33 @@ export function percentile(times, q) {
   const sorted = [...times].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 }
+
+/**
+ * The half of the questions a question belongs to: search is chosen and tuned on the "odd" half
+ * and every figure is reported on the "even" half as well as on all, so a figure on the even
+ * half was never looked at while tuning. A question id is read as a base-36 number (LongMemEval's
+ * ids are hexadecimal, `gpt4_2f8be40d` read after its prefix, an abstention's `_abs` dropped):
+ * its parity is its last digit's. A question without an id (REALTALK) goes by its 1-based
+ * position in the data set.
+ */
+export function questionHalf(id, position) {
+  if (typeof id === "string") {
+    const digit = id.replace(/_abs$/, "").slice(-1).toLowerCase();
+    const value = Number.parseInt(digit, 36);
+    if (!Number.isNaN(value)) return value % 2 === 1 ? "odd" : "even";
+  }
+  return (position + 1) % 2 === 1 ? "odd" : "even";
+}
+
+/**
+ * The halves a run reports (`ARBOR_RECALL_QUESTIONS`): `"all"` (default) reports all questions
+ * and the even ones; `"odd"` or `"even"` asks only that half, for tuning on the odd ones.
+ */
+export function questionHalves(env = process.env.ARBOR_RECALL_QUESTIONS) {
+  const chosen = env ?? "all";
+  if (!["all", "odd", "even"].includes(chosen))
+    throw new Error(
+      `ARBOR_RECALL_QUESTIONS must be all, odd or even, got ${JSON.stringify(chosen)}`,
+    );
+  return chosen;
+}
