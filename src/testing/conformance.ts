@@ -31,6 +31,7 @@ import { createManagerSuite, type ManagerFactory } from "./manager-suite.js";
 import { managerSpec } from "./spec/manager.js";
 import { managerFeaturesSpec } from "./spec/manager-features.js";
 import { managerSearchStableSpec } from "./spec/manager-search-stable.js";
+import { managerCreatedBlocksSpec } from "./spec/manager-created-blocks.js";
 import { managerTenancySpec } from "./spec/manager-tenancy.js";
 import type { ConformanceApi, ProviderFactory } from "./types.js";
 import { ERASE_SCENARIOS, type EraseBackend } from "./erase/erase-scenarios.js";
@@ -121,6 +122,7 @@ export function runManagerConformance(
     managerSearchStableSpec(suite);
     managerSearchTimeSpec(suite);
     managerTenancySpec(suite);
+    managerCreatedBlocksSpec(suite);
   });
 }
 
