@@ -146,9 +146,13 @@ export function contextCases(withStore: WithStore): void {
       });
       expect(missing.status).toBe(404);
 
-      // A restart: a new manager over the same store, with only the declared block.
+      // A restart: a new manager over the same store, with only the declared block (where the
+      // store hands out one manager, as the in-memory one does, it is configured already).
+      const second = store.manager();
       const restarted = client(
-        createApp({ manager: store.manager().withContext("memory") }),
+        createApp({
+          manager: second === manager ? second : second.withContext("memory"),
+        }),
       );
       const listed = (await restarted("GET", `${base}/blocks`)).body.blocks;
       expect(listed.map((b: any) => [b.label, b.content])).toEqual([
