@@ -361,13 +361,18 @@ describe.skipIf(!available)("the studio as a memory workbench", () => {
         .innerText(),
     ).toBe(`${estimateStringTokens(text)} / 20 tokens`);
 
-    // Another process (a restarted server) opening the session has the block, in its prompt.
-    const afresh = configuredManager(join(folder.path, "studio.db"));
-    const { system } = await assembleContext(afresh.getSession(tripId), {
-      freeze: false,
-    });
-    expect(system).toContain("plans");
-    expect(system).toContain(text);
+    // Another process (a restarted server) opening the session has the block: listed, and in
+    // the prompt the blocks render (the session's frozen prompt takes it at the next freeze).
+    const afresh = configuredManager(join(folder.path, "studio.db")).getSession(
+      tripId,
+    );
+    expect((await afresh.loadContext()).map((block) => block.label)).toEqual([
+      "memory",
+      "plans",
+    ]);
+    const { current } = await afresh.readSystemPrompt();
+    expect(current).toContain("Where the user is going");
+    expect(current).toContain(text);
 
     await page.setViewportSize({ width: 390, height: 844 });
     await page.emulateMedia({ colorScheme: "dark" });

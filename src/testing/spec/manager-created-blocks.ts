@@ -28,7 +28,8 @@ export function managerCreatedBlocksSpec(suite: ManagerSuite): void {
         const second = store.manager().withContext("memory");
         const session = second.getSession(info.id);
         const { system } = await assembleContext(session, { freeze: false });
-        expect(system).toContain("plans");
+        // The label as the prompt renders it (upper case), the description and the content.
+        expect(system).toContain("PLANS");
         expect(system).toContain("The user's plans");
         expect(system).toContain("Trip to Lisbon in May.");
         expect(
