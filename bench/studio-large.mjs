@@ -301,6 +301,9 @@ async function measure(page, url, sessionId, deepId) {
   await page.goto(`${url}/${hash}`);
   const deep = page.locator(`.chat [data-message-id="${deepId}"]`);
   await deep.waitFor();
+  // The switch itself: from a settled view (the tree in, the switchers drawn), so a build that
+  // shows messages before its tree is not charged for the tree's arrival here.
+  await page.waitForFunction(() => !document.querySelector("main[aria-busy]"));
   await deep.scrollIntoViewIfNeeded();
   const switchStarted = Date.now();
   await deep.locator('button[aria-label="Next branch"]').click();
