@@ -211,7 +211,11 @@ async function importedViews(page, url) {
 async function importText(url, fileName, text) {
   const response = await fetch(
     `${url}/v1/import?fileName=${encodeURIComponent(fileName)}`,
-    { method: "POST", body: text },
+    {
+      method: "POST",
+      body: text,
+      headers: { "content-type": "application/octet-stream" },
+    },
   );
   if (!response.ok)
     throw new Error(`import of ${fileName}: ${await response.text()}`);
