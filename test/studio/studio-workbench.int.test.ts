@@ -11,10 +11,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  assembleContext,
-  estimateStringTokens,
-} from "../../src/utils/index.js";
+import { estimateStringTokens } from "../../src/utils/index.js";
 import { ensureChromium, launchBrowser } from "./support/browser.js";
 import { buildStudioInto, temporaryFolder } from "./support/harness.js";
 import { SEEDED, seedSessions } from "./support/seed.js";
