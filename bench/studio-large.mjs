@@ -5,20 +5,23 @@
 // and how long a branch switch at a deep message takes. Targets: open < 1 s with < 3,000 nodes,
 // p95 frame < 33 ms, switch < 300 ms.
 // Usage: npm run build && node bench/studio-large.mjs [--messages 10000] [--branch-points 120] [--json]
-import { spawn } from "node:child_process";
+//
+// Beside an earlier build (its checkout built with `npm run build`, e.g. a worktree of that
+// commit): `--before <checkout> --runs 5` runs this measurement on the two builds alternately in
+// one sitting, each run on a database seeded by that build's own library and served by its own
+// CLI, and prints the median of each figure per build and the load average around the runs.
+// `--root <checkout>` measures that checkout's build once.
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { SessionManager } from "arbor-memory/session";
-import { openSqlite } from "arbor-memory/sqlite";
 import { chromium } from "playwright-core";
 
-const ROOT = fileURLToPath(new URL("../", import.meta.url));
-const CLI = join(ROOT, "dist/cli/main.js");
+const HERE = fileURLToPath(new URL("../", import.meta.url));
 const CHROMIUM_PATH = "/usr/bin/chromium";
 // The flags of test/studio/support/browser.ts.
 const CHROMIUM_ARGS = [
@@ -41,15 +44,35 @@ const { values } = parseArgs({
     messages: { type: "string", default: "10000" },
     "branch-points": { type: "string", default: "120" },
     json: { type: "boolean", default: false },
+    root: { type: "string" },
+    before: { type: "string" },
+    runs: { type: "string", default: "5" },
   },
 });
 const MESSAGES = Number(values.messages);
 const BRANCH_POINTS = Number(values["branch-points"]);
+/** The checkout whose build is measured: its CLI serves, its library seeds. */
+const ROOT = values.root ? resolve(values.root) : HERE;
+const CLI = join(ROOT, "dist/cli/main.js");
 
-if (!existsSync(CLI)) {
-  console.error("dist/cli/main.js is missing: run npm run build first");
-  process.exit(1);
+for (const root of [ROOT, ...(values.before ? [resolve(values.before)] : [])]) {
+  if (!existsSync(join(root, "dist/cli/main.js"))) {
+    console.error(
+      `${root}/dist/cli/main.js is missing: run npm run build there first`,
+    );
+    process.exit(1);
+  }
 }
+if (values.before) {
+  await compare(resolve(values.before), Number(values.runs));
+  process.exit(0);
+}
+const { SessionManager } = await import(
+  pathToFileURL(join(ROOT, "dist/session/index.js")).href
+);
+const { openSqlite } = await import(
+  pathToFileURL(join(ROOT, "dist/sqlite/index.js")).href
+);
 
 const folder = await mkdtemp(join(tmpdir(), "arbor-studio-bench-"));
 let server;
@@ -278,6 +301,9 @@ async function measure(page, url, sessionId, deepId) {
   await page.goto(`${url}/${hash}`);
   const deep = page.locator(`.chat [data-message-id="${deepId}"]`);
   await deep.waitFor();
+  // The switch itself: from a settled view (the tree in, the switchers drawn), so a build that
+  // shows messages before its tree is not charged for the tree's arrival here.
+  await page.waitForFunction(() => !document.querySelector("main[aria-busy]"));
   await deep.scrollIntoViewIfNeeded();
   const switchStarted = Date.now();
   await deep.locator('button[aria-label="Next branch"]').click();
@@ -339,6 +365,108 @@ function report(result) {
   console.log(
     `  branch switch (deep)   ${result.switchMs} ms (target < ${TARGETS.switchMs}) ${mark(result.switchMs < TARGETS.switchMs)}`,
   );
+}
+
+/**
+ * The two builds alternately, `runs` times each (before, this, before, this, …), each run a fresh
+ * process of this script with `--root`; the medians per build, and the load average around.
+ */
+async function compare(before, runs) {
+  const builds = [
+    { name: "before", root: before },
+    { name: "this", root: ROOT },
+  ];
+  const results = { before: [], this: [] };
+  const loads = [loadavg()[0]];
+  for (let run = 0; run < runs; run++) {
+    for (const build of builds) {
+      const output = execFileSync(
+        process.execPath,
+        [
+          fileURLToPath(import.meta.url),
+          "--json",
+          "--root",
+          build.root,
+          "--messages",
+          String(MESSAGES),
+          "--branch-points",
+          String(BRANCH_POINTS),
+        ],
+        { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 },
+      );
+      const result = JSON.parse(output.trim().split("\n").at(-1));
+      results[build.name].push(result);
+      loads.push(loadavg()[0]);
+      console.error(
+        `run ${run + 1} ${build.name}: first ${result.firstMessageMs} ms (tree ${result.treeLoadedFirst ? "in" : "loading"}), open ${result.openMs} ms, p95 ${result.scroll.p95.toFixed(1)} ms, nodes ${result.domNodes}/${result.scroll.nodesAfterScroll}, switch ${result.switchMs} ms, load ${loadavg()[0].toFixed(2)}`,
+      );
+    }
+  }
+  const median = (list) => {
+    const sorted = [...list].sort((a, b) => a - b);
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2
+      ? sorted[middle]
+      : (sorted[middle - 1] + sorted[middle]) / 2;
+  };
+  const summary = Object.fromEntries(
+    builds.map(({ name }) => {
+      const list = results[name];
+      return [
+        name,
+        {
+          firstMessageMs: median(list.map((r) => r.firstMessageMs)),
+          firstBeforeTree: list.filter((r) => !r.treeLoadedFirst).length,
+          openMs: median(list.map((r) => r.openMs)),
+          domNodes: median(list.map((r) => r.domNodes)),
+          nodesAfterScroll: median(list.map((r) => r.scroll.nodesAfterScroll)),
+          p95FrameMs: median(list.map((r) => r.scroll.p95)),
+          longTasks: median(list.map((r) => r.scroll.longTasks)),
+          switchMs: median(list.map((r) => r.switchMs)),
+        },
+      ];
+    }),
+  );
+  const load = {
+    min: Math.min(...loads),
+    max: Math.max(...loads),
+    median: median(loads),
+  };
+  if (values.json) {
+    console.log(JSON.stringify({ runs, summary, load, results }));
+    return;
+  }
+  console.log(
+    `Studio, ${MESSAGES.toLocaleString("en")} messages, ${BRANCH_POINTS} branch points: median of ${runs} runs per build, alternating`,
+  );
+  console.log(
+    `  1-minute load average ${load.min.toFixed(2)} to ${load.max.toFixed(2)} (median ${load.median.toFixed(2)}), ${navigatorCores()} cores`,
+  );
+  const row = (label, key, unit = " ms") =>
+    console.log(
+      `  ${label.padEnd(28)} ${String(round(summary.before[key])).padStart(8)}${unit}  ${String(round(summary.this[key])).padStart(8)}${unit}`,
+    );
+  console.log(
+    `  ${"".padEnd(28)} ${"before".padStart(11)}  ${"this".padStart(11)}`,
+  );
+  row("first message on screen", "firstMessageMs");
+  console.log(
+    `  ${"  ... before /tree was in".padEnd(28)} ${`${summary.before.firstBeforeTree}/${runs}`.padStart(11)}  ${`${summary.this.firstBeforeTree}/${runs}`.padStart(11)}`,
+  );
+  row("open whole", "openMs");
+  row("DOM nodes after open", "domNodes", "   ");
+  row("DOM nodes after scrolling", "nodesAfterScroll", "   ");
+  row("scroll p95 frame", "p95FrameMs");
+  row("long tasks while scrolling", "longTasks", "   ");
+  row("deep branch switch", "switchMs");
+}
+
+function round(value) {
+  return Number.isInteger(value) ? value : Number(value.toFixed(1));
+}
+
+function navigatorCores() {
+  return cpus().length;
 }
 
 /** Starts `arbor serve` on `db` at a free port; resolves with its URL once it listens. */

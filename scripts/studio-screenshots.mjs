@@ -2,7 +2,7 @@
 // built CLI's `arbor serve` on a fresh database, which loads examples/sample/sample.arbor.jsonl
 // ("Planning the Tidepool 2.0 launch"), driven by Debian's Chromium through playwright-core;
 // then the transcripts of a real Claude Code session and a ChatGPT export imported into it
-// (test/formats/fixtures, see their README for sources and licences).
+// (test/formats/fixtures, see their README for sources and licences), and a long generated one.
 // Usage: npm run build && npm run docs:screenshots
 // The ChatGPT export cites its sources in CJK brackets (【lisboa.pt】): a machine without a CJK
 // font draws them as empty boxes, so install one first (Debian: apt-get install fonts-wqy-zenhei).
@@ -123,6 +123,24 @@ async function sampleViews(page, url) {
   await scrollToTop(page, '.block[data-label="memory"]');
   await save(page, "block-edit");
 
+  // Creating a block: the New block form filled in, its live count (nothing created).
+  await openSession(page, url, at("blocks"), '.block[data-label="memory"]');
+  await page.click("button.new-block");
+  const form = page.locator("form.block-create-form");
+  await form.waitFor();
+  await form.locator('input[name="label"]').fill("launch-risks");
+  await form
+    .locator('input[name="description"]')
+    .fill("Open risks for the Tidepool 2.0 launch");
+  await form.locator('input[name="maxTokens"]').fill("400");
+  await form
+    .locator('textarea[name="content"]')
+    .fill(
+      "- Payment provider migration lands the week before launch\n- Support rota for launch weekend not staffed yet",
+    );
+  await scrollToTop(page, "form.block-create-form");
+  await save(page, "block-create");
+
   // The context window with truncation keeping the last 4 messages and a 16,000-token budget.
   await openSession(
     page,
@@ -178,6 +196,63 @@ async function importedViews(page, url) {
   const chatgpt = await imported("chatgpt-browsing.json");
   await openSession(page, url, at(chatgpt), ".chat .message");
   await save(page, "chatgpt");
+
+  // A long history (600 messages, generated here): read from its newest window, the tabs a
+  // sticky bar while the reader is deep in it; the last answer has a table, a task list and LaTeX.
+  const long = await importText(url, "long-history.json", longHistory(600));
+  await openSession(page, url, at(long), ".chat .message");
+  await page.waitForSelector("main:not([aria-busy])");
+  await page.evaluate(() => window.scrollBy(0, -700));
+  await page.waitForTimeout(200);
+  await save(page, "long-history");
+}
+
+/** Imports `text` as a file named `fileName`; the session it made. */
+async function importText(url, fileName, text) {
+  const response = await fetch(
+    `${url}/v1/import?fileName=${encodeURIComponent(fileName)}`,
+    {
+      method: "POST",
+      body: text,
+      headers: { "content-type": "application/octet-stream" },
+    },
+  );
+  if (!response.ok)
+    throw new Error(`import of ${fileName}: ${await response.text()}`);
+  return (await response.json()).sessions[0];
+}
+
+/** An OpenAI message array of `count` messages about a trip, as a long chat reads. */
+function longHistory(count) {
+  const messages = [];
+  for (let index = 0; index < count - 2; index += 2) {
+    const day = index / 2 + 1;
+    messages.push(
+      { role: "user", content: `Day ${day}: what should we see after lunch?` },
+      {
+        role: "assistant",
+        content: `For day ${day}, walk to the **${["Alfama", "Belém", "Baixa", "Graça"][day % 4]}** quarter, then:\n\n1. A museum before it closes at 18:00\n2. Dinner near the river\n   - book ahead on weekends`,
+      },
+    );
+  }
+  messages.push(
+    { role: "user", content: "Summarize the budget, and check the maths." },
+    {
+      role: "assistant",
+      content: [
+        "| Item | Nights | Cost |",
+        "| :--- | ---: | ---: |",
+        "| Hotel | 5 | €600 |",
+        "| Trains | — | €85 |",
+        "",
+        "- [x] Hotel booked",
+        "- [ ] Museum passes",
+        "",
+        "The daily spend is \\(\\frac{685}{5} = 137\\) euros.",
+      ].join("\n"),
+    },
+  );
+  return JSON.stringify(messages);
 }
 
 /** A full load of `hash`, done once `ready` is there and nothing says "Loading…". */

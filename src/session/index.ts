@@ -125,6 +125,7 @@ export { InProcessChangeLog } from "./state/change-feed.js";
 export {
   SessionManager,
   type AppendToExistingOptions,
+  type CreateContextBlockOptions,
   type CreateSessionOptions,
   type ForkOptions,
   type ImportSessionOptions,

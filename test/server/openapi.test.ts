@@ -30,6 +30,7 @@ POST /v1/sessions/{id}/compactions
 POST /v1/sessions/{id}/compact
 DELETE /v1/sessions/{id}/compactions/{compactionId}
 GET /v1/sessions/{id}/blocks
+POST /v1/sessions/{id}/blocks
 GET /v1/sessions/{id}/blocks/{label}
 PUT /v1/sessions/{id}/blocks/{label}
 GET /v1/sessions/{id}/blocks/{label}/history

@@ -3,7 +3,8 @@
 // new version in its history, a revert only after a confirmation), and the Context tab (what a
 // turn would send at a leaf: the prompt with each block, the history after overlays and
 // truncation with the settings editable, Arbor's tools with their schemas, the total against a
-// budget), which writes nothing. Axe, keyboard, dark mode and 390 px on both.
+// budget), which writes nothing; creating a block (New block), a write only after a confirmation,
+// stored with the session. Axe, keyboard, dark mode and 390 px on each.
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -15,6 +16,7 @@ import { ensureChromium, launchBrowser } from "./support/browser.js";
 import { buildStudioInto, temporaryFolder } from "./support/harness.js";
 import { SEEDED, seedSessions } from "./support/seed.js";
 import {
+  configuredManager,
   startStudioServer,
   type StudioServer,
 } from "./support/studio-server.js";
@@ -280,5 +282,135 @@ describe.skipIf(!available)("the studio as a memory workbench", () => {
       await page.setViewportSize({ width: 1280, height: 900 });
       await page.emulateMedia({ colorScheme: "light" });
     }
+  });
+
+  it("creates a block only after the confirmation: New block's form, a live count, stored with the session and in the prompt of a manager opened afresh; axe clean, dark, 390 px", async () => {
+    const labels = async () =>
+      (
+        await api<{ blocks: Array<{ label: string }> }>(
+          `/v1/sessions/${tripId}/blocks`,
+        )
+      ).blocks.map((block) => block.label);
+    expect(await labels()).toEqual(["memory"]);
+    await open(`#/s/${tripId}/blocks`);
+    await page.click("button.new-block");
+    const form = page.locator("form.block-create-form");
+    await form.waitFor();
+    expect(
+      await page.evaluate("document.activeElement?.getAttribute('name')"),
+    ).toBe("label");
+    const create = form.locator('button:has-text("Create block…")');
+    const problem = form.locator(".form-problem");
+    // A label the session has, or one the API refuses, is caught before anything is sent.
+    await form.locator('input[name="label"]').fill("memory");
+    expect(await problem.innerText()).toBe(
+      'This session already has a block "memory".',
+    );
+    expect(await create.isDisabled()).toBe(true);
+    await form.locator('input[name="label"]').fill("two words");
+    expect(await create.isDisabled()).toBe(true);
+    await form.locator('input[name="label"]').fill("plans");
+    await form
+      .locator('input[name="description"]')
+      .fill("Where the user is going");
+    await form.locator('input[name="maxTokens"]').fill("20");
+    const long = "Lisbon ".repeat(40).trim();
+    await form.locator('textarea[name="content"]').fill(long);
+    const over = estimateStringTokens(long);
+    expect(await form.locator(".draft-count").innerText()).toBe(
+      `${over} / 20 tokens — ${over - 20} over the limit`,
+    );
+    expect(await create.isDisabled()).toBe(true);
+    const text = "Trip to Lisbon in May.";
+    await form.locator('textarea[name="content"]').fill(text);
+    expect(await form.locator(".draft-count").innerText()).toBe(
+      `${estimateStringTokens(text)} / 20 tokens`,
+    );
+    expect(await axe()).toEqual([]);
+
+    // Declined: nothing is written.
+    const before = dump();
+    dialogs.length = 0;
+    confirmAnswer = false;
+    await create.click();
+    await expect.poll(() => dialogs.length).toBe(1);
+    expect(dialogs[0]).toContain('Create the block "plans" in this session?');
+    expect(dump()).toBe(before);
+    expect(await labels()).toEqual(["memory"]);
+
+    // Confirmed: the block, its first version, and its card in the view.
+    confirmAnswer = true;
+    await create.click();
+    await page.waitForSelector(
+      `.block[data-label="plans"] pre.block-content:has-text("${text}")`,
+    );
+    expect(await labels()).toEqual(["memory", "plans"]);
+    const history = await api<{ versions: Version[] }>(
+      `/v1/sessions/${tripId}/blocks/plans/history`,
+    );
+    expect(history.versions.map((v) => [v.content, v.source])).toEqual([
+      [text, "api"],
+    ]);
+    expect(
+      await page
+        .locator('.block[data-label="plans"] .usage-text')
+        .first()
+        .innerText(),
+    ).toBe(`${estimateStringTokens(text)} / 20 tokens`);
+
+    // Another process (a restarted server) opening the session has the block: listed, and in
+    // the prompt the blocks render (the session's frozen prompt takes it at the next freeze).
+    const afresh = configuredManager(join(folder.path, "studio.db")).getSession(
+      tripId,
+    );
+    expect((await afresh.loadContext()).map((block) => block.label)).toEqual([
+      "memory",
+      "plans",
+    ]);
+    const { current } = await afresh.readSystemPrompt();
+    expect(current).toContain("Where the user is going");
+    expect(current).toContain(text);
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.emulateMedia({ colorScheme: "dark" });
+    try {
+      await open(`#/s/${tripId}/blocks`);
+      await page.click("button.new-block");
+      await page.locator("form.block-create-form").waitFor();
+      expect(await page.evaluate(OVERFLOW)).toBeLessThanOrEqual(0);
+      expect(await axe()).toEqual([]);
+      // Escape closes the form, writing nothing, and gives the focus back to New block.
+      await page.keyboard.press("Escape");
+      expect(await page.locator("form.block-create-form").count()).toBe(0);
+      expect(
+        await page.evaluate("document.activeElement?.className"),
+      ).toContain("new-block");
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.emulateMedia({ colorScheme: "light" });
+    }
+  });
+
+  it("Freeze the current prompt writes the prompt the blocks render now, the created block in it", async () => {
+    const prompt = () =>
+      api<{ prompt: string | null; current: string }>(
+        `/v1/sessions/${tripId}/prompt`,
+      );
+    const before = await prompt();
+    // The block created above is in what the blocks render, not yet in the frozen prompt.
+    expect(before.current).toContain("Trip to Lisbon in May.");
+    expect(before.prompt ?? "").not.toContain("Trip to Lisbon in May.");
+    await open(`#/s/${tripId}/prompt`);
+    await page.waitForSelector(".prompt-view");
+    expect(
+      (await page.locator(".diff .diff-line.add").allInnerTexts()).join("\n"),
+    ).toContain("Trip to Lisbon in May.");
+    await page.click('button:has-text("Freeze the current prompt")');
+    await page.waitForSelector(
+      '.prompt-view pre.prompt-text:has-text("Trip to Lisbon in May.")',
+    );
+    const after = await prompt();
+    expect(after.prompt).toBe(before.current);
+    expect(await page.locator(".diff .diff-line.add").count()).toBe(0);
   });
 });

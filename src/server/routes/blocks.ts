@@ -9,6 +9,7 @@ import {
   BlockParams,
   BlockSchema,
   BlocksSchema,
+  CreateBlockBody,
   PromptSchema,
   RefreshedPromptSchema,
   RevertBody,
@@ -24,6 +25,19 @@ export const listBlocks = createRoute({
   summary: "The session's context blocks",
   request: { params: SessionParams },
   responses: { 200: json(BlocksSchema, "The blocks"), ...errors(404) },
+});
+
+export const createBlock = createRoute({
+  method: "post",
+  path: "/v1/sessions/{id}/blocks",
+  tags,
+  summary:
+    "Create a writable block in the session, stored with it (its first version when content is given)",
+  request: { params: SessionParams, body: jsonBody(CreateBlockBody) },
+  responses: {
+    201: json(BlockSchema, "The block"),
+    ...errors(404, 409, 413, 415, 501),
+  },
 });
 
 export const getBlock = createRoute({
@@ -99,6 +113,23 @@ export function blockRoutes(
   app.openapi(listBlocks, async (c) => {
     const session = await openSession(deps, c, c.req.valid("param").id);
     return c.json({ blocks: await storedBlocks(session) }, 200);
+  });
+
+  app.openapi(createBlock, async (c) => {
+    const { id } = c.req.valid("param");
+    await openSession(deps, c, id);
+    const { label, ...options } = c.req.valid("json");
+    // A definition and a version: under a key, one request writes them; a retry answers the
+    // block as created instead of BLOCK_EXISTS.
+    const idempotent = await idempotentRequest(
+      c,
+      JSON.stringify({ label, ...options }),
+    );
+    const response = await idempotently(deps, c, idempotent, async () => ({
+      status: 201,
+      body: await deps.manager.createContextBlock(id, label, options),
+    }));
+    return declaredAnswer(response);
   });
 
   app.openapi(getBlock, async (c) => {

@@ -75,6 +75,29 @@ export const BlockContentBody = z
     example: { content: "The user prefers trains." },
   });
 
+export const CreateBlockBody = z
+  .object({
+    label: input()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/)
+      .openapi({
+        description:
+          "1 to 64 letters, digits, '-' or '_', starting with a letter or digit",
+      }),
+    description: input().max(2_000).optional(),
+    maxTokens: z.number().int().min(1).max(10_000_000).optional(),
+    content: input().max(1_000_000).optional().openapi({
+      description: "The first version of the content; omitted leaves it empty",
+    }),
+  })
+  .openapi("CreateBlock", {
+    example: {
+      label: "preferences",
+      description: "What the user likes",
+      maxTokens: 500,
+      content: "The user prefers trains.",
+    },
+  });
+
 export const BlockVersionSchema = z
   .object({
     version: z.number().int(),

@@ -31,6 +31,11 @@ export class ContextBlocks {
   private readonly configs: ContextConfig[];
   private blocks: Map<string, ContextBlock> | null = null;
   private inflight: Promise<void> | null = null;
+  /**
+   * Set by a SessionManager: the blocks created at run time and stored with the session
+   * (manager/created-blocks.ts), read on each load so they survive a restart.
+   */
+  stored?: () => Promise<ContextConfig[]>;
 
   constructor(
     configs: readonly ContextConfig[],
@@ -49,6 +54,8 @@ export class ContextBlocks {
     if (this.blocks && !force) return;
     if (this.inflight) return this.inflight;
     this.inflight = (async () => {
+      for (const config of (await this.stored?.()) ?? [])
+        if (!this.has(config.label)) this.configs.push(config);
       const loaded = await Promise.all(
         this.configs.map((config) => loadBlock(config)),
       );

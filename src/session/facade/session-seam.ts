@@ -8,7 +8,7 @@
  */
 import type { AppendChecks, AppendMessageResult } from "./session-writes.js";
 import type { AfterWrite } from "./session-runtime.js";
-import type { SessionParts } from "./session-setup.js";
+import type { SessionParts, SessionPlan } from "./session-setup.js";
 import type { EmbeddingHandle } from "../embeddings/embedding-handle.js";
 import type {
   ChangeListener,
@@ -25,6 +25,12 @@ export interface SessionSeam {
    * after the skill restore scan: what prune plans from and what search hits are placed in.
    */
   ready(): Promise<Pick<SessionParts, "provider" | "tree">>;
+
+  /**
+   * Where the blocks created at run time and stored with the session come from: read on every
+   * load of the blocks (manager/created-blocks.ts). Set in builder state.
+   */
+  storedBlocks(read: SessionPlan["stored"]): void;
 
   /** Hears every write of the session (the manager bumps its registry row). */
   onWrite(hook: AfterWrite): void;

@@ -28,6 +28,8 @@ export interface SessionPlan {
   context: ContextConfig[];
   /** `undefined` = no cached prompt; `null` = auto-wired; a provider = that provider. */
   promptStore: WritableContextProvider | null | undefined;
+  /** Set by a SessionManager (`SessionSeam.storedBlocks`): the blocks stored with the session. */
+  stored?: (provider: SessionProvider) => Promise<ContextConfig[]>;
   /** True for the direct constructor: exactly the given pieces, no auto-wiring (docs/behavior/session-setup.md). */
   direct: boolean;
 }
@@ -62,6 +64,8 @@ export function setUpSession(plan: SessionPlan): SessionParts {
     configs,
     resolveBlockHistory(plan, provider),
   );
+  const { stored } = plan;
+  if (stored) blocks.stored = () => stored(provider);
   let promptStore: WritableContextProvider | null = null;
   if (plan.promptStore) promptStore = plan.promptStore;
   else if (plan.promptStore === null) {

@@ -802,6 +802,9 @@ function createSeam(
 ): SessionSeam {
   return {
     ready: () => runtime.ready(),
+    storedBlocks: (read) => {
+      runtime.plan.stored = read;
+    },
     onWrite: (hook) => {
       runtime.afterWrite = hook;
     },

@@ -147,16 +147,16 @@ async function resolveTargets(
   target: EraseTarget,
 ): Promise<StoreEraseTarget[]> {
   checkTarget(target);
-  const whole = (sessionId: string): StoreEraseTarget => ({
+  const whole = async (sessionId: string): Promise<StoreEraseTarget> => ({
     sessionId,
     messageIds: null,
-    contextKeys: host.ownedContextKeys?.(sessionId) ?? [],
+    contextKeys: (await host.ownedContextKeys?.(sessionId)) ?? [],
   });
   if (target.ownerId !== undefined) {
     const sessions = await host.registry.list({ ownerId: target.ownerId });
-    return sessions.map((info) => whole(info.id));
+    return Promise.all(sessions.map((info) => whole(info.id)));
   }
-  if (target.messageIds === undefined) return [whole(target.sessionId)];
+  if (target.messageIds === undefined) return [await whole(target.sessionId)];
   return [
     {
       sessionId: target.sessionId,

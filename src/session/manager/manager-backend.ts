@@ -42,7 +42,7 @@ export interface ManagerHost {
   /** For erase, prune and embeddings: the store, when the manager has one. */
   backend?: Backend | undefined;
   /** For erase and prune: the context rows a session owns, the audit sink, the cache. */
-  ownedContextKeys?(id: string): string[];
+  ownedContextKeys?(id: string): string[] | Promise<string[]>;
   auditSink?(): AuditSink | null;
   forget?(id: string): void;
 }

@@ -66,7 +66,7 @@ export async function prune(
     await run(async () => ({
       sessionId: info.id,
       messageIds: null,
-      contextKeys: host.ownedContextKeys?.(info.id) ?? [],
+      contextKeys: (await host.ownedContextKeys?.(info.id)) ?? [],
     }));
   }
   if (branchCutoff !== undefined) {

@@ -17,6 +17,7 @@ import type {
   CompactAfterOptions,
   CompactionErrorHandler,
   CompactionMeta,
+  ContextBlock,
   SessionMessage,
   StoredCompaction,
 } from "../contracts/types.js";
@@ -87,9 +88,16 @@ import {
 import { ImportIndex } from "./import-index.js";
 import { listDetailedPage } from "./session-listing.js";
 import { SessionSettings } from "./session-settings.js";
+import {
+  createContextBlock,
+  createdBlockKeys,
+  storedBlockConfigs,
+  type CreateContextBlockOptions,
+} from "./created-blocks.js";
 import * as tenancy from "./tenancy.js";
 
 export type { ManagerBackend } from "./manager-backend.js";
+export type { CreateContextBlockOptions } from "./created-blocks.js";
 export type * from "./manager-options.js";
 
 /** Set by SessionManager's static block, the one place with access to its state (`managerSeam`). */
@@ -148,7 +156,7 @@ export class SessionManager {
       create: (name, createOptions) => this.create(name, createOptions),
       delete: (id) => this.delete(id),
       backend: backend.backend,
-      ownedContextKeys: (id) => this.settings.ownedContextKeys(id),
+      ownedContextKeys: (id) => this.ownedContextKeys(id),
       auditSink: () => this.settings.auditSink,
       forget: (id) => this.sessions.delete(id),
     };
@@ -344,7 +352,30 @@ export class SessionManager {
     this.sessions.delete(id);
     return this.backend.registry.deleteSession(
       id,
-      this.settings.ownedContextKeys(id),
+      await this.ownedContextKeys(id),
+    );
+  }
+
+  /**
+   * Creates a writable context block in one session, stored with it: its definition (label,
+   * description, maxTokens) is a config entry of the session, so the block is there whenever the
+   * session is opened again, in the system prompt and the tools, in this process or another
+   * (docs/decisions/2026-12-07-created-blocks-in-session-config.md). `content`, when given, is
+   * its first version. The label is 1 to 64 letters, digits, `-` or `_`; one the session already
+   * has throws `BLOCK_EXISTS`. Nothing is written when a check fails. Like `addContext()`, the
+   * block reaches a frozen prompt at `refreshSystemPrompt()`.
+   */
+  async createContextBlock(
+    id: string,
+    label: string,
+    options: CreateContextBlockOptions = {},
+  ): Promise<ContextBlock> {
+    return createContextBlock(
+      this.backend.registry,
+      this.sessions.get(id),
+      id,
+      label,
+      options,
     );
   }
 
@@ -738,6 +769,14 @@ export class SessionManager {
 
   // --- Internal helpers ---
 
+  /** The context rows a session owns: its declared auto-wired blocks, its prompt, its created blocks. */
+  private async ownedContextKeys(id: string): Promise<string[]> {
+    return [
+      ...this.settings.ownedContextKeys(id),
+      ...(await createdBlockKeys(this.backend.registry, id)),
+    ];
+  }
+
   /**
    * A Session from the backend with this manager's settings, and its seam; its writes touch the
    * registry row.
@@ -754,6 +793,8 @@ export class SessionManager {
     // registry) needs no second statement; every other write touches it here.
     const ownRegistry =
       this.backend.backend?.registry === this.backend.registry;
+    const registry = this.backend.registry;
+    seam.storedBlocks((provider) => storedBlockConfigs(registry, id, provider));
     seam.onWrite((write) =>
       ownRegistry && write?.registryTouched
         ? undefined

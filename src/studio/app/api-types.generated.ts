@@ -138,6 +138,15 @@ export interface ContextWindow {
   };
 }
 
+export interface CreateBlock {
+  /** 1 to 64 letters, digits, '-' or '_', starting with a letter or digit */
+  label: string;
+  description?: string;
+  maxTokens?: number;
+  /** The first version of the content; omitted leaves it empty */
+  content?: string;
+}
+
 export interface CreateSession {
   name: string;
   ownerId?: string;

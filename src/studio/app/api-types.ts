@@ -40,6 +40,9 @@ export type TreeAnswer = Api.Tree;
 /** A loaded context block. */
 export type Block = Api.Block;
 
+/** `POST …/blocks`: a block to create, stored with the session. */
+export type CreateBlock = Api.CreateBlock;
+
 /** One recorded write of a block. */
 export type BlockVersion = Api.BlockVersion;
 

@@ -4,6 +4,7 @@ import type {
   BlockVersion,
   Compaction,
   ContextWindow,
+  CreateBlock,
   Message,
   PromptAnswer,
   RecentHistory,
@@ -83,11 +84,13 @@ export function writeCount(): number {
 /** Sends a request; a 401 asks for a key and tries again until it passes or the user gives up. */
 export async function request<T>(
   path: string,
-  init: { method?: string; body?: unknown } = {},
+  init: { method?: string; body?: unknown; key?: string } = {},
 ): Promise<T> {
   if ((init.method ?? "GET") !== "GET") writes++;
   for (;;) {
     const headers: Record<string, string> = { ...authHeaders() };
+    // The same key on every attempt (a 401's retry too): the server runs the write once.
+    if (init.key) headers["idempotency-key"] = init.key;
     if (init.body !== undefined) headers["content-type"] = "application/json";
     const response = await reach(path, {
       method: init.method ?? "GET",
@@ -212,6 +215,12 @@ export const api = {
       method: "PUT",
       body: { content },
     }),
+  /**
+   * Creates a block stored with the session; `key` (one per form submission) makes a repeated
+   * submit answer the same block instead of writing twice.
+   */
+  createBlock: (id: string, body: CreateBlock, key: string) =>
+    request<Block>(session(id) + "/blocks", { method: "POST", body, key }),
   revertBlock: (id: string, label: string, version: number) =>
     request<Block>(
       session(id) + "/blocks/" + encodeURIComponent(label) + "/revert",

@@ -69,13 +69,15 @@ async function eraseSession(backend: EraseBackend): Promise<void> {
     messages: 3,
     overlays: 1,
     indexRows: backend.expects.separateIndex ? 3 : 0,
-    blockVersions: 2,
+    // two of memory, one of the block created in the session
+    blockVersions: 3,
     attachments: attachmentsOf(backend, 1),
     auditEvents,
-    configRows: 2,
-    contextRows: 1,
+    // owner, metadata, the created block's definition
+    configRows: 3,
+    contextRows: 2,
     // three appends and the overlay, and one notice per block version
-    changeLogRows: backend.expects.changeLog ? 6 : 0,
+    changeLogRows: backend.expects.changeLog ? 7 : 0,
   });
   check(receipt.notCovered.length === 0, "notCovered is empty");
   check(
@@ -173,13 +175,13 @@ async function eraseTenant(backend: EraseBackend): Promise<void> {
     messages: 6,
     overlays: 2,
     indexRows: backend.expects.separateIndex ? 6 : 0,
-    blockVersions: 4,
+    blockVersions: 6,
     // the shared attachment is still referenced by the kept session
     attachments: attachmentsOf(backend, 2),
     auditEvents: events,
-    configRows: 4,
-    contextRows: 2,
-    changeLogRows: backend.expects.changeLog ? 12 : 0,
+    configRows: 6,
+    contextRows: 4,
+    changeLogRows: backend.expects.changeLog ? 14 : 0,
   });
   await expectNoTrace(backend, secret);
   same(await snapshotOf(manager, other), before, "other tenant unchanged");

@@ -70,6 +70,11 @@ export async function writeSecretSession(
     { toolCallId: "call-a1" },
   );
   await session.appendContextBlock("memory", `${secret}-more`);
+  // A block created in this session: its definition (a config entry), content row and history.
+  await manager.createContextBlock(id, "created", {
+    description: `${secret}-created-about`,
+    content: `${secret}-created`,
+  });
   await session.addCompaction(`${secret}-summary of u1..a1`, "u1", "a1");
   await session.search("zebra");
   await session.flushAudit();

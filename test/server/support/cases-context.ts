@@ -84,4 +84,87 @@ export function contextCases(withStore: WithStore): void {
       expect(tooLarge.status).toBe(400);
       expect(tooLarge.body.error.code).toBe("BLOCK_TOO_LARGE");
     }));
+
+  it("POST /blocks creates a block stored with the session: a restarted server lists it and renders it; a retry under its key replays; bad input writes nothing", () =>
+    withStore(async (store) => {
+      const manager = store.manager().withContext("memory");
+      const call = client(createApp({ manager }));
+      const { id } = (
+        await call("POST", "/v1/sessions", { json: { name: "Created" } })
+      ).body;
+      const base = `/v1/sessions/${id}`;
+      const body = {
+        label: "plans",
+        description: "The user's plans",
+        maxTokens: 200,
+        content: "Trip to Lisbon in May.",
+      };
+      const headers = { "Idempotency-Key": "create-plans" };
+      const created = await call("POST", `${base}/blocks`, {
+        json: body,
+        headers,
+      });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({
+        label: "plans",
+        description: "The user's plans",
+        content: "Trip to Lisbon in May.",
+        maxTokens: 200,
+        writable: true,
+      });
+      const replayed = await call("POST", `${base}/blocks`, {
+        json: body,
+        headers,
+      });
+      expect(replayed.status).toBe(201);
+      expect(replayed.headers.get("idempotent-replayed")).toBe("true");
+      expect(replayed.body).toEqual(created.body);
+
+      const again = await call("POST", `${base}/blocks`, { json: body });
+      expect([again.status, again.body.error.code]).toEqual([
+        409,
+        "BLOCK_EXISTS",
+      ]);
+      for (const [json, status, code] of [
+        [{ label: "memory" }, 409, "BLOCK_EXISTS"],
+        [{ label: "two words" }, 400, "INVALID_REQUEST"],
+        [{ label: "notes", maxTokens: 0 }, 400, "INVALID_REQUEST"],
+        [
+          { label: "notes", maxTokens: 2, content: "many more words than two" },
+          400,
+          "BLOCK_TOO_LARGE",
+        ],
+      ] as const) {
+        const answer = await call("POST", `${base}/blocks`, { json });
+        expect([answer.status, answer.body.error.code], json.label).toEqual([
+          status,
+          code,
+        ]);
+      }
+      const missing = await call("POST", "/v1/sessions/nope/blocks", {
+        json: { label: "notes" },
+      });
+      expect(missing.status).toBe(404);
+
+      // A restart: a new manager over the same store, with only the declared block (where the
+      // store hands out one manager, as the in-memory one does, it is configured already).
+      const second = store.manager();
+      const restarted = client(
+        createApp({
+          manager: second === manager ? second : second.withContext("memory"),
+        }),
+      );
+      const listed = (await restarted("GET", `${base}/blocks`)).body.blocks;
+      expect(listed.map((b: any) => [b.label, b.content])).toEqual([
+        ["memory", ""],
+        ["plans", "Trip to Lisbon in May."],
+      ]);
+      const prompt = (await restarted("GET", `${base}/prompt`)).body;
+      expect(prompt.current).toContain("Trip to Lisbon in May.");
+      const versions = (await restarted("GET", `${base}/blocks/plans/history`))
+        .body.versions;
+      expect(versions.map((v: any) => v.content)).toEqual([
+        "Trip to Lisbon in May.",
+      ]);
+    }));
 }

@@ -27,7 +27,9 @@ async function counts(call: Call, id: string) {
   const history = await call("GET", `/v1/sessions/${id}/blocks/memory/history`);
   const versions = history.body.versions;
   if (!versions) throw new Error(`block history: ${history.text}`);
+  const blocks = (await call("GET", `/v1/sessions/${id}/blocks`)).body.blocks;
   return {
+    blocks: blocks.length as number,
     sessions: sessions.length,
     messages: tree.length as number,
     compactions: compactions.length as number,
@@ -148,6 +150,13 @@ export function idempotencyRaceCases(withStore: WithStore): void {
           path: `${base}/blocks/memory`,
           json: { content: "Likes trains and boats" },
           effect: { versions: 1 },
+        },
+        {
+          name: "create block",
+          method: "POST",
+          path: `${base}/blocks`,
+          json: { label: "plans", content: "Lisbon in May" },
+          effect: { blocks: 1 },
         },
         {
           name: "revert",

@@ -26,6 +26,7 @@ export const SAMPLES: Record<string, Sample> = {
     json: { summary: "s", fromMessageId: "u1", toMessageId: "a1" },
   },
   "POST /v1/sessions/{id}/compact": { json: {} },
+  "POST /v1/sessions/{id}/blocks": { json: { label: "sample" } },
   "PUT /v1/sessions/{id}/blocks/{label}": { json: { content: "overwritten" } },
   "POST /v1/sessions/{id}/blocks/{label}/revert": { json: { version: 1 } },
   "GET /v1/sessions/{id}/search": { query: "q=hello" },

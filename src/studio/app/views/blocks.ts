@@ -1,6 +1,6 @@
 /**
- * Context blocks: content with a token-usage bar, editing in place (block-editor.ts), the write
- * history, a diff between any two versions, and revert to a version after a confirmation
+ * Context blocks: content with a token-usage bar, editing in place (block-editor.ts), creating
+ * one (block-create.ts), the write history, a diff between any two versions, and revert to a version after a confirmation
  * (POST …/revert).
  */
 import { onEvent } from "../events.js";
@@ -8,6 +8,7 @@ import { api } from "../api.js";
 import type { Block, BlockVersion } from "../api-types.js";
 import { h, replace } from "../dom.js";
 import { formatDate, formatNumber } from "../format.js";
+import { newBlock } from "./block-create.js";
 import { editButton, isEditable } from "./block-editor.js";
 import { diffView } from "./diff-view.js";
 
@@ -21,20 +22,22 @@ export interface BlocksOptions {
 
 /** Builds the blocks view. */
 export function blocksView(options: BlocksOptions): HTMLElement {
+  const create = newBlock({
+    ...options,
+    labels: options.blocks.map((block) => block.label),
+  });
   if (options.blocks.length === 0)
     return h(
       "section",
       { class: "blocks-view" },
-      h(
-        "p",
-        { class: "muted" },
-        "No context blocks are configured for this session.",
-      ),
+      h("p", { class: "muted" }, "This session has no context blocks yet."),
+      create,
     );
   return h(
     "section",
     { class: "blocks-view" },
     options.blocks.map((block) => blockCard(block, options)),
+    create,
   );
 }
 
