@@ -27,10 +27,47 @@ export function retrievalScores(ranking, relevant) {
 }
 
 /**
- * A ranking of turns as a ranking of sessions: each session at the place of its first turn. It is
- * what LongMemEval's evaluation of a turn retriever at session level does (it reads further down
- * the turns until k distinct sessions are in).
+ * A turn ranking scored at session level the way LongMemEval's script scores a turn retriever
+ * (`evaluate_retrieval_turn2session`): each turn stands for its session, but only an evidence turn
+ * stands for an evidence session (the script renames the other turns of an answer session, so
+ * they find nothing); the first k becomes the first turns that name k distinct sessions; NDCG
+ * counts every turn in that window, against an ideal of the evidence turns first.
  */
+export function sessionScoresOfTurns(
+  turnIds,
+  evidenceTurns,
+  evidenceSessions,
+  sessionOf,
+) {
+  const named = turnIds.map((id) =>
+    evidenceTurns.has(id) ? sessionOf(id) : `~${sessionOf(id)}`,
+  );
+  const scores = {};
+  for (const k of [5, 10]) {
+    const window = named.slice(0, windowOf(named, k));
+    const found = [...evidenceSessions].filter((id) =>
+      window.includes(id),
+    ).length;
+    scores[`recall_any@${k}`] = found > 0 ? 1 : 0;
+    scores[`recall_all@${k}`] = found === evidenceSessions.size ? 1 : 0;
+    if (k === 10) {
+      scores["recall@10"] = found / evidenceSessions.size;
+      const ideal = dcg(
+        Array.from(
+          { length: Math.min(window.length, evidenceTurns.size) },
+          () => 1,
+        ),
+      );
+      scores["ndcg@10"] =
+        ideal === 0
+          ? 0
+          : dcg(window.map((id) => (evidenceSessions.has(id) ? 1 : 0))) / ideal;
+    }
+  }
+  return scores;
+}
+
+/** A session-id ranking with each id at its first place (`sessionOf` maps a turn id to its session). */
 export function sessionRanking(turnIds, sessionOf) {
   return [...new Set(turnIds.map(sessionOf))];
 }
@@ -69,6 +106,16 @@ export class RetrievalTally {
 }
 
 // --- Internal helpers ---
+
+/** How many of the first `named` ids it takes to name `k` distinct ones (all of them if fewer). */
+function windowOf(named, k) {
+  const seen = new Set();
+  for (const [at, id] of named.entries()) {
+    seen.add(id);
+    if (seen.size === k) return at + 1;
+  }
+  return named.length;
+}
 
 function dcg(relevances) {
   return relevances.reduce(

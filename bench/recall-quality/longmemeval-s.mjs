@@ -21,22 +21,25 @@
 // ARBOR_LONGMEMEVAL_S_MODES (default "text,hybrid") picks Arbor's modes; hybrid and semantic run
 // once per embedder. ARBOR_RECALL_QUESTIONS=odd|even runs one half of the questions (for tuning
 // on the odd half); ARBOR_LONGMEMEVAL_S_FIRST=<n> the first n scored questions (a quick look).
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
-import { brotliDecompressSync } from "node:zlib";
 import { SessionManager } from "arbor-memory/session";
 import { openSqlite } from "arbor-memory/sqlite";
 import { fts5Baseline } from "./baseline.mjs";
 import { percentile } from "./metrics.mjs";
 import {
+  loadLongMemEvalS,
+  originalTurn,
+  sessionOfTurn,
+} from "./longmemeval-s-data.mjs";
+import {
   MEASURES,
-  questionHalf,
   retrievalScores,
   RetrievalTally,
   sessionRanking,
+  sessionScoresOfTurns,
 } from "./longmemeval-s-metrics.mjs";
 
 export const LONGMEMEVAL_S_ENV = "ARBOR_LONGMEMEVAL_S";
@@ -153,13 +156,19 @@ export async function longMemEvalS({ embedders, outDir }) {
                 .filter((hit) => hit.kind !== "summary")
                 .map((hit) => hit.id);
         turns = turns.map(originalTurn);
-        sessions = sessionRanking(turns, sessionOfTurn);
       }
       times.get(system.name).push(performance.now() - searchStart);
-      const scores = {
-        session: retrievalScores(sessions, question.evidenceSessions),
-        turn: turns && retrievalScores(turns, question.evidenceTurns),
-      };
+      const scores = turns
+        ? {
+            session: sessionScoresOfTurns(
+              turns,
+              question.evidenceTurns,
+              question.evidenceSessions,
+              sessionOfTurn,
+            ),
+            turn: retrievalScores(turns, question.evidenceTurns),
+          }
+        : { session: retrievalScores(sessions, question.evidenceSessions) };
       for (const group of ["all", question.half, `type:${question.type}`])
         for (const level of ["session", "turn"])
           if (scores[level])
@@ -208,94 +217,7 @@ export async function longMemEvalS({ embedders, outDir }) {
   return report;
 }
 
-/**
- * The derived file, read and checked, with each question's haystack built on demand: an array of
- * `{ key, name, turns: [{ id, role, text, createdAt }] }`, user turns only.
- */
-export function loadLongMemEvalS(file) {
-  const bytes = readFileSync(file);
-  const sha256 = createHash("sha256").update(bytes).digest("hex");
-  const data = JSON.parse(brotliDecompressSync(bytes).toString("utf8"));
-  if (
-    !Array.isArray(data.sessions) ||
-    !Array.isArray(data.questions) ||
-    !data.questions.every((q) => Array.isArray(q.haystack))
-  )
-    throw new Error(
-      `${file}: not a file of bench/recall-quality/derive-longmemeval-s.mjs`,
-    );
-  const questions = data.questions.map((item) => {
-    const answers = new Set(item.answerSessions);
-    const evidenceTurns = new Set();
-    const evidenceSessions = new Set();
-    for (const index of item.haystack) {
-      const session = data.sessions[index];
-      if (!answers.has(session.id)) continue;
-      for (const at of session.answerTurns ?? [])
-        if (session.turns[at][0] === "user") {
-          evidenceTurns.add(`${session.id}:${at}`);
-          evidenceSessions.add(session.id);
-        }
-    }
-    return {
-      item,
-      id: item.id,
-      type: item.type,
-      question: item.question,
-      date: item.date,
-      half: questionHalf(item.id),
-      scored: !item.id.endsWith("_abs") && evidenceTurns.size > 0,
-      evidenceTurns,
-      evidenceSessions,
-    };
-  });
-  return {
-    bytes: bytes.length,
-    sha256,
-    source: data.source,
-    questions,
-    haystackOf({ item }) {
-      const seen = new Map();
-      return item.haystack.map((index, at) => {
-        const session = data.sessions[index];
-        // A few haystacks list one session twice: the second copy gets a key of its own, and
-        // its turns still count as that session's.
-        const copy = (seen.get(session.id) ?? 0) + 1;
-        seen.set(session.id, copy);
-        const key = copy === 1 ? session.id : `${session.id}~${copy}`;
-        const start = Date.parse(item.dates[at]);
-        return {
-          key,
-          name: session.id,
-          turns: session.turns.flatMap(([role, text], turn) =>
-            role === "user"
-              ? [
-                  {
-                    id: `${key}:${turn}`,
-                    role,
-                    text,
-                    createdAt: new Date(start + turn * 1000).toISOString(),
-                  },
-                ]
-              : [],
-          ),
-        };
-      });
-    },
-  };
-}
-
 // --- Internal helpers ---
-
-/** The LongMemEval session of a turn id `<session>:<turn>`, or of a session key. */
-function sessionOfTurn(id) {
-  return id.replace(/:\d+$/, "").replace(/~\d+$/, "");
-}
-
-/** A turn of a session's second copy (`<session>~2:<turn>`) as the turn it copies. */
-function originalTurn(id) {
-  return id.replace(/~\d+:(\d+)$/, ":$1");
-}
 
 /** A fresh in-memory store holding the haystack, searched with `search()`, dropped by `close()`. */
 async function writeHaystack(haystack, embedder) {
