@@ -23,6 +23,14 @@ const DERIVE = join(
 const dir = mkdtempSync(join(tmpdir(), "arbor-lme-s-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** A question as the loader returns it (the fields read here). */
+interface LoadedQuestion {
+  id: string;
+  scored: boolean;
+  evidenceTurns: Set<string>;
+  evidenceSessions: Set<string>;
+}
+
 const turn = (role: string, content: string, hasAnswer = false) => ({
   role,
   content,
@@ -121,16 +129,18 @@ describe("LongMemEval-S derive script and loader", () => {
     expect(statSync(out).size).toBeGreaterThan(0);
 
     const data = loadLongMemEvalS(out);
-    const byId = new Map(
-      data.questions.map((q: { id: string }) => [q.id, q] as const),
-    );
-    const a1 = byId.get("a1");
+    const byId = (id: string): LoadedQuestion => {
+      const found = data.questions.find((q: LoadedQuestion) => q.id === id);
+      if (!found) throw new Error(`no question ${id}`);
+      return found;
+    };
+    const a1 = byId("a1");
     expect([...a1.evidenceTurns]).toEqual(["answer_x:0"]);
     expect([...a1.evidenceSessions]).toEqual(["answer_x"]);
     expect(a1.scored).toBe(true);
     // Not scored, as in the paper: an abstention, and an answer held only by an assistant turn.
-    expect(byId.get("b2_abs").scored).toBe(false);
-    expect(byId.get("c3").scored).toBe(false);
+    expect(byId("b2_abs").scored).toBe(false);
+    expect(byId("c3").scored).toBe(false);
 
     const haystack = data.haystackOf(a1);
     expect(haystack.map((s: { key: string }) => s.key)).toEqual([
@@ -147,7 +157,7 @@ describe("LongMemEval-S derive script and loader", () => {
         createdAt: "2023-05-03T09:00:00.000Z",
       },
     ]);
-    expect(data.haystackOf(byId.get("b2_abs"))[0].turns[0].createdAt).toBe(
+    expect(data.haystackOf(byId("b2_abs"))[0].turns[0].createdAt).toBe(
       "2023-04-01T12:30:00.000Z",
     );
   });
