@@ -24,6 +24,7 @@ import { openSqlite } from "arbor-memory/sqlite";
 import { fts5Baseline } from "./recall-quality/baseline.mjs";
 import { loadRealtalk } from "./recall-quality/dataset.mjs";
 import { loadLongMemEval } from "./recall-quality/longmemeval.mjs";
+import { longMemEvalS } from "./recall-quality/longmemeval-s.mjs";
 import {
   DIMENSIONS,
   EMBEDDER_NAME,
@@ -407,3 +408,7 @@ writeFileSync(
     2,
   ),
 );
+
+// LongMemEval-S as published, each question over its own haystack, when ARBOR_LONGMEMEVAL_S names
+// its derived file (bench/recall-quality/longmemeval-s.mjs; the data is not committed).
+await longMemEvalS({ embedders, outDir });
