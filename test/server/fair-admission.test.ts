@@ -251,7 +251,7 @@ describe("admission under a burst", () => {
     const release = await holdAll();
     let settled = 0;
     const arrivals = Array.from({ length: 80 }, (_, index) =>
-      request(`/run/n${index}`).then((answer) => {
+      Promise.resolve(request(`/run/n${index}`)).then((answer) => {
         settled++;
         return answer.status;
       }),
