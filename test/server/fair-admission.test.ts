@@ -215,6 +215,79 @@ describe("admission under a burst", () => {
     await holding;
   });
 
+  /**
+   * A limiter of 24 turns that has served `batches` rounds of 24 turns, each held `msEach` by
+   * the test's clock (the whole round finishing together), then holds 24 turns and sends 80
+   * more requests: how many answered 503 at once, and the answers once the turns come back.
+   */
+  async function afterRounds(rounds: { batches: number; msEach: number }[]) {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date("2026-12-07T12:00:00.000Z"));
+    const { holds, limiter, request } = limitedApp({
+      maxInFlight: 24,
+      maxQueued: 200,
+      queueTargetMs: 1_000,
+      queueTimeoutMs: 5_000,
+      newestFirstAfterMs: 60_000,
+      turnBudgetMs: 60_000,
+    });
+    let round = 0;
+    const holdAll = async () => {
+      const names = Array.from({ length: 24 }, (_, i) => `r${round}-${i}`);
+      round++;
+      const answers = names.map((name) => request(`/hold/${name}`));
+      await until(() => names.every((name) => holds.has(name)));
+      return async () => {
+        for (const name of names) holds.get(name)!.resolve();
+        return (await Promise.all(answers)).map((answer) => answer.status);
+      };
+    };
+    for (const { batches, msEach } of rounds)
+      for (let batch = 0; batch < batches; batch++) {
+        const release = await holdAll();
+        vi.setSystemTime(Date.now() + msEach);
+        expect(await release()).toEqual(Array(24).fill(200));
+      }
+    const release = await holdAll();
+    let settled = 0;
+    const arrivals = Array.from({ length: 80 }, (_, index) =>
+      Promise.resolve(request(`/run/n${index}`)).then((answer) => {
+        settled++;
+        return answer.status;
+      }),
+    );
+    await until(() => limiter.waiting + settled === 80);
+    const refusedAtOnce = settled;
+    const expectedWaitMs = limiter.expectedWaitMs();
+    await release();
+    const statuses = await Promise.all(arrivals);
+    return { refusedAtOnce, expectedWaitMs, statuses };
+  }
+
+  it("admits what the server serves within queueTargetMs after a stall in which every running request finished late together", async () => {
+    // A second of rounds of 100 ms (240 turns given back a second), then one round held 400 ms:
+    // the whole process waited for a core. The mean turn jumps to about 336 ms, which put 81
+    // requests at 1.1 s (81 × 336 / 24) and refused 9 of the 80; the turns given back over the
+    // last second (168 in 0.9 s) put them at 0.43 s.
+    const { refusedAtOnce, expectedWaitMs, statuses } = await afterRounds([
+      { batches: 10, msEach: 100 },
+      { batches: 1, msEach: 400 },
+    ]);
+    expect(refusedAtOnce).toBe(0);
+    expect(statuses).toEqual(Array(80).fill(200));
+    expect(expectedWaitMs).toBeLessThan(1_000);
+  });
+
+  it("still refuses what a server that stays slow cannot serve within queueTargetMs", async () => {
+    // Rounds of 500 ms for 5 s: about 50 turns a second by the mean and by the count alike, so
+    // of 80 new requests only about 50 can expect a turn within the second.
+    const { refusedAtOnce, statuses } = await afterRounds([
+      { batches: 10, msEach: 500 },
+    ]);
+    expect(refusedAtOnce).toBeGreaterThan(20);
+    expect(statuses.filter((status) => status === 200).length).toBeLessThan(60);
+  });
+
   it("never runs a waiting request whose client went away", async () => {
     const { ran, holds, limiter, request } = limitedApp({});
     const holding = request("/hold/first");

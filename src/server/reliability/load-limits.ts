@@ -95,6 +95,13 @@ export class LoadLimiter {
    */
   readonly #returns: number[] = [];
   readonly #returnSeconds: number[] = [];
+  /**
+   * Turns given back in each of the last ten tenths of a second (a ring indexed by the tenth of a
+   * second since the epoch, with the tenth each count belongs to): the rate the server actually
+   * serves at, beside the mean time a turn is held.
+   */
+  readonly #releases: number[] = [];
+  readonly #releaseTenths: number[] = [];
 
   constructor(private readonly limits: LoadLimits) {}
 
@@ -168,13 +175,25 @@ export class LoadLimiter {
    * served within the bound. Once one is due, newest first has not kept up, the due go first,
    * and every request now waiting becomes due before the new one: all are ahead of it (counting
    * only the due admitted 128 clients that each waited 4 s on a server serving 119 a second).
+   *
+   * The rate is the larger of two estimates: `maxInFlight` turns per mean turn, and the turns
+   * actually given back over the last second. The mean alone misread a stall of the whole
+   * process (waiting a few hundred ms for a core on shared, oversubscribed cores): every running
+   * request then finishes late together, the mean jumps two to three times within one tenth of a
+   * second, and for the next tenths every new request was refused although the server went on
+   * serving as many a second as before (3-5% of requests answered 503 at 128 clients where a
+   * held server answered 0.3-0.6%). Turns counted over a second move little in such a pause. The
+   * count never overstates what the server can serve (it is what it served; less when it was not
+   * busy, and then the mean decides), and the mean still decides when the count is low.
    */
   expectedWaitMs(): number {
     const { maxInFlight } = this.limits;
     if (!(maxInFlight > 0)) return 0;
     const ahead =
       this.#newestFirst() && this.#due() === 0 ? 0 : this.#waiting.length;
-    return ((ahead + 1) * this.#serviceMs) / maxInFlight;
+    const byMean = ((ahead + 1) * this.#serviceMs) / maxInFlight;
+    const served = this.#servedPerMs();
+    return served > 0 ? Math.min(byMean, (ahead + 1) / served) : byMean;
   }
 
   /**
@@ -309,10 +328,12 @@ export class LoadLimiter {
     const cap = this.#retryCap();
     const first = this.retryAfterSeconds();
     const { maxInFlight } = this.limits;
-    const perSecond =
+    const perSecond = Math.max(
       this.#serviceMs > 0 && maxInFlight > 0
         ? (maxInFlight * 1000) / this.#serviceMs
-        : maxInFlight;
+        : maxInFlight,
+      this.#servedPerMs() * 1000,
+    );
     const room = Math.max(1, Math.floor(perSecond / 2));
     const now = Math.floor(Date.now() / 1000);
     let chosen = cap;
@@ -391,9 +412,38 @@ export class LoadLimiter {
         : this.#serviceMs + (ms - this.#serviceMs) / 16;
   }
 
+  /** Counts one turn given back in its tenth of a second. */
+  #countRelease(now: number): void {
+    const tenth = Math.floor(now / 100);
+    const slot = tenth % 10;
+    if (this.#releaseTenths[slot] !== tenth) {
+      this.#releaseTenths[slot] = tenth;
+      this.#releases[slot] = 0;
+    }
+    this.#releases[slot]!++;
+  }
+
+  /**
+   * Turns given back per millisecond over the last second (this tenth and the nine before it);
+   * 0 when none was. A limiter younger than a second counts less than it served: it errs on the
+   * side of the mean.
+   */
+  #servedPerMs(): number {
+    const now = Date.now();
+    const tenth = Math.floor(now / 100);
+    let count = 0;
+    for (let slot = 0; slot < 10; slot++) {
+      const counted = this.#releaseTenths[slot];
+      if (counted !== undefined && counted > tenth - 10 && counted <= tenth)
+        count += this.#releases[slot]!;
+    }
+    return count / (900 + (now - tenth * 100));
+  }
+
   #release(): void {
     if (!(this.limits.maxInFlight > 0)) return;
     this.#lastProgress = Date.now();
+    this.#countRelease(this.#lastProgress);
     if (this.#stallLogged) {
       this.#stallLogged = false;
       this.limits.log(
