@@ -21,7 +21,7 @@
 export const RANK_K = 60;
 
 /** How much of its session's best matches an opening turn adds to its own share. */
-export const OPENING_SHARE = 0.15;
+export const OPENING_SHARE = 0.05;
 
 /** How many of the session's best matches (the opening itself may be one) add to it. */
 export const SESSION_TURNS = 2;
