@@ -38,9 +38,14 @@ export function writeRows(
   messages: readonly MessageWrite[],
   parentId: string | null | undefined,
 ): WriteMessagesResult {
-  const encoded = messages.map(({ message, json }) =>
-    encodeForStorage(message, json),
-  );
+  // Plain loops, no callbacks: an append is one message, and a callback per step is a closure
+  // to allocate and a function to compile and inline before the path is warm (docs/benchmarks.md).
+  const count = messages.length;
+  const encoded: EncodedMessage[] = new Array<EncodedMessage>(count);
+  for (let index = 0; index < count; index++) {
+    const { message, json } = messages[index]!;
+    encoded[index] = encodeForStorage(message, json);
+  }
   const data = store.session(sessionId);
   let firstParentId: string | null;
   if (parentId === undefined) firstParentId = latestLeafRow(data)?.id ?? null;
@@ -51,19 +56,25 @@ export function writeRows(
   const insertedIds: string[] = [];
   let parent = firstParentId;
   const createdAt = nowIso();
-  messages.forEach(({ message }, index) => {
+  for (let index = 0; index < count; index++) {
+    const { message } = messages[index]!;
     if (data.rows.has(message.id)) inserted.push(false);
     else {
-      const row = insertRow(store, sessionId, data, message, encoded[index]!, {
-        parentId: parent,
+      const row = insertRow(
+        store,
+        sessionId,
+        data,
+        message,
+        encoded[index]!,
+        parent,
         createdAt,
-      });
+      );
       data.latestLeaf = row;
       inserted.push(true);
       insertedIds.push(row.id);
     }
     parent = message.id;
-  });
+  }
   if (insertedIds.length > 0)
     publishMemoryChange(store, sessionId, "append", insertedIds);
   return { inserted, firstParentId };
@@ -137,10 +148,15 @@ export function importRows(
   }
   if (records.replace) clearSessionRows(store, sessionId);
   for (const { message, parentId, createdAt } of records.messages) {
-    insertRow(store, sessionId, data, message, encodeForStorage(message), {
+    insertRow(
+      store,
+      sessionId,
+      data,
+      message,
+      encodeForStorage(message),
       parentId,
       createdAt,
-    });
+    );
   }
   data.compactions.push(...structuredClone(records.compactions));
   const moved = reattachRoots(data, records);
@@ -163,19 +179,22 @@ function insertRow(
   data: MemorySessionData,
   message: SessionMessage,
   encoded: EncodedMessage,
-  placement: { parentId: string | null; createdAt: string },
+  parentId: string | null,
+  createdAt: string,
 ): MemoryRow {
   store.attachments.add(sessionId, message.id, encoded.attachments);
+  const text = searchableText(message);
+  // Every member in the literal: a row takes its final shape at once, not by a later transition.
   const row: MemoryRow = {
     seq: store.takeSeq(),
     id: message.id,
-    parentId: placement.parentId,
+    parentId,
     role: message.role,
     json: encoded.json,
-    createdAt: placement.createdAt,
-    text: searchableText(message),
+    createdAt,
+    text,
+    indexed: indexedText(store, message, text),
   };
-  row.indexed = indexedText(store, message, row.text);
   data.rows.set(row.id, row);
   data.ordered.push(row);
   data.textIndex.add(row);
