@@ -116,7 +116,9 @@ async function createdBlocks(
       ...(config.description !== undefined
         ? { description: config.description }
         : {}),
-      ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
+      ...(config.maxTokens !== undefined
+        ? { maxTokens: config.maxTokens }
+        : {}),
     };
   }
   return definitions;

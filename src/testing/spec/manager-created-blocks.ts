@@ -208,14 +208,12 @@ export function managerCreatedBlocksSpec(suite: ManagerSuite): void {
           { plans: { description: 7 } },
           [],
         ]) {
+          // Through JSON, as a snapshot file arrives: any shape at all.
+          const bad = JSON.parse(
+            JSON.stringify({ ...snapshot, createdBlocks }),
+          ) as typeof snapshot;
           const error = await caught(() =>
-            manager.importSession(
-              {
-                ...snapshot,
-                createdBlocks,
-              } as unknown as typeof snapshot,
-              { newId: true },
-            ),
+            manager.importSession(bad, { newId: true }),
           );
           expect((error as { code?: string } | undefined)?.code).toBe(
             "INVALID_SNAPSHOT",
