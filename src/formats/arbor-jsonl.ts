@@ -19,7 +19,13 @@ import { textOf } from "../session/errors/text-of.js";
 export const ARBOR_JSONL_FORMAT = "arbor.jsonl";
 
 /** Header fields copied to and from the snapshot as they are. */
-const HEADER_FIELDS = ["info", "ownerId", "metadata", "systemPrompt"] as const;
+const HEADER_FIELDS = [
+  "info",
+  "ownerId",
+  "metadata",
+  "systemPrompt",
+  "createdBlocks",
+] as const;
 
 /**
  * Writes a session as tree JSONL (docs/formats.md): a header line, one line per message in

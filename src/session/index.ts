@@ -175,7 +175,11 @@ export {
   /** @deprecated The old name of `InMemorySessionRegistry` (one name per backend: `InMemory*`). */
   InMemorySessionRegistry as MemorySessionRegistry,
 } from "../backends/memory/memory-registry.js";
-export type { SessionInfo, SessionSnapshot } from "./contracts/session-info.js";
+export type {
+  CreatedBlockDefinition,
+  SessionInfo,
+  SessionSnapshot,
+} from "./contracts/session-info.js";
 export type { ImportRecords, ReattachRecord } from "./contracts/provider.js";
 /** A path row as streamed history plans its windows (`getPathIds`). */
 export type { PathEntry, StoreTokenEstimate } from "./contracts/provider.js";

@@ -97,6 +97,35 @@ describe.each(BACKENDS)("round trip on %s", (_name, makeManager) => {
       ),
     ).toContain("- Likes green tea");
   });
+
+  it("a created block goes out in tree JSONL and snapshot JSON and comes back defined, with its content", async () => {
+    const manager = makeManager();
+    const { id, activeLeaf } = await branchedSession(manager);
+    await manager.createContextBlock(id, "plans", {
+      description: "The user's plans",
+      maxTokens: 200,
+      content: "Trip to Lisbon in May.",
+    });
+    const exported = await manager.exportSession(id);
+    const files = [
+      toArborJsonl(exported, activeLeaf),
+      toSnapshotJson(exported),
+    ];
+    for (const file of files) {
+      // Into another store, where nothing of the session is.
+      const other = makeManager();
+      const [info] = await importConversations(other, parseConversations(file));
+      const block = (await other.getSession(info!.id).loadContext()).find(
+        (candidate) => candidate.label === "plans",
+      );
+      expect(block).toMatchObject({
+        content: "Trip to Lisbon in May.",
+        description: "The user's plans",
+        maxTokens: 200,
+        writable: true,
+      });
+    }
+  });
 });
 
 /** One sample file of every format the import reads. */

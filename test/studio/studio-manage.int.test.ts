@@ -222,7 +222,12 @@ describe.skipIf(!available)("managing sessions in the studio", () => {
     expect((await session(tripId)).body).toEqual(before);
   });
 
-  it("continues from any message: a new session holding the path up to it, the source unchanged", async () => {
+  it("continues from any message: a new session holding the path up to it and the session's blocks, the source unchanged", async () => {
+    // A block created in the session goes with the fork, with its content at the fork.
+    await server.manager.createContextBlock(tripId, "fork-plans", {
+      description: "Plans made before the fork",
+      content: "Book the tile museum for Tuesday.",
+    });
     await open(`#/s/${tripId}/chat`);
     const sourceBefore = await api<{ messages: Array<{ id: string }> }>(
       `/v1/sessions/${tripId}/history`,
@@ -254,6 +259,21 @@ describe.skipIf(!available)("managing sessions in the studio", () => {
       "Which museum should we visit?",
     ]);
     expect((await session(forkId)).body.parent_session_id).toBe(tripId);
+    type Blocks = {
+      blocks: Array<{ label: string; content: string; description?: string }>;
+    };
+    const blocksOf = async (id: string) =>
+      (await api<Blocks>(`/v1/sessions/${id}/blocks`)).body.blocks.map(
+        ({ label, content, description }) => ({ label, content, description }),
+      );
+    const forkBlocks = await blocksOf(forkId);
+    expect(forkBlocks).toContainEqual({
+      label: "fork-plans",
+      content: "Book the tile museum for Tuesday.",
+      description: "Plans made before the fork",
+    });
+    // The declared blocks come along with their contents too: the fork has the source's blocks.
+    expect(forkBlocks).toEqual(await blocksOf(tripId));
     expect(
       await api(`/v1/sessions/${tripId}/history`).then((answer) => answer.body),
     ).toEqual(sourceBefore.body);

@@ -16,6 +16,12 @@ export interface SessionInfo {
   updated_at: string;
 }
 
+/** A created block's definition as a snapshot carries it (`SessionSnapshot.createdBlocks`). */
+export interface CreatedBlockDefinition {
+  description?: string;
+  maxTokens?: number;
+}
+
 /** A whole session as data (docs/behavior/manager.md): every branch, overlays, owned blocks and the prompt. */
 export interface SessionSnapshot {
   format: "arbor.session";
@@ -36,6 +42,12 @@ export interface SessionSnapshot {
   activeLeafId?: string | null;
   /** Contents of the session's own (auto-wired) writable blocks, by label. */
   contextBlocks?: Record<string, string>;
+  /**
+   * The definitions of the blocks created at run time (`manager.createContextBlock()`), by label;
+   * their contents are in `contextBlocks`. A manager's import and a fork define them again.
+   * Absent in snapshots of older versions and of sessions without created blocks.
+   */
+  createdBlocks?: Record<string, CreatedBlockDefinition>;
   /** The persisted frozen prompt, if any. */
   systemPrompt?: string | null;
   info?: SessionInfo;

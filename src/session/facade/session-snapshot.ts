@@ -1,5 +1,9 @@
 import { hasCapability } from "../contracts/provider-capabilities.js";
-import type { SessionSnapshot } from "../contracts/session-info.js";
+import type {
+  CreatedBlockDefinition,
+  SessionSnapshot,
+} from "../contracts/session-info.js";
+import type { ContextBlocks } from "../context/context-blocks.js";
 import type { SessionTree } from "../state/session-tree.js";
 import { ArborError } from "../errors/index.js";
 import { warnRestore, type SessionRuntime } from "./session-runtime.js";
@@ -22,9 +26,13 @@ export async function exportSnapshot(
   const records = await provider.exportMessages();
   const activeLeaf = await tree.latestLeaf();
   await blocks.load();
+  const created = await createdBlocks(runtime, blocks);
   const contextBlocks: Record<string, string> = {};
   for (const block of blocks.list()) {
-    if (ownedLabels.has(block.label) && block.writable)
+    if (
+      (ownedLabels.has(block.label) || block.label in created) &&
+      block.writable
+    )
       contextBlocks[block.label] = block.content;
   }
   return {
@@ -40,6 +48,7 @@ export async function exportSnapshot(
     compactions: await provider.getCompactions(),
     activeLeafId: activeLeaf?.id ?? null,
     contextBlocks,
+    ...(Object.keys(created).length > 0 ? { createdBlocks: created } : {}),
     systemPrompt: await prompt.stored(),
   };
 }
@@ -73,10 +82,13 @@ export async function importSnapshot(
   );
   await restoreActiveLeaf(tree, snapshot.activeLeafId);
   runtime.compaction.estimator.invalidate();
-  await blocks.load();
+  // A manager defined the snapshot's created blocks just before (their config entries): a load
+  // that ran earlier has not read them.
+  await blocks.load(snapshot.createdBlocks !== undefined);
+  const created = await createdBlocks(runtime, blocks);
   for (const [label, content] of Object.entries(snapshot.contextBlocks ?? {})) {
     if (
-      ownedLabels.has(label) &&
+      (ownedLabels.has(label) || label in created) &&
       blocks.get(label)?.writable &&
       typeof content === "string"
     ) {
@@ -86,6 +98,30 @@ export async function importSnapshot(
   if (typeof snapshot.systemPrompt === "string")
     await prompt.restore(snapshot.systemPrompt);
   await skills.restore(tree).catch(warnRestore);
+}
+
+/**
+ * The session's created blocks (stored with it by a manager, `ContextBlocks.stored`), by label:
+ * their definitions. A label the session declares itself is the declared block's.
+ */
+async function createdBlocks(
+  runtime: SessionRuntime,
+  blocks: ContextBlocks,
+): Promise<Record<string, CreatedBlockDefinition>> {
+  const declared = new Set(runtime.plan.context.map((config) => config.label));
+  const definitions: Record<string, CreatedBlockDefinition> = {};
+  for (const config of (await blocks.stored?.()) ?? []) {
+    if (declared.has(config.label)) continue;
+    definitions[config.label] = {
+      ...(config.description !== undefined
+        ? { description: config.description }
+        : {}),
+      ...(config.maxTokens !== undefined
+        ? { maxTokens: config.maxTokens }
+        : {}),
+    };
+  }
+  return definitions;
 }
 
 /** Points the active branch where it was at export, when that is not simply the newest leaf. */

@@ -21,9 +21,9 @@ import { requireRow } from "./session-rows.js";
 /** The config key prefix of a created block's definition. */
 export const CREATED_BLOCK_PREFIX = "block:";
 
-/** A label: a letter or digit, then letters, digits, `-` and `_`; it is a URL path segment. */
-const LABEL = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-const MAX_DESCRIPTION = 2_000;
+/** A created block's label: a letter or digit, then letters, digits, `-` and `_`; it is a URL path segment. */
+export const LABEL = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+export const MAX_DESCRIPTION = 2_000;
 
 /** `manager.createContextBlock(id, label, options)`. */
 export interface CreateContextBlockOptions {

@@ -1,6 +1,10 @@
 import type { SessionInfo } from "../contracts/session-info.js";
 import { ArborError } from "../errors/index.js";
 import { copyIds, forkPath } from "./fork-path.js";
+import {
+  createdBlockEntries,
+  defineCreatedBlocks,
+} from "./created-blocks-copy.js";
 import type { ManagerHost } from "./manager-backend.js";
 import type { ForkOptions } from "./manager-options.js";
 import { requireRow, sessionExists } from "./session-rows.js";
@@ -19,11 +23,8 @@ export async function forkSession(
   options: ForkOptions,
 ): Promise<SessionInfo> {
   await requireRow(host.registry, sessionId);
-  const copied = forkPath(
-    await host.getSession(sessionId).exportSnapshot(),
-    atMessageId,
-    copyIds(options),
-  );
+  const source = await host.getSession(sessionId).exportSnapshot();
+  const copied = forkPath(source, atMessageId, copyIds(options));
   if (!copied) {
     throw new ArborError(
       "MESSAGE_NOT_FOUND",
@@ -56,6 +57,10 @@ export async function forkSession(
       info = raced.info;
     }
   }
+  // The fork has the source's own blocks as they are now: the created ones defined again, and
+  // the contents of these and the declared ones, written by the import as version 1.
+  const created = createdBlockEntries(source);
+  await defineCreatedBlocks(host.registry, info.id, created, info.created_at);
   // One bulk write of the copied records: no auto-compaction, no per-message events.
   try {
     await host.getSession(info.id).importSnapshot(
@@ -65,6 +70,12 @@ export async function forkSession(
         sessionId: info.id,
         exportedAt: new Date().toISOString(),
         ...copied,
+        ...(source.contextBlocks !== undefined
+          ? { contextBlocks: source.contextBlocks }
+          : {}),
+        ...(source.createdBlocks !== undefined
+          ? { createdBlocks: source.createdBlocks }
+          : {}),
       },
       { replace: false },
     );

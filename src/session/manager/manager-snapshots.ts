@@ -10,6 +10,10 @@ import {
   verifySnapshot,
 } from "../snapshot/snapshot.js";
 import type { ManagerHost } from "./manager-backend.js";
+import {
+  createdBlockEntries,
+  defineCreatedBlocks,
+} from "./created-blocks-copy.js";
 import type { ImportSessionOptions } from "./manager-options.js";
 import { requireRow, sessionExists } from "./session-rows.js";
 import { getOwner, listMetadata, writeTenancy } from "./tenancy.js";
@@ -60,6 +64,7 @@ export async function importSession(
   }
   if (snapshot.metadata !== undefined)
     assertMetadata(snapshot.metadata, "importSession()");
+  const created = createdBlockEntries(snapshot);
   const info = importedInfo(snapshot, id, options.name);
   try {
     await host.registry.insert(info);
@@ -75,6 +80,8 @@ export async function importSession(
       options.ownerId ?? snapshot.ownerId,
       snapshot.metadata,
     );
+    // Defined before the import, which writes their contents with the other blocks'.
+    await defineCreatedBlocks(host.registry, id, created, info.created_at);
     await host.getSession(id).importSnapshot(snapshot, { replace: true });
     // Importing the messages touched the row; the snapshot's time wins.
     await host.registry.update(id, { updated_at: info.updated_at });

@@ -108,6 +108,135 @@ export function managerCreatedBlocksSpec(suite: ManagerSuite): void {
     );
 
     suite.it(
+      "a fork has the source's created blocks (definition and content at the fork) and its declared blocks' contents",
+      async (store) => {
+        const manager = store.manager().withContext("memory");
+        const source = await manager.create("source");
+        await manager.append(source.id, text("u1", "hello"));
+        await manager.append(source.id, text("u2", "plans?"));
+        await manager
+          .getSession(source.id)
+          .replaceContextBlock("memory", "likes tea");
+        await manager.createContextBlock(source.id, "plans", {
+          description: "The user's plans",
+          maxTokens: 200,
+          content: "Trip to Lisbon in May.",
+        });
+        const fork = await manager.fork(source.id, "u1", "forked");
+        // Later writes to the source stay in the source.
+        await manager
+          .getSession(source.id)
+          .replaceContextBlock("plans", "Trip to Porto in June.");
+        // A manager started afresh reads the fork's blocks from the store.
+        const other = store.manager().withContext("memory");
+        const session = other.getSession(fork.id);
+        const blocks = await session.loadContext();
+        expect(
+          blocks.map((block) => [block.label, block.content, block.maxTokens]),
+        ).toEqual([
+          ["memory", "likes tea", undefined],
+          ["plans", "Trip to Lisbon in May.", 200],
+        ]);
+        const { system } = await assembleContext(session, { freeze: false });
+        expect(system).toContain("The user's plans");
+        expect(
+          (await session.getContextBlockHistory("plans")).map(
+            (version) => version.content,
+          ),
+        ).toEqual(["Trip to Lisbon in May."]);
+        // The fork's block is its own: writing it leaves the source's as it is.
+        await session.replaceContextBlock("plans", "Stay home.");
+        expect(
+          (await other.getSession(source.id).loadContext()).find(
+            (block) => block.label === "plans",
+          )?.content,
+        ).toBe("Trip to Porto in June.");
+      },
+    );
+
+    suite.it(
+      "a snapshot carries created blocks: an import defines them again with their contents; an older snapshot imports as before",
+      async (store) => {
+        const manager = store.manager();
+        const info = await manager.create("chat");
+        await manager.append(info.id, text("u1", "hello"));
+        await manager.createContextBlock(info.id, "plans", {
+          description: "The user's plans",
+          maxTokens: 200,
+          content: "Trip to Lisbon in May.",
+        });
+        await manager.createContextBlock(info.id, "empty-one");
+        const snapshot = await manager.exportSession(info.id);
+        expect(snapshot.createdBlocks).toEqual({
+          plans: { description: "The user's plans", maxTokens: 200 },
+          "empty-one": {},
+        });
+        expect(snapshot.contextBlocks).toEqual({
+          plans: "Trip to Lisbon in May.",
+          "empty-one": "",
+        });
+        const copy = await manager.importSession(
+          JSON.parse(JSON.stringify(snapshot)) as typeof snapshot,
+          { newId: true },
+        );
+        const restored = store.manager().getSession(copy.id);
+        expect(
+          // Created blocks load in the order the registry lists them.
+          (await restored.loadContext())
+            .map((block) => [
+              block.label,
+              block.content,
+              block.description,
+              block.maxTokens,
+            ])
+            .sort(),
+        ).toEqual([
+          ["empty-one", "", undefined, undefined],
+          ["plans", "Trip to Lisbon in May.", "The user's plans", 200],
+        ]);
+        // A snapshot from before created blocks: no definitions, its contents of unknown labels
+        // ignored, as they always were.
+        const { createdBlocks: _dropped, ...older } = snapshot;
+        const plain = await manager.importSession(older, { newId: true });
+        expect(await manager.getSession(plain.id).loadContext()).toEqual([]);
+        expect(await manager.getMessageCount(plain.id)).toBe(1);
+        // A bad definition is refused before anything is written.
+        const before = JSON.stringify(await store.dump());
+        for (const createdBlocks of [
+          { "two words": {} },
+          { plans: { maxTokens: -1 } },
+          { plans: { description: 7 } },
+          [],
+        ]) {
+          // Through JSON, as a snapshot file arrives: any shape at all.
+          const bad = JSON.parse(
+            JSON.stringify({ ...snapshot, createdBlocks }),
+          ) as typeof snapshot;
+          const error = await caught(() =>
+            manager.importSession(bad, { newId: true }),
+          );
+          expect((error as { code?: string } | undefined)?.code).toBe(
+            "INVALID_SNAPSHOT",
+          );
+        }
+        // Content above the definition's maxTokens: the import is all or nothing.
+        const tooLarge = await caught(() =>
+          manager.importSession(
+            {
+              ...snapshot,
+              createdBlocks: { plans: { maxTokens: 2 } },
+            },
+            { newId: true },
+          ),
+        );
+        expect((tooLarge as { code?: string } | undefined)?.code).toBe(
+          "BLOCK_TOO_LARGE",
+        );
+        expect(JSON.stringify(await store.dump())).toBe(before);
+      },
+    );
+
+    suite.it(
       "deleting the session removes its created blocks' definitions, contents and history",
       async (store) => {
         const manager = store.manager();
