@@ -161,11 +161,6 @@ export class KvSessionRegistry implements SessionRegistry {
     );
   }
 
-  /** The opening turns of these sessions (explained search): the engine's, as for search. */
-  async openingTurns(sessionIds: readonly string[]): Promise<SummaryHit[]> {
-    return (await this.store.engine.registry.openingTurns?.(sessionIds)) ?? [];
-  }
-
   deleteSession(id: string, contextKeys: readonly string[]): Promise<boolean> {
     return this.store.exclusive(async () => {
       if (!this.get(id)) return false;

@@ -208,15 +208,6 @@ export class InMemorySessionRegistry implements SessionRegistry {
     );
   }
 
-  /** Each session's messages without a parent (explained manager search, session-evidence.ts). */
-  openingTurns(sessionIds: readonly string[]): SummaryHit[] {
-    return sessionIds.flatMap((sessionId) =>
-      (this.store.peek(sessionId)?.ordered ?? [])
-        .filter((row) => row.parentId === null)
-        .map((row) => ({ sessionId, id: row.id })),
-    );
-  }
-
   deleteSession(id: string, contextKeys: readonly string[]): boolean {
     if (!this.store.registry.delete(id)) return false;
     this.store.attachments.releaseSession(id);

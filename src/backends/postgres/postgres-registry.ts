@@ -301,16 +301,6 @@ export class PostgresSessionRegistry implements SessionRegistry {
     return searchSummaryRows(this.#db, query, options);
   }
 
-  /** Each session's messages without a parent (explained manager search, session-evidence.ts). */
-  async openingTurns(sessionIds: readonly string[]): Promise<SummaryHit[]> {
-    await this.#ready();
-    return this.#db.query<SummaryHit>(
-      `SELECT session_id AS "sessionId", id FROM assistant_messages
-        WHERE session_id = ANY(${TEXT_ARRAY_SQL}) AND parent_id IS NULL`,
-      [JSON.stringify(sessionIds)],
-    );
-  }
-
   /**
    * Deletes the registry row and every row of the session in one statement that holds the
    * session's advisory lock, the lock appends, deletes and clears take. Over a Pool or Client it

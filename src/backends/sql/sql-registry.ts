@@ -408,15 +408,6 @@ export class SqlSessionRegistry implements SessionRegistry {
     return searchSummaryRows(this.agent, query, options);
   }
 
-  /** Each session's messages without a parent (explained manager search, session-evidence.ts). */
-  openingTurns(sessionIds: readonly string[]): SummaryHit[] {
-    this.ready();
-    return this.agent.sql<{ sessionId: string; id: string }>`
-      SELECT session_id AS sessionId, id FROM assistant_messages
-      WHERE session_id IN (SELECT value FROM json_each(${JSON.stringify(sessionIds)}))
-        AND parent_id IS NULL`;
-  }
-
   deleteSession(id: string, contextKeys: readonly string[]): boolean {
     this.ready();
     ensureBlockHistoryTable(this.agent);

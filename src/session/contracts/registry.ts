@@ -167,13 +167,6 @@ export interface SessionRegistry {
     options: RegistrySearchOptions,
   ): MaybePromise<SummaryHit[]>;
   /**
-   * The messages of these sessions stored without a parent (each session's opening turn; more
-   * than one when a session has several roots). Explained `manager.search()` gives them a share
-   * of their session's matches (docs/search.md#evidence-across-sessions); without the method that
-   * step is skipped.
-   */
-  openingTurns?(sessionIds: readonly string[]): MaybePromise<SummaryHit[]>;
-  /**
    * Deletes the registry row and every row of the session, atomically: messages, overlays, index
    * rows, config, block history and the context rows under `contextKeys`. `false` (and nothing
    * deleted) when the session has no registry row.

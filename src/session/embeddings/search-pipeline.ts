@@ -7,9 +7,8 @@
  *    the time named in the query (query-time-search.ts), the rest to the ranking;
  * 2. each run of the ranking: the space's plain full-text search when there are no embeddings
  *    and no `mode`, `scope` or `leafId` (results as the backend returns them); otherwise the
- *    recall ranking (recall.ts, loaded on first use): the text ranking (message hits, across
- *    sessions reordered by their sessions' evidence, session-evidence.ts, then interleaved with
- *    overlay summaries), the nearest vectors, fused, each candidate resolved to its text;
+ *    recall ranking (recall.ts, loaded on first use): the text ranking (message hits interleaved
+ *    with overlay summaries), the nearest vectors, fused, each candidate resolved to its text;
  * 3. hits placed in their sessions: the session's name across sessions, and the turns around
  *    each hit with `context`.
  *
@@ -83,11 +82,6 @@ async function rank(
     space.acrossSessions ? undefined : options.leafId,
   );
   const window = { ...textOptions, limit: rankWindow(limit) };
-  // Across sessions only, so a session's search (a Durable Object's) never loads it.
-  const evidence =
-    space.acrossSessions && space.openingTurns
-      ? await import("./session-evidence.js")
-      : null;
   return recall({
     query,
     mode,
@@ -98,7 +92,7 @@ async function rank(
       const { path, sessionId } = covered;
       // The text ranking scores a window of its own, wider than the candidates it returns
       // (text/search-limit.ts), so the fused order does not change with `limit`.
-      const found = (
+      const messages = (
         await space.searchText(query, {
           ...window,
           rankWindow: recallRankWindow(limit),
@@ -111,20 +105,6 @@ async function rank(
           id: hit.id,
           hit,
         }));
-      let messages = found;
-      if (evidence && space.openingTurns && found.length > 1) {
-        const sessionOf = (item: { sessionId: string }) => item.sessionId;
-        const openings = new Set(
-          (
-            await space.openingTurns(
-              evidence.evidenceSessions(found, sessionOf),
-            )
-          ).map((turn) => `${turn.sessionId}\u0000${turn.id}`),
-        );
-        messages = evidence.rankWithSessionEvidence(found, sessionOf, (item) =>
-          openings.has(`${item.sessionId}\u0000${item.id}`),
-        );
-      }
       return interleave(messages, await covered.summaries(query, window));
     },
     semantic: covered.semantic,

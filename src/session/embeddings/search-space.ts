@@ -39,13 +39,6 @@ export interface SearchSpace {
     query: string,
     options: TextSearchInput & { limit: number },
   ): Promise<SearchResult[]>;
-  /**
-   * Across sessions: the opening turns (messages without a parent) of these sessions, for the
-   * session-evidence step (session-evidence.ts); absent when the store cannot tell.
-   */
-  openingTurns?(
-    sessionIds: readonly string[],
-  ): Promise<ReadonlyArray<{ sessionId: string; id: string }>>;
   /** The store the space's vectors live in; `NOT_SUPPORTED` without one. */
   embeddingStore(): Promise<BackendEmbeddings>;
   /** What one ranked search covers, with `scope` (`"session"` across sessions) and `leafId`. */

@@ -61,12 +61,6 @@ function registrySpace(
       if (queryTerms(query).length === 0) return [];
       return registry.search(query, checked);
     },
-    ...(registry.openingTurns
-      ? {
-          openingTurns: async (ids: readonly string[]) =>
-            registry.openingTurns!(ids),
-        }
-      : {}),
     embeddingStore: async () => storeEmbeddings(host),
     rankingScope: async () => ({
       path: null,
