@@ -10,7 +10,6 @@ import {
   UsageError,
   type CommandSpec,
 } from "../args.js";
-import { ConnectionPacing } from "../connection-pacing.js";
 import { CliError } from "../errors.js";
 import { GracefulShutdown, type RequestLike } from "../graceful-shutdown.js";
 import { SERVE_TUNING_OPTIONS, serveTuning } from "../serve-tuning.js";
@@ -154,9 +153,6 @@ request, then closes the database.`,
           return app.fetch(request);
         },
       }) as Server;
-      // A burst of new connections is read a few per turn of the event loop, between the
-      // requests of the connections already open (connection-pacing.ts).
-      new ConnectionPacing(server);
       server.requestTimeout = RECEIVE_TIMEOUT_MS;
       server.headersTimeout = Math.min(RECEIVE_TIMEOUT_MS, 30_000);
       server.setTimeout(IDLE_SOCKET_TIMEOUT_MS);
