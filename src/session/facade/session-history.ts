@@ -1,9 +1,13 @@
 import { hasCapability } from "../contracts/provider-capabilities.js";
 import type { PathEntry } from "../contracts/provider.js";
 import type { SessionTree } from "../state/session-tree.js";
-import type { SessionMessage } from "../contracts/types.js";
+import type { MaybePromise, SessionMessage } from "../contracts/types.js";
 import { summaryMessage } from "../tree/apply-compactions.js";
-import { historyWindows, type WindowBounds } from "../tree/history-windows.js";
+import {
+  historyWindows,
+  type HistoryWindow,
+  type WindowBounds,
+} from "../tree/history-windows.js";
 import { utf8Length } from "../encoding/utf8.js";
 import { invalidArgument } from "../errors/index.js";
 import { textOf } from "../errors/text-of.js";
@@ -75,19 +79,14 @@ async function* readBatches(
       tree.pathIds(options.leafId),
       provider.getCompactions(),
     ]);
-    for (const window of historyWindows(path ?? [], overlays, options)) {
-      signal?.throwIfAborted();
-      const rows = window.rowIds.length > 0 ? await fetch(window.rowIds) : [];
-      let next = 0;
-      const batch: SessionMessage[] = [];
-      for (const span of window.spans) {
-        // Rows deleted since the path was read, or unreadable, are skipped as getHistory() skips them.
-        const message =
-          span.kind === "summary" ? summaryMessage(span.overlay) : rows[next++];
-        if (message) batch.push(message);
-      }
-      if (batch.length > 0) yield batch;
-    }
+    const windows = historyWindows(path ?? [], overlays, options);
+    // The batch passes through `next` and no local of this generator: a suspended generator
+    // keeps every local of its frame alive, so a batch held in one stayed in memory until the
+    // consumer asked for the following one. A server streaming to hundreds of clients in turn
+    // then held one window per client between its turns, long enough for the garbage collector
+    // to copy and promote every window (docs/server.md#large-answers).
+    const next: { batch?: SessionMessage[] } = {};
+    while (await readWindow(windows, fetch, signal, next)) yield take(next);
     return;
   }
   // A provider without the window primitives: its whole history, handed out in the same batches.
@@ -100,6 +99,43 @@ async function* readBatches(
     signal?.throwIfAborted();
     yield window.rowIds.map((index) => messages[Number(index)]!);
   }
+}
+
+/**
+ * Reads the next window with a message into `into.batch`; false when there is none left. Rows
+ * deleted since the path was read, or unreadable, are skipped as getHistory() skips them.
+ */
+async function readWindow(
+  windows: Iterator<HistoryWindow>,
+  fetch: (ids: readonly string[]) => MaybePromise<Array<SessionMessage | null>>,
+  signal: AbortSignal | undefined,
+  into: { batch?: SessionMessage[] },
+): Promise<boolean> {
+  for (;;) {
+    const step = windows.next();
+    if (step.done) return false;
+    const window = step.value;
+    signal?.throwIfAborted();
+    const rows = window.rowIds.length > 0 ? await fetch(window.rowIds) : [];
+    let next = 0;
+    const batch: SessionMessage[] = [];
+    for (const span of window.spans) {
+      const message =
+        span.kind === "summary" ? summaryMessage(span.overlay) : rows[next++];
+      if (message) batch.push(message);
+    }
+    if (batch.length > 0) {
+      into.batch = batch;
+      return true;
+    }
+  }
+}
+
+/** The batch `readWindow` read, which `into` then no longer holds. */
+function take(into: { batch?: SessionMessage[] }): SessionMessage[] {
+  const batch = into.batch!;
+  into.batch = undefined;
+  return batch;
 }
 
 function checkOptions(
