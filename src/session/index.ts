@@ -235,22 +235,27 @@ export {
 /**
  * The seed-named PostgreSQL classes, the same classes as `arbor-memory/postgres`'s, kept here so
  * code written for the Agents SDK ports by changing an import. A Worker that does not import them
- * does not carry them (`sideEffects: false`). The rest of PostgreSQL, `postgresBackend()` first,
- * is in `arbor-memory/postgres`.
+ * does not carry them (`sideEffects: false`). Imported from their own modules, not the backend's
+ * index, so that Node loads neither the registry nor the backend object with this entry. The rest
+ * of PostgreSQL, `postgresBackend()` first, is in `arbor-memory/postgres`.
  */
 export {
   PostgresSessionProvider,
-  PostgresContextProvider,
-  PostgresSearchProvider,
-  applyPostgresSchema,
   type PostgresSessionProviderOptions,
+} from "../backends/postgres/postgres-session-provider.js";
+export { PostgresContextProvider } from "../backends/postgres/postgres-context-provider.js";
+export { PostgresSearchProvider } from "../backends/postgres/postgres-search-provider.js";
+export {
+  applyPostgresSchema,
   type PostgresSchemaOptions,
-  type PgClientLike,
-  type PostgresConnection,
-  type PostgresJsLike,
-  type PostgresJsTransactionLike,
-  type PostgresClient,
-} from "../backends/postgres/index.js";
+} from "../backends/postgres/postgres-schema.js";
+export type {
+  PgClientLike,
+  PostgresConnection,
+  PostgresJsLike,
+  PostgresJsTransactionLike,
+  PostgresClient,
+} from "../backends/postgres/postgres-client.js";
 /** The built-in backends of this entry, for `SessionManager.create(backend)` (docs/custom-providers.md). */
 export { sqlBackend } from "../backends/sql/sql-backend.js";
 export { memoryBackend } from "../backends/memory/memory-backend.js";

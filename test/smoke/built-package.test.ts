@@ -97,6 +97,64 @@ describe("the built package", () => {
     });
   });
 
+  it("loads the PostgreSQL schema code, record import, tree repair, message search and registry only when used, not with arbor-memory/session", () => {
+    // A loader hook reports every module Node loads: what importing the entry costs a process that
+    // never applies a schema, imports records, deletes, searches or lists sessions on PostgreSQL
+    // (ARCHITECTURE.md, "Backends").
+    const hooks = `import { writeSync } from "node:fs";
+      export async function load(url, context, next) {
+        const loaded = await next(url, context);
+        if (url.startsWith("file:")) writeSync(1, "LOADED " + url + "\\n");
+        return loaded;
+      }`;
+    const register = `import { register } from "node:module";
+      register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+    const loaded = execFileSync(
+      process.execPath,
+      [
+        "--import",
+        `data:text/javascript,${encodeURIComponent(register)}`,
+        "--input-type=module",
+        "-e",
+        'await import("arbor-memory/session");',
+      ],
+      { cwd: root, encoding: "utf8" },
+    )
+      .split("\n")
+      .filter((line) => line.startsWith("LOADED "))
+      .map((line) => line.slice("LOADED ".length));
+    const postgres = loaded
+      .map((url) => /\/dist\/backends\/postgres\/([\w-]+)\.js$/.exec(url)?.[1])
+      .filter((module): module is string => module !== undefined);
+    // The classes themselves load: they are static exports, not stand-ins.
+    expect(postgres).toEqual(
+      expect.arrayContaining([
+        "postgres-session-provider",
+        "postgres-context-provider",
+        "postgres-search-provider",
+        "postgres-schema",
+      ]),
+    );
+    const lazy = [
+      "postgres-migrate",
+      "postgres-migrations",
+      "postgres-ddl",
+      "postgres-attachment-ddl",
+      "postgres-change-log-ddl",
+      "postgres-reference-upgrade",
+      "postgres-tool-input-upgrade",
+      "postgres-schema-sql",
+      "postgres-import",
+      "postgres-tree-repair",
+      "postgres-search",
+      "postgres-summary-search",
+      "postgres-registry",
+      "postgres-backend",
+      "index",
+    ];
+    expect(postgres.filter((module) => lazy.includes(module))).toEqual([]);
+  });
+
   it("keeps arbor-memory/session free of Node-only modules, so it loads in workerd", () => {
     // arbor-memory/session imports no package at all: node:*, better-sqlite3, pg and zod must not load.
     const workerdSafe = new Set<string>();

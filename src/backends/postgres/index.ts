@@ -16,11 +16,13 @@ export { PostgresSessionRegistry } from "./postgres-registry.js";
 export { postgresBackend } from "./postgres-backend.js";
 export {
   applyPostgresSchema,
-  postgresSchemaSql,
-  POSTGRES_SCHEMA_SQL,
   POSTGRES_SCHEMA_VERSION,
   type PostgresSchemaOptions,
 } from "./postgres-schema.js";
+export {
+  postgresSchemaSql,
+  POSTGRES_SCHEMA_SQL,
+} from "./postgres-schema-sql.js";
 export type {
   PgClientLike,
   PostgresClient,

@@ -1,4 +1,4 @@
-import { ADVISORY_LOCK_NAMESPACE } from "./postgres-ddl.js";
+import { ADVISORY_LOCK_NAMESPACE } from "./postgres-locking.js";
 
 /**
  * The attachment tables, `arbor_attach()` and the triggers that release references (schema

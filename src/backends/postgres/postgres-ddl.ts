@@ -1,19 +1,5 @@
 import { invalidArgument } from "../../session/errors/index.js";
-
-/**
- * First key of Arbor's two-key advisory locks ("ARBR"), so they never collide with an
- * application's own one-key locks. The second key is `hashtext(<session id>)`.
- */
-export const ADVISORY_LOCK_NAMESPACE = 0x41524252;
-
-/** The text-search configuration of the reference DDL (published with the Cloudflare Agents SDK Session API). */
-export const DEFAULT_TEXT_SEARCH_CONFIG = "english";
-
-/** `arbor_meta` keys. */
-export const SCHEMA_VERSION_KEY = "postgres_schema_version";
-export const TEXT_SEARCH_CONFIG_KEY = "text_search_config";
-/** The token estimate the database was created with (docs/token-estimation.md). */
-export const TOKEN_ESTIMATE_KEY = "token_estimate";
+import { SCHEMA_VERSION_KEY, TEXT_SEARCH_CONFIG_KEY } from "./postgres-meta.js";
 
 /** The reference DDL (docs/behavior/storage.md), verbatim except for the text-search configuration. */
 export function seedStatements(config: string): string[] {

@@ -1,6 +1,11 @@
 import { ArborError } from "../../session/errors/index.js";
 import type { PostgresExecutor, PostgresQueryable } from "./postgres-client.js";
-import { ADVISORY_LOCK_NAMESPACE } from "./postgres-ddl.js";
+
+/**
+ * First key of Arbor's two-key advisory locks ("ARBR"), so they never collide with an
+ * application's own one-key locks. The second key is `hashtext(<session id>)`.
+ */
+export const ADVISORY_LOCK_NAMESPACE = 0x41524252;
 
 /** SQL that takes the session lock until the end of the transaction; one `?` = the session id. */
 export const SESSION_LOCK_SQL = `pg_advisory_xact_lock(${ADVISORY_LOCK_NAMESPACE}, hashtext(?))`;

@@ -3,15 +3,17 @@ import {
   changeLogStatements,
   recordChangeStatements,
   resumableChangeLogStatements,
-} from "./postgres-change-log.js";
+} from "./postgres-change-log-ddl.js";
 import { arborStatementsV1, seedStatements } from "./postgres-ddl.js";
 
 /**
  * The schema migrations: `MIGRATIONS[i]` brings a database to version `i + 1` with idempotent DDL
  * (also the text of `POSTGRES_SCHEMA_SQL`), for a text-search configuration. A step that must
- * first convert data written by an older schema has its upgrade in `postgres-settings.ts`
- * (`UPGRADES`), loaded only when a schema is applied. Append-only: never edit a released step,
- * add a new one.
+ * first convert data written by an older schema has its upgrade in `postgres-migrate.ts`
+ * (`UPGRADES`). Append-only: never edit a released step, add a new one and raise
+ * `POSTGRES_SCHEMA_VERSION` (postgres-meta.ts) with it. Not loaded with arbor-memory/session:
+ * `applyPostgresSchema()` loads it on its call (postgres-migrate.ts); arbor-memory/postgres's
+ * `postgresSchemaSql()` and `POSTGRES_SCHEMA_SQL` import it.
  */
 export const MIGRATIONS: ReadonlyArray<(config: string) => string[]> = [
   // v1: the reference DDL plus Arbor's additive tables, columns, indexes and functions. Tables the
@@ -37,6 +39,3 @@ export const MIGRATIONS: ReadonlyArray<(config: string) => string[]> = [
 	ON assistant_sessions (parent_session_id)`,
   ],
 ];
-
-/** The schema version this build of Arbor writes and needs. */
-export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;

@@ -17,13 +17,15 @@ import {
 } from "./postgres-locking.js";
 import { readConfig, writeConfig } from "./postgres-config.js";
 import { postgresSettings } from "./postgres-settings.js";
-import { searchMessageRows } from "./postgres-search.js";
-import { searchSummaryRows } from "./postgres-summary-search.js";
+import {
+  insertSessionRow,
+  registryTimestamp,
+  TIMESTAMP_PARAM,
+} from "./postgres-registry-row.js";
 import {
   isoSql,
   sessionScopeSql,
   TEXT_ARRAY_SQL,
-  TIMESTAMPTZ_PARAM,
   toCount,
 } from "./postgres-sql.js";
 import type { SessionInfo } from "../../session/contracts/session-info.js";
@@ -156,7 +158,7 @@ export class PostgresSessionRegistry implements SessionRegistry {
       if (value === undefined) continue;
       if (field === "updated_at") {
         sets.push(`updated_at = ${TIMESTAMP_PARAM}`);
-        params.push(timestamp(value, field));
+        params.push(registryTimestamp(value, field));
       } else {
         sets.push(`${field} = ?`);
         params.push(value);
@@ -187,7 +189,7 @@ export class PostgresSessionRegistry implements SessionRegistry {
       SET input_tokens = input_tokens + ?::numeric, output_tokens = output_tokens + ?::numeric,
         estimated_cost = estimated_cost + ?::double precision, updated_at = ${TIMESTAMP_PARAM}
       WHERE id = ? RETURNING id`,
-      [inputTokens, outputTokens, cost, timestamp(at, "at"), id],
+      [inputTokens, outputTokens, cost, registryTimestamp(at, "at"), id],
     );
     return rows.length > 0;
   }
@@ -196,7 +198,7 @@ export class PostgresSessionRegistry implements SessionRegistry {
     await this.#ready();
     await this.#db.query(
       `UPDATE assistant_sessions SET updated_at = ${TIMESTAMP_PARAM} WHERE id = ?`,
-      [timestamp(at, "at"), id],
+      [registryTimestamp(at, "at"), id],
     );
   }
 
@@ -268,7 +270,9 @@ export class PostgresSessionRegistry implements SessionRegistry {
     });
     // Registered and owned are probes, checked row by row in the order the search reads its
     // matches (a late check): a join would hash the whole registry on every search (about 3 ms
-    // at 10,000 sessions, growing with them).
+    // at 10,000 sessions, growing with them). The search loads on its first use, as the
+    // provider's does (postgres-session-provider.ts).
+    const { searchMessageRows } = await import("./postgres-search.js");
     return searchMessageRows(
       this.#db,
       textSearchConfig,
@@ -298,6 +302,8 @@ export class PostgresSessionRegistry implements SessionRegistry {
     options: RegistrySearchOptions,
   ): Promise<SummaryHit[]> {
     await this.#ready();
+    // Only explained search reads summaries: loaded on its first use.
+    const { searchSummaryRows } = await import("./postgres-summary-search.js");
     return searchSummaryRows(this.#db, query, options);
   }
 
@@ -326,21 +332,7 @@ export class PostgresSessionRegistry implements SessionRegistry {
   }
 }
 
-/**
- * Inserts the registry row unless the id has one: how a session written without the manager gets
- * registered by its first message (docs/behavior/manager.md#sessions-written-without-the-manager).
- */
-export async function insertSessionRowIfAbsent(
-  db: PostgresQueryable,
-  info: SessionInfo,
-): Promise<void> {
-  await insertSessionRow(db, info, "ON CONFLICT (id) DO NOTHING");
-}
-
 // --- Internal helpers ---
-
-/** A bound ISO timestamp as stored: `timestamptz` at millisecond precision. */
-const TIMESTAMP_PARAM = `date_trunc('milliseconds', ${TIMESTAMPTZ_PARAM})`;
 
 const COLUMNS = `s.id, s.name, s.parent_session_id, s.model, s.source, s.input_tokens,
   s.output_tokens, s.estimated_cost, s.end_reason, ${isoSql("s.created_at")} AS created_at,
@@ -404,17 +396,6 @@ function listQuery(options: RegistryListOptions): {
   return { sql, params };
 }
 
-/** A timestamp to bind, as ISO-8601 UTC; `INVALID_ARGUMENT` for one that is not a date. */
-function timestamp(value: unknown, name: string): string {
-  const time = typeof value === "string" ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(time)) {
-    throw invalidArgument(
-      `[postgres] Session \`${name}\` must be an ISO-8601 timestamp, got ${JSON.stringify(value)}`,
-    );
-  }
-  return new Date(time).toISOString();
-}
-
 function cursorTimestamp(value: string): string {
   const time = Date.parse(value);
   if (Number.isNaN(time)) {
@@ -474,40 +455,4 @@ async function deleteSessionRows(
   );
   if (!result?.ok) return { done: false };
   return { done: true, value: toCount(result.deleted) > 0 };
-}
-
-/** Inserts the registry row of `info`, `onConflict` deciding what happens when the id has one. */
-async function insertSessionRow(
-  db: PostgresQueryable,
-  info: SessionInfo,
-  onConflict: string,
-  configJson?: string,
-): Promise<void> {
-  const row = `INSERT INTO assistant_sessions (id, name, parent_session_id, model, source,
-        input_tokens, output_tokens, estimated_cost, end_reason, created_at, updated_at)
-      VALUES (?, ?, ?, ?, ?, ?::numeric, ?::numeric, ?::double precision, ?,
-        ${TIMESTAMP_PARAM}, ${TIMESTAMP_PARAM}) ${onConflict}`;
-  await db.query(
-    configJson === undefined
-      ? row
-      : `WITH inserted AS (${row} RETURNING id)
-        INSERT INTO assistant_config (session_id, key, value)
-        SELECT inserted.id, entry.key, entry.value
-        FROM inserted CROSS JOIN json_each_text(?::text::json) AS entry (key, value)
-        ON CONFLICT (session_id, key) DO UPDATE SET value = EXCLUDED.value`,
-    [
-      info.id,
-      info.name,
-      info.parent_session_id ?? null,
-      info.model ?? null,
-      info.source ?? null,
-      info.input_tokens ?? 0,
-      info.output_tokens ?? 0,
-      info.estimated_cost ?? 0,
-      info.end_reason ?? null,
-      timestamp(info.created_at, "created_at"),
-      timestamp(info.updated_at, "updated_at"),
-      ...(configJson === undefined ? [] : [configJson]),
-    ],
-  );
 }

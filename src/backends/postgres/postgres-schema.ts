@@ -1,13 +1,6 @@
 import type { PostgresClient } from "./postgres-client.js";
-import {
-  checkTextSearchConfig,
-  DEFAULT_TEXT_SEARCH_CONFIG,
-  versionStatement,
-} from "./postgres-ddl.js";
-import { MIGRATIONS, POSTGRES_SCHEMA_VERSION } from "./postgres-migrations.js";
-import { migrateSchema } from "./postgres-settings.js";
 
-export { POSTGRES_SCHEMA_VERSION };
+export { POSTGRES_SCHEMA_VERSION } from "./postgres-meta.js";
 
 /** Options of `postgresSchemaSql()` and `applyPostgresSchema()`. */
 export interface PostgresSchemaOptions {
@@ -19,39 +12,6 @@ export interface PostgresSchemaOptions {
    */
   textSearchConfig?: string;
 }
-
-/**
- * The whole schema as one SQL script for a given text-search configuration: every statement
- * idempotent (`IF NOT EXISTS`, `CREATE OR REPLACE`), ending with the version record. Run it with
- * `psql -f` or your migration tool; `applyPostgresSchema()` runs the same statements one by one.
- *
- * @example
- * ```ts
- * import { writeFileSync } from "node:fs";
- * import { postgresSchemaSql } from "arbor-memory/session";
- *
- * writeFileSync("arbor.sql", postgresSchemaSql({ textSearchConfig: "simple" }));
- * ```
- */
-export function postgresSchemaSql(options: PostgresSchemaOptions = {}): string {
-  const config = checkTextSearchConfig(
-    options.textSearchConfig ?? DEFAULT_TEXT_SEARCH_CONFIG,
-  );
-  const statements = [
-    ...MIGRATIONS.flatMap((statements) => statements(config)),
-    versionStatement(POSTGRES_SCHEMA_VERSION),
-  ];
-  return `-- Arbor PostgreSQL schema, version ${POSTGRES_SCHEMA_VERSION}, text search configuration '${config}'.
--- The reference DDL (docs/behavior/storage.md) plus Arbor's additive tables and indexes; safe to run again.
-${statements.map((statement) => `${statement};\n`).join("\n")}`;
-}
-
-/**
- * The schema with the reference DDL's `'english'` configuration: `postgresSchemaSql()` with no options.
- * Arbor never creates tables implicitly; run this once, or call `applyPostgresSchema()`.
- */
-// Marked pure so a bundle that does not use the constant drops it, and with it the DDL.
-export const POSTGRES_SCHEMA_SQL: string = /* @__PURE__ */ postgresSchemaSql();
 
 /**
  * Creates or upgrades Arbor's tables in the connected database: runs the pending migrations
@@ -78,9 +38,8 @@ export async function applyPostgresSchema(
   client: PostgresClient,
   options: PostgresSchemaOptions = {},
 ): Promise<{ version: number; textSearchConfig: string }> {
-  const requested =
-    options.textSearchConfig === undefined
-      ? undefined
-      : checkTextSearchConfig(options.textSearchConfig);
-  return migrateSchema(client, requested);
+  // The DDL, the migrations and the data upgrades load here, on the first call: an app applies
+  // its schema once, and a process that only uses sessions never needs them.
+  const { migrateSchema } = await import("./postgres-migrate.js");
+  return migrateSchema(client, options.textSearchConfig);
 }

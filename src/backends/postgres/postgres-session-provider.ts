@@ -46,7 +46,6 @@ import { readConfig, writeConfig } from "./postgres-config.js";
 import { PostgresContextProvider } from "./postgres-context-provider.js";
 import { postgresEmbeddings } from "./postgres-embedding-access.js";
 import { postgresExecutor } from "./postgres-executor.js";
-import { importSessionRecords } from "./postgres-import.js";
 import { sessionWrite } from "./postgres-locking.js";
 import { countPath, loadPathIdSet } from "./postgres-path.js";
 import {
@@ -57,13 +56,11 @@ import {
   loadLatestLeaf,
   loadMessage,
 } from "./postgres-reads.js";
-import { insertSessionRowIfAbsent } from "./postgres-registry.js";
-import { searchSessionMessages } from "./postgres-search.js";
+import { insertSessionRowIfAbsent } from "./postgres-registry-row.js";
 import {
   postgresSettings,
   type PostgresSettings,
 } from "./postgres-settings.js";
-import { clearSession, deleteWithRepair } from "./postgres-tree-repair.js";
 import {
   loadHistoryRowStats,
   loadMessagesByIds,
@@ -287,6 +284,7 @@ export class PostgresSessionProvider implements SessionProvider {
   async deleteMessages(ids: readonly string[]): Promise<void> {
     if (!Array.isArray(ids) || ids.length === 0) return;
     await this.#ready();
+    const { deleteWithRepair } = await repair();
     await sessionWrite(this.#db, this.sessionId, (db, fingerprint) =>
       deleteWithRepair(db, this.sessionId, ids, fingerprint),
     );
@@ -295,6 +293,7 @@ export class PostgresSessionProvider implements SessionProvider {
   /** Deletes the session's messages and overlays in one statement under the session lock. */
   async clearMessages(): Promise<void> {
     await this.#ready();
+    const { clearSession } = await repair();
     await sessionWrite(this.#db, this.sessionId, (db, fingerprint) =>
       clearSession(db, this.sessionId, fingerprint),
     );
@@ -333,6 +332,7 @@ export class PostgresSessionProvider implements SessionProvider {
     options?: TextSearchOptions,
   ): Promise<SearchResult[]> {
     const { textSearchConfig } = await this.#ready();
+    const { searchSessionMessages } = await import("./postgres-search.js");
     return searchSessionMessages(
       this.#db,
       textSearchConfig,
@@ -412,6 +412,8 @@ export class PostgresSessionProvider implements SessionProvider {
    */
   async importRecords(records: ImportRecords): Promise<void> {
     await this.#ready();
+    // Snapshot import and fork only: loaded on the first import.
+    const { importSessionRecords } = await import("./postgres-import.js");
     await sessionWrite(this.#db, this.sessionId, (db, fingerprint) =>
       importSessionRecords(db, this.sessionId, records, fingerprint),
     );
@@ -475,6 +477,15 @@ export class PostgresSessionProvider implements SessionProvider {
 }
 
 // --- Internal helpers ---
+
+/**
+ * Deletes and clears, with the tree and overlay repair they need: loaded on the first of them, as
+ * the message search and the record import are, so a process that appends and reads does not load
+ * them (ARCHITECTURE.md, "What loads lazily").
+ */
+function repair(): Promise<typeof import("./postgres-tree-repair.js")> {
+  return import("./postgres-tree-repair.js");
+}
 
 /** The message a read starts from: the given id, or `null` (= the latest leaf) for null/undefined/"". */
 function target(leafId: string | null | undefined): string | null {
