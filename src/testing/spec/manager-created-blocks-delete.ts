@@ -46,7 +46,7 @@ export function managerCreatedBlocksDeleteSpec(suite: ManagerSuite): void {
           "memory",
         ]);
         const { system } = await assembleContext(session, { freeze: false });
-        expect(system).not.toContain("PLANS");
+        expect(system.includes("PLANS")).toBe(false);
         // The other process's next load no longer has it.
         expect(
           (await other.getSession(info.id).loadContext({ reload: true })).map(
@@ -68,7 +68,7 @@ export function managerCreatedBlocksDeleteSpec(suite: ManagerSuite): void {
         expect(
           (await session.loadContext()).find((b) => b.label === "memory")
             ?.created,
-        ).toBeUndefined();
+        ).toBe(undefined);
       },
     );
 
@@ -107,17 +107,14 @@ export function managerCreatedBlocksDeleteSpec(suite: ManagerSuite): void {
       async (store) => {
         const manager = store.manager();
         const info = await manager.create("chat");
-        let start: string | undefined;
-        manager.watch(() => undefined, {
-          onStart: (position) => (start = position),
-        })();
+        const events: ChangeEvent[] = [];
+        const stop = manager.watch((event) => void events.push(event));
+        // The watch is live once it hears a write: the block writes come after it.
+        await manager.append(info.id, text("u1", "hello"));
+        await settle(() => events.some((event) => event.type === "append"));
         await manager.createContextBlock(info.id, "empty-one");
         await manager.createContextBlock(info.id, "notes", { content: "x" });
         await manager.deleteContextBlock(info.id, "empty-one");
-        const events: ChangeEvent[] = [];
-        const stop = manager.watch((event) => void events.push(event), {
-          after: start!,
-        });
         const blocks = () =>
           events.filter(
             (event) => event.type === "block" && event.sessionId === info.id,
