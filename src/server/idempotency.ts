@@ -293,6 +293,8 @@ async function claim(
 
 function answer(c: Context, result: IdempotentAnswer): Response {
   if (result.replayed) c.header("Idempotent-Replayed", "true");
+  // A delete answers no body, and a replay of it none either.
+  if (result.status === 204) return c.body(null, 204);
   // The body is JSON data an answer built (or its stored copy) and the status one the route declares.
   return c.json(
     result.body as JSONValue,

@@ -161,6 +161,7 @@ export type {
   PrunedSession,
 } from "./contracts/erase.js";
 export type {
+  CreatedBlockRows,
   ListPosition,
   RegistryListOptions,
   RegistrySearchOptions,

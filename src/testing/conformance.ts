@@ -32,6 +32,7 @@ import { managerSpec } from "./spec/manager.js";
 import { managerFeaturesSpec } from "./spec/manager-features.js";
 import { managerSearchStableSpec } from "./spec/manager-search-stable.js";
 import { managerCreatedBlocksSpec } from "./spec/manager-created-blocks.js";
+import { managerCreatedBlocksDeleteSpec } from "./spec/manager-created-blocks-delete.js";
 import { managerTenancySpec } from "./spec/manager-tenancy.js";
 import type { ConformanceApi, ProviderFactory } from "./types.js";
 import { ERASE_SCENARIOS, type EraseBackend } from "./erase/erase-scenarios.js";
@@ -123,6 +124,7 @@ export function runManagerConformance(
     managerSearchTimeSpec(suite);
     managerTenancySpec(suite);
     managerCreatedBlocksSpec(suite);
+    managerCreatedBlocksDeleteSpec(suite);
   });
 }
 

@@ -3,6 +3,7 @@
 // the engine's, over the sessions this registry picks (owner and id filters are read here).
 import {
   ArborError,
+  type CreatedBlockRows,
   type RegistryListOptions,
   type RegistrySearchOptions,
   type SearchResult,
@@ -11,7 +12,7 @@ import {
   type SessionRegistry,
   type SummaryHit,
 } from "arbor-memory/session";
-import { blocksKey } from "./kv-context.js";
+import { blocksKey, type BlockVersions } from "./kv-context.js";
 import {
   configKey,
   registryKey,
@@ -161,6 +162,31 @@ export class KvSessionRegistry implements SessionRegistry {
     );
   }
 
+  /** Claimed, the label's earlier rows dropped and the change recorded, under the write lock. */
+  createBlock(
+    sessionId: string,
+    block: CreatedBlockRows,
+    definition: string,
+  ): Promise<boolean> {
+    return this.store.exclusive(() => {
+      if (!this.setConfigIfAbsent(sessionId, block.configKey, definition))
+        return false;
+      this.dropBlockRows(sessionId, block);
+      return true;
+    });
+  }
+
+  /** The definition, the content document and the label's history, then the change: one write. */
+  deleteBlock(sessionId: string, block: CreatedBlockRows): Promise<boolean> {
+    return this.store.exclusive(() => {
+      const { [block.configKey]: found, ...rest } = this.config(sessionId);
+      if (found === undefined) return false;
+      this.store.write(configKey(sessionId), rest);
+      this.dropBlockRows(sessionId, block);
+      return true;
+    });
+  }
+
   deleteSession(id: string, contextKeys: readonly string[]): Promise<boolean> {
     return this.store.exclusive(async () => {
       if (!this.get(id)) return false;
@@ -176,6 +202,16 @@ export class KvSessionRegistry implements SessionRegistry {
   }
 
   // --- Internal helpers ---
+
+  private dropBlockRows(sessionId: string, block: CreatedBlockRows): void {
+    this.store.delete(`context:${block.contextKey}`);
+    const versions = this.store.read<BlockVersions>(blocksKey(sessionId));
+    if (versions && block.label in versions) {
+      const { [block.label]: _dropped, ...rest } = versions;
+      this.store.write(blocksKey(sessionId), rest);
+    }
+    this.store.changes.record(sessionId, "block", [block.label]);
+  }
 
   /** The search options for the engine: the sessions this registry picks, by id and owner. */
   private scoped(options: RegistrySearchOptions): RegistrySearchOptions {

@@ -33,6 +33,7 @@ GET /v1/sessions/{id}/blocks
 POST /v1/sessions/{id}/blocks
 GET /v1/sessions/{id}/blocks/{label}
 PUT /v1/sessions/{id}/blocks/{label}
+DELETE /v1/sessions/{id}/blocks/{label}
 GET /v1/sessions/{id}/blocks/{label}/history
 POST /v1/sessions/{id}/blocks/{label}/revert
 GET /v1/sessions/{id}/prompt

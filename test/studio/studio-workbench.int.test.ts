@@ -413,4 +413,66 @@ describe.skipIf(!available)("the studio as a memory workbench", () => {
     expect(after.prompt).toBe(before.current);
     expect(await page.locator(".diff .diff-line.add").count()).toBe(0);
   });
+
+  it("deletes a created block only after the confirmation, and a second page sees a block created without content appear and go live", async () => {
+    const labels = async () =>
+      (
+        await api<{ blocks: Array<{ label: string }> }>(
+          `/v1/sessions/${tripId}/blocks`,
+        )
+      ).blocks.map((block) => block.label);
+    const second = await browser.context.newPage();
+    try {
+      await open(`#/s/${tripId}/blocks`);
+      await second.goto(`${server.url}/#/s/${tripId}/blocks`);
+      await second.waitForSelector('.block[data-label="plans"]');
+      await second.waitForSelector(".live.on");
+      // A declared block has no Delete: it is the application's.
+      expect(
+        await memoryCard().locator('button:has-text("Delete…")').count(),
+      ).toBe(0);
+
+      // Created by another client without content: a change on the feed, shown without a refresh.
+      const created = await fetch(
+        `${server.url}/v1/sessions/${tripId}/blocks`,
+        {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ label: "ideas", description: "Loose ideas" }),
+        },
+      );
+      expect(created.status).toBe(201);
+      await second.waitForSelector('.block[data-label="ideas"]');
+      const ideas = page.locator('.block[data-label="ideas"]');
+      await ideas.waitFor();
+
+      // Declined: nothing is written.
+      const before = dump();
+      dialogs.length = 0;
+      confirmAnswer = false;
+      await ideas.locator('button:has-text("Delete…")').click();
+      await expect.poll(() => dialogs.length).toBe(1);
+      expect(dialogs[0]).toContain("Delete the block ideas for good?");
+      expect(dump()).toBe(before);
+      expect(await labels()).toEqual(["memory", "plans", "ideas"]);
+
+      // Confirmed: gone from the store, from this page and, live, from the other.
+      confirmAnswer = true;
+      await ideas.locator('button:has-text("Delete…")').click();
+      await page.waitForSelector('.block[data-label="ideas"]', {
+        state: "detached",
+      });
+      await second.waitForSelector('.block[data-label="ideas"]', {
+        state: "detached",
+      });
+      expect(await labels()).toEqual(["memory", "plans"]);
+      expect(dump()).not.toContain("block:ideas");
+      const history = await fetch(
+        `${server.url}/v1/sessions/${tripId}/blocks/ideas/history`,
+      );
+      expect(history.status).toBe(404);
+    } finally {
+      await second.close();
+    }
+  });
 });

@@ -77,6 +77,11 @@ export class InMemoryBlockHistory implements BlockHistoryStore {
     return removed;
   }
 
+  /** Drops every version of a label (a created block deleted): a new block of it starts at 1. */
+  forget(label: string): void {
+    this.versions.delete(label);
+  }
+
   clear(): void {
     this.versions.clear();
   }

@@ -5,8 +5,10 @@ import { searchText } from "./memory-search.js";
 import { combinedCorpus, type MemoryTextIndex } from "./memory-text-index.js";
 import type { SessionInfo } from "../../session/contracts/session-info.js";
 import type { SearchResult } from "../../session/contracts/types.js";
+import { publishMemoryChange } from "./memory-changes.js";
 import {
   compareListOrder,
+  type CreatedBlockRows,
   type RegistryListOptions,
   type RegistrySearchOptions,
   type SessionInfoPatch,
@@ -208,6 +210,26 @@ export class InMemorySessionRegistry implements SessionRegistry {
     );
   }
 
+  /** Synchronous, so atomic: claimed, the label's earlier rows dropped, the change published. */
+  createBlock(
+    sessionId: string,
+    block: CreatedBlockRows,
+    definition: string,
+  ): boolean {
+    if (!this.setConfigIfAbsent(sessionId, block.configKey, definition))
+      return false;
+    this.dropBlockRows(sessionId, block);
+    return true;
+  }
+
+  /** Synchronous, so atomic: the definition, the content row and the history, then the change. */
+  deleteBlock(sessionId: string, block: CreatedBlockRows): boolean {
+    if (!this.store.peek(sessionId)?.config.delete(block.configKey))
+      return false;
+    this.dropBlockRows(sessionId, block);
+    return true;
+  }
+
   deleteSession(id: string, contextKeys: readonly string[]): boolean {
     if (!this.store.registry.delete(id)) return false;
     this.store.attachments.releaseSession(id);
@@ -215,5 +237,13 @@ export class InMemorySessionRegistry implements SessionRegistry {
     this.store.blockHistories.delete(id);
     for (const key of contextKeys) this.store.contextRows.delete(key);
     return true;
+  }
+
+  // --- Internal helpers ---
+
+  private dropBlockRows(sessionId: string, block: CreatedBlockRows): void {
+    this.store.contextRows.delete(block.contextKey);
+    this.store.blockHistories.get(sessionId)?.forget(block.label);
+    publishMemoryChange(this.store, sessionId, "block", [block.label]);
   }
 }

@@ -24,6 +24,7 @@ import {
 } from "./postgres-registry-row.js";
 import {
   isoSql,
+  RECORD_CHANGE_SQL,
   sessionScopeSql,
   TEXT_ARRAY_SQL,
   toCount,
@@ -32,6 +33,7 @@ import type { SessionInfo } from "../../session/contracts/session-info.js";
 import type { SearchResult } from "../../session/contracts/types.js";
 import {
   compareListOrder,
+  type CreatedBlockRows,
   type RegistryListOptions,
   type RegistrySearchOptions,
   type SessionInfoPatch,
@@ -325,6 +327,42 @@ export class PostgresSessionRegistry implements SessionRegistry {
     );
   }
 
+  /**
+   * Claims a created block's definition, drops what an earlier block of the label left and
+   * records the `block` change, in one statement under the session lock (`sessionWrite`, as
+   * `deleteSession`), so the change commits in the session's order.
+   */
+  async createBlock(
+    sessionId: string,
+    block: CreatedBlockRows,
+    definition: string,
+  ): Promise<boolean> {
+    await this.#ready();
+    return sessionWrite(this.#db, sessionId, (db, fingerprint) =>
+      blockWrite(db, sessionId, block, fingerprint, {
+        sql: `INSERT INTO assistant_config (session_id, key, value)
+          SELECT ?, ?, ? WHERE (SELECT ok FROM checked)
+          ON CONFLICT (session_id, key) DO NOTHING RETURNING key`,
+        params: [sessionId, block.configKey, definition],
+      }),
+    );
+  }
+
+  /** Deletes a created block's definition, content row and history, with its change: one statement. */
+  async deleteBlock(
+    sessionId: string,
+    block: CreatedBlockRows,
+  ): Promise<boolean> {
+    await this.#ready();
+    return sessionWrite(this.#db, sessionId, (db, fingerprint) =>
+      blockWrite(db, sessionId, block, fingerprint, {
+        sql: `DELETE FROM assistant_config
+          WHERE session_id = ? AND key = ? AND (SELECT ok FROM checked) RETURNING key`,
+        params: [sessionId, block.configKey],
+      }),
+    );
+  }
+
   // --- Internal helpers ---
 
   #ready() {
@@ -455,4 +493,47 @@ async function deleteSessionRows(
   );
   if (!result?.ok) return { done: false };
   return { done: true, value: toCount(result.deleted) > 0 };
+}
+
+/**
+ * One attempt of a created block's write: `definition` (a statement on its config entry that
+ * returns the key when it wrote), then, only if it wrote, the label's content row and history
+ * deleted and a `block` change recorded, all in one statement under the session lock.
+ */
+async function blockWrite(
+  db: PostgresQueryable,
+  sessionId: string,
+  block: CreatedBlockRows,
+  fingerprint: string | null,
+  definition: { sql: string; params: unknown[] },
+): Promise<WriteAttempt<boolean>> {
+  const [result] = await db.query<{ ok: boolean; written: string | number }>(
+    `WITH ${LOCKED_WRITE_PREFIX},
+    definition AS (${definition.sql}),
+    content AS (
+      DELETE FROM cf_agents_context_blocks
+      WHERE label = ? AND EXISTS (SELECT 1 FROM definition)
+    ),
+    history AS (
+      DELETE FROM arbor_block_history
+      WHERE session_id = ? AND label = ? AND EXISTS (SELECT 1 FROM definition)
+    ),
+    logged AS (
+      SELECT ${RECORD_CHANGE_SQL} AS change WHERE EXISTS (SELECT 1 FROM definition)
+    )
+    SELECT (SELECT ok FROM checked) AS ok, (SELECT count(*) FROM definition) AS written,
+      (SELECT count(*) FROM logged) AS logged`,
+    [
+      ...lockedWriteParams(sessionId, fingerprint),
+      ...definition.params,
+      block.contextKey,
+      sessionId,
+      block.label,
+      sessionId,
+      "block",
+      JSON.stringify([block.label]),
+    ],
+  );
+  if (!result?.ok) return { done: false };
+  return { done: true, value: toCount(result.written) > 0 };
 }

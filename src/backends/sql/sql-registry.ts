@@ -23,8 +23,11 @@ import {
 } from "./sql-message-chunks.js";
 import { ensureBlockHistoryTable } from "./sql-block-history.js";
 import { ensureContextBlockTable } from "./sql-context-provider.js";
+import { recordChange } from "./sql-changes.js";
+import { ensureAgentSchema } from "./sql-schema.js";
 import {
   compareListOrder,
+  type CreatedBlockRows,
   type RegistryListOptions,
   type RegistrySearchOptions,
   type SessionInfoPatch,
@@ -436,7 +439,57 @@ export class SqlSessionRegistry implements SessionRegistry {
     });
   }
 
+  /**
+   * The definition claimed, what an earlier block of the label left removed and the `block`
+   * change recorded, in one transaction (`atomically`).
+   */
+  createBlock(
+    sessionId: string,
+    block: CreatedBlockRows,
+    definition: string,
+  ): boolean {
+    this.blockTables();
+    return atomically(this.agent, () => {
+      if (!this.setConfigIfAbsent(sessionId, block.configKey, definition))
+        return false;
+      this.dropBlockRows(sessionId, block);
+      return true;
+    });
+  }
+
+  /** The definition, the content row and the history deleted, the change recorded: one transaction. */
+  deleteBlock(sessionId: string, block: CreatedBlockRows): boolean {
+    this.blockTables();
+    return atomically(this.agent, () => {
+      const [row] = this.agent.sql<{ key: string }>`
+        SELECT key FROM assistant_config
+        WHERE session_id = ${sessionId} AND key = ${block.configKey}`;
+      if (!row) return false;
+      this.agent.sql`DELETE FROM assistant_config
+        WHERE session_id = ${sessionId} AND key = ${block.configKey}`;
+      this.dropBlockRows(sessionId, block);
+      return true;
+    });
+  }
+
   // --- Internal helpers ---
+
+  /** A created block's content row and history go, and the feed hears of the change. */
+  private dropBlockRows(sessionId: string, block: CreatedBlockRows): void {
+    this.agent
+      .sql`DELETE FROM cf_agents_context_blocks WHERE label = ${block.contextKey}`;
+    this.agent.sql`DELETE FROM arbor_block_history
+      WHERE session_id = ${sessionId} AND label = ${block.label}`;
+    recordChange(this.agent, sessionId, "block", [block.label]);
+  }
+
+  /** The tables a created block's write touches, the change log among them. */
+  private blockTables(): void {
+    this.ready();
+    ensureAgentSchema(this.agent);
+    ensureBlockHistoryTable(this.agent);
+    ensureContextBlockTable(this.agent);
+  }
 
   private ready(): void {
     if (indexed.has(this.agent)) return;

@@ -62,6 +62,16 @@ export const replaceBlock = createRoute({
   },
 });
 
+export const deleteBlock = createRoute({
+  method: "delete",
+  path: "/v1/sessions/{id}/blocks/{label}",
+  tags,
+  summary:
+    "Delete a block created in the session: its definition, content and history (a declared block answers 409)",
+  request: { params: BlockParams },
+  responses: { 204: { description: "Deleted" }, ...errors(404, 409, 501) },
+});
+
 export const blockHistory = createRoute({
   method: "get",
   path: "/v1/sessions/{id}/blocks/{label}/history",
@@ -151,6 +161,18 @@ export function blockRoutes(
       status: 200,
       body: await session.replaceContextBlock(label, body.content),
     }));
+    return declaredAnswer(response);
+  });
+
+  app.openapi(deleteBlock, async (c) => {
+    const { id, label } = c.req.valid("param");
+    await openSession(deps, c, id);
+    // Without a key a repeat answers 404, as every DELETE route; under one it replays the 204.
+    const idempotent = await idempotentRequest(c, "");
+    const response = await idempotently(deps, c, idempotent, async () => {
+      await deps.manager.deleteContextBlock(id, label);
+      return { status: 204, body: null };
+    });
     return declaredAnswer(response);
   });
 

@@ -62,6 +62,10 @@ export const BlockSchema = z
     writable: z.boolean(),
     isSkill: z.boolean(),
     isSearchable: z.boolean(),
+    created: z.literal(true).optional().openapi({
+      description:
+        "Present for a block created in the session (POST …/blocks), which DELETE …/blocks/{label} removes; absent for a block the application declares",
+    }),
   })
   .openapi("Block");
 

@@ -29,6 +29,8 @@ export interface WriteSource {
  */
 export class ContextBlocks {
   private readonly configs: ContextConfig[];
+  /** The labels whose config came from `stored`: they go when the store no longer has them. */
+  private readonly created = new Set<string>();
   private blocks: Map<string, ContextBlock> | null = null;
   private inflight: Promise<void> | null = null;
   /**
@@ -54,10 +56,22 @@ export class ContextBlocks {
     if (this.blocks && !force) return;
     if (this.inflight) return this.inflight;
     this.inflight = (async () => {
-      for (const config of (await this.stored?.()) ?? [])
-        if (!this.has(config.label)) this.configs.push(config);
+      if (this.stored) {
+        const stored = await this.stored();
+        const labels = stored.map((config) => config.label);
+        // A created block deleted since the last load (by this process or another) goes.
+        for (const label of this.created)
+          if (!labels.includes(label)) this.remove(label);
+        for (const config of stored)
+          if (!this.has(config.label)) {
+            this.configs.push(config);
+            this.created.add(config.label);
+          }
+      }
       const loaded = await Promise.all(
-        this.configs.map((config) => loadBlock(config)),
+        this.configs.map((config) =>
+          loadBlock(config, this.created.has(config.label)),
+        ),
       );
       this.blocks = new Map(loaded.map((block) => [block.label, block]));
     })();
@@ -162,7 +176,7 @@ export class ContextBlocks {
     const config = this.config(label);
     const current = this.blocks?.get(label);
     if (!config || !current || !this.blocks) return;
-    const block = await loadBlock(config);
+    const block = await loadBlock(config, this.created.has(label));
     if (options.keepIfEmpty && block.content === "") return;
     this.blocks.set(label, block);
   }
@@ -184,6 +198,7 @@ export class ContextBlocks {
     if (index === -1) return false;
     this.configs.splice(index, 1);
     this.blocks?.delete(label);
+    this.created.delete(label);
     return true;
   }
 
@@ -295,7 +310,10 @@ export function blockExists(label: string): Error {
   return new ArborError("BLOCK_EXISTS", `Block "${label}" already exists`);
 }
 
-async function loadBlock(config: ContextConfig): Promise<ContextBlock> {
+async function loadBlock(
+  config: ContextConfig,
+  created = false,
+): Promise<ContextBlock> {
   const provider = config.provider;
   provider?.init?.(config.label);
   const content = (await provider?.get()) ?? "";
@@ -310,5 +328,6 @@ async function loadBlock(config: ContextConfig): Promise<ContextBlock> {
     writable: isWritableProvider(provider),
     isSkill: isSkillProvider(provider),
     isSearchable: isSearchProvider(provider),
+    ...(created ? { created: true as const } : {}),
   };
 }

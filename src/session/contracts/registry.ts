@@ -149,6 +149,31 @@ export interface SessionRegistry {
     prefix: string,
   ): MaybePromise<Record<string, string>>;
   /**
+   * Optional: claims a created context block (`manager.createContextBlock()`): sets the config
+   * entry `block.configKey` to `definition` when the session has none, removes what an earlier
+   * block of the label left (the content row under `block.contextKey`, the label's block
+   * history), and records a `block` change naming `block.label`, as one atomic write. Answers
+   * whether it was set; nothing is written when not. Without it the manager claims with
+   * `setConfigIfAbsent`, and the change feed tells of a block created without content only at
+   * its first write.
+   */
+  createBlock?(
+    sessionId: string,
+    block: CreatedBlockRows,
+    definition: string,
+  ): MaybePromise<boolean>;
+  /**
+   * Optional: deletes a created context block (`manager.deleteContextBlock()`): the config entry
+   * `block.configKey`, the content row under `block.contextKey` and the block history of
+   * `block.label`, and records a `block` change naming the label, as one atomic write. Answers
+   * whether the entry was there; nothing is written when not. Without it `deleteContextBlock()`
+   * throws `NOT_SUPPORTED`.
+   */
+  deleteBlock?(
+    sessionId: string,
+    block: CreatedBlockRows,
+  ): MaybePromise<boolean>;
+  /**
    * Full-text search over the messages of registered sessions (docs/behavior/manager.md): ranked
    * any-term by default, every term with `match: "all"`; all-term matches first, then relevance,
    * ties newest first; results carry `sessionId` and `createdAt`. `[]` for unsearchable queries.
@@ -175,6 +200,16 @@ export interface SessionRegistry {
     id: string,
     contextKeys: readonly string[],
   ): MaybePromise<boolean>;
+}
+
+/** Where a created context block lives (`SessionRegistry.createBlock` and `deleteBlock`). */
+export interface CreatedBlockRows {
+  /** The block's label: the key of its block history, the id of its `block` change. */
+  label: string;
+  /** The config entry holding its definition (`block:<label>`). */
+  configKey: string;
+  /** The key of its content row (`<label>_<sessionId>`), as `deleteSession`'s `contextKeys`. */
+  contextKey: string;
 }
 
 /** The list order of docs/behavior/manager.md as a comparator. */

@@ -131,6 +131,12 @@ export interface ContextBlock {
   writable: boolean;
   isSkill: boolean;
   isSearchable: boolean;
+  /**
+   * `true` for a block created in its session through a manager (`manager.createContextBlock()`,
+   * stored with the session); absent for a block the application declares. Only a created block
+   * can be deleted (`manager.deleteContextBlock()`).
+   */
+  created?: true;
 }
 
 /** What a session-level token counter sees (docs/behavior/messages-and-tree.md, docs/behavior/overlays.md). */

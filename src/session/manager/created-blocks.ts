@@ -8,7 +8,10 @@
  * version in the block's history. docs/decisions/2026-12-07-created-blocks-in-session-config.md.
  */
 import type { ContextBlock } from "../contracts/types.js";
-import type { SessionRegistry } from "../contracts/registry.js";
+import type {
+  CreatedBlockRows,
+  SessionRegistry,
+} from "../contracts/registry.js";
 import type { SessionProvider } from "../contracts/provider.js";
 import type { ContextConfig } from "../context/types.js";
 import type { AnyContextProvider } from "../contracts/context-provider.js";
@@ -57,36 +60,65 @@ export async function createContextBlock(
   const definition = checkDefinition(label, options);
   const content = options.content ?? "";
   await requireRow(registry, sessionId);
-  const blocks = await session.loadContext();
+  // Read afresh: a block of the label another process deleted is free again.
+  const blocks = await session.loadContext({ reload: true });
   if (blocks.some((block) => block.label === label)) throw blockExists(label);
   const { provider } = await seam.ready();
-  const wired = wiredProvider(provider, sessionId, label);
-  const key = CREATED_BLOCK_PREFIX + label;
+  // A store that cannot make the content row refuses before anything is written.
+  wiredProvider(provider, sessionId, label);
+  const rows = createdBlockRows(sessionId, label);
   const value = JSON.stringify(definition);
-  if (registry.setConfigIfAbsent) {
-    if (!(await registry.setConfigIfAbsent(sessionId, key, value)))
-      throw blockExists(label);
-  } else {
-    if ((await registry.getConfig(sessionId, key)) !== null)
-      throw blockExists(label);
-    await registry.setConfig(sessionId, key, value);
-  }
+  if (!(await claim(registry, sessionId, rows, value)))
+    throw blockExists(label);
   try {
-    // The reload reads the new definition like any other (a reload running at the same moment
-    // may have read it already); adding it is for a load that started before the claim.
+    // A load that started before the claim may not have the definition: the one after it has.
     await session.loadContext({ reload: true });
-    if (!session.getContextBlock(label)) {
-      const { createdAt: _createdAt, ...config } = definition;
-      await session.addContext(label, { ...config, provider: wired });
-    }
+    if (!session.getContextBlock(label))
+      await session.loadContext({ reload: true });
     if (content === "") return session.getContextBlock(label)!;
     return await session.replaceContextBlock(label, content);
   } catch (error) {
     // A failed create leaves no block: the definition goes with it.
+    if (registry.deleteBlock) await registry.deleteBlock(sessionId, rows);
+    else await provider.setConfig?.(rows.configKey, null);
     session.removeContext(label);
-    await provider.setConfig?.(key, null);
     throw error;
   }
+}
+
+/**
+ * Deletes a block created in the session: its definition, its content row and its history, in one
+ * write (`SessionRegistry.deleteBlock`), announced on the change feed. A declared block (the
+ * application's code defines it) throws `BLOCK_READONLY`, an unknown label `BLOCK_NOT_FOUND`.
+ */
+export async function deleteContextBlock(
+  registry: SessionRegistry,
+  { session }: ManagedSession,
+  sessionId: string,
+  label: string,
+): Promise<void> {
+  await requireRow(registry, sessionId);
+  // Read afresh: another process may have created or deleted it.
+  const block = (await session.loadContext({ reload: true })).find(
+    (candidate) => candidate.label === label,
+  );
+  if (block && !block.created)
+    throw new ArborError(
+      "BLOCK_READONLY",
+      `Block "${label}" is declared by the application: only a block created in the session can be deleted`,
+    );
+  if (!registry.deleteBlock)
+    throw new ArborError(
+      "NOT_SUPPORTED",
+      `[arbor] Block "${label}" cannot be deleted: the registry has no deleteBlock`,
+    );
+  if (
+    !block ||
+    !(await registry.deleteBlock(sessionId, createdBlockRows(sessionId, label)))
+  )
+    throw new ArborError("BLOCK_NOT_FOUND", `Block "${label}" not found`);
+  // The session drops the block: its next load no longer reads the definition.
+  await session.loadContext({ reload: true });
 }
 
 /** The session's created blocks, as configs with their auto-wired providers (`SessionSeam.storedBlocks`). */
@@ -127,6 +159,33 @@ export async function createdBlockKeys(
 }
 
 // --- Internal helpers ---
+
+function createdBlockRows(sessionId: string, label: string): CreatedBlockRows {
+  return {
+    label,
+    configKey: CREATED_BLOCK_PREFIX + label,
+    contextKey: `${label}_${sessionId}`,
+  };
+}
+
+/**
+ * Claims the definition: in one write with its change notice where the registry can
+ * (`createBlock`), else atomically by `setConfigIfAbsent`, else by a read and a write.
+ */
+async function claim(
+  registry: SessionRegistry,
+  sessionId: string,
+  rows: CreatedBlockRows,
+  value: string,
+): Promise<boolean> {
+  if (registry.createBlock) return registry.createBlock(sessionId, rows, value);
+  if (registry.setConfigIfAbsent)
+    return registry.setConfigIfAbsent(sessionId, rows.configKey, value);
+  if ((await registry.getConfig(sessionId, rows.configKey)) !== null)
+    return false;
+  await registry.setConfig(sessionId, rows.configKey, value);
+  return true;
+}
 
 function checkDefinition(
   label: unknown,

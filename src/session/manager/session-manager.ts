@@ -91,6 +91,7 @@ import { SessionSettings } from "./session-settings.js";
 import {
   createContextBlock,
   createdBlockKeys,
+  deleteContextBlock,
   storedBlockConfigs,
   type CreateContextBlockOptions,
 } from "./created-blocks.js";
@@ -376,6 +377,22 @@ export class SessionManager {
       id,
       label,
       options,
+    );
+  }
+
+  /**
+   * Deletes a block created in the session (`createContextBlock()`): its definition, its content
+   * and its version history, in one atomic write, announced on the change feed as a `block`
+   * change. A block the application declares (`withContext()`) throws `BLOCK_READONLY`, a label
+   * the session does not have `BLOCK_NOT_FOUND`, an unknown session `SESSION_NOT_FOUND`. Like
+   * any block write, it leaves a frozen prompt until `refreshSystemPrompt()`.
+   */
+  async deleteContextBlock(id: string, label: string): Promise<void> {
+    return deleteContextBlock(
+      this.backend.registry,
+      this.sessions.get(id),
+      id,
+      label,
     );
   }
 

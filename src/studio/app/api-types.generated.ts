@@ -22,6 +22,8 @@ export interface Block {
   writable: boolean;
   isSkill: boolean;
   isSearchable: boolean;
+  /** Present for a block created in the session (POST …/blocks), which DELETE …/blocks/{label} removes; absent for a block the application declares */
+  created?: true;
 }
 
 export interface BlockContent {

@@ -221,6 +221,11 @@ export const api = {
    */
   createBlock: (id: string, body: CreateBlock, key: string) =>
     request<Block>(session(id) + "/blocks", { method: "POST", body, key }),
+  /** Removes a block created in the session (definition, content, history). */
+  deleteBlock: (id: string, label: string) =>
+    request<void>(session(id) + "/blocks/" + encodeURIComponent(label), {
+      method: "DELETE",
+    }),
   revertBlock: (id: string, label: string, version: number) =>
     request<Block>(
       session(id) + "/blocks/" + encodeURIComponent(label) + "/revert",

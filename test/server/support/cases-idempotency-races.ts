@@ -159,6 +159,12 @@ export function idempotencyRaceCases(withStore: WithStore): void {
           effect: { blocks: 1 },
         },
         {
+          name: "delete block",
+          method: "DELETE",
+          path: `${base}/blocks/plans`,
+          effect: { blocks: -1 },
+        },
+        {
           name: "revert",
           method: "POST",
           path: `${base}/blocks/memory/revert`,

@@ -1,7 +1,8 @@
 /**
  * Context blocks: content with a token-usage bar, editing in place (block-editor.ts), creating
- * one (block-create.ts), the write history, a diff between any two versions, and revert to a version after a confirmation
- * (POST …/revert).
+ * one (block-create.ts), deleting a created one after a confirmation (DELETE …/blocks/{label}),
+ * the write history, a diff between any two versions, and revert to a version after a
+ * confirmation (POST …/revert).
  */
 import { onEvent } from "../events.js";
 import { api } from "../api.js";
@@ -98,10 +99,40 @@ function blockCard(block: Block, options: BlocksOptions): HTMLElement {
         ? editButton(block, card, [usage, content], options)
         : null,
       toggle,
+      block.created ? deleteButton(block, options) : null,
     ),
     history,
   );
   return card;
+}
+
+/**
+ * Delete… on a block created in the session (the application's declared blocks are its own): it
+ * cannot be taken back, so it asks first.
+ */
+function deleteButton(block: Block, options: BlocksOptions): HTMLElement {
+  return h(
+    "button",
+    {
+      type: "button",
+      class: "danger",
+      onclick: onEvent(async () => {
+        if (
+          !confirm(
+            `Delete the block ${block.label} for good? Its content and its history of versions go with it; it cannot be undone. The frozen prompt keeps it until Freeze the current prompt.`,
+          )
+        )
+          return;
+        try {
+          await api.deleteBlock(options.sessionId, block.label);
+          options.reload();
+        } catch (error) {
+          options.report(error);
+        }
+      }),
+    },
+    "Delete…",
+  );
 }
 
 function usageBar(block: Block): HTMLElement {
