@@ -9,7 +9,7 @@
  * The schema version this build of Arbor writes and needs: the number of steps in `MIGRATIONS`
  * (postgres-migrations.ts), raised with each step added there (a test holds the two equal).
  */
-export const POSTGRES_SCHEMA_VERSION = 7;
+export const POSTGRES_SCHEMA_VERSION: number = 7;
 
 /** The text-search configuration of the reference DDL (published with the Cloudflare Agents SDK Session API). */
 export const DEFAULT_TEXT_SEARCH_CONFIG = "english";
