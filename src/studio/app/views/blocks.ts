@@ -8,6 +8,7 @@ import { onEvent } from "../events.js";
 import { api } from "../api.js";
 import type { Block, BlockVersion } from "../api-types.js";
 import { h, replace } from "../dom.js";
+import { dangerButton } from "./danger-button.js";
 import { formatDate, formatNumber } from "../format.js";
 import { newBlock } from "./block-create.js";
 import { editButton, isEditable } from "./block-editor.js";
@@ -111,27 +112,14 @@ function blockCard(block: Block, options: BlocksOptions): HTMLElement {
  * cannot be taken back, so it asks first.
  */
 function deleteButton(block: Block, options: BlocksOptions): HTMLElement {
-  return h(
-    "button",
-    {
-      type: "button",
-      class: "danger",
-      onclick: onEvent(async () => {
-        if (
-          !confirm(
-            `Delete the block ${block.label} for good? Its content and its history of versions go with it; it cannot be undone. The frozen prompt keeps it until Freeze the current prompt.`,
-          )
-        )
-          return;
-        try {
-          await api.deleteBlock(options.sessionId, block.label);
-          options.reload();
-        } catch (error) {
-          options.report(error);
-        }
-      }),
-    },
+  return dangerButton(
     "Delete…",
+    `Delete the block ${block.label} for good? Its content and its history of versions go with it; it cannot be undone. The frozen prompt keeps it until Freeze the current prompt.`,
+    async () => {
+      await api.deleteBlock(options.sessionId, block.label);
+      options.reload();
+    },
+    options.report,
   );
 }
 

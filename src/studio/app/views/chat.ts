@@ -17,6 +17,7 @@ import { onEvent } from "../events.js";
 import { api } from "../api.js";
 import type { Compaction, Message } from "../api-types.js";
 import { h, replace } from "../dom.js";
+import { dangerButton } from "./danger-button.js";
 import { formatDate, formatNumber } from "../format.js";
 import { injectedContextKind, textLines } from "../injected-context.js";
 import { navigate, sessionHref } from "../router.js";
@@ -586,27 +587,14 @@ function overlayCard(
       }
     }
   };
-  const undo = h(
-    "button",
-    {
-      type: "button",
-      class: "danger",
-      onclick: onEvent(async () => {
-        if (
-          !confirm(
-            "Undo this overlay? The original messages come back into the history.",
-          )
-        )
-          return;
-        try {
-          await api.deleteCompaction(options.sessionId, overlay.id);
-          options.reload();
-        } catch (error) {
-          options.report(error);
-        }
-      }),
-    },
+  const undo = dangerButton(
     "Undo overlay",
+    "Undo this overlay? The original messages come back into the history.",
+    async () => {
+      await api.deleteCompaction(options.sessionId, overlay.id);
+      options.reload();
+    },
+    options.report,
   );
   if (expandedOverlays.has(overlay.id)) void toggle();
   return h(

@@ -6,6 +6,7 @@
 import { api } from "../api.js";
 import type { SessionView } from "../api-types.js";
 import { h, replace } from "../dom.js";
+import { dangerButton } from "./danger-button.js";
 import { onEvent } from "../events.js";
 import { formatNumber } from "../format.js";
 import { navigate, sessionsHref } from "../router.js";
@@ -62,27 +63,14 @@ export function sessionActions(options: SessionActionsOptions): HTMLElement[] {
       ),
     ),
   );
-  const remove = h(
-    "button",
-    {
-      type: "button",
-      class: "danger",
-      onclick: onEvent(async () => {
-        if (
-          !confirm(
-            `Delete "${info.name || info.id}" for good? This erases its ${formatNumber(info.messageCount)} messages with their overlays, blocks, search index, embeddings, attachments and audit events. It cannot be undone. Sessions it started are kept.`,
-          )
-        )
-          return;
-        try {
-          await api.deleteSession(info.id);
-          navigate(sessionsHref());
-        } catch (error) {
-          options.report(error);
-        }
-      }),
-    },
+  const remove = dangerButton(
     "Delete…",
+    `Delete "${info.name || info.id}" for good? This erases its ${formatNumber(info.messageCount)} messages with their overlays, blocks, search index, embeddings, attachments and audit events. It cannot be undone. Sessions it started are kept.`,
+    async () => {
+      await api.deleteSession(info.id);
+      navigate(sessionsHref());
+    },
+    options.report,
   );
   return [rename, menu, remove];
 }
