@@ -121,8 +121,7 @@ function rowBytesSql(octetLength: boolean): string {
   const stored = octetLength
     ? "octet_length(m.content)"
     : "length(CAST(m.content AS BLOB))";
-  return `(COALESCE(m.chunked_bytes, ${stored}) + COALESCE((SELECT sum(r.extra_bytes)
-    FROM arbor_attachment_refs AS r WHERE r.session_id = m.session_id AND r.message_id = m.id), 0))`;
+  return `(COALESCE(m.chunked_bytes, ${stored}) + COALESCE((SELECT sum(r.extra_bytes) FROM arbor_attachment_refs AS r WHERE r.session_id = m.session_id AND r.message_id = m.id), 0))`;
 }
 
 /**
@@ -136,31 +135,14 @@ function buildStatements(octetLength: boolean): {
 } {
   const bytes = rowBytesSql(octetLength);
   return {
-    upward: sqlTemplate(`WITH RECURSIVE up (seq, parent_id, depth, used) AS (
-        SELECT m.seq, m.parent_id, 0, ${bytes} FROM assistant_messages AS m
-        WHERE m.session_id = ? AND m.id = ?
-        UNION ALL
-        SELECT m.seq, m.parent_id, p.depth + 1, p.used + ${bytes} FROM up AS p
-          JOIN assistant_messages AS m ON m.session_id = ? AND m.id = p.parent_id
-        WHERE (p.used <= ? OR p.depth + 1 < ?)
-          AND p.depth < (SELECT count(*) FROM assistant_messages WHERE session_id = ?)
-      )
-      SELECT m.seq AS seq, m.id AS id, m.parent_id AS parent_id, m.role AS role,
-        p.used AS used, p.depth AS depth
-      FROM up AS p JOIN assistant_messages AS m ON m.seq = p.seq
-      ORDER BY p.depth`),
+    upward: sqlTemplate(
+      `WITH RECURSIVE up (seq, parent_id, depth, used) AS ( SELECT m.seq, m.parent_id, 0, ${bytes} FROM assistant_messages AS m WHERE m.session_id = ? AND m.id = ? UNION ALL SELECT m.seq, m.parent_id, p.depth + 1, p.used + ${bytes} FROM up AS p JOIN assistant_messages AS m ON m.session_id = ? AND m.id = p.parent_id WHERE (p.used <= ? OR p.depth + 1 < ?) AND p.depth < (SELECT count(*) FROM assistant_messages WHERE session_id = ?) ) SELECT m.seq AS seq, m.id AS id, m.parent_id AS parent_id, m.role AS role, p.used AS used, p.depth AS depth FROM up AS p JOIN assistant_messages AS m ON m.seq = p.seq ORDER BY p.depth`,
+    ),
     // UNION ALL without a visited set (half the cost of UNION's here): a walk longer than the
     // session has rows went round a cycle, and the caller reads the path instead.
-    total: sqlTemplate(`WITH RECURSIVE path (seq, parent_id, depth) AS (
-        SELECT seq, parent_id, 0 FROM assistant_messages WHERE session_id = ? AND id = ?
-        UNION ALL
-        SELECT m.seq, m.parent_id, p.depth + 1 FROM path AS p
-          JOIN assistant_messages AS m ON m.session_id = ? AND m.id = p.parent_id
-        WHERE p.depth < (SELECT count(*) FROM assistant_messages WHERE session_id = ?)
-      )
-      SELECT count(*) AS rows, sum(${bytes}) AS bytes,
-        (SELECT count(*) FROM assistant_messages WHERE session_id = ?) AS stored
-      FROM path AS p JOIN assistant_messages AS m ON m.seq = p.seq`),
+    total: sqlTemplate(
+      `WITH RECURSIVE path (seq, parent_id, depth) AS ( SELECT seq, parent_id, 0 FROM assistant_messages WHERE session_id = ? AND id = ? UNION ALL SELECT m.seq, m.parent_id, p.depth + 1 FROM path AS p JOIN assistant_messages AS m ON m.session_id = ? AND m.id = p.parent_id WHERE p.depth < (SELECT count(*) FROM assistant_messages WHERE session_id = ?) ) SELECT count(*) AS rows, sum(${bytes}) AS bytes, (SELECT count(*) FROM assistant_messages WHERE session_id = ?) AS stored FROM path AS p JOIN assistant_messages AS m ON m.seq = p.seq`,
+    ),
   };
 }
 
