@@ -133,6 +133,96 @@ export async function loadPathWithSizes(
   return orderPath(rows).map((row) => ({ ...row, bytes: toCount(row.bytes) }));
 }
 
+/**
+ * The leaf (latest when `null`) and its ancestors while their running size is within
+ * `maxBytes` (or fewer rows than `floor` are read), the first row over it included, root-most
+ * first; `reachedRoot` when the walk ended at the path's start. And the whole path's stored size,
+ * summed in the same statement (one round trip), so only the window's rows travel: on a long
+ * path, its every row's size was most of what a recent-history read carried. Sizes count
+ * attachments as read; no more steps than the session has rows, so a cycle ends.
+ */
+export async function loadRecentPath(
+  db: PostgresQueryable,
+  sessionId: string,
+  leafId: string | null,
+  maxBytes: number,
+  floor: number,
+): Promise<{
+  rows: PathSizeRow[];
+  reachedRoot: boolean;
+  totalBytes: number;
+}> {
+  const rowBytes = `octet_length(m.content) + ${ATTACHMENT_BYTES_SQL}`;
+  const read = await db.query<{
+    id: string | null;
+    parent_id: string | null;
+    role: string | null;
+    used: string | number | null;
+    depth: number | null;
+    total: string | number | null;
+  }>(
+    `${pathCte(leafId)},
+    up (id, parent_id, depth, used) AS (
+      SELECT m.id, m.parent_id, 0, ${rowBytes} FROM assistant_messages AS m
+      WHERE m.session_id = ? AND m.id = (SELECT id FROM target)
+      UNION ALL
+      SELECT m.id, m.parent_id, p.depth + 1, p.used + ${rowBytes} FROM up AS p
+        CROSS JOIN LATERAL (SELECT session_id, id, parent_id, content FROM assistant_messages
+          WHERE session_id = ? AND id = p.parent_id OFFSET 0) AS m
+      WHERE (p.used <= ? OR p.depth + 1 < ?)
+        AND p.depth < (SELECT count(*) FROM assistant_messages WHERE session_id = ?)
+    )
+    SELECT p.id, p.parent_id, m.role, p.used, p.depth, NULL AS total
+    FROM up AS p JOIN assistant_messages AS m ON m.session_id = ? AND m.id = p.id
+    UNION ALL
+    SELECT NULL, NULL, NULL, NULL, NULL, (SELECT sum(${rowBytes})
+      FROM path AS p JOIN assistant_messages AS m ON m.session_id = ? AND m.id = p.id)`,
+    [
+      ...pathParams(sessionId, leafId),
+      sessionId,
+      sessionId,
+      maxBytes,
+      floor,
+      sessionId,
+      sessionId,
+      sessionId,
+    ],
+  );
+  const totalBytes = toCount(read.find((row) => row.id === null)?.total);
+  const upward = read
+    .filter((row) => row.id !== null)
+    .sort((a, b) => Number(a.depth) - Number(b.depth));
+  // Leaf first, each row's own size from the running sum; a repeated id (a cycle written by raw
+  // SQL) ends the path there, as `walkToRoot` ends it.
+  const seen = new Set<string>();
+  const leafFirst: PathSizeRow[] = [];
+  let cycle = false;
+  for (const [index, row] of upward.entries()) {
+    if (seen.has(row.id!)) {
+      cycle = true;
+      break;
+    }
+    seen.add(row.id!);
+    const before = index === 0 ? 0 : toCount(upward[index - 1]!.used);
+    leafFirst.push({
+      id: row.id!,
+      parent_id: row.parent_id,
+      role: row.role!,
+      bytes: toCount(row.used) - before,
+    });
+  }
+  const top = upward.at(-1);
+  // The walk went on from its last row unless the budget (or the floor) was met there: when it
+  // would have gone on and found nothing, that row is the root (or its parent is not stored).
+  const reachedRoot =
+    top === undefined ||
+    cycle ||
+    top.parent_id === null ||
+    toCount(top.used) <= maxBytes ||
+    Number(top.depth) + 1 < floor;
+  return { rows: leafFirst.reverse(), reachedRoot, totalBytes };
+}
+
 /** The ids on the path (latest leaf when `null`), in no order, from the links alone. */
 export async function loadPathIdSet(
   db: PostgresQueryable,

@@ -5,18 +5,21 @@ import type {
   SessionMessage,
 } from "../../session/contracts/types.js";
 import { decodeMessage } from "../../session/messages/message-codec.js";
-import { chooseRecentWindow } from "../../session/tree/recent-window.js";
+import {
+  chooseRecentWindow,
+  chooseRecentWindowOfSuffix,
+} from "../../session/tree/recent-window.js";
 import { materializeSpans } from "../../session/messages/stored-rows.js";
 import type { PostgresQueryable } from "./postgres-client.js";
 import { restoreMessages } from "./postgres-attachments.js";
 import { readCompactions } from "./postgres-compactions.js";
-import { loadPathWithSizes } from "./postgres-path.js";
+import { loadPathWithSizes, loadRecentPath } from "./postgres-path.js";
 import { TEXT_ARRAY_SQL } from "./postgres-sql.js";
 
 /**
  * The byte-budgeted suffix of the path to `leafId` (latest leaf when `null`) with overlays applied
- * (docs/behavior/history.md). The window is chosen on stored sizes, so content is read for the
- * chosen rows only.
+ * (docs/behavior/history.md). The window is chosen on stored sizes read from the leaf upward, so
+ * content is read for the chosen rows only.
  */
 export async function loadRecentHistory(
   db: PostgresQueryable,
@@ -25,18 +28,31 @@ export async function loadRecentHistory(
   maxContentBytes: number,
   minRecentMessages: number,
 ): Promise<RecentHistoryResult> {
-  const [rows, overlays] = await Promise.all([
-    loadPathWithSizes(db, sessionId, leafId),
+  const floor = Math.max(
+    1,
+    Math.floor(Number.isFinite(minRecentMessages) ? minRecentMessages : 1),
+  );
+  // From the leaf upward as far as the budget needs; the whole path only when an overlay
+  // reaches above those rows.
+  const [upward, overlays] = await Promise.all([
+    loadRecentPath(db, sessionId, leafId, maxContentBytes, floor),
     readCompactions(db, sessionId),
   ]);
-  if (rows.length === 0)
+  if (upward.rows.length === 0)
     return { messages: [], truncated: false, totalContentBytes: 0 };
-  const window = chooseRecentWindow(
-    rows,
+  const told = chooseRecentWindowOfSuffix(
+    upward.rows,
+    upward.reachedRoot,
     overlays,
     maxContentBytes,
-    minRecentMessages,
+    floor,
   );
+  const rows = told
+    ? upward.rows
+    : await loadPathWithSizes(db, sessionId, leafId);
+  const window = told
+    ? { ...told, totalContentBytes: upward.totalBytes }
+    : chooseRecentWindow(rows, overlays, maxContentBytes, floor);
   const ids = window.spans.flatMap((span) =>
     span.kind === "row" ? [rows[span.index]!.id] : [],
   );

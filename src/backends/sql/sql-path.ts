@@ -133,7 +133,8 @@ export function loadAncestorLinks(
 
 const octetLength = new WeakMap<object, boolean>();
 
-function hasOctetLength(agent: SqlProvider): boolean {
+/** Whether the store has `octet_length` (SQLite 3.43+), asked once per store. */
+export function hasOctetLength(agent: SqlProvider): boolean {
   let known = octetLength.get(agent);
   if (known === undefined) {
     try {

@@ -12,6 +12,7 @@ import { restoreMessages } from "./sql-attachments.js";
 import { readCompactions } from "./sql-compactions.js";
 import { readContentsByIds, readContentsBySeqs } from "./sql-message-chunks.js";
 import { loadPathWithSizes } from "./sql-path.js";
+import { recentPathWindow } from "./sql-recent-path.js";
 
 /**
  * The ids and stored sizes of the path to `leafId`, root first, without reading content: what a
@@ -45,7 +46,8 @@ export function loadHistoryRowStats(
 
 /**
  * The byte-budgeted suffix of the path to `leafId` (docs/behavior/history.md): the window is
- * chosen on stored sizes, so content is read for the chosen rows only.
+ * chosen on stored sizes, read from the leaf upward as far as the budget needs (the whole path
+ * only when an overlay reaches above those rows), so content is read for the chosen rows only.
  */
 export function loadRecentHistory(
   agent: SqlProvider,
@@ -54,16 +56,23 @@ export function loadRecentHistory(
   maxContentBytes: number,
   minRecentMessages: number,
 ): RecentHistoryResult {
-  const rows =
-    leafId === null ? [] : loadPathWithSizes(agent, sessionId, leafId);
-  if (rows.length === 0)
-    return { messages: [], truncated: false, totalContentBytes: 0 };
-  const window = chooseRecentWindow(
-    rows,
-    readCompactions(agent, sessionId),
+  const empty = { messages: [], truncated: false, totalContentBytes: 0 };
+  if (leafId === null) return empty;
+  const overlays = readCompactions(agent, sessionId);
+  const upward = recentPathWindow(
+    agent,
+    sessionId,
+    leafId,
+    overlays,
     maxContentBytes,
     minRecentMessages,
   );
+  if (upward === null) return empty;
+  const rows = upward?.rows ?? loadPathWithSizes(agent, sessionId, leafId);
+  if (rows.length === 0) return empty;
+  const window =
+    upward?.window ??
+    chooseRecentWindow(rows, overlays, maxContentBytes, minRecentMessages);
   const seqs = window.spans.flatMap((span) =>
     span.kind === "row" ? [rows[span.index]!.seq] : [],
   );
