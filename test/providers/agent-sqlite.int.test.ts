@@ -139,7 +139,7 @@ describe("AgentSessionProvider on SQLite", () => {
     expect(second.storeIdentity).toBe(db);
   });
 
-  it("terminates on a parent cycle written by raw SQL, visiting each id once", () => {
+  it("terminates on a parent cycle written by raw SQL, visiting each id once", async () => {
     const { db, provider } = open();
     provider.appendMessage(text("a", "1"));
     provider.appendMessage(text("b", "2"));
@@ -152,7 +152,9 @@ describe("AgentSessionProvider on SQLite", () => {
       "a",
       "b",
     ]);
-    expect(provider.getRecentHistory("c", 1_000_000).messages).toHaveLength(3);
+    expect(
+      (await provider.getRecentHistory("c", 1_000_000)).messages,
+    ).toHaveLength(3);
   });
 
   // The cold walk scans links backwards by seq and hands over to the recursive query when a
@@ -541,18 +543,16 @@ describe("AgentSessionProvider on SQLite", () => {
     expect(provider.deleteCompaction(overlay.id)).toBe(false);
   });
 
-  it("reads no content outside the recent window, and skips unparseable rows without losing their size", () => {
+  it("reads no content outside the recent window, and skips unparseable rows without losing their size", async () => {
     const { db, provider } = open();
     const big = "x".repeat(1_000);
     for (let index = 0; index < 10; index++)
       provider.appendMessage(text(`m${index}`, `${index}:${big}`));
     db.sql`UPDATE assistant_messages SET content = '{broken' WHERE id = 'm9'`;
     const watched = spy(db);
-    const recent = new AgentSessionProvider(watched.agent).getRecentHistory(
-      null,
-      2_500,
-      1,
-    );
+    const recent = await new AgentSessionProvider(
+      watched.agent,
+    ).getRecentHistory(null, 2_500, 1);
     expect(recent.truncated).toBe(true);
     expect(recent.messages.map((m) => m.id)).toEqual(["m7", "m8"]);
     const contents = watched.rows

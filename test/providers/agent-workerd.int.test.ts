@@ -41,7 +41,7 @@ export class Store {
     };
   }
 
-  tree() {
+  async tree() {
     const provider = new AgentSessionProvider(this, "s");
     const out = {};
     out.inserted = provider.appendMessage(text("a", "本番環境へのデプロイは金曜日です"));
@@ -58,7 +58,9 @@ export class Store {
       provider.searchMessages(q).map((hit) => hit.id),
     );
     out.stats = provider.getHistoryRowStats().map((row) => [row.id, row.bytes]);
-    out.recent = provider.getRecentHistory(null, 1, 1).messages.map((m) => m.id);
+    out.recent = (await provider.getRecentHistory(null, 1, 1)).messages.map(
+      (m) => m.id,
+    );
     provider.deleteMessages(["b"]);
     out.afterDelete = provider.getHistory().map((m) => m.id);
     out.removed = provider.deleteCompaction(overlay.id);

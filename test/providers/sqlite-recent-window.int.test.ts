@@ -29,7 +29,7 @@ describe("the SQL store's recent-history window", () => {
     }, 150);
   });
 
-  it("brings the window's rows into JavaScript, not the whole path's", () => {
+  it("brings the window's rows into JavaScript, not the whole path's", async () => {
     const db = openSqlite(":memory:");
     const provider = new AgentSessionProvider(db, "s");
     let parent: string | null = null;
@@ -46,7 +46,7 @@ describe("the SQL store's recent-history window", () => {
       parent = id;
     }
     const counter = countingRows(db);
-    const recent = provider.getRecentHistory("m2999", 2_000, 1);
+    const recent = await provider.getRecentHistory("m2999", 2_000, 1);
     expect(recent.truncated).toBe(true);
     expect(recent.messages.at(-1)?.id).toBe("m2999");
     expect(recent.messages.length).toBeGreaterThan(5);
@@ -57,7 +57,7 @@ describe("the SQL store's recent-history window", () => {
     db.close();
   });
 
-  it("ends the path at a cycle written by raw SQL, as the whole-path read does", () => {
+  it("ends the path at a cycle written by raw SQL, as the whole-path read does", async () => {
     const db = openSqlite(":memory:");
     const provider = new AgentSessionProvider(db, "s");
     let parent: string | null = null;
@@ -75,7 +75,7 @@ describe("the SQL store's recent-history window", () => {
     }
     db.sql`UPDATE assistant_messages SET parent_id = 'm40' WHERE id = 'm0'`;
     for (const maxBytes of [500, 100_000]) {
-      const recent = provider.getRecentHistory("m49", maxBytes, 1);
+      const recent = await provider.getRecentHistory("m49", maxBytes, 1);
       const rows = provider.getHistoryRowStats("m49");
       expect(recent.messages.map((m) => m.id)).toEqual(
         rows.slice(-recent.messages.length).map((row) => row.id),

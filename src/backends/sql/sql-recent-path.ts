@@ -1,6 +1,14 @@
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
-import type { StoredCompaction } from "../../session/contracts/types.js";
+import type {
+  RecentHistoryResult,
+  StoredCompaction,
+} from "../../session/contracts/types.js";
+import { materializeSpans } from "../../session/messages/stored-rows.js";
+import { restoreMessages } from "./sql-attachments.js";
+import { readCompactions } from "./sql-compactions.js";
+import { readContentsBySeqs } from "./sql-message-chunks.js";
 import {
+  chooseRecentWindow,
   chooseRecentWindowOfSuffix,
   type RecentWindow,
 } from "../../session/tree/recent-window.js";
@@ -84,6 +92,49 @@ export function recentPathWindow(
   return { rows, window };
 }
 
+/**
+ * The byte-budgeted suffix of the path to `leafId` (docs/behavior/history.md): the window is
+ * chosen on stored sizes, read from the leaf upward as far as the budget needs (the whole path
+ * only when an overlay reaches above those rows), so content is read for the chosen rows only.
+ */
+export function loadRecentHistory(
+  agent: SqlProvider,
+  sessionId: string,
+  leafId: string | null,
+  maxContentBytes: number,
+  minRecentMessages: number,
+): RecentHistoryResult {
+  const empty = { messages: [], truncated: false, totalContentBytes: 0 };
+  if (leafId === null) return empty;
+  const overlays = readCompactions(agent, sessionId);
+  const upward = recentPathWindow(
+    agent,
+    sessionId,
+    leafId,
+    overlays,
+    maxContentBytes,
+    minRecentMessages,
+  );
+  if (upward === null) return empty;
+  const rows = upward?.rows ?? loadPathWithSizes(agent, sessionId, leafId);
+  if (rows.length === 0) return empty;
+  const window =
+    upward?.window ??
+    chooseRecentWindow(rows, overlays, maxContentBytes, minRecentMessages);
+  const seqs = window.spans.flatMap((span) =>
+    span.kind === "row" ? [rows[span.index]!.seq] : [],
+  );
+  const contents = readContentsBySeqs(agent, seqs);
+  return {
+    messages: restoreMessages(
+      agent,
+      materializeSpans(window.spans, (index) => contents.get(rows[index]!.seq)),
+    ),
+    truncated: window.truncated,
+    totalContentBytes: window.totalContentBytes,
+  };
+}
+
 // --- Internal helpers ---
 
 /**
@@ -121,27 +172,32 @@ function rowBytesSql(octetLength: boolean): string {
   const stored = octetLength
     ? "octet_length(m.content)"
     : "length(CAST(m.content AS BLOB))";
-  return `(COALESCE(m.chunked_bytes, ${stored}) + COALESCE((SELECT sum(r.extra_bytes) FROM arbor_attachment_refs AS r WHERE r.session_id = m.session_id AND r.message_id = m.id), 0))`;
+  return `(COALESCE(m.chunked_bytes,${stored})+COALESCE((SELECT sum(r.extra_bytes) FROM arbor_attachment_refs r WHERE r.session_id=m.session_id AND r.message_id=m.id),0))`;
 }
+
+/** The session's row count: no walk of a path takes more steps, so a cycle ends. */
+const STORED = "(SELECT count(*) FROM assistant_messages WHERE session_id=?)";
 
 /**
  * The leaf and its ancestors while the running size is within the budget (or fewer rows than
  * the floor are read), the first row over it included, so the caller sees where the window
  * stops; never more steps than the session has rows, so a cycle ends. And the path's total.
+ * (Written without spaces a reader does not need: the statements ship in a Worker's bundle.)
  */
 function buildStatements(octetLength: boolean): {
   upward: TemplateStringsArray;
   total: TemplateStringsArray;
 } {
   const bytes = rowBytesSql(octetLength);
+  const from = "assistant_messages m ON m.session_id=? AND m.id=p.parent_id";
   return {
     upward: sqlTemplate(
-      `WITH RECURSIVE up (seq, parent_id, depth, used) AS ( SELECT m.seq, m.parent_id, 0, ${bytes} FROM assistant_messages AS m WHERE m.session_id = ? AND m.id = ? UNION ALL SELECT m.seq, m.parent_id, p.depth + 1, p.used + ${bytes} FROM up AS p JOIN assistant_messages AS m ON m.session_id = ? AND m.id = p.parent_id WHERE (p.used <= ? OR p.depth + 1 < ?) AND p.depth < (SELECT count(*) FROM assistant_messages WHERE session_id = ?) ) SELECT m.seq AS seq, m.id AS id, m.parent_id AS parent_id, m.role AS role, p.used AS used, p.depth AS depth FROM up AS p JOIN assistant_messages AS m ON m.seq = p.seq ORDER BY p.depth`,
+      `WITH RECURSIVE up(seq,parent_id,depth,used) AS (SELECT m.seq,m.parent_id,0,${bytes} FROM assistant_messages m WHERE m.session_id=? AND m.id=? UNION ALL SELECT m.seq,m.parent_id,p.depth+1,p.used+${bytes} FROM up p JOIN ${from} WHERE (p.used<=? OR p.depth+1<?) AND p.depth<${STORED}) SELECT m.seq,m.id,m.parent_id,m.role,p.used,p.depth FROM up p JOIN assistant_messages m ON m.seq=p.seq ORDER BY p.depth`,
     ),
     // UNION ALL without a visited set (half the cost of UNION's here): a walk longer than the
     // session has rows went round a cycle, and the caller reads the path instead.
     total: sqlTemplate(
-      `WITH RECURSIVE path (seq, parent_id, depth) AS ( SELECT seq, parent_id, 0 FROM assistant_messages WHERE session_id = ? AND id = ? UNION ALL SELECT m.seq, m.parent_id, p.depth + 1 FROM path AS p JOIN assistant_messages AS m ON m.session_id = ? AND m.id = p.parent_id WHERE p.depth < (SELECT count(*) FROM assistant_messages WHERE session_id = ?) ) SELECT count(*) AS rows, sum(${bytes}) AS bytes, (SELECT count(*) FROM assistant_messages WHERE session_id = ?) AS stored FROM path AS p JOIN assistant_messages AS m ON m.seq = p.seq`,
+      `WITH RECURSIVE path(seq,parent_id,depth) AS (SELECT seq,parent_id,0 FROM assistant_messages WHERE session_id=? AND id=? UNION ALL SELECT m.seq,m.parent_id,p.depth+1 FROM path p JOIN ${from} WHERE p.depth<${STORED}) SELECT count(*) AS rows,sum(${bytes}) AS bytes,${STORED} AS stored FROM path p JOIN assistant_messages m ON m.seq=p.seq`,
     ),
   };
 }

@@ -16,7 +16,7 @@ import {
 } from "../../session/text/search-limit.js";
 import type { SqlProvider } from "../../session/contracts/sql-provider.js";
 import { rankedExpressions } from "./sql-rare-terms.js";
-import { atomically } from "./sql-transaction.js";
+import { atomically, sqlTemplate } from "./sql-transaction.js";
 import {
   prefixWithinBytes,
   readContentsBySeqs,
@@ -214,90 +214,33 @@ export function searchSessionMessages(
     // counts every term's matches in the whole index (the IDF), which is most of a search's cost,
     // so one arm pays it, not two. Every-term matches found only by their own arm (older than
     // the any-term window) have no score: they follow the scored ones, newest first.
+    const arm = (match: string, limit: number): unknown[] => [
+      match,
+      sessionId,
+      sessionId,
+      sessionId,
+      since,
+      since,
+      until,
+      until,
+      limit,
+    ];
     rows =
       any === null
-        ? agent.sql<HitRow & StoredContentRow>`
-      SELECT m.seq AS seq, m.id AS id, m.role AS role, m.content AS content,
-        m.chunked_bytes AS chunked_bytes, m.created_at AS created_at
-      FROM (
-        SELECT seq, MIN(score) AS score FROM (
-          SELECT * FROM (
-            SELECT f.rowid AS seq, f.rank AS score
-            FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
-            WHERE assistant_fts MATCH ${all} AND m.session_id = ${sessionId}
-              AND f.rowid >= (SELECT MIN(seq) FROM assistant_messages WHERE session_id = ${sessionId})
-              AND f.rowid <= (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId})
-              AND (${since} IS NULL OR m.created_at >= ${since})
-              AND (${until} IS NULL OR m.created_at < ${until})
-            ORDER BY f.rowid DESC
-            LIMIT ${window})
-          UNION ALL
-          SELECT * FROM (
-            SELECT f.rowid AS seq, NULL AS score
-            FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
-            WHERE assistant_fts MATCH ${all} AND m.session_id = ${sessionId}
-              AND f.rowid >= (SELECT MIN(seq) FROM assistant_messages WHERE session_id = ${sessionId})
-              AND f.rowid <= (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId})
-              AND (${since} IS NULL OR m.created_at >= ${since})
-              AND (${until} IS NULL OR m.created_at < ${until})
-            ORDER BY f.rowid DESC
-            LIMIT ${tail})
-        ) GROUP BY seq
-      ) AS hit CROSS JOIN assistant_messages AS m ON m.seq = hit.seq
-      ORDER BY hit.score IS NULL, hit.score, hit.seq DESC
-      LIMIT ${count}`
-        : agent.sql<HitRow & StoredContentRow>`
-      SELECT m.seq AS seq, m.id AS id, m.role AS role, m.content AS content,
-        m.chunked_bytes AS chunked_bytes, m.created_at AS created_at
-      FROM (
-        SELECT seq, MIN(score) AS score, MAX(every) AS every FROM (
-          SELECT * FROM (
-            SELECT f.rowid AS seq, NULL AS score, 1 AS every
-            FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
-            WHERE assistant_fts MATCH ${all} AND m.session_id = ${sessionId}
-              AND f.rowid >= (SELECT MIN(seq) FROM assistant_messages WHERE session_id = ${sessionId})
-              AND f.rowid <= (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId})
-              AND (${since} IS NULL OR m.created_at >= ${since})
-              AND (${until} IS NULL OR m.created_at < ${until})
-            ORDER BY f.rowid DESC
-            LIMIT ${window})
-          UNION ALL
-          SELECT * FROM (
-            SELECT f.rowid AS seq, f.rank AS score, 0 AS every
-            FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
-            WHERE assistant_fts MATCH ${any} AND m.session_id = ${sessionId}
-              AND f.rowid >= (SELECT MIN(seq) FROM assistant_messages WHERE session_id = ${sessionId})
-              AND f.rowid <= (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId})
-              AND (${since} IS NULL OR m.created_at >= ${since})
-              AND (${until} IS NULL OR m.created_at < ${until})
-            ORDER BY f.rowid DESC
-            LIMIT ${anyWindow})
-          UNION ALL
-          SELECT * FROM (
-            SELECT f.rowid AS seq, f.rank AS score, 0 AS every
-            FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
-            WHERE assistant_fts MATCH ${rare ?? all} AND m.session_id = ${sessionId}
-              AND f.rowid >= (SELECT MIN(seq) FROM assistant_messages WHERE session_id = ${sessionId})
-              AND f.rowid <= (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId})
-              AND (${since} IS NULL OR m.created_at >= ${since})
-              AND (${until} IS NULL OR m.created_at < ${until})
-            ORDER BY f.rowid DESC
-            LIMIT ${rareLimit})
-          UNION ALL
-          SELECT * FROM (
-            SELECT f.rowid AS seq, NULL AS score, 0 AS every
-            FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
-            WHERE assistant_fts MATCH ${any} AND m.session_id = ${sessionId}
-              AND f.rowid >= (SELECT MIN(seq) FROM assistant_messages WHERE session_id = ${sessionId})
-              AND f.rowid <= (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ${sessionId})
-              AND (${since} IS NULL OR m.created_at >= ${since})
-              AND (${until} IS NULL OR m.created_at < ${until})
-            ORDER BY f.rowid DESC
-            LIMIT ${tail})
-        ) GROUP BY seq
-      ) AS hit CROSS JOIN assistant_messages AS m ON m.seq = hit.seq
-      ORDER BY hit.every DESC, hit.score IS NULL, hit.score, hit.seq DESC
-      LIMIT ${count}`;
+        ? agent.sql<HitRow & StoredContentRow>(
+            EVERY_TERM_STATEMENT,
+            ...arm(all, window),
+            ...arm(all, tail),
+            count,
+          )
+        : agent.sql<HitRow & StoredContentRow>(
+            RANKED_STATEMENT,
+            ...arm(all, window),
+            ...arm(any, anyWindow),
+            ...arm(rare ?? all, rareLimit),
+            ...arm(any, tail),
+            count,
+          );
   } catch (error) {
     if (isRejectedQuery(error)) return [];
     throw error;
@@ -306,6 +249,57 @@ export function searchSessionMessages(
 }
 
 // --- Internal helpers ---
+
+/**
+ * One arm of a ranked search: the session's matches of a MATCH expression, newest first, within
+ * the session's seq range and the time bounds, at most a limit; its parameters in `arm()`'s
+ * order. `score` and `every` are the columns the arm gives its rows. The statements are written
+ * once here and joined, not spelled out per arm: they ship in a Worker's bundle.
+ */
+function armSql(score: string, every: string): string {
+  return `SELECT * FROM (SELECT f.rowid AS seq, ${score} AS score${every}
+    FROM assistant_fts AS f CROSS JOIN assistant_messages AS m ON m.seq = f.rowid
+    WHERE assistant_fts MATCH ? AND m.session_id = ?
+    AND f.rowid >= (SELECT MIN(seq) FROM assistant_messages WHERE session_id = ?)
+    AND f.rowid <= (SELECT MAX(seq) FROM assistant_messages WHERE session_id = ?)
+    AND (? IS NULL OR m.created_at >= ?) AND (? IS NULL OR m.created_at < ?)
+    ORDER BY f.rowid DESC LIMIT ?)`;
+}
+
+/** The matched rows read whole, `hit` ordered by `order`, at most `?` of them. */
+function hitsSql(columns: string, arms: string[], order: string): string {
+  return `SELECT m.seq AS seq, m.id AS id, m.role AS role, m.content AS content,
+    m.chunked_bytes AS chunked_bytes, m.created_at AS created_at
+    FROM (SELECT seq, ${columns} FROM (${arms.join(" UNION ALL ")}) GROUP BY seq) AS hit
+    CROSS JOIN assistant_messages AS m ON m.seq = hit.seq
+    ORDER BY ${order}, hit.seq DESC LIMIT ?`;
+}
+
+/** Every-term matches only: scored within the rank window, then the older ones unscored. */
+const EVERY_TERM_STATEMENT = sqlTemplate(
+  hitsSql(
+    "MIN(score) AS score",
+    [armSql("f.rank", ""), armSql("NULL", "")],
+    "hit.score IS NULL, hit.score",
+  ),
+);
+
+/**
+ * Every-term matches first (unscored: their own arm), then the any-term ranking (the one arm that
+ * calls bm25), the rarest terms' matches and the older any-term matches.
+ */
+const RANKED_STATEMENT = sqlTemplate(
+  hitsSql(
+    "MIN(score) AS score, MAX(every) AS every",
+    [
+      armSql("NULL", ", 1 AS every"),
+      armSql("f.rank", ", 0 AS every"),
+      armSql("f.rank", ", 0 AS every"),
+      armSql("NULL", ", 0 AS every"),
+    ],
+    "hit.every DESC, hit.score IS NULL, hit.score",
+  ),
+);
 
 /**
  * Removes the index rows of stale `seq`s and re-indexes those still stored at or below `indexed`.

@@ -61,7 +61,6 @@ import {
   loadHistoryRowStats,
   loadMessagesByIds,
   loadPathEntries,
-  loadRecentHistory,
 } from "./sql-windows.js";
 import {
   clearSession,
@@ -382,11 +381,14 @@ export class AgentSessionProvider implements SessionProvider {
   }
 
   /** The byte-budgeted suffix of the path (docs/behavior/history.md); content is read for the chosen rows only. */
-  getRecentHistory(
+  async getRecentHistory(
     leafId: string | null | undefined,
     maxContentBytes: number,
     minRecentMessages = 1,
-  ): RecentHistoryResult {
+  ): Promise<RecentHistoryResult> {
+    // Loaded with the first window asked for: a Durable Object that never asks ships without it
+    // (the studio's and the server's newest-page read is its main user).
+    const { loadRecentHistory } = await import("./sql-recent-path.js");
     this.#ready();
     return loadRecentHistory(
       this.#agent,
