@@ -76,8 +76,8 @@ async function eraseSession(backend: EraseBackend): Promise<void> {
     // owner, metadata, the created block's definition
     configRows: 3,
     contextRows: 2,
-    // three appends and the overlay, and one notice per block version
-    changeLogRows: backend.expects.changeLog ? 7 : 0,
+    // three appends and the overlay, one notice per block version, and the block's creation
+    changeLogRows: backend.expects.changeLog ? 8 : 0,
   });
   check(receipt.notCovered.length === 0, "notCovered is empty");
   check(
@@ -181,7 +181,7 @@ async function eraseTenant(backend: EraseBackend): Promise<void> {
     auditEvents: events,
     configRows: 6,
     contextRows: 4,
-    changeLogRows: backend.expects.changeLog ? 14 : 0,
+    changeLogRows: backend.expects.changeLog ? 16 : 0,
   });
   await expectNoTrace(backend, secret);
   same(await snapshotOf(manager, other), before, "other tenant unchanged");
