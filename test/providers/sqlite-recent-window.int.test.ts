@@ -18,6 +18,29 @@ function countingRows(db: SqliteHandle): { rows: number } {
   return counter;
 }
 
+/** A store holding one chain of `length` messages of about 100 bytes each, `m0` the root. */
+function chainOf(length: number): {
+  db: SqliteHandle;
+  provider: AgentSessionProvider;
+} {
+  const db = openSqlite(":memory:");
+  const provider = new AgentSessionProvider(db, "s");
+  let parent: string | null = null;
+  for (let index = 0; index < length; index++) {
+    const id = `m${index}`;
+    provider.appendMessage(
+      {
+        id,
+        role: "user",
+        parts: [{ type: "text", text: `${id} ${"x".repeat(100)}` }],
+      },
+      parent,
+    );
+    parent = id;
+  }
+  return { db, provider };
+}
+
 describe("the SQL store's recent-history window", () => {
   it("is the window of the whole path, overlays, floors and truncation included, on random trees", async () => {
     await checkRecentWindowsAgainstWholePath(() => {
@@ -30,21 +53,7 @@ describe("the SQL store's recent-history window", () => {
   });
 
   it("brings the window's rows into JavaScript, not the whole path's", async () => {
-    const db = openSqlite(":memory:");
-    const provider = new AgentSessionProvider(db, "s");
-    let parent: string | null = null;
-    for (let index = 0; index < 3_000; index++) {
-      const id = `m${index}`;
-      provider.appendMessage(
-        {
-          id,
-          role: "user",
-          parts: [{ type: "text", text: `${id} ${"x".repeat(100)}` }],
-        },
-        parent,
-      );
-      parent = id;
-    }
+    const { db, provider } = chainOf(3_000);
     const counter = countingRows(db);
     const recent = await provider.getRecentHistory("m2999", 2_000, 1);
     expect(recent.truncated).toBe(true);
@@ -58,21 +67,7 @@ describe("the SQL store's recent-history window", () => {
   });
 
   it("ends the path at a cycle written by raw SQL, as the whole-path read does", async () => {
-    const db = openSqlite(":memory:");
-    const provider = new AgentSessionProvider(db, "s");
-    let parent: string | null = null;
-    for (let index = 0; index < 50; index++) {
-      const id = `m${index}`;
-      provider.appendMessage(
-        {
-          id,
-          role: "user",
-          parts: [{ type: "text", text: `${id} ${"x".repeat(100)}` }],
-        },
-        parent,
-      );
-      parent = id;
-    }
+    const { db, provider } = chainOf(50);
     db.sql`UPDATE assistant_messages SET parent_id = 'm40' WHERE id = 'm0'`;
     for (const maxBytes of [500, 100_000]) {
       const recent = await provider.getRecentHistory("m49", maxBytes, 1);
