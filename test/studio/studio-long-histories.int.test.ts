@@ -219,6 +219,35 @@ describe.skipIf(!available)("long histories in Chromium", () => {
     }
   });
 
+  it("asks for the tree only once the newest window is on the page", async () => {
+    // In the page, the moment the newest message is added; then when the tree was asked for.
+    await page.addInitScript(
+      (selector: string) => {
+        const observer = new MutationObserver(() => {
+          if (!document.querySelector(selector)) return;
+          observer.disconnect();
+          (globalThis as { shownAt?: number }).shownAt = performance.now();
+        });
+        observer.observe(document, { childList: true, subtree: true });
+      },
+      `.message[data-message-id="m${LONG - 1}"]`,
+    );
+    await page.goto("about:blank");
+    await page.goto(`${server.url}/#/s/${longId}/chat`);
+    await page.waitForSelector("main:not([aria-busy])", { timeout: 15_000 });
+    const { shownAt, treeAskedAt } = await page.evaluate(() => ({
+      shownAt: (globalThis as { shownAt?: number }).shownAt ?? null,
+      treeAskedAt:
+        performance
+          .getEntriesByType("resource")
+          .find((entry) => new URL(entry.name).pathname.endsWith("/tree"))
+          ?.startTime ?? null,
+    }));
+    expect(shownAt).not.toBeNull();
+    expect(treeAskedAt).not.toBeNull();
+    expect(treeAskedAt!).toBeGreaterThan(shownAt!);
+  });
+
   it("keeps the tabs in view at the end of a long conversation, and the header where keyboard focus takes the reader", async () => {
     await open(`#/s/${longId}/chat`);
     await page.waitForSelector(`.message[data-message-id="m${LONG - 1}"]`);

@@ -237,19 +237,26 @@ describe.skipIf(!available)("studio transcript in Chromium", () => {
 
   it("shows the conversation's own times and unknown token usage", async () => {
     await page.goto(`${server.url}/#/s/${encodeURIComponent(mainId)}/chat`);
-    await page.waitForSelector(".chat .message");
-    const facts = (await page.locator(".facts").innerText()).replace(
-      /\s+/g,
-      " ",
-    );
+    // The page came from the subagent's session: wait for this session's own first prompt.
+    await page
+      .locator(".chat .message", { hasText: "Tidy up the date helpers." })
+      .first()
+      .waitFor();
+    const factsText = async () =>
+      (await page.locator(".facts").innerText()).replace(/\s+/g, " ");
+    await expect
+      .poll(factsText)
+      .toContain("Imported from claude-code (session.jsonl)");
+    const facts = await factsText();
     expect(facts).toContain("Tokens in / out unknown");
     expect(facts).toMatch(/Started Nov 21, 2026/);
-    expect(facts).toContain("Imported from claude-code (session.jsonl)");
-    const firstTime = await page
-      .locator(".chat .message time")
-      .first()
-      .getAttribute("datetime");
-    expect(firstTime).toMatch(/^2026-11-21T14:0/);
+    // The newest window draws before the tree is read; a message that does not carry its own
+    // time takes the stored one from the tree when the tree is in.
+    await expect
+      .poll(() =>
+        page.locator(".chat .message time").first().getAttribute("datetime"),
+      )
+      .toMatch(/^2026-11-21T14:0/);
   });
 
   it("marks an answer cut short as such: an interrupted ChatGPT answer says so, a finished one nothing", async () => {

@@ -487,11 +487,15 @@ function partialMark(message: Message): HTMLElement | null {
   );
 }
 
-/** When a message was written (imported messages keep their conversation's times). */
+/**
+ * When a message was written (imported messages keep their conversation's times). A message
+ * that does not carry its time takes the stored one from the tree: blank, not "unknown", while
+ * the first window shows ahead of the tree (the items are rebuilt when it is in).
+ */
 function timeOf(message: Message, options: ChatOptions): HTMLElement {
   const at =
     message.createdAt ?? options.model.nodes.get(message.id)?.createdAt ?? "";
-  return h("time", { datetime: at }, formatDate(at));
+  return h("time", { datetime: at || null }, at === "" ? "" : formatDate(at));
 }
 
 function siblingSwitcher(id: string, options: ChatOptions): HTMLElement | null {
