@@ -209,16 +209,19 @@ async function measure(page, url, sessionId, deepId) {
   // Whether `/tree` was in is read in the page at the moment the message is added (a resource
   // entry appears when its answer has been read whole), not on a later round trip from here,
   // by which time a tree asked for just after the first paint may have arrived.
-  await page.addInitScript((selector) => {
-    const observer = new MutationObserver(() => {
-      if (!document.querySelector(selector)) return;
-      observer.disconnect();
-      globalThis.__treeInAtFirstMessage = performance
-        .getEntriesByType("resource")
-        .some((entry) => new URL(entry.name).pathname.endsWith("/tree"));
-    });
-    observer.observe(document, { childList: true, subtree: true });
-  }, `.chat [data-message-id="m${MESSAGES - 2}"]`);
+  await page.addInitScript(
+    (selector) => {
+      const observer = new MutationObserver(() => {
+        if (!document.querySelector(selector)) return;
+        observer.disconnect();
+        globalThis.__treeInAtFirstMessage = performance
+          .getEntriesByType("resource")
+          .some((entry) => new URL(entry.name).pathname.endsWith("/tree"));
+      });
+      observer.observe(document, { childList: true, subtree: true });
+    },
+    `.chat [data-message-id="m${MESSAGES - 2}"]`,
+  );
   const started = Date.now();
   await page.goto(`${url}/${hash}`);
   await page.waitForSelector(`.chat [data-message-id="m${MESSAGES - 2}"]`);
