@@ -79,7 +79,8 @@ describe.skipIf(!available)("studio in Chromium", () => {
   it("opens a session as chat: overlay with provenance, the active branch and a sibling switcher", async () => {
     await open("#/");
     await page.click(`a:has-text("${SEEDED.tripName}")`);
-    await page.waitForSelector(".chat .message");
+    // The overlay's summary and the switchers come with the tree, behind the newest window.
+    await page.waitForSelector("main:not([aria-busy]) .chat .message");
     const text = await mainText(page);
     expect(text).toContain(SEEDED.overlaySummary);
     expect(text).toContain("fake-summarizer");
