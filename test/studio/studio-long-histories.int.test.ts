@@ -221,17 +221,14 @@ describe.skipIf(!available)("long histories in Chromium", () => {
 
   it("asks for the tree only once the newest window is on the page", async () => {
     // In the page, the moment the newest message is added; then when the tree was asked for.
-    await page.addInitScript(
-      (selector: string) => {
-        const observer = new MutationObserver(() => {
-          if (!document.querySelector(selector)) return;
-          observer.disconnect();
-          (globalThis as { shownAt?: number }).shownAt = performance.now();
-        });
-        observer.observe(document, { childList: true, subtree: true });
-      },
-      `.message[data-message-id="m${LONG - 1}"]`,
-    );
+    await page.addInitScript(`{
+      const observer = new MutationObserver(() => {
+        if (!document.querySelector('.message[data-message-id="m${LONG - 1}"]')) return;
+        observer.disconnect();
+        globalThis.shownAt = performance.now();
+      });
+      observer.observe(document, { childList: true, subtree: true });
+    }`);
     await page.goto("about:blank");
     await page.goto(`${server.url}/#/s/${longId}/chat`);
     await page.waitForSelector("main:not([aria-busy])", { timeout: 15_000 });
