@@ -3,6 +3,7 @@
 // time from /proc, and a cgroup CPU quota per process for the runs that hold each server to a budget.
 import { spawn } from "node:child_process";
 import {
+  createWriteStream,
   existsSync,
   mkdirSync,
   readFileSync,
@@ -20,6 +21,8 @@ export const TICKS_PER_SECOND = 100;
  * side: a copy of an earlier `dist/` kept under `node_modules/`, where its imports resolve).
  * `ARBOR_BENCH_SERVE_NODE_ARGS` adds flags for the servers' node alone, space-separated (say
  * `--cpu-prof --cpu-prof-dir=/tmp/profiles`: a profile per server, written when it stops).
+ * `ARBOR_BENCH_SERVE_LOG` names a file the servers' standard output is written to (with
+ * `--trace-gc-nvp` among the flags, the collector's line per pause).
  * `alive` turns false when the process exits; `exited` resolves then; `stop()` sends SIGTERM and
  * waits for the exit.
  */
@@ -41,6 +44,9 @@ export async function startServe(storeArgs) {
   );
   let stderr = "";
   child.stderr.on("data", (chunk) => (stderr += chunk));
+  // The server's own output (say `--trace-gc-nvp` lines) kept in a file, when asked for.
+  if (process.env.ARBOR_BENCH_SERVE_LOG)
+    child.stdout.pipe(createWriteStream(process.env.ARBOR_BENCH_SERVE_LOG));
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const port = await new Promise((resolve, reject) => {
     let out = "";

@@ -99,4 +99,49 @@ describe("the large-answer lane", () => {
       db.close();
     }
   });
+
+  it("knows a history large from the first request that finds it longer than a window, and then reads its path once per request", async () => {
+    const db = openSqlite(":memory:");
+    try {
+      /** Reads of a path (the recursive walk from a leaf) the store ran. */
+      let pathReads = 0;
+      const counted = {
+        sql<Row = Record<string, unknown>>(
+          strings: TemplateStringsArray,
+          ...values: unknown[]
+        ): Row[] {
+          if (strings.join("?").includes("WITH RECURSIVE path")) pathReads++;
+          return db.sql<Row>(strings, ...values);
+        },
+        transaction: <T>(fn: () => T): T => db.transaction(fn),
+      };
+      const manager = SessionManager.create(counted);
+      const large = (await manager.create("Large")).id;
+      for (let index = 0; index < LARGE_MESSAGES; index++)
+        await manager.getSession(large).appendMessage({
+          id: `l${index}`,
+          role: index % 2 ? "assistant" : "user",
+          parts: [{ type: "text", text: `message ${index}` }],
+        });
+      const app = createApp({ manager, maxInFlight: 1 });
+      const history = async () => {
+        const answer = await app.request(`/v1/sessions/${large}/history`);
+        return ((await answer.json()) as { messages: unknown[] }).messages;
+      };
+      // Two requests together, the history not known yet: the first tries it whole (its path's
+      // sizes), finds it longer than a window and streams it (its path again); the second's
+      // turn comes while the first waits for its first window's turn, and the history is
+      // already known large then: it streams at once (one read of its path).
+      let before = pathReads;
+      for (const messages of await Promise.all([history(), history()]))
+        expect(messages).toHaveLength(LARGE_MESSAGES);
+      expect(pathReads - before).toBe(3);
+      // Known large: streamed at once.
+      before = pathReads;
+      expect(await history()).toHaveLength(LARGE_MESSAGES);
+      expect(pathReads - before).toBe(1);
+    } finally {
+      db.close();
+    }
+  });
 });

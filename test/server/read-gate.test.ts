@@ -88,11 +88,12 @@ describe("streamedJson", () => {
     let produced = 0;
     const abort = new AbortController();
     let ended = 0;
+    const encoder = new TextEncoder();
     const response = streamedJson(
-      "[",
+      encoder.encode("["),
       async () => {
         produced++;
-        return produced > 100 ? undefined : `${produced},`;
+        return produced > 100 ? undefined : encoder.encode(`${produced},`);
       },
       { abort, onEnd: () => ended++ },
     );

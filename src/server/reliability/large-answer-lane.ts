@@ -10,8 +10,10 @@
  * request that came meanwhile waited behind the whole burst. In a lane of a few turns of their
  * own they wait behind one another, and a small request finds the shared turns free.
  *
- * A history is known large once a request streamed it and small again once one answered it
- * whole; the first request for a history is not known and takes a shared turn. The ids kept are
+ * A history is known large once a request found its path longer than one window (before that
+ * request reads its first window: readers that arrive together are told apart the sooner) and
+ * small again once one answered it whole or its first window was not full; the first request
+ * for a history is not known and takes a shared turn. The ids kept are
  * bounded (the least recently streamed are forgotten first); an id says nothing to a client,
  * which only ever sees when its answer starts.
  */
@@ -28,6 +30,11 @@ export class LargeAnswers {
     this.#large.add(sessionId);
     if (this.#large.size > this.capacity)
       this.#large.delete(this.#large.values().next().value!);
+  }
+
+  /** Whether the history of `sessionId` is known to be large. */
+  has(sessionId: string): boolean {
+    return this.#large.has(sessionId);
   }
 
   /** Whether `method path` asks for a history known to be large. */

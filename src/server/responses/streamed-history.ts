@@ -8,6 +8,8 @@ import { STREAMED_PIECE_BYTES, streamedJson } from "./streamed-json.js";
 /** Most messages one piece of a streamed history holds. */
 const PIECE_MESSAGES = 50;
 
+const encoder = new TextEncoder();
+
 /**
  * One window: a path within it is answered whole, read in one statement where the store can
  * (`activeHistoryWithin`); a longer one streams.
@@ -75,7 +77,7 @@ export async function streamedHistory(
   const onGone = () => abort.abort(signal?.reason);
   signal?.addEventListener("abort", onGone, { once: true });
   request.releaseTurn?.();
-  let first: string;
+  let first: Uint8Array;
   try {
     first = await gate.run(
       async () => {
@@ -86,7 +88,7 @@ export async function streamedHistory(
             (window.length >= PIECE_MESSAGES ||
               text.length >= STREAMED_PIECE_BYTES / 2),
         );
-        return `{"messages":[${text}`;
+        return encoder.encode(`{"messages":[${text}`);
       },
       0,
       signal,
@@ -105,19 +107,22 @@ export async function streamedHistory(
     first,
     async () => {
       if (done) return undefined;
-      // The window's read and its serialization both inside the gate: the CPU they take is
-      // what new requests would otherwise wait behind.
-      const text = await gate.run(
+      // The window's read, its serialization and its encoding all inside the gate: the CPU they
+      // take is what new requests would otherwise wait behind, and what leaves the turn is
+      // bytes, never the window's text (streamed-json.ts says why).
+      const bytes = await gate.run(
         async () => {
           const window = await windows.next();
-          return window === undefined ? undefined : piece(window);
+          return window === undefined
+            ? undefined
+            : encoder.encode("," + piece(window));
         },
         read++,
         abort.signal,
       );
-      if (text !== undefined) return "," + text;
+      if (bytes !== undefined) return bytes;
       done = true;
-      return `],"leafId":${JSON.stringify(leafId)}}`;
+      return encoder.encode(`],"leafId":${JSON.stringify(leafId)}}`);
     },
     // A cancelled answer ends its read; a rejection then (the aborted signal) goes nowhere.
     { abort, onEnd: () => windows.close() },

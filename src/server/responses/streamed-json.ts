@@ -10,6 +10,14 @@
  * beside the socket's own buffer, and when the client disconnects the stream is cancelled, the
  * signal aborts, and no further piece (no further store read) is produced.
  *
+ * Pieces come as bytes, encoded by whoever produced them: a piece produced in a later turn of
+ * the event loop travels through promises made before that turn (the producer's, this stream's
+ * pull, the writer's read), which beside hundreds of waiting streams are old enough to have been
+ * promoted by the garbage collector. An old promise resolved with a young value keeps it alive
+ * through every scavenge until the next full collection, dead or not: a piece as a string was
+ * copied and promoted whole, one window per window written; as bytes, only the small wrapper of
+ * a backing store that lives outside the heap.
+ *
  * Web streams only, no Node built-ins: the same code runs in workerd.
  */
 
@@ -17,10 +25,10 @@
 export const STREAMED_PIECE_BYTES = 64 * 1024;
 
 /**
- * Produces the next piece of one answer; `undefined` when there are no more. Its store reads
- * take the signal of `control.abort`, which aborts when the client has gone.
+ * Produces the next piece of one answer, UTF-8 encoded; `undefined` when there are no more. Its
+ * store reads take the signal of `control.abort`, which aborts when the client has gone.
  */
-export type PieceSource = () => Promise<string | undefined>;
+export type PieceSource = () => Promise<Uint8Array | undefined>;
 
 /**
  * A 200 JSON `Response` whose body is `first`, then whatever `next()` produces, one piece per
@@ -29,12 +37,11 @@ export type PieceSource = () => Promise<string | undefined>;
  * whichever way the body ends (finished, failed or cancelled).
  */
 export function streamedJson(
-  first: string,
+  first: Uint8Array,
   next: PieceSource,
   control: { abort: AbortController; onEnd?: () => void },
 ): Response {
-  const encoder = new TextEncoder();
-  let pending: string | undefined = first;
+  let pending: Uint8Array | undefined = first;
   let ended = false;
   const end = () => {
     if (ended) return;
@@ -52,7 +59,7 @@ export function streamedJson(
           if (piece === undefined) {
             end();
             controller.close();
-          } else controller.enqueue(encoder.encode(piece));
+          } else controller.enqueue(piece);
         } catch (error) {
           end();
           // Headers are sent: a failure now can only cut the connection, which the client sees

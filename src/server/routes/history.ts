@@ -99,7 +99,11 @@ export function historyRoutes(
   app.openapi(getHistory, async (c) => {
     const { id } = c.req.valid("param");
     const given = c.req.valid("query").leafId;
-    if (given === undefined) {
+    // A history known large streams at once: trying it whole first would read its path twice
+    // (the sizes of the path, then its ids for the windows), and hundreds of readers arriving
+    // together each paid both reads before any window. A history that became small since (its
+    // leaf moved) streams as one window and is known small again.
+    if (given === undefined && deps.largeAnswers?.has(id) !== true) {
       // A history of one window (the usual one) with its leaf in one read (one statement on
       // PostgreSQL), answered whole; `null` for a longer one, which streams below.
       const small = await readSession(
@@ -116,6 +120,9 @@ export function historyRoutes(
           200,
         );
       }
+      // Longer than a window: later requests take the large-answer lane from now on, not only
+      // once this one has read its first window.
+      deps.largeAnswers?.note(id, true);
     }
     // The leaf first, then its path: the first window read here, before the status (a storage
     // fault still answers 503), the rest streamed window by window as the client reads
