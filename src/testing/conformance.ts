@@ -30,6 +30,7 @@ import { watchSpec } from "./spec/watch.js";
 import { createManagerSuite, type ManagerFactory } from "./manager-suite.js";
 import { managerSpec } from "./spec/manager.js";
 import { managerFeaturesSpec } from "./spec/manager-features.js";
+import { managerSearchEvidenceSpec } from "./spec/manager-search-evidence.js";
 import { managerSearchStableSpec } from "./spec/manager-search-stable.js";
 import { managerCreatedBlocksSpec } from "./spec/manager-created-blocks.js";
 import { managerCreatedBlocksDeleteSpec } from "./spec/manager-created-blocks-delete.js";
@@ -121,6 +122,7 @@ export function runManagerConformance(
     managerSpec(suite);
     managerFeaturesSpec(suite);
     managerSearchStableSpec(suite);
+    managerSearchEvidenceSpec(suite);
     managerSearchTimeSpec(suite);
     managerTenancySpec(suite);
     managerCreatedBlocksSpec(suite);

@@ -5,15 +5,21 @@ import type { SearchHit } from "./types.js";
 
 /** A search over fixed hits, newest first, that filters by since/until as a backend does. */
 function fakeSearch(hits: SearchHit[], filters = true) {
-  const calls: Array<{ query: string; since?: string; until?: string }> = [];
+  const calls: Array<{
+    query: string;
+    since?: string;
+    until?: string;
+    alone?: true;
+  }> = [];
   const run = async (
     query: string,
-    options: { limit: number; since?: string; until?: string },
+    options: { limit: number; since?: string; until?: string; alone?: true },
   ) => {
     calls.push({
       query,
       ...(options.since ? { since: options.since } : {}),
       ...(options.until ? { until: options.until } : {}),
+      ...(options.alone ? { alone: options.alone } : {}),
     });
     return hits
       .filter(
@@ -67,7 +73,28 @@ describe("searchWithQueryTime", () => {
     const { run, calls } = fakeSearch(HITS);
     const hits = await searchWithQueryTime("Caroline", { limit: 2 }, run);
     expect(hits.map((h) => h.id)).toEqual(["june", "may"]);
-    expect(calls).toEqual([{ query: "Caroline" }]);
+    expect(calls).toEqual([{ query: "Caroline", alone: true }]);
+  });
+
+  it("reorders the fused ranking before cutting it to the limit; the run alone reorders its own", async () => {
+    const { run, calls } = fakeSearch(HITS);
+    const reversed = async (fused: SearchHit[]) => [...fused].reverse();
+    const hits = await searchWithQueryTime(
+      "Caroline in May 2023",
+      { limit: 2 },
+      run,
+      reversed,
+    );
+    // Fused: may, june, april; reversed before the cut.
+    expect(hits.map((h) => h.id)).toEqual(["april", "june"]);
+    expect(calls.every((call) => call.alone === undefined)).toBe(true);
+    const plain = await searchWithQueryTime(
+      "Caroline",
+      { limit: 2 },
+      run,
+      reversed,
+    );
+    expect(plain.map((h) => h.id)).toEqual(["june", "may"]);
   });
 
   it("cuts the named time to since/until and keeps out hits a ranking let through", async () => {

@@ -29,20 +29,26 @@ export interface QueryTimeSearchOptions {
   timeZone?: string;
 }
 
-/** One search run: the query and options, with `since`/`until` as ISO-8601 UTC strings. */
+/**
+ * One search run: the query and options, with `since`/`until` as ISO-8601 UTC strings. `alone`
+ * when the run's ranking is the search's whole ranking (the query names no time).
+ */
 export type SearchRun<Hit> = (
   query: string,
-  options: { limit: number; since?: string; until?: string },
+  options: { limit: number; since?: string; until?: string; alone?: true },
 ) => Promise<Hit[]>;
 
 /**
  * Runs a search with the query's time as a boost. Without time words in the query this is one
- * run of `search` with the options as given. `now` and `timeZone` are checked either way.
+ * run of `search` (`alone`) with the options as given. `now` and `timeZone` are checked either
+ * way. `reorder`, when given, reorders the fused ranking before it is cut to `limit`; the run
+ * made `alone` is the one to reorder its own ranking.
  */
 export async function searchWithQueryTime<Hit extends SearchHit>(
   query: string,
   options: QueryTimeSearchOptions,
   search: SearchRun<Hit>,
+  reorder?: (fused: Hit[]) => Promise<Hit[]>,
 ): Promise<Hit[]> {
   const limit = normalizeSearchLimit(options.limit);
   const explicit = normalizeTextSearchOptions({
@@ -54,8 +60,8 @@ export async function searchWithQueryTime<Hit extends SearchHit>(
     ...(options.timeZone !== undefined ? { timeZone: options.timeZone } : {}),
   });
   if (read.ranges.length === 0)
-    return (await search(query, { ...explicit, limit })).filter((hit) =>
-      passes(hit, explicit),
+    return (await search(query, { ...explicit, limit, alone: true })).filter(
+      (hit) => passes(hit, explicit),
     );
   // A query of time words alone ("yesterday?") keeps them as its terms.
   const text = queryTerms(read.text).length > 0 ? read.text : query;
@@ -100,10 +106,12 @@ export async function searchWithQueryTime<Hit extends SearchHit>(
       entry.score += weight / (FUSION_K + rank);
       fused.set(key, entry);
     });
-  return [...fused.values()]
+  const ranked = [...fused.values()]
     .sort((a, b) => b.score - a.score)
+    .map(({ hit }) => hit);
+  return (reorder ? await reorder(ranked) : ranked)
     .slice(0, limit)
-    .map(({ hit }) => ({
+    .map((hit) => ({
       ...hit,
       inQueryTime:
         hit.createdAt !== undefined &&

@@ -9,6 +9,7 @@ import { rankWindow } from "../text/search-limit.js";
 import { ArborError, invalidArgument } from "../errors/index.js";
 import type { EmbeddingIndex } from "./embedding-index.js";
 import { fuseRankings } from "./fusion.js";
+import { rankWithSessionEvidence } from "./session-evidence.js";
 import { snippetOf } from "./snippet.js";
 import type {
   EmbeddedKind,
@@ -45,6 +46,11 @@ export interface RecallPlan {
   resolve: (items: RecallItem[]) => Promise<Array<ResolvedItem | null>>;
   /** Keep results without `sessionId` (a session search) as they were. */
   withSessionId: boolean;
+  /**
+   * Reorder the candidates by their sessions' evidence (session-evidence.ts) before they are
+   * resolved: set when this ranking is the whole search's (across sessions, no time named).
+   */
+  sessionEvidence?: boolean;
 }
 
 /** The mode and scope a search runs with, checked; `INVALID_ARGUMENT` for unknown values. */
@@ -104,10 +110,24 @@ export async function recall(plan: RecallPlan): Promise<RecallResult[]> {
   const semanticScores = new Map(
     semanticItems.map((item) => [keyOf(item), item.score]),
   );
-  const ranked = rankedKeys(mode, textKeys, semanticKeys, semanticScores);
   const byKey = new Map<string, RecallItem & { hit?: SearchResult }>();
   for (const item of [...semanticItems, ...textItems])
     byKey.set(keyOf(item), item);
+  const fused = rankedKeys(mode, textKeys, semanticKeys, semanticScores);
+  // Before resolving: the step reads only sessions and times, which the text hits carry, so the
+  // candidates it moves up are read only when they reach the results.
+  const ranked = plan.sessionEvidence
+    ? rankWithSessionEvidence(fused, ([key]) => {
+        const item = byKey.get(key)!;
+        return {
+          sessionId: item.sessionId,
+          kind: item.kind,
+          ...(item.hit?.createdAt !== undefined
+            ? { createdAt: item.hit.createdAt }
+            : {}),
+        };
+      })
+    : fused;
   const results: RecallResult[] = [];
   // Resolve in pages: a candidate whose row is gone is skipped, the next one fills its place.
   for (let at = 0; at < ranked.length && results.length < limit; at += limit) {

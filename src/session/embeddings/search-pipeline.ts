@@ -9,7 +9,11 @@
  *    and no `mode`, `scope` or `leafId` (results as the backend returns them); otherwise the
  *    recall ranking (recall.ts, loaded on first use): the text ranking (message hits interleaved
  *    with overlay summaries), the nearest vectors, fused, each candidate resolved to its text;
- * 3. hits placed in their sessions: the session's name across sessions, and the turns around
+ * 3. across sessions, the ranked candidates reordered below their first places by their
+ *    sessions' evidence (session-evidence.ts): the only ranking's before they are resolved, or
+ *    the rankings' fused in and out of a time the query names, so the step sees the order it
+ *    changes;
+ * 4. hits placed in their sessions: the session's name across sessions, and the turns around
  *    each hit with `context`.
  *
  * A change to the ranking (fusion, the rank window, a new text option) is made here or in
@@ -47,8 +51,24 @@ export async function runSearch(
     until: _until,
     ...ranking
   } = options;
-  const hits = await searchWithQueryTime(query, options, (text, window) =>
-    rank(space, text, { ...ranking, ...window }),
+  // Across sessions, a ranked search reorders its candidates by their sessions' evidence: the
+  // query's only ranking before its candidates are read, or the fusion of the rankings in and
+  // out of a named time. A session's search never loads the step.
+  const evidence =
+    space.acrossSessions &&
+    (space.embeddings !== null || !isPlainSearch(options));
+  const hits = await searchWithQueryTime(
+    query,
+    options,
+    (text, { alone, ...window }) =>
+      rank(space, text, { ...ranking, ...window }, evidence && alone === true),
+    evidence
+      ? async (fused) =>
+          (await import("./session-evidence.js")).rankWithSessionEvidence(
+            fused,
+            (hit) => hit,
+          )
+      : undefined,
   );
   return placeHits(space, hits, context);
 }
@@ -60,6 +80,7 @@ async function rank(
   space: SearchSpace,
   query: string,
   options: SessionSearchOptions & { limit: number },
+  sessionEvidence: boolean,
 ): Promise<SearchHit[]> {
   const handle = space.embeddings;
   if (!handle && isPlainSearch(options))
@@ -88,6 +109,7 @@ async function rank(
     limit,
     index,
     withSessionId: space.acrossSessions,
+    sessionEvidence,
     text: async () => {
       const { path, sessionId } = covered;
       // The text ranking scores a window of its own, wider than the candidates it returns

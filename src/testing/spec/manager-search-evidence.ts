@@ -1,0 +1,76 @@
+import type { ManagerSuite } from "../manager-suite.js";
+
+/**
+ * Evidence across sessions (docs/search.md#evidence-across-sessions): in the ranked search of
+ * `manager.search()` (any `mode`), a session's earliest candidate takes a share of its session's
+ * other matches and moves up among the candidates below the first three places, which never
+ * move. The plain search (no `mode`) ranks turns alone.
+ */
+export function managerSearchEvidenceSpec(suite: ManagerSuite): void {
+  const { expect } = suite;
+  suite.describe("search and tools", () => {
+    suite.it(
+      "ranked search across sessions: a session's earliest candidate takes a share of its session's matches, below the first three places",
+      async (store) => {
+        const manager = store.manager();
+        let minute = 0;
+        const write = async (name: string, texts: readonly string[]) => {
+          const { id } = await manager.create(name);
+          const session = manager.getSession(id);
+          let parentId: string | null = null;
+          for (const [index, text] of texts.entries()) {
+            const messageId = `${name}-${index}`;
+            await session.importMessage(
+              {
+                id: messageId,
+                role: index % 2 === 0 ? "user" : "assistant",
+                parts: [{ type: "text", text }],
+              },
+              {
+                parentId,
+                createdAt: new Date(Date.UTC(2026, 0, 1, 9, minute++)),
+              },
+            );
+            parentId = messageId;
+          }
+        };
+        // "maui" opens with the fact and then talks about the question's words; "notes" holds
+        // the same text as that opening, written after it (ties go to the newest); "trails"
+        // holds every word of the query once.
+        await write("maui", [
+          "Planning a Maui trip: the resort costs $300 a night",
+          "Maui hiking trails: Maui has great hiking trails",
+          "More Maui hiking trails please",
+        ]);
+        await write("trails", ["Hiking trails near Maui"]);
+        await write("notes", [
+          "Planning a Maui trip: the resort costs $300 a night",
+        ]);
+        const query = "maui hiking trails";
+        const order = (hits: Array<{ id: string }>) =>
+          hits.map((hit) => hit.id);
+        // Turns alone (the plain search): the three turns holding every word, then the newer
+        // copy of the opening above the opening.
+        const plain = order(await manager.search(query, { limit: 10 }));
+        expect(plain).toHaveLength(5);
+        expect([...plain.slice(0, 3)].sort()).toEqual([
+          "maui-1",
+          "maui-2",
+          "trails-0",
+        ]);
+        expect(plain.slice(3)).toEqual(["notes-0", "maui-0"]);
+        // Ranked: the opening passes the copy, and its share (more than the first place's) does
+        // not move it past the first three places.
+        const ranked = order(
+          await manager.search(query, { mode: "text", limit: 10 }),
+        );
+        expect(ranked).toEqual([...plain.slice(0, 3), "maui-0", "notes-0"]);
+        // The same order whatever the limit (the stable-ranking property).
+        for (const limit of [1, 2, 3, 4, 5])
+          expect(
+            order(await manager.search(query, { mode: "text", limit })),
+          ).toEqual(ranked.slice(0, limit));
+      },
+    );
+  });
+}
