@@ -231,7 +231,7 @@ async function postgres() {
 const PG_APPENDS = 200;
 const PG_WRITERS = 8;
 const PG_EACH = 50;
-const PG_DEPTH = 1_000;
+const PG_DEPTH = 10_000;
 row(
   "append 2,000",
   "postgres pool",
@@ -269,7 +269,7 @@ row(
     };
   },
 );
-/** A chain like the timing bench's (10,000 there), inserted in one statement. */
+/** The timing bench's 10,000-deep chain, inserted in one statement. */
 async function postgresChain() {
   const database = await postgres();
   await database.pool.query(
@@ -410,10 +410,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const dir = mkdtempSync(join(tmpdir(), "arbor-instr-"));
   try {
     const state = await chosen.setup(dir);
-    // A collection the setup's garbage would have started lands in the setup, not in the window:
-    // what the window collects is then its own allocations' (bench/instructions.mjs runs node
-    // with --expose-gc).
-    globalThis.gc?.();
     loadavg(); // callgrind --zero-before=uv_loadavg
     await state.measure();
     uptime(); // callgrind --dump-before=uv_uptime

@@ -5,13 +5,14 @@
 //
 // What is counted: the instructions of the row's measured part only, in that process (V8's
 // compiler and garbage collector included, as they run on the main thread under --predictable).
-// The row's setup (building the data, opening handles, one warm-up call, then a full garbage
-// collection, so that a collection the setup's garbage started does not land in the window) is
-// dropped by callgrind's `--zero-before` at the start marker, and the counts up to the end marker are written by
-// `--dump-before` (bench/instruction-rows.mjs). The PostgreSQL rows count the client process's
-// instructions (pg, the library, V8), not the server's. Counts repeat to about 0.02% on the
-// SQLite and in-memory rows and do not move with the machine's load; the PostgreSQL rows depend
-// on how replies arrive and repeat less closely.
+// The row's setup (building the data, opening handles, one warm-up call) is dropped by
+// callgrind's `--zero-before` at the start marker, and the counts up to the end marker are
+// written by `--dump-before` (bench/instruction-rows.mjs). The PostgreSQL rows count the client
+// process's instructions (pg, the library, V8), not the server's. Counts repeat to about 0.02% on
+// the SQLite and in-memory rows and do not move with the machine's load; the PostgreSQL rows
+// depend on how replies arrive and repeat less closely. In a window of a few million
+// instructions one garbage collection more or less (1.5-2.5M) moves a row by 10-20%: read such a
+// row's callgrind output before taking its ratio for the library's.
 //
 // Prints a table (row, before, after, ratio; rows over 5% more instructions flagged), writes
 // .bench/compare-instructions.json, and keeps each row's callgrind output in .bench/callgrind/
@@ -33,12 +34,7 @@ const CALLGRIND = [
   "--zero-before=uv_loadavg",
   "--dump-before=uv_uptime",
 ];
-const NODE = [
-  "--predictable",
-  "--hash-seed=1",
-  "--random-seed=1",
-  "--expose-gc",
-];
+const NODE = ["--predictable", "--hash-seed=1", "--random-seed=1"];
 
 /**
  * Runs every row once on each build (`{ name, dir }`, the earlier first), the rows of
