@@ -4,9 +4,12 @@
 // checkout's node_modules, and is built with tsc alone; both run the benchmark scripts of THIS
 // checkout, so the workloads are the same and only the library differs. Prints, per row, the
 // median of the runs of each build and the change; writes .bench/compare.json. Not a test.
+// With --instructions it counts instructions instead of timing (bench/instructions.mjs): each
+// row once per build under callgrind, which the machine's load does not move.
 //
 //   node bench/compare-builds.mjs <commit> [--runs 3]   (after `npm run build`;
 //   ARBOR_TEST_PG_URL adds the PostgreSQL rows)
+//   node bench/compare-builds.mjs <commit> --instructions   (needs valgrind)
 import { execFileSync, spawnSync } from "node:child_process";
 import {
   cpSync,
@@ -20,14 +23,22 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { compareInstructions, hasValgrind } from "./instructions.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const args = process.argv.slice(2);
 const ref = args.find((arg) => !arg.startsWith("--"));
 const runsAt = args.indexOf("--runs");
 const RUNS = runsAt >= 0 ? Number(args[runsAt + 1]) : 3;
+const INSTRUCTIONS = args.includes("--instructions");
 if (!ref || !(RUNS >= 1)) {
-  console.error("usage: node bench/compare-builds.mjs <commit> [--runs N]");
+  console.error(
+    "usage: node bench/compare-builds.mjs <commit> [--runs N | --instructions]",
+  );
+  process.exit(2);
+}
+if (INSTRUCTIONS && !hasValgrind()) {
+  console.error("compare-builds: --instructions needs valgrind on PATH");
   process.exit(2);
 }
 if (!existsSync(join(ROOT, "dist", "session", "index.js"))) {
@@ -76,6 +87,10 @@ const builds = [
   { name: `before (${sha.slice(0, 7)})`, dir: before, runs: [] },
   { name: `after (${head})`, dir: ROOT, runs: [] },
 ];
+if (INSTRUCTIONS) {
+  await compareInstructions(builds, ROOT);
+  process.exit(0);
+}
 for (let run = 0; run < RUNS; run++) {
   // Alternate which build goes first, so neither always meets the warmer machine.
   const order = run % 2 === 0 ? builds : [...builds].reverse();
