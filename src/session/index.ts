@@ -163,6 +163,7 @@ export type {
 export type {
   CreatedBlockRows,
   ListPosition,
+  MessageRef,
   RegistryListOptions,
   RegistrySearchOptions,
   SessionInfoPatch,

@@ -4,6 +4,7 @@
 import {
   ArborError,
   type CreatedBlockRows,
+  type MessageRef,
   type RegistryListOptions,
   type RegistrySearchOptions,
   type SearchResult,
@@ -148,6 +149,16 @@ export class KvSessionRegistry implements SessionRegistry {
     const scoped = this.scoped(options);
     if (scoped.sessionIds!.length === 0) return [];
     return this.store.engine.registry.search(query, scoped);
+  }
+
+  /** Which of the messages open their sessions (no parent): one read of each session's document. */
+  openings(messages: ReadonlyArray<MessageRef>): MessageRef[] {
+    const docs = new Map<string, SessionDoc | null>();
+    return messages.filter(({ sessionId, id }) => {
+      if (!docs.has(sessionId))
+        docs.set(sessionId, this.store.read<SessionDoc>(sessionKey(sessionId)));
+      return docs.get(sessionId)?.rows[id]?.parentId === null;
+    });
   }
 
   /** Overlays whose summary matches the query (explained search), the engine's ranking. */

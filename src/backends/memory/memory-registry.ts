@@ -9,6 +9,7 @@ import { publishMemoryChange } from "./memory-changes.js";
 import {
   compareListOrder,
   type CreatedBlockRows,
+  type MessageRef,
   type RegistryListOptions,
   type RegistrySearchOptions,
   type SessionInfoPatch,
@@ -54,6 +55,13 @@ export class InMemorySessionRegistry implements SessionRegistry {
       const row = this.store.registry.get(id);
       return row ? [{ ...row }] : [];
     });
+  }
+
+  openings(messages: ReadonlyArray<MessageRef>): MessageRef[] {
+    return messages.filter(
+      ({ sessionId, id }) =>
+        this.store.peek(sessionId)?.rows.get(id)?.parentId === null,
+    );
   }
 
   list(options: RegistryListOptions): SessionInfo[] {

@@ -26,6 +26,7 @@ import {
   isoSql,
   RECORD_CHANGE_SQL,
   sessionScopeSql,
+  JSON_PARAM,
   TEXT_ARRAY_SQL,
   toCount,
 } from "./postgres-sql.js";
@@ -34,6 +35,7 @@ import type { SearchResult } from "../../session/contracts/types.js";
 import {
   compareListOrder,
   type CreatedBlockRows,
+  type MessageRef,
   type RegistryListOptions,
   type RegistrySearchOptions,
   type SessionInfoPatch,
@@ -93,6 +95,18 @@ export class PostgresSessionRegistry implements SessionRegistry {
       [JSON.stringify(ids)],
     );
     return rows.map(sessionInfoFromRow);
+  }
+
+  async openings(messages: ReadonlyArray<MessageRef>): Promise<MessageRef[]> {
+    await this.#ready();
+    // One lookup per message on the (session_id, id) key.
+    const rows = await this.#db.query<{ session_id: string; id: string }>(
+      `SELECT m.session_id, m.id FROM json_array_elements(${JSON_PARAM}) AS ref
+      JOIN assistant_messages AS m ON m.session_id = ref->>0 AND m.id = ref->>1
+      WHERE m.parent_id IS NULL`,
+      [JSON.stringify(messages.map((m) => [m.sessionId, m.id]))],
+    );
+    return rows.map((row) => ({ sessionId: row.session_id, id: row.id }));
   }
 
   async list(options: RegistryListOptions): Promise<SessionInfo[]> {

@@ -28,6 +28,7 @@ import { ensureAgentSchema } from "./sql-schema.js";
 import {
   compareListOrder,
   type CreatedBlockRows,
+  type MessageRef,
   type RegistryListOptions,
   type RegistrySearchOptions,
   type SessionInfoPatch,
@@ -84,6 +85,17 @@ export class SqlSessionRegistry implements SessionRegistry {
       WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`.map(
       sessionInfoFromRow,
     );
+  }
+
+  openings(messages: ReadonlyArray<MessageRef>): MessageRef[] {
+    this.ready();
+    // One lookup per message on the (session_id, id) key.
+    return this.agent
+      .sql<MessageRef>`SELECT m.session_id AS sessionId, m.id AS id
+      FROM json_each(${JSON.stringify(messages.map((m) => [m.sessionId, m.id]))}) AS ref
+      JOIN assistant_messages AS m
+        ON m.session_id = json_extract(ref.value, '$[0]') AND m.id = json_extract(ref.value, '$[1]')
+      WHERE m.parent_id IS NULL`;
   }
 
   list(options: RegistryListOptions): SessionInfo[] {

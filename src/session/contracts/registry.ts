@@ -42,6 +42,12 @@ export interface RegistrySearchOptions {
   rankWindow?: number;
 }
 
+/** A message of a session, by its session's id and its own. */
+export interface MessageRef {
+  sessionId: string;
+  id: string;
+}
+
 /** An overlay found by its summary: which session, which overlay. */
 export interface SummaryHit {
   sessionId: string;
@@ -182,6 +188,14 @@ export interface SessionRegistry {
     query: string,
     options: RegistrySearchOptions,
   ): MaybePromise<SearchResult[]>;
+  /**
+   * Optional: which of `messages` (session id and message id) have no parent, each its
+   * session's opening turn, read together in one indexed read: what a ranked search across
+   * sessions reads to give a session's opening a share of its session's matches
+   * (docs/search.md#evidence-across-sessions). Messages that are gone are left out. Without it
+   * no candidate takes a share.
+   */
+  openings?(messages: ReadonlyArray<MessageRef>): MaybePromise<MessageRef[]>;
   /**
    * Optional: overlays of registered sessions whose summary matches every query term
    * (`summaryMatches`, docs/search.md), newest first, at most `limit`, under the same `sessionIds`

@@ -9,7 +9,10 @@ import { rankWindow } from "../text/search-limit.js";
 import { ArborError, invalidArgument } from "../errors/index.js";
 import type { EmbeddingIndex } from "./embedding-index.js";
 import { fuseRankings } from "./fusion.js";
-import { rankWithSessionEvidence } from "./session-evidence.js";
+import {
+  rankWithSessionEvidence,
+  type ReadOpenings,
+} from "./session-evidence.js";
 import { snippetOf } from "./snippet.js";
 import type {
   EmbeddedKind,
@@ -48,9 +51,10 @@ export interface RecallPlan {
   withSessionId: boolean;
   /**
    * Reorder the candidates by their sessions' evidence (session-evidence.ts) before they are
-   * resolved: set when this ranking is the whole search's (across sessions, no time named).
+   * resolved, reading which open their sessions with it: set when this ranking is the whole
+   * search's (across sessions, no time named).
    */
-  sessionEvidence?: boolean;
+  sessionEvidence?: ReadOpenings;
 }
 
 /** The mode and scope a search runs with, checked; `INVALID_ARGUMENT` for unknown values. */
@@ -114,19 +118,15 @@ export async function recall(plan: RecallPlan): Promise<RecallResult[]> {
   for (const item of [...semanticItems, ...textItems])
     byKey.set(keyOf(item), item);
   const fused = rankedKeys(mode, textKeys, semanticKeys, semanticScores);
-  // Before resolving: the step reads only sessions and times, which the text hits carry, so the
-  // candidates it moves up are read only when they reach the results.
+  // Before resolving: the step reads the candidates' sessions (which every candidate carries)
+  // and which of them open their sessions, so a candidate it moves up is read only when it
+  // reaches the results.
   const ranked = plan.sessionEvidence
-    ? rankWithSessionEvidence(fused, ([key]) => {
-        const item = byKey.get(key)!;
-        return {
-          sessionId: item.sessionId,
-          kind: item.kind,
-          ...(item.hit?.createdAt !== undefined
-            ? { createdAt: item.hit.createdAt }
-            : {}),
-        };
-      })
+    ? await rankWithSessionEvidence(
+        fused,
+        ([key]) => byKey.get(key)!,
+        plan.sessionEvidence,
+      )
     : fused;
   const results: RecallResult[] = [];
   // Resolve in pages: a candidate whose row is gone is skipped, the next one fills its place.

@@ -30,6 +30,7 @@ import { checkHitContext } from "./hit-neighbours.js";
 import { searchWithQueryTime } from "./query-time-search.js";
 import { placeHits, resolveInSessions } from "./search-resolve.js";
 import type { SearchSpace } from "./search-space.js";
+import type { ReadOpenings } from "./session-evidence.js";
 import {
   isPlainSearch,
   type SearchHit,
@@ -53,20 +54,29 @@ export async function runSearch(
   } = options;
   // Across sessions, a ranked search reorders its candidates by their sessions' evidence: the
   // query's only ranking before its candidates are read, or the fusion of the rankings in and
-  // out of a named time. A session's search never loads the step.
-  const evidence =
+  // out of a named time. A session's search never loads the step, nor a space that cannot read
+  // which messages open their sessions.
+  const openings =
     space.acrossSessions &&
-    (space.embeddings !== null || !isPlainSearch(options));
+    (space.embeddings !== null || !isPlainSearch(options))
+      ? space.openings
+      : undefined;
   const hits = await searchWithQueryTime(
     query,
     options,
     (text, { alone, ...window }) =>
-      rank(space, text, { ...ranking, ...window }, evidence && alone === true),
-    evidence
+      rank(
+        space,
+        text,
+        { ...ranking, ...window },
+        alone === true ? openings : undefined,
+      ),
+    openings
       ? async (fused) =>
           (await import("./session-evidence.js")).rankWithSessionEvidence(
             fused,
             (hit) => hit,
+            openings,
           )
       : undefined,
   );
@@ -80,7 +90,7 @@ async function rank(
   space: SearchSpace,
   query: string,
   options: SessionSearchOptions & { limit: number },
-  sessionEvidence: boolean,
+  sessionEvidence: ReadOpenings | undefined,
 ): Promise<SearchHit[]> {
   const handle = space.embeddings;
   if (!handle && isPlainSearch(options))
@@ -109,7 +119,7 @@ async function rank(
     limit,
     index,
     withSessionId: space.acrossSessions,
-    sessionEvidence,
+    ...(sessionEvidence ? { sessionEvidence } : {}),
     text: async () => {
       const { path, sessionId } = covered;
       // The text ranking scores a window of its own, wider than the candidates it returns

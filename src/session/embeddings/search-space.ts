@@ -16,6 +16,7 @@ import type { TextSearchInput } from "../text/search-options.js";
 import type { SessionTree } from "../state/session-tree.js";
 import type { EmbeddingHandle } from "./embedding-handle.js";
 import type { RecallItem } from "./recall.js";
+import type { ReadOpenings } from "./session-evidence.js";
 import type { SearchScope } from "./types.js";
 
 /**
@@ -39,6 +40,12 @@ export interface SearchSpace {
     query: string,
     options: TextSearchInput & { limit: number },
   ): Promise<SearchResult[]>;
+  /**
+   * Which of the messages open their sessions (have no parent), read together: what a ranked
+   * search across sessions reads for its sessions' evidence (session-evidence.ts). Absent for one
+   * session, and for a registry without `openings()`: the search then keeps its ranking's order.
+   */
+  openings?: ReadOpenings;
   /** The store the space's vectors live in; `NOT_SUPPORTED` without one. */
   embeddingStore(): Promise<BackendEmbeddings>;
   /** What one ranked search covers, with `scope` (`"session"` across sessions) and `leafId`. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { MessageRef } from "../contracts/registry.js";
 import {
   KEPT_PLACES,
   rankWithSessionEvidence,
@@ -9,82 +10,110 @@ interface Candidate {
   id: string;
   sessionId?: string;
   kind?: string;
-  createdAt?: string;
 }
 
-const at = (minute: number) =>
-  new Date(Date.UTC(2026, 0, 1, 9, minute)).toISOString();
-/** Filler candidates, each alone in its session (no share), written at `minute`. */
+/** Filler candidates, each alone in its session (no share). */
 const fillers = (count: number, prefix = "f"): Candidate[] =>
   Array.from({ length: count }, (_, i) => ({
     id: `${prefix}${i}`,
     sessionId: `${prefix}${i}`,
-    createdAt: at(30),
   }));
 const ids = (items: Candidate[]) => items.map((item) => item.id);
-const rerank = (items: Candidate[]) =>
-  ids(rankWithSessionEvidence(items, (item) => item));
+
+/** Reranks with the messages named `*-open` as their sessions' openings; records each read. */
+async function rerank(items: Candidate[], reads: MessageRef[][] = []) {
+  return ids(
+    await rankWithSessionEvidence(
+      items,
+      (item) => item,
+      (messages) => {
+        reads.push(messages);
+        return messages.filter((m) => m.id.endsWith("-open"));
+      },
+    ),
+  );
+}
 
 describe("rankWithSessionEvidence", () => {
-  it("lifts a session's earliest candidate by its session's matches, never into the first places", () => {
+  it("lifts a session's opening by its session's matches, never into the first places", async () => {
     const items = [
-      { id: "s-late", sessionId: "s", createdAt: at(5) },
+      { id: "s-late", sessionId: "s" },
       ...fillers(KEPT_PLACES + 2),
-      { id: "s-first", sessionId: "s", createdAt: at(1) },
+      { id: "s-open", sessionId: "s" },
     ];
-    // 1/66 plus its share of one match at the top (0.15/60) passes the 1/60 of the first
+    // 1/66 plus its share of one match at the top (0.2/60) passes the 1/60 of the first
     // place; it stops below the places kept.
-    expect(rerank(items)).toEqual([
+    expect(await rerank(items)).toEqual([
       "s-late",
       "f0",
       "f1",
-      "s-first",
+      "s-open",
       "f2",
       "f3",
       "f4",
     ]);
   });
 
-  it("keeps the first places: a session's match there stays, its earliest candidate comes after", () => {
+  it("keeps the first places: a session's match there stays, its opening comes after", async () => {
     const items = [
       ...fillers(KEPT_PLACES - 1),
-      { id: "s-a", sessionId: "s", createdAt: at(5) },
-      { id: "s-b", sessionId: "s", createdAt: at(6) },
-      { id: "s-first", sessionId: "s", createdAt: at(1) },
+      { id: "s-a", sessionId: "s" },
+      { id: "s-b", sessionId: "s" },
+      { id: "s-open", sessionId: "s" },
     ];
-    expect(rerank(items)).toEqual(["f0", "f1", "s-a", "s-first", "s-b"]);
+    expect(await rerank(items)).toEqual(["f0", "f1", "s-a", "s-open", "s-b"]);
   });
 
-  it("gives no share when the earliest time ties, is missing, or the earliest is a summary", () => {
-    const tied = [
-      { id: "s-late", sessionId: "s", createdAt: at(5) },
+  it("lifts only an opening: a later turn, a summary or a session's only candidate keeps its place", async () => {
+    const later = [
+      { id: "s-late", sessionId: "s" },
       ...fillers(KEPT_PLACES + 2),
-      { id: "s-a", sessionId: "s", createdAt: at(1) },
-      { id: "s-b", sessionId: "s", createdAt: at(1) },
+      { id: "s-second", sessionId: "s" },
     ];
-    expect(rerank(tied)).toEqual(ids(tied));
+    expect(await rerank(later)).toEqual(ids(later));
     const summary = [
-      { id: "s-late", sessionId: "s", createdAt: at(5) },
+      { id: "s-late", sessionId: "s" },
       ...fillers(KEPT_PLACES + 2),
-      { id: "s-sum", sessionId: "s", kind: "summary", createdAt: at(1) },
+      { id: "s-open", sessionId: "s", kind: "summary" },
     ];
-    expect(rerank(summary)).toEqual(ids(summary));
-    // A candidate without a time (found by meaning alone) is passed over; the timed one leads.
-    const untimed = [
-      { id: "s-late", sessionId: "s", createdAt: at(5) },
+    expect(await rerank(summary)).toEqual(ids(summary));
+    const alone = [
       ...fillers(KEPT_PLACES + 2),
-      { id: "s-untimed", sessionId: "s" },
-      { id: "s-first", sessionId: "s", createdAt: at(1) },
+      { id: "s-open", sessionId: "s" },
     ];
-    expect(rerank(untimed).indexOf("s-first")).toBe(KEPT_PLACES);
+    expect(await rerank(alone)).toEqual(ids(alone));
   });
 
-  it("reorders only the first SESSION_EVIDENCE_DEPTH candidates", () => {
+  it("reads once, only the candidates below the first places whose session has another", async () => {
+    const reads: MessageRef[][] = [];
+    await rerank(
+      [
+        { id: "s-a", sessionId: "s" },
+        ...fillers(KEPT_PLACES),
+        { id: "s-open", sessionId: "s" },
+        { id: "t-b", sessionId: "t" },
+        { id: "t-open", sessionId: "t" },
+      ],
+      reads,
+    );
+    expect(reads).toEqual([
+      [
+        { sessionId: "s", id: "s-open" },
+        { sessionId: "t", id: "t-b" },
+        { sessionId: "t", id: "t-open" },
+      ],
+    ]);
+    const none: MessageRef[][] = [];
+    await rerank(fillers(KEPT_PLACES + 5), none);
+    expect(none).toEqual([]);
+  });
+
+  it("reorders only the first SESSION_EVIDENCE_DEPTH candidates", async () => {
     const items = [
-      { id: "s-late", sessionId: "s", createdAt: at(5) },
+      { id: "s-late", sessionId: "s" },
       ...fillers(SESSION_EVIDENCE_DEPTH - 1),
-      { id: "s-first", sessionId: "s", createdAt: at(1) },
+      { id: "s-open", sessionId: "s" },
     ];
-    expect(rerank(items)).toEqual(ids(items));
+    expect(await rerank(items)).toEqual(ids(items));
   });
 });

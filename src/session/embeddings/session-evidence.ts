@@ -1,21 +1,28 @@
 /**
  * Evidence across sessions (docs/search.md#evidence-across-sessions and
  * docs/decisions/2026-12-07-session-lead-below-the-first-places.md): in a ranked search across
- * sessions, the earliest candidate of a session that matches the query in several turns takes a
- * share of its session's other matches, and may move up among the candidates below the first
- * places; the first places never move.
+ * sessions, the opening turn of a session that matches the query in several turns takes a share
+ * of its session's other matches, and may move up among the candidates below the first places;
+ * the first places never move.
  *
  * A conversation that holds a fact usually opens with it and then discusses the subject at length
  * in its own words: the later turns match a question about it better than the turn holding the
- * fact, which falls out of the first page. The session's earliest candidate stands for that
- * opening without a read of the tree (the candidates carry their times).
+ * fact, which falls out of the first page. Which candidates open their sessions (have no parent)
+ * is one read of the store per search, of the candidates that could take the share.
  */
-/** What the step reads of a candidate: its session, kind and time, as the ranking carries them. */
+import type { MessageRef } from "../contracts/registry.js";
+
+/** What the step reads of a candidate: its id, session and kind, as the ranking carries them. */
 export interface EvidenceCandidate {
+  id: string;
   sessionId?: string;
   kind?: string;
-  createdAt?: string;
 }
+
+/** Which of the messages have no parent (`SessionRegistry.openings`). */
+export type ReadOpenings = (
+  messages: MessageRef[],
+) => Promise<Iterable<MessageRef>> | Iterable<MessageRef>;
 
 /** How many of the ranking's first candidates the step reorders, whatever the limit. */
 export const SESSION_EVIDENCE_DEPTH = 100;
@@ -26,10 +33,10 @@ export const SESSION_EVIDENCE_DEPTH = 100;
  */
 export const KEPT_PLACES = 3;
 
-/** The share a session's earliest candidate takes of its session's best other matches. */
-export const LEAD_SHARE = 0.15;
+/** The share a session's opening takes of its session's best other matches. */
+export const LEAD_SHARE = 0.2;
 
-/** How many of the session's other matches (its best ranked) the earliest candidate shares. */
+/** How many of the session's other matches (its best ranked) the opening shares. */
 export const SHARED_MATCHES = 2;
 
 /** A candidate at rank `r` (0-based) scores `1 / (RANK_OFFSET + r)`, as in hybrid fusion. */
@@ -37,17 +44,18 @@ const RANK_OFFSET = 60;
 
 /**
  * `items` (best first) with their first `SESSION_EVIDENCE_DEPTH` reordered, `of` reading each
- * item's session, kind and time: each keeps its rank's share
- * `1 / (60 + rank)`; a session's earliest message candidate (a unique earliest `createdAt` among
- * the session's message candidates) adds `LEAD_SHARE` times the shares of the session's best
- * `SHARED_MATCHES` other candidates. The first `KEPT_PLACES` keep their places; ties keep the
- * ranking's order; items past the depth follow unchanged. A session whose earliest time is shared
- * by two candidates, or whose candidates carry none, has no earliest candidate.
+ * item's id, session and kind: each keeps its rank's share `1 / (60 + rank)`; a message candidate
+ * that opens its session (no parent, as `openings` reads) adds `LEAD_SHARE` times the shares of
+ * its session's best `SHARED_MATCHES` other candidates. The first `KEPT_PLACES` keep their places;
+ * ties keep the ranking's order; items past the depth follow unchanged. `openings` is read once,
+ * for the message candidates below the first places whose session has another candidate, and not
+ * at all when there are none.
  */
-export function rankWithSessionEvidence<T>(
+export async function rankWithSessionEvidence<T>(
   items: readonly T[],
   of: (item: T) => EvidenceCandidate,
-): T[] {
+  openings: ReadOpenings,
+): Promise<T[]> {
   const candidates = items.slice(0, SESSION_EVIDENCE_DEPTH);
   const read = candidates.map(of);
   const ranksBySession = new Map<string, number[]>();
@@ -57,18 +65,32 @@ export function rankWithSessionEvidence<T>(
     ranks.push(rank);
     ranksBySession.set(hit.sessionId, ranks);
   });
+  const asked = [...ranksBySession.values()]
+    .filter((ranks) => ranks.length > 1)
+    .flatMap((ranks) => ranks.filter((rank) => rank >= KEPT_PLACES));
+  if (asked.length === 0) return [...items];
+  const key = (sessionId: string, id: string) =>
+    JSON.stringify([sessionId, id]);
+  const opening = new Set<string>();
+  for (const { sessionId, id } of await openings(
+    asked.map((rank) => ({
+      sessionId: read[rank]!.sessionId!,
+      id: read[rank]!.id,
+    })),
+  ))
+    opening.add(key(sessionId, id));
   const share = (rank: number) => 1 / (RANK_OFFSET + rank);
   const scores = candidates.map((_, rank) => share(rank));
-  for (const ranks of ranksBySession.values()) {
-    if (ranks.length < 2) continue;
-    const lead = earliest(ranks.map((rank) => read[rank]!.createdAt));
-    if (lead === null || ranks[lead]! < KEPT_PLACES) continue;
-    const others = ranks.filter((_, at) => at !== lead);
-    scores[ranks[lead]!]! +=
+  for (const rank of asked) {
+    const { sessionId, id } = read[rank]!;
+    if (!opening.has(key(sessionId!, id))) continue;
+    scores[rank]! +=
       LEAD_SHARE *
-      others
+      ranksBySession
+        .get(sessionId!)!
+        .filter((other) => other !== rank)
         .slice(0, SHARED_MATCHES)
-        .reduce((sum, rank) => sum + share(rank), 0);
+        .reduce((sum, other) => sum + share(other), 0);
   }
   const order = candidates
     .map((_, rank) => rank)
@@ -79,26 +101,4 @@ export function rankWithSessionEvidence<T>(
     ...order.map((rank) => candidates[rank]!),
     ...items.slice(SESSION_EVIDENCE_DEPTH),
   ];
-}
-
-// --- Internal helpers ---
-
-/**
- * The index of the unique earliest time, or `null` when the earliest ties or none is known. A
- * candidate without a time (a match by meaning alone, before it is read) is passed over.
- */
-function earliest(times: ReadonlyArray<string | undefined>): number | null {
-  let best: number | null = null;
-  let bestTime = Infinity;
-  let tied = false;
-  for (const [at, time] of times.entries()) {
-    const value = time === undefined ? Number.NaN : Date.parse(time);
-    if (Number.isNaN(value)) continue;
-    if (value < bestTime) {
-      best = at;
-      bestTime = value;
-      tied = false;
-    } else if (value === bestTime) tied = true;
-  }
-  return tied ? null : best;
 }

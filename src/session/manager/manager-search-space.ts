@@ -61,6 +61,11 @@ function registrySpace(
       if (queryTerms(query).length === 0) return [];
       return registry.search(query, checked);
     },
+    ...(registry.openings
+      ? {
+          openings: async (messages) => registry.openings!(messages),
+        }
+      : {}),
     embeddingStore: async () => storeEmbeddings(host),
     rankingScope: async () => ({
       path: null,

@@ -2,7 +2,7 @@ import type { ManagerSuite } from "../manager-suite.js";
 
 /**
  * Evidence across sessions (docs/search.md#evidence-across-sessions): in the ranked search of
- * `manager.search()` (any `mode`), a session's earliest candidate takes a share of its session's
+ * `manager.search()` (any `mode`), a session's opening turn (a message without a parent) takes a share of its session's
  * other matches and moves up among the candidates below the first three places, which never
  * move. The plain search (no `mode`) ranks turns alone.
  */
@@ -10,7 +10,7 @@ export function managerSearchEvidenceSpec(suite: ManagerSuite): void {
   const { expect } = suite;
   suite.describe("search and tools", () => {
     suite.it(
-      "ranked search across sessions: a session's earliest candidate takes a share of its session's matches, below the first three places",
+      "ranked search across sessions: a session's opening takes a share of its session's matches, below the first three places",
       async (store) => {
         const manager = store.manager();
         let minute = 0;
@@ -34,9 +34,15 @@ export function managerSearchEvidenceSpec(suite: ManagerSuite): void {
             parentId = messageId;
           }
         };
+        // "packing" opens without the query's words, and its earliest match is its weakest;
         // "maui" opens with the fact and then talks about the question's words; "notes" holds
         // the same text as that opening, written after it (ties go to the newest); "trails"
         // holds every word of the query once.
+        await write("packing", [
+          "Packing list for the week",
+          "We could fly to Maui in the spring and stay for a whole week or two",
+          "Maui",
+        ]);
         await write("maui", [
           "Planning a Maui trip: the resort costs $300 a night",
           "Maui hiking trails: Maui has great hiking trails",
@@ -50,23 +56,31 @@ export function managerSearchEvidenceSpec(suite: ManagerSuite): void {
         const order = (hits: Array<{ id: string }>) =>
           hits.map((hit) => hit.id);
         // Turns alone (the plain search): the three turns holding every word, then the newer
-        // copy of the opening above the opening.
+        // copy of the opening above the opening, and "packing"'s long turn last.
         const plain = order(await manager.search(query, { limit: 10 }));
-        expect(plain).toHaveLength(5);
+        expect(plain).toHaveLength(7);
         expect([...plain.slice(0, 3)].sort()).toEqual([
           "maui-1",
           "maui-2",
           "trails-0",
         ]);
-        expect(plain.slice(3)).toEqual(["notes-0", "maui-0"]);
+        expect(plain.indexOf("maui-0")).toBeGreaterThan(
+          plain.indexOf("notes-0"),
+        );
+        expect(plain.at(-1)).toBe("packing-1");
         // Ranked: the opening passes the copy, and its share (more than the first place's) does
-        // not move it past the first three places.
+        // not move it past the first three places; "packing"'s earliest match is not its
+        // opening and keeps its place.
         const ranked = order(
           await manager.search(query, { mode: "text", limit: 10 }),
         );
-        expect(ranked).toEqual([...plain.slice(0, 3), "maui-0", "notes-0"]);
+        expect(ranked).toEqual([
+          ...plain.slice(0, 3),
+          "maui-0",
+          ...plain.slice(3).filter((id) => id !== "maui-0"),
+        ]);
         // The same order whatever the limit (the stable-ranking property).
-        for (const limit of [1, 2, 3, 4, 5])
+        for (const limit of [1, 2, 3, 4, 5, 6, 7])
           expect(
             order(await manager.search(query, { mode: "text", limit })),
           ).toEqual(ranked.slice(0, limit));
