@@ -25,7 +25,7 @@ import {
 } from "arbor-memory/session";
 import { openSqlite } from "arbor-memory/sqlite";
 import { throwawayDatabase } from "./standalone.mjs";
-import { message, sentence } from "./workload.mjs";
+import { insertPostgresChain, message, sentence } from "./workload.mjs";
 
 const n = (count) => count.toLocaleString("en");
 const neverCompact = async () => null;
@@ -272,15 +272,7 @@ row(
 /** The timing bench's 10,000-deep chain, inserted in one statement. */
 async function postgresChain() {
   const database = await postgres();
-  await database.pool.query(
-    `INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, created_at)
-     SELECT 'm' || i, 'deep', CASE WHEN i = 0 THEN NULL ELSE 'm' || (i - 1) END, 'user',
-       json_build_object('id', 'm' || i, 'role', 'user',
-         'parts', json_build_array(json_build_object('type', 'text', 'text', 'message ' || i)))::text,
-       'message ' || i, clock_timestamp()
-     FROM generate_series(0, $1 - 1) AS i ORDER BY i`,
-    [PG_DEPTH],
-  );
+  await insertPostgresChain(database.pool, PG_DEPTH);
   return {
     ...database,
     session: Session.create(new PostgresSessionProvider(database.pool, "deep")),

@@ -23,7 +23,7 @@ import { runRawCeiling } from "./raw-ceiling.mjs";
 import { runReference } from "./reference.mjs";
 import { runScale } from "./scale.mjs";
 import { throwawayDatabase } from "./standalone.mjs";
-import { message, sentence } from "./workload.mjs";
+import { insertPostgresChain, message, sentence } from "./workload.mjs";
 import { runWriteWorkloads } from "./write-workloads.mjs";
 
 const OWN_ONLY = process.argv.includes("--own");
@@ -276,15 +276,7 @@ async function postgresBench(serverUrl) {
 
     // A 10,000-deep chain inserted in one statement, then read through the provider.
     const depth = 10_000;
-    await pool.query(
-      `INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, created_at)
-       SELECT 'm' || i, 'deep', CASE WHEN i = 0 THEN NULL ELSE 'm' || (i - 1) END, 'user',
-         json_build_object('id', 'm' || i, 'role', 'user',
-           'parts', json_build_array(json_build_object('type', 'text', 'text', 'message ' || i)))::text,
-         'message ' || i, clock_timestamp()
-       FROM generate_series(0, $1 - 1) AS i ORDER BY i`,
-      [depth],
-    );
+    await insertPostgresChain(pool, depth);
     const deep = Session.create(new PostgresSessionProvider(pool, "deep"));
     const warm = await median(5, () => deep.getHistory());
     record(

@@ -120,3 +120,19 @@ export const scaleMessage = (s, i) => ({
   role: i % 2 ? "assistant" : "user",
   parts: [{ type: "text", text: scaleSentence(s, i) }],
 });
+
+/**
+ * A chain of `depth` messages in session "deep" of Arbor's PostgreSQL schema, inserted in one
+ * statement (through the provider it would take minutes): m0 ← m1 ← … ← m(depth-1).
+ */
+export async function insertPostgresChain(pool, depth) {
+  await pool.query(
+    `INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, created_at)
+     SELECT 'm' || i, 'deep', CASE WHEN i = 0 THEN NULL ELSE 'm' || (i - 1) END, 'user',
+       json_build_object('id', 'm' || i, 'role', 'user',
+         'parts', json_build_array(json_build_object('type', 'text', 'text', 'message ' || i)))::text,
+       'message ' || i, clock_timestamp()
+     FROM generate_series(0, $1 - 1) AS i ORDER BY i`,
+    [depth],
+  );
+}

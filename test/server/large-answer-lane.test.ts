@@ -11,18 +11,24 @@ import { openSqlite } from "../../src/sqlite/index.js";
 /** More messages than one window holds (50): the history streams. */
 const LARGE_MESSAGES = 120;
 
+/** A session of more messages than one window holds. */
+async function largeSession(manager: SessionManager): Promise<string> {
+  const large = (await manager.create("Large")).id;
+  for (let index = 0; index < LARGE_MESSAGES; index++)
+    await manager.getSession(large).appendMessage({
+      id: `l${index}`,
+      role: index % 2 ? "assistant" : "user",
+      parts: [{ type: "text", text: `message ${index}` }],
+    });
+  return large;
+}
+
 describe("the large-answer lane", () => {
   it("answers a history known to be large while the only shared turn is held (by a compaction with a fake summarizer), and forgets it once it answers small", async () => {
     const db = openSqlite(":memory:");
     try {
       const manager = SessionManager.create(db);
-      const large = (await manager.create("Large")).id;
-      for (let index = 0; index < LARGE_MESSAGES; index++)
-        await manager.getSession(large).appendMessage({
-          id: `l${index}`,
-          role: index % 2 ? "assistant" : "user",
-          parts: [{ type: "text", text: `message ${index}` }],
-        });
+      const large = await largeSession(manager);
       const small: string[] = [];
       for (const name of ["Small", "Small too"]) {
         const id = (await manager.create(name)).id;
@@ -116,13 +122,7 @@ describe("the large-answer lane", () => {
         transaction: <T>(fn: () => T): T => db.transaction(fn),
       };
       const manager = SessionManager.create(counted);
-      const large = (await manager.create("Large")).id;
-      for (let index = 0; index < LARGE_MESSAGES; index++)
-        await manager.getSession(large).appendMessage({
-          id: `l${index}`,
-          role: index % 2 ? "assistant" : "user",
-          parts: [{ type: "text", text: `message ${index}` }],
-        });
+      const large = await largeSession(manager);
       const app = createApp({ manager, maxInFlight: 1 });
       const history = async () => {
         const answer = await app.request(`/v1/sessions/${large}/history`);
