@@ -9,7 +9,7 @@
 //
 //   node bench/compare-builds.mjs <commit> [--runs 3]   (after `npm run build`;
 //   ARBOR_TEST_PG_URL adds the PostgreSQL rows)
-//   node bench/compare-builds.mjs <commit> --instructions   (needs valgrind)
+//   node bench/compare-builds.mjs <commit> --instructions [--rows 17,23]   (needs valgrind)
 import { execFileSync, spawnSync } from "node:child_process";
 import {
   cpSync,
@@ -27,13 +27,19 @@ import { compareInstructions, hasValgrind } from "./instructions.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const args = process.argv.slice(2);
-const ref = args.find((arg) => !arg.startsWith("--"));
+const ref = args.find(
+  (arg, at) =>
+    !arg.startsWith("--") && !["--runs", "--rows"].includes(args[at - 1]),
+);
 const runsAt = args.indexOf("--runs");
 const RUNS = runsAt >= 0 ? Number(args[runsAt + 1]) : 3;
 const INSTRUCTIONS = args.includes("--instructions");
+// --rows 17,23: only those instruction rows (ids as bench/instruction-rows.mjs numbers them).
+const rowsAt = args.indexOf("--rows");
+const ROWS = rowsAt >= 0 ? args[rowsAt + 1].split(",").map(Number) : null;
 if (!ref || !(RUNS >= 1)) {
   console.error(
-    "usage: node bench/compare-builds.mjs <commit> [--runs N | --instructions]",
+    "usage: node bench/compare-builds.mjs <commit> [--runs N | --instructions [--rows 1,2]]",
   );
   process.exit(2);
 }
@@ -88,7 +94,7 @@ const builds = [
   { name: `after (${head})`, dir: ROOT, runs: [] },
 ];
 if (INSTRUCTIONS) {
-  await compareInstructions(builds, ROOT);
+  await compareInstructions(builds, ROOT, ROWS);
   process.exit(0);
 }
 for (let run = 0; run < RUNS; run++) {

@@ -10,8 +10,9 @@
 //
 // Sizes are a tenth of the timing rows' where building the data under callgrind would take
 // minutes (the `counted` text of each row says what runs). Rows that the timing bench reports as
-// a median of N calls run one unmeasured call first (so the first call's compilation, which a
-// median leaves out, is not counted) and then count all N.
+// a median of N calls make N unmeasured calls first and then count N: a median leaves out the
+// calls that compile, and in a window of 20 calls the optimizing compiler's run for one build
+// and not the other (it decides by call counts) moved a row by 20%.
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir, uptime } from "node:os";
 import { join } from "node:path";
@@ -40,10 +41,12 @@ async function build(session, from, to) {
   }
 }
 
-/** `count` awaited calls of `fn(k)`, after one unmeasured call `fn(-1)` in setup. */
+/** `count` awaited calls of `fn(k)`, after `count` unmeasured calls `fn(-1)` in setup. */
 function repeated(count, fn) {
   return {
-    warm: () => fn(-1),
+    warm: async () => {
+      for (let k = 0; k < count; k++) await fn(-1);
+    },
     measure: async () => {
       for (let k = 0; k < count; k++) await fn(k);
     },
@@ -216,7 +219,10 @@ for (const [label, query] of [
 
 // 4. PostgreSQL (ARBOR_TEST_PG_URL): the client process's instructions only; the server's work
 // is not counted. Timing: 2,000 appends, 8 writers × 500, depth 10,000. How the replies arrive
-// steers the client's event loop and compiler, so these counts repeat less closely.
+// steers the client's event loop and compiler, so these counts repeat less closely. The append
+// rows run their whole workload once on other sessions first: in a window of a few hundred
+// appends, V8's optimizing compiler (on the main thread under --predictable) would otherwise be
+// most of what differs between two builds, where the timing row's 2,000 appends amortize it.
 const pgUrl = () => {
   const url = process.env.ARBOR_TEST_PG_URL;
   if (!url) throw new Error("the PostgreSQL rows need ARBOR_TEST_PG_URL");
@@ -238,14 +244,13 @@ row(
   `${n(PG_APPENDS)} appends (client)`,
   async () => {
     const { pool, drop } = await postgres();
-    const session = Session.create(new PostgresSessionProvider(pool, "bench"));
-    return {
-      measure: async () => {
-        for (let i = 0; i < PG_APPENDS; i++)
-          await session.appendMessage(message(i));
-      },
-      teardown: drop,
+    const appends = (id) => async () => {
+      const session = Session.create(new PostgresSessionProvider(pool, id));
+      for (let i = 0; i < PG_APPENDS; i++)
+        await session.appendMessage(message(i));
     };
+    await appends("warm")();
+    return { measure: appends("bench"), teardown: drop };
   },
 );
 row(
@@ -254,19 +259,18 @@ row(
   `${PG_WRITERS}×${PG_EACH} appends (client)`,
   async () => {
     const { pool, drop } = await postgres();
-    const sessions = Array.from({ length: PG_WRITERS }, (_, w) =>
-      Session.create(new PostgresSessionProvider(pool, `writer-${w}`)),
-    );
-    return {
-      measure: () =>
-        Promise.all(
-          sessions.map(async (session) => {
-            for (let i = 0; i < PG_EACH; i++)
-              await session.appendMessage(message(i));
-          }),
-        ),
-      teardown: drop,
-    };
+    const writers = (prefix) => () =>
+      Promise.all(
+        Array.from({ length: PG_WRITERS }, async (_, w) => {
+          const session = Session.create(
+            new PostgresSessionProvider(pool, `${prefix}-${w}`),
+          );
+          for (let i = 0; i < PG_EACH; i++)
+            await session.appendMessage(message(i));
+        }),
+      );
+    await writers("warm")();
+    return { measure: writers("writer"), teardown: drop };
   },
 );
 /** The timing bench's 10,000-deep chain, inserted in one statement. */
@@ -402,6 +406,12 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const dir = mkdtempSync(join(tmpdir(), "arbor-instr-"));
   try {
     const state = await chosen.setup(dir);
+    // A whole-heap collection just before the window (node --expose-gc, as bench/instructions.mjs
+    // runs it): without it, whether a collection falls inside a short window depends on what
+    // each build allocated during setup, and one collection moves a row by 10-20%. Twice: the
+    // first one's finalizers and weak callbacks leave garbage the second takes.
+    globalThis.gc?.();
+    globalThis.gc?.();
     loadavg(); // callgrind --zero-before=uv_loadavg
     await state.measure();
     uptime(); // callgrind --dump-before=uv_uptime

@@ -7,7 +7,9 @@
 // compiler and garbage collector included, as they run on the main thread under --predictable).
 // The row's setup (building the data, opening handles, one warm-up call) is dropped by
 // callgrind's `--zero-before` at the start marker, and the counts up to the end marker are
-// written by `--dump-before` (bench/instruction-rows.mjs). The PostgreSQL rows count the client
+// written by `--dump-before` (bench/instruction-rows.mjs). Each row collects the whole heap just
+// before its start marker, so a build's allocations during setup do not decide whether a
+// collection falls inside the window. The PostgreSQL rows count the client
 // process's instructions (pg, the library, V8), not the server's. Counts repeat to about 0.02% on
 // the SQLite and in-memory rows and do not move with the machine's load; the PostgreSQL rows
 // depend on how replies arrive and repeat less closely. In a window of a few million
@@ -34,19 +36,28 @@ const CALLGRIND = [
   "--zero-before=uv_loadavg",
   "--dump-before=uv_uptime",
 ];
-const NODE = ["--predictable", "--hash-seed=1", "--random-seed=1"];
+// --expose-gc: each row collects the whole heap just before its measured part, so both builds
+// start the window from the same empty young generation (see bench/instruction-rows.mjs).
+const NODE = [
+  "--predictable",
+  "--hash-seed=1",
+  "--random-seed=1",
+  "--expose-gc",
+];
 
 /**
  * Runs every row once on each build (`{ name, dir }`, the earlier first), the rows of
  * bench/instruction-rows.mjs as `root` has it, and prints and writes the comparison.
  */
-export async function compareInstructions(builds, root) {
+export async function compareInstructions(builds, root, only = null) {
   const { instructionRows } = await import(
     join(root, "bench", "instruction-rows.mjs")
   );
   const rows = instructionRows.filter(
     (row) =>
-      row.backend !== "postgres pool" || Boolean(process.env.ARBOR_TEST_PG_URL),
+      (row.backend !== "postgres pool" ||
+        Boolean(process.env.ARBOR_TEST_PG_URL)) &&
+      (!only || only.includes(row.id)),
   );
   const outputs = join(root, ".bench", "callgrind");
   rmSync(outputs, { recursive: true, force: true });

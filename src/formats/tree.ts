@@ -3,8 +3,10 @@ import type {
   SessionMessage,
   StoredCompaction,
 } from "../session/contracts/types.js";
-import { assertValidMessage } from "../session/messages/message-codec.js";
-import { assertMessageRole } from "../session/facade/session-checks.js";
+import {
+  assertMessageRole,
+  assertValidMessage,
+} from "../session/messages/message-codec.js";
 import { invalidImport } from "./import-error.js";
 import { injectedContextKind, isSlashCommand } from "./injected-context.js";
 import { markMissingParent } from "./missing-parent.js";

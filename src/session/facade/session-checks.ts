@@ -1,20 +1,8 @@
 import { assertMaxTokens } from "../context/context-blocks.js";
 import type { ContextConfig, SessionContextOptions } from "../context/types.js";
-import type { SessionMessage } from "../contracts/types.js";
-import {
-  ArborError,
-  ArborTypeError,
-  invalidArgument,
-} from "../errors/index.js";
+import { ArborError, invalidArgument } from "../errors/index.js";
 import { assertNewLabel } from "./session-setup.js";
 import { unstorableReason } from "../messages/storable-text.js";
-
-/** The roles of an AI SDK `UIMessage`. */
-const MESSAGE_ROLES: ReadonlySet<string> = new Set([
-  "system",
-  "user",
-  "assistant",
-]);
 
 /** Builder calls record configuration before first use only. */
 export function assertBuilder(initialized: boolean): void {
@@ -87,18 +75,4 @@ export function assertContent(content: unknown): string {
     throw invalidArgument("Block content must be a string");
   }
   return content;
-}
-
-/**
- * Only the roles of an AI SDK `UIMessage` are written: a `tool` or `data` message would be
- * replayed to the model as something it never sent. Checked on writes only, so rows stored by
- * older versions stay readable.
- */
-export function assertMessageRole(message: SessionMessage): void {
-  if (!MESSAGE_ROLES.has(message.role)) {
-    throw new ArborTypeError(
-      "INVALID_MESSAGE",
-      `[arbor] Invalid message: \`role\` of message "${message.id}" must be "system", "user" or "assistant" (got ${JSON.stringify(message.role)})`,
-    );
-  }
 }

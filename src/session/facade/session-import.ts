@@ -1,9 +1,8 @@
 import { inlineDataBytes } from "../messages/attachments.js";
 import type { SessionMessage } from "../contracts/types.js";
 import type { ReattachRecord, SessionProvider } from "../contracts/provider.js";
-import { encodeMessage, stringifyMessage } from "../messages/message-codec.js";
+import { encodeWrite, stringifyMessage } from "../messages/message-codec.js";
 import { invalidArgument, isArborError } from "../errors/index.js";
-import { assertMessageRole } from "./session-checks.js";
 import type { SessionRuntime } from "./session-runtime.js";
 import type { SessionWrites } from "./session-writes.js";
 import { enforceRowSizeLimit } from "../messages/row-size-limit.js";
@@ -47,8 +46,7 @@ export async function importMessage(
   message: SessionMessage,
   options: ImportMessageOptions,
 ): Promise<boolean> {
-  encodeMessage(message);
-  assertMessageRole(message);
+  encodeWrite(message);
   const { parentId, createdAt, timeInMessage, reattach } =
     checkImportOptions(options);
   const { provider, tree } = await runtime.ready();
@@ -110,7 +108,7 @@ export async function upsertMessage(
   message: SessionMessage,
   parentId: string | null | undefined,
 ): Promise<UpsertOutcome> {
-  encodeMessage(message);
+  encodeWrite(message);
   const { provider } = await runtime.ready();
   if ((await provider.getMessage(message.id)) === null) {
     if (await writes.append(message, parentId)) return "inserted";

@@ -5,7 +5,7 @@ import type {
   WriteMessagesOptions,
 } from "../contracts/provider.js";
 import type { SessionMessage } from "../contracts/types.js";
-import { encodeMessage, stringifyMessage } from "../messages/message-codec.js";
+import { encodeWrite, stringifyMessage } from "../messages/message-codec.js";
 import type { SessionTree } from "../state/session-tree.js";
 import { fitsUtf8 } from "../encoding/utf8.js";
 import { inlineDataBytes } from "../messages/attachments.js";
@@ -14,7 +14,6 @@ import {
   ArborTypeError,
   invalidArgument,
 } from "../errors/index.js";
-import { assertMessageRole } from "./session-checks.js";
 import type { SessionRuntime } from "./session-runtime.js";
 import { enforceRowSizeLimit } from "../messages/row-size-limit.js";
 import { textOf } from "../errors/text-of.js";
@@ -118,8 +117,7 @@ export class SessionWrites {
     requested: string | null | undefined;
     tree: SessionTree;
   }> {
-    const json = encodeMessage(message);
-    assertMessageRole(message);
+    const json = encodeWrite(message);
     const runtime = this.runtime;
     const parts = await runtime.ready();
     const { provider, tree } = parts;
@@ -214,11 +212,7 @@ export class SessionWrites {
     if (!Array.isArray(given)) {
       throw invalidArgument("appendAll() takes an array of messages");
     }
-    const jsons = messages.map((message) => {
-      const json = encodeMessage(message);
-      assertMessageRole(message);
-      return json;
-    });
+    const jsons = messages.map((message) => encodeWrite(message));
     if (messages.length === 0) return 0;
     const runtime = this.runtime;
     const parts = await runtime.ready();
@@ -256,8 +250,7 @@ export class SessionWrites {
   }
 
   async update(message: SessionMessage): Promise<void> {
-    const json = encodeMessage(message);
-    assertMessageRole(message);
+    const json = encodeWrite(message);
     const runtime = this.runtime;
     const { provider } = await runtime.ready();
     const { message: stored, json: storedJson } = this.prepareForStorage(
@@ -359,8 +352,7 @@ async function taken(
     return { inserted: false, message: attempted, matchesStored: false };
   const matchesStored =
     sameBody(stored, attempted) &&
-    (parentId === undefined ||
-      (await isStoredUnder(tree, attempted.id, parentId)));
+    (parentId === undefined || (await tree.readsUnder(attempted.id, parentId)));
   return { inserted: false, message: stored, matchesStored };
 }
 
@@ -373,22 +365,6 @@ function sameBody(stored: SessionMessage, attempted: SessionMessage): boolean {
       metadata: message.metadata ?? null,
     });
   return body(stored) === body(attempted);
-}
-
-/** Whether the stored message `id` is a child of `parentId` (`null`, or a parent not in the session: a root). */
-async function isStoredUnder(
-  tree: SessionTree,
-  id: string,
-  parentId: string | null,
-): Promise<boolean> {
-  if (
-    parentId !== null &&
-    (await tree.provider.getMessage(parentId)) !== null
-  ) {
-    const children = await tree.branches(parentId);
-    return children.some((child) => child.id === id);
-  }
-  return (await tree.pathLength(id)) === 1;
 }
 
 /** JSON text with object keys sorted, as a stored row reads back (undefined members dropped). */

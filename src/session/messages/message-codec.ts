@@ -15,6 +15,39 @@ export function encodeMessage(message: unknown): string {
 }
 
 /**
+ * `encodeMessage` for a message the Session itself writes (append, appendAll, update, import):
+ * the same check, and a role the model may be sent (`assertMessageRole`). A provider written to
+ * directly stores what it is given (`encodeMessage`), so rows of other roles written by older
+ * versions or by other tools stay readable and restorable.
+ */
+export function encodeWrite(message: unknown): string {
+  const json = encodeMessage(message);
+  assertMessageRole(message as SessionMessage);
+  return json;
+}
+
+/** The roles of an AI SDK `UIMessage`. */
+const MESSAGE_ROLES: ReadonlySet<string> = new Set([
+  "system",
+  "user",
+  "assistant",
+]);
+
+/**
+ * Only the roles of an AI SDK `UIMessage` are written: a `tool` or `data` message would be
+ * replayed to the model as something it never sent. Checked on writes only, so rows stored by
+ * older versions stay readable.
+ */
+export function assertMessageRole(message: SessionMessage): void {
+  if (!MESSAGE_ROLES.has(message.role)) {
+    throw new ArborTypeError(
+      "INVALID_MESSAGE",
+      `[arbor] Invalid message: \`role\` of message "${message.id}" must be "system", "user" or "assistant" (got ${JSON.stringify(message.role)})`,
+    );
+  }
+}
+
+/**
  * The JSON text of a message already checked (`assertValidMessage`), or one made from such a
  * message: `encodeMessage` without the check, so a write checks each message once.
  */

@@ -1,6 +1,5 @@
-import { utf8Length } from "../encoding/utf8.js";
 import type { SessionMessage, SessionMessagePart } from "../contracts/types.js";
-import { jsonText } from "./json-text.js";
+import { jsonBytes } from "./json-text.js";
 import { sliceChars, truncateToolOutput } from "./truncate-tool-output.js";
 
 /** Largest stored message, in UTF-8 bytes of its JSON: headroom under Durable Object SQLite's 2 MB rows. */
@@ -30,7 +29,7 @@ export function enforceRowSizeLimit(
 ): SessionMessage {
   const maxBytes = options.maxBytes ?? ROW_MAX_BYTES;
   const warn = options.warn ?? ((text: string) => console.warn(text));
-  const originalBytes = utf8Length(jsonText(message));
+  const originalBytes = jsonBytes(message);
   if (originalBytes <= maxBytes) return message;
 
   const parts = [...message.parts];
@@ -43,7 +42,7 @@ export function enforceRowSizeLimit(
       compactedToolOutputs.push(part.toolCallId as string);
     });
   }
-  let bytes = utf8Length(jsonText({ ...message, parts }));
+  let bytes = jsonBytes({ ...message, parts });
 
   const compactedTextParts: number[] = [];
   for (let index = 0; index < parts.length && bytes > maxBytes; index++) {
@@ -56,8 +55,7 @@ export function enforceRowSizeLimit(
       continue;
     const text = `[Text truncated for storage (${part.text.length} chars). First ${TEXT_PREVIEW} chars: ${sliceChars(part.text, TEXT_PREVIEW)}...]`;
     // Only the JSON of the text value changes, so the new size follows without re-encoding the message.
-    bytes +=
-      utf8Length(JSON.stringify(text)) - utf8Length(JSON.stringify(part.text));
+    bytes += jsonBytes(text) - jsonBytes(part.text);
     parts[index] = { ...part, text };
     compactedTextParts.push(index);
   }
@@ -77,7 +75,7 @@ export function enforceRowSizeLimit(
       compactedTextParts,
     ),
   };
-  const finalBytes = utf8Length(jsonText(result));
+  const finalBytes = jsonBytes(result);
   warn(
     `[arbor] Message "${message.id}" was ${originalBytes} bytes, over the ${maxBytes}-byte row limit; shortened ${compactedToolOutputs.length} tool output(s) and ${compactedTextParts.length} text part(s) to ${finalBytes} bytes${finalBytes > maxBytes ? ", still over the limit" : ""}.`,
   );

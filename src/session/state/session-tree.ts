@@ -114,6 +114,21 @@ export class SessionTree {
     return visibleBranches(this.provider, messageId);
   }
 
+  /**
+   * Whether the stored message `id` reads as a child of `parentId`, as `branches()` shows it;
+   * `null`, or a parent not in the session, asks whether it is a root.
+   */
+  async readsUnder(id: string, parentId: string | null): Promise<boolean> {
+    if (
+      parentId !== null &&
+      (await this.provider.getMessage(parentId)) !== null
+    )
+      return (await visibleBranches(this.provider, parentId)).some(
+        (child) => child.id === id,
+      );
+    return (await this.provider.getPathLength(id)) === 1;
+  }
+
   /** Stored rows on the path (active leaf by default). */
   async pathLength(leafId?: string | null): Promise<number> {
     return this.provider.getPathLength(await this.leaf(leafId));
