@@ -111,15 +111,14 @@ describe("ReadGate", () => {
     expect(mostInOneTurn).toBe(1);
   });
 
-  it("orders windows by round, the newest stream first within one, every first window before them", () => {
+  it("orders windows by round, the oldest stream first within one, every first window before them", () => {
     const older = 7;
     const newer = 8;
     expect(windowPriority(older, 0)).toBe(0);
     expect(windowPriority(newer, 0)).toBe(0);
-    // Within a round the newest stream goes first ...
-    expect(windowPriority(newer, 1)).toBeLessThan(windowPriority(older, 1));
-    expect(windowPriority(newer, WINDOWS_PER_ROUND - 1)).toBeLessThan(
-      windowPriority(older, 1),
+    // Within a round the oldest stream goes first ...
+    expect(windowPriority(older, WINDOWS_PER_ROUND - 1)).toBeLessThan(
+      windowPriority(newer, 1),
     );
     // ... and a stream in a lower round before any in a higher one, whatever their age.
     expect(windowPriority(older, WINDOWS_PER_ROUND - 1)).toBeLessThan(

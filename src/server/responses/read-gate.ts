@@ -156,7 +156,10 @@ const afterIo: (work: () => void) => void =
     ? (work) => void setImmediate(work)
     : (work) => void setTimeout(work, 0);
 
-/** Stream numbers wrap here; the priorities of a round stay apart (`windowPriority`). */
+/**
+ * Stream numbers wrap here, so the priorities of two rounds never overlap (`windowPriority`);
+ * a stream begun after the wrap goes before older ones of its round, once in 4 billion.
+ */
 const STREAM_NUMBERS = 2 ** 32;
 
 /**
@@ -168,20 +171,21 @@ export const WINDOWS_PER_ROUND = 16;
 /**
  * The `priority` of window `read` (0 for the first) of the stream `stream` (`gate.begin()`).
  * Every first window goes first (FIFO among them); then the stream in the lowest round
- * (`WINDOWS_PER_ROUND` windows each), and within a round the newest stream. So a stream whose
+ * (`WINDOWS_PER_ROUND` windows each), and within a round the oldest stream. So a stream whose
  * client reads at once is given its round's windows one after another, not one window per
  * round of every other stream: what a stream keeps while it waits for its next turn (the
  * promises of its pending read, the body's pull, the gate's waiter) waits a whole round of the
- * others at most once per round, not once per window. Waiting a round of hundreds of
- * streams is long enough for the garbage collector to promote all of it, and what is promoted
- * is what the collections of the old generation, the long pauses, are made of. A short answer is
- * still not queued behind the long ones: its round is the lowest, and among streams of the same
- * round the newest goes first.
+ * others once per round, not once per window. Waiting a round of hundreds of streams is long
+ * enough for the garbage collector to promote all of it, and the old generation then fills and
+ * is collected, the longest pauses. A short answer is not queued behind long ones under way:
+ * its round is the lowest. (Newest first within a round was measured too: on PostgreSQL the
+ * scavenges then promoted two to three times as much as with one window per round, and the
+ * burst of first windows was shed more, docs/benchmarks.md.)
  */
 export function windowPriority(stream: number, read: number): number {
   if (read === 0) return 0;
   const round = Math.floor(read / WINDOWS_PER_ROUND);
-  return 1 + round * STREAM_NUMBERS + (STREAM_NUMBERS - 1 - stream);
+  return 1 + round * STREAM_NUMBERS + stream;
 }
 
 interface Waiter {
