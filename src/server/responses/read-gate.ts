@@ -122,9 +122,9 @@ export class ReadGate {
    * Starts one window for a place whose pause is over, after the I/O of this turn of the loop
    * (`afterIo`), and the next on a later turn. The places' timers often fire together (their
    * pauses end in the same millisecond, or the loop comes back late from a long turn), and
-   * started from them, two to twelve windows ran in one turn of the loop (counted in
-   * `bench/server-window-turns.mjs`), 0.4 to 0.7 MB read, serialized and written with no
-   * request read in between. One at a time, each after a poll of the sockets, a new request
+   * started from them, two windows ran in most turns of the loop and up to nine in one
+   * (counted in `bench/server-window-turns.mjs`), up to 0.54 MB read, serialized and written
+   * with no request read in between. One at a time, each after a poll of the sockets, a new request
    * waits for one window at most. The waiter is chosen now, the best one then, not when its
    * place was freed.
    */
