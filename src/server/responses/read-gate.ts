@@ -124,9 +124,9 @@ export class ReadGate {
    * pauses end in the same millisecond, or the loop comes back late from a long turn), and
    * started from them, two windows ran in most turns of the loop and up to nine in one
    * (counted in `bench/server-window-turns.mjs`), up to 0.54 MB read, serialized and written
-   * with no request read in between. One at a time, each after a poll of the sockets, a new request
-   * waits for one window at most. The waiter is chosen now, the best one then, not when its
-   * place was freed.
+   * with no request read in between. One at a time, each after a poll of the sockets, a new
+   * request waits for one window at most. The waiter is chosen now, the best one then, not when
+   * its place was freed.
    */
   #startOne(): void {
     if (this.#starting || this.#ready === 0) return;
@@ -179,7 +179,7 @@ export const WINDOWS_PER_ROUND = 16;
  * enough for the garbage collector to promote all of it, and the old generation then fills and
  * is collected, the longest pauses. A short answer is not queued behind long ones under way:
  * its round is the lowest. (Newest first within a round was measured too: on PostgreSQL the
- * scavenges then promoted two to three times as much as with one window per round, and the
+ * scavenges then promoted two to four times as much as with one window per round, and the
  * burst of first windows was shed more, docs/benchmarks.md.)
  */
 export function windowPriority(stream: number, read: number): number {
