@@ -2,13 +2,15 @@ import type { SessionMessage } from "../../session/contracts/types.js";
 import type { Session } from "../../session/facade/session.js";
 import { toWire } from "../context.js";
 import { isStorageFault } from "../reliability/storage-faults.js";
-import type { ReadGate } from "./read-gate.js";
+import { windowPriority, type ReadGate } from "./read-gate.js";
 import { STREAMED_PIECE_BYTES, streamedJson } from "./streamed-json.js";
 
 /** Most messages one piece of a streamed history holds. */
 const PIECE_MESSAGES = 50;
 
 const encoder = new TextEncoder();
+/** What the answer's text begins with, before its first window's messages. */
+const OPENING = '{"messages":[';
 
 /**
  * One window: a path within it is answered whole, read in one statement where the store can
@@ -82,13 +84,13 @@ export async function streamedHistory(
     first = await gate.run(
       async () => {
         const window = await windows.next();
-        const text = window === undefined ? "" : piece(window);
+        const text = window === undefined ? OPENING : piece(window, OPENING);
         request.onFirstWindow?.(
           window !== undefined &&
             (window.length >= PIECE_MESSAGES ||
-              text.length >= STREAMED_PIECE_BYTES / 2),
+              text.length - OPENING.length >= STREAMED_PIECE_BYTES / 2),
         );
-        return encoder.encode(`{"messages":[${text}`);
+        return encoder.encode(text);
       },
       0,
       signal,
@@ -103,6 +105,7 @@ export async function streamedHistory(
   }
   let done = false;
   let read = 1;
+  const stream = gate.begin();
   return streamedJson(
     first,
     async () => {
@@ -115,9 +118,9 @@ export async function streamedHistory(
           const window = await windows.next();
           return window === undefined
             ? undefined
-            : encoder.encode("," + piece(window));
+            : encoder.encode(piece(window, ","));
         },
-        read++,
+        windowPriority(stream, read++),
         abort.signal,
       );
       if (bytes !== undefined) return bytes;
@@ -234,6 +237,13 @@ function delay(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function piece(batch: readonly SessionMessage[]): string {
-  return batch.map((message) => JSON.stringify(toWire(message))).join(",");
+/**
+ * `lead`, then the window's messages as JSON, comma-separated: built flat by one `join` (the
+ * lead added to the joined text with `+` made a concatenation that encoding copied flat again,
+ * a second copy of every window in the young generation).
+ */
+function piece(batch: readonly SessionMessage[], lead: string): string {
+  const parts = batch.map((message) => JSON.stringify(toWire(message)));
+  parts[0] = lead + (parts[0] ?? "");
+  return parts.join(",");
 }
