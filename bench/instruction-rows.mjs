@@ -15,6 +15,7 @@
 // and not the other (it decides by call counts) moved a row by 20%.
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir, uptime } from "node:os";
+import { queryObjects } from "node:v8";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -406,12 +407,13 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const dir = mkdtempSync(join(tmpdir(), "arbor-instr-"));
   try {
     const state = await chosen.setup(dir);
-    // A whole-heap collection just before the window (node --expose-gc, as bench/instructions.mjs
-    // runs it): without it, whether a collection falls inside a short window depends on what
-    // each build allocated during setup, and one collection moves a row by 10-20%. Twice: the
-    // first one's finalizers and weak callbacks leave garbage the second takes.
-    globalThis.gc?.();
-    globalThis.gc?.();
+    // A whole-heap collection just before the window, its sweeping finished: without it,
+    // whether a collection falls inside a short window depends on what each build allocated
+    // during setup, and one collection moves a row by 10-20%. `gc()` alone leaves the sweeping of
+    // the pages it freed to be done lazily, inside the window, by an amount that differed by 5%
+    // between two runs of one build; `queryObjects` collects everything and then walks the heap,
+    // which first completes the sweeping.
+    queryObjects(Object, { format: "count" });
     loadavg(); // callgrind --zero-before=uv_loadavg
     await state.measure();
     uptime(); // callgrind --dump-before=uv_uptime

@@ -3,18 +3,18 @@
 // row per fresh process, under `valgrind --tool=callgrind` of
 // `node --predictable --hash-seed=1 --random-seed=1`, one process at a time.
 //
-// What is counted: the instructions of the row's measured part only, in that process (V8's
-// compiler and garbage collector included, as they run on the main thread under --predictable).
-// The row's setup (building the data, opening handles, one warm-up call) is dropped by
-// callgrind's `--zero-before` at the start marker, and the counts up to the end marker are
-// written by `--dump-before` (bench/instruction-rows.mjs). Each row collects the whole heap just
-// before its start marker, so a build's allocations during setup do not decide whether a
-// collection falls inside the window. The PostgreSQL rows count the client
-// process's instructions (pg, the library, V8), not the server's. Counts repeat to about 0.02% on
-// the SQLite and in-memory rows and do not move with the machine's load; the PostgreSQL rows
-// depend on how replies arrive and repeat less closely. In a window of a few million
-// instructions one garbage collection more or less (1.5-2.5M) moves a row by 10-20%: read such a
-// row's callgrind output before taking its ratio for the library's.
+// What is counted: the instructions of the row's measured part only, on the process's main
+// thread (the library, SQLite, the PostgreSQL client, and V8's compiler and garbage collector,
+// which run there under --predictable and --single-threaded-gc). The row's setup (building the
+// data, opening handles, warm-up calls) is dropped by callgrind's `--zero-before` at the start
+// marker, and the counts up to the end marker are written by `--dump-before`
+// (bench/instruction-rows.mjs). Each row collects the whole heap just before its start marker and
+// finishes the sweeping, so what a build allocated during setup does not decide whether a
+// collection falls inside the window. The PostgreSQL rows count the client process's
+// instructions (pg, the library, V8), not the server's. Two runs of one build counted within
+// 0.05% of each other on rows of 6 to 7M (getHistory at depth 100, updates); the counts do not
+// move with the machine's load. The PostgreSQL rows depend on how replies arrive and repeat
+// less closely.
 //
 // Prints a table (row, before, after, ratio; rows over 5% more instructions flagged), writes
 // .bench/compare-instructions.json, and keeps each row's callgrind output in .bench/callgrind/
@@ -31,18 +31,25 @@ import {
 import { join } from "node:path";
 
 /** The callgrind options that bracket the measured part (see bench/instruction-rows.mjs). */
+// --separate-threads: one count per thread, of which the main thread's is kept (see countRow).
 const CALLGRIND = [
   "--tool=callgrind",
   "--zero-before=uv_loadavg",
   "--dump-before=uv_uptime",
+  "--separate-threads=yes",
 ];
-// --expose-gc: each row collects the whole heap just before its measured part, so both builds
-// start the window from the same empty young generation (see bench/instruction-rows.mjs).
+// --predictable-gc-schedule and --no-memory-reducer: no collection scheduled by the clock.
+// --single-threaded-gc: the collector's work (marking, sweeping, scavenges) runs on the main
+// thread, where it is counted, and the sweeping that follows that collection is finished before
+// the window instead of by helper threads or lazily inside it.
 const NODE = [
   "--predictable",
   "--hash-seed=1",
   "--random-seed=1",
-  "--expose-gc",
+  "--single-threaded-gc",
+  "--predictable-gc-schedule",
+  "--no-memory-reducer",
+  "--no-warnings",
 ];
 
 /**
@@ -129,13 +136,16 @@ function countRow(build, row, keep) {
     throw new Error(
       `${build.name}, row ${row.id} (${row.workload}): exited ${result.status}\n${result.stderr}`,
     );
-  // The dump written at the end marker is part 1 (`callgrind.out.1`); the rest of the process
-  // (teardown and exit) goes to the final file, which is not kept. A second part means a marker
-  // ran more than once.
-  const parts = readdirSync(scratch).filter((file) => /\.\d+$/.test(file));
+  // The dump written at the end marker is part 1, one file per thread (`callgrind.out.1-01` for
+  // the main thread); the rest of the process (teardown and exit) goes to the final files, which
+  // are not kept. Only the main thread's count is taken: the library, SQLite (better-sqlite3 is
+  // synchronous), the PostgreSQL client and, with --single-threaded-gc, the collector run there;
+  // the other threads (libuv's pool, the platform's workers) did work whose timing, not amount,
+  // differed between two runs of one build. A second part means a marker ran more than once.
+  const parts = readdirSync(scratch).filter((file) => /\.\d+-01$/.test(file));
   if (parts.length !== 1)
     throw new Error(
-      `${build.name}, row ${row.id}: expected one dump at the end marker, found ${parts.length}`,
+      `${build.name}, row ${row.id}: expected one main-thread dump at the end marker, found ${parts.length}`,
     );
   const dump = readFileSync(join(scratch, parts[0]), "utf8");
   const summary = /^summary: (\d+)$/m.exec(dump);
