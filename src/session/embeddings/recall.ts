@@ -124,8 +124,12 @@ export async function recall(plan: RecallPlan): Promise<RecallResult[]> {
   const ranked = plan.sessionEvidence
     ? await rankWithSessionEvidence(
         fused,
-        ([key]) => byKey.get(key)!,
+        ([key]) => {
+          const item = byKey.get(key)!;
+          return { ...item, role: item.hit?.role };
+        },
         plan.sessionEvidence,
+        query,
       )
     : fused;
   const results: RecallResult[] = [];

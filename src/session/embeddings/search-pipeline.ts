@@ -77,6 +77,7 @@ export async function runSearch(
             fused,
             (hit) => hit,
             openings,
+            query,
           )
       : undefined,
   );

@@ -10,6 +10,7 @@ interface Candidate {
   id: string;
   sessionId?: string;
   kind?: string;
+  role?: string;
 }
 
 /** Filler candidates, each alone in its session (no share). */
@@ -21,7 +22,11 @@ const fillers = (count: number, prefix = "f"): Candidate[] =>
 const ids = (items: Candidate[]) => items.map((item) => item.id);
 
 /** Reranks with the messages named `*-open` as their sessions' openings; records each read. */
-async function rerank(items: Candidate[], reads: MessageRef[][] = []) {
+async function rerank(
+  items: Candidate[],
+  reads: MessageRef[][] = [],
+  query = "maui hiking trails",
+) {
   return ids(
     await rankWithSessionEvidence(
       items,
@@ -30,6 +35,7 @@ async function rerank(items: Candidate[], reads: MessageRef[][] = []) {
         reads.push(messages);
         return messages.filter((m) => m.id.endsWith("-open"));
       },
+      query,
     ),
   );
 }
@@ -113,6 +119,51 @@ describe("rankWithSessionEvidence", () => {
       { id: "s-late", sessionId: "s" },
       ...fillers(SESSION_EVIDENCE_DEPTH - 1),
       { id: "s-open", sessionId: "s" },
+    ];
+    expect(await rerank(items)).toEqual(ids(items));
+  });
+
+  it("weighs a user turn's share 1.5 times unless the query addresses the assistant", async () => {
+    // A user turn at rank 5 (1.5 / 65) passes the assistant's turns at ranks 3 and 4 (1 / 63,
+    // 1 / 64).
+    const items: Candidate[] = [
+      ...fillers(KEPT_PLACES),
+      { id: "a3", sessionId: "a3", role: "assistant" },
+      { id: "a4", sessionId: "a4", role: "assistant" },
+      { id: "u5", sessionId: "u5", role: "user" },
+    ];
+    expect(await rerank(items, [], "how many bikes do I own")).toEqual([
+      "f0",
+      "f1",
+      "f2",
+      "u5",
+      "a3",
+      "a4",
+    ]);
+    // Addressed to the assistant, or asking to be reminded: its turns may be the answer, the
+    // order stays.
+    for (const query of [
+      "what bikes did you recommend to me",
+      "Remind me of the bike shop",
+    ])
+      expect(await rerank(items, [], query)).toEqual(ids(items));
+    // A user turn at rank 90 (1.5 / 150) passes the candidates below rank 40 (1 / 100, a tie
+    // kept in the ranking's order) and no higher one.
+    const far: Candidate[] = [
+      ...fillers(KEPT_PLACES),
+      ...fillers(87, "g"),
+      { id: "u90", sessionId: "u90", role: "user" },
+    ];
+    const ranked = await rerank(far, [], "how many bikes do I own");
+    expect(ranked.indexOf("u90")).toBe(41);
+    expect(ranked[40]).toBe("g37");
+  });
+
+  it("never weighs a summary as a user turn", async () => {
+    const items: Candidate[] = [
+      ...fillers(KEPT_PLACES),
+      { id: "a3", sessionId: "a3", role: "assistant" },
+      { id: "s4", sessionId: "s4", role: "user", kind: "summary" },
     ];
     expect(await rerank(items)).toEqual(ids(items));
   });

@@ -9,14 +9,22 @@
  * in its own words: the later turns match a question about it better than the turn holding the
  * fact, which falls out of the first page. Which candidates open their sessions (have no parent)
  * is one read of the store per search, of the candidates that could take the share.
+ *
+ * A question about the user ("how many bikes do I own?") is answered by the user's own turns: the
+ * assistant's replies restate its subject at length in the question's words and crowd the user's
+ * statement out. Unless the query addresses the assistant ("what did you recommend?", "remind me
+ * …"), a user turn's rank share counts `USER_TURN_WEIGHT` times
+ * (docs/decisions/2026-12-08-user-turns-first-below-the-first-places.md).
  */
 import type { MessageRef } from "../contracts/registry.js";
 
-/** What the step reads of a candidate: its id, session and kind, as the ranking carries them. */
+/** What the step reads of a candidate: its id, session, kind and role, as the ranking carries them. */
 export interface EvidenceCandidate {
   id: string;
   sessionId?: string;
   kind?: string;
+  /** The message's role, when the ranking carries it (a text hit does). */
+  role?: string;
 }
 
 /** Which of the messages have no parent (`SessionRegistry.openings`). */
@@ -25,7 +33,7 @@ export type ReadOpenings = (
 ) => Promise<Iterable<MessageRef>> | Iterable<MessageRef>;
 
 /** How many of the ranking's first candidates the step reorders, whatever the limit. */
-export const SESSION_EVIDENCE_DEPTH = 100;
+export const SESSION_EVIDENCE_DEPTH = 200;
 
 /**
  * The first places, which never move: the single-session questions' evidence is mostly there,
@@ -39,12 +47,25 @@ export const LEAD_SHARE = 0.2;
 /** How many of the session's other matches (its best ranked) the opening shares. */
 export const SHARED_MATCHES = 2;
 
+/** How much a user turn's rank share counts when the query does not address the assistant. */
+export const USER_TURN_WEIGHT = 1.5;
+
+/**
+ * True for a query that addresses the assistant ("what did you recommend?") or asks to be
+ * reminded ("remind me of the restaurant": what was said, often by the assistant, as keywords
+ * keep it): its answer may be the assistant's own turn.
+ */
+export function addressesAssistant(query: string): boolean {
+  return /\b(?:you|your|yours|yourself|remind)\b/i.test(query);
+}
+
 /** A candidate at rank `r` (0-based) scores `1 / (RANK_OFFSET + r)`, as in hybrid fusion. */
 const RANK_OFFSET = 60;
 
 /**
  * `items` (best first) with their first `SESSION_EVIDENCE_DEPTH` reordered, `of` reading each
- * item's id, session and kind: each keeps its rank's share `1 / (60 + rank)`; a message candidate
+ * item's id, session, kind and role: each keeps its rank's share `1 / (60 + rank)`, a user turn's
+ * `USER_TURN_WEIGHT` times unless `query` addresses the assistant; a message candidate
  * that opens its session (no parent, as `openings` reads) adds `LEAD_SHARE` times the shares of
  * its session's best `SHARED_MATCHES` other candidates. The first `KEPT_PLACES` keep their places;
  * ties keep the ranking's order; items past the depth follow unchanged. `openings` is read once,
@@ -55,9 +76,11 @@ export async function rankWithSessionEvidence<T>(
   items: readonly T[],
   of: (item: T) => EvidenceCandidate,
   openings: ReadOpenings,
+  query: string,
 ): Promise<T[]> {
   const candidates = items.slice(0, SESSION_EVIDENCE_DEPTH);
   const read = candidates.map(of);
+  const userWeight = addressesAssistant(query) ? 1 : USER_TURN_WEIGHT;
   const ranksBySession = new Map<string, number[]>();
   read.forEach((hit, rank) => {
     if (hit.sessionId === undefined || hit.kind === "summary") return;
@@ -68,19 +91,23 @@ export async function rankWithSessionEvidence<T>(
   const asked = [...ranksBySession.values()]
     .filter((ranks) => ranks.length > 1)
     .flatMap((ranks) => ranks.filter((rank) => rank >= KEPT_PLACES));
-  if (asked.length === 0) return [...items];
+  const share = (rank: number) => 1 / (RANK_OFFSET + rank);
+  const scores = read.map(
+    (hit, rank) =>
+      share(rank) *
+      (hit.role === "user" && hit.kind !== "summary" ? userWeight : 1),
+  );
   const key = (sessionId: string, id: string) =>
     JSON.stringify([sessionId, id]);
   const opening = new Set<string>();
-  for (const { sessionId, id } of await openings(
-    asked.map((rank) => ({
-      sessionId: read[rank]!.sessionId!,
-      id: read[rank]!.id,
-    })),
-  ))
-    opening.add(key(sessionId, id));
-  const share = (rank: number) => 1 / (RANK_OFFSET + rank);
-  const scores = candidates.map((_, rank) => share(rank));
+  if (asked.length > 0)
+    for (const { sessionId, id } of await openings(
+      asked.map((rank) => ({
+        sessionId: read[rank]!.sessionId!,
+        id: read[rank]!.id,
+      })),
+    ))
+      opening.add(key(sessionId, id));
   for (const rank of asked) {
     const { sessionId, id } = read[rank]!;
     if (!opening.has(key(sessionId!, id))) continue;

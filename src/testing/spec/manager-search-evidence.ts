@@ -4,7 +4,8 @@ import type { ManagerSuite } from "../manager-suite.js";
  * Evidence across sessions (docs/search.md#evidence-across-sessions): in the ranked search of
  * `manager.search()` (any `mode`), a session's opening turn (a message without a parent) takes a share of its session's
  * other matches and moves up among the candidates below the first three places, which never
- * move. The plain search (no `mode`) ranks turns alone.
+ * move. Below them, a user turn's rank counts 1.5 times unless the query addresses the assistant
+ * ("you", "remind"). The plain search (no `mode`) ranks turns alone.
  */
 export function managerSearchEvidenceSpec(suite: ManagerSuite): void {
   const { expect } = suite;
@@ -84,6 +85,54 @@ export function managerSearchEvidenceSpec(suite: ManagerSuite): void {
           expect(
             order(await manager.search(query, { mode: "text", limit })),
           ).toEqual(ranked.slice(0, limit));
+      },
+    );
+
+    suite.it(
+      "ranked search across sessions: a user turn passes the assistant's tied turn below the first three places, unless the query addresses the assistant",
+      async (store) => {
+        const manager = store.manager();
+        let minute = 0;
+        const write = async (name: string, role: string, text: string) => {
+          const { id } = await manager.create(name);
+          await manager.getSession(id).importMessage(
+            { id: name, role, parts: [{ type: "text", text }] },
+            {
+              parentId: null,
+              createdAt: new Date(Date.UTC(2026, 0, 1, 9, minute++)),
+            },
+          );
+        };
+        // Three turns holding every word of the query take the first places; the user's turn and
+        // the assistant's, each alone in its session (no session's share), hold the same text,
+        // the assistant's written later (ties go to the newest).
+        for (const name of ["top-a", "top-b", "top-c"])
+          await write(name, "user", "Maui hiking trails");
+        await write("mine", "user", "We rented a car on Maui");
+        await write("reply", "assistant", "We rented a car on Maui");
+        const order = (hits: Array<{ id: string }>) =>
+          hits.map((hit) => hit.id);
+        const plain = order(
+          await manager.search("maui hiking trails", { limit: 10 }),
+        );
+        expect(plain.slice(3)).toEqual(["reply", "mine"]);
+        const ranked = order(
+          await manager.search("maui hiking trails", {
+            mode: "text",
+            limit: 10,
+          }),
+        );
+        expect(ranked).toEqual([...plain.slice(0, 3), "mine", "reply"]);
+        // Addressed to the assistant, or asking to be reminded: the ranking's order.
+        for (const query of [
+          "remind me of maui hiking trails",
+          "which maui hiking trails did you like",
+        ]) {
+          const addressed = order(
+            await manager.search(query, { mode: "text", limit: 10 }),
+          );
+          expect(addressed.slice(3)).toEqual(["reply", "mine"]);
+        }
       },
     );
   });
