@@ -7,21 +7,18 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/server/index.js";
 import { SessionManager } from "../../src/session/index.js";
 import { openSqlite } from "../../src/sqlite/index.js";
+import { largeSession as manyMessages } from "./support/large-session.js";
 
 /** More messages than one window holds (50): the history streams. */
 const LARGE_MESSAGES = 120;
 
 /** A session of more messages than one window holds. */
-async function largeSession(manager: SessionManager): Promise<string> {
-  const large = (await manager.create("Large")).id;
-  for (let index = 0; index < LARGE_MESSAGES; index++)
-    await manager.getSession(large).appendMessage({
-      id: `l${index}`,
-      role: index % 2 ? "assistant" : "user",
-      parts: [{ type: "text", text: `message ${index}` }],
-    });
-  return large;
-}
+const largeSession = (manager: SessionManager): Promise<string> =>
+  manyMessages(manager, {
+    count: LARGE_MESSAGES,
+    prefix: "l",
+    text: (index) => `message ${index}`,
+  });
 
 describe("the large-answer lane", () => {
   it("answers a history known to be large while the only shared turn is held (by a compaction with a fake summarizer), and forgets it once it answers small", async () => {

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/server/index.js";
 import { SessionManager } from "../../src/session/index.js";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/index.js";
+import { largeSession } from "./support/large-session.js";
 
 /** A history of 1.2 MB: about twenty windows. */
 const MESSAGES = 120;
@@ -28,14 +29,10 @@ let sessionId = "";
 beforeAll(async () => {
   db = openSqlite(":memory:");
   const manager = SessionManager.create(db);
-  sessionId = (await manager.create("Large")).id;
-  const session = manager.getSession(sessionId);
-  for (let index = 0; index < MESSAGES; index++)
-    await session.appendMessage({
-      id: `m${index}`,
-      role: index % 2 ? "assistant" : "user",
-      parts: [{ type: "text", text: `${index} `.padEnd(TEXT_BYTES, "words ") }],
-    });
+  sessionId = await largeSession(manager, {
+    count: MESSAGES,
+    text: (index) => `${index} `.padEnd(TEXT_BYTES, "words "),
+  });
   server = serve({
     fetch: createApp({ manager }).fetch,
     hostname: "127.0.0.1",

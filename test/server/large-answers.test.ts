@@ -13,6 +13,7 @@ import { STREAMED_PIECE_BYTES } from "../../src/server/responses/streamed-json.j
 import { createApp } from "../../src/server/index.js";
 import { SessionManager } from "../../src/session/index.js";
 import { openSqlite, type SqliteHandle } from "../../src/sqlite/index.js";
+import { largeSession } from "./support/large-session.js";
 
 /** Messages of the large session, and the text bytes of each: 10 MiB in all, more than the kernel buffers of a loopback socket take. */
 const MESSAGES = 640;
@@ -54,14 +55,10 @@ beforeAll(async () => {
     transaction: <T>(fn: () => T): T => db.transaction(fn),
   };
   const manager = SessionManager.create(counted);
-  sessionId = (await manager.create("Large")).id;
-  const session = manager.getSession(sessionId);
-  for (let index = 0; index < MESSAGES; index++)
-    await session.appendMessage({
-      id: `m${index}`,
-      role: index % 2 ? "assistant" : "user",
-      parts: [{ type: "text", text: `${index} `.padEnd(TEXT_BYTES, "x") }],
-    });
+  sessionId = await largeSession(manager, {
+    count: MESSAGES,
+    text: (index) => `${index} `.padEnd(TEXT_BYTES, "x"),
+  });
   smallId = (await manager.create("Small")).id;
   for (let index = 0; index < 4; index++)
     await manager.getSession(smallId).appendMessage({
